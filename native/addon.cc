@@ -1,0 +1,85 @@
+// Module entry: registers the per-environment data and the exported functions. Every export is
+// either a synchronous query or an AsyncWorker that resolves a Promise.
+#include <atomic>
+#include <mutex>
+#include <cstdio>
+#include <napi.h>
+
+#include "addon-data.h"
+#include "detect-language-worker.h"
+#include "ggml-backend.h"
+#include "load-model-worker.h"
+#include "model-handle.h"
+#include "model-registry.h"
+#include "transcribe-worker.h"
+#include "whisper.h"
+
+namespace svc {
+namespace {
+
+// whisper.cpp and ggml log to stderr by default; a service keeps them quiet unless asked.
+std::atomic<bool> g_logging{false};
+
+void ForwardLog(ggml_log_level level, const char* text, void*) {
+  if (g_logging.load(std::memory_order_relaxed)) fputs(text, stderr);
+}
+
+Napi::Value SetLogging(const Napi::CallbackInfo& info) {
+  g_logging = info[0].ToBoolean().Value();
+  return info.Env().Undefined();
+}
+
+Napi::Value ModelStats(const Napi::CallbackInfo& info) {
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("loads", static_cast<double>(ModelRegistry::LoadCount()));
+  out.Set("resident", static_cast<double>(ModelRegistry::ResidentCount()));
+  out.Set("references", static_cast<double>(ModelRegistry::References().load()));
+  return out;
+}
+
+Napi::Value SystemInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("whisperVersion", SVC_WHISPER_VERSION);
+  out.Set("features", whisper_print_system_info());
+  const size_t count = ggml_backend_dev_count();
+  Napi::Array devices = Napi::Array::New(env, count);
+  bool gpu = false;
+  for (size_t i = 0; i < count; i++) {
+    ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+    devices.Set(static_cast<uint32_t>(i), ggml_backend_dev_name(dev));
+    if (ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_GPU) gpu = true;
+  }
+  out.Set("devices", devices);
+  out.Set("gpu", gpu);
+  return out;
+}
+
+Napi::Value Languages(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const int max = whisper_lang_max_id();
+  Napi::Array out = Napi::Array::New(env, max + 1);
+  for (int i = 0; i <= max; i++) out.Set(static_cast<uint32_t>(i), whisper_lang_str(i));
+  return out;
+}
+
+}  // namespace
+}  // namespace svc
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
+  using namespace svc;
+  static std::once_flag logOnce;
+  std::call_once(logOnce, [] { whisper_log_set(ForwardLog, nullptr); });
+  env.SetInstanceData(new AddonData());
+  ModelHandle::Init(env, exports);
+  exports.Set("loadModel", Napi::Function::New(env, LoadModelWorker::Start, "loadModel"));
+  exports.Set("transcribe", Napi::Function::New(env, TranscribeWorker::Start, "transcribe"));
+  exports.Set("detectLanguage", Napi::Function::New(env, DetectLanguageWorker::Start, "detectLanguage"));
+  exports.Set("modelStats", Napi::Function::New(env, ModelStats, "modelStats"));
+  exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
+  exports.Set("setLogging", Napi::Function::New(env, SetLogging, "setLogging"));
+  exports.Set("languages", Napi::Function::New(env, Languages, "languages"));
+  return exports;
+}
+
+NODE_API_MODULE(svc_stt, InitAddon)

@@ -1,0 +1,98 @@
+#include "detect-language-worker.h"
+
+#include "abort-error.h"
+#include "model-handle.h"
+#include "stopwatch.h"
+#include "transcribe-options.h"
+
+namespace svc {
+
+Napi::Value DetectLanguageWorker::Start(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<LoadedModel> model = ModelHandle::ModelFrom(info[0]);
+  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+    throw Napi::TypeError::New(env, "pcm must be a Float32Array of 16 kHz mono samples");
+  }
+  Napi::Float32Array pcm = info[1].As<Napi::Float32Array>();
+  if (pcm.ElementLength() == 0) throw Napi::RangeError::New(env, "pcm is empty");
+  int offsetMs = 0;
+  int threads = 1;
+  if (info[2].IsObject()) {
+    Napi::Object o = info[2].As<Napi::Object>();
+    threads = ReadThreads(env, o);
+    if (o.Has("offsetMs") && !o.Get("offsetMs").IsUndefined()) {
+      if (!o.Get("offsetMs").IsNumber()) throw Napi::TypeError::New(env, "offsetMs must be a number");
+      offsetMs = o.Get("offsetMs").As<Napi::Number>().Int32Value();
+      if (offsetMs < 0) throw Napi::RangeError::New(env, "offsetMs must not be negative");
+    }
+  }
+  auto* worker = new DetectLanguageWorker(env, std::move(model), pcm, offsetMs, threads, info[3]);
+  Napi::Promise promise = worker->deferred_.Promise();
+  worker->Queue();
+  return promise;
+}
+
+DetectLanguageWorker::DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
+                                           int offsetMs, int threads, const Napi::Value& control)
+    : Napi::AsyncWorker(env, "svc-stt:detect-language"),
+      deferred_(Napi::Promise::Deferred::New(env)),
+      model_(std::move(model)),
+      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
+      samples_(pcm.Data()),
+      sampleCount_(pcm.ElementLength()),
+      offsetMs_(offsetMs),
+      threads_(threads),
+      abort_(env, control) {}
+
+void DetectLanguageWorker::Execute() {
+  const double start = NowMs();
+  whisper_context* ctx = model_->context();
+  if (!whisper_is_multilingual(ctx)) {
+    SetError("this model is English-only and cannot identify languages");
+    return;
+  }
+  if (static_cast<int64_t>(offsetMs_) * 16 >= static_cast<int64_t>(sampleCount_)) {
+    SetError("offsetMs is beyond the end of the audio");
+    return;
+  }
+  whisper_state* state = whisper_init_state(ctx);
+  if (state == nullptr) {
+    SetError("whisper.cpp could not allocate a decoding state (out of memory?)");
+    return;
+  }
+  probs_.assign(whisper_lang_max_id() + 1, 0.0f);
+  if (abort_.Aborted() || whisper_pcm_to_mel_with_state(ctx, state, samples_, static_cast<int>(sampleCount_), threads_) != 0) {
+    whisper_free_state(state);
+    aborted_ = abort_.Aborted();
+    SetError(aborted_ ? kAbortMessage : "could not compute the log-mel spectrogram");
+    return;
+  }
+  languageId_ = whisper_lang_auto_detect_with_state(ctx, state, offsetMs_, threads_, probs_.data());
+  whisper_free_state(state);
+  totalMs_ = NowMs() - start;
+  if (abort_.Aborted()) {
+    aborted_ = true;
+    SetError(kAbortMessage);
+  } else if (languageId_ < 0) {
+    SetError("language detection failed");
+  }
+}
+
+void DetectLanguageWorker::OnOK() {
+  Napi::Env env = Env();
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("language", whisper_lang_str(languageId_));
+  Napi::Object probabilities = Napi::Object::New(env);
+  for (int i = 0; i <= whisper_lang_max_id(); i++) probabilities.Set(whisper_lang_str(i), probs_[i]);
+  result.Set("probabilities", probabilities);
+  Napi::Object timings = Napi::Object::New(env);
+  timings.Set("totalMs", totalMs_);
+  result.Set("timings", timings);
+  deferred_.Resolve(result);
+}
+
+void DetectLanguageWorker::OnError(const Napi::Error& error) {
+  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
+}
+
+}  // namespace svc

@@ -1,0 +1,42 @@
+// Language identification over one 30 s window: log-mel, one encoder pass, one decoder step,
+// probabilities for every language the model knows. Runs on a fresh whisper_state.
+#pragma once
+
+#include <memory>
+#include <vector>
+#include <napi.h>
+
+#include "abort-control.h"
+#include "model-registry.h"
+
+namespace svc {
+
+class DetectLanguageWorker : public Napi::AsyncWorker {
+ public:
+  // detectLanguage(model, pcm, { offsetMs?, threads? }, control?) -> Promise<NativeLanguageResult>
+  static Napi::Value Start(const Napi::CallbackInfo& info);
+
+  DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm, int offsetMs,
+                       int threads, const Napi::Value& control);
+
+ protected:
+  void Execute() override;
+  void OnOK() override;
+  void OnError(const Napi::Error& error) override;
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<LoadedModel> model_;
+  Napi::ObjectReference pcmRef_;
+  const float* samples_;
+  size_t sampleCount_;
+  int offsetMs_;
+  int threads_;
+  AbortControl abort_;
+  bool aborted_ = false;
+  int languageId_ = -1;
+  std::vector<float> probs_;
+  double totalMs_ = 0;
+};
+
+}  // namespace svc

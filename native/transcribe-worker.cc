@@ -1,0 +1,221 @@
+#include "transcribe-worker.h"
+
+#include <vector>
+
+#include "abort-error.h"
+#include "model-handle.h"
+
+namespace svc {
+
+Napi::Value TranscribeWorker::Start(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<LoadedModel> model = ModelHandle::ModelFrom(info[0]);
+  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
+    throw Napi::TypeError::New(env, "pcm must be a Float32Array of 16 kHz mono samples");
+  }
+  Napi::Float32Array pcm = info[1].As<Napi::Float32Array>();
+  if (pcm.ElementLength() == 0) throw Napi::RangeError::New(env, "pcm is empty");
+  TranscribeOptions options = TranscribeOptions::FromJs(env, info[2]);
+  auto* worker = new TranscribeWorker(env, std::move(model), pcm, std::move(options), info[3], info[4]);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+TranscribeWorker::TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
+                                   TranscribeOptions options, const Napi::Value& control,
+                                   const Napi::Value& onProgress)
+    : Napi::AsyncWorker(env, "svc-stt:transcribe"),
+      deferred_(Napi::Promise::Deferred::New(env)),
+      model_(std::move(model)),
+      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
+      samples_(pcm.Data()),
+      sampleCount_(pcm.ElementLength()),
+      options_(std::move(options)),
+      abort_(env, control) {
+  if (!onProgress.IsUndefined() && !onProgress.IsNull()) {
+    if (!onProgress.IsFunction()) throw Napi::TypeError::New(env, "onProgress must be a function");
+    progress_ = Napi::ThreadSafeFunction::New(env, onProgress.As<Napi::Function>(), "svc-stt:progress", 0, 1);
+    hasProgress_ = true;
+  }
+}
+
+TranscribeWorker::~TranscribeWorker() {
+  if (hasProgress_) progress_.Release();
+}
+
+void TranscribeWorker::ReportProgress(int percent) {
+  if (!hasProgress_) return;
+  progress_.NonBlockingCall([percent](Napi::Env env, Napi::Function callback) {
+    callback.Call({Napi::Number::New(env, percent)});
+  });
+}
+
+void TranscribeWorker::OnWhisperProgress(whisper_context*, whisper_state*, int progress, void* self) {
+  static_cast<TranscribeWorker*>(self)->ReportProgress(progress);
+}
+
+bool TranscribeWorker::OnEncoderBegin(whisper_context*, whisper_state*, void* self) {
+  auto* worker = static_cast<TranscribeWorker*>(self);
+  worker->timer_.Switch(PhaseTimer::Phase::Encode);
+  worker->timer_.encoderRuns++;
+  return !worker->abort_.Aborted();
+}
+
+void TranscribeWorker::OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int, float*, void* self) {
+  auto* worker = static_cast<TranscribeWorker*>(self);
+  if (worker->timer_.phase != PhaseTimer::Phase::Decode) worker->timer_.Switch(PhaseTimer::Phase::Decode);
+}
+
+void TranscribeWorker::Execute() {
+  timer_.Begin();
+  whisper_context* ctx = model_->context();
+  whisper_state* state = whisper_init_state(ctx);
+  if (state == nullptr) {
+    SetError("whisper.cpp could not allocate a decoding state (out of memory?)");
+    return;
+  }
+  const int n = static_cast<int>(sampleCount_);
+  whisper_full_params params = options_.params;
+
+  if (options_.detectLanguage) {
+    timer_.Switch(PhaseTimer::Phase::Detect);
+    std::vector<float> probs(whisper_lang_max_id() + 1, 0.0f);
+    int id = -1;
+    if (whisper_pcm_to_mel_with_state(ctx, state, samples_, n, params.n_threads) == 0) {
+      id = whisper_lang_auto_detect_with_state(ctx, state, params.offset_ms, params.n_threads, probs.data());
+    }
+    if (id < 0) {
+      whisper_free_state(state);
+      SetError(abort_.Aborted() ? kAbortMessage : "language detection failed");
+      aborted_ = abort_.Aborted();
+      return;
+    }
+    options_.language = whisper_lang_str(id);
+    languageProbability_ = probs[id];
+  }
+  timer_.Switch(PhaseTimer::Phase::Mel);
+
+  params.language = options_.language.c_str();
+  params.initial_prompt = options_.initialPrompt.empty() ? nullptr : options_.initialPrompt.c_str();
+  params.progress_callback = &TranscribeWorker::OnWhisperProgress;
+  params.progress_callback_user_data = this;
+  params.encoder_begin_callback = &TranscribeWorker::OnEncoderBegin;
+  params.encoder_begin_callback_user_data = this;
+  params.logits_filter_callback = &TranscribeWorker::OnLogits;
+  params.logits_filter_callback_user_data = this;
+  params.abort_callback = &AbortControl::GgmlAbortCallback;
+  params.abort_callback_user_data = &abort_;
+
+  const int rc = whisper_full_with_state(ctx, state, params, samples_, n);
+  timer_.End();
+  if (abort_.Aborted()) {
+    aborted_ = true;
+    whisper_free_state(state);
+    SetError(kAbortMessage);
+    return;
+  }
+  if (rc != 0) {
+    whisper_free_state(state);
+    SetError("whisper.cpp failed to transcribe (code " + std::to_string(rc) + ")");
+    return;
+  }
+  Collect(state);
+  whisper_free_state(state);
+  ReportProgress(100);
+}
+
+void TranscribeWorker::Collect(whisper_state* state) {
+  whisper_context* ctx = model_->context();
+  const whisper_token eot = whisper_token_eot(ctx);
+  language_ = whisper_lang_str(whisper_full_lang_id_from_state(state));
+  const int nSegments = whisper_full_n_segments_from_state(state);
+  segments_.reserve(nSegments);
+  for (int i = 0; i < nSegments; i++) {
+    SegmentResult seg;
+    seg.t0 = whisper_full_get_segment_t0_from_state(state, i);
+    seg.t1 = whisper_full_get_segment_t1_from_state(state, i);
+    seg.bytes = whisper_full_get_segment_text_from_state(state, i);
+    seg.noSpeechProb = whisper_full_get_segment_no_speech_prob_from_state(state, i);
+    seg.speakerTurnNext = whisper_full_get_segment_speaker_turn_next_from_state(state, i);
+    const int nTokens = whisper_full_n_tokens_from_state(state, i);
+    seg.tokens.reserve(nTokens);
+    for (int j = 0; j < nTokens; j++) {
+      const whisper_token_data d = whisper_full_get_token_data_from_state(state, i, j);
+      TokenResult t;
+      t.id = d.id;
+      t.bytes = whisper_full_get_token_text_from_state(ctx, state, i, j);
+      t.p = d.p;
+      t.plog = d.plog;
+      t.t0 = d.t0;
+      t.t1 = d.t1;
+      t.tDtw = d.t_dtw;
+      t.special = d.id >= eot;
+      seg.tokens.push_back(std::move(t));
+    }
+    segments_.push_back(std::move(seg));
+  }
+}
+
+namespace {
+
+// whisper.cpp times are in 10 ms units; -1 means "not computed" and stays -1.
+double Seconds(int64_t centiseconds) { return centiseconds < 0 ? -1.0 : static_cast<double>(centiseconds) / 100.0; }
+
+Napi::Buffer<uint8_t> Bytes(Napi::Env env, const std::string& s) {
+  return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(s.data()), s.size());
+}
+
+}  // namespace
+
+void TranscribeWorker::OnOK() {
+  Napi::Env env = Env();
+  Napi::HandleScope scope(env);
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("language", language_);
+  result.Set("languageProbability",
+             languageProbability_ < 0 ? env.Null() : Napi::Number::New(env, languageProbability_));
+  Napi::Array segments = Napi::Array::New(env, segments_.size());
+  for (size_t i = 0; i < segments_.size(); i++) {
+    const SegmentResult& s = segments_[i];
+    Napi::Object seg = Napi::Object::New(env);
+    seg.Set("t0", Seconds(s.t0));
+    seg.Set("t1", Seconds(s.t1));
+    seg.Set("bytes", Bytes(env, s.bytes));
+    seg.Set("noSpeechProb", s.noSpeechProb);
+    seg.Set("speakerTurnNext", s.speakerTurnNext);
+    Napi::Array tokens = Napi::Array::New(env, s.tokens.size());
+    for (size_t j = 0; j < s.tokens.size(); j++) {
+      const TokenResult& t = s.tokens[j];
+      Napi::Object tok = Napi::Object::New(env);
+      tok.Set("id", t.id);
+      tok.Set("bytes", Bytes(env, t.bytes));
+      tok.Set("p", t.p);
+      tok.Set("plog", t.plog);
+      tok.Set("t0", Seconds(t.t0));
+      tok.Set("t1", Seconds(t.t1));
+      tok.Set("tDtw", Seconds(t.tDtw));
+      tok.Set("special", t.special);
+      tokens.Set(static_cast<uint32_t>(j), tok);
+    }
+    seg.Set("tokens", tokens);
+    segments.Set(static_cast<uint32_t>(i), seg);
+  }
+  result.Set("segments", segments);
+  Napi::Object timings = Napi::Object::New(env);
+  timings.Set("totalMs", timer_.totalMs);
+  timings.Set("setupMs", timer_.setupMs);
+  timings.Set("detectMs", timer_.detectMs);
+  timings.Set("melMs", timer_.melMs);
+  timings.Set("encodeMs", timer_.encodeMs);
+  timings.Set("decodeMs", timer_.decodeMs);
+  timings.Set("encoderRuns", timer_.encoderRuns);
+  result.Set("timings", timings);
+  deferred_.Resolve(result);
+}
+
+void TranscribeWorker::OnError(const Napi::Error& error) {
+  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
+}
+
+}  // namespace svc

@@ -1,0 +1,74 @@
+// One AsyncWorker per transcription: whisper_full on a fresh whisper_state (so no sampling state
+// leaks between requests), on the shared model, off the JavaScript thread. Resolves a Promise.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+#include <napi.h>
+
+#include "abort-control.h"
+#include "model-registry.h"
+#include "stopwatch.h"
+#include "transcribe-options.h"
+
+namespace svc {
+
+struct TokenResult {
+  int id;
+  std::string bytes;
+  float p, plog;
+  int64_t t0, t1, tDtw;
+  bool special;
+};
+
+struct SegmentResult {
+  int64_t t0, t1;
+  std::string bytes;
+  float noSpeechProb;
+  bool speakerTurnNext;
+  std::vector<TokenResult> tokens;
+};
+
+class TranscribeWorker : public Napi::AsyncWorker {
+ public:
+  // transcribe(model, pcm, options, control?, onProgress?) -> Promise<NativeTranscribeResult>
+  static Napi::Value Start(const Napi::CallbackInfo& info);
+
+  TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
+                   TranscribeOptions options, const Napi::Value& control, const Napi::Value& onProgress);
+  ~TranscribeWorker() override;
+
+  Napi::Promise Promise() { return deferred_.Promise(); }
+
+ protected:
+  void Execute() override;
+  void OnOK() override;
+  void OnError(const Napi::Error& error) override;
+
+ private:
+  static void OnWhisperProgress(whisper_context*, whisper_state*, int progress, void* self);
+  static bool OnEncoderBegin(whisper_context*, whisper_state*, void* self);
+  static void OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int, float*, void* self);
+  void ReportProgress(int percent);
+  void Collect(whisper_state* state);
+
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<LoadedModel> model_;
+  Napi::ObjectReference pcmRef_;
+  const float* samples_;
+  size_t sampleCount_;
+  TranscribeOptions options_;
+  AbortControl abort_;
+  Napi::ThreadSafeFunction progress_;
+  bool hasProgress_ = false;
+  bool aborted_ = false;
+
+  // Results, filled on the compute thread and converted on the JavaScript thread.
+  std::string language_;
+  double languageProbability_ = -1;
+  std::vector<SegmentResult> segments_;
+  PhaseTimer timer_;
+};
+
+}  // namespace svc

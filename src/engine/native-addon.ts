@@ -1,0 +1,183 @@
+// The typed face of the C++ addon (native/). The addon computes; everything that decides
+// (defaults, limits, text assembly, error mapping) lives in TypeScript around it.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type DtwPreset =
+  | 'none' | 'top_most' | 'tiny' | 'tiny.en' | 'base' | 'base.en' | 'small' | 'small.en'
+  | 'medium' | 'medium.en' | 'large.v1' | 'large.v2' | 'large.v3' | 'large.v3.turbo';
+
+export interface NativeLoadOptions {
+  /** Offload to the GPU backend when one was compiled in (CUDA). Default true. */
+  useGpu?: boolean;
+  /** Flash attention (whisper.cpp's default: true). */
+  flashAttn?: boolean;
+  /** Alignment heads for DTW token timestamps; 'none' disables DTW. */
+  dtw?: DtwPreset;
+  /** For dtw 'top_most': how many top text layers provide heads (-1: all). */
+  dtwTopN?: number;
+}
+
+export interface NativeModelInfo {
+  path: string;
+  type: string;
+  multilingual: boolean;
+  nVocab: number;
+  nAudioLayer: number;
+  nTextLayer: number;
+  nAudioState: number;
+  nMels: number;
+  dtw: DtwPreset;
+}
+
+/** A counted reference to a process-wide loaded model. release() drops this reference. */
+export interface NativeModel {
+  readonly info: NativeModelInfo;
+  readonly released: boolean;
+  release(): void;
+}
+
+export interface NativeTranscribeOptions {
+  threads?: number;
+  /** ISO 639-1 code, or 'auto' to detect from the first window at offsetMs. Default 'en'. */
+  language?: string;
+  translate?: boolean;
+  initialPrompt?: string;
+  carryInitialPrompt?: boolean;
+  strategy?: 'greedy' | 'beam';
+  beamSize?: number;
+  bestOf?: number;
+  temperature?: number;
+  /** 0 disables temperature fallback. */
+  temperatureInc?: number;
+  entropyThold?: number;
+  logprobThold?: number;
+  noSpeechThold?: number;
+  /** Max tokens per segment (0: no cap). */
+  maxTokens?: number;
+  maxLen?: number;
+  splitOnWord?: boolean;
+  offsetMs?: number;
+  durationMs?: number;
+  tokenTimestamps?: boolean;
+  noContext?: boolean;
+  noTimestamps?: boolean;
+  singleSegment?: boolean;
+  suppressBlank?: boolean;
+  suppressNst?: boolean;
+  maxInitialTs?: number;
+  audioCtx?: number;
+}
+
+export interface NativeToken {
+  id: number;
+  /** Raw token bytes: a token may hold part of a multi-byte UTF-8 sequence. */
+  bytes: Uint8Array;
+  p: number;
+  plog: number;
+  /** Token timestamps in seconds (-1 when not computed). */
+  t0: number;
+  t1: number;
+  /** DTW timestamp in seconds (-1 when DTW is off). */
+  tDtw: number;
+  special: boolean;
+}
+
+export interface NativeSegment {
+  /** Seconds, as whisper.cpp reports them (10 ms resolution), not yet clamped. */
+  t0: number;
+  t1: number;
+  /** Raw segment bytes (whisper's own concatenation of token texts). */
+  bytes: Uint8Array;
+  noSpeechProb: number;
+  speakerTurnNext: boolean;
+  tokens: NativeToken[];
+}
+
+export interface NativeTimings {
+  /** Wall time of the whole call inside the addon, including state setup. */
+  totalMs: number;
+  /** State allocation (KV caches, compute buffers). */
+  setupMs: number;
+  /** Language detection pass when language was 'auto'. */
+  detectMs: number;
+  /** PCM to log-mel until the first encoder run. */
+  melMs: number;
+  /** Encoder runs, including each window's prompt pass. */
+  encodeMs: number;
+  /** Token decoding (sampling, batched decoding). */
+  decodeMs: number;
+  encoderRuns: number;
+}
+
+export interface NativeTranscribeResult {
+  language: string;
+  /** Probability of the language when it was detected, else null. */
+  languageProbability: number | null;
+  segments: NativeSegment[];
+  timings: NativeTimings;
+}
+
+export interface NativeLanguageResult {
+  language: string;
+  probabilities: Record<string, number>;
+  timings: { totalMs: number };
+}
+
+export interface NativeModelStats {
+  /** Times a model file was read from disk in this process. */
+  loads: number;
+  /** Models currently resident. */
+  resident: number;
+  /** Handles (references) currently held across all threads. */
+  references: number;
+}
+
+export interface NativeSystemInfo {
+  whisperVersion: string;
+  /** whisper_print_system_info(): SIMD features compiled and detected. */
+  features: string;
+  /** ggml backend devices available, e.g. ['CPU'] or ['CUDA0', 'CPU']. */
+  devices: string[];
+  gpu: boolean;
+}
+
+export interface NativeAddon {
+  loadModel(path: string, options?: NativeLoadOptions): Promise<NativeModel>;
+  /**
+   * control: optional Int32Array over a SharedArrayBuffer; a non-zero value in slot 0 aborts.
+   * onProgress: percent 0..100, called on the calling thread's event loop.
+   */
+  transcribe(
+    model: NativeModel,
+    pcm: Float32Array,
+    options: NativeTranscribeOptions,
+    control?: Int32Array,
+    onProgress?: (percent: number) => void,
+  ): Promise<NativeTranscribeResult>;
+  detectLanguage(
+    model: NativeModel,
+    pcm: Float32Array,
+    options: { offsetMs?: number; threads?: number },
+    control?: Int32Array,
+  ): Promise<NativeLanguageResult>;
+  modelStats(): NativeModelStats;
+  systemInfo(): NativeSystemInfo;
+  /** Routes whisper.cpp/ggml log lines to stderr (true) or drops them (false, the default). */
+  setLogging(enabled: boolean): void;
+  languages(): string[];
+}
+
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+let cached: NativeAddon | undefined;
+
+/** Loads the addon: a prebuild from prebuilds/, else the local build in build/Release. */
+export function loadNativeAddon(): NativeAddon {
+  if (!cached) {
+    const require = createRequire(import.meta.url);
+    const nodeGypBuild = require('node-gyp-build') as (dir: string) => NativeAddon;
+    cached = nodeGypBuild(packageRoot);
+  }
+  return cached;
+}
