@@ -1,0 +1,59 @@
+// svc-stt transcribe FILE — the local runtime: whole-file transcription with no server.
+import { parseArgs } from 'node:util';
+import { decodeAudio } from '../audio/index.js';
+import { Engine, type TranscribeOptions } from '../engine/engine.js';
+import { resolveModelFile } from '../models/model-paths.js';
+import { ProgressBar } from './progress-bar.js';
+import { formatTranscript, OUTPUT_FORMATS, type OutputFormat } from './transcript-output.js';
+import { UsageError } from './usage-error.js';
+
+const MAX_LOCAL_SECONDS = 7200;
+
+export async function runTranscribeCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      model: { type: 'string' },
+      language: { type: 'string', default: 'en' },
+      format: { type: 'string', default: 'text' },
+      threads: { type: 'string' },
+      'beam-size': { type: 'string' },
+      'max-tokens': { type: 'string' },
+      'no-fallback': { type: 'boolean', default: false },
+    },
+  });
+  const file = positionals[0];
+  if (!file) throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE] [--format text|json|verbose_json]');
+  const format = values.format as OutputFormat;
+  if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`);
+  const threads = optionalInteger(values.threads, '--threads', 1, 256);
+  const beamSize = optionalInteger(values['beam-size'], '--beam-size', 1, 16);
+  const maxTokens = optionalInteger(values['max-tokens'], '--max-tokens', 0, 1 << 20);
+  const modelArg = values.model ?? process.env.SVC_MODEL;
+  if (!modelArg) throw new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (see `svc-stt models list`)');
+
+  const pcm = await decodeAudio(file, { maxSeconds: MAX_LOCAL_SECONDS, timeoutMs: 10 * 60_000 });
+  const engine = await Engine.open({ model: resolveModelFile(modelArg), workers: 1, threadsPerWorker: threads });
+  const bar = new ProgressBar('transcribing');
+  try {
+    const options: TranscribeOptions = {
+      language: values.language,
+      ...(beamSize && beamSize > 1 ? { strategy: 'beam', beamSize } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(values['no-fallback'] ? { temperatureInc: 0 } : {}),
+    };
+    const transcript = await engine.transcribe(pcm, options, { onProgress: (p) => bar.update(p / 100) });
+    bar.done();
+    process.stdout.write(formatTranscript(transcript, format));
+  } finally {
+    await engine.close();
+  }
+}
+
+function optionalInteger(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}`);
+  return value;
+}
