@@ -122,7 +122,6 @@ void TranscribeWorker::Execute() {
   }
   Collect(state);
   whisper_free_state(state);
-  ReportProgress(100);
 }
 
 void TranscribeWorker::Collect(whisper_state* state) {

@@ -1,0 +1,127 @@
+import { endianness } from 'node:os';
+import type { AudioContainer } from './audio-container.js';
+import {
+  AudioTooLongError,
+  DecodeAbortedError,
+  DecodeTimeoutError,
+  UndecodableAudioError,
+} from './audio-errors.js';
+import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
+import { safeInputArgs } from './ffmpeg-input-args.js';
+import { runAudioTool } from './ffmpeg-process.js';
+import { GrowableSampleBuffer } from './growable-sample-buffer.js';
+import { identifyContainer } from './identify-container.js';
+
+/** What whisper consumes: 16 kHz mono float PCM in [-1, 1]. */
+export const DECODED_SAMPLE_RATE = 16_000;
+
+export interface DecodeAudioOptions {
+  /**
+   * Audio longer than this fails with `audio_too_long`, judged on the samples actually produced (not
+   * on headers, which can lie). Codec padding counts: an MP3 or AAC file whose header says exactly
+   * `maxSeconds` may decode some tens of milliseconds longer.
+   */
+  maxSeconds: number;
+  /** Wall-clock limit; on expiry ffmpeg is killed and the call fails with `decode_timeout`. */
+  timeoutMs: number;
+  /** Aborting kills ffmpeg and fails the call with `decode_aborted` (name 'AbortError'). */
+  signal?: AbortSignal;
+  /** Duration from `probeAudio`, used only to size the output buffer up front. */
+  expectedSeconds?: number;
+  /** The container, when the caller has already sniffed these bytes. */
+  container?: AudioContainer;
+  ffmpegPath?: string;
+}
+
+/**
+ * ffmpeg is also told to stop this long after `maxSeconds` (`-t`), so a file that lies about its
+ * length cannot make it produce unbounded output even if we were slow to kill it; the margin makes
+ * "over the limit" observable as output past the cap rather than as a silently trimmed result.
+ */
+const OUTPUT_DURATION_MARGIN_SECONDS = 1;
+
+/** Without a probed duration, start with 30 s of samples (under 2 MB) and double from there. */
+const DEFAULT_INITIAL_SECONDS = 30;
+
+/** Probed durations are approximate (padding, estimates): reserve a little more to avoid a regrow. */
+const EXPECTED_DURATION_HEADROOM = 1.02;
+
+/**
+ * Decodes the first audio stream of a file to 16 kHz mono float32 PCM in an ffmpeg subprocess.
+ * ffmpeg's stderr never reaches the error messages; it is on the errors' non-enumerable `detail`.
+ */
+export async function decodeAudio(path: string, options: DecodeAudioOptions): Promise<Float32Array> {
+  const { maxSeconds, timeoutMs, signal, expectedSeconds } = options;
+  if (!(maxSeconds > 0)) throw new RangeError('maxSeconds must be positive');
+  if (signal?.aborted) throw new DecodeAbortedError(signal.reason);
+  const container = await identifyContainer(path, options.container);
+
+  const maxSamples = Math.ceil(maxSeconds * DECODED_SAMPLE_RATE);
+  const initialSeconds =
+    expectedSeconds !== undefined && expectedSeconds > 0
+      ? expectedSeconds * EXPECTED_DURATION_HEADROOM + 0.5
+      : DEFAULT_INITIAL_SECONDS;
+  const samples = new GrowableSampleBuffer(initialSeconds * DECODED_SAMPLE_RATE, maxSamples);
+
+  // Counts what ffmpeg produced, including the chunk refused at the cap: a lower bound of the length.
+  let producedBytes = 0;
+  const ending = await runAudioTool({
+    command: options.ffmpegPath ?? 'ffmpeg',
+    args: ffmpegDecodeArgs(path, container, maxSeconds + OUTPUT_DURATION_MARGIN_SECONDS),
+    timeoutMs,
+    signal,
+    onStdout: (chunk) => {
+      producedBytes += chunk.length;
+      return samples.append(chunk) ? 'continue' : 'stop';
+    },
+  });
+
+  switch (ending.kind) {
+    case 'stopped':
+      // Only the output cap stops a decode.
+      throw new AudioTooLongError(maxSeconds, producedBytes / (DECODED_SAMPLE_RATE * Float32Array.BYTES_PER_ELEMENT));
+    case 'timed_out':
+      throw new DecodeTimeoutError(timeoutMs, ending.stderrTail);
+    case 'aborted':
+      throw new DecodeAbortedError(ending.reason);
+    case 'exited':
+      if (ending.exitCode !== 0) {
+        throw new UndecodableAudioError(`ffmpeg exited with ${ending.exitCode ?? ending.exitSignal}: ${ending.stderrTail}`);
+      }
+  }
+  if (samples.sampleCount === 0) throw new UndecodableAudioError(`ffmpeg produced no samples: ${ending.stderrTail}`);
+  return samples.toFloat32Array();
+}
+
+function ffmpegDecodeArgs(path: string, container: AudioContainer, outputSeconds: number): string[] {
+  // Native byte order lets the output bytes become a Float32Array without swapping.
+  const [sampleFormat, sampleCodec] = endianness() === 'LE' ? ['f32le', 'pcm_f32le'] : ['f32be', 'pcm_f32be'];
+  return [
+    '-nostdin',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostats',
+    ...FFMPEG_THREAD_ARGS,
+    '-filter_threads',
+    '1',
+    ...FFMPEG_SAFETY_ARGS,
+    ...safeInputArgs(path, container),
+    '-vn',
+    '-sn',
+    '-dn',
+    '-map',
+    '0:a:0',
+    '-ac',
+    '1',
+    '-ar',
+    String(DECODED_SAMPLE_RATE),
+    '-t',
+    outputSeconds.toFixed(3),
+    '-f',
+    sampleFormat,
+    '-acodec',
+    sampleCodec,
+    'pipe:1',
+  ];
+}

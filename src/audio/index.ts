@@ -1,0 +1,28 @@
+export { AUDIO_CONTAINERS, isAudioContainer } from './audio-container.js';
+export type { AudioContainer, Container } from './audio-container.js';
+export {
+  AUDIO_ERROR_MESSAGES,
+  AudioError,
+  AudioTooLongError,
+  AudioTooShortError,
+  DecodeAbortedError,
+  DecodeTimeoutError,
+  UndecodableAudioError,
+  UnsupportedContainerError,
+  isAudioError,
+} from './audio-errors.js';
+export type { AudioErrorCode } from './audio-errors.js';
+export { assertDurationWithin } from './audio-duration-window.js';
+export { SNIFF_BYTES, sniffContainer, sniffFile } from './container-sniffer.js';
+export {
+  containerForFilename,
+  containerForMimeType,
+  filenameMatchesMimeType,
+  mimeTypeForContainer,
+} from './container-media-types.js';
+export { DECODED_SAMPLE_RATE, decodeAudio } from './decode-audio.js';
+export type { DecodeAudioOptions } from './decode-audio.js';
+export { AudioToolUnavailableError } from './ffmpeg-process.js';
+export { identifyContainer } from './identify-container.js';
+export { probeAudio } from './probe-audio.js';
+export type { AudioProbe, ProbeAudioOptions } from './probe-audio.js';
