@@ -1,0 +1,53 @@
+// API keys, tenants, plans and entitlements (the console's records). Secrets are stored hashed.
+
+export const PLANS = ['builder', 'payg', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const ENTITLEMENTS = ['patterns', 'language_detection'] as const;
+export type Entitlement = (typeof ENTITLEMENTS)[number];
+/** What a new key gets unless told otherwise (DESIGN.md: language detection on, patterns off). */
+export const DEFAULT_ENTITLEMENTS: readonly Entitlement[] = ['language_detection'];
+
+export type BillingState = 'active' | 'paused';
+
+export interface ApiKeyRecord {
+  id: string;
+  tenant: string;
+  plan: Plan;
+  entitlements: Entitlement[];
+  /** BCP-47 tag used when a request omits `language`; null means English. */
+  defaultLanguage: string | null;
+  billingState: BillingState;
+  /** Result retention for jobs, 1 to 72 hours. */
+  retentionHours: number;
+  /** Requests per minute allowed for this key (null: the server default). */
+  rateLimitPerMinute: number | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface CreateKeyOptions {
+  tenant?: string;
+  plan?: Plan;
+  entitlements?: Entitlement[];
+  defaultLanguage?: string | null;
+  retentionHours?: number;
+  rateLimitPerMinute?: number | null;
+}
+
+export type KeyPatch = Partial<Pick<ApiKeyRecord, 'plan' | 'entitlements' | 'defaultLanguage' | 'billingState' | 'retentionHours' | 'rateLimitPerMinute'>>;
+
+export interface KeyStore {
+  /** Returns the secret key once; only its hash is stored. */
+  create(options?: CreateKeyOptions): { key: string; record: ApiKeyRecord };
+  /** The active (not revoked) key matching a presented secret, compared in constant time; else null. */
+  authenticate(presented: string): ApiKeyRecord | null;
+  get(id: string): ApiKeyRecord | null;
+  list(): ApiKeyRecord[];
+  update(id: string, patch: KeyPatch): ApiKeyRecord;
+  revoke(id: string): boolean;
+  count(): number;
+  /** The key's stored dictionary for a language family (e.g. 'en'); replaces the previous list. */
+  setDictionary(keyId: string, language: string, terms: string[]): void;
+  getDictionary(keyId: string, language: string): string[];
+}
