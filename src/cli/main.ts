@@ -1,28 +1,46 @@
 // svc-stt command dispatcher. Each command lives in its own file; this one only routes.
-import { runModelsCommand } from './models-command.js';
-import { runTranscribeCommand } from './transcribe-command.js';
+// Commands are imported when chosen, so `keys list` loads neither the native addon nor the server.
 
 const USAGE = `svc-stt — self-hosted medical speech-to-text
 
 Usage:
+  svc-stt serve                      (configured by SVC_* environment variables; see README)
   svc-stt transcribe FILE [--model PATH|NAME] [--language CODE] [--format text|json|verbose_json]
                           [--threads N] [--max-tokens N]
   svc-stt models list
   svc-stt models download NAME [--dir DIR] [--no-verify]
   svc-stt models make-test --arch micro|tiny|base|small --seed N --out FILE
+  svc-stt keys create [--json] [--tenant T] [--plan builder|payg|enterprise] [--entitlement E ...]
+                      [--no-language-detection] [--default-language L] [--retention-hours N] [--rate-limit N]
+  svc-stt keys list [--json]
+  svc-stt keys revoke ID
+  svc-stt keys update ID [--plan P] [--billing active|paused] [--entitlement E ...|none]
+                      [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
+  svc-stt dictionary set --key ID --language FAMILY FILE     (one term per line)
+  svc-stt dictionary show --key ID --language FAMILY [--json]
 
-Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models).
+Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
+             SVC_DATA_DIR (database for keys and dictionaries; default ./data).
 `;
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
+      case 'serve':
+        await (await import('./serve-command.js')).runServeCommand();
+        break;
       case 'transcribe':
-        await runTranscribeCommand(rest);
+        await (await import('./transcribe-command.js')).runTranscribeCommand(rest);
         break;
       case 'models':
-        await runModelsCommand(rest);
+        await (await import('./models-command.js')).runModelsCommand(rest);
+        break;
+      case 'keys':
+        await (await import('./keys-command.js')).runKeysCommand(rest);
+        break;
+      case 'dictionary':
+        await (await import('./dictionary-command.js')).runDictionaryCommand(rest);
         break;
       case undefined:
       case 'help':

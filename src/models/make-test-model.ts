@@ -36,7 +36,7 @@ export const ARCHITECTURES: Readonly<Record<TestArchitecture, Readonly<WhisperHp
 
 export interface MakeTestModelOptions {
   arch: TestArchitecture;
-  /** Any non-negative integer; the same seed and arch give a byte-identical file. */
+  /** 0 to 2^32 - 1; the same seed and arch give a byte-identical file. */
   seed: number;
   /** Output path; written to a temporary file beside it and renamed into place when complete. */
   out: string;
@@ -49,7 +49,9 @@ const SLICE_ELEMENTS = 1 << 20;
 export async function makeTestModel(options: MakeTestModelOptions): Promise<void> {
   const hparams = ARCHITECTURES[options.arch];
   if (!hparams) throw new RangeError(`unknown test architecture '${options.arch}'`);
-  if (!Number.isSafeInteger(options.seed) || options.seed < 0) throw new RangeError('seed must be a non-negative integer');
+  if (!Number.isInteger(options.seed) || options.seed < 0 || options.seed > 0xffff_ffff) {
+    throw new RangeError('seed must be an integer from 0 to 4294967295');
+  }
   // Typed arrays are written as they sit in memory, and the format is little-endian.
   if (endianness() !== 'LE') throw new Error('generating test models needs a little-endian machine');
 

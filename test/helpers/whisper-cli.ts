@@ -72,7 +72,8 @@ export async function runWhisperCli(options: {
     const { stderr } = await run(
       WHISPER_CLI,
       ['-m', options.model, '-f', options.wav, '-t', String(options.threads), '-l', options.language,
-        '-bs', '1', '-nf', '-np', '-ojf', '-of', outBase, ...(options.extraArgs ?? [])],
+        // -np would also silence the "auto-detected language" line the detection test reads.
+        '-bs', '1', '-nf', ...(options.language === 'auto' ? [] : ['-np']), '-ojf', '-of', outBase, ...(options.extraArgs ?? [])],
       { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
     );
     const json = parseCliJson(await readFile(`${outBase}.json`)) as {

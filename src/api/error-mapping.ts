@@ -1,0 +1,127 @@
+// Turns whatever a request failed with into the contract's error: an ApiError as thrown, Fastify's and
+// @fastify/multipart's own errors by their codes, and anything else into a generic 500. Every message
+// here is a fixed server text: framework messages can quote the request (JSON parser errors quote the
+// body, busboy's quote headers), so none is passed through.
+import { ApiError, type ApiErrorCode } from './api-error.js';
+
+export interface MappedError {
+  apiError: ApiError;
+  /** A server fault: log it with its stack. Client errors are not logged beyond the request line. */
+  unexpected: boolean;
+}
+
+type Answer = readonly [status: number, code: ApiErrorCode, message: string];
+
+const INVALID_JSON: Answer = [400, 'invalid_request', 'the request body is not valid JSON'];
+const ABORTED: Answer = [400, 'invalid_request', 'the request ended before its body was complete'];
+const MALFORMED_MULTIPART: Answer = [400, 'invalid_request', 'the multipart/form-data body is malformed'];
+
+/** Errors of Fastify (FST_ERR_*), @fastify/multipart (FST_*) and Node streams, by code. */
+const BY_CODE: Readonly<Record<string, Answer>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: INVALID_JSON,
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_request', 'the request body is empty'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request', 'the request body does not match its Content-Length'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'upload_too_large', 'the request body is larger than this route accepts'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'this route does not accept the request content type'],
+  FST_ERR_BAD_URL: [400, 'invalid_request', 'the request path is not valid'],
+  FST_ERR_MAX_PARAM_LENGTH: [400, 'invalid_request', 'a path parameter is too long'],
+  // @fastify/multipart answers a non-multipart request with 406; the contract's status for it is 415.
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'unsupported_media_type', 'send the request as multipart/form-data'],
+  FST_REQ_FILE_TOO_LARGE: [413, 'upload_too_large', 'the file is larger than this route accepts'],
+  // Too many parts is a malformed form, not a large upload: 413's advice (use /v1/jobs) would not help.
+  FST_PARTS_LIMIT: [400, 'invalid_request', 'the form has more parts than this route accepts'],
+  FST_FILES_LIMIT: [400, 'invalid_request', 'the form has more files than this route accepts'],
+  FST_FIELDS_LIMIT: [400, 'invalid_request', 'the form has more fields than this route accepts'],
+  FST_PROTO_VIOLATION: [400, 'invalid_request', 'a form field name is not allowed'],
+  FST_INVALID_JSON_FIELD_ERROR: [400, 'invalid_request', 'a form field declared as JSON is not valid JSON'],
+  FST_MP_PREMATURE_CLOSE: ABORTED,
+  ECONNRESET: ABORTED,
+  ECONNABORTED: ABORTED,
+  ERR_STREAM_PREMATURE_CLOSE: ABORTED,
+};
+
+/** For client errors without a known code: the contract's code for each status. */
+const BY_STATUS: Readonly<Record<number, Answer>> = {
+  400: [400, 'invalid_request', 'the request is not valid'],
+  401: [401, 'unauthorized', 'a valid API key is required'],
+  403: [403, 'entitlement_denied', 'this key is not entitled to the requested feature'],
+  404: [404, 'not_found', 'the requested resource was not found'],
+  405: [405, 'method_not_allowed', 'this method is not allowed on this path'],
+  408: [408, 'upload_timeout', 'the request was not received in time; retry as a new request'],
+  413: [413, 'upload_too_large', 'the request is larger than this route accepts'],
+  415: [415, 'unsupported_media_type', 'the request content type is not supported'],
+  422: [422, 'invalid_request', 'the request could not be processed'],
+};
+
+// busboy (under @fastify/multipart) raises plain Errors without codes for malformed bodies.
+const MALFORMED_MULTIPART_MESSAGES = [
+  /^Multipart: Boundary not found$/,
+  /^Unexpected end of multipart data$/,
+  /terminated early due to unexpected end of multipart data$/,
+  /^Unsupported Content-Type\.$/,
+  /^Missing Content-Type-header\.$/,
+];
+
+const VALIDATION_CONTEXTS: Readonly<Record<string, string>> = {
+  body: 'body field',
+  querystring: 'query parameter',
+  params: 'path parameter',
+  headers: 'header',
+};
+
+const SCHEMA_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export function mapError(error: unknown): MappedError {
+  if (error instanceof ApiError) return { apiError: error, unexpected: false };
+  const fields = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    statusCode?: unknown;
+    message?: unknown;
+    validation?: unknown;
+    validationContext?: unknown;
+  };
+
+  if (Array.isArray(fields.validation)) {
+    return expected([400, 'invalid_request', validationMessage(fields.validation, fields.validationContext)]);
+  }
+  if (typeof fields.code === 'string' && Object.hasOwn(BY_CODE, fields.code)) return expected(BY_CODE[fields.code]);
+  if (typeof fields.message === 'string' && MALFORMED_MULTIPART_MESSAGES.some((pattern) => pattern.test(fields.message as string))) {
+    return expected(MALFORMED_MULTIPART);
+  }
+  const status = fields.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return expected(BY_STATUS[status] ?? BY_STATUS[400]);
+  }
+  return { apiError: new ApiError(500, 'internal_error', 'an internal error occurred; give the x-request-id to support'), unexpected: true };
+}
+
+function expected([status, code, message]: Answer): MappedError {
+  return { apiError: new ApiError(status, code, message), unexpected: false };
+}
+
+/**
+ * Names a field only when the name comes from the route's schema (its `properties` or `required`),
+ * never from the request, so a client cannot get its own text reflected.
+ */
+function validationMessage(issues: unknown[], context: unknown): string {
+  const where = (typeof context === 'string' && VALIDATION_CONTEXTS[context]) || 'field';
+  const issue = (issues[0] ?? {}) as { keyword?: unknown; schemaPath?: unknown; params?: { missingProperty?: unknown } };
+  const path = typeof issue.schemaPath === 'string' ? schemaPropertyPath(issue.schemaPath) : [];
+  if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
+    const name = [...path, issue.params.missingProperty].join('.');
+    if (SCHEMA_NAME.test(name)) return `the ${where} '${name}' is required`;
+  }
+  const name = path.join('.');
+  if (name !== '' && SCHEMA_NAME.test(name)) return `the ${where} '${name}' is not valid`;
+  return 'the request is not valid';
+}
+
+/** `#/properties/a/properties/b/type` -> ['a', 'b']: the schema's own property names. */
+function schemaPropertyPath(schemaPath: string): string[] {
+  const parts = schemaPath.replace(/^#\//, '').split('/');
+  const names: string[] = [];
+  for (let i = 0; i + 1 < parts.length && parts[i] === 'properties'; i += 2) {
+    names.push(parts[i + 1].replace(/~1/g, '/').replace(/~0/g, '~'));
+  }
+  return names;
+}

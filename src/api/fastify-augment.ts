@@ -1,0 +1,16 @@
+// Type augmentation of Fastify for what the frame adds: the authenticated key on the request, and
+// the route flag that opts a route out of authentication.
+import type { ApiKeyRecord } from '../store/key-store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key; null on public routes and before authentication has run. */
+    apiKey: ApiKeyRecord | null;
+  }
+  interface FastifyContextConfig {
+    /** No bearer key needed and no per-key rate limit (e.g. GET /v1/openapi.json). */
+    public?: boolean;
+  }
+}
+
+export {};

@@ -1,0 +1,18 @@
+// Idempotency-Key handling shared by routes that create work: header validation and replay.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { StoredResponse } from '../../store/idempotency-store.js';
+import { ApiError } from '../api-error.js';
+
+export function idempotencyKeyOf(request: FastifyRequest): string | null {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return null;
+  if (Array.isArray(raw) || raw.length < 1 || raw.length > 255) {
+    throw new ApiError(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 characters');
+  }
+  return raw;
+}
+
+export function replay(reply: FastifyReply, response: StoredResponse) {
+  for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
+  return reply.code(response.status).send(response.body);
+}

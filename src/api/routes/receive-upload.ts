@@ -1,0 +1,93 @@
+// Streams a multipart direct upload to durable local storage: the single `file` part goes to disk
+// while its bytes are counted and hashed; other parts are collected as text fields. Enforces the
+// size cap (@fastify/multipart truncates silently, so the flag is checked) and the upload monitor.
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../api-error.js';
+import { UploadMonitor, type UploadLimits } from './upload-monitor.js';
+
+export interface ReceivedUpload {
+  path: string;
+  bytes: number;
+  sha256: string;
+  filename: string;
+  declaredType: string;
+  fields: Record<string, string>;
+}
+
+const tooLarge = (max: number) => new ApiError(413, 'upload_too_large', `the file exceeds ${max} bytes; use /v1/jobs for larger files`);
+
+export async function receiveUpload(
+  request: FastifyRequest,
+  targetPath: string,
+  limits: UploadLimits & { maxBytes: number },
+): Promise<ReceivedUpload> {
+  if (!request.isMultipart()) throw new ApiError(415, 'unsupported_media_type', 'send the audio as multipart/form-data');
+  // A declared length above the cap is refused before a byte is stored.
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limits.maxBytes + 1024 * 1024) throw tooLarge(limits.maxBytes);
+
+  const fields: Record<string, string> = {};
+  // Held in an object so TypeScript does not narrow it across the async reader below.
+  const received: { file: Omit<ReceivedUpload, 'fields'> | null } = { file: null };
+  const parts = request.parts({ limits: { fileSize: limits.maxBytes, files: 1, fields: 32, fieldSize: 1024 * 1024, parts: 40 } });
+  let currentFile: { destroy(error?: Error): void } | null = null;
+  let rejectStalled: (error: ApiError) => void = () => {};
+  const stalled = new Promise<never>((_, reject) => {
+    rejectStalled = reject;
+  });
+  stalled.catch(() => {});
+  const monitor = new UploadMonitor(request.raw, limits, (error) => {
+    // Stop writing the file and answer now; the connection closes after the response because the
+    // rest of the body is never read.
+    currentFile?.destroy(error);
+    request.raw.unpipe();
+    rejectStalled(error);
+  });
+  try {
+    await Promise.race([stalled, readParts()]);
+  } catch (error) {
+    await rm(targetPath, { force: true });
+    throw error;
+  } finally {
+    monitor.stop();
+  }
+
+  async function readParts(): Promise<void> {
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file' || received.file) {
+          part.file.resume();
+          throw new ApiError(400, 'invalid_request', 'send exactly one file, in the field named file');
+        }
+        currentFile = part.file as unknown as { destroy(error?: Error): void };
+        const hash = createHash('sha256');
+        let bytes = 0;
+        const tap = new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            bytes += chunk.length;
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        });
+        await pipeline(part.file, tap, createWriteStream(targetPath, { flags: 'wx' }));
+        if (part.file.truncated) throw tooLarge(limits.maxBytes);
+        received.file = { path: targetPath, bytes, sha256: hash.digest('hex'), filename: part.filename ?? '', declaredType: part.mimetype ?? '' };
+        currentFile = null;
+      } else {
+        fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+      }
+    }
+  }
+  const file = received.file;
+  if (!file) throw new ApiError(400, 'invalid_request', 'the file field is required');
+  if (file.bytes === 0) {
+    await rm(targetPath, { force: true });
+    throw new ApiError(400, 'invalid_request', 'the file is empty');
+  }
+  return { ...file, fields };
+}

@@ -1,0 +1,207 @@
+// POST /v1/audio/transcriptions: receive and store the upload, validate the fields, check the audio,
+// then answer inline (200) or hand a durable job to the queue (202). The uploaded file is gone when
+// the request ends, whatever the outcome (moved into job storage for a 202).
+import { createHash, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { decodeAudio, isAudioError, probeAudio, sniffFile } from '../../audio/index.js';
+import type { ServiceConfig } from '../../config/service-config.js';
+import type { Engine } from '../../engine/engine.js';
+import { EngineError, isAbortError } from '../../engine/engine-errors.js';
+import type { JobQueue } from '../../jobs/job-queue.js';
+import { responseBody } from '../../pipeline/response-body.js';
+import { runTranscription } from '../../pipeline/run-transcription.js';
+import { parseTranscriptionFields, type ModelId, type TranscriptionRequest } from '../../pipeline/transcription-request.js';
+import type { BlobStore } from '../../store/blob-store.js';
+import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
+import type { JobStore } from '../../store/job-store.js';
+import type { KeyStore } from '../../store/key-store.js';
+import { ApiError } from '../api-error.js';
+import { requireActiveBilling } from '../authenticate.js';
+import { capacityUnavailable } from '../capacity.js';
+import { applyProfileDeprecation } from '../deprecation.js';
+import { receiveUpload } from './receive-upload.js';
+import { idempotencyKeyOf, replay } from './idempotency.js';
+
+export interface TranscriptionRouteDeps {
+  config: ServiceConfig;
+  engines: Record<ModelId, Engine>;
+  modelBuilds: Record<ModelId, string>;
+  keys: KeyStore;
+  jobs: JobStore;
+  idempotency: IdempotencyStore;
+  blobs: BlobStore;
+  queue: JobQueue;
+  /** Whether a key has an active webhook signing secret (the webhooks feature supplies it). */
+  hasWebhookSecret: (keyId: string) => boolean;
+}
+
+export function transcriptionRoutes(deps: TranscriptionRouteDeps) {
+  return async function register(app: FastifyInstance): Promise<void> {
+    await app.register(multipart);
+    app.post('/v1/audio/transcriptions', (request, reply) => handle(request, reply, deps));
+  };
+}
+
+async function handle(request: FastifyRequest, reply: FastifyReply, deps: TranscriptionRouteDeps) {
+  const { config } = deps;
+  const key = request.apiKey!;
+  requireActiveBilling(request);
+  const idempotencyKey = idempotencyKeyOf(request);
+  const tempPath = deps.blobs.createUploadPath('direct');
+  try {
+    const upload = await receiveUpload(request, tempPath, { ...config.upload, maxBytes: config.maxUploadBytes });
+    const transcription = parseTranscriptionFields(upload.fields, key);
+    if (transcription.webhookUrl && !deps.hasWebhookSecret(key.id)) {
+      throw new ApiError(422, 'invalid_request', 'webhook_url needs an active webhook signing secret on this key');
+    }
+    applyProfileDeprecation(reply, transcription.profile);
+
+    // The bytes decide the type, not the name or the declared content type.
+    const container = await sniffFile(upload.path);
+    if (!container) throw new ApiError(415, 'unsupported_media_type', 'the audio container is not supported');
+    const probe = await probeAudio(upload.path, { timeoutMs: 60_000, container }).catch(audioErrorToApi);
+    if (probe.durationSeconds > config.maxAudioSeconds) {
+      throw new ApiError(413, 'upload_too_large', `the audio is longer than ${config.maxAudioSeconds} seconds`);
+    }
+    if (probe.durationSeconds < config.minAudioSeconds) {
+      throw new ApiError(422, 'invalid_request', `the audio is shorter than ${config.minAudioSeconds} second`);
+    }
+
+    const inline = probe.durationSeconds <= config.inlineBoundarySeconds && !transcription.webhookUrl;
+    if (inline) {
+      // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
+      return await answerInline(request, reply, deps, transcription, upload.path, probe.durationSeconds, container);
+    }
+    return await acceptJob(request, reply, deps, transcription, upload, probe.durationSeconds, idempotencyKey);
+  } finally {
+    await rm(tempPath, { force: true });
+  }
+}
+
+async function answerInline(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: TranscriptionRouteDeps,
+  transcription: TranscriptionRequest,
+  path: string,
+  durationSeconds: number,
+  container: Awaited<ReturnType<typeof sniffFile>>,
+) {
+  const engine = deps.engines[transcription.model];
+  const stats = engine.stats;
+  if (stats.queued >= stats.maxQueue) throw capacityUnavailable(5);
+  // A client that hangs up stops its own transcription.
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!reply.sent) abort.abort();
+  };
+  request.raw.on('close', onClose);
+  try {
+    const pcm = await decodeAudio(path, {
+      maxSeconds: deps.config.inlineBoundarySeconds + 1,
+      timeoutMs: deps.config.decodeTimeoutMs,
+      expectedSeconds: durationSeconds,
+      container: container ?? undefined,
+      signal: abort.signal,
+    }).catch(audioErrorToApi);
+    const key = request.apiKey!;
+    const outcome = await runTranscription(
+      pcm,
+      transcription,
+      { engine, decoding: deps.config.decoding, dictionaryFor: (family) => deps.keys.getDictionary(key.id, family) },
+      abort.signal,
+    ).catch(engineErrorToApi);
+    const { contentType, body } = responseBody(outcome, transcription.responseFormat, {
+      requestId: request.id,
+      model: transcription.model,
+      modelBuild: deps.modelBuilds[transcription.model],
+    });
+    return reply.code(200).type(contentType).send(body);
+  } finally {
+    request.raw.off('close', onClose);
+  }
+}
+
+async function acceptJob(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: TranscriptionRouteDeps,
+  transcription: TranscriptionRequest,
+  upload: { path: string; sha256: string; fields: Record<string, string> },
+  durationSeconds: number,
+  idempotencyKey: string | null,
+) {
+  const key = request.apiKey!;
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify({ route: 'direct', sha256: upload.sha256, fields: Object.entries(upload.fields).sort() }))
+    .digest('hex');
+  if (idempotencyKey) {
+    const claim = deps.idempotency.begin(key.tenant, idempotencyKey, fingerprint);
+    if (claim.state === 'completed') return replay(reply, claim.response);
+    if (claim.state === 'conflict') throw new ApiError(409, 'idempotency_conflict', 'this Idempotency-Key was used with different content');
+    if (claim.state === 'in_progress') throw new ApiError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is in progress');
+  }
+  let audioPath: string | null = null;
+  let jobCreated = false;
+  try {
+    // Durable before acknowledged: audio moved into job storage, then the job row committed.
+    audioPath = await deps.blobs.moveToJobAudio(upload.path, randomUUID());
+    const job = deps.jobs.create({
+      tenant: key.tenant,
+      keyId: key.id,
+      status: 'accepted',
+      request: { ...transcription, language: serializeLanguage(transcription), route: 'direct' },
+      audioPath,
+      audioSeconds: durationSeconds,
+      webhookUrl: transcription.webhookUrl,
+    });
+    jobCreated = true;
+    deps.queue.enqueue(job.id);
+    const pollUrl = `${deps.config.publicBaseUrl}/v1/jobs/${job.id}`;
+    const response: StoredResponse = {
+      status: 202,
+      headers: { location: pollUrl, 'retry-after': '5', 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({
+        id: job.id,
+        object: 'transcription.job',
+        status: job.status,
+        created_at: job.createdAt,
+        model: 'svc-medical-1',
+        poll_url: pollUrl,
+        webhook: { requested: job.webhookUrl !== null },
+      }),
+    };
+    if (idempotencyKey) deps.idempotency.complete(key.tenant, idempotencyKey, response);
+    return replay(reply, response);
+  } catch (error) {
+    if (idempotencyKey) deps.idempotency.release(key.tenant, idempotencyKey);
+    // No job row, no audio: nothing is left behind for a request that was not acknowledged.
+    if (audioPath && !jobCreated) await deps.blobs.delete(audioPath);
+    throw error;
+  }
+}
+
+function serializeLanguage(t: TranscriptionRequest) {
+  return t.language.mode === 'auto'
+    ? { mode: 'auto', hints: t.language.hints?.map((h) => h.tag) ?? null }
+    : { mode: 'explicit', tag: t.language.language.tag, source: t.language.source };
+}
+
+function audioErrorToApi(error: unknown): never {
+  if (isAudioError(error)) {
+    if (error.code === 'unsupported_container') throw new ApiError(415, 'unsupported_media_type', 'the audio container is not supported');
+    if (error.code === 'audio_too_long') throw new ApiError(413, 'upload_too_large', 'the audio is longer than this route accepts');
+    if (error.code === 'decode_timeout') throw new ApiError(503, 'service_unavailable', 'decoding the audio took too long', { 'retry-after': '30' });
+    throw new ApiError(400, 'invalid_request', 'the audio could not be decoded');
+  }
+  throw error;
+}
+
+function engineErrorToApi(error: unknown): never {
+  if (error instanceof EngineError && error.code === 'queue_full') throw capacityUnavailable(5);
+  if (error instanceof EngineError && error.code === 'engine_closed') throw new ApiError(503, 'service_unavailable', 'the service is shutting down', { 'retry-after': '5' });
+  if (isAbortError(error)) throw new ApiError(400, 'invalid_request', 'the request was cancelled');
+  throw error;
+}

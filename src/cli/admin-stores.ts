@@ -1,0 +1,20 @@
+// The administrative commands' access to the service database: the same file `svc-stt serve` uses
+// (<SVC_DATA_DIR>/svc-stt.db), opened for one command and closed after it.
+import { loadDataDir } from '../config/load-config.js';
+import { isKeyStoreError } from '../store/key-store-error.js';
+import { databasePath, openDatabase } from '../store/sqlite/database.js';
+import { SqliteKeyStore } from '../store/sqlite/sqlite-key-store.js';
+import { UsageError } from './usage-error.js';
+
+export async function withKeyStore<T>(run: (keys: SqliteKeyStore) => T | Promise<T>): Promise<T> {
+  const db = openDatabase(databasePath(loadDataDir(process.env)));
+  try {
+    return await run(new SqliteKeyStore(db));
+  } catch (error) {
+    // A refused value is a mistake on the command line (exit 2); a missing key stays an error (1).
+    if (isKeyStoreError(error) && error.code === 'invalid_argument') throw new UsageError(error.message);
+    throw error;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,49 @@
+// How a key appears in `keys list/update --json`: the record's public fields in snake_case.
+// Never the secret or its hash (the record carries neither).
+import type { ApiKeyRecord } from '../store/key-store.js';
+
+export interface KeyListing {
+  id: string;
+  tenant: string;
+  plan: string;
+  entitlements: string[];
+  billing_state: string;
+  retention_hours: number;
+  default_language: string | null;
+  rate_limit_per_minute: number | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export function keyListing(record: ApiKeyRecord): KeyListing {
+  return {
+    id: record.id,
+    tenant: record.tenant,
+    plan: record.plan,
+    entitlements: [...record.entitlements],
+    billing_state: record.billingState,
+    retention_hours: record.retentionHours,
+    default_language: record.defaultLanguage,
+    rate_limit_per_minute: record.rateLimitPerMinute,
+    created_at: record.createdAt,
+    revoked_at: record.revokedAt,
+  };
+}
+
+/** One line per key for people: id, tenant, plan, state, entitlements. */
+export function keyTable(records: readonly ApiKeyRecord[]): string {
+  if (records.length === 0) return 'no API keys (create one with `svc-stt keys create`)\n';
+  const rows = records.map((r) => [
+    r.id,
+    r.tenant,
+    r.plan,
+    r.revokedAt ? 'revoked' : r.billingState,
+    `${r.retentionHours}h`,
+    r.defaultLanguage ?? '-',
+    r.entitlements.join(',') || '-',
+  ]);
+  const header = ['ID', 'TENANT', 'PLAN', 'STATE', 'RETENTION', 'LANGUAGE', 'ENTITLEMENTS'];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();
+  return `${[header, ...rows].map(line).join('\n')}\n`;
+}

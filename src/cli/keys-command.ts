@@ -1,0 +1,131 @@
+// svc-stt keys create | list | revoke ID | update ID: API key administration on the service database.
+import { parseArgs } from 'node:util';
+import { DEFAULT_ENTITLEMENTS, type Entitlement, type KeyPatch, type Plan, type BillingState } from '../store/key-store.js';
+import { withKeyStore } from './admin-stores.js';
+import { keyListing, keyTable } from './key-listing.js';
+import { UsageError } from './usage-error.js';
+
+const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--entitlement E ...] [--no-language-detection]
+                        [--default-language L] [--retention-hours N] [--rate-limit N]
+       svc-stt keys list [--json]
+       svc-stt keys revoke ID [--json]
+       svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
+                        [--retention-hours N] [--default-language L|none] [--rate-limit N|none]`;
+
+export async function runKeysCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === 'create') return createKey(rest);
+  if (sub === 'list') return listKeys(rest);
+  if (sub === 'revoke') return revokeKey(rest);
+  if (sub === 'update') return updateKey(rest);
+  throw new UsageError(USAGE);
+}
+
+async function createKey(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    json: { type: 'boolean', default: false },
+    tenant: { type: 'string' },
+    plan: { type: 'string' },
+    entitlement: { type: 'string', multiple: true },
+    'no-language-detection': { type: 'boolean', default: false },
+    'default-language': { type: 'string' },
+    'retention-hours': { type: 'string' },
+    'rate-limit': { type: 'string' },
+  });
+  if (positionals.length > 0) throw new UsageError(`keys create takes no arguments\n${USAGE}`);
+  // --entitlement adds to what every key gets; --no-language-detection takes that default away.
+  const entitlements = new Set<string>([...DEFAULT_ENTITLEMENTS, ...(values.entitlement ?? [])]);
+  if (values['no-language-detection']) entitlements.delete('language_detection');
+  const { key, record } = await withKeyStore((keys) =>
+    keys.create({
+      tenant: values.tenant,
+      plan: values.plan as Plan | undefined,
+      entitlements: [...entitlements] as Entitlement[],
+      defaultLanguage: values['default-language'],
+      retentionHours: integerFlag(values['retention-hours'], '--retention-hours'),
+      rateLimitPerMinute: integerFlag(values['rate-limit'], '--rate-limit'),
+    }),
+  );
+  if (values.json) {
+    // The interface scripts rely on (DESIGN.md): exactly these three fields, one line.
+    process.stdout.write(`${JSON.stringify({ key, id: record.id, tenant: record.tenant })}\n`);
+    return;
+  }
+  process.stdout.write(
+    `Created API key ${record.id} for tenant ${record.tenant} (plan ${record.plan}, ` +
+      `entitlements: ${record.entitlements.join(', ') || 'none'}).\n` +
+      `The key is shown only this once; store it now:\n\n  ${key}\n\n`,
+  );
+}
+
+async function listKeys(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+  if (positionals.length > 0) throw new UsageError(`keys list takes no arguments\n${USAGE}`);
+  const records = await withKeyStore((keys) => keys.list());
+  process.stdout.write(values.json ? `${JSON.stringify(records.map(keyListing))}\n` : keyTable(records));
+}
+
+async function revokeKey(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+  const id = singleId(positionals, 'revoke');
+  const { revoked, record } = await withKeyStore((keys) => {
+    const revoked = keys.revoke(id);
+    return { revoked, record: keys.get(id)! };
+  });
+  if (values.json) process.stdout.write(`${JSON.stringify(keyListing(record))}\n`);
+  else process.stdout.write(revoked ? `revoked ${id}\n` : `${id} was already revoked (${record.revokedAt})\n`);
+}
+
+async function updateKey(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv, {
+    json: { type: 'boolean', default: false },
+    plan: { type: 'string' },
+    billing: { type: 'string' },
+    entitlement: { type: 'string', multiple: true },
+    'retention-hours': { type: 'string' },
+    'default-language': { type: 'string' },
+    'rate-limit': { type: 'string' },
+  });
+  const id = singleId(positionals, 'update');
+  const patch: KeyPatch = {};
+  if (values.plan !== undefined) patch.plan = values.plan as Plan;
+  if (values.billing !== undefined) patch.billingState = values.billing as BillingState;
+  if (values.entitlement !== undefined) {
+    // Here the list is the key's whole set (`none` alone: no entitlements).
+    const list = values.entitlement;
+    if (list.includes('none') && list.length > 1) throw new UsageError('--entitlement none cannot be combined with other entitlements');
+    patch.entitlements = (list[0] === 'none' ? [] : list) as Entitlement[];
+  }
+  if (values['retention-hours'] !== undefined) patch.retentionHours = integerFlag(values['retention-hours'], '--retention-hours');
+  if (values['default-language'] !== undefined) {
+    patch.defaultLanguage = values['default-language'] === 'none' ? null : values['default-language'];
+  }
+  if (values['rate-limit'] !== undefined) {
+    patch.rateLimitPerMinute = values['rate-limit'] === 'none' ? null : integerFlag(values['rate-limit'], '--rate-limit');
+  }
+  if (Object.keys(patch).length === 0) throw new UsageError(`keys update: nothing to change\n${USAGE}`);
+  const record = await withKeyStore((keys) => keys.update(id, patch));
+  if (values.json) process.stdout.write(`${JSON.stringify(keyListing(record))}\n`);
+  else process.stdout.write(`updated ${id}\n${keyTable([record])}`);
+}
+
+type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+
+function parse<O extends Options>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+  }
+}
+
+function singleId(positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError(`keys ${command} takes one key id (key_...)\n${USAGE}`);
+  return positionals[0];
+}
+
+function integerFlag(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`${flag} must be a whole number`);
+  return Number(raw);
+}

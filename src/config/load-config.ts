@@ -1,0 +1,191 @@
+// `svc-stt serve` configuration: environment variables, then the optional JSON file named by
+// SVC_CONFIG (same settings, ServiceConfig's camelCase shape), then DEFAULTS. Every problem is
+// collected and thrown together as one ConfigError.
+import { accessSync, constants, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { ConfigError } from './config-error.js';
+import { readConfigFile, type ConfigFile } from './config-file.js';
+import { DEFAULTS, type ServiceConfig } from './service-config.js';
+import { SettingsReader, type SettingName } from './settings-reader.js';
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULT_DATA_DIR = './data';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const HOST = /^[A-Za-z0-9.:%-]+$/;
+
+const S = {
+  dataDir: { env: 'SVC_DATA_DIR', file: 'dataDir' },
+  host: { env: 'SVC_HOST', file: 'host' },
+  port: { env: 'SVC_PORT', file: 'port' },
+  realtimePort: { env: 'SVC_REALTIME_PORT', file: 'realtimePort' },
+  model: { env: 'SVC_MODEL', file: 'models.svc-medical-1' },
+  edgeModel: { env: 'SVC_EDGE_MODEL', file: 'models.svc-medical-edge-1' },
+  inlineBoundarySeconds: { env: 'SVC_INLINE_BOUNDARY_SECONDS', file: 'inlineBoundarySeconds' },
+  maxAudioSeconds: { env: 'SVC_MAX_AUDIO_SECONDS', file: 'maxAudioSeconds' },
+  minAudioSeconds: { env: 'SVC_MIN_AUDIO_SECONDS', file: 'minAudioSeconds' },
+  maxUploadBytes: { file: 'maxUploadBytes' },
+  retentionHours: { env: 'SVC_RETENTION_HOURS', file: 'retentionHours' },
+  workers: { env: 'SVC_WORKERS', file: 'pool.workers' },
+  threadsPerWorker: { env: 'SVC_THREADS_PER_WORKER', file: 'pool.threadsPerWorker' },
+  maxQueue: { env: 'SVC_MAX_QUEUE', file: 'pool.maxQueue' },
+  idleTimeoutMs: { env: 'SVC_UPLOAD_IDLE_TIMEOUT_MS', file: 'upload.idleTimeoutMs' },
+  minBytesPerSecond: { env: 'SVC_UPLOAD_MIN_BYTES_PER_SECOND', file: 'upload.minBytesPerSecond' },
+  minRateGraceMs: { env: 'SVC_UPLOAD_MIN_RATE_GRACE_MS', file: 'upload.minRateGraceMs' },
+  rateLimitPerMinute: { env: 'SVC_RATE_LIMIT_PER_MINUTE', file: 'rateLimitPerMinute' },
+  decodeTimeoutMs: { env: 'SVC_DECODE_TIMEOUT_MS', file: 'decodeTimeoutMs' },
+  beamSize: { env: 'SVC_BEAM_SIZE', file: 'decoding.beamSize' },
+  maxTokens: { env: 'SVC_MAX_TOKENS', file: 'decoding.maxTokens' },
+  temperatureFallback: { env: 'SVC_TEMPERATURE_FALLBACK', file: 'decoding.temperatureFallback' },
+  publicBaseUrl: { env: 'SVC_PUBLIC_BASE_URL', file: 'publicBaseUrl' },
+  logLevel: { env: 'SVC_LOG_LEVEL', file: 'logLevel' },
+} satisfies Record<string, SettingName>;
+
+const MAX_PORT = 65_535;
+const MAX_INT = Number.MAX_SAFE_INTEGER;
+
+export function loadConfig(env: Env = process.env): ServiceConfig {
+  const { reader, file } = openReader(env);
+  const dataDir = readDataDir(reader);
+  const host = reader.text(S.host, DEFAULTS.host, HOST, 'must be a host name or an IP address (without brackets)');
+  // Port 0 (any free port) is for tests; the server reports the port it got.
+  const port = reader.integer(S.port, DEFAULTS.port, 0, MAX_PORT);
+  const realtimePort = reader.integer(S.realtimePort, DEFAULTS.realtimePort, 0, MAX_PORT);
+  if (port !== 0 && port === realtimePort) {
+    reader.problem(S.realtimePort, `must differ from ${reader.labelOf(S.port)} (both are ${port})`);
+  }
+
+  const flagship = readModelFile(reader, S.model, 'svc-medical-1', true);
+  const edge = reader.has(S.edgeModel) ? readModelFile(reader, S.edgeModel, 'svc-medical-edge-1', false) : flagship;
+
+  const minAudioSeconds = reader.positiveNumber(S.minAudioSeconds, DEFAULTS.minAudioSeconds);
+  const inlineBoundarySeconds = reader.positiveNumber(S.inlineBoundarySeconds, DEFAULTS.inlineBoundarySeconds);
+  const maxAudioSeconds = reader.positiveNumber(S.maxAudioSeconds, DEFAULTS.maxAudioSeconds);
+  if (inlineBoundarySeconds > maxAudioSeconds) {
+    reader.problem(S.inlineBoundarySeconds, `(${inlineBoundarySeconds}) must not exceed ${reader.labelOf(S.maxAudioSeconds)} (${maxAudioSeconds})`);
+  }
+  if (minAudioSeconds > inlineBoundarySeconds) {
+    reader.problem(S.minAudioSeconds, `(${minAudioSeconds}) must not exceed ${reader.labelOf(S.inlineBoundarySeconds)} (${inlineBoundarySeconds})`);
+  }
+  const config: ServiceConfig = {
+    dataDir,
+    host,
+    port,
+    realtimePort,
+    models: { 'svc-medical-1': flagship ?? '', 'svc-medical-edge-1': edge ?? '' },
+    inlineBoundarySeconds,
+    maxAudioSeconds,
+    minAudioSeconds,
+    maxUploadBytes: reader.integer(S.maxUploadBytes, DEFAULTS.maxUploadBytes, 1, MAX_INT),
+    retentionHours: reader.integer(S.retentionHours, DEFAULTS.retentionHours, 1, 72),
+    pool: {
+      workers: reader.integer(S.workers, 1, 1, 256),
+      threadsPerWorker: reader.integer(S.threadsPerWorker, availableParallelism(), 1, 1024),
+      maxQueue: reader.integer(S.maxQueue, 16, 1, 1_000_000),
+    },
+    upload: {
+      idleTimeoutMs: reader.integer(S.idleTimeoutMs, DEFAULTS.upload.idleTimeoutMs, 1, MAX_INT),
+      // 0 turns the minimum-rate rule off (idle timeouts still apply).
+      minBytesPerSecond: reader.integer(S.minBytesPerSecond, DEFAULTS.upload.minBytesPerSecond, 0, MAX_INT),
+      minRateGraceMs: reader.integer(S.minRateGraceMs, DEFAULTS.upload.minRateGraceMs, 0, MAX_INT),
+    },
+    rateLimitPerMinute: reader.integer(S.rateLimitPerMinute, DEFAULTS.rateLimitPerMinute, 1, MAX_INT),
+    decodeTimeoutMs: reader.integer(S.decodeTimeoutMs, DEFAULTS.decodeTimeoutMs, 1, MAX_INT),
+    decoding: {
+      beamSize: reader.integer(S.beamSize, DEFAULTS.decoding.beamSize, 1, 16),
+      // 0 means no cap; a cap is for generated test models, which rarely stop on their own.
+      maxTokens: reader.integer(S.maxTokens, DEFAULTS.decoding.maxTokens, 0, 1 << 20),
+      temperatureFallback: reader.boolean(S.temperatureFallback, DEFAULTS.decoding.temperatureFallback),
+    },
+    publicBaseUrl: readPublicBaseUrl(reader) ?? defaultPublicBaseUrl(host, port),
+    logLevel: reader.oneOf(S.logLevel, DEFAULTS.logLevel, LOG_LEVELS),
+  };
+  if (file) reader.reportUnknownFileSettings();
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return config;
+}
+
+/**
+ * Only the data folder (SVC_DATA_DIR, else `dataDir` in the SVC_CONFIG file, else ./data), for
+ * commands that need the database but not a model (keys, dictionary).
+ */
+export function loadDataDir(env: Env = process.env): string {
+  const { reader } = openReader(env);
+  const dataDir = readDataDir(reader);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return dataDir;
+}
+
+/**
+ * The base URL clients reach the server at when SVC_PUBLIC_BASE_URL is not set. The server should
+ * call it again with the bound port when it listened on port 0. A wildcard bind address is not
+ * reachable as such, so it is replaced by loopback: set SVC_PUBLIC_BASE_URL behind a proxy or LAN.
+ */
+export function defaultPublicBaseUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+function openReader(env: Env): { reader: SettingsReader; file: ConfigFile | null } {
+  const problems: string[] = [];
+  let file: ConfigFile | null = null;
+  if (env.SVC_CONFIG) {
+    const loaded = readConfigFile(env.SVC_CONFIG);
+    if ('problem' in loaded) problems.push(loaded.problem);
+    else file = loaded;
+  }
+  const reader = new SettingsReader(env, file);
+  reader.problems.push(...problems);
+  return { reader, file };
+}
+
+function readDataDir(reader: SettingsReader): string {
+  const dataDir = reader.path(S.dataDir) ?? resolve(DEFAULT_DATA_DIR);
+  const stats = statSync(dataDir, { throwIfNoEntry: false });
+  if (stats && !stats.isDirectory()) reader.problem(S.dataDir, `(${dataDir}) exists and is not a folder`);
+  return dataDir;
+}
+
+function readModelFile(reader: SettingsReader, name: SettingName, modelId: string, required: boolean): string | undefined {
+  const path = reader.path(name);
+  if (path === undefined) {
+    if (required && !reader.has(name)) {
+      reader.problem(name, `is required: the model file for ${modelId} (get one with \`svc-stt models download NAME\`)`);
+    }
+    return undefined;
+  }
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (!stats) {
+    reader.problem(name, `names a model file that does not exist: ${path}`);
+    return path;
+  }
+  if (!stats.isFile()) {
+    reader.problem(name, `must name a model file, but ${path} is not a file`);
+    return path;
+  }
+  try {
+    accessSync(path, constants.R_OK);
+  } catch {
+    reader.problem(name, `names a model file this process cannot read: ${path}`);
+  }
+  return path;
+}
+
+function readPublicBaseUrl(reader: SettingsReader): string | undefined {
+  if (!reader.has(S.publicBaseUrl)) return undefined;
+  const raw = reader.text(S.publicBaseUrl, '', /\S/, 'must be an http(s) URL');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    if (raw) reader.problem(S.publicBaseUrl, `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+    return undefined;
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash) {
+    reader.problem(S.publicBaseUrl, 'must be an http(s) URL without credentials, query or fragment');
+    return undefined;
+  }
+  // poll_url is built as `${publicBaseUrl}/v1/jobs/...`: no trailing slash.
+  return url.href.replace(/\/+$/, '');
+}

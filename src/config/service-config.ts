@@ -1,0 +1,53 @@
+// The service's configuration: what `svc-stt serve` reads from the environment and an optional
+// JSON config file (SVC_CONFIG), validated at start (see load-config.ts).
+
+export interface ServiceConfig {
+  dataDir: string;
+  host: string;
+  port: number;
+  realtimePort: number;
+  /** Model files behind the API's model ids. */
+  models: { 'svc-medical-1': string; 'svc-medical-edge-1': string };
+  /** Audio at or below this many seconds is answered inline (200); above it, a job (202). */
+  inlineBoundarySeconds: number;
+  /** Longest audio accepted (direct upload: 413 above it; jobs: audio_too_long). */
+  maxAudioSeconds: number;
+  /** Shortest audio accepted by direct upload (422 below it). */
+  minAudioSeconds: number;
+  /** Direct-upload size cap in bytes (the contract: exactly 100,000,000). */
+  maxUploadBytes: number;
+  /** Default result retention for jobs, hours (per key 1 to 72). */
+  retentionHours: number;
+  pool: { workers: number; threadsPerWorker: number; maxQueue: number };
+  upload: {
+    /** No byte received for this long: 408 upload_timeout. */
+    idleTimeoutMs: number;
+    /** After the grace period, an average rate below this: 408 upload_too_slow. */
+    minBytesPerSecond: number;
+    minRateGraceMs: number;
+  };
+  /** Default per-key request rate (requests per minute). */
+  rateLimitPerMinute: number;
+  decodeTimeoutMs: number;
+  /** Decoding parameters applied to every request (a token cap is for generated test models). */
+  decoding: { beamSize: number; maxTokens: number; temperatureFallback: boolean };
+  /** Public base URL used in poll_url/Location (default http://HOST:PORT). */
+  publicBaseUrl: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  realtimePort: 8081,
+  inlineBoundarySeconds: 60,
+  maxAudioSeconds: 7200,
+  minAudioSeconds: 1,
+  maxUploadBytes: 100_000_000,
+  retentionHours: 24,
+  upload: { idleTimeoutMs: 30_000, minBytesPerSecond: 16 * 1024, minRateGraceMs: 10_000 },
+  rateLimitPerMinute: 600,
+  decodeTimeoutMs: 10 * 60_000,
+  decoding: { beamSize: 1, maxTokens: 0, temperatureFallback: true },
+  logLevel: 'info',
+} as const;

@@ -1,0 +1,110 @@
+// Validates the direct-upload form fields (the contract's direct-upload table) into a typed request.
+// Statuses follow the contract: a malformed field or unsupported model option is 400, an unsupported
+// language, bad vocabulary, patterns, hints or feature combination is 422, a missing entitlement 403.
+import { ApiError } from '../api/api-error.js';
+import type { ApiKeyRecord } from '../store/key-store.js';
+import { parseLanguageTag, type LanguageTag } from './languages.js';
+import { parsePatterns } from './patterns.js';
+import { parseVocabulary } from './vocabulary-terms.js';
+import { validateWebhookUrl } from './webhook-url.js';
+
+export const MODEL_IDS = ['svc-medical-1', 'svc-medical-edge-1'] as const;
+export type ModelId = (typeof MODEL_IDS)[number];
+export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json'] as const;
+export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+export const PROFILES = ['default', 'standard', 'turbo'] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export type LanguageChoice =
+  | { mode: 'explicit'; language: LanguageTag; source: 'requested' | 'default' }
+  | { mode: 'auto'; hints: LanguageTag[] | null };
+
+export interface TranscriptionRequest {
+  model: ModelId;
+  responseFormat: ResponseFormat;
+  language: LanguageChoice;
+  diarize: boolean;
+  dictionary: boolean;
+  vocabulary: string[];
+  patterns: string[];
+  webhookUrl: string | null;
+  profile: Profile;
+}
+
+const bad = (message: string) => new ApiError(400, 'invalid_request', message);
+const unprocessable = (message: string) => new ApiError(422, 'invalid_request', message);
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T | undefined, field: string): T {
+  if (value === undefined || value === '') {
+    if (fallback === undefined) throw bad(`${field} is required`);
+    return fallback;
+  }
+  if (!(allowed as readonly string[]).includes(value)) throw bad(`${field} must be one of: ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function booleanField(value: string | undefined, fallback: boolean, field: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw bad(`${field} must be true or false`);
+}
+
+function parseHints(raw: string | undefined): LanguageTag[] | null {
+  if (raw === undefined || raw === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw unprocessable('language_hints must be a JSON array of language tags');
+  }
+  if (!Array.isArray(value) || value.length < 1 || value.length > 8) {
+    throw unprocessable('language_hints must be a JSON array of 1 to 8 language tags');
+  }
+  const tags = value.map((v) => (typeof v === 'string' ? parseLanguageTag(v) : null));
+  if (tags.some((t) => t === null)) throw unprocessable('language_hints contains an unsupported language tag');
+  const families = new Set(tags.map((t) => t!.tag));
+  if (families.size !== tags.length) throw unprocessable('language_hints must not repeat a tag');
+  return tags as LanguageTag[];
+}
+
+export function parseTranscriptionFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
+  const model = oneOf(fields.model, MODEL_IDS, undefined, 'model');
+  const responseFormat = oneOf(fields.response_format, RESPONSE_FORMATS, 'diarized_json', 'response_format');
+  const profile = oneOf(fields.profile, PROFILES, 'default', 'profile');
+  const diarize = booleanField(fields.diarize, false, 'diarize');
+  const dictionary = booleanField(fields.dictionary, true, 'dictionary');
+
+  let language: LanguageChoice;
+  const rawLanguage = fields.language;
+  if (rawLanguage === 'auto') {
+    if (!key.entitlements.includes('language_detection')) {
+      throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to automatic language detection');
+    }
+    language = { mode: 'auto', hints: parseHints(fields.language_hints) };
+  } else {
+    if (fields.language_hints !== undefined && fields.language_hints !== '') {
+      throw unprocessable('language_hints is only valid with language=auto');
+    }
+    if (rawLanguage !== undefined && rawLanguage !== '') {
+      const tag = parseLanguageTag(rawLanguage);
+      if (!tag) throw unprocessable('language is not a supported language tag');
+      language = { mode: 'explicit', language: tag, source: 'requested' };
+    } else {
+      const fallback = parseLanguageTag(key.defaultLanguage ?? 'en') ?? parseLanguageTag('en')!;
+      language = { mode: 'explicit', language: fallback, source: 'default' };
+    }
+  }
+
+  const effective = language.mode === 'auto' ? 'auto' : language.language.family;
+  const vocabulary = parseVocabulary(fields.vocabulary, effective);
+  const patterns = parsePatterns(fields.patterns);
+  if (patterns.length > 0 && !key.entitlements.includes('patterns')) {
+    throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to patterns');
+  }
+  if (diarize && (responseFormat === 'json' || responseFormat === 'text')) {
+    throw unprocessable('diarize needs response_format verbose_json or diarized_json');
+  }
+  const webhookUrl = fields.webhook_url === undefined || fields.webhook_url === '' ? null : validateWebhookUrl(fields.webhook_url);
+  return { model, responseFormat, language, diarize, dictionary, vocabulary, patterns, webhookUrl, profile };
+}

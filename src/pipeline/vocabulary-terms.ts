@@ -1,0 +1,43 @@
+// Vocabulary lists (DESIGN.md decision 3): up to 1,000 terms of up to 96 characters; at most 30 when
+// the effective language is auto, Arabic or Hindi.
+import { ApiError } from '../api/api-error.js';
+import { SMALL_VOCABULARY_LANGUAGES } from './languages.js';
+
+export const MAX_TERMS = 1000;
+export const MAX_TERMS_SMALL = 30;
+export const MAX_TERM_LENGTH = 96;
+
+const unprocessable = (message: string) => new ApiError(422, 'invalid_request', message);
+
+export function validateTerms(value: unknown, effectiveLanguage: string): string[] {
+  if (!Array.isArray(value)) throw unprocessable('vocabulary must be a JSON array of strings');
+  const limit = (SMALL_VOCABULARY_LANGUAGES as readonly string[]).includes(effectiveLanguage) ? MAX_TERMS_SMALL : MAX_TERMS;
+  if (value.length > limit) throw unprocessable(`vocabulary allows at most ${limit} terms for this language`);
+  const terms: string[] = [];
+  const seen = new Set<string>();
+  for (const item of value) {
+    if (typeof item !== 'string') throw unprocessable('vocabulary terms must be strings');
+    const term = item.trim();
+    if (term.length === 0) throw unprocessable('vocabulary terms must not be empty');
+    if ([...term].length > MAX_TERM_LENGTH) throw unprocessable(`vocabulary terms are at most ${MAX_TERM_LENGTH} characters`);
+    if (/[\u0000-\u001f\u007f]/.test(term)) throw unprocessable('vocabulary terms must not contain control characters');
+    const key = term.toLowerCase();
+    if (!seen.has(key)) {
+      seen.add(key);
+      terms.push(term);
+    }
+  }
+  return terms;
+}
+
+/** The multipart field: a JSON array string. */
+export function parseVocabulary(raw: string | undefined, effectiveLanguage: string): string[] {
+  if (raw === undefined || raw === '') return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw unprocessable('vocabulary must be a JSON array of strings');
+  }
+  return validateTerms(value, effectiveLanguage);
+}

@@ -1,0 +1,43 @@
+// One engine per distinct model file behind the API's model ids: when svc-medical-edge-1 points at
+// the same file as svc-medical-1 they share one engine (one copy of the weights, one queue).
+import { basename } from 'node:path';
+import type { ServiceConfig } from '../config/service-config.js';
+import { Engine } from '../engine/engine.js';
+import type { ModelId } from '../pipeline/transcription-request.js';
+
+export interface OpenedEngines {
+  engines: Record<ModelId, Engine>;
+  modelBuilds: Record<ModelId, string>;
+  close(): Promise<void>;
+}
+
+export async function openEngines(config: ServiceConfig): Promise<OpenedEngines> {
+  const byFile = new Map<string, Engine>();
+  const open = async (file: string) => {
+    let engine = byFile.get(file);
+    if (!engine) {
+      engine = await Engine.open({ model: file, ...config.pool });
+      byFile.set(file, engine);
+    }
+    return engine;
+  };
+  try {
+    const main = await open(config.models['svc-medical-1']);
+    const edge = await open(config.models['svc-medical-edge-1']);
+    const build = (engine: Engine, file: string) =>
+      `whisper.cpp-1.9.1/${engine.header.arch}-${engine.header.weightType}/${basename(file)}`;
+    return {
+      engines: { 'svc-medical-1': main, 'svc-medical-edge-1': edge },
+      modelBuilds: {
+        'svc-medical-1': build(main, config.models['svc-medical-1']),
+        'svc-medical-edge-1': build(edge, config.models['svc-medical-edge-1']),
+      },
+      close: async () => {
+        await Promise.all([...byFile.values()].map((e) => e.close()));
+      },
+    };
+  } catch (error) {
+    await Promise.all([...byFile.values()].map((e) => e.close()));
+    throw error;
+  }
+}

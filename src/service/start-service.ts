@@ -1,0 +1,92 @@
+// Wires the embedded service: SQLite metadata and local blobs in the data folder, the engines, the
+// Fastify app with its routes; prints the ready line scripts wait for; shuts down gracefully.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../api/build-app.js';
+import { transcriptionRoutes } from '../api/routes/transcriptions.js';
+import type { ServiceConfig } from '../config/service-config.js';
+import { HoldingJobQueue, type JobQueue } from '../jobs/job-queue.js';
+import { LocalBlobStore } from '../store/local-blob-store.js';
+import { databasePath, openDatabase } from '../store/sqlite/database.js';
+import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
+import { SqliteJobStore } from '../store/sqlite/sqlite-job-store.js';
+import { SqliteKeyStore } from '../store/sqlite/sqlite-key-store.js';
+import { openEngines } from './open-engines.js';
+
+export interface RunningService {
+  app: FastifyInstance;
+  url: string;
+  /** Present when the database had no key and one was created at start. */
+  firstKey: string | null;
+  queue: JobQueue;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: boolean | object;
+  queue?: JobQueue;
+}
+
+export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const db = openDatabase(databasePath(config.dataDir));
+  const keys = new SqliteKeyStore(db);
+  const jobs = new SqliteJobStore(db);
+  const idempotency = new SqliteIdempotencyStore(db);
+  const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
+  const queue = options.queue ?? new HoldingJobQueue();
+
+  // A fresh install answers its first curl: one key, shown once.
+  const firstKey = keys.count() === 0 ? keys.create({}).key : null;
+
+  let engines: Awaited<ReturnType<typeof openEngines>>;
+  try {
+    engines = await openEngines(config);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const app = buildApp({
+    config,
+    keys,
+    logger: options.logger ?? { level: config.logLevel },
+    routes: [
+      transcriptionRoutes({
+        config,
+        engines: engines.engines,
+        modelBuilds: engines.modelBuilds,
+        keys,
+        jobs,
+        idempotency,
+        blobs,
+        queue,
+        hasWebhookSecret: () => false,
+      }),
+    ],
+  });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await engines.close();
+    db.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  let closing: Promise<void> | null = null;
+  return {
+    app,
+    url,
+    firstKey,
+    queue,
+    close: () =>
+      (closing ??= (async () => {
+        // Stop accepting, let in-flight requests finish, then free the engines and the database.
+        await app.close();
+        await engines.close();
+        db.close();
+      })()),
+  };
+}

@@ -1,0 +1,134 @@
+// The schema, as an ordered list of steps. A step is never edited once released: change the schema
+// by appending a new step (the jobs feature adds its lease, attempt and result columns this way,
+// with ALTER TABLE ... ADD COLUMN). Applied steps are recorded in `schema_migrations`, and
+// `user_version` mirrors the latest one so `sqlite3 FILE 'PRAGMA user_version'` tells an operator.
+import type { Database } from 'better-sqlite3';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'keys, dictionaries, idempotency records, jobs',
+    // Enumerations that may grow (plans, job statuses) are checked in TypeScript, not by CHECK
+    // constraints, because SQLite can only change a CHECK by rebuilding the table.
+    sql: `
+      CREATE TABLE api_keys (
+        id                    TEXT PRIMARY KEY,
+        tenant                TEXT NOT NULL,
+        secret_sha256         BLOB NOT NULL,
+        plan                  TEXT NOT NULL,
+        entitlements          TEXT NOT NULL,
+        default_language      TEXT,
+        billing_state         TEXT NOT NULL CHECK (billing_state IN ('active', 'paused')),
+        retention_hours       INTEGER NOT NULL CHECK (retention_hours BETWEEN 1 AND 72),
+        rate_limit_per_minute INTEGER,
+        created_at            TEXT NOT NULL,
+        revoked_at            TEXT
+      ) STRICT;
+      CREATE INDEX api_keys_by_tenant ON api_keys (tenant);
+
+      CREATE TABLE key_dictionaries (
+        key_id     TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        language   TEXT NOT NULL,
+        terms      TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (key_id, language)
+      ) STRICT;
+
+      CREATE TABLE idempotency_records (
+        tenant           TEXT NOT NULL,
+        key              TEXT NOT NULL,
+        fingerprint      TEXT NOT NULL,
+        state            TEXT NOT NULL CHECK (state IN ('in_progress', 'completed')),
+        response_status  INTEGER,
+        response_headers TEXT,
+        response_body    TEXT,
+        created_at_ms    INTEGER NOT NULL,
+        PRIMARY KEY (tenant, key)
+      ) STRICT;
+      CREATE INDEX idempotency_records_by_age ON idempotency_records (created_at_ms);
+
+      CREATE TABLE jobs (
+        id            TEXT PRIMARY KEY,
+        tenant        TEXT NOT NULL,
+        key_id        TEXT NOT NULL,
+        status        TEXT NOT NULL,
+        model         TEXT NOT NULL,
+        request       TEXT NOT NULL,
+        audio_path    TEXT,
+        audio_seconds REAL,
+        webhook_url   TEXT,
+        error_code    TEXT,
+        error_message TEXT,
+        created_at    TEXT NOT NULL,
+        updated_at    TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX jobs_by_tenant ON jobs (tenant, created_at);
+      CREATE INDEX jobs_by_status ON jobs (status, created_at);
+      CREATE INDEX jobs_by_audio_path ON jobs (audio_path) WHERE audio_path IS NOT NULL;
+    `,
+  },
+];
+
+export class MigrationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MigrationError';
+  }
+}
+
+/**
+ * Applies the steps this file has and the database lacks, each in its own IMMEDIATE transaction
+ * (so two processes opening a fresh file at once cannot both apply a step). Safe to call on every
+ * open. Returns the versions applied now.
+ */
+export function runMigrations(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  checkOrder(migrations);
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  ) STRICT`);
+  const latestKnown = migrations.at(-1)?.version ?? 0;
+  const applied = appliedVersions(db);
+  const newest = Math.max(0, ...applied);
+  if (newest > latestKnown) {
+    throw new MigrationError(
+      `the database has schema version ${newest} but this svc-stt knows only up to ${latestKnown}: upgrade svc-stt`,
+    );
+  }
+  const isApplied = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM schema_migrations WHERE version = ?');
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const appliedNow: number[] = [];
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    const apply = db.transaction(() => {
+      // Re-checked inside the write lock: another process may have applied it meanwhile.
+      if (isApplied.get(migration.version)) return;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+      db.pragma(`user_version = ${migration.version}`);
+      appliedNow.push(migration.version);
+    });
+    apply.immediate();
+  }
+  return appliedNow;
+}
+
+function appliedVersions(db: Database): Set<number> {
+  const rows = db.prepare<[], { version: number }>('SELECT version FROM schema_migrations').all();
+  return new Set(rows.map((row) => row.version));
+}
+
+function checkOrder(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new MigrationError(`migration '${migration.name}' has version ${migration.version}, expected ${index + 1}`);
+    }
+  });
+}
