@@ -13,7 +13,7 @@ t.test('the shipped manifest lists the offered models, all verifiable', async (t
     t.ok(names.includes(name), name);
   }
   for (const entry of manifest.models) {
-    t.equal(entry.url, `https://huggingface.co/ggerganov/whisper.cpp/resolve/main/ggml-${entry.name}.bin`);
+    t.equal(entry.url, `https://huggingface.co/ggerganov/whisper.cpp/resolve/5359861c739e955e79d9a303bcbc70fb988958b1/ggml-${entry.name}.bin`);
     t.match(entry.sha256, /^[0-9a-f]{64}$/, `${entry.name} has a SHA-256`);
     t.ok(entry.sizeBytes && entry.sizeBytes > 30e6, `${entry.name} has a size`);
     t.equal(entry.multilingual, !entry.name.includes('.en'));
