@@ -1,12 +1,15 @@
 // What the application frame needs from the outside, and the seam through which routes join it.
 // Routes that need more (engines, stores, queues) close over their own dependencies when they are
 // created, so adding a route never changes this interface.
-import type { FastifyBaseLogger, FastifyInstance, FastifyLoggerOptions, PinoLoggerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { KeyStore } from '../store/key-store.js';
 
 /** Pino options (level, stream, ...), a ready logger instance, or true/false for on/off. */
-export type AppLogger = boolean | FastifyBaseLogger | (FastifyLoggerOptions & PinoLoggerOptions);
+export type AppLogger = boolean | FastifyBaseLogger | PinoLoggerOptions;
+
+/** Fastify's `logger` option: pino's options (pino itself is Fastify's dependency, not ours). */
+export type PinoLoggerOptions = Exclude<FastifyServerOptions['logger'], boolean | undefined>;
 
 /**
  * A group of routes. Each is registered in its own encapsulated context after the frame (error

@@ -3,7 +3,7 @@
 // job ids or webhook destinations), and no credentials, which are also redacted should any code log
 // headers. This holds whether the caller passes pino options or a ready logger.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import type { AppLogger } from './app-dependencies.js';
+import type { AppLogger, PinoLoggerOptions } from './app-dependencies.js';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -22,7 +22,6 @@ export const contentFreeSerializers = {
 };
 
 type LoggerOptions = Pick<FastifyServerOptions, 'logger' | 'loggerInstance'>;
-type PinoOptions = Exclude<AppLogger, boolean | FastifyBaseLogger>;
 
 export function isLoggerInstance(logger: unknown): logger is FastifyBaseLogger {
   if (typeof logger !== 'object' || logger === null) return false;
@@ -39,10 +38,10 @@ export function appLoggerOptions(logger: AppLogger | undefined, defaultLevel: st
   return { logger: withSafety({ level: defaultLevel, ...logger }) };
 }
 
-function withSafety(options: PinoOptions): PinoOptions {
+function withSafety(options: PinoLoggerOptions): PinoLoggerOptions {
   const given = options.redact;
   const paths = Array.isArray(given) ? given : (given?.paths ?? []);
   const redact = { ...(Array.isArray(given) ? {} : given), paths: [...new Set([...paths, ...REDACTED_PATHS])] };
   if (!('censor' in redact) && !('remove' in redact)) Object.assign(redact, { censor: CENSOR });
-  return { ...options, redact, serializers: { ...options.serializers, ...contentFreeSerializers } } as PinoOptions;
+  return { ...options, redact, serializers: { ...options.serializers, ...contentFreeSerializers } } as PinoLoggerOptions;
 }

@@ -15,6 +15,8 @@ interface Bucket {
 }
 
 const MS_PER_MINUTE = 60_000;
+// Refill arithmetic is in floating point: 59 s of a 1/min bucket plus 1 s must make a whole token.
+const EPSILON = 1e-9;
 
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
@@ -59,15 +61,15 @@ export class TokenBuckets {
     // The clock may step backwards; time already credited is not credited twice.
     bucket.updatedAt = Math.max(bucket.updatedAt, now);
 
-    if (bucket.tokens >= 1) {
+    if (bucket.tokens >= 1 - EPSILON) {
       if (take) {
-        bucket.tokens -= 1;
+        bucket.tokens = Math.max(0, bucket.tokens - 1);
         this.buckets.set(name, bucket);
       }
       return { allowed: true, remaining: Math.floor(bucket.tokens) };
     }
     this.buckets.set(name, bucket);
-    const msUntilToken = ((1 - bucket.tokens) * MS_PER_MINUTE) / perMinute;
+    const msUntilToken = Math.round(((1 - bucket.tokens) * MS_PER_MINUTE) / perMinute);
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msUntilToken / 1000)) };
   }
 
@@ -79,7 +81,7 @@ export class TokenBuckets {
   private sweep(now: number): void {
     this.operationsSinceSweep = 0;
     for (const [name, bucket] of this.buckets) {
-      if (this.refilled(bucket, now) >= bucket.capacity) this.buckets.delete(name);
+      if (this.refilled(bucket, now) >= bucket.capacity - EPSILON) this.buckets.delete(name);
     }
   }
 }

@@ -3,20 +3,23 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { KeyStoreError } from '../store/key-store-error.js';
+import { validateLanguageFamily } from '../store/key-validation.js';
 import { withKeyStore } from './admin-stores.js';
+import type { CommandOutput } from './command-output.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: svc-stt dictionary set --key ID --language FAMILY FILE   (one term per line; FILE - reads stdin)
        svc-stt dictionary show --key ID --language FAMILY [--json]`;
 
-export async function runDictionaryCommand(argv: string[]): Promise<void> {
+/** `out` is where results go (stdout unless a test captures them); errors are thrown. */
+export async function runDictionaryCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub === 'set') return setDictionary(rest);
-  if (sub === 'show') return showDictionary(rest);
+  if (sub === 'set') return setDictionary(rest, out);
+  if (sub === 'show') return showDictionary(rest, out);
   throw new UsageError(USAGE);
 }
 
-async function setDictionary(argv: string[]): Promise<void> {
+async function setDictionary(argv: string[], out: CommandOutput): Promise<void> {
   const { key, language, positionals } = parse(argv);
   if (positionals.length !== 1) throw new UsageError(`dictionary set takes one FILE\n${USAGE}`);
   const file = positionals[0];
@@ -27,19 +30,20 @@ async function setDictionary(argv: string[]): Promise<void> {
     return keys.getDictionary(key, language);
   });
   const dropped = lines.length - stored.length;
-  process.stdout.write(
+  out.write(
     `stored ${stored.length} terms for ${key} (${language})${dropped ? `; ${dropped} duplicate lines skipped` : ''}\n`,
   );
 }
 
-async function showDictionary(argv: string[]): Promise<void> {
+async function showDictionary(argv: string[], out: CommandOutput): Promise<void> {
   const { key, language, json, positionals } = parse(argv);
   if (positionals.length > 0) throw new UsageError(`dictionary show takes no FILE\n${USAGE}`);
   const terms = await withKeyStore((keys) => {
+    validateLanguageFamily(language);
     if (!keys.get(key)) throw new KeyStoreError('not_found', `no API key with id '${key}'`);
     return keys.getDictionary(key, language);
   });
-  process.stdout.write(json ? `${JSON.stringify(terms)}\n` : terms.map((term) => `${term}\n`).join(''));
+  out.write(json ? `${JSON.stringify(terms)}\n` : terms.map((term) => `${term}\n`).join(''));
 }
 
 function parse(argv: string[]) {

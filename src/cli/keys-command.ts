@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_ENTITLEMENTS, type Entitlement, type KeyPatch, type Plan, type BillingState } from '../store/key-store.js';
 import { withKeyStore } from './admin-stores.js';
+import type { CommandOutput } from './command-output.js';
 import { keyListing, keyTable } from './key-listing.js';
 import { UsageError } from './usage-error.js';
 
@@ -12,16 +13,17 @@ const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--en
        svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
                         [--retention-hours N] [--default-language L|none] [--rate-limit N|none]`;
 
-export async function runKeysCommand(argv: string[]): Promise<void> {
+/** `out` is where results go (stdout unless a test captures them); errors are thrown. */
+export async function runKeysCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub === 'create') return createKey(rest);
-  if (sub === 'list') return listKeys(rest);
-  if (sub === 'revoke') return revokeKey(rest);
-  if (sub === 'update') return updateKey(rest);
+  if (sub === 'create') return createKey(rest, out);
+  if (sub === 'list') return listKeys(rest, out);
+  if (sub === 'revoke') return revokeKey(rest, out);
+  if (sub === 'update') return updateKey(rest, out);
   throw new UsageError(USAGE);
 }
 
-async function createKey(argv: string[]): Promise<void> {
+async function createKey(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parse(argv, {
     json: { type: 'boolean', default: false },
     tenant: { type: 'string' },
@@ -48,35 +50,35 @@ async function createKey(argv: string[]): Promise<void> {
   );
   if (values.json) {
     // The interface scripts rely on (DESIGN.md): exactly these three fields, one line.
-    process.stdout.write(`${JSON.stringify({ key, id: record.id, tenant: record.tenant })}\n`);
+    out.write(`${JSON.stringify({ key, id: record.id, tenant: record.tenant })}\n`);
     return;
   }
-  process.stdout.write(
+  out.write(
     `Created API key ${record.id} for tenant ${record.tenant} (plan ${record.plan}, ` +
       `entitlements: ${record.entitlements.join(', ') || 'none'}).\n` +
       `The key is shown only this once; store it now:\n\n  ${key}\n\n`,
   );
 }
 
-async function listKeys(argv: string[]): Promise<void> {
+async function listKeys(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   if (positionals.length > 0) throw new UsageError(`keys list takes no arguments\n${USAGE}`);
   const records = await withKeyStore((keys) => keys.list());
-  process.stdout.write(values.json ? `${JSON.stringify(records.map(keyListing))}\n` : keyTable(records));
+  out.write(values.json ? `${JSON.stringify(records.map(keyListing))}\n` : keyTable(records));
 }
 
-async function revokeKey(argv: string[]): Promise<void> {
+async function revokeKey(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const id = singleId(positionals, 'revoke');
   const { revoked, record } = await withKeyStore((keys) => {
     const revoked = keys.revoke(id);
     return { revoked, record: keys.get(id)! };
   });
-  if (values.json) process.stdout.write(`${JSON.stringify(keyListing(record))}\n`);
-  else process.stdout.write(revoked ? `revoked ${id}\n` : `${id} was already revoked (${record.revokedAt})\n`);
+  if (values.json) out.write(`${JSON.stringify(keyListing(record))}\n`);
+  else out.write(revoked ? `revoked ${id}\n` : `${id} was already revoked (${record.revokedAt})\n`);
 }
 
-async function updateKey(argv: string[]): Promise<void> {
+async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parse(argv, {
     json: { type: 'boolean', default: false },
     plan: { type: 'string' },
@@ -105,8 +107,8 @@ async function updateKey(argv: string[]): Promise<void> {
   }
   if (Object.keys(patch).length === 0) throw new UsageError(`keys update: nothing to change\n${USAGE}`);
   const record = await withKeyStore((keys) => keys.update(id, patch));
-  if (values.json) process.stdout.write(`${JSON.stringify(keyListing(record))}\n`);
-  else process.stdout.write(`updated ${id}\n${keyTable([record])}`);
+  if (values.json) out.write(`${JSON.stringify(keyListing(record))}\n`);
+  else out.write(`updated ${id}\n${keyTable([record])}`);
 }
 
 type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/build-app.js';
 import { transcriptionRoutes } from '../api/routes/transcriptions.js';
+import { defaultPublicBaseUrl } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { HoldingJobQueue, type JobQueue } from '../jobs/job-queue.js';
 import { LocalBlobStore } from '../store/local-blob-store.js';
@@ -75,6 +76,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  // Listening on port 0 (tests): links handed to clients must carry the port actually bound.
+  if (config.port === 0 && config.publicBaseUrl.endsWith(':0')) config.publicBaseUrl = defaultPublicBaseUrl(config.host, port);
   let closing: Promise<void> | null = null;
   return {
     app,

@@ -1,0 +1,59 @@
+// The Fastify application frame: request ids, content-free logging, the error envelope, 404/405,
+// authentication, rate limits and shutdown draining, then the route plugins in their own scopes.
+// Hooks run in the order added: request id, draining, authentication, per-key rate limit.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { AppDependencies } from './app-dependencies.js';
+import { appLoggerOptions } from './app-logger.js';
+import { authenticateHook } from './authenticate.js';
+import { handleClientError } from './client-error.js';
+import { registerDraining } from './draining.js';
+import { handleFrameworkError, registerErrorEnvelope } from './error-envelope.js';
+import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthThrottle, keyRateLimitHook } from './rate-limit.js';
+import { attachRequestId, generateRequestId } from './request-id.js';
+import { ContentFreeLogController } from './request-log-controller.js';
+import { RouteMethodRegistry } from './route-methods.js';
+import { openApiRoute } from './routes/openapi.js';
+import { TokenBuckets } from './token-bucket.js';
+import './fastify-augment.js';
+
+/** JSON bodies are small (job creation); audio travels as multipart under its own limits. */
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export function buildApp(deps: AppDependencies): FastifyInstance {
+  const clock = deps.now ?? (() => new Date());
+  const buckets = new TokenBuckets(() => clock().getTime());
+
+  const app = Fastify({
+    ...appLoggerOptions(deps.logger, deps.config.logLevel),
+    logController: new ContentFreeLogController(),
+    // Client addresses are the socket's: an X-Forwarded-For header cannot dodge per-address limits.
+    trustProxy: false,
+    bodyLimit: JSON_BODY_LIMIT_BYTES,
+    // Replaced by registerDraining, which answers with the error envelope.
+    return503OnClosing: false,
+    // Ids are always ours: a client-chosen id could collide with or impersonate another request's.
+    requestIdHeader: false,
+    genReqId: generateRequestId,
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
+  });
+
+  app.decorateRequest('apiKey', null);
+  // No route takes text bodies; without this parser they are refused 415 like any unknown type.
+  app.removeContentTypeParser('text/plain');
+
+  const routeMethods = new RouteMethodRegistry();
+  app.addHook('onRoute', (route) => routeMethods.record(route));
+
+  app.addHook('onRequest', attachRequestId);
+  registerDraining(app);
+  app.addHook('onRequest', authenticateHook(deps.keys, new FailedAuthThrottle(buckets, deps.failedAuthPerMinute ?? DEFAULT_FAILED_AUTH_PER_MINUTE)));
+  app.addHook('onRequest', keyRateLimitHook(buckets, deps.config));
+  registerErrorEnvelope(app, routeMethods);
+
+  app.register(async (scope) => openApiRoute(scope, deps));
+  for (const plugin of deps.routes ?? []) {
+    app.register(async (scope) => plugin(scope, deps));
+  }
+  return app;
+}

@@ -1,0 +1,363 @@
+// The contract's resources as JSON Schema (2020-12, as OpenAPI 3.1 uses it): request forms and
+// bodies, inline transcripts, jobs and the error envelope. Enumerations come from the code that
+// enforces them, so the document cannot drift from what the server accepts.
+import { LANGUAGE_FAMILIES } from '../pipeline/languages.js';
+import { MODEL_IDS, PROFILES, RESPONSE_FORMATS } from '../pipeline/transcription-request.js';
+import type { ApiErrorCode } from './api-error.js';
+import type { Reference, Schema } from './openapi-types.js';
+
+export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
+
+/** Every error code the API answers with; the compile-time check below keeps it complete. */
+export const ERROR_CODES = [
+  'invalid_request',
+  'unauthorized',
+  'billing_blocked',
+  'entitlement_denied',
+  'not_found',
+  'cancellation_not_supported',
+  'method_not_allowed',
+  'upload_timeout',
+  'upload_too_slow',
+  'idempotency_conflict',
+  'idempotency_in_progress',
+  'upload_not_complete',
+  'upload_too_large',
+  'unsupported_media_type',
+  'rate_limited',
+  'capacity_unavailable',
+  'service_unavailable',
+  'internal_error',
+] as const satisfies readonly ApiErrorCode[];
+type MissingErrorCode = Exclude<ApiErrorCode, (typeof ERROR_CODES)[number]>;
+const errorCodesComplete: [MissingErrorCode] extends [never] ? true : MissingErrorCode = true;
+void errorCodesComplete;
+
+export const JOB_FAILURE_CODES = ['audio_too_long', 'audio_undecodable', 'internal_error', 'job_expired'] as const;
+
+const AUDIO_FORMATS = 'WAV, MP3, M4A/MP4, WebM, OGG, FLAC or AAC';
+const LANGUAGE_TAG_PATTERN = `^(auto|(${LANGUAGE_FAMILIES.join('|')})(-([A-Za-z]{2}|[0-9]{3}))?)$`;
+const string = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+const integer = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
+const number = (extra: Schema = {}): Schema => ({ type: 'number', ...extra });
+const boolean = (extra: Schema = {}): Schema => ({ type: 'boolean', ...extra });
+const stringArray = (extra: Schema = {}): Schema => ({ type: 'array', items: string(), ...extra });
+
+const errorEnvelope: Schema = {
+  type: 'object',
+  description: 'Every error uses this envelope and nothing else at the top level. Branch on `error.code`; `message` is a fixed server text.',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      additionalProperties: false,
+      properties: { code: string({ enum: ERROR_CODES }), message: string() },
+    },
+  },
+};
+
+const transcriptionRequest: Schema = {
+  type: 'object',
+  required: ['file', 'model'],
+  properties: {
+    file: string({
+      format: 'binary',
+      contentMediaType: 'application/octet-stream',
+      description: `The audio: ${AUDIO_FORMATS}. At most 100,000,000 bytes; larger files use /v1/jobs. The bytes decide the container, not the file name or declared type.`,
+    }),
+    model: string({ enum: MODEL_IDS }),
+    response_format: string({ enum: RESPONSE_FORMATS, default: 'diarized_json' }),
+    language: string({
+      description: "A supported BCP-47 tag (family `xx` or regional `xx-YY`) or `auto`. Default: the key's default language, then English.",
+      pattern: LANGUAGE_TAG_PATTERN,
+      examples: ['en', 'en-GB', 'es-419', 'auto'],
+    }),
+    language_hints: string({
+      description: 'JSON array string of 1 to 8 candidate BCP-47 tags. Valid only with `language=auto`.',
+      contentMediaType: 'application/json',
+      contentSchema: stringArray({ minItems: 1, maxItems: 8, uniqueItems: true }),
+    }),
+    diarize: boolean({ default: false, description: 'Attach speaker labels and word timestamps. Use with `response_format=verbose_json`.' }),
+    dictionary: boolean({ default: true, description: "`false` suppresses the key's stored terms for this request." }),
+    vocabulary: string({
+      description: 'JSON array string of exact expected terms, up to 1,000 (at most 30 when the language is `auto`, Arabic or Hindi).',
+      contentMediaType: 'application/json',
+      contentSchema: stringArray({ maxItems: 1000 }),
+    }),
+    patterns: string({ description: 'Comma-separated request-only structured-token expressions, at most 32. Needs the `patterns` entitlement.' }),
+    webhook_url: string({
+      format: 'uri',
+      maxLength: 2048,
+      description: 'HTTPS, port 443. Forces asynchronous dispatch (202). Needs an active webhook signing secret on the key.',
+    }),
+    profile: string({
+      enum: PROFILES,
+      default: 'default',
+      description: '`standard` and `turbo` are deprecated aliases of `default` with identical behaviour; responses to them carry `Deprecation` and `Warning` headers.',
+    }),
+  },
+};
+
+const segment: Schema = {
+  type: 'object',
+  required: ['id', 'speaker', 'text', 'start', 'end'],
+  properties: {
+    id: string(),
+    speaker: string(),
+    text: string(),
+    start: number({ description: 'seconds' }),
+    end: number({ description: 'seconds' }),
+    confidence: { type: ['number', 'null'] },
+    language: string(),
+  },
+};
+
+const word: Schema = {
+  type: 'object',
+  required: ['word', 'start', 'end'],
+  properties: { word: string(), start: number({ description: 'seconds' }), end: number({ description: 'seconds' }), speaker: string() },
+};
+
+const languageDetection: Schema = {
+  type: 'object',
+  required: ['mode', 'candidates', 'languages', 'utterances', 'fallbacks'],
+  properties: {
+    mode: string({ const: 'per_utterance' }),
+    candidates: stringArray(),
+    requested_candidates: stringArray(),
+    languages: stringArray(),
+    utterances: integer(),
+    fallbacks: integer({ const: 0 }),
+  },
+};
+
+const vocabularyAudit: Schema = {
+  type: 'object',
+  required: ['enabled', 'mode', 'requested_terms', 'applied_terms', 'suspect_insertions', 'safety_fallback'],
+  properties: {
+    enabled: boolean(),
+    mode: string({ enum: ['direct', 'retrieval'] }),
+    requested_terms: integer(),
+    applied_terms: integer({ deprecated: true, description: 'Deprecated alias of the delivered outcome; never prompt coverage.' }),
+    suspect_insertions: integer(),
+    safety_fallback: boolean(),
+    language: string(),
+    schema: string({ const: 'svc-vocabulary-audit-v3' }),
+    delivered_terms: stringArray({ description: 'Requested terms present in the transcript.' }),
+    delivered: { deprecated: true, description: 'Alias of `delivered_terms`.' },
+    corrected_terms: stringArray({ description: 'Conservative caller-owned surface corrections.' }),
+    corrections_applied: { deprecated: true, description: 'Alias of `corrected_terms`.' },
+    unresolved_terms: stringArray({ description: 'Terms still absent from the transcript.' }),
+    unresolved: { deprecated: true, description: 'Alias of `unresolved_terms`.' },
+    prompt_status: string({ description: 'Request coverage.' }),
+    prompted_terms: integer(),
+    prompted_chunks: integer(),
+    fallback_chunks: integer(),
+    dropped: stringArray({ description: 'Reserved for terms rejected before decoding.' }),
+  },
+};
+
+const speakerTiming: Schema = {
+  type: 'object',
+  properties: {
+    word_timing: boolean(),
+    speaker_ceiling_reached: boolean(),
+    requested_max_speakers: { type: ['integer', 'null'] },
+    detected_speaker_count: integer(),
+    speaker_ceiling_action: string(),
+  },
+};
+
+const metadata: Schema = {
+  type: 'object',
+  properties: {
+    api_version: string(),
+    runtime: string({ const: 'svc-runtime' }),
+    processing_ms: { type: 'object', properties: { asr: integer(), diarization: integer() } },
+    model_build: string(),
+  },
+};
+
+const transcriptionJson: Schema = { type: 'object', required: ['text'], properties: { text: string() } };
+
+const transcriptionVerboseJson: Schema = {
+  type: 'object',
+  description: 'The `verbose_json` shape, also returned for the historical `diarized_json`.',
+  required: ['text', 'language', 'segments'],
+  properties: {
+    text: string(),
+    language: string({ description: 'Effective language: `mixed` for multilingual auto, `und` for silence.' }),
+    language_source: string({ description: '`detected` when the language was detected because `language` was omitted.' }),
+    duration: number({ description: 'seconds' }),
+    model: string({ enum: MODEL_IDS }),
+    request_id: string({ description: 'Give this to support.' }),
+    segments: { type: 'array', items: ref('Segment') },
+    words: { type: 'array', items: ref('Word'), description: 'Present when word alignment is available.' },
+    speakers: { type: 'array', items: { type: 'object', required: ['speaker'], properties: { speaker: string() } } },
+    speaker_segments: {
+      type: 'array',
+      items: { type: 'object' },
+      description: 'Acoustic speaker intervals, used when word timing is unavailable (Arabic, Hindi).',
+    },
+    speaker_timing: ref('SpeakerTiming'),
+    language_detection: ref('LanguageDetection'),
+    vocabulary: ref('VocabularyAudit'),
+    patterns: { type: 'object', additionalProperties: true },
+    metadata: ref('Metadata'),
+  },
+};
+
+const jobTranscript: Schema = {
+  description: 'Final job result content: the verbose shape plus decoration state.',
+  allOf: [
+    ref('TranscriptionVerboseJson'),
+    {
+      type: 'object',
+      properties: {
+        decoration: {
+          type: 'object',
+          properties: {
+            status: string({ enum: ['processing', 'unavailable'] }),
+            stale_after: string({ format: 'date-time' }),
+            review_required: boolean(),
+          },
+        },
+        word_timing_available: boolean({ description: 'false while decoration is processing.' }),
+      },
+    },
+  ],
+};
+
+const acceptedJob: Schema = {
+  type: 'object',
+  required: ['id', 'object', 'status', 'created_at', 'model', 'poll_url', 'webhook'],
+  properties: {
+    id: string(),
+    object: string({ const: 'transcription.job' }),
+    status: string({ enum: ['accepted', 'running', 'succeeded', 'failed'] }),
+    created_at: string({ format: 'date-time' }),
+    model: string({ const: 'svc-medical-1' }),
+    poll_url: string({ format: 'uri' }),
+    webhook: { type: 'object', required: ['requested'], properties: { requested: boolean() } },
+  },
+};
+
+const job: Schema = {
+  type: 'object',
+  required: ['id', 'status', 'created_at', 'updated_at', 'model'],
+  properties: {
+    id: string(),
+    status: string({ enum: ['awaiting_upload', 'accepted', 'running', 'succeeded', 'failed'] }),
+    created_at: string({ format: 'date-time' }),
+    updated_at: string({ format: 'date-time' }),
+    model: string({ const: 'svc-medical-1' }),
+    result: ref('JobResult'),
+    error: ref('JobError'),
+    transcription: ref('JobProgress'),
+  },
+};
+
+const jobResult: Schema = {
+  type: 'object',
+  properties: {
+    download_url: string({ format: 'uri' }),
+    expires_in_seconds: integer(),
+    content_type: string(),
+    expired: boolean(),
+    content: {
+      description: 'With `include_result=true` and a result of at most 4 MiB: the final transcript.',
+      oneOf: [ref('JobTranscript'), ref('TranscriptionJson'), string()],
+    },
+    inline: boolean({ description: 'false means fetch `download_url`.' }),
+  },
+};
+
+const jobError: Schema = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: string({ enum: JOB_FAILURE_CODES }), message: string() },
+};
+
+const jobProgress: Schema = {
+  type: 'object',
+  description: 'Provisional progress of a long running job; replaced entirely by the final result.',
+  properties: {
+    status: string({ const: 'processing' }),
+    partial_result_url: string({ format: 'uri' }),
+    result_revision: integer(),
+    completed_audio_seconds: number(),
+    provisional: boolean({ const: true }),
+  },
+};
+
+const uploadForm: Schema = {
+  type: 'object',
+  required: ['method', 'url', 'fields', 'expires_in_seconds'],
+  properties: {
+    method: string({ const: 'POST' }),
+    url: string({ format: 'uri' }),
+    fields: { type: 'object', additionalProperties: string(), description: 'Send every entry exactly as given, plus the file part.' },
+    expires_in_seconds: integer(),
+  },
+};
+
+const createdJob: Schema = {
+  allOf: [
+    ref('Job'),
+    {
+      type: 'object',
+      required: ['upload', 'complete_url', 'poll_url', 'min_audio_seconds', 'max_audio_seconds'],
+      properties: {
+        upload: ref('UploadForm'),
+        complete_url: string({ format: 'uri' }),
+        poll_url: string({ format: 'uri' }),
+        min_audio_seconds: integer({ const: 30 }),
+        max_audio_seconds: integer({ description: 'The live authority on the longest audio a job accepts.' }),
+      },
+    },
+  ],
+};
+
+const jobCreationRequest: Schema = {
+  type: 'object',
+  required: ['filename', 'content_type', 'content_length_bytes'],
+  properties: {
+    model: string({ enum: ['svc-medical-1'], default: 'svc-medical-1' }),
+    filename: string({ maxLength: 255, description: 'Must match the declared content type.' }),
+    content_type: string({ maxLength: 100, description: 'A supported audio MIME type.' }),
+    content_length_bytes: integer({ minimum: 1, maximum: 1_073_741_824, description: 'The exact byte length of the file.' }),
+    response_format: string({ enum: RESPONSE_FORMATS, default: 'json' }),
+    language: string({ pattern: LANGUAGE_TAG_PATTERN, description: "Default: the key's default language, then English; when omitted the dominant language is detected." }),
+    language_hints: stringArray({ minItems: 1, maxItems: 8, uniqueItems: true }),
+    vocabulary: { type: 'array', items: string({ maxLength: 96 }), maxItems: 1000 },
+    patterns: string({ maxLength: 2048 }),
+    profile: string({ enum: PROFILES, default: 'default', description: '`standard` and `turbo` are deprecated aliases of `default`.' }),
+    diarize: boolean({ default: false }),
+    max_speakers: integer({ minimum: 1, maximum: 4, default: 4 }),
+    webhook_url: string({ format: 'uri', maxLength: 2048, description: 'HTTPS, port 443. Needs an active webhook signing secret.' }),
+  },
+};
+
+export const schemas: Record<string, Schema> = {
+  Error: errorEnvelope,
+  TranscriptionRequest: transcriptionRequest,
+  TranscriptionJson: transcriptionJson,
+  TranscriptionVerboseJson: transcriptionVerboseJson,
+  Segment: segment,
+  Word: word,
+  SpeakerTiming: speakerTiming,
+  LanguageDetection: languageDetection,
+  VocabularyAudit: vocabularyAudit,
+  Metadata: metadata,
+  AcceptedJob: acceptedJob,
+  JobCreationRequest: jobCreationRequest,
+  Job: job,
+  CreatedJob: createdJob,
+  UploadForm: uploadForm,
+  JobResult: jobResult,
+  JobTranscript: jobTranscript,
+  JobError: jobError,
+  JobProgress: jobProgress,
+};

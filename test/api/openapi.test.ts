@@ -1,0 +1,148 @@
+// GET /v1/openapi.json: public, and a structurally sound OpenAPI 3.1 document of the contract.
+import t from 'tap';
+import { buildOpenApiDocument } from '../../src/api/openapi.js';
+import { ERROR_CODES } from '../../src/api/openapi-schemas.js';
+import { MODEL_IDS, PROFILES, RESPONSE_FORMATS } from '../../src/pipeline/transcription-request.js';
+import { buildTestApp } from '../helpers/api-test-app.js';
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+type Json = Record<string, unknown>;
+
+function operations(doc: Json): Array<{ path: string; method: string; op: Json }> {
+  const out: Array<{ path: string; method: string; op: Json }> = [];
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
+    for (const method of METHODS) if (item[method]) out.push({ path, method, op: item[method] as Json });
+  }
+  return out;
+}
+
+function resolve(doc: Json, pointer: string): unknown {
+  if (!pointer.startsWith('#/')) return undefined;
+  return pointer
+    .slice(2)
+    .split('/')
+    .reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), doc);
+}
+
+function refsIn(node: unknown, found: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => refsIn(n, found));
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') found.push(value);
+      else refsIn(value, found);
+    }
+  }
+  return found;
+}
+
+/** Follows a $ref (once, as responses and headers are referenced). */
+function deref<T>(doc: Json, node: unknown): T {
+  const ref = (node as { $ref?: string }).$ref;
+  return (ref ? resolve(doc, ref) : node) as T;
+}
+
+t.test('served without authentication, as JSON, with x-request-id', async (t) => {
+  const { app } = await buildTestApp(t);
+  const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
+  t.equal(res.statusCode, 200);
+  t.match(res.headers['content-type'], /^application\/json/);
+  t.match(res.headers['x-request-id'], /^req_/);
+  const doc = res.json();
+  t.equal(doc.openapi, '3.1.0');
+  t.same(doc.servers, [{ url: 'http://127.0.0.1:8080' }], 'the configured public base URL');
+});
+
+t.test('structure: operations, security, responses, references', async (t) => {
+  const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as Json;
+  const ops = operations(doc);
+  t.same(
+    ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(),
+    [
+      'DELETE /v1/jobs/{job_id}',
+      'GET /v1/jobs/{job_id}',
+      'GET /v1/openapi.json',
+      'POST /v1/audio/transcriptions',
+      'POST /v1/jobs',
+      'POST /v1/jobs/{job_id}/complete',
+    ],
+  );
+  const ids = new Set<string>();
+  for (const { path, method, op } of ops) {
+    const name = `${method.toUpperCase()} ${path}`;
+    t.type(op.operationId, 'string', `${name}: operationId`);
+    t.notOk(ids.has(op.operationId as string), `${name}: unique operationId`);
+    ids.add(op.operationId as string);
+    t.ok(Array.isArray(op.security), `${name}: security`);
+    const responses = op.responses as Json;
+    t.ok(Object.keys(responses).length > 0, `${name}: responses`);
+    for (const [status, raw] of Object.entries(responses)) {
+      const response = deref<{ description: string; content?: Json; headers?: Json }>(doc, raw);
+      t.type(response?.description, 'string', `${name} ${status}: description`);
+      t.ok(response.headers && 'x-request-id' in response.headers, `${name} ${status}: x-request-id header`);
+      if (Number(status) >= 400) {
+        t.same(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${name} ${status}: the envelope`);
+      }
+    }
+    for (const match of path.matchAll(/\{([^}]+)\}/g)) {
+      const params = ((op.parameters ?? []) as unknown[]).map((p) => deref<{ name: string; in: string; required?: boolean }>(doc, p));
+      t.ok(params.some((p) => p.name === match[1] && p.in === 'path' && p.required === true), `${name}: path parameter ${match[1]}`);
+    }
+  }
+  t.same((ops.find((o) => o.path === '/v1/openapi.json')!.op as Json).security, [], 'the document itself is public');
+  for (const { path, op } of ops.filter((o) => o.path !== '/v1/openapi.json')) {
+    t.same(op.security, [{ bearerAuth: [] }], `${path}: bearer`);
+  }
+  t.same((doc.components as Json).securitySchemes, { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The API key as the bearer token.' } });
+
+  const refs = refsIn(doc);
+  t.ok(refs.length > 50, 'references are used');
+  for (const ref of new Set(refs)) t.ok(resolve(doc, ref) !== undefined, `${ref} resolves`);
+});
+
+t.test('the direct-upload form is the contract table, with its enums and defaults', async (t) => {
+  const doc = buildOpenApiDocument() as unknown as Json;
+  const op = (doc.paths as Json)['/v1/audio/transcriptions'] as Json;
+  const body = ((op.post as Json).requestBody as Json).content as Json;
+  const form = deref<{ required: string[]; properties: Record<string, Json> }>(doc, (body['multipart/form-data'] as Json).schema);
+  t.same(
+    Object.keys(form.properties).sort(),
+    ['diarize', 'dictionary', 'file', 'language', 'language_hints', 'model', 'patterns', 'profile', 'response_format', 'vocabulary', 'webhook_url'],
+  );
+  t.same(form.required.sort(), ['file', 'model']);
+  t.same(form.properties.model.enum, MODEL_IDS);
+  t.same(form.properties.model.enum, ['svc-medical-1', 'svc-medical-edge-1']);
+  t.same(form.properties.response_format.enum, RESPONSE_FORMATS);
+  t.equal(form.properties.response_format.default, 'diarized_json');
+  t.same(form.properties.profile.enum, PROFILES);
+  t.equal(form.properties.profile.default, 'default');
+  t.equal(form.properties.diarize.default, false);
+  t.equal(form.properties.dictionary.default, true);
+  t.equal(form.properties.webhook_url.maxLength, 2048);
+  t.equal(form.properties.file.format, 'binary');
+
+  const responses = (op.post as Json).responses as Json;
+  t.same(Object.keys(responses).sort(), ['200', '202', '400', '401', '402', '403', '408', '409', '413', '415', '422', '429', '500', '503']);
+  const accepted = responses['202'] as Json;
+  t.ok('Location' in (accepted.headers as Json) && 'Retry-After' in (accepted.headers as Json), '202 headers');
+  const ok = (responses['200'] as Json).content as Json;
+  t.ok('text/plain' in ok && 'application/json' in ok, '200 text and JSON');
+
+  const schemas = (doc.components as Json).schemas as Record<string, Json>;
+  for (const name of ['Segment', 'Word', 'LanguageDetection', 'VocabularyAudit', 'Metadata', 'AcceptedJob', 'Job', 'CreatedJob', 'Error']) {
+    t.ok(schemas[name], `${name} schema`);
+  }
+  t.same((schemas.Segment.required as string[]).sort(), ['end', 'id', 'speaker', 'start', 'text']);
+  t.same((((schemas.Error.properties as Json).error as Json).properties as Json).code, { type: 'string', enum: ERROR_CODES });
+  t.equal(schemas.Error.additionalProperties, false);
+});
+
+t.test('jobs routes: wait and include_result, DELETE is 405 cancellation_not_supported', async (t) => {
+  const doc = buildOpenApiDocument() as unknown as Json;
+  const item = (doc.paths as Json)['/v1/jobs/{job_id}'] as Json;
+  const params = ((item.get as Json).parameters as unknown[]).map((p) => deref<{ name: string; in: string }>(doc, p));
+  t.same(params.map((p) => `${p.in}:${p.name}`), ['path:job_id', 'query:wait', 'query:include_result']);
+  const del = (item.delete as Json).responses as Json;
+  t.same(del['405'], { $ref: '#/components/responses/CancellationNotSupported' });
+  const create = (((doc.paths as Json)['/v1/jobs'] as Json).post as Json).responses as Json;
+  t.ok(create['201'], 'POST /v1/jobs answers 201');
+});

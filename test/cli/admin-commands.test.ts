@@ -1,0 +1,176 @@
+// keys and dictionary commands run in-process (output captured, errors as thrown): options, human
+// output, updates, revocation, and every refusal. keys.test.ts covers the same through a process.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { runDictionaryCommand } from '../../src/cli/dictionary-command.js';
+import { runKeysCommand } from '../../src/cli/keys-command.js';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { KeyStoreError } from '../../src/store/key-store-error.js';
+import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
+import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
+
+type Command = typeof runKeysCommand;
+
+/** A fresh data folder for this test, used through SVC_DATA_DIR like the real command. */
+function useDataDir(t: Test): string {
+  const dataDir = join(t.testdir(), 'data');
+  const saved = { dir: process.env.SVC_DATA_DIR, config: process.env.SVC_CONFIG };
+  process.env.SVC_DATA_DIR = dataDir;
+  delete process.env.SVC_CONFIG;
+  t.teardown(() => {
+    process.env.SVC_DATA_DIR = saved.dir;
+    if (saved.config !== undefined) process.env.SVC_CONFIG = saved.config;
+    if (saved.dir === undefined) delete process.env.SVC_DATA_DIR;
+  });
+  return dataDir;
+}
+
+async function run(command: Command, args: string[]): Promise<string> {
+  let text = '';
+  await command(args, { write: (chunk: string) => (text += chunk) });
+  return text;
+}
+
+async function failure(command: Command, args: string[]): Promise<Error> {
+  try {
+    await run(command, args);
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error(`expected ${args.join(' ')} to fail`);
+}
+
+const keys = (args: string[]) => run(runKeysCommand, args);
+const dictionary = (args: string[]) => run(runDictionaryCommand, args);
+const createJson = async (args: string[] = []) => JSON.parse(await keys(['create', '--json', ...args])) as { key: string; id: string; tenant: string };
+const listJson = async () => JSON.parse(await keys(['list', '--json'])) as Array<Record<string, unknown>>;
+
+t.test('create: every option lands in the listing', async (t) => {
+  useDataDir(t);
+  const created = await createJson(['--tenant', 'acme', '--plan', 'enterprise', '--entitlement', 'patterns', '--default-language', 'es-419', '--retention-hours', '48', '--rate-limit', '90']);
+  t.equal(created.tenant, 'acme');
+  t.match((await listJson())[0], {
+    id: created.id,
+    tenant: 'acme',
+    plan: 'enterprise',
+    entitlements: ['patterns', 'language_detection'],
+    default_language: 'es-419',
+    retention_hours: 48,
+    rate_limit_per_minute: 90,
+    billing_state: 'active',
+    revoked_at: null,
+  });
+  const defaults = await createJson();
+  t.match((await listJson())[1], { id: defaults.id, plan: 'payg', entitlements: ['language_detection'], retention_hours: 24, default_language: null });
+});
+
+t.test('create without --json shows the key once, for people', async (t) => {
+  const dataDir = useDataDir(t);
+  const text = await keys(['create', '--tenant', 'clinic-7']);
+  t.match(text, /^Created API key key_\w{12} for tenant clinic-7 \(plan payg, entitlements: language_detection\)\./);
+  t.match(text, /shown only this once/);
+  const key = /\n {2}(svc_\S+)\n/.exec(text)?.[1];
+  t.ok(key);
+  const db = openDatabase(databasePath(dataDir));
+  t.teardown(() => db.close());
+  t.ok(new SqliteKeyStore(db).authenticate(key!));
+});
+
+t.test('list: empty, JSON and table, never a key', async (t) => {
+  useDataDir(t);
+  t.same(await listJson(), []);
+  t.match(await keys(['list']), /no API keys/);
+  const a = await createJson(['--tenant', 'acme']);
+  const table = await keys(['list']);
+  t.match(table, /^ID\s+TENANT\s+PLAN\s+STATE\s+RETENTION\s+LANGUAGE\s+ENTITLEMENTS\n/);
+  t.match(table, new RegExp(`${a.id}\\s+acme\\s+payg\\s+active\\s+24h\\s+-\\s+language_detection`));
+  t.notOk(table.includes(a.key.slice(17)));
+});
+
+t.test('update and revoke', async (t) => {
+  const dataDir = useDataDir(t);
+  const created = await createJson();
+  const updated = JSON.parse(await keys(['update', created.id, '--json', '--plan', 'builder', '--billing', 'paused', '--entitlement', 'patterns', '--retention-hours', '12', '--default-language', 'fr', '--rate-limit', '30']));
+  t.match(updated, { id: created.id, plan: 'builder', billing_state: 'paused', entitlements: ['patterns'], retention_hours: 12, default_language: 'fr', rate_limit_per_minute: 30 });
+  const cleared = JSON.parse(await keys(['update', created.id, '--json', '--entitlement', 'none', '--default-language', 'none', '--rate-limit', 'none']));
+  t.match(cleared, { entitlements: [], default_language: null, rate_limit_per_minute: null, plan: 'builder' });
+  t.match(await keys(['update', created.id, '--billing', 'active']), new RegExp(`^updated ${created.id}\\n`));
+
+  t.equal(await keys(['revoke', created.id]), `revoked ${created.id}\n`);
+  t.match(await keys(['revoke', created.id]), new RegExp(`^${created.id} was already revoked \\(\\d{4}-`));
+  t.match(JSON.parse(await keys(['revoke', created.id, '--json'])), { id: created.id, revoked_at: /^\d{4}-/ });
+  const db = openDatabase(databasePath(dataDir));
+  t.teardown(() => db.close());
+  t.equal(new SqliteKeyStore(db).authenticate(created.key), null);
+});
+
+t.test('refusals: usage errors (exit 2) and unknown keys (exit 1); secrets never echoed', async (t) => {
+  useDataDir(t);
+  const created = await createJson();
+  const usage: Array<[string[], RegExp]> = [
+    [[], /usage: svc-stt keys create/],
+    [['rotate'], /usage: svc-stt keys create/],
+    [['create', 'extra'], /takes no arguments/],
+    [['create', '--plan', 'gold'], /^plan must be one of builder, payg, enterprise$/],
+    [['create', '--retention-hours', '100'], /^retention hours must be an integer from 1 to 72$/],
+    [['create', '--retention-hours', 'ten'], /^--retention-hours must be a whole number$/],
+    [['create', '--rate-limit=-5'], /^--rate-limit must be a whole number$/],
+    [['create', '--entitlement', 'telepathy'], /^unknown entitlement 'telepathy'/],
+    [['create', '--default-language', 'klingon'], /^default language must be a tag like/],
+    [['create', '--tenant', 'has space'], /^tenant must be/],
+    [['create', '--bogus'], /Unknown option '--bogus'/],
+    [['list', 'extra'], /takes no arguments/],
+    [['update', created.id], /nothing to change/],
+    [['update', created.id, '--billing', 'closed'], /^billing state must be one of active, paused$/],
+    [['update', created.id, '--entitlement', 'none', '--entitlement', 'patterns'], /cannot be combined/],
+    [['revoke'], /takes one key id/],
+    [['revoke', 'a', 'b'], /takes one key id/],
+  ];
+  for (const [args, message] of usage) {
+    const error = await failure(runKeysCommand, args);
+    t.ok(error instanceof UsageError, `${args.join(' ')}: usage error`);
+    t.match(error.message, message, args.join(' '));
+  }
+  for (const args of [['revoke', 'key_ZZZZZZZZZZZZ'], ['update', 'key_ZZZZZZZZZZZZ', '--plan', 'payg'], ['revoke', created.key]]) {
+    const error = await failure(runKeysCommand, args);
+    t.match(error, { code: 'not_found' }, args.join(' '));
+    t.ok(error instanceof KeyStoreError && !('exitCode' in error), 'exit code 1');
+    t.notOk(error.message.includes(created.key.slice(17)), 'no secret in the message');
+  }
+});
+
+t.test('dictionary set and show', async (t) => {
+  const dataDir = useDataDir(t);
+  const { id, key } = await createJson();
+  const file = join(dataDir, '..', 'terms.txt');
+  writeFileSync(file, 'metoprolol\n\n  atorvastatin  \r\ntroponin\n');
+  t.equal(await dictionary(['set', '--key', id, '--language', 'en', file]), `stored 3 terms for ${id} (en)\n`);
+  t.equal(await dictionary(['show', '--key', id, '--language', 'en']), 'metoprolol\natorvastatin\ntroponin\n');
+  t.same(JSON.parse(await dictionary(['show', '--key', id, '--language', 'en', '--json'])), ['metoprolol', 'atorvastatin', 'troponin']);
+  t.equal(await dictionary(['show', '--key', id, '--language', 'es']), '', 'another language is empty');
+  writeFileSync(file, '');
+  t.equal(await dictionary(['set', '--key', id, '--language', 'en', file]), `stored 0 terms for ${id} (en)\n`, 'an empty file clears the list');
+
+  writeFileSync(file, `ok\n${'x'.repeat(97)}\n`);
+  const usage: Array<[string[], RegExp]> = [
+    [['set', '--key', id, '--language', 'en', file], /^dictionary term 2 is longer than 96 characters$/],
+    [['set', '--key', id, '--language', 'en-GB', file], /supported language family/],
+    [['show', '--key', id, '--language', 'klingon'], /supported language family/],
+    [['show', '--language', 'en'], /--key and --language are required/],
+    [['show', '--key', id], /--key and --language are required/],
+    [['set', '--key', id, '--language', 'en'], /takes one FILE/],
+    [['show', '--key', id, '--language', 'en', file], /takes no FILE/],
+    [['show', '--key', key, '--language', 'en'], /^--key takes the key id \(key_\.\.\.\), not the secret key$/],
+    [['purge'], /usage: svc-stt dictionary set/],
+  ];
+  for (const [args, message] of usage) {
+    const error = await failure(runDictionaryCommand, args);
+    t.ok(error instanceof UsageError, `${args.join(' ')}: usage error`);
+    t.match(error.message, message, args.join(' '));
+  }
+  t.match(await failure(runDictionaryCommand, ['show', '--key', 'key_ZZZZZZZZZZZZ', '--language', 'en']), { code: 'not_found' });
+  writeFileSync(file, 'aspirin\n');
+  t.match(await failure(runDictionaryCommand, ['set', '--key', 'key_ZZZZZZZZZZZZ', '--language', 'en', file]), { code: 'not_found' });
+  await t.rejects(run(runDictionaryCommand, ['set', '--key', id, '--language', 'en', join(dataDir, 'missing.txt')]), { code: 'ENOENT' });
+});

@@ -1,0 +1,256 @@
+// loadConfig: defaults, environment, the SVC_CONFIG file (env wins), and every problem reported at
+// once, one line each, naming the variable.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import t, { type Test } from 'tap';
+import { ConfigError } from '../../src/config/config-error.js';
+import { defaultPublicBaseUrl, loadConfig, loadDataDir } from '../../src/config/load-config.js';
+import { DEFAULTS } from '../../src/config/service-config.js';
+
+/** A folder with two (fake) model files; loadConfig only checks that they are readable files. */
+function models(t: Test) {
+  const dir = t.testdir({ 'flagship.bin': 'ggml', 'edge.bin': 'ggml', 'sub': {} });
+  return { dir, flagship: join(dir, 'flagship.bin'), edge: join(dir, 'edge.bin') };
+}
+
+function problemsOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      // The message is the list, one problem per line.
+      const lines = error.message.split('\n');
+      if (lines[0] !== 'invalid configuration:' || lines.length !== error.problems.length + 1) throw new Error('unexpected message shape');
+      return [...error.problems];
+    }
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
+  const { flagship } = models(t);
+  const config = loadConfig({ SVC_MODEL: flagship });
+  t.same(config, {
+    dataDir: resolve('./data'),
+    host: '127.0.0.1',
+    port: 8080,
+    realtimePort: 8081,
+    models: { 'svc-medical-1': flagship, 'svc-medical-edge-1': flagship },
+    inlineBoundarySeconds: 60,
+    maxAudioSeconds: 7200,
+    minAudioSeconds: 1,
+    maxUploadBytes: 100_000_000,
+    retentionHours: 24,
+    pool: { workers: 1, threadsPerWorker: availableParallelism(), maxQueue: 16 },
+    upload: { ...DEFAULTS.upload },
+    rateLimitPerMinute: DEFAULTS.rateLimitPerMinute,
+    decodeTimeoutMs: DEFAULTS.decodeTimeoutMs,
+    decoding: { ...DEFAULTS.decoding },
+    publicBaseUrl: 'http://127.0.0.1:8080',
+    logLevel: 'info',
+  });
+});
+
+t.test('every environment variable', async (t) => {
+  const { dir, flagship, edge } = models(t);
+  const config = loadConfig({
+    SVC_DATA_DIR: join(dir, 'data'),
+    SVC_HOST: '0.0.0.0',
+    SVC_PORT: '0',
+    SVC_REALTIME_PORT: '0',
+    SVC_MODEL: flagship,
+    SVC_EDGE_MODEL: edge,
+    SVC_INLINE_BOUNDARY_SECONDS: '30.5',
+    SVC_MAX_AUDIO_SECONDS: '600',
+    SVC_RETENTION_HOURS: '72',
+    SVC_WORKERS: '2',
+    SVC_THREADS_PER_WORKER: '3',
+    SVC_MAX_QUEUE: '4',
+    SVC_RATE_LIMIT_PER_MINUTE: '60',
+    SVC_UPLOAD_IDLE_TIMEOUT_MS: '5000',
+    SVC_UPLOAD_MIN_BYTES_PER_SECOND: '0',
+    SVC_DECODE_TIMEOUT_MS: '1000',
+    SVC_MAX_TOKENS: '16',
+    SVC_BEAM_SIZE: '5',
+    SVC_TEMPERATURE_FALLBACK: 'false',
+    SVC_PUBLIC_BASE_URL: 'https://stt.example.com/base/',
+    SVC_LOG_LEVEL: 'warn',
+  });
+  t.match(config, {
+    dataDir: join(dir, 'data'),
+    host: '0.0.0.0',
+    port: 0,
+    realtimePort: 0,
+    models: { 'svc-medical-1': flagship, 'svc-medical-edge-1': edge },
+    inlineBoundarySeconds: 30.5,
+    maxAudioSeconds: 600,
+    retentionHours: 72,
+    pool: { workers: 2, threadsPerWorker: 3, maxQueue: 4 },
+    rateLimitPerMinute: 60,
+    upload: { idleTimeoutMs: 5000, minBytesPerSecond: 0 },
+    decodeTimeoutMs: 1000,
+    decoding: { maxTokens: 16, beamSize: 5, temperatureFallback: false },
+    publicBaseUrl: 'https://stt.example.com/base',
+    logLevel: 'warn',
+  });
+});
+
+t.test('relative paths: from the working directory in the environment', async (t) => {
+  const { flagship } = models(t);
+  const config = loadConfig({ SVC_MODEL: flagship, SVC_DATA_DIR: 'var/svc' });
+  t.equal(config.dataDir, resolve('var/svc'));
+});
+
+t.test('SVC_CONFIG file: camelCase settings, paths relative to the file, environment wins', async (t) => {
+  const { dir } = models(t);
+  const file = join(dir, 'svc.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      dataDir: 'state',
+      port: 9000,
+      host: '::',
+      models: { 'svc-medical-1': 'flagship.bin', 'svc-medical-edge-1': 'edge.bin' },
+      pool: { workers: 3, maxQueue: 32 },
+      upload: { minRateGraceMs: 2000 },
+      decoding: { temperatureFallback: false },
+      logLevel: 'debug',
+    }),
+  );
+  const fromFile = loadConfig({ SVC_CONFIG: file });
+  t.match(fromFile, {
+    dataDir: join(dir, 'state'),
+    port: 9000,
+    models: { 'svc-medical-1': join(dir, 'flagship.bin'), 'svc-medical-edge-1': join(dir, 'edge.bin') },
+    pool: { workers: 3, maxQueue: 32, threadsPerWorker: availableParallelism() },
+    upload: { minRateGraceMs: 2000, idleTimeoutMs: DEFAULTS.upload.idleTimeoutMs },
+    decoding: { temperatureFallback: false },
+    publicBaseUrl: 'http://[::1]:9000',
+    logLevel: 'debug',
+  });
+  const overridden = loadConfig({ SVC_CONFIG: file, SVC_PORT: '9100', SVC_WORKERS: '1', SVC_DATA_DIR: '/srv/svc', SVC_EDGE_MODEL: join(dir, 'flagship.bin') });
+  t.match(overridden, { port: 9100, pool: { workers: 1, maxQueue: 32 }, dataDir: '/srv/svc', models: { 'svc-medical-edge-1': join(dir, 'flagship.bin') } });
+  t.equal(loadDataDir({ SVC_CONFIG: file }), join(dir, 'state'));
+  t.equal(loadDataDir({ SVC_CONFIG: file, SVC_DATA_DIR: '/x' }), '/x');
+  t.equal(loadDataDir({}), resolve('./data'));
+});
+
+t.test('an empty variable counts as unset', async (t) => {
+  const { flagship } = models(t);
+  t.equal(loadConfig({ SVC_MODEL: flagship, SVC_PORT: '' }).port, 8080);
+  t.same(problemsOf(() => loadConfig({ SVC_MODEL: '' })), [
+    'SVC_MODEL is required: the model file for svc-medical-1 (get one with `svc-stt models download NAME`)',
+  ]);
+});
+
+t.test('every problem at once, each on its own line naming its variable', async (t) => {
+  const { dir } = models(t);
+  const problems = problemsOf(() =>
+    loadConfig({
+      SVC_PORT: 'http',
+      SVC_REALTIME_PORT: '70000',
+      SVC_EDGE_MODEL: join(dir, 'missing.bin'),
+      SVC_RETENTION_HOURS: '0',
+      SVC_WORKERS: '1.5',
+      SVC_THREADS_PER_WORKER: '-2',
+      SVC_MAX_QUEUE: '0',
+      SVC_INLINE_BOUNDARY_SECONDS: 'abc',
+      SVC_MAX_AUDIO_SECONDS: '-1',
+      SVC_UPLOAD_IDLE_TIMEOUT_MS: '0',
+      SVC_DECODE_TIMEOUT_MS: '10s',
+      SVC_BEAM_SIZE: '17',
+      SVC_MAX_TOKENS: '-1',
+      SVC_RATE_LIMIT_PER_MINUTE: '0',
+      SVC_TEMPERATURE_FALLBACK: 'maybe',
+      SVC_PUBLIC_BASE_URL: 'ftp://example.com',
+      SVC_LOG_LEVEL: 'loud',
+      SVC_HOST: 'http://example.com/',
+    }),
+  );
+  const expected: Array<[string, RegExp]> = [
+    ['SVC_HOST', /must be a host name or an IP address/],
+    ['SVC_PORT', /must be an integer from 0 to 65535 \(got "http"\)/],
+    ['SVC_REALTIME_PORT', /must be an integer from 0 to 65535 \(got "70000"\)/],
+    ['SVC_MODEL', /is required: the model file for svc-medical-1/],
+    ['SVC_EDGE_MODEL', /names a model file that does not exist: .*missing\.bin/],
+    ['SVC_INLINE_BOUNDARY_SECONDS', /must be a number greater than 0 \(got "abc"\)/],
+    ['SVC_MAX_AUDIO_SECONDS', /must be a number greater than 0/],
+    ['SVC_RETENTION_HOURS', /must be an integer from 1 to 72/],
+    ['SVC_WORKERS', /must be an integer from 1 to 256/],
+    ['SVC_THREADS_PER_WORKER', /must be an integer from 1 to 1024/],
+    ['SVC_MAX_QUEUE', /must be an integer from 1 to/],
+    ['SVC_UPLOAD_IDLE_TIMEOUT_MS', /must be an integer from 1 to/],
+    ['SVC_RATE_LIMIT_PER_MINUTE', /must be an integer from 1 to/],
+    ['SVC_DECODE_TIMEOUT_MS', /must be an integer from 1 to/],
+    ['SVC_BEAM_SIZE', /must be an integer from 1 to 16/],
+    ['SVC_MAX_TOKENS', /must be an integer from 0 to/],
+    ['SVC_TEMPERATURE_FALLBACK', /must be true or false/],
+    ['SVC_PUBLIC_BASE_URL', /must be an http\(s\) URL/],
+    ['SVC_LOG_LEVEL', /must be one of fatal, error, warn, info, debug, trace, silent/],
+  ];
+  for (const [variable, pattern] of expected) {
+    const line = problems.find((problem) => problem.startsWith(`${variable} `));
+    t.ok(line, `${variable} is reported`);
+    t.match(line, pattern, variable);
+  }
+  t.equal(problems.length, expected.length, 'one line per problem, nothing else');
+});
+
+t.test('cross-setting rules', async (t) => {
+  const { flagship } = models(t);
+  t.same(problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_INLINE_BOUNDARY_SECONDS: '120', SVC_MAX_AUDIO_SECONDS: '60' })), [
+    'SVC_INLINE_BOUNDARY_SECONDS (120) must not exceed SVC_MAX_AUDIO_SECONDS (60)',
+  ]);
+  t.same(problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_PORT: '9000', SVC_REALTIME_PORT: '9000' })), [
+    'SVC_REALTIME_PORT must differ from SVC_PORT (both are 9000)',
+  ]);
+  t.equal(loadConfig({ SVC_MODEL: flagship, SVC_INLINE_BOUNDARY_SECONDS: '60', SVC_MAX_AUDIO_SECONDS: '60' }).inlineBoundarySeconds, 60);
+});
+
+t.test('model files must be readable files', async (t) => {
+  const { dir, flagship } = models(t);
+  t.match(problemsOf(() => loadConfig({ SVC_MODEL: join(dir, 'sub') })), [/^SVC_MODEL must name a model file, but .*sub is not a file$/]);
+  if (process.getuid?.() !== 0) {
+    // root reads any file, so this case can only be seen as an ordinary user.
+    chmodSync(flagship, 0o000);
+    t.match(problemsOf(() => loadConfig({ SVC_MODEL: flagship })), [/^SVC_MODEL names a model file this process cannot read/]);
+    chmodSync(flagship, 0o644);
+  }
+});
+
+t.test('data folder that is a file', async (t) => {
+  const { flagship } = models(t);
+  t.match(problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_DATA_DIR: flagship })), [/^SVC_DATA_DIR \(.*\) exists and is not a folder$/]);
+});
+
+t.test('config file problems name the file and the setting', async (t) => {
+  const { dir, flagship } = models(t);
+  const file = join(dir, 'svc.json');
+  writeFileSync(file, JSON.stringify({ port: '8080', retentionHours: 100, prot: 1, pool: { wrokers: 2 }, models: { 'svc-medical-1': 'missing.bin' } }));
+  const problems = problemsOf(() => loadConfig({ SVC_CONFIG: file }));
+  t.match(problems, [
+    `'port' in ${file} must be an integer from 0 to 65535 (got "8080")`,
+    /^'models\.svc-medical-1' in .* names a model file that does not exist: .*missing\.bin$/,
+    `'retentionHours' in ${file} must be an integer from 1 to 72 (got 100)`,
+    `SVC_CONFIG: unknown setting 'prot' in ${file}`,
+    `SVC_CONFIG: unknown setting 'pool.wrokers' in ${file}`,
+  ]);
+  t.equal(problems.length, 5);
+
+  writeFileSync(file, '{ not json');
+  t.match(problemsOf(() => loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship })), [/^SVC_CONFIG: .* is not valid JSON/]);
+  writeFileSync(file, '[1, 2]');
+  t.match(problemsOf(() => loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship })), [/^SVC_CONFIG: .* must hold a JSON object$/]);
+  t.match(problemsOf(() => loadConfig({ SVC_CONFIG: join(dir, 'nope.json'), SVC_MODEL: flagship })), [/^SVC_CONFIG: cannot read .*nope\.json \(ENOENT\)$/]);
+  t.throws(() => loadDataDir({ SVC_CONFIG: join(dir, 'nope.json') }), ConfigError);
+});
+
+t.test('defaultPublicBaseUrl', async (t) => {
+  t.equal(defaultPublicBaseUrl('127.0.0.1', 8080), 'http://127.0.0.1:8080');
+  t.equal(defaultPublicBaseUrl('0.0.0.0', 80), 'http://127.0.0.1:80');
+  t.equal(defaultPublicBaseUrl('::', 8080), 'http://[::1]:8080');
+  t.equal(defaultPublicBaseUrl('::1', 1), 'http://[::1]:1');
+  t.equal(defaultPublicBaseUrl('stt.internal', 8080), 'http://stt.internal:8080');
+});
