@@ -35,7 +35,8 @@ export async function run(args: string[]): Promise<void> {
   let tokensOurs = 0;
   for (let i = 0; i < rounds; i++) {
     const t0 = performance.now();
-    const { stderr } = await exec(WHISPER_CLI, ['-m', model, '-f', wav, '-t', String(threads), '-l', 'en', '-bs', '1', '-nf', '-np'], {
+    // No -np: it would also silence the timings read below.
+    const { stderr } = await exec(WHISPER_CLI, ['-m', model, '-f', wav, '-t', String(threads), '-l', 'en', '-bs', '1', '-nf'], {
       maxBuffer: 64 << 20,
     });
     cliWall.push(performance.now() - t0);

@@ -1,6 +1,7 @@
 // The Fastify application frame: request ids, content-free logging, the error envelope, 404/405,
 // authentication, rate limits and shutdown draining, then the route plugins in their own scopes.
-// Hooks run in the order added: request id, draining, authentication, per-key rate limit.
+// onRequest hooks run in the order added: request id, draining, 404/405 for unmatched paths,
+// authentication, per-key rate limit; all of them before any body is read.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppDependencies } from './app-dependencies.js';
 import { appLoggerOptions } from './app-logger.js';
@@ -47,9 +48,9 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
 
   app.addHook('onRequest', attachRequestId);
   registerDraining(app);
+  registerErrorEnvelope(app, routeMethods);
   app.addHook('onRequest', authenticateHook(deps.keys, new FailedAuthThrottle(buckets, deps.failedAuthPerMinute ?? DEFAULT_FAILED_AUTH_PER_MINUTE)));
   app.addHook('onRequest', keyRateLimitHook(buckets, deps.config));
-  registerErrorEnvelope(app, routeMethods);
 
   app.register(async (scope) => openApiRoute(scope, deps));
   for (const plugin of deps.routes ?? []) {

@@ -54,6 +54,16 @@ export function notFoundHandler(routes: RouteMethodRegistry) {
 }
 
 export function registerErrorEnvelope(app: FastifyInstance, routes: RouteMethodRegistry): void {
+  const notFound = notFoundHandler(routes);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler(notFoundHandler(routes));
+  app.setNotFoundHandler(notFound);
+  // Unmatched requests are answered before their body is read: a 1 MiB JSON body (or a malformed
+  // one) sent to a wrong path gets its 404/405, not a parse of content nobody will use.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (request.is404) {
+      notFound(request, reply);
+      return;
+    }
+    done();
+  });
 }

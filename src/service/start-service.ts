@@ -14,6 +14,7 @@ import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store
 import { SqliteJobStore } from '../store/sqlite/sqlite-job-store.js';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-key-store.js';
 import { openEngines } from './open-engines.js';
+import { startSweeper } from './sweeper.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -38,6 +39,11 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
   const queue = options.queue ?? new HoldingJobQueue();
 
+  // One server owns this database: claims left in progress by a crash can never complete, and would
+  // answer the client's retry with 409 for a day.
+  idempotency.releaseAbandoned();
+  const sweeper = startSweeper(idempotency, blobs, jobs);
+
   // A fresh install answers its first curl: one key, shown once.
   const firstKey = keys.count() === 0 ? keys.create({}).key : null;
 
@@ -45,6 +51,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   try {
     engines = await openEngines(config);
   } catch (error) {
+    sweeper.stop();
     db.close();
     throw error;
   }
@@ -69,6 +76,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
+    sweeper.stop();
     await engines.close();
     db.close();
     throw error;
@@ -88,6 +96,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
       (closing ??= (async () => {
         // Stop accepting, let in-flight requests finish, then free the engines and the database.
         await app.close();
+        sweeper.stop();
         await engines.close();
         db.close();
       })()),

@@ -12,6 +12,13 @@ t.test('unknown path: 404 not_found', async (t) => {
   }
   // Unmatched paths need no key: a 404 reveals no more than the public OpenAPI document.
   assertEnvelope(t, await app.inject({ method: 'GET', url: '/v1/nowhere' }), 404, 'not_found');
+  const withBody = await app.inject({
+    method: 'POST',
+    url: '/v1/nowhere',
+    headers: { ...auth, 'content-type': 'application/json' },
+    payload: `{${CANARY}`,
+  });
+  assertEnvelope(t, withBody, 404, 'not_found');
 });
 
 t.test('known path, other method: 405 method_not_allowed with Allow', async (t) => {
@@ -24,6 +31,15 @@ t.test('known path, other method: 405 method_not_allowed with Allow', async (t) 
   const post = await app.inject({ method: 'PATCH', url: '/v1/things', headers: auth });
   assertEnvelope(t, post, 405, 'method_not_allowed');
   t.equal(post.headers.allow, 'POST');
+
+  const malformedBody = await app.inject({
+    method: 'POST',
+    url: '/v1/things/1',
+    headers: { ...auth, 'content-type': 'application/json' },
+    payload: `{${CANARY}`,
+  });
+  assertEnvelope(t, malformedBody, 405, 'method_not_allowed');
+  t.equal(malformedBody.headers.allow, 'DELETE, GET, HEAD', 'answered before the body is parsed');
 
   const openapi = await app.inject({ method: 'POST', url: '/v1/openapi.json' });
   assertEnvelope(t, openapi, 405, 'method_not_allowed');

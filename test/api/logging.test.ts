@@ -1,7 +1,7 @@
 // Request logs identify requests without carrying content: no credentials, query strings, concrete
 // paths or bodies, whichever way the logger is given. An unexpected error is logged with its stack.
 import { Writable } from 'node:stream';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import Fastify from 'fastify';
 import type { AppLogger } from '../../src/api/app-dependencies.js';
 import { buildTestApp, CANARY, UNEXPECTED_ERROR_TEXT } from '../helpers/api-test-app.js';
@@ -28,7 +28,7 @@ function capture(): { stream: Writable; lines: () => Array<Record<string, unknow
   };
 }
 
-async function exercise(t: Parameters<Parameters<typeof t.test>[1]>[0], logger: AppLogger) {
+async function exercise(t: Test, logger: AppLogger) {
   const { app, key } = await buildTestApp(t, { logger });
   const good = key();
   const requests = [

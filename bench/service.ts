@@ -1,0 +1,77 @@
+// bench service: an inline request of 55 s of speech end to end (multipart upload, storage, probing,
+// ffmpeg decoding, transcription, response) versus the engine alone on the same PCM, alternating.
+//   npm run bench -- service [--rounds 5] [--seconds 55] [--arch tiny] [--seed 3] [--max-tokens 32]
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeAudio } from '../src/audio/index.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { Engine } from '../src/engine/engine.js';
+import { startService } from '../src/service/start-service.js';
+import { speechWav } from '../test/helpers/audio-fixtures.js';
+import { testModelPath } from '../test/helpers/test-models.js';
+import { flag, median, printResult, printTable, round } from './lib-report.js';
+
+export async function run(args: string[]): Promise<void> {
+  const rounds = Number(flag(args, 'rounds', '5'));
+  const seconds = Number(flag(args, 'seconds', '55'));
+  const arch = flag(args, 'arch', 'tiny') as 'tiny';
+  const seed = Number(flag(args, 'seed', '3'));
+  const maxTokens = Number(flag(args, 'max-tokens', '32'));
+  const model = await testModelPath(arch, seed);
+  const wavPath = await speechWav(seconds);
+  const wav = await readFile(wavPath);
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-service-'));
+  const threads = 2;
+  const config = loadConfig({
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: '0',
+    SVC_REALTIME_PORT: '0',
+    SVC_MODEL: model,
+    SVC_MAX_TOKENS: String(maxTokens),
+    SVC_TEMPERATURE_FALLBACK: 'false',
+    SVC_WORKERS: '1',
+    SVC_THREADS_PER_WORKER: String(threads),
+    SVC_LOG_LEVEL: 'silent',
+  });
+  const service = await startService(config, { logger: false });
+  const engine = await Engine.open({ model, workers: 1, threadsPerWorker: threads });
+  const pcm = await decodeAudio(wavPath, { maxSeconds: seconds + 5, timeoutMs: 60_000 });
+  const options = { language: 'en', strategy: 'greedy', beamSize: 1, maxTokens, temperatureInc: 0, tokenTimestamps: false } as const;
+
+  const post = async () => {
+    const form = new FormData();
+    form.append('model', 'svc-medical-1');
+    form.append('response_format', 'verbose_json');
+    form.append('file', new Blob([wav]), 'visit.wav');
+    const res = await fetch(`${service.url}/v1/audio/transcriptions`, { method: 'POST', body: form, headers: { authorization: `Bearer ${service.firstKey}` } });
+    if (res.status !== 200) throw new Error(`service answered ${res.status}: ${await res.text()}`);
+    return (await res.json()) as { text: string };
+  };
+  try {
+    await post(); // warm both paths once
+    await engine.transcribe(pcm, options);
+    const svc: number[] = [];
+    const alone: number[] = [];
+    let same = true;
+    for (let i = 0; i < rounds; i++) {
+      const t0 = performance.now();
+      const viaService = await post();
+      svc.push(performance.now() - t0);
+      const t1 = performance.now();
+      const direct = await engine.transcribe(pcm, options);
+      alone.push(performance.now() - t1);
+      same &&= viaService.text === direct.text;
+    }
+    const ratio = median(svc) / median(alone);
+    printTable(['run', 'service end to end ms', 'engine alone ms'], svc.map((s, i) => [i + 1, round(s, 0), round(alone[i], 0)]));
+    console.log(`\n${arch} model (seed ${seed}), ${seconds} s inline request, ${threads} threads, max ${maxTokens} tokens per segment`);
+    console.log(`same transcript through both paths: ${same}`);
+    console.log(`median service / engine: ${round(ratio)}  (bar <= 1.10)`);
+    printResult('service', { ratio: round(ratio), service_ms: round(median(svc), 0), engine_ms: round(median(alone), 0), same_text: same, arch, audio_seconds: seconds, rounds });
+  } finally {
+    await engine.close();
+    await service.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
