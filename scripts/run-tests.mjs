@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tap = join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs');
 const args = process.argv.slice(2);
-const child = spawn(process.execPath, [tap, ...(args.length ? args : ['test/'])], {
+const child = spawn(process.execPath, [tap, ...args], {
   cwd: root,
   stdio: ['inherit', 'pipe', 'inherit'],
 });

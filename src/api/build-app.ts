@@ -30,6 +30,10 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     // Client addresses are the socket's: an X-Forwarded-For header cannot dodge per-address limits.
     trustProxy: false,
     bodyLimit: JSON_BODY_LIMIT_BYTES,
+    // Node's 5-minute whole-request limit would cut off large uploads on slow links; uploads are
+    // policed by their own idle and minimum-rate rules instead (408 upload_timeout/upload_too_slow),
+    // and headersTimeout still bounds a request that never finishes its headers.
+    requestTimeout: 0,
     // Replaced by registerDraining, which answers with the error envelope.
     return503OnClosing: false,
     // Ids are always ours: a client-chosen id could collide with or impersonate another request's.
