@@ -1,0 +1,83 @@
+// `svc-stt serve` as users run it: a child process with embedded defaults in a fresh data folder.
+// It prints the first key once and the ready line, serves with that key and with one made by
+// `svc-stt keys create --json`, and exits cleanly on SIGTERM.
+import { spawn, execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { speechWav } from '../helpers/audio-fixtures.js';
+import { testModelPath } from '../helpers/test-models.js';
+import { postTranscription } from '../helpers/test-service.js';
+
+const exec = promisify(execFile);
+const cli = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts')];
+
+t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-serve-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = {
+    ...process.env,
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: '0',
+    SVC_REALTIME_PORT: '0',
+    SVC_MODEL: await testModelPath('micro'),
+    SVC_MAX_TOKENS: '8',
+    SVC_LOG_LEVEL: 'warn',
+  };
+  const child = spawn(process.execPath, [...cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c) => {
+      stdout += c;
+      const m = /^listening (http:\/\/\S+)$/m.exec(stdout);
+      if (m) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  const firstKey = /\b(svc_[A-Za-z0-9]+_[A-Za-z0-9_-]+)/.exec(stderr)?.[1];
+  t.ok(firstKey, 'the first key is printed once');
+  t.match(stderr, /curl /, 'with a ready-to-run curl');
+
+  const audio = { data: await readFile(await speechWav(3)), name: 'a.wav' };
+  const res = await postTranscription(url, firstKey!, { model: 'svc-medical-1', response_format: 'json' }, audio);
+  t.equal(res.status, 200);
+  t.type(((await res.json()) as any).text, 'string');
+
+  const { stdout: created } = await exec(process.execPath, [...cli, 'keys', 'create', '--json', '--tenant', 'clinic-7'], { env });
+  const made = JSON.parse(created);
+  t.same(Object.keys(made).sort(), ['id', 'key', 'tenant']);
+  t.equal(made.tenant, 'clinic-7');
+  const res2 = await postTranscription(url, made.key, { model: 'svc-medical-1', response_format: 'text' }, audio);
+  t.equal(res2.status, 200, 'a key created by the CLI works against the running server');
+  await res2.body?.cancel();
+
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'clean exit on SIGTERM');
+  t.notMatch(stdout, firstKey!, 'the key is not on stdout (where the ready line goes)');
+
+  // A second start on the same data folder creates no new key.
+  const again = spawn(process.execPath, [...cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err2 = '';
+  again.stderr.on('data', (c) => (err2 += c));
+  await new Promise<void>((resolve) => again.stdout.on('data', (c) => /listening/.test(String(c)) && resolve()));
+  again.kill('SIGTERM');
+  await new Promise((r) => again.on('exit', r));
+  t.notMatch(err2, /svc_[A-Za-z0-9]+_/, 'no key printed on later starts');
+});
+
+t.test('serve with a bad configuration says what is wrong and exits non-zero', async (t) => {
+  const env = { ...process.env, SVC_MODEL: '/nonexistent/model.bin', SVC_PORT: 'eighty', SVC_DATA_DIR: join(tmpdir(), 'svc-bad-config') };
+  const result = await exec(process.execPath, [...cli, 'serve'], { env }).then(
+    () => ({ code: 0, stderr: '' }),
+    (e: { code: number; stderr: string }) => e,
+  );
+  t.not(result.code, 0);
+  t.match(result.stderr, /SVC_MODEL/);
+  t.match(result.stderr, /SVC_PORT/);
+});
