@@ -73,6 +73,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   env.SetInstanceData(new AddonData());
   ModelHandle::Init(env, exports);
   exports.Set("loadModel", Napi::Function::New(env, LoadModelWorker::Start, "loadModel"));
+  exports.Set("loadModelSync", Napi::Function::New(env, LoadModelWorker::LoadSync, "loadModelSync"));
   exports.Set("transcribe", Napi::Function::New(env, TranscribeWorker::Start, "transcribe"));
   exports.Set("detectLanguage", Napi::Function::New(env, DetectLanguageWorker::Start, "detectLanguage"));
   exports.Set("modelStats", Napi::Function::New(env, ModelStats, "modelStats"));

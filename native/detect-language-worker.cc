@@ -34,7 +34,7 @@ Napi::Value DetectLanguageWorker::Start(const Napi::CallbackInfo& info) {
 
 DetectLanguageWorker::DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
                                            int offsetMs, int threads, const Napi::Value& control)
-    : Napi::AsyncWorker(env, "svc-stt:detect-language"),
+    : SafeAsyncWorker(env, "svc-stt:detect-language"),
       deferred_(Napi::Promise::Deferred::New(env)),
       model_(std::move(model)),
       pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),

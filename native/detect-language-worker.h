@@ -6,12 +6,14 @@
 #include <vector>
 #include <napi.h>
 
+#include "safe-async-worker.h"
+
 #include "abort-control.h"
 #include "model-registry.h"
 
 namespace svc {
 
-class DetectLanguageWorker : public Napi::AsyncWorker {
+class DetectLanguageWorker : public SafeAsyncWorker {
  public:
   // detectLanguage(model, pcm, { offsetMs?, threads? }, control?) -> Promise<NativeLanguageResult>
   static Napi::Value Start(const Napi::CallbackInfo& info);

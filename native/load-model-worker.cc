@@ -6,7 +6,9 @@
 
 namespace svc {
 
-Napi::Value LoadModelWorker::Start(const Napi::CallbackInfo& info) {
+namespace {
+
+ModelLoadOptions ParseLoadOptions(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsString()) throw Napi::TypeError::New(env, "model path must be a string");
   ModelLoadOptions options;
@@ -19,14 +21,37 @@ Napi::Value LoadModelWorker::Start(const Napi::CallbackInfo& info) {
   } else if (info.Length() > 1 && !info[1].IsUndefined()) {
     throw Napi::TypeError::New(env, "load options must be an object");
   }
+  return options;
+}
+
+}  // namespace
+
+Napi::Value LoadModelWorker::Start(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ModelLoadOptions options = ParseLoadOptions(info);
   auto* worker = new LoadModelWorker(env, info[0].As<Napi::String>().Utf8Value(), std::move(options));
   Napi::Promise promise = worker->deferred_.Promise();
   worker->Queue();
   return promise;
 }
 
+// Pool worker threads have nothing else to do while the model loads, and a synchronous load leaves no
+// completion pending if the thread is terminated early. Usually the main thread has already loaded
+// the file and this only takes a reference.
+Napi::Value LoadModelWorker::LoadSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ModelLoadOptions options = ParseLoadOptions(info);
+  try {
+    return ModelHandle::NewInstance(env, ModelRegistry::Acquire(info[0].As<Napi::String>().Utf8Value(), options));
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
 LoadModelWorker::LoadModelWorker(Napi::Env env, std::string path, ModelLoadOptions options)
-    : Napi::AsyncWorker(env, "svc-stt:load-model"),
+    : SafeAsyncWorker(env, "svc-stt:load-model"),
       deferred_(Napi::Promise::Deferred::New(env)),
       path_(std::move(path)),
       options_(std::move(options)) {}

@@ -6,14 +6,18 @@
 #include <string>
 #include <napi.h>
 
+#include "safe-async-worker.h"
+
 #include "model-registry.h"
 
 namespace svc {
 
-class LoadModelWorker : public Napi::AsyncWorker {
+class LoadModelWorker : public SafeAsyncWorker {
  public:
   // loadModel(path, options?) -> Promise<NativeModel>
   static Napi::Value Start(const Napi::CallbackInfo& info);
+  // loadModelSync(path, options?) -> NativeModel, on the calling thread
+  static Napi::Value LoadSync(const Napi::CallbackInfo& info);
 
   LoadModelWorker(Napi::Env env, std::string path, ModelLoadOptions options);
 

@@ -25,7 +25,7 @@ Napi::Value TranscribeWorker::Start(const Napi::CallbackInfo& info) {
 TranscribeWorker::TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
                                    TranscribeOptions options, const Napi::Value& control,
                                    const Napi::Value& onProgress)
-    : Napi::AsyncWorker(env, "svc-stt:transcribe"),
+    : SafeAsyncWorker(env, "svc-stt:transcribe"),
       deferred_(Napi::Promise::Deferred::New(env)),
       model_(std::move(model)),
       pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),

@@ -7,6 +7,8 @@
 #include <vector>
 #include <napi.h>
 
+#include "safe-async-worker.h"
+
 #include "abort-control.h"
 #include "model-registry.h"
 #include "stopwatch.h"
@@ -30,7 +32,7 @@ struct SegmentResult {
   std::vector<TokenResult> tokens;
 };
 
-class TranscribeWorker : public Napi::AsyncWorker {
+class TranscribeWorker : public SafeAsyncWorker {
  public:
   // transcribe(model, pcm, options, control?, onProgress?) -> Promise<NativeTranscribeResult>
   static Napi::Value Start(const Napi::CallbackInfo& info);

@@ -3,6 +3,7 @@
 // collected and thrown together as one ConfigError.
 import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { defaultPoolShape } from '../engine/pool-shape.js';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error.js';
 import { readConfigFile, type ConfigFile } from './config-file.js';
@@ -80,8 +81,9 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     maxUploadBytes: reader.integer(S.maxUploadBytes, DEFAULTS.maxUploadBytes, 1, MAX_INT),
     retentionHours: reader.integer(S.retentionHours, DEFAULTS.retentionHours, 1, 72),
     pool: {
-      workers: reader.integer(S.workers, 1, 1, 256),
-      threadsPerWorker: reader.integer(S.threadsPerWorker, availableParallelism(), 1, 1024),
+      // Defaults from the measured pool shape (src/engine/pool-shape.ts).
+      workers: reader.integer(S.workers, defaultPoolShape(availableParallelism()).workers, 1, 256),
+      threadsPerWorker: reader.integer(S.threadsPerWorker, defaultPoolShape(availableParallelism()).threadsPerWorker, 1, 1024),
       maxQueue: reader.integer(S.maxQueue, 16, 1, 1_000_000),
     },
     upload: {

@@ -145,6 +145,8 @@ export interface NativeSystemInfo {
 
 export interface NativeAddon {
   loadModel(path: string, options?: NativeLoadOptions): Promise<NativeModel>;
+  /** Same, blocking the calling thread: for worker threads, which have nothing else to do meanwhile. */
+  loadModelSync(path: string, options?: NativeLoadOptions): NativeModel;
   /**
    * control: optional Int32Array over a SharedArrayBuffer; a non-zero value in slot 0 aborts.
    * onProgress: percent 0..100, called on the calling thread's event loop.

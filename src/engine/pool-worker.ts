@@ -7,13 +7,12 @@ import { abortError } from './engine-errors.js';
 
 const { modelPath, loadOptions } = workerData as PoolWorkerData;
 const addon = loadNativeAddon();
-// Loading starts with the thread, without a top-level await (which tsx cannot run in a worker when
-// the engine runs from its TypeScript sources); the first task waits for it.
-const modelReady = addon.loadModel(modelPath, loadOptions);
-modelReady.catch(() => {}); // reported by each task that needs the model, not as an unhandled rejection
+// Synchronous: the main thread has loaded the file already, so this takes a reference, and nothing
+// asynchronous is left pending if the pool terminates this thread early. (No top-level await either:
+// tsx cannot run one in a worker when the engine runs from its TypeScript sources.)
+const model = addon.loadModelSync(modelPath, loadOptions);
 
 export default async function runTask(task: PoolTask): Promise<PoolResult> {
-  const model = await modelReady;
   // A task cancelled while it waited in the queue never reaches the model.
   if (Atomics.load(task.control, 0) !== 0) throw abortError();
   if (task.kind === 'detectLanguage') {

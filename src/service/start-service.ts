@@ -95,7 +95,14 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     close: () =>
       (closing ??= (async () => {
         // Stop accepting, let in-flight requests finish, then free the engines and the database.
-        await app.close();
+        // Connections that turn idle after their request finished would otherwise be kept until the
+        // keep-alive timeout (72 s), holding the shutdown.
+        const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(closeIdle);
+        }
         sweeper.stop();
         await engines.close();
         db.close();

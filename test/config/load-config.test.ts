@@ -2,6 +2,7 @@
 // once, one line each, naming the variable.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { defaultPoolShape } from '../../src/engine/pool-shape.js';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { ConfigError } from '../../src/config/config-error.js';
@@ -43,7 +44,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     minAudioSeconds: 1,
     maxUploadBytes: 100_000_000,
     retentionHours: 24,
-    pool: { workers: 1, threadsPerWorker: availableParallelism(), maxQueue: 16 },
+    pool: { ...defaultPoolShape(availableParallelism()), maxQueue: 16 },
     upload: { ...DEFAULTS.upload },
     rateLimitPerMinute: DEFAULTS.rateLimitPerMinute,
     decodeTimeoutMs: DEFAULTS.decodeTimeoutMs,
@@ -124,7 +125,7 @@ t.test('SVC_CONFIG file: camelCase settings, paths relative to the file, environ
     dataDir: join(dir, 'state'),
     port: 9000,
     models: { 'svc-medical-1': join(dir, 'flagship.bin'), 'svc-medical-edge-1': join(dir, 'edge.bin') },
-    pool: { workers: 3, maxQueue: 32, threadsPerWorker: availableParallelism() },
+    pool: { workers: 3, maxQueue: 32, threadsPerWorker: defaultPoolShape(availableParallelism()).threadsPerWorker },
     upload: { minRateGraceMs: 2000, idleTimeoutMs: DEFAULTS.upload.idleTimeoutMs },
     decoding: { temperatureFallback: false },
     publicBaseUrl: 'http://[::1]:9000',

@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { decodeAudio, isAudioError, probeAudio, sniffFile } from '../../audio/index.js';
+import { DECODED_SAMPLE_RATE, decodeAudio, isAudioError, probeAudio, sniffFile, type AudioContainer } from '../../audio/index.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import type { Engine } from '../../engine/engine.js';
 import { EngineError, isAbortError } from '../../engine/engine-errors.js';
@@ -19,7 +19,7 @@ import type { JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
 import { requireActiveBilling } from '../authenticate.js';
-import { capacityUnavailable } from '../capacity.js';
+import { capacityUnavailable, serviceUnavailable } from '../capacity.js';
 import { applyProfileDeprecation } from '../deprecation.js';
 import { receiveUpload } from './receive-upload.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
@@ -51,7 +51,12 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
   const idempotencyKey = idempotencyKeyOf(request);
   const tempPath = deps.blobs.createUploadPath('direct');
   try {
-    const upload = await receiveUpload(request, tempPath, { ...config.upload, maxBytes: config.maxUploadBytes });
+    const upload = await receiveUpload(request, tempPath, { ...config.upload, maxBytes: config.maxUploadBytes }).catch((error) => {
+      // The rest of the body will not be read: close the connection once the answer is out, rather
+      // than leave the client's half-sent request holding it open.
+      reply.header('connection', 'close');
+      throw error;
+    });
     const transcription = parseTranscriptionFields(upload.fields, key);
     if (transcription.webhookUrl && !deps.hasWebhookSecret(key.id)) {
       throw new ApiError(422, 'invalid_request', 'webhook_url needs an active webhook signing secret on this key');
@@ -61,22 +66,46 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
     // The bytes decide the type, not the name or the declared content type.
     const container = await sniffFile(upload.path);
     if (!container) throw new ApiError(415, 'unsupported_media_type', 'the audio container is not supported');
-    const probe = await probeAudio(upload.path, { timeoutMs: 60_000, container }).catch(audioErrorToApi);
-    if (probe.durationSeconds > config.maxAudioSeconds) {
-      throw new ApiError(413, 'upload_too_large', `the audio is longer than ${config.maxAudioSeconds} seconds`);
+    // A client that hangs up stops its own decoding and transcription.
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!reply.sent) abort.abort();
+    };
+    request.raw.on('close', onClose);
+    try {
+      // Audio that may be answered inline is decoded straight away, capped at the boundary: its length
+      // is then exact and no separate probe runs (a probe costs a process start, ~10 % of a short
+      // request). Only audio longer than the boundary is probed, to route it to a job or refuse it.
+      const pcm = transcription.webhookUrl ? null : await decodeUpToBoundary(upload.path, container, config, abort.signal);
+      const durationSeconds = pcm ? pcm.length / DECODED_SAMPLE_RATE : (await probeAudio(upload.path, { timeoutMs: 60_000, container }).catch(audioErrorToApi)).durationSeconds;
+      if (durationSeconds > config.maxAudioSeconds) {
+        throw new ApiError(413, 'upload_too_large', `the audio is longer than ${config.maxAudioSeconds} seconds`);
+      }
+      if (durationSeconds < config.minAudioSeconds) {
+        throw new ApiError(422, 'invalid_request', `the audio is shorter than ${config.minAudioSeconds} second`);
+      }
+      if (pcm) {
+        // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
+        await rm(tempPath, { force: true });
+        // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
+        return await answerInline(request, reply, deps, transcription, pcm, abort.signal);
+      }
+      return await acceptJob(request, reply, deps, transcription, upload, durationSeconds, idempotencyKey);
+    } finally {
+      request.raw.off('close', onClose);
     }
-    if (probe.durationSeconds < config.minAudioSeconds) {
-      throw new ApiError(422, 'invalid_request', `the audio is shorter than ${config.minAudioSeconds} second`);
-    }
-
-    const inline = probe.durationSeconds <= config.inlineBoundarySeconds && !transcription.webhookUrl;
-    if (inline) {
-      // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
-      return await answerInline(request, reply, deps, transcription, upload.path, probe.durationSeconds, container);
-    }
-    return await acceptJob(request, reply, deps, transcription, upload, probe.durationSeconds, idempotencyKey);
   } finally {
     await rm(tempPath, { force: true });
+  }
+}
+
+/** The decoded audio when it fits within the inline boundary; null when it is longer. */
+async function decodeUpToBoundary(path: string, container: AudioContainer, config: ServiceConfig, signal: AbortSignal) {
+  try {
+    return await decodeAudio(path, { maxSeconds: config.inlineBoundarySeconds, timeoutMs: config.decodeTimeoutMs, container, signal });
+  } catch (error) {
+    if (isAudioError(error) && error.code === 'audio_too_long') return null;
+    return audioErrorToApi(error);
   }
 }
 
@@ -85,43 +114,25 @@ async function answerInline(
   reply: FastifyReply,
   deps: TranscriptionRouteDeps,
   transcription: TranscriptionRequest,
-  path: string,
-  durationSeconds: number,
-  container: Awaited<ReturnType<typeof sniffFile>>,
+  pcm: Float32Array,
+  signal: AbortSignal,
 ) {
   const engine = deps.engines[transcription.model];
   const stats = engine.stats;
   if (stats.queued >= stats.maxQueue) throw capacityUnavailable(5);
-  // A client that hangs up stops its own transcription.
-  const abort = new AbortController();
-  const onClose = () => {
-    if (!reply.sent) abort.abort();
-  };
-  request.raw.on('close', onClose);
-  try {
-    const pcm = await decodeAudio(path, {
-      maxSeconds: deps.config.inlineBoundarySeconds + 1,
-      timeoutMs: deps.config.decodeTimeoutMs,
-      expectedSeconds: durationSeconds,
-      container: container ?? undefined,
-      signal: abort.signal,
-    }).catch(audioErrorToApi);
-    const key = request.apiKey!;
-    const outcome = await runTranscription(
-      pcm,
-      transcription,
-      { engine, decoding: deps.config.decoding, dictionaryFor: (family) => deps.keys.getDictionary(key.id, family) },
-      abort.signal,
-    ).catch(engineErrorToApi);
-    const { contentType, body } = responseBody(outcome, transcription.responseFormat, {
-      requestId: request.id,
-      model: transcription.model,
-      modelBuild: deps.modelBuilds[transcription.model],
-    });
-    return reply.code(200).type(contentType).send(body);
-  } finally {
-    request.raw.off('close', onClose);
-  }
+  const key = request.apiKey!;
+  const outcome = await runTranscription(
+    pcm,
+    transcription,
+    { engine, decoding: deps.config.decoding, dictionaryFor: (family) => deps.keys.getDictionary(key.id, family) },
+    signal,
+  ).catch(engineErrorToApi);
+  const { contentType, body } = responseBody(outcome, transcription.responseFormat, {
+    requestId: request.id,
+    model: transcription.model,
+    modelBuild: deps.modelBuilds[transcription.model],
+  });
+  return reply.code(200).type(contentType).send(body);
 }
 
 async function acceptJob(
@@ -201,7 +212,7 @@ function audioErrorToApi(error: unknown): never {
 
 function engineErrorToApi(error: unknown): never {
   if (error instanceof EngineError && error.code === 'queue_full') throw capacityUnavailable(5);
-  if (error instanceof EngineError && error.code === 'engine_closed') throw new ApiError(503, 'service_unavailable', 'the service is shutting down', { 'retry-after': '5' });
+  if (error instanceof EngineError && error.code === 'engine_closed') throw serviceUnavailable(5, 'the service is shutting down');
   if (isAbortError(error)) throw new ApiError(400, 'invalid_request', 'the request was cancelled');
   throw error;
 }
