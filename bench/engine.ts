@@ -1,6 +1,6 @@
 // bench engine: our addon versus whisper.cpp's own CLI (same source, same build flags), tiny
 // architecture, 60 s of speech, greedy without fallback, same threads, alternating runs.
-//   npm run bench -- engine [--rounds 3] [--threads 2] [--seconds 60] [--arch tiny] [--seed 3]
+//   npm run bench -- engine [--rounds 7] [--threads 2] [--seconds 60] [--arch tiny] [--seed 3]
 // Random weights decide how long greedy decoding runs before it stops: with seed 1 this audio sends
 // both programs into a repetition loop of several minutes; seed 3 decodes a normal amount of text.
 // Either way both sides do identical work, which the token comparison in the differential test checks.
@@ -16,7 +16,7 @@ import { flag, median, printResult, printTable, round } from './lib-report.js';
 const exec = promisify(execFile);
 
 export async function run(args: string[]): Promise<void> {
-  const rounds = Number(flag(args, 'rounds', '3'));
+  const rounds = Number(flag(args, 'rounds', '7'));
   const threads = Number(flag(args, 'threads', '2'));
   const seconds = Number(flag(args, 'seconds', '60'));
   const arch = flag(args, 'arch', 'tiny') as 'tiny';

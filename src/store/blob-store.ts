@@ -1,5 +1,9 @@
-// Where audio bytes live: request bodies while they stream in, then job audio until the job ends.
+// Where audio bytes live (request bodies while they stream in, then job audio until the job ends)
+// and job results (provisional revisions while a job runs, the final result until it expires).
 // The embedded default is LocalBlobStore (local disk); an S3-compatible store can replace it.
+import type { Readable, Writable } from 'node:stream';
+
+export type ResultKind = { kind: 'partial'; revision: number } | { kind: 'final' };
 
 export interface BlobStore {
   /**
@@ -12,12 +16,24 @@ export interface BlobStore {
    * storage. Returns the job audio path (what JobRecord.audioPath stores). Never overwrites.
    */
   moveToJobAudio(tempPath: string, jobId: string): Promise<string>;
-  /** Removes an upload or job audio file; a missing file is not an error. */
+  /**
+   * A write stream for a path from createUploadPath (exclusive create). Storage faults (disk full,
+   * read-only) surface as stream errors carrying the system error code.
+   */
+  createUploadStream(path: string): Writable;
+  /**
+   * Stores a job's result durably and atomically (a reader sees the whole old file or the whole new
+   * one, never a part) and returns its path (what JobRecord.resultPath/partialPath store).
+   */
+  writeResult(jobId: string, result: ResultKind, data: string | Uint8Array): Promise<string>;
+  readResult(path: string): Promise<Buffer>;
+  openResult(path: string): Readable;
+  /** Removes an upload, job audio or result file; a missing file is not an error. */
   delete(path: string): Promise<void>;
   exists(path: string): Promise<boolean>;
   /**
-   * Removes uploads older than `olderThanMs` (left by a crash mid-request) and job audio older than
-   * that which no job references. Returns how many files were removed.
+   * Removes uploads older than `olderThanMs` (left by a crash mid-request), and job audio and
+   * results older than that which no job references. Returns how many files were removed.
    */
   sweepOrphans(isReferenced: (path: string) => boolean, olderThanMs: number, now?: Date): Promise<number>;
 }

@@ -1,8 +1,22 @@
-// Transcription jobs. This is the part the HTTP route needs (create a durable job record and find it);
-// the lifecycle (claiming, leases, results, retention) grows here with the jobs issue.
+// Transcription jobs: the durable record behind every job, and the state machine's transitions as
+// atomic, conditional store operations. Every transition names the state it starts from (and, for
+// worker transitions, the lease that authorizes it), so a transition that lost a race changes
+// nothing and reports false: a job can never be completed twice or moved by a worker that lost it.
+// All times the lifecycle compares are milliseconds since the epoch, passed in by the caller, so a
+// test clock drives expiry exactly as the wall clock does.
 
 export const JOB_STATUSES = ['awaiting_upload', 'accepted', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const JOB_FAILURE_CODES = ['audio_too_long', 'audio_undecodable', 'internal_error', 'job_expired'] as const;
+export type JobFailureCode = (typeof JOB_FAILURE_CODES)[number];
+
+/**
+ * The presigned upload slot of a `POST /v1/jobs` job: `none` for jobs created with their audio,
+ * `empty` until a file arrives, `receiving` while one streams in (one at a time), `stored` once the
+ * file is durable in job storage.
+ */
+export type UploadState = 'none' | 'empty' | 'receiving' | 'stored';
 
 export interface JobRecord {
   id: string;
@@ -20,6 +34,38 @@ export interface JobRecord {
   updatedAt: string;
   errorCode: string | null;
   errorMessage: string | null;
+
+  /** Worker holding the job, and until when (ms); null when nobody does. */
+  leaseOwner: string | null;
+  leaseExpiresAtMs: number | null;
+  /** Claims of this job that ended without progress (a crash, a lost lease); reset by progress. */
+  stalledClaims: number;
+  /** Queue position: runnable jobs are claimed oldest `readyAtMs` first. */
+  readyAtMs: number | null;
+  /** The worker's carry-over between chunks (decided language, accumulated timings), JSON-safe. */
+  progress: Record<string, unknown> | null;
+  completedAudioSeconds: number;
+  /** Revision of the provisional result at `partialPath` (0: none yet). */
+  resultRevision: number;
+  partialPath: string | null;
+
+  resultPath: string | null;
+  resultBytes: number | null;
+  resultContentType: string | null;
+  /** When the final result (or a failed job's record) stops being served. */
+  resultExpiresAtMs: number | null;
+  /** When the record itself goes (polling answers 404 from then on). */
+  tombstoneUntilMs: number | null;
+  finishedAtMs: number | null;
+
+  uploadState: UploadState;
+  /** The exact byte length the upload slot accepts. */
+  uploadBytes: number | null;
+  uploadExpiresAtMs: number | null;
+  /** An `awaiting_upload` job not completed by then fails `job_expired`. */
+  completeByMs: number | null;
+  /** Result retention chosen at creation (hours); null: decided when the job ends. */
+  retentionHours: number | null;
 }
 
 export interface NewJob {
@@ -30,6 +76,41 @@ export interface NewJob {
   audioPath: string | null;
   audioSeconds: number | null;
   webhookUrl: string | null;
+  /** For `awaiting_upload` jobs: the slot's exact length and deadlines. */
+  upload?: { bytes: number; expiresAtMs: number; completeByMs: number };
+  retentionHours?: number;
+}
+
+export interface ChunkProgress {
+  progress: Record<string, unknown>;
+  completedAudioSeconds: number;
+  audioSeconds: number | null;
+  /** The new provisional result, or null to keep the current one. */
+  partialPath: string | null;
+}
+
+export interface FinalResult {
+  resultPath: string;
+  resultBytes: number;
+  contentType: string;
+}
+
+export interface Retention {
+  resultExpiresAtMs: number;
+  tombstoneUntilMs: number;
+}
+
+export type CompleteOutcome =
+  | { outcome: 'accepted'; job: JobRecord }
+  /** Already completed earlier: a retried complete call is answered with the job as it is. */
+  | { outcome: 'already'; job: JobRecord }
+  | { outcome: 'not_uploaded'; job: JobRecord }
+  | { outcome: 'not_found' };
+
+/** Blob paths a job row held when it changed, for the caller to delete after the commit. */
+export interface ReleasedBlobs {
+  id: string;
+  paths: string[];
 }
 
 export interface JobStore {
@@ -37,4 +118,52 @@ export interface JobStore {
   create(job: NewJob, now?: Date): JobRecord;
   /** Owner-scoped lookup: another tenant's job is null. */
   get(id: string, tenant: string): JobRecord | null;
+  /** Unscoped lookup, for callers whose authority is not a tenant (a signed upload form, the worker). */
+  getById(id: string): JobRecord | null;
+
+  /** `empty` -> `receiving` while the slot is open; false when it is not (used, busy, expired, gone). */
+  beginUpload(id: string, nowMs: number): boolean;
+  /** `receiving` -> `empty`: the upload failed, the form may be used again until it expires. */
+  abandonUpload(id: string): void;
+  /** `receiving` -> `stored` with the durable audio path; false when the job moved on meanwhile. */
+  storeUpload(id: string, audioPath: string, nowMs: number): boolean;
+  /** `awaiting_upload` with a stored upload -> `accepted`, queued. */
+  complete(id: string, tenant: string, nowMs: number): CompleteOutcome;
+
+  /** Takes the runnable job that has waited longest and leases it to `workerId`. */
+  claimNext(workerId: string, nowMs: number, leaseMs: number): JobRecord | null;
+  /** Extends a held lease; false when the lease is no longer this worker's. */
+  heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): boolean;
+  /** Records one processed chunk, releases the lease and sends the job to the back of the queue. */
+  commitChunk(id: string, workerId: string, chunk: ChunkProgress, nowMs: number): boolean;
+  /** Gives a lease back without progress; the job keeps its place in the queue. */
+  releaseLease(id: string, workerId: string, nowMs: number): boolean;
+  /** `running` (leased by `workerId`) -> `succeeded`; clears the audio and provisional paths. */
+  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number): boolean;
+  /**
+   * -> `failed` from `from`: a leased `running` job (workerId given) or an `awaiting_upload` one.
+   * Clears the audio and provisional paths; returns the paths it cleared, or null when the job was
+   * not in that state.
+   */
+  fail(
+    id: string,
+    from: { workerId: string } | { status: 'awaiting_upload' | 'accepted' | 'running' },
+    error: { code: JobFailureCode; message: string },
+    retention: Retention,
+    nowMs: number,
+  ): ReleasedBlobs | null;
+
+  /**
+   * At start, before any worker runs: leases held by a previous process are released (counting a
+   * stalled claim each) and uploads cut off mid-stream reopen their slots. Returns the counts.
+   */
+  recoverAfterRestart(nowMs: number): { leases: number; uploads: number };
+  /** Ids of `awaiting_upload` jobs past their complete-by deadline. */
+  overdueUploads(nowMs: number): string[];
+  /** Results past retention: paths cleared (the record stays as a tombstone); returns what to delete. */
+  expireResults(nowMs: number): ReleasedBlobs[];
+  /** Deletes records whose tombstone has ended. Returns how many. */
+  deleteEndedTombstones(nowMs: number): number;
+  /** Whether any job row points at this blob (audio, provisional or final result). */
+  referencesBlob(path: string): boolean;
 }

@@ -73,6 +73,41 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_audio_path ON jobs (audio_path) WHERE audio_path IS NOT NULL;
     `,
   },
+  {
+    version: 2,
+    name: 'job lifecycle: leases, chunk progress, upload slots, results, retention',
+    // Times the worker loop compares are integers (ms since the epoch) so comparisons are exact and
+    // indexable; the ISO texts of migration 1 stay for what clients see.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN lease_owner          TEXT;
+      ALTER TABLE jobs ADD COLUMN lease_expires_at_ms  INTEGER;
+      ALTER TABLE jobs ADD COLUMN stalled_claims       INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN ready_at_ms          INTEGER;
+      ALTER TABLE jobs ADD COLUMN progress             TEXT;
+      ALTER TABLE jobs ADD COLUMN completed_audio_seconds REAL NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN result_revision      INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE jobs ADD COLUMN partial_path         TEXT;
+      ALTER TABLE jobs ADD COLUMN result_path          TEXT;
+      ALTER TABLE jobs ADD COLUMN result_bytes         INTEGER;
+      ALTER TABLE jobs ADD COLUMN result_content_type  TEXT;
+      ALTER TABLE jobs ADD COLUMN result_expires_at_ms INTEGER;
+      ALTER TABLE jobs ADD COLUMN tombstone_until_ms   INTEGER;
+      ALTER TABLE jobs ADD COLUMN finished_at_ms       INTEGER;
+      ALTER TABLE jobs ADD COLUMN upload_state         TEXT NOT NULL DEFAULT 'none';
+      ALTER TABLE jobs ADD COLUMN upload_bytes         INTEGER;
+      ALTER TABLE jobs ADD COLUMN upload_expires_at_ms INTEGER;
+      ALTER TABLE jobs ADD COLUMN complete_by_ms       INTEGER;
+      ALTER TABLE jobs ADD COLUMN retention_hours      INTEGER;
+      -- Jobs created before this step that were waiting for a worker join the queue in creation order.
+      UPDATE jobs SET ready_at_ms = CAST(strftime('%s', created_at) AS INTEGER) * 1000 WHERE status IN ('accepted', 'running');
+      CREATE INDEX jobs_runnable ON jobs (ready_at_ms) WHERE status IN ('accepted', 'running');
+      CREATE INDEX jobs_awaiting_upload ON jobs (complete_by_ms) WHERE status = 'awaiting_upload';
+      CREATE INDEX jobs_result_expiry ON jobs (result_expires_at_ms) WHERE result_expires_at_ms IS NOT NULL;
+      CREATE INDEX jobs_tombstone ON jobs (tombstone_until_ms) WHERE tombstone_until_ms IS NOT NULL;
+      CREATE INDEX jobs_by_partial_path ON jobs (partial_path) WHERE partial_path IS NOT NULL;
+      CREATE INDEX jobs_by_result_path ON jobs (result_path) WHERE result_path IS NOT NULL;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {
