@@ -47,7 +47,13 @@ TranscribeWorker::~TranscribeWorker() {
 void TranscribeWorker::ReportProgress(int percent) {
   if (!hasProgress_) return;
   progress_.NonBlockingCall([percent](Napi::Env env, Napi::Function callback) {
-    callback.Call({Napi::Number::New(env, percent)});
+    // Progress is advisory: if the callback throws, or the environment is shutting down and cannot run
+    // JavaScript, the report is dropped. Letting the error escape would make node-addon-api rethrow it
+    // into a dying environment, which aborts the process.
+    try {
+      callback.Call({Napi::Number::New(env, percent)});
+    } catch (const Napi::Error&) {
+    }
   });
 }
 

@@ -86,7 +86,8 @@ const parameters: Record<string, Parameter> = {
   Wait: {
     name: 'wait',
     in: 'query',
-    description: 'Long poll: seconds to wait for a state change before answering (20 is the value used).',
+    description:
+      'Long poll: seconds to wait for a state change (status, or a new provisional revision) before answering; 20 is the value used. Capped at 30: larger values wait 30 s.',
     schema: { type: 'integer', minimum: 0 },
   },
   IncludeResult: {
@@ -179,6 +180,58 @@ const getJob: Operation = {
   },
 };
 
+const getJobResult: Operation = {
+  operationId: 'getJobResult',
+  summary: "Download a succeeded job's final result (the `download_url` of the job)",
+  description: 'Same bearer key as the job. 404 once the result has expired.',
+  tags: ['jobs'],
+  security: BEARER,
+  parameters: [parameter('JobId')],
+  responses: {
+    '200': {
+      description: 'The final result in the job\'s response format.',
+      headers: { 'x-request-id': header('RequestId') },
+      content: { 'application/json': { schema: ref('JobTranscript') }, 'text/plain': { schema: { type: 'string' } } },
+    },
+    ...errors('404'),
+  },
+};
+
+const getJobPartial: Operation = {
+  operationId: 'getJobPartialResult',
+  summary: 'The provisional transcript of a running job (its `partial_result_url`)',
+  description: 'Provisional: may be revised, never the final result. 404 when the job is not running or has no revision yet.',
+  tags: ['jobs'],
+  security: BEARER,
+  parameters: [parameter('JobId')],
+  responses: {
+    '200': {
+      description: 'The provisional transcript, with `text`, `segments`, `result_revision` and `completed_audio_seconds`.',
+      headers: { 'x-request-id': header('RequestId') },
+      content: { 'application/json': { schema: { type: 'object', required: ['text', 'provisional'], properties: { text: { type: 'string' }, provisional: { type: 'boolean', const: true } } } } },
+    },
+    ...errors('404'),
+  },
+};
+
+const uploadToSlot: Operation = {
+  operationId: 'uploadJobAudio',
+  summary: "The presigned upload target (a job's `upload.url`)",
+  description:
+    "Behaves like S3's browser POST: multipart/form-data with every `upload.fields` entry unchanged, then the `file` part of exactly `content_length_bytes`. No API key: the signed form authorizes it. Errors are S3-style XML documents (`<Error><Code>`), e.g. 403 AccessDenied `Invalid according to Policy: Policy expired.`, 403 SignatureDoesNotMatch, 400 EntityTooSmall/EntityTooLarge, 503 ServiceUnavailable when storage fails.",
+  tags: ['jobs'],
+  security: [],
+  parameters: [parameter('JobId')],
+  requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } }, additionalProperties: { type: 'string' } } } } },
+  responses: {
+    '204': { description: 'Stored durably; now POST `complete_url`.', headers: { 'x-request-id': header('RequestId') } },
+    '400': { description: 'S3-style XML error: malformed form, missing field, wrong length.', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },
+    '403': { description: 'S3-style XML error: bad signature, changed or extra field, expired or used form.', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },
+    '409': { description: 'S3-style XML error OperationAborted: another upload to this job is in progress.', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },
+    '503': { description: 'S3-style XML error ServiceUnavailable: storage failed; nothing was stored.', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },
+  },
+};
+
 const deleteJob: Operation = {
   operationId: 'deleteJob',
   summary: 'Cancellation is not supported',
@@ -221,6 +274,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
       '/v1/jobs': { post: createJob },
       '/v1/jobs/{job_id}/complete': { post: completeJob },
       '/v1/jobs/{job_id}': { get: getJob, delete: deleteJob },
+      '/v1/jobs/{job_id}/result': { get: getJobResult },
+      '/v1/jobs/{job_id}/partial': { get: getJobPartial },
+      '/v1/uploads/{job_id}': { post: uploadToSlot },
       '/v1/openapi.json': { get: getOpenApi },
     },
     components: {

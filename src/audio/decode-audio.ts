@@ -93,7 +93,12 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
   return samples.toFloat32Array();
 }
 
-function ffmpegDecodeArgs(path: string, container: AudioContainer, outputSeconds: number): string[] {
+/**
+ * ffmpeg's arguments for decoding to whisper's PCM on stdout. `startSeconds` seeks the input before
+ * decoding (`-ss` as an input option: with transcoding ffmpeg decodes from the previous seek point
+ * and drops samples up to the exact position, so windows join without gaps or overlaps).
+ */
+export function ffmpegDecodeArgs(path: string, container: AudioContainer, outputSeconds: number, startSeconds = 0): string[] {
   // Native byte order lets the output bytes become a Float32Array without swapping.
   const [sampleFormat, sampleCodec] = endianness() === 'LE' ? ['f32le', 'pcm_f32le'] : ['f32be', 'pcm_f32be'];
   return [
@@ -106,6 +111,7 @@ function ffmpegDecodeArgs(path: string, container: AudioContainer, outputSeconds
     '-filter_threads',
     '1',
     ...FFMPEG_SAFETY_ARGS,
+    ...(startSeconds > 0 ? ['-ss', startSeconds.toFixed(3)] : []),
     ...safeInputArgs(path, container),
     '-vn',
     '-sn',

@@ -21,6 +21,8 @@ export {
   mimeTypeForContainer,
 } from './container-media-types.js';
 export { DECODED_SAMPLE_RATE, decodeAudio } from './decode-audio.js';
+export { decodeAudioWindow } from './decode-audio-window.js';
+export type { DecodeWindowOptions } from './decode-audio-window.js';
 export type { DecodeAudioOptions } from './decode-audio.js';
 export { AudioToolUnavailableError } from './ffmpeg-process.js';
 export { identifyContainer } from './identify-container.js';

@@ -40,7 +40,13 @@ const S = {
   maxTokens: { env: 'SVC_MAX_TOKENS', file: 'decoding.maxTokens' },
   temperatureFallback: { env: 'SVC_TEMPERATURE_FALLBACK', file: 'decoding.temperatureFallback' },
   publicBaseUrl: { env: 'SVC_PUBLIC_BASE_URL', file: 'publicBaseUrl' },
+  jobChunkSeconds: { env: 'SVC_JOB_CHUNK_SECONDS', file: 'jobs.chunkSeconds' },
+  uploadExpirySeconds: { env: 'SVC_UPLOAD_EXPIRY_SECONDS', file: 'jobs.uploadExpirySeconds' },
   logLevel: { env: 'SVC_LOG_LEVEL', file: 'logLevel' },
+  webhookMasterKey: { env: 'SVC_WEBHOOK_MASTER_KEY', file: 'webhooks.masterKey' },
+  webhookAllowLoopback: { env: 'SVC_WEBHOOK_ALLOW_LOOPBACK', file: 'webhooks.allowLoopback' },
+  webhookDnsServers: { env: 'SVC_WEBHOOK_DNS_SERVERS', file: 'webhooks.dnsServers' },
+  webhookAttemptTimeoutMs: { env: 'SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS', file: 'webhooks.attemptTimeoutMs' },
 } satisfies Record<string, SettingName>;
 
 const MAX_PORT = 65_535;
@@ -99,6 +105,16 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       // 0 means no cap; a cap is for generated test models, which rarely stop on their own.
       maxTokens: reader.integer(S.maxTokens, DEFAULTS.decoding.maxTokens, 0, 1 << 20),
       temperatureFallback: reader.boolean(S.temperatureFallback, DEFAULTS.decoding.temperatureFallback),
+    },
+    jobs: {
+      chunkSeconds: reader.integer(S.jobChunkSeconds, 300, 5, 3600),
+      uploadExpirySeconds: reader.integer(S.uploadExpirySeconds, 3600, 60, 7 * 24 * 3600),
+    },
+    webhooks: {
+      masterKey: readWebhookMasterKey(reader),
+      allowLoopback: reader.boolean(S.webhookAllowLoopback, false),
+      dnsServers: readDnsServers(reader),
+      attemptTimeoutMs: reader.integer(S.webhookAttemptTimeoutMs, 10_000, 100, 60_000),
     },
     publicBaseUrl: readPublicBaseUrl(reader) ?? defaultPublicBaseUrl(host, port),
     logLevel: reader.oneOf(S.logLevel, DEFAULTS.logLevel, LOG_LEVELS),
@@ -190,4 +206,24 @@ function readPublicBaseUrl(reader: SettingsReader): string | undefined {
   }
   // poll_url is built as `${publicBaseUrl}/v1/jobs/...`: no trailing slash.
   return url.href.replace(/\/+$/, '');
+}
+
+function readWebhookMasterKey(reader: SettingsReader): string | null {
+  if (!reader.has(S.webhookMasterKey)) return null;
+  const raw = reader.text(S.webhookMasterKey, '', /^[A-Za-z0-9+/]+={0,2}$/, 'must be base64 of 32 random bytes');
+  if (raw && Buffer.from(raw, 'base64').length !== 32) {
+    reader.problem(S.webhookMasterKey, 'must be base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)');
+  }
+  return raw || null;
+}
+
+/** Comma-separated `ADDRESS` or `ADDRESS:PORT` (IPv6 as `[ADDRESS]:PORT`), as dns.setServers takes them. */
+function readDnsServers(reader: SettingsReader): string[] | null {
+  if (!reader.has(S.webhookDnsServers)) return null;
+  const raw = reader.text(S.webhookDnsServers, '', /\S/, 'must be a comma-separated list of DNS server addresses');
+  const servers = raw.split(',').map((item) => item.trim()).filter(Boolean);
+  const valid = /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:]+)$/;
+  const bad = servers.find((server) => !valid.test(server));
+  if (bad !== undefined) reader.problem(S.webhookDnsServers, `has an entry that is not an IP address (with optional port): ${JSON.stringify(bad)}`);
+  return servers.length > 0 ? servers : null;
 }

@@ -31,6 +31,19 @@ export interface ServiceConfig {
   decodeTimeoutMs: number;
   /** Decoding parameters applied to every request (a token cap is for generated test models). */
   decoding: { beamSize: number; maxTokens: number; temperatureFallback: boolean };
+  /**
+   * Job processing (see src/jobs/job-runner.ts): seconds of audio per worker claim (the fairness
+   * unit, default 300) and how long a presigned upload form stays valid (default 3600 s).
+   */
+  jobs?: { chunkSeconds?: number; uploadExpirySeconds?: number };
+  /**
+   * Webhook delivery (src/webhooks/). `masterKey`: base64 of 32 bytes that encrypts signing secrets at
+   * rest (default: generated once into DATA_DIR/webhook-master.key, mode 0600). `allowLoopback`:
+   * tests only — loopback destinations on any port become reachable (a warning is logged at start).
+   * `dnsServers`: resolvers asked for a destination's A/AAAA records (default: the system's).
+   * `attemptTimeoutMs`: per attempt (the contract: 10 s).
+   */
+  webhooks: { masterKey: string | null; allowLoopback: boolean; dnsServers: string[] | null; attemptTimeoutMs: number };
   /** Public base URL used in poll_url/Location (default http://HOST:PORT). */
   publicBaseUrl: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

@@ -4,11 +4,18 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../api/build-app.js';
+import { jobRoutes } from '../api/routes/jobs.js';
+import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
 import { transcriptionRoutes } from '../api/routes/transcriptions.js';
 import { defaultPublicBaseUrl } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service-config.js';
-import { HoldingJobQueue, type JobQueue } from '../jobs/job-queue.js';
+import { JobEvents } from '../jobs/job-events.js';
+import { JobHousekeeping } from '../jobs/job-housekeeping.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import { JobRunner } from '../jobs/job-runner.js';
+import type { BlobStore } from '../store/blob-store.js';
 import { LocalBlobStore } from '../store/local-blob-store.js';
+import { loadUploadSigningSecret } from '../store/upload-signing-secret.js';
 import { databasePath, openDatabase } from '../store/sqlite/database.js';
 import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
 import { SqliteJobStore } from '../store/sqlite/sqlite-job-store.js';
@@ -21,13 +28,22 @@ export interface RunningService {
   url: string;
   /** Present when the database had no key and one was created at start. */
   firstKey: string | null;
+  /** The worker loop: accepted jobs of both routes are handed to it. */
   queue: JobQueue;
+  /** Runs the sweeper's pass now (tests drive expiry with an injected clock). */
+  sweepNow(): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface StartOptions {
   logger?: boolean | object;
-  queue?: JobQueue;
+  /** The clock of the job lifecycle (deadlines, retention, upload forms); tests inject one. */
+  clock?: () => Date;
+  /**
+   * Wraps the blob store the routes and workers use: tests inject storage faults at this boundary
+   * (a full disk during an upload) without changing what the store does otherwise.
+   */
+  wrapBlobs?: (blobs: LocalBlobStore) => BlobStore;
 }
 
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
@@ -36,13 +52,21 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const keys = new SqliteKeyStore(db);
   const jobs = new SqliteJobStore(db);
   const idempotency = new SqliteIdempotencyStore(db);
-  const blobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
-  const queue = options.queue ?? new HoldingJobQueue();
+  const localBlobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
+  const blobs = options.wrapBlobs?.(localBlobs) ?? localBlobs;
+  const clock = options.clock ?? (() => new Date());
+  const uploadSecret = loadUploadSigningSecret(config.dataDir);
+  const events = new JobEvents();
+  const housekeeping = new JobHousekeeping({ jobs, blobs, keys, events, defaultRetentionHours: config.retentionHours });
 
   // One server owns this database: claims left in progress by a crash can never complete, and would
-  // answer the client's retry with 409 for a day.
+  // answer the client's retry with 409 for a day; job leases of the dead process are released and
+  // uploads it was receiving reopen their slots.
   idempotency.releaseAbandoned();
-  const sweeper = startSweeper(idempotency, blobs, jobs);
+  jobs.recoverAfterRestart(clock().getTime());
+  const sweeper = startSweeper(idempotency, localBlobs, jobs, { housekeeping, clock, sweepAllOrphansFirst: true });
+  // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.
+  await sweeper.initial;
 
   // A fresh install answers its first curl: one key, shown once.
   const firstKey = keys.count() === 0 ? keys.create({}).key : null;
@@ -55,11 +79,38 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     db.close();
     throw error;
   }
+  const runner = new JobRunner({
+    config,
+    jobs,
+    blobs,
+    keys,
+    engines: engines.engines,
+    modelBuilds: engines.modelBuilds,
+    events,
+    clock,
+    chunkSeconds: config.jobs?.chunkSeconds,
+  });
+  const queue: JobQueue = runner;
+  const hasWebhookSecret = () => false;
   const app = buildApp({
     config,
     keys,
     logger: options.logger ?? { level: config.logLevel },
     routes: [
+      jobRoutes({
+        config,
+        jobs,
+        blobs,
+        idempotency,
+        queue,
+        events,
+        housekeeping,
+        uploadSecret,
+        clock,
+        uploadExpirySeconds: config.jobs?.uploadExpirySeconds,
+        hasWebhookSecret,
+      }),
+      presignedUploadRoutes({ config, jobs, blobs, secret: uploadSecret, clock }),
       transcriptionRoutes({
         config,
         engines: engines.engines,
@@ -69,13 +120,16 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         idempotency,
         blobs,
         queue,
-        hasWebhookSecret: () => false,
+        hasWebhookSecret,
       }),
     ],
   });
+  runner.start();
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
+    events.close();
+    await runner.stop();
     sweeper.stop();
     await engines.close();
     db.close();
@@ -92,17 +146,22 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     url,
     firstKey,
     queue,
+    sweepNow: () => sweeper.sweepNow(),
     close: () =>
       (closing ??= (async () => {
         // Stop accepting, let in-flight requests finish, then free the engines and the database.
         // Connections that turn idle after their request finished would otherwise be kept until the
         // keep-alive timeout (72 s), holding the shutdown.
         const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+        // Long polls answer now rather than hold the shutdown for their wait.
+        events.close();
         try {
           await app.close();
         } finally {
           clearInterval(closeIdle);
         }
+        // Chunks in flight are abandoned (their leases released): they rerun after the restart.
+        await runner.stop();
         sweeper.stop();
         await engines.close();
         db.close();

@@ -1,29 +1,45 @@
-// Periodic housekeeping: expired idempotency records, and audio no request or job owns any more
-// (uploads cut off by a crash, job audio whose row never committed).
+// Periodic housekeeping: expired idempotency records, the job lifecycle's time-driven transitions
+// (overdue uploads, expired results, ended tombstones), and blobs no request or job owns any more
+// (uploads cut off by a crash, job audio whose row never committed, results of a lost race).
+import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { LocalBlobStore } from '../store/local-blob-store.js';
 import type { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
 import type { SqliteJobStore } from '../store/sqlite/sqlite-job-store.js';
 
 /** Old enough that no upload can still be streaming into it and no job row can still be committing. */
 const ORPHAN_AGE_MS = 60 * 60_000;
-const INTERVAL_MS = 10 * 60_000;
+/** Often enough that results are deleted within a minute of their expiry. */
+const INTERVAL_MS = 60_000;
 
-export function startSweeper(idempotency: SqliteIdempotencyStore, blobs: LocalBlobStore, jobs: SqliteJobStore) {
-  let running = false;
-  const sweep = async () => {
-    if (running) return;
-    running = true;
+export interface SweeperOptions {
+  housekeeping?: JobHousekeeping;
+  clock?: () => Date;
+  /**
+   * At start no request is in flight, so every unreferenced blob is an orphan whatever its age:
+   * the first pass removes them all (a crash leaves no audio behind past the restart).
+   */
+  sweepAllOrphansFirst?: boolean;
+}
+
+export function startSweeper(idempotency: SqliteIdempotencyStore, blobs: LocalBlobStore, jobs: SqliteJobStore, options: SweeperOptions = {}) {
+  const clock = options.clock ?? (() => new Date());
+  let running: Promise<void> | null = null;
+  let first = options.sweepAllOrphansFirst === true;
+  const sweepOnce = async () => {
     try {
-      idempotency.sweep();
-      await blobs.sweepOrphans((path) => jobs.referencesAudio(path), ORPHAN_AGE_MS);
+      const now = clock();
+      idempotency.sweep(now);
+      await options.housekeeping?.run(now.getTime());
+      // Orphan age is judged on file times, which follow the wall clock, not the injected one.
+      await blobs.sweepOrphans((path) => jobs.referencesBlob(path), first ? 0 : ORPHAN_AGE_MS);
+      first = false;
     } catch {
       // Housekeeping must never take the server down; the next pass retries.
-    } finally {
-      running = false;
     }
   };
-  void sweep();
+  const sweep = () => (running ??= sweepOnce().finally(() => (running = null)));
+  const initial = sweep();
   const timer = setInterval(() => void sweep(), INTERVAL_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer), sweepNow: sweep };
+  return { stop: () => clearInterval(timer), sweepNow: sweep, initial };
 }

@@ -23,9 +23,10 @@ export interface BlobStore {
   createUploadStream(path: string): Writable;
   /**
    * Stores a job's result durably and atomically (a reader sees the whole old file or the whole new
-   * one, never a part) and returns its path (what JobRecord.resultPath/partialPath store).
+   * one, never a part). Returns its path (what JobRecord.resultPath/partialPath store) and the bytes
+   * stored.
    */
-  writeResult(jobId: string, result: ResultKind, data: string | Uint8Array): Promise<string>;
+  writeResult(jobId: string, result: ResultKind, data: string | Uint8Array): Promise<{ path: string; bytes: number }>;
   readResult(path: string): Promise<Buffer>;
   openResult(path: string): Readable;
   /** Removes an upload, job audio or result file; a missing file is not an error. */

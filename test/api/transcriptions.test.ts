@@ -199,7 +199,14 @@ t.test('above the boundary: 202 with a durable job, Location and Retry-After', a
   const files = await svc.blobFiles();
   t.equal(files.uploads.length, 0, 'no upload left behind');
   t.ok(files.jobs.length >= 1, 'the job audio is durable');
-  t.ok(svc.service.queue && (svc.service.queue as any).held.includes(body.id), 'handed to the queue');
+  // Handed to the worker loop: the same job reaches succeeded and its audio is deleted.
+  const done = await fetch(`${body.poll_url}?wait=30`, { headers: { authorization: `Bearer ${svc.key}` } });
+  let job = (await done.json()) as Record<string, any>;
+  for (let i = 0; i < 20 && job.status !== 'succeeded' && job.status !== 'failed'; i++) {
+    job = (await (await fetch(`${body.poll_url}?wait=30`, { headers: { authorization: `Bearer ${svc.key}` } })).json()) as Record<string, any>;
+  }
+  t.equal(job.status, 'succeeded', 'processed by the worker loop');
+  t.equal(job.result.content_type, 'application/json; charset=utf-8');
 });
 
 t.test('Idempotency-Key: replay, conflict, concurrency, ignored inline', async (t) => {

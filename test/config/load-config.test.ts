@@ -49,6 +49,8 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     rateLimitPerMinute: DEFAULTS.rateLimitPerMinute,
     decodeTimeoutMs: DEFAULTS.decodeTimeoutMs,
     decoding: { ...DEFAULTS.decoding },
+    jobs: { chunkSeconds: 300, uploadExpirySeconds: 3600 },
+    webhooks: { masterKey: null, allowLoopback: false, dnsServers: null, attemptTimeoutMs: 10_000 },
     publicBaseUrl: 'http://127.0.0.1:8080',
     logLevel: 'info',
   });
@@ -78,6 +80,10 @@ t.test('every environment variable', async (t) => {
     SVC_TEMPERATURE_FALLBACK: 'false',
     SVC_PUBLIC_BASE_URL: 'https://stt.example.com/base/',
     SVC_LOG_LEVEL: 'warn',
+    SVC_WEBHOOK_MASTER_KEY: Buffer.alloc(32, 7).toString('base64'),
+    SVC_WEBHOOK_ALLOW_LOOPBACK: '1',
+    SVC_WEBHOOK_DNS_SERVERS: '127.0.0.1:5353, [::1]:53',
+    SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000',
   });
   t.match(config, {
     dataDir: join(dir, 'data'),
@@ -95,7 +101,22 @@ t.test('every environment variable', async (t) => {
     decoding: { maxTokens: 16, beamSize: 5, temperatureFallback: false },
     publicBaseUrl: 'https://stt.example.com/base',
     logLevel: 'warn',
+    webhooks: {
+      masterKey: Buffer.alloc(32, 7).toString('base64'),
+      allowLoopback: true,
+      dnsServers: ['127.0.0.1:5353', '[::1]:53'],
+      attemptTimeoutMs: 2000,
+    },
   });
+});
+
+t.test('webhook settings: a master key that is not 32 bytes and a DNS server that is not an address are refused', async (t) => {
+  const { flagship } = models(t);
+  const problems = problemsOf(() =>
+    loadConfig({ SVC_MODEL: flagship, SVC_WEBHOOK_MASTER_KEY: Buffer.alloc(16).toString('base64'), SVC_WEBHOOK_DNS_SERVERS: 'dns.example' }),
+  );
+  t.match(problems.join('\n'), /SVC_WEBHOOK_MASTER_KEY must be base64 of exactly 32 bytes/);
+  t.match(problems.join('\n'), /SVC_WEBHOOK_DNS_SERVERS has an entry that is not an IP address/);
 });
 
 t.test('relative paths: from the working directory in the environment', async (t) => {

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
-import { startService, type RunningService } from '../../src/service/start-service.js';
+import { startService, type RunningService, type StartOptions } from '../../src/service/start-service.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import type { CreateKeyOptions, KeyPatch } from '../../src/store/key-store.js';
@@ -21,10 +21,12 @@ export interface TestService {
   setDictionary(keyId: string, language: string, terms: string[]): void;
   /** Files left in the upload and job-audio folders. */
   blobFiles(): Promise<{ uploads: string[]; jobs: string[] }>;
+  /** Files in the results folder. */
+  resultFiles(): Promise<string[]>;
   close(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-test-'));
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
@@ -38,7 +40,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     SVC_LOG_LEVEL: 'silent',
     ...env,
   });
-  const service = await startService(config, { logger: false });
+  const service = await startService(config, { logger: false, ...options });
   const db = openDatabase(databasePath(dataDir));
   const keys = new SqliteKeyStore(db);
   return {
@@ -58,6 +60,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
       uploads: await readdir(join(dataDir, 'blobs', 'uploads')).catch(() => []),
       jobs: await readdir(join(dataDir, 'blobs', 'jobs')).catch(() => []),
     }),
+    resultFiles: () => readdir(join(dataDir, 'blobs', 'results')).catch(() => []),
     close: async () => {
       await service.close();
       db.close();

@@ -108,6 +108,48 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_result_path ON jobs (result_path) WHERE result_path IS NOT NULL;
     `,
   },
+  {
+    version: 3,
+    name: 'webhooks: signing secrets, the version pinned to each job, the delivery outbox',
+    // Secrets are stored encrypted (AES-256-GCM under the server's master key): HMAC needs the raw
+    // secret, so a hash would not do. A version stops signing 24 h after the rotation that
+    // superseded it (usable_until_ms); the active version has none.
+    sql: `
+      CREATE TABLE webhook_secrets (
+        key_id          TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        version         INTEGER NOT NULL,
+        ciphertext      BLOB NOT NULL,
+        iv              BLOB NOT NULL,
+        auth_tag        BLOB NOT NULL,
+        created_at_ms   INTEGER NOT NULL,
+        superseded_at_ms INTEGER,
+        usable_until_ms INTEGER,
+        PRIMARY KEY (key_id, version)
+      ) STRICT;
+
+      ALTER TABLE jobs ADD COLUMN webhook_secret_version INTEGER;
+
+      -- One row per event: written in the transaction that marks the job succeeded, so an event
+      -- exists exactly when its job succeeded, whatever crashes.
+      CREATE TABLE webhook_deliveries (
+        event_id            TEXT PRIMARY KEY,
+        job_id              TEXT NOT NULL UNIQUE,
+        key_id              TEXT NOT NULL,
+        secret_version      INTEGER NOT NULL,
+        url                 TEXT NOT NULL,
+        body                TEXT NOT NULL,
+        state               TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+        attempts            INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at_ms  INTEGER,
+        last_attempt_at_ms  INTEGER,
+        last_status         TEXT,
+        lease_owner         TEXT,
+        lease_expires_at_ms INTEGER,
+        created_at_ms       INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at_ms) WHERE state = 'pending';
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -1,0 +1,104 @@
+// bench upload: one presigned upload of 1 GiB (by default) through the embedded upload target into
+// job storage, with the server in its own process so its memory is measured alone. The bar
+// (DESIGN.md): RSS growth under 64 MiB while the whole file streams to disk.
+//   npm run bench -- upload [--mib 1024]
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testModelPath } from '../test/helpers/test-models.js';
+import { flag, printResult, printTable, round } from './lib-report.js';
+
+const cli = ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli', 'run.ts')];
+
+function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const mib = Number(flag(args, 'mib', '1024'));
+  const size = mib * 1024 * 1024;
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-upload-'));
+  const child = spawn(process.execPath, [...cli, 'serve'], {
+    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_REALTIME_PORT: '0', SVC_MODEL: await testModelPath('micro'), SVC_LOG_LEVEL: 'warn', SVC_WORKERS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (c) => {
+        out += c;
+        const m = /^listening (http:\/\/\S+)$/m.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+    });
+    const key = /\b(svc_[A-Za-z0-9]+_[A-Za-z0-9_-]+)/.exec(stderr)![1];
+    const created = await fetch(`${url}/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ filename: 'long.wav', content_type: 'audio/wav', content_length_bytes: size }),
+    });
+    if (created.status !== 201) throw new Error(`create: ${created.status} ${await created.text()}`);
+    const job = (await created.json()) as { upload: { url: string; fields: Record<string, string> } };
+
+    const boundary = '----svc-bench-upload';
+    const head =
+      Object.entries(job.upload.fields)
+        .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+        .join('') + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="long.wav"\r\nContent-Type: audio/wav\r\n\r\n`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    // Settle after start (lazy module loads, first requests) before the baseline is taken.
+    await new Promise((r) => setTimeout(r, 1000));
+    const baseline = rssBytes(child.pid!);
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(child.pid!))), 50);
+    const chunk = Buffer.alloc(1024 * 1024, 0x5a);
+    const started = performance.now();
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(job.upload.url, {
+        method: 'POST',
+        headers: {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(Buffer.byteLength(head) + size + Buffer.byteLength(tail)),
+        },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write(head);
+      let sent = 0;
+      const pump = () => {
+        while (sent < size) {
+          const piece = size - sent >= chunk.length ? chunk : chunk.subarray(0, size - sent);
+          sent += piece.length;
+          if (!req.write(piece)) return void req.once('drain', pump);
+        }
+        req.end(tail);
+      };
+      pump();
+    });
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, rssBytes(child.pid!));
+    if (status !== 204) throw new Error(`upload answered ${status}`);
+    const growthMb = (peak - baseline) / (1024 * 1024);
+    const mbPerS = mib / seconds;
+    printTable(
+      ['MiB', 'seconds', 'MiB/s', 'RSS before MiB', 'RSS peak MiB', 'growth MiB'],
+      [[mib, round(seconds, 2), round(mbPerS, 1), round(baseline / 2 ** 20, 1), round(peak / 2 ** 20, 1), round(growthMb, 1)]],
+    );
+    printResult('upload', { mib, rss_growth_mb: round(growthMb, 1), mb_per_s: round(mbPerS, 1), bar_mb: 64, passes: growthMb < 64 });
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,160 @@
+// Validates the body of POST /v1/jobs (the contract's job-creation table) into a stored-request
+// shape and the upload slot's declaration. Everything is checked before any slot exists. Statuses
+// follow the direct route: malformed or unsupported option 400, unsupported media type 415, a length
+// over the cap 413, unsupported language, vocabulary, patterns, hints or combination 422, a missing
+// entitlement 403. Messages name only our own field names, never request content.
+import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
+import { DEFAULT_MAX_SPEAKERS, type StoredJobRequest } from '../../jobs/job-request.js';
+import { parseLanguageTag, type LanguageTag } from '../../pipeline/languages.js';
+import { parsePatterns } from '../../pipeline/patterns.js';
+import { PROFILES, RESPONSE_FORMATS, type LanguageChoice, type Profile, type ResponseFormat } from '../../pipeline/transcription-request.js';
+import { validateTerms } from '../../pipeline/vocabulary-terms.js';
+import { validateWebhookUrl } from '../../pipeline/webhook-url.js';
+import type { ApiKeyRecord } from '../../store/key-store.js';
+import { ApiError } from '../api-error.js';
+
+export const MAX_JOB_UPLOAD_BYTES = 1_073_741_824;
+const MAX_FILENAME = 255;
+const MAX_CONTENT_TYPE = 100;
+
+const FIELDS = [
+  'model',
+  'filename',
+  'content_type',
+  'content_length_bytes',
+  'response_format',
+  'language',
+  'language_hints',
+  'vocabulary',
+  'patterns',
+  'profile',
+  'diarize',
+  'max_speakers',
+  'webhook_url',
+] as const;
+
+export interface JobCreation {
+  request: StoredJobRequest;
+  filename: string;
+  contentType: string;
+  contentLength: number;
+}
+
+const bad = (message: string) => new ApiError(400, 'invalid_request', message);
+const unprocessable = (message: string) => new ApiError(422, 'invalid_request', message);
+
+export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the request body must be a JSON object');
+  const fields = body as Record<string, unknown>;
+  // A misspelt optional field would otherwise be silently ignored, e.g. a vocabulary never applied.
+  if (Object.keys(fields).some((name) => !(FIELDS as readonly string[]).includes(name))) {
+    throw bad(`the request has a field that is not one of: ${FIELDS.join(', ')}`);
+  }
+  const present = (name: (typeof FIELDS)[number]) => fields[name] !== undefined && fields[name] !== null;
+
+  if (present('model') && fields.model !== 'svc-medical-1') throw bad('model must be svc-medical-1 on /v1/jobs');
+
+  const filename = fields.filename;
+  if (typeof filename !== 'string' || filename.length < 1 || filename.length > MAX_FILENAME) {
+    throw bad(`filename is required: 1 to ${MAX_FILENAME} characters`);
+  }
+  const contentType = fields.content_type;
+  if (typeof contentType !== 'string' || contentType.length < 1 || contentType.length > MAX_CONTENT_TYPE) {
+    throw bad(`content_type is required: 1 to ${MAX_CONTENT_TYPE} characters`);
+  }
+  if (!containerForMimeType(contentType)) throw new ApiError(415, 'unsupported_media_type', 'content_type is not a supported audio type');
+  if (!filenameMatchesMimeType(filename, contentType)) throw bad("filename's extension does not match content_type");
+
+  const length = fields.content_length_bytes;
+  if (typeof length !== 'number' || !Number.isInteger(length)) throw bad('content_length_bytes is required: an integer');
+  if (length > MAX_JOB_UPLOAD_BYTES) throw new ApiError(413, 'upload_too_large', `content_length_bytes is at most ${MAX_JOB_UPLOAD_BYTES}`);
+  if (length < 1) throw bad('content_length_bytes is at least 1');
+
+  const responseFormat = enumField<ResponseFormat>(fields.response_format, RESPONSE_FORMATS, 'json', 'response_format');
+  const profile = enumField<Profile>(fields.profile, PROFILES, 'default', 'profile');
+  const diarize = booleanField(fields.diarize, 'diarize');
+  let maxSpeakers = DEFAULT_MAX_SPEAKERS;
+  if (present('max_speakers')) {
+    if (typeof fields.max_speakers !== 'number' || !Number.isInteger(fields.max_speakers) || fields.max_speakers < 1 || fields.max_speakers > 4) {
+      throw unprocessable('max_speakers must be an integer from 1 to 4');
+    }
+    maxSpeakers = fields.max_speakers;
+  }
+
+  const language = parseLanguage(fields, key);
+  const effective = language.mode === 'auto' ? 'auto' : language.language.family;
+  const vocabulary = present('vocabulary') ? validateTerms(fields.vocabulary, effective) : [];
+  let patterns: string[] = [];
+  if (present('patterns')) {
+    if (typeof fields.patterns !== 'string') throw unprocessable('patterns must be a string of comma-separated expressions');
+    patterns = parsePatterns(fields.patterns);
+  }
+  if (patterns.length > 0 && !key.entitlements.includes('patterns')) {
+    throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to patterns');
+  }
+  if (diarize && (responseFormat === 'json' || responseFormat === 'text')) {
+    throw unprocessable('diarize needs response_format verbose_json or diarized_json');
+  }
+  let webhookUrl: string | null = null;
+  if (present('webhook_url')) {
+    if (typeof fields.webhook_url !== 'string') throw unprocessable('webhook_url must be a string');
+    webhookUrl = validateWebhookUrl(fields.webhook_url);
+  }
+  return {
+    request: {
+      model: 'svc-medical-1',
+      responseFormat,
+      language,
+      diarize,
+      dictionary: true,
+      vocabulary,
+      patterns,
+      webhookUrl,
+      profile,
+      maxSpeakers,
+    },
+    filename,
+    contentType,
+    contentLength: length,
+  };
+}
+
+function parseLanguage(fields: Record<string, unknown>, key: ApiKeyRecord): LanguageChoice {
+  const raw = fields.language;
+  const hints = fields.language_hints;
+  if (raw !== undefined && raw !== null && typeof raw !== 'string') throw unprocessable('language must be a string');
+  if (raw === 'auto') {
+    if (!key.entitlements.includes('language_detection')) {
+      throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to automatic language detection');
+    }
+    return { mode: 'auto', hints: hints === undefined || hints === null ? null : parseHints(hints) };
+  }
+  if (hints !== undefined && hints !== null) throw unprocessable('language_hints is only valid with language=auto');
+  if (typeof raw === 'string' && raw !== '') {
+    const tag = parseLanguageTag(raw);
+    if (!tag) throw unprocessable('language is not a supported language tag');
+    return { mode: 'explicit', language: tag, source: 'requested' };
+  }
+  const fallback = parseLanguageTag(key.defaultLanguage ?? 'en') ?? parseLanguageTag('en')!;
+  return { mode: 'explicit', language: fallback, source: 'default' };
+}
+
+function parseHints(value: unknown): LanguageTag[] {
+  if (!Array.isArray(value) || value.length < 1 || value.length > 8) throw unprocessable('language_hints must be an array of 1 to 8 language tags');
+  const tags = value.map((v) => (typeof v === 'string' ? parseLanguageTag(v) : null));
+  if (tags.some((t) => t === null)) throw unprocessable('language_hints contains an unsupported language tag');
+  if (new Set(tags.map((t) => t!.tag)).size !== tags.length) throw unprocessable('language_hints must not repeat a tag');
+  return tags as LanguageTag[];
+}
+
+function enumField<T extends string>(value: unknown, allowed: readonly T[], fallback: T, field: string): T {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) throw bad(`${field} must be one of: ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function booleanField(value: unknown, field: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw bad(`${field} must be true or false`);
+  return value;
+}

@@ -1,0 +1,76 @@
+// The Job resource as clients see it, from a job record and the clock. Expiry is judged here on the
+// record's own deadlines, so a poll made a second after a result expired already says so, whether or
+// not the sweeper has deleted the file yet.
+import type { JobRecord } from '../../store/job-store.js';
+
+/** Results up to this size go inline with `include_result=true` (the contract's limit). */
+export const INLINE_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
+
+export interface JobUrls {
+  poll: string;
+  result: string;
+  partial: string;
+  complete: string;
+}
+
+export function jobUrls(baseUrl: string, jobId: string): JobUrls {
+  const poll = `${baseUrl}/v1/jobs/${jobId}`;
+  return { poll, result: `${poll}/result`, partial: `${poll}/partial`, complete: `${poll}/complete` };
+}
+
+/** Whether the record is gone for clients (its tombstone has ended). */
+export function isPastTombstone(job: JobRecord, nowMs: number): boolean {
+  return job.tombstoneUntilMs !== null && job.tombstoneUntilMs <= nowMs;
+}
+
+export function resultExpired(job: JobRecord, nowMs: number): boolean {
+  return job.status === 'succeeded' && (job.resultPath === null || (job.resultExpiresAtMs !== null && job.resultExpiresAtMs <= nowMs));
+}
+
+export function jobView(
+  job: JobRecord,
+  baseUrl: string,
+  nowMs: number,
+  inline: { content: Buffer } | { tooLarge: true } | null = null,
+): Record<string, unknown> {
+  const urls = jobUrls(baseUrl, job.id);
+  const view: Record<string, unknown> = {
+    id: job.id,
+    object: 'transcription.job',
+    status: job.status,
+    created_at: job.createdAt,
+    updated_at: job.updatedAt,
+    model: job.model,
+  };
+  if (job.status === 'succeeded') {
+    if (resultExpired(job, nowMs)) {
+      view.result = { expired: true };
+    } else {
+      const result: Record<string, unknown> = {
+        download_url: urls.result,
+        expires_in_seconds: Math.max(0, Math.floor((job.resultExpiresAtMs! - nowMs) / 1000)),
+        content_type: job.resultContentType,
+        expired: false,
+      };
+      if (inline && 'content' in inline) {
+        const text = inline.content.toString('utf8');
+        result.content = job.resultContentType?.startsWith('application/json') ? JSON.parse(text) : text;
+        result.inline = true;
+      } else if (inline) {
+        result.inline = false;
+      }
+      view.result = result;
+    }
+  }
+  if (job.status === 'failed') view.error = { code: job.errorCode, message: job.errorMessage };
+  if (job.status === 'running' && job.resultRevision > 0 && job.partialPath) {
+    view.transcription = {
+      status: 'processing',
+      partial_result_url: urls.partial,
+      result_revision: job.resultRevision,
+      completed_audio_seconds: Math.round(job.completedAudioSeconds * 1000) / 1000,
+      provisional: true,
+    };
+  }
+  return view;
+}

@@ -1,0 +1,223 @@
+// The /v1/jobs routes: create a job with a presigned upload slot, complete it, poll it (long poll,
+// inline results), download its final or provisional result, and refuse DELETE. Every route is
+// owner-scoped: another tenant's job is answered exactly like an unknown one (404).
+//
+// Long poll: `wait` is capped at MAX_WAIT_SECONDS (30 s; larger values are served as 30). The poll
+// answers as soon as the job's status changes or a new provisional revision is published, else when
+// the wait runs out; a finished job is answered at once.
+//
+// Upload deadlines: the presigned form is valid for `uploadExpirySeconds` (1 hour by default); a job
+// not completed within COMPLETE_GRACE_MS (1 hour) after the form expires fails `job_expired`, and any
+// audio it received is deleted then.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceConfig } from '../../config/service-config.js';
+import type { JobEvents } from '../../jobs/job-events.js';
+import type { JobHousekeeping } from '../../jobs/job-housekeeping.js';
+import type { JobQueue } from '../../jobs/job-queue.js';
+import { serializeJobRequest } from '../../jobs/job-request.js';
+import { signUploadForm } from '../../jobs/upload-policy.js';
+import type { BlobStore } from '../../store/blob-store.js';
+import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
+import type { JobRecord, JobStore } from '../../store/job-store.js';
+import { ApiError } from '../api-error.js';
+import { requireActiveBilling } from '../authenticate.js';
+import { applyProfileDeprecation } from '../deprecation.js';
+import { idempotencyKeyOf, replay } from './idempotency.js';
+import { parseJobCreation } from './job-creation-request.js';
+import { INLINE_RESULT_LIMIT_BYTES, isPastTombstone, jobUrls, jobView, resultExpired } from './job-view.js';
+
+export const MAX_WAIT_SECONDS = 30;
+export const DEFAULT_UPLOAD_EXPIRY_SECONDS = 3600;
+export const COMPLETE_GRACE_MS = 3_600_000;
+/** The job envelope's advisory floor (DESIGN.md decision 1); shorter audio is still transcribed. */
+export const MIN_AUDIO_SECONDS_ADVISORY = 30;
+
+export interface JobRouteDeps {
+  config: ServiceConfig;
+  jobs: JobStore;
+  blobs: BlobStore;
+  idempotency: IdempotencyStore;
+  queue: JobQueue;
+  events: JobEvents;
+  housekeeping: JobHousekeeping;
+  uploadSecret: Buffer;
+  clock: () => Date;
+  uploadExpirySeconds?: number;
+  hasWebhookSecret: (keyId: string) => boolean;
+}
+
+type JobRequest = FastifyRequest<{ Params: { job_id: string }; Querystring: Record<string, string | undefined> }>;
+
+const notFound = () => new ApiError(404, 'not_found', 'no job with this id exists for this key');
+
+export function jobRoutes(deps: JobRouteDeps) {
+  return async function register(app: FastifyInstance): Promise<void> {
+    app.post('/v1/jobs', (request, reply) => createJob(request, reply, deps));
+    app.post('/v1/jobs/:job_id/complete', (request: JobRequest, reply) => completeJob(request, reply, deps));
+    app.get('/v1/jobs/:job_id', (request: JobRequest, reply) => pollJob(request, reply, deps));
+    app.get('/v1/jobs/:job_id/result', (request: JobRequest, reply) => downloadResult(request, reply, deps));
+    app.get('/v1/jobs/:job_id/partial', (request: JobRequest, reply) => downloadPartial(request, reply, deps));
+    // Registered so the answer is the contract's code, not the frame's generic 405.
+    app.delete('/v1/jobs/:job_id', async () => {
+      throw new ApiError(405, 'cancellation_not_supported', 'jobs cannot be cancelled in v1', { allow: 'GET' });
+    });
+  };
+}
+
+async function createJob(request: FastifyRequest, reply: FastifyReply, deps: JobRouteDeps) {
+  const key = request.apiKey!;
+  requireActiveBilling(request);
+  const idempotencyKey = idempotencyKeyOf(request);
+  const creation = parseJobCreation(request.body, key);
+  if (creation.request.webhookUrl && !deps.hasWebhookSecret(key.id)) {
+    throw new ApiError(422, 'invalid_request', 'webhook_url needs an active webhook signing secret on this key');
+  }
+  applyProfileDeprecation(reply, creation.request.profile);
+  const fingerprint = createHash('sha256').update(JSON.stringify({ route: 'jobs', body: canonical(request.body) })).digest('hex');
+  if (idempotencyKey) {
+    const claim = deps.idempotency.begin(key.tenant, idempotencyKey, fingerprint, deps.clock());
+    if (claim.state === 'completed') return replay(reply, claim.response);
+    if (claim.state === 'conflict') throw new ApiError(409, 'idempotency_conflict', 'this Idempotency-Key was used with different content');
+    if (claim.state === 'in_progress') throw new ApiError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is in progress');
+  }
+  try {
+    const now = deps.clock();
+    const expirySeconds = deps.uploadExpirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS;
+    const expiresAtMs = now.getTime() + expirySeconds * 1000;
+    const job = deps.jobs.create(
+      {
+        tenant: key.tenant,
+        keyId: key.id,
+        status: 'awaiting_upload',
+        request: serializeJobRequest(creation.request, {
+          route: 'presigned',
+          filename: creation.filename,
+          contentType: creation.contentType,
+          contentLength: creation.contentLength,
+        }),
+        audioPath: null,
+        audioSeconds: null,
+        webhookUrl: creation.request.webhookUrl,
+        upload: { bytes: creation.contentLength, expiresAtMs, completeByMs: expiresAtMs + COMPLETE_GRACE_MS },
+        retentionHours: key.retentionHours,
+      },
+      now,
+    );
+    const urls = jobUrls(deps.config.publicBaseUrl, job.id);
+    const fields = signUploadForm(deps.uploadSecret, {
+      jobId: job.id,
+      contentType: creation.contentType,
+      contentLength: creation.contentLength,
+      expiresAtMs,
+    });
+    const response: StoredResponse = {
+      status: 201,
+      headers: { location: urls.poll, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({
+        ...jobView(job, deps.config.publicBaseUrl, now.getTime()),
+        upload: { method: 'POST', url: `${deps.config.publicBaseUrl}/v1/uploads/${job.id}`, fields, expires_in_seconds: expirySeconds },
+        complete_url: urls.complete,
+        poll_url: urls.poll,
+        min_audio_seconds: MIN_AUDIO_SECONDS_ADVISORY,
+        max_audio_seconds: Math.floor(deps.config.maxAudioSeconds),
+      }),
+    };
+    if (idempotencyKey) deps.idempotency.complete(key.tenant, idempotencyKey, response);
+    return replay(reply, response);
+  } catch (error) {
+    if (idempotencyKey) deps.idempotency.release(key.tenant, idempotencyKey);
+    throw error;
+  }
+}
+
+async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
+  await loadJob(request, deps);
+  const now = deps.clock().getTime();
+  const outcome = deps.jobs.complete(request.params.job_id, request.apiKey!.tenant, now);
+  if (outcome.outcome === 'not_found') throw notFound();
+  if (outcome.outcome === 'not_uploaded') {
+    const message =
+      outcome.job.status === 'failed'
+        ? 'the upload deadline has passed; create a new job'
+        : 'no complete upload is stored for this job; POST the file to upload.url first';
+    throw new ApiError(409, 'upload_not_complete', message);
+  }
+  if (outcome.outcome === 'accepted') {
+    deps.queue.enqueue(outcome.job.id);
+    deps.events.notify(outcome.job.id);
+  }
+  return reply.code(202).send(jobView(outcome.job, deps.config.publicBaseUrl, now));
+}
+
+async function pollJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
+  const waitSeconds = parseWait(request.query.wait);
+  const include = request.query.include_result;
+  if (include !== undefined && include !== 'true' && include !== 'false') throw new ApiError(400, 'invalid_request', 'include_result must be true or false');
+  let job = await loadJob(request, deps);
+  if (waitSeconds > 0 && (job.status !== 'succeeded' && job.status !== 'failed')) {
+    // The client leaving ends the wait (ServerResponse 'close' fires on a dropped connection).
+    const left = new AbortController();
+    const onClose = () => left.abort();
+    reply.raw.once('close', onClose);
+    try {
+      const deadline = Date.now() + waitSeconds * 1000;
+      const seen = `${job.status}/${job.resultRevision}`;
+      while (!left.signal.aborted) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) break;
+        await deps.events.waitForChange(job.id, remaining, left.signal);
+        job = (await loadJob(request, deps)) ?? job;
+        if (`${job.status}/${job.resultRevision}` !== seen) break;
+      }
+    } finally {
+      reply.raw.off('close', onClose);
+    }
+  }
+  const now = deps.clock().getTime();
+  let inline: { content: Buffer } | { tooLarge: true } | null = null;
+  if (include === 'true' && job.status === 'succeeded' && !resultExpired(job, now)) {
+    inline = (job.resultBytes ?? Infinity) <= INLINE_RESULT_LIMIT_BYTES ? { content: await deps.blobs.readResult(job.resultPath!) } : { tooLarge: true };
+  }
+  return reply.code(200).send(jobView(job, deps.config.publicBaseUrl, now, inline));
+}
+
+async function downloadResult(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
+  const job = await loadJob(request, deps);
+  if (job.status !== 'succeeded') throw new ApiError(404, 'not_found', 'this job has no final result yet; poll the job');
+  if (resultExpired(job, deps.clock().getTime())) throw new ApiError(404, 'not_found', "this job's result has expired");
+  return reply.code(200).type(job.resultContentType ?? 'application/octet-stream').send(deps.blobs.openResult(job.resultPath!));
+}
+
+async function downloadPartial(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
+  const job = await loadJob(request, deps);
+  if (job.status !== 'running' || !job.partialPath) throw new ApiError(404, 'not_found', 'no provisional result is available; poll the job');
+  // Read whole (it is replaced by rename, never written in place): the revision read is consistent.
+  const content = await deps.blobs.readResult(job.partialPath).catch(() => null);
+  if (!content) throw new ApiError(404, 'not_found', 'no provisional result is available; poll the job');
+  return reply.code(200).type('application/json; charset=utf-8').send(content);
+}
+
+/** The caller's job with its time-driven transitions applied; 404 for unknown, foreign or ended ones. */
+async function loadJob(request: JobRequest, deps: JobRouteDeps): Promise<JobRecord> {
+  const now = deps.clock().getTime();
+  let job = deps.jobs.get(request.params.job_id, request.apiKey!.tenant);
+  if (!job || isPastTombstone(job, now)) throw notFound();
+  if (await deps.housekeeping.expireUpload(job, now)) job = deps.jobs.get(job.id, job.tenant) ?? job;
+  return job;
+}
+
+function parseWait(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0;
+  if (!/^\d{1,6}$/.test(raw)) throw new ApiError(400, 'invalid_request', 'wait must be a whole number of seconds');
+  return Math.min(Number(raw), MAX_WAIT_SECONDS);
+}
+
+/** JSON with object keys sorted, so the same request fingerprints the same whatever the key order. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}

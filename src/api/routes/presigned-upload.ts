@@ -1,0 +1,148 @@
+// POST /v1/uploads/{job_id}: the embedded upload target of presigned job forms, behaving like S3's
+// browser POST. Public (the signed form is the authority, so a browser can post it without the API
+// key). The form's fields come first, then the file (as S3 requires); the fields are verified before
+// a byte of the file is stored. The file streams to disk (memory stays flat for 1 GiB), must have
+// exactly the signed length, and becomes the job's audio only once it is complete and durable: a
+// refused, cut-off or failed upload leaves nothing behind and the form may be retried until it expires.
+import { rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { Transform, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceConfig } from '../../config/service-config.js';
+import { FORM_ERRORS, UploadFormError, verifyUploadForm } from '../../jobs/upload-policy.js';
+import type { BlobStore } from '../../store/blob-store.js';
+import type { JobStore } from '../../store/job-store.js';
+import { MAX_JOB_UPLOAD_BYTES } from './job-creation-request.js';
+import { sendS3Error } from './s3-error-response.js';
+import { UploadMonitor } from './upload-monitor.js';
+
+export interface PresignedUploadDeps {
+  config: ServiceConfig;
+  jobs: JobStore;
+  blobs: BlobStore;
+  secret: Buffer;
+  clock: () => Date;
+}
+
+/** System error codes that mean storage, not the request, failed: 503, retry later. */
+const STORAGE_FAULTS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE']);
+
+export function presignedUploadRoutes(deps: PresignedUploadDeps) {
+  return async function register(app: FastifyInstance): Promise<void> {
+    await app.register(multipart);
+    app.post<{ Params: { job_id: string } }>('/v1/uploads/:job_id', { config: { public: true } }, (request, reply) =>
+      receive(request, reply, deps),
+    );
+  };
+}
+
+async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, reply: FastifyReply, deps: PresignedUploadDeps) {
+  const jobId = request.params.job_id;
+  let claimed = false;
+  let stored = false;
+  let tempPath: string | null = null;
+  let target: Writable | null = null;
+  let currentFile: { destroy(error?: Error): void } | null = null;
+  let rejectStalled: (error: UploadFormError) => void = () => {};
+  const stalled = new Promise<never>((_, reject) => (rejectStalled = reject));
+  stalled.catch(() => {});
+  const monitor = new UploadMonitor(request.raw, deps.config.upload, () => {
+    const error = FORM_ERRORS.timeout();
+    currentFile?.destroy(error);
+    request.raw.unpipe();
+    rejectStalled(error);
+  });
+  let failure: unknown = null;
+  try {
+    if (!request.isMultipart()) throw FORM_ERRORS.malformed();
+    const parts = request.parts({ limits: { fileSize: MAX_JOB_UPLOAD_BYTES + 1, files: 1, fields: 16, fieldSize: 16 * 1024, parts: 20 } });
+    const fields: Record<string, string> = {};
+    const readParts = async () => {
+      for await (const part of parts) {
+        if (part.type === 'field') {
+          if (tempPath) throw FORM_ERRORS.malformed();
+          fields[part.fieldname] = String(part.value);
+          continue;
+        }
+        if (part.fieldname !== 'file' || tempPath) throw FORM_ERRORS.malformed();
+        const now = deps.clock().getTime();
+        const policy = verifyUploadForm(deps.secret, fields, jobId, now);
+        claimSlot(deps.jobs, jobId, policy.contentLength, now);
+        claimed = true;
+        tempPath = deps.blobs.createUploadPath('presigned');
+        currentFile = part.file as unknown as { destroy(error?: Error): void };
+        let bytes = 0;
+        const counter = new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            bytes += chunk.length;
+            // Refused the moment it runs over, not after storing a gigabyte of the wrong file.
+            done(bytes > policy.contentLength ? FORM_ERRORS.tooLarge() : null, chunk);
+          },
+        });
+        target = deps.blobs.createUploadStream(tempPath);
+        await pipeline(part.file, counter, target);
+        if (part.file.truncated || bytes > policy.contentLength) throw FORM_ERRORS.tooLarge();
+        if (bytes < policy.contentLength) throw FORM_ERRORS.tooSmall();
+        currentFile = null;
+        // Durable before acknowledged: flushed and moved into job storage, then the row says so.
+        const audioPath = await deps.blobs.moveToJobAudio(tempPath, randomUUID());
+        if (!deps.jobs.storeUpload(jobId, audioPath, deps.clock().getTime())) {
+          await deps.blobs.delete(audioPath);
+          throw FORM_ERRORS.used();
+        }
+        stored = true;
+      }
+    };
+    await Promise.race([stalled, readParts()]);
+    if (!stored) throw new UploadFormError(400, 'InvalidArgument', 'POST requires exactly one file upload per request.');
+  } catch (error) {
+    failure = error;
+  } finally {
+    monitor.stop();
+    // Cleanup happens before the answer, so a client that sees a refusal never finds a part of its
+    // file on disk. A file stream destroyed before its open completed still creates the file: wait
+    // for it to close, or the removal could run first and leave the partial file behind.
+    const stream = target as Writable | null;
+    if (stream && !stream.closed) {
+      stream.destroy();
+      await once(stream, 'close').catch(() => {});
+    }
+    if (tempPath) await rm(tempPath, { force: true }).catch(() => {});
+    if (claimed && !stored) deps.jobs.abandonUpload(jobId);
+  }
+  if (failure === null) return reply.code(204).send();
+  const formError = toFormError(failure);
+  if (formError.status >= 500 && !(failure instanceof UploadFormError)) request.log.error({ err: failure }, 'presigned upload failed');
+  // The rest of the body will not be read: close the connection once the answer is out.
+  reply.header('connection', 'close');
+  return sendS3Error(request, reply, formError);
+}
+
+/** Takes the job's slot for this upload, or says in S3's terms why it cannot be used. */
+function claimSlot(jobs: JobStore, jobId: string, contentLength: number, nowMs: number): void {
+  if (jobs.beginUpload(jobId, nowMs)) {
+    const job = jobs.getById(jobId)!;
+    if (job.uploadBytes === contentLength) return;
+    jobs.abandonUpload(jobId);
+    throw FORM_ERRORS.conditionFailed();
+  }
+  const job = jobs.getById(jobId);
+  if (!job || job.status !== 'awaiting_upload' || job.uploadState === 'stored' || job.uploadState === 'none') throw FORM_ERRORS.used();
+  if (job.uploadState === 'receiving') throw FORM_ERRORS.busy();
+  throw FORM_ERRORS.expired();
+}
+
+function toFormError(error: unknown): UploadFormError {
+  if (error instanceof UploadFormError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && STORAGE_FAULTS.has(code)) return FORM_ERRORS.storage();
+  if (error instanceof SyntaxError) return FORM_ERRORS.conditionFailed();
+  if (typeof code === 'string' && (code.startsWith('FST_') || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE')) {
+    return FORM_ERRORS.malformed();
+  }
+  if (error instanceof Error && /multipart|Boundary/i.test(error.message)) return FORM_ERRORS.malformed();
+  return FORM_ERRORS.internal();
+}

@@ -1,0 +1,52 @@
+// Decodes one window of a long recording (`startSeconds` .. `startSeconds + seconds`) to whisper's
+// PCM. Jobs process hours of audio window by window, so memory stays at one window's samples
+// (5 minutes: 19 MB) whatever the recording's length, and no decoded copy is ever written to disk.
+import type { AudioContainer } from './audio-container.js';
+import { DecodeAbortedError, DecodeTimeoutError, UndecodableAudioError } from './audio-errors.js';
+import { DECODED_SAMPLE_RATE, ffmpegDecodeArgs } from './decode-audio.js';
+import { runAudioTool } from './ffmpeg-process.js';
+import { GrowableSampleBuffer } from './growable-sample-buffer.js';
+
+export interface DecodeWindowOptions {
+  startSeconds: number;
+  seconds: number;
+  container: AudioContainer;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  ffmpegPath?: string;
+}
+
+/**
+ * The window's samples; fewer than asked at the end of the recording, and an empty array when the
+ * window starts at or past the end. Errors are the typed audio errors of decodeAudio.
+ */
+export async function decodeAudioWindow(path: string, options: DecodeWindowOptions): Promise<Float32Array> {
+  const { startSeconds, seconds, timeoutMs, signal } = options;
+  if (!(seconds > 0) || !(startSeconds >= 0)) throw new RangeError('a window has a non-negative start and a positive length');
+  if (signal?.aborted) throw new DecodeAbortedError(signal.reason);
+  const wanted = Math.round(seconds * DECODED_SAMPLE_RATE);
+  // ffmpeg stops at -t itself; the margin only keeps a last chunk that overshoots by a frame.
+  const samples = new GrowableSampleBuffer(wanted, wanted + DECODED_SAMPLE_RATE);
+  const ending = await runAudioTool({
+    command: options.ffmpegPath ?? 'ffmpeg',
+    args: ffmpegDecodeArgs(path, options.container, seconds, startSeconds),
+    timeoutMs,
+    signal,
+    onStdout: (chunk) => (samples.append(chunk) ? 'continue' : 'stop'),
+  });
+  switch (ending.kind) {
+    case 'timed_out':
+      throw new DecodeTimeoutError(timeoutMs, ending.stderrTail);
+    case 'aborted':
+      throw new DecodeAbortedError(ending.reason);
+    case 'exited':
+      if (ending.exitCode !== 0) {
+        throw new UndecodableAudioError(`ffmpeg exited with ${ending.exitCode ?? ending.exitSignal}: ${ending.stderrTail}`);
+      }
+      break;
+    case 'stopped':
+      break;
+  }
+  const pcm = samples.toFloat32Array();
+  return pcm.length > wanted ? pcm.slice(0, wanted) : pcm;
+}

@@ -1,0 +1,41 @@
+// Why a job failed, as the contract's job failure codes with fixed messages. Nothing from a decoder,
+// an engine or a file name ever reaches a message: the causes go to the server log only.
+import { isAudioError } from '../audio/index.js';
+import { ApiError } from '../api/api-error.js';
+import type { JobFailureCode } from '../store/job-store.js';
+
+export class JobFailure extends Error {
+  constructor(
+    readonly code: JobFailureCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'JobFailure';
+  }
+}
+
+export const JOB_FAILURE_MESSAGES = {
+  tooLong: 'the audio is longer than max_audio_seconds',
+  undecodable: 'the audio could not be decoded',
+  tooShort: 'the audio is shorter than 1 second',
+  unsupportedLanguage: 'the detected language is not supported',
+  uploadExpired: 'the upload was not completed before its deadline',
+  internal: 'the job could not be processed; give the job id to support',
+  audioMissing: "the job's audio is no longer available",
+} as const;
+
+/** A failure of decoding or transcribing that is the audio's fault, as a JobFailure; else null. */
+export function failureOfAudio(error: unknown): JobFailure | null {
+  if (error instanceof JobFailure) return error;
+  if (isAudioError(error)) {
+    if (error.code === 'decode_aborted') return null;
+    if (error.code === 'audio_too_long') return new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong, { cause: error });
+    // A decoder that runs out of time on a file is stuck in it: the file, not the server, is the problem.
+    return new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.undecodable, { cause: error });
+  }
+  if (error instanceof ApiError && error.status === 422) {
+    return new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.unsupportedLanguage, { cause: error });
+  }
+  return null;
+}

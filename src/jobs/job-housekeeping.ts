@@ -1,0 +1,57 @@
+// Time-driven transitions of the job lifecycle, run by the sweeper and on the poll path:
+// - an `awaiting_upload` job not completed by its deadline fails `job_expired` (its audio, if one was
+//   uploaded, is deleted with it);
+// - a result past its retention is deleted; the record stays as a tombstone answering
+//   `result: {expired: true}`;
+// - a tombstone past its end is deleted (polls answer 404 from then on).
+import type { BlobStore } from '../store/blob-store.js';
+import type { JobRecord, JobStore } from '../store/job-store.js';
+import type { KeyStore } from '../store/key-store.js';
+import type { JobEvents } from './job-events.js';
+import { JOB_FAILURE_MESSAGES } from './job-failure.js';
+import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
+
+export interface JobHousekeepingDeps {
+  jobs: JobStore;
+  blobs: BlobStore;
+  keys: KeyStore;
+  events: JobEvents;
+  defaultRetentionHours: number;
+}
+
+export class JobHousekeeping {
+  constructor(private readonly deps: JobHousekeepingDeps) {}
+
+  /** Fails one overdue upload job now (the poll path calls this so a poll never shows a stale state). */
+  async expireUpload(job: JobRecord, nowMs: number): Promise<boolean> {
+    if (job.status !== 'awaiting_upload' || job.completeByMs === null || job.completeByMs > nowMs) return false;
+    const hours = job.retentionHours ?? this.deps.keys.get(job.keyId)?.retentionHours ?? this.deps.defaultRetentionHours;
+    const released = this.deps.jobs.fail(
+      job.id,
+      { status: 'awaiting_upload' },
+      { code: 'job_expired', message: JOB_FAILURE_MESSAGES.uploadExpired },
+      retentionFrom(nowMs, effectiveRetentionHours(job, hours)),
+      nowMs,
+    );
+    if (!released) return false;
+    for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
+    this.deps.events.notify(job.id);
+    return true;
+  }
+
+  /** One pass over everything due. Returns counts, for logs and tests. */
+  async run(nowMs: number): Promise<{ uploadsExpired: number; resultsExpired: number; tombstonesEnded: number }> {
+    let uploadsExpired = 0;
+    for (const id of this.deps.jobs.overdueUploads(nowMs)) {
+      const job = this.deps.jobs.getById(id);
+      if (job && (await this.expireUpload(job, nowMs))) uploadsExpired += 1;
+    }
+    const expired = this.deps.jobs.expireResults(nowMs);
+    for (const { id, paths } of expired) {
+      for (const path of paths) await this.deps.blobs.delete(path).catch(() => {});
+      this.deps.events.notify(id);
+    }
+    const tombstonesEnded = this.deps.jobs.deleteEndedTombstones(nowMs);
+    return { uploadsExpired, resultsExpired: expired.length, tombstonesEnded };
+  }
+}

@@ -1,0 +1,51 @@
+// A job's transcription request as stored in its row, and back. Both job routes store the validated
+// TranscriptionRequest with its language flattened to plain data (see serializeJobRequest); the worker
+// rebuilds the typed request from it. Stored requests are trusted (validated before they were stored),
+// but a row from an older version with a missing field still gets the defaults rather than a crash.
+import { parseLanguageTag } from '../pipeline/languages.js';
+import type { LanguageChoice, TranscriptionRequest } from '../pipeline/transcription-request.js';
+
+export interface StoredJobRequest extends TranscriptionRequest {
+  /** Labelling ceiling for diarization (1 to 4). */
+  maxSpeakers: number;
+}
+
+export const DEFAULT_MAX_SPEAKERS = 4;
+
+export function serializeLanguage(language: LanguageChoice): Record<string, unknown> {
+  return language.mode === 'auto'
+    ? { mode: 'auto', hints: language.hints?.map((h) => h.tag) ?? null }
+    : { mode: 'explicit', tag: language.language.tag, source: language.source };
+}
+
+export function serializeJobRequest(request: TranscriptionRequest, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...request, language: serializeLanguage(request.language), ...extra };
+}
+
+export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJobRequest {
+  const language = stored.language as { mode?: string; tag?: string; source?: string; hints?: string[] | null } | undefined;
+  let choice: LanguageChoice;
+  if (language?.mode === 'auto') {
+    const hints = language.hints?.map((tag) => parseLanguageTag(tag)).filter((t) => t !== null) ?? null;
+    choice = { mode: 'auto', hints: hints && hints.length > 0 ? hints : null };
+  } else {
+    choice = {
+      mode: 'explicit',
+      language: parseLanguageTag(language?.tag ?? 'en') ?? parseLanguageTag('en')!,
+      source: language?.source === 'requested' ? 'requested' : 'default',
+    };
+  }
+  const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+  return {
+    model: stored.model === 'svc-medical-edge-1' ? 'svc-medical-edge-1' : 'svc-medical-1',
+    responseFormat: (['verbose_json', 'json', 'text', 'diarized_json'] as const).find((f) => f === stored.responseFormat) ?? 'json',
+    language: choice,
+    diarize: stored.diarize === true,
+    dictionary: stored.dictionary !== false,
+    vocabulary: strings(stored.vocabulary),
+    patterns: strings(stored.patterns),
+    webhookUrl: typeof stored.webhookUrl === 'string' ? stored.webhookUrl : null,
+    profile: 'default',
+    maxSpeakers: typeof stored.maxSpeakers === 'number' ? stored.maxSpeakers : DEFAULT_MAX_SPEAKERS,
+  };
+}

@@ -1,0 +1,344 @@
+// The worker loop: claims runnable jobs with a lease, processes one chunk of audio per claim, and
+// records the outcome with a transition that only the lease holder can make.
+//
+// Fairness policy: a claim processes at most one chunk (`chunkSeconds` of audio, 5 minutes by
+// default), then the job goes to the back of the queue (its `ready_at` becomes now). Jobs are claimed
+// oldest `ready_at` first, so a newly accepted job waits for at most one chunk of each job ahead of
+// it, never for whole recordings: with one worker and two 2-hour jobs running, a 40-second job starts
+// within about two chunks' time. Work in progress is never lost to a requeue: each chunk's text is
+// committed (as the provisional result) before the next chunk is claimed.
+//
+// Crash safety: the job row is the truth. A process that dies mid-chunk loses that chunk only; at
+// restart its leases are released (recoverAfterRestart) and the chunk runs again. A job whose
+// claims keep ending without progress (it crashes the process, say) fails `internal_error` after
+// MAX_STALLED_CLAIMS instead of looping forever. Audio is deleted only after the terminal transition
+// is committed; a crash between the two leaves an unreferenced file, which the sweeper removes.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DECODED_SAMPLE_RATE, decodeAudioWindow, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
+import type { ServiceConfig } from '../config/service-config.js';
+import type { Engine } from '../engine/engine.js';
+import { EngineError, isAbortError } from '../engine/engine-errors.js';
+import type { LanguageFamily } from '../pipeline/languages.js';
+import { API_VERSION, verboseBody } from '../pipeline/response-body.js';
+import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import type { ModelId } from '../pipeline/transcription-request.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { JobRecord, JobStore } from '../store/job-store.js';
+import type { KeyStore } from '../store/key-store.js';
+import type { JobEvents } from './job-events.js';
+import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.js';
+import { JobLease } from './job-lease.js';
+import type { JobQueue } from './job-queue.js';
+import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
+import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
+import { appendChunk, emptyTranscript, finalResult, type AssembledTranscript } from './job-transcript.js';
+
+/** Seconds of audio per claim (see the fairness policy above). */
+export const DEFAULT_CHUNK_SECONDS = 300;
+export const DEFAULT_LEASE_MS = 60_000;
+/** Claims that ended without progress before a job is failed rather than retried. */
+export const MAX_STALLED_CLAIMS = 3;
+/** With nothing to claim, look again this often even without a wake-up (expired leases, missed wakes). */
+const IDLE_POLL_MS = 2_000;
+/** After the engine refused work (queue full), wait this long before claiming again. */
+const BUSY_BACKOFF_MS = 500;
+/** Audio shorter than this is not a recording (DESIGN.md decision 1): audio_undecodable. */
+const MIN_AUDIO_SECONDS = 1;
+/** A trailing window shorter than this holds no speech worth an engine call. */
+const MIN_WINDOW_SECONDS = 0.05;
+
+export interface JobRunnerDeps {
+  config: ServiceConfig;
+  jobs: JobStore;
+  blobs: BlobStore;
+  keys: KeyStore;
+  engines: Record<ModelId, Engine>;
+  modelBuilds: Record<ModelId, string>;
+  events: JobEvents;
+  clock?: () => Date;
+  /** Chunks processed at once (default: the engine's worker count). */
+  concurrency?: number;
+  chunkSeconds?: number;
+  leaseMs?: number;
+  log?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+/** What a job carries from one chunk to the next (stored in the row's `progress`). */
+interface CarryOver extends Record<string, unknown> {
+  container: AudioContainer;
+  durationSeconds: number;
+  /** Decided on the first chunk, then kept for the whole recording. */
+  language: { tag: string; family: LanguageFamily } | null;
+  languageSource: TranscriptionOutcome['languageSource'] | null;
+  detection: TranscriptionOutcome['detection'];
+  speakerTiming: ReturnType<typeof verboseBody>['speaker_timing'] | null;
+  wordTiming: boolean;
+  asrMs: number;
+}
+
+export class JobRunner implements JobQueue {
+  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly clock: () => Date;
+  private readonly chunkSeconds: number;
+  private readonly leaseMs: number;
+  private readonly stopping = new AbortController();
+  private loops: Promise<void>[] = [];
+  private wakeUp: (() => void) | null = null;
+  private wakePending = false;
+
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.clock = deps.clock ?? (() => new Date());
+    this.chunkSeconds = deps.chunkSeconds ?? DEFAULT_CHUNK_SECONDS;
+    this.leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
+  }
+
+  /** Releases what a previous process left leased, then starts the loops. */
+  start(): void {
+    this.deps.jobs.recoverAfterRestart(this.now());
+    const concurrency = this.deps.concurrency ?? this.deps.engines['svc-medical-1'].workers;
+    this.loops = Array.from({ length: Math.max(1, concurrency) }, (_, i) => this.loop(`${this.workerId}:${i}`));
+  }
+
+  enqueue(_jobId: string): void {
+    this.wake();
+  }
+
+  /** Stops claiming, aborts chunks in flight (their leases are released; the chunks rerun later). */
+  async stop(): Promise<void> {
+    this.stopping.abort(new Error('the server is shutting down'));
+    this.wake();
+    await Promise.all(this.loops);
+  }
+
+  private now(): number {
+    return this.clock().getTime();
+  }
+
+  private wake(): void {
+    this.wakePending = true;
+    const wake = this.wakeUp;
+    this.wakeUp = null;
+    wake?.();
+  }
+
+  private async idle(): Promise<void> {
+    if (this.wakePending) {
+      this.wakePending = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, IDLE_POLL_MS);
+      const previous = this.wakeUp;
+      this.wakeUp = done;
+      function done() {
+        clearTimeout(timer);
+        previous?.();
+        resolve();
+      }
+    });
+    this.wakePending = false;
+  }
+
+  private async loop(workerId: string): Promise<void> {
+    while (!this.stopping.signal.aborted) {
+      let job: JobRecord | null = null;
+      try {
+        job = this.deps.jobs.claimNext(workerId, this.now(), this.leaseMs);
+      } catch (error) {
+        this.deps.log?.error({ err: error }, 'claiming a job failed');
+      }
+      if (!job) {
+        await this.idle();
+        continue;
+      }
+      // Other loops may have work waiting too.
+      this.wake();
+      const backoff = await this.step(job, workerId);
+      if (backoff) await new Promise((resolve) => setTimeout(resolve, BUSY_BACKOFF_MS));
+    }
+  }
+
+  /** Processes one chunk of a claimed job. Returns true when the engine was too busy to take it. */
+  private async step(job: JobRecord, workerId: string): Promise<boolean> {
+    const lease = new JobLease(this.deps.jobs, job.id, workerId, this.leaseMs, this.clock, this.stopping.signal);
+    try {
+      if (job.stalledClaims >= MAX_STALLED_CLAIMS) {
+        this.deps.log?.warn({ jobId: job.id, stalledClaims: job.stalledClaims }, 'job failed after repeated stalled claims');
+        throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal);
+      }
+      await this.processChunk(job, workerId, lease.signal);
+      return false;
+    } catch (error) {
+      if (lease.signal.aborted || isAbortError(error)) {
+        // Shutdown or a lost lease: give the job back untouched; the chunk runs again.
+        this.deps.jobs.releaseLease(job.id, workerId, this.now());
+        return false;
+      }
+      if (error instanceof EngineError && (error.code === 'queue_full' || error.code === 'engine_closed')) {
+        this.deps.jobs.releaseLease(job.id, workerId, this.now());
+        return true;
+      }
+      const failure = failureOfAudio(error);
+      if (!failure) this.deps.log?.error({ err: error, jobId: job.id }, 'job failed unexpectedly');
+      await this.fail(job, workerId, failure ?? new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal));
+      return false;
+    } finally {
+      lease.stop();
+    }
+  }
+
+  private async processChunk(job: JobRecord, workerId: string, signal: AbortSignal): Promise<void> {
+    const { config, blobs } = this.deps;
+    const audioPath = job.audioPath;
+    if (!audioPath || !(await blobs.exists(audioPath))) throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.audioMissing);
+    const request = parseStoredJobRequest(job.request);
+    const carry = (job.progress as CarryOver | null) ?? (await this.firstLook(audioPath, signal));
+
+    const start = job.completedAudioSeconds;
+    const pcm = await decodeAudioWindow(audioPath, {
+      startSeconds: start,
+      seconds: this.chunkSeconds,
+      container: carry.container,
+      timeoutMs: config.decodeTimeoutMs,
+      signal,
+    });
+    const windowSeconds = pcm.length / DECODED_SAMPLE_RATE;
+    const end = start + windowSeconds;
+    // Headers can understate a length: the samples decide.
+    if (end > config.maxAudioSeconds + 1) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
+    // The probed length saves a claim that would only find the end; the samples remain the judge
+    // when the headers overstate it.
+    const last = windowSeconds < this.chunkSeconds - 0.001 || end >= carry.durationSeconds - 0.001;
+    if (start === 0 && last && windowSeconds < MIN_AUDIO_SECONDS) {
+      throw new JobFailure('audio_undecodable', pcm.length === 0 ? JOB_FAILURE_MESSAGES.undecodable : JOB_FAILURE_MESSAGES.tooShort);
+    }
+
+    const previous = await this.readPartial(job);
+    let transcript = previous;
+    let nextCarry = carry;
+    if (windowSeconds >= MIN_WINDOW_SECONDS) {
+      const effective: StoredJobRequest = carry.language
+        ? { ...request, language: { mode: 'explicit', language: carry.language, source: carry.languageSource === 'requested' ? 'requested' : 'default' } }
+        : request;
+      const outcome = await runTranscription(
+        pcm,
+        effective,
+        {
+          engine: this.deps.engines[request.model],
+          decoding: config.decoding,
+          dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family),
+        },
+        signal,
+      );
+      const ctx = { model: request.model, modelBuild: this.deps.modelBuilds[request.model], requestId: job.id };
+      transcript = appendChunk(previous, outcome, start, windowSeconds, job.resultRevision + 1, ctx);
+      nextCarry = {
+        ...carry,
+        language: carry.language ?? { tag: outcome.language, family: outcome.family },
+        languageSource: carry.languageSource ?? outcome.languageSource,
+        detection: carry.language ? carry.detection : outcome.detection,
+        speakerTiming: carry.speakerTiming ?? verboseBody(outcome, ctx).speaker_timing,
+        wordTiming: outcome.wordTiming,
+        asrMs: carry.asrMs + outcome.asrMs,
+      };
+    }
+
+    if (last) {
+      await this.succeed(job, workerId, request, nextCarry, transcript, end);
+      return;
+    }
+    const { path: partialPath } = await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript));
+    const committed = this.deps.jobs.commitChunk(
+      job.id,
+      workerId,
+      { progress: nextCarry, completedAudioSeconds: end, audioSeconds: carry.durationSeconds, partialPath },
+      this.now(),
+    );
+    if (!committed) return; // Lost the lease meanwhile; the new holder redoes this chunk.
+    if (job.partialPath && job.partialPath !== partialPath) await blobs.delete(job.partialPath);
+    this.deps.events.notify(job.id);
+  }
+
+  /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
+  private async firstLook(audioPath: string, signal: AbortSignal): Promise<CarryOver> {
+    const container = await sniffFile(audioPath);
+    if (!container) throw new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.undecodable);
+    const probe = await probeAudio(audioPath, { timeoutMs: this.deps.config.decodeTimeoutMs, container, signal });
+    if (probe.durationSeconds > this.deps.config.maxAudioSeconds) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
+    return {
+      container,
+      durationSeconds: probe.durationSeconds,
+      language: null,
+      languageSource: null,
+      detection: null,
+      speakerTiming: null,
+      wordTiming: false,
+      asrMs: 0,
+    };
+  }
+
+  private async readPartial(job: JobRecord): Promise<AssembledTranscript> {
+    if (!job.partialPath) return emptyTranscript('und');
+    return JSON.parse((await this.deps.blobs.readResult(job.partialPath)).toString('utf8')) as AssembledTranscript;
+  }
+
+  private async succeed(
+    job: JobRecord,
+    workerId: string,
+    request: StoredJobRequest,
+    carry: CarryOver,
+    transcript: AssembledTranscript,
+    endSeconds: number,
+  ): Promise<void> {
+    const { blobs, jobs } = this.deps;
+    const family = carry.language?.family ?? 'en';
+    const dictionary = request.dictionary ? this.deps.keys.getDictionary(job.keyId, family) : [];
+    const result = finalResult(transcript, {
+      jobId: job.id,
+      model: request.model,
+      modelBuild: this.deps.modelBuilds[request.model],
+      format: request.responseFormat,
+      languageSource: carry.languageSource ?? 'default',
+      detection: carry.detection,
+      wordTiming: carry.wordTiming,
+      durationSeconds: endSeconds,
+      asrMs: carry.asrMs,
+      vocabulary: request.vocabulary.length || dictionary.length ? { requested: request.vocabulary, dictionary } : null,
+      speakerTiming: carry.speakerTiming ?? {
+        word_timing: false,
+        speaker_ceiling_reached: false,
+        requested_max_speakers: null,
+        detected_speaker_count: 0,
+        speaker_ceiling_action: 'none',
+      },
+      apiVersion: API_VERSION,
+    });
+    const stored = await blobs.writeResult(job.id, { kind: 'final' }, result.body);
+    const now = this.now();
+    const won = jobs.succeed(
+      job.id,
+      workerId,
+      { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType },
+      this.retention(job, now),
+      now,
+    );
+    if (!won) return;
+    // Committed: the audio and the provisional result are no longer needed (DESIGN: deleted when the job ends).
+    for (const path of [job.audioPath, job.partialPath]) if (path) await blobs.delete(path).catch(() => {});
+    this.deps.events.notify(job.id);
+  }
+
+  private async fail(job: JobRecord, workerId: string, failure: JobFailure): Promise<void> {
+    const now = this.now();
+    const released = this.deps.jobs.fail(job.id, { workerId }, { code: failure.code, message: failure.message }, this.retention(job, now), now);
+    if (!released) return;
+    for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
+    this.deps.events.notify(job.id);
+  }
+
+  private retention(job: JobRecord, nowMs: number) {
+    const keyHours = job.retentionHours ?? this.deps.keys.get(job.keyId)?.retentionHours ?? this.deps.config.retentionHours;
+    return retentionFrom(nowMs, effectiveRetentionHours(job, keyHours));
+  }
+}

@@ -1,0 +1,134 @@
+// A long job's transcript, assembled chunk by chunk. Each chunk's outcome is shaped by the same
+// verboseBody as an inline answer, then its times are shifted by the chunk's offset and appended.
+// The assembled state is the provisional result a poll may fetch while the job runs (it is stored
+// as a blob, so rows stay small however long the recording); the final result is built from it.
+import { verboseBody } from '../pipeline/response-body.js';
+import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import type { ModelId, ResponseFormat } from '../pipeline/transcription-request.js';
+import { auditVocabulary, disabledVocabularyAudit, planVocabulary } from '../pipeline/vocabulary-audit.js';
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+export interface TimedSegment {
+  id: string;
+  speaker: string;
+  text: string;
+  start: number;
+  end: number;
+  confidence: number | null;
+  language?: string;
+}
+
+export interface TimedWord {
+  word: string;
+  start: number;
+  end: number;
+  speaker?: string;
+}
+
+/** The provisional transcript: what `partial_result_url` serves while a job runs. */
+export interface AssembledTranscript {
+  object: 'transcription.partial';
+  provisional: true;
+  text: string;
+  language: string;
+  completed_audio_seconds: number;
+  result_revision: number;
+  segments: TimedSegment[];
+  words?: TimedWord[];
+}
+
+export function emptyTranscript(language: string): AssembledTranscript {
+  return { object: 'transcription.partial', provisional: true, text: '', language, completed_audio_seconds: 0, result_revision: 0, segments: [] };
+}
+
+/** The transcript with one more chunk, whose audio started `offsetSeconds` into the recording. */
+export function appendChunk(
+  previous: AssembledTranscript,
+  outcome: TranscriptionOutcome,
+  offsetSeconds: number,
+  chunkSeconds: number,
+  revision: number,
+  ctx: { model: ModelId; modelBuild: string; requestId: string },
+): AssembledTranscript {
+  const body = verboseBody(outcome, ctx);
+  const first = previous.segments.length;
+  const segments = body.segments.map((s, i) => ({
+    ...s,
+    id: `seg_${first + i}`,
+    start: round3(s.start + offsetSeconds),
+    end: round3(s.end + offsetSeconds),
+  }));
+  const words = body.words?.map((w) => ({ ...w, start: round3(w.start + offsetSeconds), end: round3(w.end + offsetSeconds) }));
+  const text = [previous.text, outcome.transcript.text.trim()].filter((t) => t !== '').join(' ');
+  return {
+    object: 'transcription.partial',
+    provisional: true,
+    text,
+    language: outcome.language,
+    completed_audio_seconds: round3(offsetSeconds + chunkSeconds),
+    result_revision: revision,
+    segments: [...previous.segments, ...segments],
+    ...(words || previous.words ? { words: [...(previous.words ?? []), ...(words ?? [])] } : {}),
+  };
+}
+
+export interface FinalContext {
+  jobId: string;
+  model: ModelId;
+  modelBuild: string;
+  format: ResponseFormat;
+  languageSource: TranscriptionOutcome['languageSource'];
+  detection: TranscriptionOutcome['detection'];
+  wordTiming: boolean;
+  durationSeconds: number;
+  asrMs: number;
+  /** The terms the request asked for and the key's dictionary, to audit against the whole text. */
+  vocabulary: { requested: string[]; dictionary: string[] } | null;
+  speakerTiming: ReturnType<typeof verboseBody>['speaker_timing'];
+  apiVersion: string;
+}
+
+/**
+ * The final result in the job's response format: `text` as plain text; `json` and the verbose formats
+ * as the job transcript (DESIGN.md decision 7: times in seconds plus the legacy `start_ms`/`end_ms`).
+ */
+export function finalResult(transcript: AssembledTranscript, ctx: FinalContext): { contentType: string; body: string } {
+  if (ctx.format === 'text') return { contentType: 'text/plain; charset=utf-8', body: transcript.text };
+  const ms = (seconds: number) => Math.round(seconds * 1000);
+  const segments = transcript.segments.map((s) => ({ ...s, start_ms: ms(s.start), end_ms: ms(s.end) }));
+  const language = transcript.text === '' ? 'und' : transcript.language;
+  const metadata = {
+    api_version: ctx.apiVersion,
+    runtime: 'svc-runtime',
+    processing_ms: { asr: ctx.asrMs, diarization: 0 },
+    model_build: ctx.modelBuild,
+  };
+  const common = {
+    text: transcript.text,
+    language,
+    language_source: ctx.languageSource,
+    duration: round3(ctx.durationSeconds),
+    segments,
+    // No speaker attachment runs after the text, so nothing is pending: decoration is absent.
+    word_timing_available: ctx.wordTiming,
+    metadata,
+  };
+  if (ctx.format === 'json') return json(common);
+  const plan = ctx.vocabulary ? planVocabulary(ctx.vocabulary.requested, ctx.vocabulary.dictionary) : null;
+  return json({
+    ...common,
+    model: ctx.model,
+    request_id: ctx.jobId,
+    ...(transcript.words ? { words: transcript.words.map((w) => ({ ...w, start_ms: ms(w.start), end_ms: ms(w.end) })) } : {}),
+    speakers: [],
+    speaker_segments: [],
+    speaker_timing: ctx.speakerTiming,
+    ...(ctx.detection ? { language_detection: ctx.detection } : {}),
+    vocabulary: plan ? auditVocabulary(plan, transcript.text, language) : disabledVocabularyAudit(language),
+  });
+}
+
+function json(value: unknown) {
+  return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(value) };
+}
