@@ -8,8 +8,12 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // prebuildify passes node-gyp arguments (rebuild --target=... --release); only the debug flag matters.
 const debug = process.argv.includes('--debug');
+// A CUDA binary would fail to load wherever the CUDA runtime is missing: prebuilds are CPU-only.
+const env = { ...process.env };
+delete env.SVC_CUDA;
 const result = spawnSync(process.execPath, [join(root, 'scripts', 'build-native.mjs'), '--portable', '--rebuild', ...(debug ? ['--debug'] : [])], {
   cwd: root,
   stdio: 'inherit',
+  env,
 });
 process.exit(result.status ?? 1);

@@ -1,14 +1,18 @@
 // `npm test`: the whole tap suite, then one summary line "N passed, N failed" (CI reads it).
-// Extra arguments go to tap, e.g. `npm test -- test/engine`.
+// Extra arguments go to tap, e.g. `npm test -- test/engine`. The webhook tests serve real HTTPS with
+// a test CA that the test processes trust through NODE_EXTRA_CA_CERTS (read only at process start).
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { extraCaCertificates } from './make-test-certificates.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tap = join(root, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs');
 const args = process.argv.slice(2);
+const extraCa = extraCaCertificates();
 const child = spawn(process.execPath, [tap, ...args], {
   cwd: root,
+  env: { ...process.env, NODE_EXTRA_CA_CERTS: extraCa },
   stdio: ['inherit', 'pipe', 'inherit'],
 });
 let tail = '';

@@ -1,8 +1,10 @@
 // Turns whatever a request failed with into the contract's error: an ApiError as thrown, Fastify's and
-// @fastify/multipart's own errors by their codes, and anything else into a generic 500. Every message
-// here is a fixed server text: framework messages can quote the request (JSON parser errors quote the
-// body, busboy's quote headers), so none is passed through.
+// @fastify/multipart's own errors by their codes, a storage fault (disk full, data folder unwritable)
+// into a 503 with Retry-After, and anything else into a generic 500. Every message here is a fixed
+// server text: framework messages can quote the request (JSON parser errors quote the body, busboy's
+// quote headers), so none is passed through.
 import { ApiError, type ApiErrorCode } from './api-error.js';
+import { isStorageFault, storageUnavailable } from './storage-fault.js';
 
 export interface MappedError {
   apiError: ApiError;
@@ -88,6 +90,8 @@ export function mapError(error: unknown): MappedError {
   if (typeof fields.message === 'string' && MALFORMED_MULTIPART_MESSAGES.some((pattern) => pattern.test(fields.message as string))) {
     return expected(MALFORMED_MULTIPART);
   }
+  // Still a server fault for the log (an operator has a disk to free), but a retryable one for the client.
+  if (isStorageFault(error)) return { apiError: storageUnavailable(), unexpected: true };
   const status = fields.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return expected(BY_STATUS[status] ?? BY_STATUS[400]);

@@ -340,6 +340,28 @@ const jobCreationRequest: Schema = {
   },
 };
 
+const jobSucceededEvent: Schema = {
+  type: 'object',
+  description: 'Never carries transcript text, file names, result URLs or decoder errors: fetch the result from `data.poll_url`.',
+  required: ['id', 'type', 'created', 'data'],
+  additionalProperties: false,
+  properties: {
+    id: string({ pattern: '^evt_', description: 'Equals the `webhook-id` header; stable across attempts.' }),
+    type: string({ const: 'transcription.job.succeeded' }),
+    created: string({ format: 'date-time' }),
+    data: {
+      type: 'object',
+      required: ['job_id', 'status', 'poll_url'],
+      additionalProperties: false,
+      properties: {
+        job_id: string(),
+        status: string({ const: 'succeeded' }),
+        poll_url: string({ format: 'uri', description: 'Authenticate with the API key that created the job.' }),
+      },
+    },
+  },
+};
+
 export const schemas: Record<string, Schema> = {
   Error: errorEnvelope,
   TranscriptionRequest: transcriptionRequest,
@@ -360,4 +382,5 @@ export const schemas: Record<string, Schema> = {
   JobTranscript: jobTranscript,
   JobError: jobError,
   JobProgress: jobProgress,
+  JobSucceededEvent: jobSucceededEvent,
 };

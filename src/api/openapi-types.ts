@@ -86,6 +86,8 @@ export interface OpenApiDocument {
   security: SecurityRequirement[];
   tags?: Array<{ name: string; description?: string }>;
   paths: Record<string, PathItem>;
+  /** Requests this service makes to its clients (OpenAPI 3.1). */
+  webhooks?: Record<string, PathItem>;
   components: {
     schemas: Record<string, Schema>;
     responses: Record<string, Response>;

@@ -279,6 +279,25 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
       '/v1/uploads/{job_id}': { post: uploadToSlot },
       '/v1/openapi.json': { get: getOpenApi },
     },
+    // OpenAPI 3.1 webhooks: what this service POSTs to a job's `webhook_url`.
+    webhooks: {
+      'transcription.job.succeeded': {
+        post: {
+          operationId: 'jobSucceededWebhook',
+          summary: 'A job reached `succeeded` (sent once; at least once on the wire — deduplicate by `webhook-id`)',
+          description:
+            'Signed the Standard Webhooks way: `webhook-signature` is `v1,` + Base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<raw body>`)), the key being the Base64-decoded secret after its `whsec_` prefix. Reject timestamps outside ±300 s. Attempts: immediately, then after 1 min, 5 min, 30 min, 2 h and 8 h; 10 s each; redirects are not followed; any 2xx acknowledges.',
+          security: [],
+          parameters: [
+            { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'Stable event id (`evt_...`), for deduplication.' },
+            { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Unix seconds of this attempt.' },
+            { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' }, description: '`v1,<base64>`.' },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('JobSucceededEvent') } } },
+          responses: { '2XX': { description: 'Accepted durably by the receiver; no further attempts.' } },
+        },
+      },
+    },
     components: {
       schemas,
       responses,

@@ -18,9 +18,12 @@ Usage:
                       [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
   svc-stt dictionary set --key ID --language FAMILY FILE     (one term per line)
   svc-stt dictionary show --key ID --language FAMILY [--json]
+  svc-stt webhooks secret create|rotate|list --key ID [--json]    (a new secret is shown once)
+  svc-stt webhooks deliveries --job ID [--json]
 
 Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
-             SVC_DATA_DIR (database for keys and dictionaries; default ./data).
+             SVC_DATA_DIR (database for keys, dictionaries and webhook secrets; default ./data),
+             SVC_WEBHOOK_MASTER_KEY (encrypts webhook secrets; default <data dir>/webhook-master.key).
 `;
 
 export async function main(argv: string[]): Promise<void> {
@@ -41,6 +44,9 @@ export async function main(argv: string[]): Promise<void> {
         break;
       case 'dictionary':
         await (await import('./dictionary-command.js')).runDictionaryCommand(rest);
+        break;
+      case 'webhooks':
+        await (await import('./webhooks-command.js')).runWebhooksCommand(rest);
         break;
       case undefined:
       case 'help':

@@ -136,6 +136,18 @@ export function loadDataDir(env: Env = process.env): string {
 }
 
 /**
+ * Only the webhook master key setting (SVC_WEBHOOK_MASTER_KEY, else `webhooks.masterKey` in the
+ * SVC_CONFIG file; null: the data folder's generated key), for `webhooks secret`, which must seal
+ * secrets under the same key the server opens them with.
+ */
+export function loadWebhookMasterKeySetting(env: Env = process.env): string | null {
+  const { reader } = openReader(env);
+  const masterKey = readWebhookMasterKey(reader);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return masterKey;
+}
+
+/**
  * The base URL clients reach the server at when SVC_PUBLIC_BASE_URL is not set. The server should
  * call it again with the bound port when it listened on port 0. A wildcard bind address is not
  * reachable as such, so it is replaced by loopback: set SVC_PUBLIC_BASE_URL behind a proxy or LAN.

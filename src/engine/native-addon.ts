@@ -174,12 +174,25 @@ export interface NativeAddon {
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let cached: NativeAddon | undefined;
 
-/** Loads the addon: a prebuild from prebuilds/, else the local build in build/Release. */
+/**
+ * Loads the addon through node-gyp-build: a local build in build/Release (a source build: tuned for
+ * this CPU, or CUDA) wins over the portable prebuild for this platform in prebuilds/.
+ */
 export function loadNativeAddon(): NativeAddon {
   if (!cached) {
     const require = createRequire(import.meta.url);
     const nodeGypBuild = require('node-gyp-build') as (dir: string) => NativeAddon;
-    cached = nodeGypBuild(packageRoot);
+    try {
+      cached = nodeGypBuild(packageRoot);
+    } catch (error) {
+      // node-gyp-build's message names the platform or the missing library, but not the way out.
+      const reason = String(error instanceof Error ? error.message : error).split('\n')[0];
+      throw new Error(
+        `svc-stt native addon could not be loaded (${reason}); build it from source: ` +
+          '`SVC_FORCE_BUILD=1 npm rebuild svc-stt`, or `npm run build:native` in a checkout',
+        { cause: error },
+      );
+    }
   }
   return cached;
 }

@@ -28,10 +28,12 @@ import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.js';
+import { detectJobLanguage, detectsOmittedLanguage, type JobLanguage } from './job-language.js';
 import { JobLease } from './job-lease.js';
 import type { JobQueue } from './job-queue.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
+import { jobSucceededEvent } from '../webhooks/job-succeeded-event.js';
 import { appendChunk, emptyTranscript, finalResult, type AssembledTranscript } from './job-transcript.js';
 
 /** Seconds of audio per claim (see the fairness policy above). */
@@ -62,6 +64,8 @@ export interface JobRunnerDeps {
   chunkSeconds?: number;
   leaseMs?: number;
   log?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  /** Told when a job with a webhook succeeded, so its event's first attempt is immediate. */
+  webhooks?: { kick(): void };
 }
 
 /** What a job carries from one chunk to the next (stored in the row's `progress`). */
@@ -218,10 +222,11 @@ export class JobRunner implements JobQueue {
     let transcript = previous;
     let nextCarry = carry;
     if (windowSeconds >= MIN_WINDOW_SECONDS) {
-      const effective: StoredJobRequest = carry.language
-        ? { ...request, language: { mode: 'explicit', language: carry.language, source: carry.languageSource === 'requested' ? 'requested' : 'default' } }
+      const decided = await this.decidedLanguage(job, request, audioPath, carry, start === 0 ? { pcm, whole: last } : null, signal);
+      const effective: StoredJobRequest = decided
+        ? { ...request, language: { mode: 'explicit', language: decided.language, source: decided.source === 'requested' ? 'requested' : 'default' } }
         : request;
-      const outcome = await runTranscription(
+      const transcribed = await runTranscription(
         pcm,
         effective,
         {
@@ -231,6 +236,8 @@ export class JobRunner implements JobQueue {
         },
         signal,
       );
+      // A language decided for the whole recording is declared as decided on every chunk (partial results too).
+      const outcome = decided ? { ...transcribed, languageSource: decided.source, detection: decided.detection } : transcribed;
       const ctx = { model: request.model, modelBuild: this.deps.modelBuilds[request.model], requestId: job.id };
       transcript = appendChunk(previous, outcome, start, windowSeconds, job.resultRevision + 1, ctx);
       nextCarry = {
@@ -258,6 +265,30 @@ export class JobRunner implements JobQueue {
     if (!committed) return; // Lost the lease meanwhile; the new holder redoes this chunk.
     if (job.partialPath && job.partialPath !== partialPath) await blobs.delete(job.partialPath);
     this.deps.events.notify(job.id);
+  }
+
+  /**
+   * The language the whole recording is transcribed in when it is already decided: carried from an
+   * earlier chunk, or detected now for a job that omitted it (job-language.ts). Null: the request's own.
+   */
+  private async decidedLanguage(
+    job: JobRecord,
+    request: StoredJobRequest,
+    audioPath: string,
+    carry: CarryOver,
+    firstChunk: { pcm: Float32Array; whole: boolean } | null,
+    signal: AbortSignal,
+  ): Promise<JobLanguage | null> {
+    if (carry.language) return { language: carry.language, source: carry.languageSource ?? 'default', detection: carry.detection };
+    if (!detectsOmittedLanguage(job.request, request, this.deps.keys.get(job.keyId))) return null;
+    return detectJobLanguage({
+      engine: this.deps.engines[request.model],
+      audioPath,
+      container: carry.container,
+      firstChunk,
+      decodeTimeoutMs: this.deps.config.decodeTimeoutMs,
+      signal,
+    });
   }
 
   /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
@@ -316,14 +347,28 @@ export class JobRunner implements JobQueue {
     });
     const stored = await blobs.writeResult(job.id, { kind: 'final' }, result.body);
     const now = this.now();
+    // The webhook event is written with the transition itself (one transaction), never after it.
+    const event =
+      job.webhookUrl && job.webhookSecretVersion !== null
+        ? jobSucceededEvent({
+            jobId: job.id,
+            keyId: job.keyId,
+            secretVersion: job.webhookSecretVersion,
+            url: job.webhookUrl,
+            pollUrl: `${this.deps.config.publicBaseUrl}/v1/jobs/${job.id}`,
+            nowMs: now,
+          })
+        : null;
     const won = jobs.succeed(
       job.id,
       workerId,
       { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType },
       this.retention(job, now),
       now,
+      event,
     );
     if (!won) return;
+    if (event) this.deps.webhooks?.kick();
     // Committed: the audio and the provisional result are no longer needed (DESIGN: deleted when the job ends).
     for (const path of [job.audioPath, job.partialPath]) if (path) await blobs.delete(path).catch(() => {});
     this.deps.events.notify(job.id);

@@ -32,6 +32,8 @@ export interface AssembledTranscript {
   provisional: true;
   text: string;
   language: string;
+  /** How `language` was chosen (absent only on the empty transcript before the first chunk). */
+  language_source?: TranscriptionOutcome['languageSource'];
   completed_audio_seconds: number;
   result_revision: number;
   segments: TimedSegment[];
@@ -66,6 +68,7 @@ export function appendChunk(
     provisional: true,
     text,
     language: outcome.language,
+    language_source: outcome.languageSource,
     completed_audio_seconds: round3(offsetSeconds + chunkSeconds),
     result_revision: revision,
     segments: [...previous.segments, ...segments],

@@ -20,6 +20,13 @@ import { databasePath, openDatabase } from '../store/sqlite/database.js';
 import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
 import { SqliteJobStore } from '../store/sqlite/sqlite-job-store.js';
 import { SqliteKeyStore } from '../store/sqlite/sqlite-key-store.js';
+import { SqliteWebhookOutbox } from '../store/sqlite/sqlite-webhook-outbox.js';
+import { SqliteWebhookSecretStore } from '../store/sqlite/sqlite-webhook-secret-store.js';
+import { loadWebhookMasterKey } from '../webhooks/master-key.js';
+import { postWebhook } from '../webhooks/post-webhook.js';
+import { createDestinationValidator } from '../webhooks/validate-destination.js';
+import { WebhookAdmission } from '../webhooks/webhook-admission.js';
+import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
 import { openEngines } from './open-engines.js';
 import { startSweeper } from './sweeper.js';
 
@@ -32,6 +39,8 @@ export interface RunningService {
   queue: JobQueue;
   /** Runs the sweeper's pass now (tests drive expiry with an injected clock). */
   sweepNow(): Promise<void>;
+  /** Attempts every webhook event due now; resolves with the number of attempts (tests drive retries with the clock). */
+  deliverWebhooksNow(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -57,6 +66,12 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const clock = options.clock ?? (() => new Date());
   const uploadSecret = loadUploadSigningSecret(config.dataDir);
   const events = new JobEvents();
+  const webhookSecrets = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(config.dataDir, config.webhooks.masterKey));
+  const outbox = new SqliteWebhookOutbox(db);
+  const validateDestination = createDestinationValidator({
+    allowLoopback: config.webhooks.allowLoopback,
+    dnsServers: config.webhooks.dnsServers,
+  });
   const housekeeping = new JobHousekeeping({ jobs, blobs, keys, events, defaultRetentionHours: config.retentionHours });
 
   // One server owns this database: claims left in progress by a crash can never complete, and would
@@ -64,6 +79,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   // uploads it was receiving reopen their slots.
   idempotency.releaseAbandoned();
   jobs.recoverAfterRestart(clock().getTime());
+  // Attempts cut off by a crash are made again (at least once, with the same webhook-id).
+  outbox.recoverAfterRestart();
   const sweeper = startSweeper(idempotency, localBlobs, jobs, { housekeeping, clock, sweepAllOrphansFirst: true });
   // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.
   await sweeper.initial;
@@ -80,6 +97,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     throw error;
   }
   const runner = new JobRunner({
+    // The delivery worker is created with the app (it logs through it); a job succeeds only after start.
+    webhooks: { kick: () => deliveries.kick() },
     config,
     jobs,
     blobs,
@@ -91,7 +110,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     chunkSeconds: config.jobs?.chunkSeconds,
   });
   const queue: JobQueue = runner;
-  const hasWebhookSecret = () => false;
+  const webhooks = new WebhookAdmission(webhookSecrets, validateDestination, clock);
   const app = buildApp({
     config,
     keys,
@@ -108,7 +127,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         uploadSecret,
         clock,
         uploadExpirySeconds: config.jobs?.uploadExpirySeconds,
-        hasWebhookSecret,
+        webhooks,
       }),
       presignedUploadRoutes({ config, jobs, blobs, secret: uploadSecret, clock }),
       transcriptionRoutes({
@@ -120,16 +139,30 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         idempotency,
         blobs,
         queue,
-        hasWebhookSecret,
+        webhooks,
       }),
     ],
   });
+  if (config.webhooks.allowLoopback) {
+    app.log.warn('SVC_WEBHOOK_ALLOW_LOOPBACK is set: webhooks may reach loopback addresses on any port (tests only; never in production)');
+  }
+  const deliveries = new WebhookDeliveryWorker({
+    outbox,
+    secrets: webhookSecrets,
+    validate: validateDestination,
+    post: postWebhook,
+    clock,
+    attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
+    logger: app.log,
+  });
   runner.start();
+  deliveries.start();
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (error) {
     events.close();
     await runner.stop();
+    await deliveries.stop();
     sweeper.stop();
     await engines.close();
     db.close();
@@ -147,6 +180,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     firstKey,
     queue,
     sweepNow: () => sweeper.sweepNow(),
+    deliverWebhooksNow: () => deliveries.deliverDue(),
     close: () =>
       (closing ??= (async () => {
         // Stop accepting, let in-flight requests finish, then free the engines and the database.
@@ -162,6 +196,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         }
         // Chunks in flight are abandoned (their leases released): they rerun after the restart.
         await runner.stop();
+        // An attempt in flight finishes (at most one timeout); an event cut off here is retried after the restart.
+        await deliveries.stop();
         sweeper.stop();
         await engines.close();
         db.close();

@@ -30,6 +30,8 @@ export interface JobRecord {
   audioPath: string | null;
   audioSeconds: number | null;
   webhookUrl: string | null;
+  /** The signing-secret version pinned when the job was accepted (null without a webhook). */
+  webhookSecretVersion: number | null;
   createdAt: string;
   updatedAt: string;
   errorCode: string | null;
@@ -76,6 +78,7 @@ export interface NewJob {
   audioPath: string | null;
   audioSeconds: number | null;
   webhookUrl: string | null;
+  webhookSecretVersion?: number | null;
   /** For `awaiting_upload` jobs: the slot's exact length and deadlines. */
   upload?: { bytes: number; expiresAtMs: number; completeByMs: number };
   retentionHours?: number;
@@ -93,6 +96,20 @@ export interface FinalResult {
   resultPath: string;
   resultBytes: number;
   contentType: string;
+}
+
+/**
+ * The completion event of a job with a webhook, handed to `succeed` so that the event is written to
+ * the delivery outbox in the same transaction that marks the job succeeded: an event exists exactly
+ * when its job succeeded, whatever crashes.
+ */
+export interface OutboxEvent {
+  eventId: string;
+  keyId: string;
+  secretVersion: number;
+  url: string;
+  /** The exact bytes every attempt sends (and signs). */
+  body: string;
 }
 
 export interface Retention {
@@ -138,8 +155,11 @@ export interface JobStore {
   commitChunk(id: string, workerId: string, chunk: ChunkProgress, nowMs: number): boolean;
   /** Gives a lease back without progress; the job keeps its place in the queue. */
   releaseLease(id: string, workerId: string, nowMs: number): boolean;
-  /** `running` (leased by `workerId`) -> `succeeded`; clears the audio and provisional paths. */
-  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number): boolean;
+  /**
+   * `running` (leased by `workerId`) -> `succeeded`; clears the audio and provisional paths. With an
+   * event, the event joins the webhook outbox in the same transaction.
+   */
+  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event?: OutboxEvent | null): boolean;
   /**
    * -> `failed` from `from`: a leased `running` job (workerId given) or an `awaiting_upload` one.
    * Clears the audio and provisional paths; returns the paths it cleared, or null when the job was

@@ -1,7 +1,6 @@
 // Crash safety with real processes: `svc-stt serve` is SIGKILLed while jobs are uploading, queued,
 // running and finishing, then restarted on the same data folder (twice). Every job must end
 // succeeded (or explicitly failed), none may vanish, and no audio or provisional result may be left.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,38 +10,9 @@ import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
 import { testModelPath } from '../helpers/test-models.js';
 import { postTranscription } from '../helpers/test-service.js';
+import { kill, serve, type ServeProcess } from '../helpers/serve-process.js';
 
-const cli = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts')];
-
-interface Server {
-  url: string;
-  child: ChildProcess;
-  stderr: () => string;
-  exited: Promise<unknown>;
-}
-
-async function serve(env: NodeJS.ProcessEnv): Promise<Server> {
-  const child = spawn(process.execPath, [...cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (c) => (stderr += c));
-  if (process.env.CRASH_DEBUG) child.stderr!.pipe(process.stderr);
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (c) => {
-      stdout += c;
-      const m = /^listening (http:\/\/\S+)$/m.exec(stdout);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return { url, child, stderr: () => stderr, exited };
-}
-
-async function kill(server: Server): Promise<void> {
-  server.child.kill('SIGKILL');
-  await server.exited;
-}
+type Server = ServeProcess;
 
 /** Starts a presigned upload that sends the form and half of the file, then stalls (until killed). */
 function stalledUpload(job: CreatedJob, data: Uint8Array): void {

@@ -77,7 +77,7 @@ t.test('the whole flow: created, uploaded, completed, running, succeeded; audio 
   const result = (await download.json()) as any;
   t.type(result.text, 'string');
   t.equal(result.request_id, job.id);
-  t.equal(result.language_source, 'default');
+  t.equal(result.language_source, 'detected', 'no language and no key default: detected (jobs-language-detection.test.ts)');
   t.equal(result.word_timing_available, false);
   t.ok(Math.abs(result.duration - 12) < 0.2, `duration ${result.duration}`);
   for (const s of result.segments) {

@@ -44,7 +44,8 @@ export interface JobRouteDeps {
   uploadSecret: Buffer;
   clock: () => Date;
   uploadExpirySeconds?: number;
-  hasWebhookSecret: (keyId: string) => boolean;
+  /** Request-time webhook rules (src/webhooks/webhook-admission.ts): the secret version to pin, or a 422. */
+  webhooks: { admit(keyId: string, url: string): Promise<number> };
 }
 
 type JobRequest = FastifyRequest<{ Params: { job_id: string }; Querystring: Record<string, string | undefined> }>;
@@ -70,9 +71,7 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
   requireActiveBilling(request);
   const idempotencyKey = idempotencyKeyOf(request);
   const creation = parseJobCreation(request.body, key);
-  if (creation.request.webhookUrl && !deps.hasWebhookSecret(key.id)) {
-    throw new ApiError(422, 'invalid_request', 'webhook_url needs an active webhook signing secret on this key');
-  }
+  const webhookSecretVersion = creation.request.webhookUrl ? await deps.webhooks.admit(key.id, creation.request.webhookUrl) : null;
   applyProfileDeprecation(reply, creation.request.profile);
   const fingerprint = createHash('sha256').update(JSON.stringify({ route: 'jobs', body: canonical(request.body) })).digest('hex');
   if (idempotencyKey) {
@@ -99,6 +98,7 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
         audioPath: null,
         audioSeconds: null,
         webhookUrl: creation.request.webhookUrl,
+        webhookSecretVersion,
         upload: { bytes: creation.contentLength, expiresAtMs, completeByMs: expiresAtMs + COMPLETE_GRACE_MS },
         retentionHours: key.retentionHours,
       },

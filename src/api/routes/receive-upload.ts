@@ -1,12 +1,14 @@
-// Streams a multipart direct upload to durable local storage: the single `file` part goes to disk
-// while its bytes are counted and hashed; other parts are collected as text fields. Enforces the
-// size cap (@fastify/multipart truncates silently, so the flag is checked) and the upload monitor.
+// Streams a multipart direct upload to durable storage: the single `file` part goes to the blob
+// store's upload file while its bytes are counted and hashed; other parts are collected as text
+// fields. Enforces the size cap (@fastify/multipart truncates silently, so the flag is checked) and
+// the upload monitor. A failed upload (refused, cut off, or a storage fault) leaves no file behind.
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
-import { Transform } from 'node:stream';
+import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
+import type { BlobStore } from '../../store/blob-store.js';
 import { ApiError } from '../api-error.js';
 import { UploadMonitor, type UploadLimits } from './upload-monitor.js';
 
@@ -23,6 +25,7 @@ const tooLarge = (max: number) => new ApiError(413, 'upload_too_large', `the fil
 
 export async function receiveUpload(
   request: FastifyRequest,
+  blobs: Pick<BlobStore, 'createUploadStream'>,
   targetPath: string,
   limits: UploadLimits & { maxBytes: number },
 ): Promise<ReceivedUpload> {
@@ -36,6 +39,7 @@ export async function receiveUpload(
   const received: { file: Omit<ReceivedUpload, 'fields'> | null } = { file: null };
   const parts = request.parts({ limits: { fileSize: limits.maxBytes, files: 1, fields: 32, fieldSize: 1024 * 1024, parts: 40 } });
   let currentFile: { destroy(error?: Error): void } | null = null;
+  let target: Writable | null = null;
   let rejectStalled: (error: ApiError) => void = () => {};
   const stalled = new Promise<never>((_, reject) => {
     rejectStalled = reject;
@@ -51,6 +55,13 @@ export async function receiveUpload(
   try {
     await Promise.race([stalled, readParts()]);
   } catch (error) {
+    // A file stream destroyed before its open completed still creates the file: wait for it to close,
+    // or the removal could run first and leave the partial file behind.
+    const stream = target as Writable | null;
+    if (stream && !stream.closed) {
+      stream.destroy();
+      await once(stream, 'close').catch(() => {});
+    }
     await rm(targetPath, { force: true });
     throw error;
   } finally {
@@ -74,7 +85,8 @@ export async function receiveUpload(
             done(null, chunk);
           },
         });
-        await pipeline(part.file, tap, createWriteStream(targetPath, { flags: 'wx' }));
+        target = blobs.createUploadStream(targetPath);
+        await pipeline(part.file, tap, target);
         if (part.file.truncated) throw tooLarge(limits.maxBytes);
         received.file = { path: targetPath, bytes, sha256: hash.digest('hex'), filename: part.filename ?? '', declaredType: part.mimetype ?? '' };
         currentFile = null;

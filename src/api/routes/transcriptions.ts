@@ -33,8 +33,8 @@ export interface TranscriptionRouteDeps {
   idempotency: IdempotencyStore;
   blobs: BlobStore;
   queue: JobQueue;
-  /** Whether a key has an active webhook signing secret (the webhooks feature supplies it). */
-  hasWebhookSecret: (keyId: string) => boolean;
+  /** Request-time webhook rules (src/webhooks/webhook-admission.ts): the secret version to pin, or a 422. */
+  webhooks: { admit(keyId: string, url: string): Promise<number> };
 }
 
 export function transcriptionRoutes(deps: TranscriptionRouteDeps) {
@@ -51,16 +51,14 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
   const idempotencyKey = idempotencyKeyOf(request);
   const tempPath = deps.blobs.createUploadPath('direct');
   try {
-    const upload = await receiveUpload(request, tempPath, { ...config.upload, maxBytes: config.maxUploadBytes }).catch((error) => {
+    const upload = await receiveUpload(request, deps.blobs, tempPath, { ...config.upload, maxBytes: config.maxUploadBytes }).catch((error) => {
       // The rest of the body will not be read: close the connection once the answer is out, rather
       // than leave the client's half-sent request holding it open.
       reply.header('connection', 'close');
       throw error;
     });
     const transcription = parseTranscriptionFields(upload.fields, key);
-    if (transcription.webhookUrl && !deps.hasWebhookSecret(key.id)) {
-      throw new ApiError(422, 'invalid_request', 'webhook_url needs an active webhook signing secret on this key');
-    }
+    const webhookSecretVersion = transcription.webhookUrl ? await deps.webhooks.admit(key.id, transcription.webhookUrl) : null;
     applyProfileDeprecation(reply, transcription.profile);
 
     // The bytes decide the type, not the name or the declared content type.
@@ -90,7 +88,7 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
         // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
         return await answerInline(request, reply, deps, transcription, pcm, abort.signal);
       }
-      return await acceptJob(request, reply, deps, transcription, upload, durationSeconds, idempotencyKey);
+      return await acceptJob(request, reply, deps, transcription, upload, durationSeconds, idempotencyKey, webhookSecretVersion);
     } finally {
       request.raw.off('close', onClose);
     }
@@ -143,6 +141,7 @@ async function acceptJob(
   upload: { path: string; sha256: string; fields: Record<string, string> },
   durationSeconds: number,
   idempotencyKey: string | null,
+  webhookSecretVersion: number | null,
 ) {
   const key = request.apiKey!;
   const fingerprint = createHash('sha256')
@@ -167,6 +166,7 @@ async function acceptJob(
       audioPath,
       audioSeconds: durationSeconds,
       webhookUrl: transcription.webhookUrl,
+      webhookSecretVersion,
     });
     jobCreated = true;
     deps.queue.enqueue(job.id);

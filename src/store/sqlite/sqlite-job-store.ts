@@ -7,6 +7,7 @@ import type {
   CompleteOutcome,
   FinalResult,
   JobFailureCode,
+  OutboxEvent,
   JobRecord,
   JobStatus,
   JobStore,
@@ -27,6 +28,7 @@ interface JobRow {
   audio_path: string | null;
   audio_seconds: number | null;
   webhook_url: string | null;
+  webhook_secret_version: number | null;
   error_code: string | null;
   error_message: string | null;
   created_at: string;
@@ -63,13 +65,22 @@ export class SqliteJobStore implements JobStore {
   private readonly completeTransaction: (id: string, tenant: string, nowMs: number) => CompleteOutcome;
   private readonly failTransaction: ReleasedBlobsFn;
   private readonly expireTransaction: (nowMs: number) => ReleasedBlobs[];
+  private readonly succeedTransaction: (
+    id: string,
+    workerId: string,
+    result: FinalResult,
+    retention: Retention,
+    nowMs: number,
+    event: OutboxEvent | null,
+  ) => boolean;
 
   constructor(private readonly db: Database) {
     this.insert = db.prepare(`INSERT INTO jobs (id, tenant, key_id, status, model, request, audio_path, audio_seconds,
-        webhook_url, created_at, updated_at, ready_at_ms, upload_state, upload_bytes, upload_expires_at_ms, complete_by_ms,
-        retention_hours)
-      VALUES (@id, @tenant, @key_id, @status, @model, @request, @audio_path, @audio_seconds, @webhook_url, @created_at,
-        @updated_at, @ready_at_ms, @upload_state, @upload_bytes, @upload_expires_at_ms, @complete_by_ms, @retention_hours)`);
+        webhook_url, webhook_secret_version, created_at, updated_at, ready_at_ms, upload_state, upload_bytes,
+        upload_expires_at_ms, complete_by_ms, retention_hours)
+      VALUES (@id, @tenant, @key_id, @status, @model, @request, @audio_path, @audio_seconds, @webhook_url,
+        @webhook_secret_version, @created_at, @updated_at, @ready_at_ms, @upload_state, @upload_bytes,
+        @upload_expires_at_ms, @complete_by_ms, @retention_hours)`);
     this.selectOwned = db.prepare('SELECT * FROM jobs WHERE id = ? AND tenant = ?');
     this.selectById = db.prepare('SELECT * FROM jobs WHERE id = ?');
     this.selectByBlob = db.prepare(
@@ -148,6 +159,45 @@ export class SqliteJobStore implements JobStore {
       return released;
     });
     this.expireTransaction = (nowMs) => expire.immediate(nowMs);
+
+    const markSucceeded = db.prepare(`UPDATE jobs SET status = 'succeeded', result_path = @path, result_bytes = @bytes,
+        result_content_type = @type, audio_path = NULL, partial_path = NULL, lease_owner = NULL,
+        lease_expires_at_ms = NULL, result_expires_at_ms = @expires, tombstone_until_ms = @tombstone,
+        finished_at_ms = @now, updated_at = @at
+      WHERE id = @id AND status = 'running' AND lease_owner = @worker`);
+    // The outbox row of the webhook event: due at once (the first attempt is immediate).
+    const insertEvent = db.prepare(`INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body,
+        state, next_attempt_at_ms, created_at_ms)
+      VALUES (@event_id, @job_id, @key_id, @secret_version, @url, @body, 'pending', @now, @now)`);
+    const succeed = db.transaction(
+      (id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event: OutboxEvent | null) => {
+        const won =
+          markSucceeded.run({
+            path: result.resultPath,
+            bytes: result.resultBytes,
+            type: result.contentType,
+            expires: retention.resultExpiresAtMs,
+            tombstone: retention.tombstoneUntilMs,
+            now: nowMs,
+            at: iso(nowMs),
+            id,
+            worker: workerId,
+          }).changes === 1;
+        if (won && event) {
+          insertEvent.run({
+            event_id: event.eventId,
+            job_id: id,
+            key_id: event.keyId,
+            secret_version: event.secretVersion,
+            url: event.url,
+            body: event.body,
+            now: nowMs,
+          });
+        }
+        return won;
+      },
+    );
+    this.succeedTransaction = (...args) => succeed.immediate(...args);
   }
 
   create(job: NewJob, now = new Date()): JobRecord {
@@ -164,6 +214,7 @@ export class SqliteJobStore implements JobStore {
       audio_path: job.audioPath,
       audio_seconds: job.audioSeconds,
       webhook_url: job.webhookUrl,
+      webhook_secret_version: job.webhookSecretVersion ?? null,
       created_at: at,
       updated_at: at,
       ready_at_ms: job.status === 'accepted' ? now.getTime() : null,
@@ -256,26 +307,8 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number): boolean {
-    return (
-      this.db
-        .prepare(`UPDATE jobs SET status = 'succeeded', result_path = @path, result_bytes = @bytes,
-            result_content_type = @type, audio_path = NULL, partial_path = NULL, lease_owner = NULL,
-            lease_expires_at_ms = NULL, result_expires_at_ms = @expires, tombstone_until_ms = @tombstone,
-            finished_at_ms = @now, updated_at = @at
-          WHERE id = @id AND status = 'running' AND lease_owner = @worker`)
-        .run({
-          path: result.resultPath,
-          bytes: result.resultBytes,
-          type: result.contentType,
-          expires: retention.resultExpiresAtMs,
-          tombstone: retention.tombstoneUntilMs,
-          now: nowMs,
-          at: iso(nowMs),
-          id,
-          worker: workerId,
-        }).changes === 1
-    );
+  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event: OutboxEvent | null = null): boolean {
+    return this.succeedTransaction(id, workerId, result, retention, nowMs, event);
   }
 
   fail(id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number): ReleasedBlobs | null {
@@ -336,6 +369,7 @@ function toRecord(row: JobRow): JobRecord {
     audioPath: row.audio_path,
     audioSeconds: row.audio_seconds,
     webhookUrl: row.webhook_url,
+    webhookSecretVersion: row.webhook_secret_version,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     errorCode: row.error_code,

@@ -1,0 +1,44 @@
+// The webhook outbox as the delivery worker sees it. Events enter it with their job's `succeeded`
+// transition (JobStore.succeed); from then on the worker claims due events under a lease, so that a
+// crash mid-attempt hands the event to the next claim (at least once, same event id) and two
+// workers never attempt one event at the same time.
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  eventId: string;
+  jobId: string;
+  keyId: string;
+  /** The signing-secret version pinned when the job was accepted. */
+  secretVersion: number;
+  url: string;
+  body: string;
+  state: DeliveryState;
+  /** Attempts that completed (an attempt cut off by a crash is not counted; it is made again). */
+  attempts: number;
+  nextAttemptAtMs: number | null;
+  lastAttemptAtMs: number | null;
+  /** Operator-facing summary of the last attempt ('http 204', 'timeout after 10000 ms', ...). */
+  lastStatus: string | null;
+  createdAtMs: number;
+}
+
+export interface AttemptRecord {
+  delivered: boolean;
+  summary: string;
+  /** When to try again; null when this was the last attempt (or it delivered). */
+  nextAttemptAtMs: number | null;
+}
+
+export interface WebhookOutbox {
+  /** Leases the event that has been due longest to `workerId`; null when none is due. */
+  claimDue(workerId: string, nowMs: number, leaseMs: number): WebhookDelivery | null;
+  /** Records a finished attempt of a leased event and releases the lease; false when the lease was lost. */
+  recordAttempt(eventId: string, workerId: string, attempt: AttemptRecord, nowMs: number): boolean;
+  /** At start, before any worker runs: leases of a previous process are released. Returns how many. */
+  recoverAfterRestart(): number;
+  /** The earliest time a pending event is due (for the worker's sleep), or null. */
+  nextDueAtMs(): number | null;
+  /** Operators' view of a job's event (the CLI's `webhooks deliveries --job`). */
+  forJob(jobId: string): WebhookDelivery | null;
+}

@@ -1,0 +1,35 @@
+// Webhook signing secrets per API key (contract "Webhook" rules 4 and 7): separate from API keys,
+// shown once, versioned. Rotation makes a new active version; the one it replaces keeps signing for
+// 24 h so receivers can move over, and events stay pinned to the version chosen at job acceptance.
+
+/** How long a superseded secret keeps signing after the rotation that replaced it. */
+export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+export interface WebhookSecretSummary {
+  version: number;
+  createdAt: string;
+  /** `previous`: superseded but still signing until `usableUntil`; `expired`: no longer signs. */
+  state: 'active' | 'previous' | 'expired';
+  /** ISO time the version stops signing (inclusive); null while active. */
+  usableUntil: string | null;
+}
+
+/** A refused secret operation or a secret that cannot be opened; the CLI prints the message as is. */
+export class WebhookSecretError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WebhookSecretError';
+  }
+}
+
+export interface WebhookSecretStore {
+  /** First secret of a key; WebhookSecretError when the key is unknown or revoked, or already has an active secret (use rotate). */
+  create(keyId: string, nowMs: number): { secret: string; version: number };
+  /** New active version; the previous active one stays usable for 24 h from now. Error when there is no active secret. */
+  rotate(keyId: string, nowMs: number): { secret: string; version: number };
+  /** Every version of the key, oldest first, without secret material. */
+  list(keyId: string, nowMs: number): WebhookSecretSummary[];
+  activeVersion(keyId: string, nowMs: number): number | null;
+  /** The HMAC key of that version while it may sign (active, or within 24 h of the rotation that superseded it); null otherwise. */
+  signingKey(keyId: string, version: number, nowMs: number): Buffer | null;
+}

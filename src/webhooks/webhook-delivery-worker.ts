@@ -1,0 +1,165 @@
+// Delivers the outbox's events: claims each due event under a lease, re-validates its destination
+// (fresh DNS, every address public — the connection then goes to the address just validated), signs
+// the stored body with a fresh timestamp, makes one POST and records the outcome with the time of the
+// next attempt. Runs in the server process; survives restarts because all of its state is the outbox.
+import { randomUUID } from 'node:crypto';
+import type { WebhookDelivery, WebhookOutbox } from '../store/webhook-outbox.js';
+import type { WebhookSecretStore } from '../store/webhook-secret-store.js';
+import { DestinationRefusedError } from './destination-refused-error.js';
+import type { AttemptOutcome } from './post-webhook.js';
+import { nextAttemptAt } from './retry-schedule.js';
+import { webhookSignature } from './sign-webhook.js';
+import type { ValidatedDestination } from './validate-destination.js';
+
+export interface DeliveryLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface DeliveryWorkerDeps {
+  outbox: WebhookOutbox;
+  secrets: WebhookSecretStore;
+  validate: (url: string) => Promise<ValidatedDestination>;
+  post: (destination: ValidatedDestination, headers: Record<string, string>, body: Buffer, timeoutMs: number) => Promise<AttemptOutcome>;
+  clock: () => Date;
+  attemptTimeoutMs: number;
+  logger?: DeliveryLogger;
+  /** Events attempted at the same time (a slow receiver must not hold up the others). */
+  concurrency?: number;
+  /** How often the worker looks for due events when nothing wakes it (real time). */
+  pollIntervalMs?: number;
+}
+
+export class WebhookDeliveryWorker {
+  private readonly workerId = `webhooks-${randomUUID()}`;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private pass: Promise<number> | null = null;
+
+  constructor(private readonly deps: DeliveryWorkerDeps) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** A new event may be due now (a job just succeeded): look without waiting for the next poll. */
+  kick(): void {
+    this.wake?.();
+  }
+
+  /** Attempts every event due now; resolves with the number of attempts made. */
+  deliverDue(): Promise<number> {
+    // One pass at a time: a caller arriving during a pass waits for it and then runs its own.
+    const previous = this.pass ?? Promise.resolve(0);
+    const next = previous.then(() => this.attemptAllDue());
+    this.pass = next.finally(() => {
+      if (this.pass === next) this.pass = null;
+    });
+    return next;
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.pass;
+  }
+
+  private async run(): Promise<void> {
+    const interval = this.deps.pollIntervalMs ?? 1000;
+    while (this.running) {
+      try {
+        await this.deliverDue();
+      } catch (error) {
+        this.deps.logger?.warn({ err: error }, 'webhook delivery pass failed');
+      }
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, interval);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wake = done;
+      });
+      this.wake = null;
+    }
+  }
+
+  private async attemptAllDue(): Promise<number> {
+    const limit = this.deps.concurrency ?? 4;
+    let attempts = 0;
+    const inFlight = new Set<Promise<void>>();
+    for (;;) {
+      if (!this.running && this.loop) break;
+      const now = this.deps.clock().getTime();
+      // The lease outlives the longest attempt (DNS + timeout) with a margin; a crash frees it at restart.
+      const delivery = this.deps.outbox.claimDue(this.workerId, now, this.deps.attemptTimeoutMs + 60_000);
+      if (!delivery) break;
+      attempts += 1;
+      const attempt = this.attempt(delivery).finally(() => inFlight.delete(attempt));
+      inFlight.add(attempt);
+      if (inFlight.size >= limit) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    return attempts;
+  }
+
+  private async attempt(delivery: WebhookDelivery): Promise<void> {
+    const { clock, outbox, logger } = this.deps;
+    let outcome: { delivered: boolean; summary: string };
+    try {
+      outcome = await this.send(delivery);
+    } catch (error) {
+      if (error instanceof DestinationRefusedError) {
+        outcome = { delivered: false, summary: `refused: ${error.reason}` };
+      } else {
+        logger?.warn({ err: error, eventId: delivery.eventId }, 'webhook attempt failed unexpectedly');
+        outcome = { delivered: false, summary: 'internal error' };
+      }
+    }
+    const now = clock().getTime();
+    const attemptsMade = delivery.attempts + 1;
+    const next = outcome.delivered ? null : nextAttemptAt(attemptsMade, now);
+    outbox.recordAttempt(delivery.eventId, this.workerId, { delivered: outcome.delivered, summary: outcome.summary, nextAttemptAtMs: next }, now);
+    const details = { eventId: delivery.eventId, jobId: delivery.jobId, attempt: attemptsMade, outcome: outcome.summary };
+    if (outcome.delivered) logger?.info(details, 'webhook delivered');
+    else if (next === null) logger?.warn(details, 'webhook given up after the last attempt');
+    else logger?.info({ ...details, nextAttemptAt: new Date(next).toISOString() }, 'webhook attempt failed; will retry');
+  }
+
+  private async send(delivery: WebhookDelivery): Promise<{ delivered: boolean; summary: string }> {
+    const { secrets, clock } = this.deps;
+    // Validated again on every attempt: what was public at request time may not be now.
+    const destination = await this.deps.validate(delivery.url);
+    const key = this.signingKey(delivery, clock().getTime());
+    if (!key) return { delivered: false, summary: 'no usable signing secret on the key' };
+    const body = Buffer.from(delivery.body, 'utf8');
+    const timestamp = Math.floor(clock().getTime() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'svc-stt-webhooks/1',
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': webhookSignature(key, delivery.eventId, timestamp, body),
+    };
+    return this.deps.post(destination, headers, body, this.deps.attemptTimeoutMs);
+  }
+
+  /**
+   * The pinned version while it may sign (active, or within 24 h of the rotation that replaced it).
+   * After that the receiver has had a day to move to the new secret and the old one is no longer
+   * usable anywhere, so a still-pending event is signed with the key's active version — the only
+   * signature the receiver can still verify — rather than dropped.
+   */
+  private signingKey(delivery: WebhookDelivery, nowMs: number): Buffer | null {
+    const { secrets } = this.deps;
+    const pinned = secrets.signingKey(delivery.keyId, delivery.secretVersion, nowMs);
+    if (pinned) return pinned;
+    const active = secrets.activeVersion(delivery.keyId, nowMs);
+    return active === null ? null : secrets.signingKey(delivery.keyId, active, nowMs);
+  }
+}

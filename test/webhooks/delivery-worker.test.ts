@@ -1,0 +1,57 @@
+// The delivery worker against destinations that bypassed request-time admission (stored before a
+// rule changed, or DNS changed since): every attempt re-validates, so each case of the SSRF matrix is
+// refused at delivery time too, without a connection, and recorded for operators.
+import { join } from 'node:path';
+import t from 'tap';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
+import { SqliteJobStore } from '../../src/store/sqlite/sqlite-job-store.js';
+import { SqliteWebhookOutbox } from '../../src/store/sqlite/sqlite-webhook-outbox.js';
+import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
+import { jobSucceededEvent } from '../../src/webhooks/job-succeeded-event.js';
+import { postWebhook } from '../../src/webhooks/post-webhook.js';
+import { createDestinationValidator } from '../../src/webhooks/validate-destination.js';
+import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
+import { startDnsTestServer } from '../helpers/dns-test-server.js';
+import { REFUSED, SSRF_DNS } from '../helpers/ssrf-cases.js';
+
+t.test('every SSRF case is refused at delivery time and rescheduled, never connected', async (t) => {
+  const dns = await startDnsTestServer(SSRF_DNS);
+  t.teardown(() => dns.close());
+  const db = openDatabase(join(t.testdir(), 'svc-stt.db'));
+  t.teardown(() => db.close());
+  const jobs = new SqliteJobStore(db);
+  const outbox = new SqliteWebhookOutbox(db);
+  const keyId = new SqliteKeyStore(db).create({}).record.id;
+  const secrets = new SqliteWebhookSecretStore(db, Buffer.alloc(32, 3));
+  const now = Date.now();
+  secrets.create(keyId, now);
+
+  const ids = new Map<string, string>();
+  for (const [name, url] of REFUSED) {
+    const job = jobs.create({ tenant: 'ten_a', keyId, status: 'accepted', request: {}, audioPath: null, audioSeconds: 3, webhookUrl: url, webhookSecretVersion: 1 });
+    jobs.claimNext('w', now, 60_000);
+    const event = jobSucceededEvent({ jobId: job.id, keyId, secretVersion: 1, url, pollUrl: `https://stt.example/v1/jobs/${job.id}`, nowMs: now });
+    t.ok(jobs.succeed(job.id, 'w', { resultPath: '/r', resultBytes: 1, contentType: 'application/json' }, { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 }, now, event));
+    ids.set(name, job.id);
+  }
+  let connections = 0;
+  const worker = new WebhookDeliveryWorker({
+    outbox,
+    secrets,
+    validate: createDestinationValidator({ allowLoopback: false, dnsServers: dns.servers }),
+    post: (...args) => {
+      connections += 1;
+      return postWebhook(...args);
+    },
+    clock: () => new Date(now),
+    attemptTimeoutMs: 1000,
+  });
+  t.equal(await worker.deliverDue(), REFUSED.length, 'one attempt per event');
+  t.equal(connections, 0, 'no connection was attempted');
+  for (const [name] of REFUSED) {
+    const delivery = outbox.forJob(ids.get(name)!)!;
+    t.match(delivery, { state: 'pending', attempts: 1, lastStatus: /^refused: / }, `${name}: refused at delivery (${delivery.lastStatus})`);
+    t.ok(delivery.nextAttemptAtMs! >= now + 60_000, `${name}: retried on the schedule`);
+  }
+});
