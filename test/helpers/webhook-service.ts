@@ -9,6 +9,7 @@ import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-
 import type { WebhookDelivery } from '../../src/store/webhook-outbox.js';
 import { loadWebhookMasterKey } from '../../src/webhooks/master-key.js';
 import type { StartOptions } from '../../src/service/start-service.js';
+import type { CreateKeyOptions } from '../../src/store/key-store.js';
 import { speechWav } from './audio-fixtures.js';
 import { startDnsTestServer, type DnsRecords, type DnsTestServer } from './dns-test-server.js';
 import { startTestService, type TestService } from './test-service.js';
@@ -29,7 +30,13 @@ export interface WebhookSetup {
 
 export async function startWebhookService(
   t: Test,
-  options: { env?: Record<string, string>; start?: StartOptions; dns?: Record<string, DnsRecords>; loopback?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    start?: StartOptions;
+    dns?: Record<string, DnsRecords>;
+    loopback?: boolean;
+    key?: CreateKeyOptions;
+  } = {},
 ): Promise<WebhookSetup> {
   const dns = await startDnsTestServer(options.dns ?? {});
   t.teardown(() => dns.close());
@@ -42,7 +49,7 @@ export async function startWebhookService(
     options.start,
   );
   t.teardown(() => svc.close());
-  const { key, id } = svc.createKey();
+  const { key, id } = svc.createKey(options.key);
   const db = openDatabase(databasePath(svc.dataDir));
   t.teardown(() => db.close());
   const secrets = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(svc.dataDir, null));

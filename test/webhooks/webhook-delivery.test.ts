@@ -215,3 +215,31 @@ t.test('rotation: events stay signed with the version pinned at acceptance; afte
   t.equal(setup.delivery(late.id)!.secretVersion, 1, 'the pin is still recorded for operators');
   t.ok(new Webhook(v2).verify(byJob(late.id).body.toString('utf8'), headersOf(byJob(late.id))));
 });
+
+t.test('a job with a webhook keeps its result at least 9 hours, even on a key that keeps results 1 hour', async (t) => {
+  const clock = new TestClock(Date.now());
+  const receiver = await startWebhookReceiver({ status: 204 });
+  t.teardown(() => receiver.close());
+  const setup = await startWebhookService(t, { dns: { 'hooks.test': { A: ['127.0.0.1'] } }, start: { clock: clock.now }, key: { retentionHours: 1 } });
+  setup.createSecret(clock.ms);
+  const withHook = await acceptWithWebhook(setup, `https://hooks.test:${receiver.port}/keep`);
+  const plain = await createJob(setup.svc.url, setup.key, jobBody(setup.audio, { language: 'en' }));
+  t.equal((await uploadFile(plain, setup.audio)).status, 204);
+  t.equal((await completeJob(plain, setup.key)).status, 202);
+  for (const job of [withHook, plain]) t.equal((await waitForEnd(job.poll_url, setup.key)).status, 'succeeded');
+
+  const resultOf = async (pollUrl: string) => {
+    const res = await fetch(pollUrl, { headers: { authorization: `Bearer ${setup.key}` } });
+    return ((await res.json()) as { result: { expired: boolean } }).result;
+  };
+  clock.advance(2 * 3600);
+  await setup.svc.service.sweepNow();
+  t.same(await resultOf(plain.poll_url), { expired: true }, 'the key retention (1 h) applies without a webhook');
+  t.equal((await resultOf(withHook.poll_url)).expired, false, 'with a webhook: still there after 2 h');
+  clock.advance(6 * 3600 + 59 * 60);
+  await setup.svc.service.sweepNow();
+  t.equal((await resultOf(withHook.poll_url)).expired, false, 'still there just before 9 h');
+  clock.advance(2 * 60);
+  await setup.svc.service.sweepNow();
+  t.same(await resultOf(withHook.poll_url), { expired: true }, 'gone after 9 h');
+});
