@@ -1,5 +1,7 @@
 #include "detect-language-worker.h"
 
+#include "compute-threads.h"
+
 #include "abort-error.h"
 #include "model-handle.h"
 #include "stopwatch.h"
@@ -44,7 +46,12 @@ DetectLanguageWorker::DetectLanguageWorker(Napi::Env env, std::shared_ptr<Loaded
       threads_(threads),
       abort_(env, control) {}
 
+// The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
 void DetectLanguageWorker::Execute() {
+  RunOnComputeThread([this] { Compute(); });
+}
+
+void DetectLanguageWorker::Compute() {
   const double start = NowMs();
   whisper_context* ctx = model_->context();
   if (!whisper_is_multilingual(ctx)) {

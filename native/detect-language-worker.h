@@ -23,6 +23,7 @@ class DetectLanguageWorker : public SafeAsyncWorker {
 
  protected:
   void Execute() override;
+  void Compute();
   void OnOK() override;
   void OnError(const Napi::Error& error) override;
 

@@ -1,5 +1,7 @@
 #include "transcribe-worker.h"
 
+#include "compute-threads.h"
+
 #include <vector>
 
 #include "abort-error.h"
@@ -73,7 +75,12 @@ void TranscribeWorker::OnLogits(whisper_context*, whisper_state*, const whisper_
   if (worker->timer_.phase != PhaseTimer::Phase::Decode) worker->timer_.Switch(PhaseTimer::Phase::Decode);
 }
 
+// The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
 void TranscribeWorker::Execute() {
+  RunOnComputeThread([this] { Compute(); });
+}
+
+void TranscribeWorker::Compute() {
   timer_.Begin();
   whisper_context* ctx = model_->context();
   whisper_state* state = whisper_init_state(ctx);

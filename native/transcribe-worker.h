@@ -45,6 +45,7 @@ class TranscribeWorker : public SafeAsyncWorker {
 
  protected:
   void Execute() override;
+  void Compute();
   void OnOK() override;
   void OnError(const Napi::Error& error) override;
 
