@@ -5,9 +5,9 @@
 // whose key has no default language. A key's default language is an operator's explicit choice and is
 // used as stored (`language_source` `default`). Direct uploads (`POST /v1/audio/transcriptions`) keep
 // their route's documented default, the key's default then English, even when they become jobs.
-// The stored request cannot tell "omitted, key without default" from "omitted, key default `en`"
-// (both store `en` with source `default`), so the key is read when the first chunk runs: a key whose
-// default language changed between acceptance and that moment is judged by its current setting.
+// The route records that decision at acceptance (`detectOmittedLanguage` in the stored request), so a
+// key whose default language changes afterwards does not change how an accepted job is transcribed.
+// Rows stored without the flag are judged from the key as it is when the first chunk runs.
 import { DECODED_SAMPLE_RATE, decodeAudioWindow, type AudioContainer } from '../audio/index.js';
 import type { Engine } from '../engine/engine.js';
 import { detectDominantLanguage } from '../pipeline/dominant-language.js';
@@ -29,6 +29,7 @@ const OPENING_SECONDS = DETECTION_WINDOW_SECONDS * MAX_DETECTION_WINDOWS;
 
 /** Whether the job's language is to be detected (see the rule above). */
 export function detectsOmittedLanguage(storedRequest: Record<string, unknown>, request: StoredJobRequest, key: ApiKeyRecord | null): boolean {
+  if (typeof storedRequest.detectOmittedLanguage === 'boolean') return storedRequest.detectOmittedLanguage;
   return (
     storedRequest.route === 'presigned' &&
     request.language.mode === 'explicit' &&

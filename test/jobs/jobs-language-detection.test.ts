@@ -136,6 +136,19 @@ t.test("a key's default language is used as is, not detected", async (t) => {
   for (const partial of partials) t.equal(partial.language_source, 'default');
 });
 
+t.test('the decision is made at acceptance: a default language set on the key afterwards does not change it', async (t) => {
+  const later = svc.createKey();
+  const expected = await expectedFamily(speech.path, 0);
+  const job = await createJob(svc.url, later.key, jobBody(speech.data, { response_format: 'verbose_json' }));
+  svc.updateKey(later.id, { defaultLanguage: 'nl' });
+  t.equal((await uploadFile(job, speech.data)).status, 204);
+  t.equal((await completeJob(job, later.key)).status, 202);
+  t.equal((await waitForEnd(job.poll_url, later.key)).status, 'succeeded');
+  const result = (await poll(job.poll_url, later.key, '?include_result=true')).body.result.content;
+  t.equal(result.language_source, 'detected');
+  t.equal(result.language, languageOf(result, expected));
+});
+
 t.test('an explicit language is used as requested', async (t) => {
   const { result } = await runJob(t, svc.key, speech.data, { language: 'pt-BR' });
   t.equal(result.language_source, 'requested');

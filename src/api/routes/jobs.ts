@@ -94,6 +94,9 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
           filename: creation.filename,
           contentType: creation.contentType,
           contentLength: creation.contentLength,
+          // Decided now, from the key as it is at acceptance: `language` omitted on a key without a
+          // default language means the worker detects the dominant language (src/jobs/job-language.ts).
+          detectOmittedLanguage: creation.request.language.mode === 'explicit' && creation.request.language.source === 'default' && key.defaultLanguage === null,
         }),
         audioPath: null,
         audioSeconds: null,
