@@ -11,6 +11,7 @@ import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isStorageFault } from '../storage-fault.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import { FORM_ERRORS, UploadFormError, verifyUploadForm } from '../../jobs/upload-policy.js';
 import type { BlobStore } from '../../store/blob-store.js';
@@ -28,7 +29,6 @@ export interface PresignedUploadDeps {
 }
 
 /** System error codes that mean storage, not the request, failed: 503, retry later. */
-const STORAGE_FAULTS = new Set(['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES', 'EPERM', 'EIO', 'EMFILE', 'ENFILE']);
 
 export function presignedUploadRoutes(deps: PresignedUploadDeps) {
   return async function register(app: FastifyInstance): Promise<void> {
@@ -138,7 +138,7 @@ function claimSlot(jobs: JobStore, jobId: string, contentLength: number, nowMs: 
 function toFormError(error: unknown): UploadFormError {
   if (error instanceof UploadFormError) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && STORAGE_FAULTS.has(code)) return FORM_ERRORS.storage();
+  if (isStorageFault(error)) return FORM_ERRORS.storage();
   if (error instanceof SyntaxError) return FORM_ERRORS.conditionFailed();
   if (typeof code === 'string' && (code.startsWith('FST_') || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE')) {
     return FORM_ERRORS.malformed();
