@@ -2,8 +2,9 @@
 // PCM. Jobs process hours of audio window by window, so memory stays at one window's samples
 // (5 minutes: 19 MB) whatever the recording's length, and no decoded copy is ever written to disk.
 import type { AudioContainer } from './audio-container.js';
-import { DecodeAbortedError, DecodeTimeoutError, UndecodableAudioError } from './audio-errors.js';
+import { DecodeAbortedError } from './audio-errors.js';
 import { DECODED_SAMPLE_RATE, ffmpegDecodeArgs } from './decode-audio.js';
+import { throwIfDecodeFailed } from './decode-failure.js';
 import { runAudioTool } from './ffmpeg-process.js';
 import { GrowableSampleBuffer } from './growable-sample-buffer.js';
 
@@ -34,19 +35,8 @@ export async function decodeAudioWindow(path: string, options: DecodeWindowOptio
     signal,
     onStdout: (chunk) => (samples.append(chunk) ? 'continue' : 'stop'),
   });
-  switch (ending.kind) {
-    case 'timed_out':
-      throw new DecodeTimeoutError(timeoutMs, ending.stderrTail);
-    case 'aborted':
-      throw new DecodeAbortedError(ending.reason);
-    case 'exited':
-      if (ending.exitCode !== 0) {
-        throw new UndecodableAudioError(`ffmpeg exited with ${ending.exitCode ?? ending.exitSignal}: ${ending.stderrTail}`);
-      }
-      break;
-    case 'stopped':
-      break;
-  }
+  // `stopped`: the window is full — the expected way for a window to end.
+  throwIfDecodeFailed(ending, timeoutMs);
   const pcm = samples.toFloat32Array();
   return pcm.length > wanted ? pcm.slice(0, wanted) : pcm;
 }

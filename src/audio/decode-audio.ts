@@ -1,13 +1,9 @@
 import { endianness } from 'node:os';
 import type { AudioContainer } from './audio-container.js';
-import {
-  AudioTooLongError,
-  DecodeAbortedError,
-  DecodeTimeoutError,
-  UndecodableAudioError,
-} from './audio-errors.js';
+import { AudioTooLongError, DecodeAbortedError, UndecodableAudioError } from './audio-errors.js';
 import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
 import { safeInputArgs } from './ffmpeg-input-args.js';
+import { throwIfDecodeFailed } from './decode-failure.js';
 import { runAudioTool } from './ffmpeg-process.js';
 import { GrowableSampleBuffer } from './growable-sample-buffer.js';
 import { identifyContainer } from './identify-container.js';
@@ -76,19 +72,11 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
     },
   });
 
-  switch (ending.kind) {
-    case 'stopped':
-      // Only the output cap stops a decode.
-      throw new AudioTooLongError(maxSeconds, producedBytes / (DECODED_SAMPLE_RATE * Float32Array.BYTES_PER_ELEMENT));
-    case 'timed_out':
-      throw new DecodeTimeoutError(timeoutMs, ending.stderrTail);
-    case 'aborted':
-      throw new DecodeAbortedError(ending.reason);
-    case 'exited':
-      if (ending.exitCode !== 0) {
-        throw new UndecodableAudioError(`ffmpeg exited with ${ending.exitCode ?? ending.exitSignal}: ${ending.stderrTail}`);
-      }
+  if (ending.kind === 'stopped') {
+    // Only the output cap stops a decode.
+    throw new AudioTooLongError(maxSeconds, producedBytes / (DECODED_SAMPLE_RATE * Float32Array.BYTES_PER_ELEMENT));
   }
+  throwIfDecodeFailed(ending, timeoutMs);
   if (samples.sampleCount === 0) throw new UndecodableAudioError(`ffmpeg produced no samples: ${ending.stderrTail}`);
   return samples.toFloat32Array();
 }

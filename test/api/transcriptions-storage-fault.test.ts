@@ -10,6 +10,7 @@ import type { BlobStore } from '../../src/store/blob-store.js';
 import type { LocalBlobStore } from '../../src/store/local-blob-store.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
+import { failingWriteStream, systemError } from '../helpers/failing-write-stream.js';
 import { waitForEnd } from '../helpers/jobs-client.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -19,9 +20,6 @@ type Fault = { at: 'open'; code: FaultCode } | { at: 'write'; code: FaultCode; a
 
 let fault: Fault | null = null;
 
-const systemError = (code: FaultCode) =>
-  Object.assign(new Error(code === 'ENOSPC' ? 'no space left on device' : 'permission denied'), { code, errno: code === 'ENOSPC' ? -28 : -13 });
-
 function faultyBlobs(blobs: LocalBlobStore): BlobStore {
   return Object.assign(Object.create(blobs) as LocalBlobStore, {
     createUploadStream(path: string) {
@@ -29,24 +27,7 @@ function faultyBlobs(blobs: LocalBlobStore): BlobStore {
       if (current?.at === 'open') return new Writable({ construct: (done) => done(systemError(current.code)), write: (_c, _e, done) => done() });
       const real = blobs.createUploadStream(path);
       if (current?.at !== 'write') return real;
-      let written = 0;
-      return new Writable({
-        write(chunk: Buffer, _enc, done) {
-          const room = current.afterBytes - written;
-          written += chunk.length;
-          // What fits is really written, so a partial file is on disk when the fault strikes.
-          if (room < chunk.length) return real.write(chunk.subarray(0, Math.max(0, room)), () => done(systemError(current.code)));
-          real.write(chunk, done);
-        },
-        final(done) {
-          real.end(done);
-        },
-        destroy(error, done) {
-          if (real.closed) return done(error);
-          real.once('close', () => done(error));
-          real.destroy();
-        },
-      });
+      return failingWriteStream(real, current.afterBytes, () => systemError(current.code));
     },
     async moveToJobAudio(tempPath: string, jobId: string) {
       if (fault?.at === 'move') throw systemError(fault.code);

@@ -9,10 +9,10 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { testModelPath } from '../helpers/test-models.js';
+import { CLI_ARGS } from '../helpers/serve-process.js';
 import { postTranscription } from '../helpers/test-service.js';
 
 const exec = promisify(execFile);
-const cli = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts')];
 
 t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-serve-'));
@@ -26,7 +26,7 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
     SVC_MAX_TOKENS: '8',
     SVC_LOG_LEVEL: 'warn',
   };
-  const child = spawn(process.execPath, [...cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += c));
@@ -49,7 +49,7 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
   t.equal(res.status, 200);
   t.type(((await res.json()) as any).text, 'string');
 
-  const { stdout: created } = await exec(process.execPath, [...cli, 'keys', 'create', '--json', '--tenant', 'clinic-7'], { env });
+  const { stdout: created } = await exec(process.execPath, [...CLI_ARGS, 'keys', 'create', '--json', '--tenant', 'clinic-7'], { env });
   const made = JSON.parse(created);
   t.same(Object.keys(made).sort(), ['id', 'key', 'tenant']);
   t.equal(made.tenant, 'clinic-7');
@@ -62,7 +62,7 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
   t.notMatch(stdout, firstKey!, 'the key is not on stdout (where the ready line goes)');
 
   // A second start on the same data folder creates no new key.
-  const again = spawn(process.execPath, [...cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const again = spawn(process.execPath, [...CLI_ARGS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err2 = '';
   again.stderr.on('data', (c) => (err2 += c));
   await new Promise<void>((resolve) => again.stdout.on('data', (c) => /listening/.test(String(c)) && resolve()));
@@ -73,7 +73,7 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
 
 t.test('serve with a bad configuration says what is wrong and exits non-zero', async (t) => {
   const env = { ...process.env, SVC_MODEL: '/nonexistent/model.bin', SVC_PORT: 'eighty', SVC_DATA_DIR: join(tmpdir(), 'svc-bad-config') };
-  const result = await exec(process.execPath, [...cli, 'serve'], { env }).then(
+  const result = await exec(process.execPath, [...CLI_ARGS, 'serve'], { env }).then(
     () => ({ code: 0, stderr: '' }),
     (e: { code: number; stderr: string }) => e,
   );

@@ -2,8 +2,29 @@
 // folder): resolves once the ready line is printed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { testModelPath } from './test-models.js';
 
-const cli = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts')];
+/** Node arguments that run the `svc-stt` CLI from its TypeScript sources: `node ...CLI_ARGS COMMAND`. */
+export const CLI_ARGS = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts')];
+
+/**
+ * The environment of a test server process: this data folder, free ports, the generated micro model
+ * with a token cap and no temperature fallback (random weights), one worker; `extra` adds or overrides.
+ */
+export async function serveEnv(dataDir: string, extra: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
+  return {
+    ...process.env,
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: '0',
+    SVC_REALTIME_PORT: '0',
+    SVC_MODEL: await testModelPath('micro'),
+    SVC_MAX_TOKENS: '8',
+    SVC_TEMPERATURE_FALLBACK: 'false',
+    SVC_WORKERS: '1',
+    SVC_LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
 
 export interface ServeProcess {
   url: string;
@@ -14,7 +35,7 @@ export interface ServeProcess {
 }
 
 export async function serve(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...cli, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));

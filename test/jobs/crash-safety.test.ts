@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
-import { testModelPath } from '../helpers/test-models.js';
 import { postTranscription } from '../helpers/test-service.js';
-import { kill, serve, type ServeProcess } from '../helpers/serve-process.js';
+import { kill, serve, serveEnv, type ServeProcess } from '../helpers/serve-process.js';
 
 type Server = ServeProcess;
 
@@ -35,19 +34,7 @@ function stalledUpload(job: CreatedJob, data: Uint8Array): void {
 t.test('SIGKILL while uploading, queued, running and finishing: every job ends, nothing is left', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-crash-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
-  const env = {
-    ...process.env,
-    SVC_DATA_DIR: dataDir,
-    SVC_PORT: '0',
-    SVC_REALTIME_PORT: '0',
-    SVC_MODEL: await testModelPath('micro'),
-    SVC_MAX_TOKENS: '8',
-    SVC_TEMPERATURE_FALLBACK: 'false',
-    SVC_WORKERS: '1',
-    SVC_JOB_CHUNK_SECONDS: '5',
-    SVC_INLINE_BOUNDARY_SECONDS: '5',
-    SVC_LOG_LEVEL: 'warn',
-  };
+  const env = await serveEnv(dataDir, { SVC_JOB_CHUNK_SECONDS: '5', SVC_INLINE_BOUNDARY_SECONDS: '5' });
   const long = await readFile(await speechWav(40));
   const medium = await readFile(await speechWav(12));
 

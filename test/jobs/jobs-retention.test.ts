@@ -3,12 +3,12 @@
 // is injected into the service (store transitions, routes, sweeper); the storage fault is injected at
 // the blob store boundary, whose real disk behaviour is tested in test/store/local-blob-store.test.ts.
 import { readFile } from 'node:fs/promises';
-import { Writable } from 'node:stream';
 import t from 'tap';
 import type { BlobStore } from '../../src/store/blob-store.js';
 import type { LocalBlobStore } from '../../src/store/local-blob-store.js';
 import { TestClock } from '../helpers/api-test-app.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
+import { failingWriteStream, systemError } from '../helpers/failing-write-stream.js';
 import { auth, completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -22,23 +22,7 @@ function faultyBlobs(blobs: LocalBlobStore): BlobStore {
     createUploadStream(path: string) {
       const limit = faults.diskFullAfterBytes;
       if (limit === null) return blobs.createUploadStream(path);
-      const real = blobs.createUploadStream(path);
-      let written = 0;
-      return new Writable({
-        write(chunk: Buffer, _enc, done) {
-          written += chunk.length;
-          if (written > limit) return done(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
-          real.write(chunk, done);
-        },
-        final(done) {
-          real.end(done);
-        },
-        destroy(error, done) {
-          if (real.closed) return done(error);
-          real.once('close', () => done(error));
-          real.destroy();
-        },
-      });
+      return failingWriteStream(blobs.createUploadStream(path), limit, () => systemError('ENOSPC'));
     },
     writeResult(jobId: string, kind: Parameters<BlobStore['writeResult']>[1], data: string | Uint8Array) {
       if (kind.kind === 'final' && faults.padResultsTo > 0) {

@@ -15,12 +15,9 @@ import { runMigrations } from '../../src/store/sqlite/migrations.js';
 import { loadWebhookMasterKey } from '../../src/webhooks/master-key.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { startDnsTestServer } from '../helpers/dns-test-server.js';
-import { kill, serve } from '../helpers/serve-process.js';
-import { testModelPath } from '../helpers/test-models.js';
+import { CLI_ARGS, kill, serve, serveEnv } from '../helpers/serve-process.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
-
-const cli = ['--import', 'tsx', join(import.meta.dirname, '..', '..', 'src', 'cli', 'run.ts')];
 
 t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-id', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-hook-crash-'));
@@ -37,19 +34,10 @@ t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-i
   const secret = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, null)).create(record.id, Date.now()).secret;
   db.close();
 
-  const env = {
-    ...process.env,
-    SVC_DATA_DIR: dataDir,
-    SVC_PORT: '0',
-    SVC_REALTIME_PORT: '0',
-    SVC_MODEL: await testModelPath('micro'),
-    SVC_MAX_TOKENS: '8',
-    SVC_TEMPERATURE_FALLBACK: 'false',
-    SVC_WORKERS: '1',
-    SVC_LOG_LEVEL: 'warn',
+  const env = await serveEnv(dataDir, {
     SVC_WEBHOOK_ALLOW_LOOPBACK: '1',
     SVC_WEBHOOK_DNS_SERVERS: dns.servers.join(','),
-  };
+  });
   let server = await serve(env);
   t.teardown(() => {
     if (server.child.exitCode === null) server.child.kill('SIGKILL');
@@ -82,14 +70,14 @@ t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-i
   // The operator's view, through the real CLI on the same data folder.
   let view: Array<Record<string, unknown>> = [];
   for (let i = 0; i < 100; i++) {
-    const { stdout } = await promisify(execFile)(process.execPath, [...cli, 'webhooks', 'deliveries', '--job', job.id, '--json'], { env });
+    const { stdout } = await promisify(execFile)(process.execPath, [...CLI_ARGS, 'webhooks', 'deliveries', '--job', job.id, '--json'], { env });
     view = JSON.parse(stdout);
     if (view[0]?.state === 'delivered') break;
     await new Promise((r) => setTimeout(r, 100));
   }
   t.match(view, [{ event_id: inFlight!.headers['webhook-id'], job_id: job.id, state: 'delivered', attempts: 1, last_status: 'http 204', next_attempt_at: null, secret_version: 1 }],
     'the attempt cut off by the crash is not counted; the one after the restart delivered');
-  const { stdout: text } = await promisify(execFile)(process.execPath, [...cli, 'webhooks', 'deliveries', '--job', job.id], { env });
+  const { stdout: text } = await promisify(execFile)(process.execPath, [...CLI_ARGS, 'webhooks', 'deliveries', '--job', job.id], { env });
   t.match(text, /state\s+delivered/);
   t.notMatch(text, /whsec_|poll_url/, 'never the secret or the body');
   await kill(server);
