@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { firstKeyPath } from '../src/service/first-key-file.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
 
@@ -38,7 +39,7 @@ export async function run(args: string[]): Promise<void> {
       });
       child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
     });
-    const key = /\b(svc_[A-Za-z0-9]+_[A-Za-z0-9_-]+)/.exec(stderr)![1];
+    const key = readFileSync(firstKeyPath(dataDir), 'utf8').trim();
     const created = await fetch(`${url}/v1/jobs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

@@ -8,6 +8,7 @@ namespace svc {
 
 struct AddonData {
   Napi::FunctionReference modelHandleConstructor;
+  Napi::FunctionReference vadModelHandleConstructor;
 };
 
 inline AddonData& GetAddonData(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }

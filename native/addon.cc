@@ -7,11 +7,15 @@
 
 #include "addon-data.h"
 #include "detect-language-worker.h"
+#include "detect-speech-worker.h"
 #include "ggml-backend.h"
 #include "load-model-worker.h"
+#include "load-vad-model-worker.h"
 #include "model-handle.h"
 #include "model-registry.h"
 #include "transcribe-worker.h"
+#include "vad-model-handle.h"
+#include "vad-model-registry.h"
 #include "whisper.h"
 
 namespace svc {
@@ -34,6 +38,15 @@ Napi::Value ModelStats(const Napi::CallbackInfo& info) {
   out.Set("loads", static_cast<double>(ModelRegistry::LoadCount()));
   out.Set("resident", static_cast<double>(ModelRegistry::ResidentCount()));
   out.Set("references", static_cast<double>(ModelRegistry::References().load()));
+  return out;
+}
+
+Napi::Value VadStats(const Napi::CallbackInfo& info) {
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("loads", static_cast<double>(VadModelRegistry::LoadCount()));
+  out.Set("resident", static_cast<double>(VadModelRegistry::ResidentCount()));
+  out.Set("contexts", static_cast<double>(VadModelRegistry::ContextCount()));
+  out.Set("references", static_cast<double>(VadModelRegistry::References().load()));
   return out;
 }
 
@@ -72,10 +85,15 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   std::call_once(logOnce, [] { whisper_log_set(ForwardLog, nullptr); });
   env.SetInstanceData(new AddonData());
   ModelHandle::Init(env, exports);
+  VadModelHandle::Init(env, exports);
   exports.Set("loadModel", Napi::Function::New(env, LoadModelWorker::Start, "loadModel"));
   exports.Set("loadModelSync", Napi::Function::New(env, LoadModelWorker::LoadSync, "loadModelSync"));
   exports.Set("transcribe", Napi::Function::New(env, TranscribeWorker::Start, "transcribe"));
   exports.Set("detectLanguage", Napi::Function::New(env, DetectLanguageWorker::Start, "detectLanguage"));
+  exports.Set("loadVadModel", Napi::Function::New(env, LoadVadModelWorker::Start, "loadVadModel"));
+  exports.Set("loadVadModelSync", Napi::Function::New(env, LoadVadModelWorker::LoadSync, "loadVadModelSync"));
+  exports.Set("detectSpeech", Napi::Function::New(env, DetectSpeechWorker::Start, "detectSpeech"));
+  exports.Set("vadStats", Napi::Function::New(env, VadStats, "vadStats"));
   exports.Set("modelStats", Napi::Function::New(env, ModelStats, "modelStats"));
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));
   exports.Set("setLogging", Napi::Function::New(env, SetLogging, "setLogging"));

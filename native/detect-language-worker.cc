@@ -4,10 +4,33 @@
 
 #include "abort-error.h"
 #include "model-handle.h"
+#include "option-readers.h"
 #include "stopwatch.h"
 #include "transcribe-options.h"
 
 namespace svc {
+
+namespace {
+
+// whisper.cpp keeps the encoder's context length on the state and sets it only from whisper_full's
+// audio_ctx parameter. A whisper_full call given no samples and a 100 ms duration sets it and returns
+// before encoding anything (its main loop stops at once: nothing is left beyond 100 ms), so the
+// language detection that follows encodes the shorter context. Public API only.
+bool SetAudioContext(whisper_context* ctx, whisper_state* state, int audioCtx, int threads) {
+  whisper_full_params params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY);
+  params.n_threads = threads;
+  params.audio_ctx = audioCtx;
+  params.language = "en";
+  params.duration_ms = 100;
+  params.print_progress = false;
+  params.print_realtime = false;
+  params.print_timestamps = false;
+  params.print_special = false;
+  params.no_context = true;
+  return whisper_full_with_state(ctx, state, params, nullptr, 0) == 0;
+}
+
+}  // namespace
 
 Napi::Value DetectLanguageWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -19,23 +42,25 @@ Napi::Value DetectLanguageWorker::Start(const Napi::CallbackInfo& info) {
   if (pcm.ElementLength() == 0) throw Napi::RangeError::New(env, "pcm is empty");
   int offsetMs = 0;
   int threads = 1;
+  int audioCtx = 0;
   if (info[2].IsObject()) {
     Napi::Object o = info[2].As<Napi::Object>();
     threads = ReadThreads(env, o);
+    if (HasOption(o, "audioCtx")) audioCtx = IntegerOption(env, o, "audioCtx", 0, whisper_n_audio_ctx(model->context()));
     if (o.Has("offsetMs") && !o.Get("offsetMs").IsUndefined()) {
       if (!o.Get("offsetMs").IsNumber()) throw Napi::TypeError::New(env, "offsetMs must be a number");
       offsetMs = o.Get("offsetMs").As<Napi::Number>().Int32Value();
       if (offsetMs < 0) throw Napi::RangeError::New(env, "offsetMs must not be negative");
     }
   }
-  auto* worker = new DetectLanguageWorker(env, std::move(model), pcm, offsetMs, threads, info[3]);
+  auto* worker = new DetectLanguageWorker(env, std::move(model), pcm, offsetMs, threads, audioCtx, info[3]);
   Napi::Promise promise = worker->deferred_.Promise();
   worker->Queue();
   return promise;
 }
 
 DetectLanguageWorker::DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
-                                           int offsetMs, int threads, const Napi::Value& control)
+                                           int offsetMs, int threads, int audioCtx, const Napi::Value& control)
     : SafeAsyncWorker(env, "svc-stt:detect-language"),
       deferred_(Napi::Promise::Deferred::New(env)),
       model_(std::move(model)),
@@ -44,6 +69,7 @@ DetectLanguageWorker::DetectLanguageWorker(Napi::Env env, std::shared_ptr<Loaded
       sampleCount_(pcm.ElementLength()),
       offsetMs_(offsetMs),
       threads_(threads),
+      audioCtx_(audioCtx),
       abort_(env, control) {}
 
 // The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
@@ -68,6 +94,11 @@ void DetectLanguageWorker::Compute() {
     return;
   }
   probs_.assign(whisper_lang_max_id() + 1, 0.0f);
+  if (audioCtx_ > 0 && !SetAudioContext(ctx, state, audioCtx_, threads_)) {
+    whisper_free_state(state);
+    SetError("could not set the audio context");
+    return;
+  }
   if (abort_.Aborted() || whisper_pcm_to_mel_with_state(ctx, state, samples_, static_cast<int>(sampleCount_), threads_) != 0) {
     whisper_free_state(state);
     aborted_ = abort_.Aborted();

@@ -1,5 +1,7 @@
 // Language identification over one 30 s window: log-mel, one encoder pass, one decoder step,
-// probabilities for every language the model knows. Runs on a fresh whisper_state.
+// probabilities for every language the model knows. Runs on a fresh whisper_state. With audioCtx the
+// encoder runs over only that many positions (20 ms each) from the offset, as whisper.cpp's own
+// audio_ctx does for transcription: a short utterance is judged at a fraction of a full window's cost.
 #pragma once
 
 #include <memory>
@@ -15,11 +17,11 @@ namespace svc {
 
 class DetectLanguageWorker : public SafeAsyncWorker {
  public:
-  // detectLanguage(model, pcm, { offsetMs?, threads? }, control?) -> Promise<NativeLanguageResult>
+  // detectLanguage(model, pcm, { offsetMs?, threads?, audioCtx? }, control?) -> Promise<NativeLanguageResult>
   static Napi::Value Start(const Napi::CallbackInfo& info);
 
   DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm, int offsetMs,
-                       int threads, const Napi::Value& control);
+                       int threads, int audioCtx, const Napi::Value& control);
 
  protected:
   void Execute() override;
@@ -35,6 +37,7 @@ class DetectLanguageWorker : public SafeAsyncWorker {
   size_t sampleCount_;
   int offsetMs_;
   int threads_;
+  int audioCtx_;
   AbortControl abort_;
   bool aborted_ = false;
   int languageId_ = -1;

@@ -6,3 +6,9 @@ export { loadNativeAddon, type NativeSystemInfo } from './engine/native-addon.js
 export { decodeAudio, probeAudio, sniffContainer, AudioError } from './audio/index.js';
 export { makeTestModel } from './models/make-test-model.js';
 export { downloadModel } from './models/download.js';
+// The pipeline's stages over decoded audio (VAD, language, recognition), as the service runs them.
+export { transcribePcm, type TranscribePcmOptions } from './pipeline/transcribe-pcm.js';
+export type { TranscriptionOutcome } from './pipeline/run-transcription.js';
+export { DEFAULT_VAD_PARAMS, type VadParams } from './engine/vad-params.js';
+export type { SpeechDetection, SpeechSegment } from './engine/engine.js';
+export { vadModelPath } from './models/vad-model-path.js';

@@ -1,9 +1,12 @@
 // Bearer-key authentication for every route not marked `config: { public: true }`, and the checks
-// routes make on the authenticated key (entitlements, billing).
+// routes make on the authenticated key (entitlements, billing, still not revoked). Keys are read from
+// the store on every request, never cached: `svc-stt keys revoke` in another process writes the same
+// SQLite file, and the next request already sees it.
 import type { FastifyRequest } from 'fastify';
 import type { Entitlement, KeyStore } from '../store/key-store.js';
 import { ApiError } from './api-error.js';
 import type { FailedAuthThrottle } from './rate-limit.js';
+import { headerCount } from './raw-headers.js';
 import './fastify-augment.js';
 
 // Real keys are far shorter; anything longer is refused without spending a hash on it.
@@ -36,6 +39,11 @@ export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
   return function authenticate(request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void {
     if (!requiresAuthentication(request)) return done();
     try {
+      // Node would keep the first and drop the rest: which credential a request carries must never
+      // depend on which copy a proxy or parser happens to prefer.
+      if (headerCount(request.raw.rawHeaders, 'authorization') > 1) {
+        return done(new ApiError(400, 'invalid_request', 'send exactly one Authorization header'));
+      }
       throttle.assertAllowed(request.ip);
       const token = bearerToken(request.headers.authorization);
       const record = token === null ? null : keys.authenticate(token);
@@ -49,6 +57,28 @@ export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
       done(error as Error);
     }
   };
+}
+
+/**
+ * How often work that outlives its authentication (a long poll waiting, a presigned upload streaming)
+ * reads its key again: the longest a revoked key keeps such work going.
+ */
+export const KEY_RECHECK_INTERVAL_MS = 1000;
+
+/** Whether the key is still active now (not revoked since the request was authenticated). */
+export function isKeyActive(keys: Pick<KeyStore, 'get'>, keyId: string): boolean {
+  const record = keys.get(keyId);
+  return record !== null && record.revokedAt === null;
+}
+
+/**
+ * 401 when the request's key has been revoked since the request was authenticated: called by work
+ * that outlives the moment of authentication (long polls, before committing a new job). The key
+ * store is read each time, so a revocation made by the CLI in another process counts at once.
+ */
+export function requireKeyStillActive(request: FastifyRequest, keys: Pick<KeyStore, 'get'>): void {
+  const key = request.apiKey;
+  if (key === null || !isKeyActive(keys, key.id)) throw unauthorized();
 }
 
 const ENTITLEMENT_NAMES: Record<Entitlement, string> = {

@@ -1,7 +1,8 @@
 // The Fastify application frame: request ids, content-free logging, the error envelope, 404/405,
 // authentication, rate limits and shutdown draining, then the route plugins in their own scopes.
-// onRequest hooks run in the order added: request id, draining, 404/405 for unmatched paths,
-// authentication, per-key rate limit; all of them before any body is read.
+// onRequest hooks run in the order added: the unread-output guard, request id, draining, 404/405 for
+// unmatched paths, authentication, per-key rate limit; all of them before any body is read. Every
+// answer to an authenticated request passes the revoked-key guard on its way out.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppDependencies } from './app-dependencies.js';
 import { appLoggerOptions } from './app-logger.js';
@@ -12,9 +13,11 @@ import { handleFrameworkError, registerErrorEnvelope } from './error-envelope.js
 import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthThrottle, keyRateLimitHook } from './rate-limit.js';
 import { attachRequestId, generateRequestId } from './request-id.js';
 import { ContentFreeLogController } from './request-log-controller.js';
+import { revokedKeyGuard } from './revoked-key-guard.js';
 import { RouteMethodRegistry } from './route-methods.js';
 import { openApiRoute } from './routes/openapi.js';
 import { TokenBuckets } from './token-bucket.js';
+import { UnreadOutputGuard } from './unread-output-guard.js';
 import './fastify-augment.js';
 
 /** JSON bodies are small (job creation); audio travels as multipart under its own limits. */
@@ -43,6 +46,14 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     clientErrorHandler: handleClientError,
   });
 
+  // Before anything else looks at a request: a connection over its unread-output limits is closed.
+  const unreadOutput = new UnreadOutputGuard(deps.config.connections);
+  app.addHook('onRequest', unreadOutput.onRequest);
+  app.addHook('onClose', (_instance, done) => {
+    unreadOutput.stop();
+    done();
+  });
+
   app.decorateRequest('apiKey', null);
   // No route takes text bodies; without this parser they are refused 415 like any unknown type.
   app.removeContentTypeParser('text/plain');
@@ -55,6 +66,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerErrorEnvelope(app, routeMethods);
   app.addHook('onRequest', authenticateHook(deps.keys, new FailedAuthThrottle(buckets, deps.failedAuthPerMinute ?? DEFAULT_FAILED_AUTH_PER_MINUTE)));
   app.addHook('onRequest', keyRateLimitHook(buckets, deps.config));
+  app.addHook('onSend', revokedKeyGuard(deps.keys));
 
   app.register(async (scope) => openApiRoute(scope, deps));
   for (const plugin of deps.routes ?? []) {

@@ -1,10 +1,13 @@
-// Turns whatever a request failed with into the contract's error: an ApiError as thrown, Fastify's and
+// Turns whatever a request failed with into the contract's error: an ApiError as thrown, the typed
+// refusals of the layers below (pipeline, webhook admission) by their kinds, Fastify's and
 // @fastify/multipart's own errors by their codes, a storage fault (disk full, data folder unwritable)
 // into a 503 with Retry-After, and anything else into a generic 500. Every message here is a fixed
 // server text: framework messages can quote the request (JSON parser errors quote the body, busboy's
 // quote headers), so none is passed through.
 import { ApiError, type ApiErrorCode } from './api-error.js';
 import { isStorageFault, storageUnavailable } from './storage-fault.js';
+import { PipelineError, type PipelineErrorKind } from '../pipeline/pipeline-errors.js';
+import { WebhookAdmissionError, type WebhookAdmissionErrorKind } from '../webhooks/webhook-admission-errors.js';
 
 export interface MappedError {
   apiError: ApiError;
@@ -13,6 +16,22 @@ export interface MappedError {
 }
 
 type Answer = readonly [status: number, code: ApiErrorCode, message: string];
+type Status = readonly [status: number, code: ApiErrorCode];
+
+// The only place the lower layers' refusals meet HTTP. Typed over every kind, so a kind added below
+// without a status here fails the build. The message is the error's own: a fixed text of that layer.
+const PIPELINE_STATUSES: Readonly<Record<PipelineErrorKind, Status>> = {
+  invalid_request_field: [400, 'invalid_request'],
+  unprocessable_request: [422, 'invalid_request'],
+  entitlement_missing: [403, 'entitlement_denied'],
+  // Inline, the caller learns it at once; a job stores it as a failure instead (src/jobs/job-failure.ts).
+  unsupported_detected_language: [422, 'invalid_request'],
+};
+
+const WEBHOOK_ADMISSION_STATUSES: Readonly<Record<WebhookAdmissionErrorKind, Status>> = {
+  signing_secret_missing: [422, 'invalid_request'],
+  destination_not_allowed: [422, 'invalid_request'],
+};
 
 const INVALID_JSON: Answer = [400, 'invalid_request', 'the request body is not valid JSON'];
 const ABORTED: Answer = [400, 'invalid_request', 'the request ended before its body was complete'];
@@ -75,6 +94,8 @@ const SCHEMA_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 export function mapError(error: unknown): MappedError {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
+  if (error instanceof PipelineError) return expected([...PIPELINE_STATUSES[error.kind], error.message]);
+  if (error instanceof WebhookAdmissionError) return expected([...WEBHOOK_ADMISSION_STATUSES[error.kind], error.message]);
   const fields = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown;
     statusCode?: unknown;

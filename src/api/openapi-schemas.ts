@@ -1,6 +1,7 @@
 // The contract's resources as JSON Schema (2020-12, as OpenAPI 3.1 uses it): request forms and
 // bodies, inline transcripts, jobs and the error envelope. Enumerations come from the code that
 // enforces them, so the document cannot drift from what the server accepts.
+import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
 import { LANGUAGE_FAMILIES } from '../pipeline/languages.js';
 import { MODEL_IDS, PROFILES, RESPONSE_FORMATS } from '../pipeline/transcription-request.js';
 import type { ApiErrorCode } from './api-error.js';
@@ -70,7 +71,8 @@ const transcriptionRequest: Schema = {
     model: string({ enum: MODEL_IDS }),
     response_format: string({ enum: RESPONSE_FORMATS, default: 'diarized_json' }),
     language: string({
-      description: "A supported BCP-47 tag (family `xx` or regional `xx-YY`) or `auto`. Default: the key's default language, then English.",
+      description:
+        "A supported BCP-47 tag (family `xx` or regional `xx-YY`) or `auto` (each utterance detected). Omitted: the key's default language; without one, the dominant language is detected from the speech.",
       pattern: LANGUAGE_TAG_PATTERN,
       examples: ['en', 'en-GB', 'es-419', 'auto'],
     }),
@@ -189,7 +191,7 @@ const transcriptionVerboseJson: Schema = {
   properties: {
     text: string(),
     language: string({ description: 'Effective language: `mixed` for multilingual auto, `und` for silence.' }),
-    language_source: string({ description: '`detected` when the language was detected because `language` was omitted.' }),
+    language_source: string({ enum: LANGUAGE_SOURCES, description: '`requested` (given), `default` (the key default, or nothing was said), `detected` (`auto`, or omitted without a key default).' }),
     duration: number({ description: 'seconds' }),
     model: string({ enum: MODEL_IDS }),
     request_id: string({ description: 'Give this to support.' }),
@@ -329,7 +331,7 @@ const jobCreationRequest: Schema = {
     content_type: string({ maxLength: 100, description: 'A supported audio MIME type.' }),
     content_length_bytes: integer({ minimum: 1, maximum: 1_073_741_824, description: 'The exact byte length of the file.' }),
     response_format: string({ enum: RESPONSE_FORMATS, default: 'json' }),
-    language: string({ pattern: LANGUAGE_TAG_PATTERN, description: "Default: the key's default language, then English; when omitted the dominant language is detected." }),
+    language: string({ pattern: LANGUAGE_TAG_PATTERN, description: "Default: the key's default language; without one, the dominant language is detected from the speech." }),
     language_hints: stringArray({ minItems: 1, maxItems: 8, uniqueItems: true }),
     vocabulary: { type: 'array', items: string({ maxLength: 96 }), maxItems: 1000 },
     patterns: string({ maxLength: 2048 }),

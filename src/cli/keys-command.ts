@@ -1,7 +1,8 @@
 // svc-stt keys create | list | revoke ID | update ID: API key administration on the service database.
 import { parseArgs } from 'node:util';
 import { DEFAULT_ENTITLEMENTS, type Entitlement, type KeyPatch, type Plan, type BillingState } from '../store/key-store.js';
-import { withKeyStore } from './admin-stores.js';
+import { revokeKey as revokeKeyAndClose } from '../jobs/key-revocation.js';
+import { withKeyRevocationStores, withKeyStore } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';
 import { keyListing, keyTable } from './key-listing.js';
 import { UsageError } from './usage-error.js';
@@ -67,15 +68,25 @@ async function listKeys(argv: string[], out: CommandOutput): Promise<void> {
   out.write(values.json ? `${JSON.stringify(records.map(keyListing))}\n` : keyTable(records));
 }
 
+/**
+ * Revokes the key and closes what it left open, directly in the data folder (a running server sees
+ * it on its next read): its pending upload slots fail and their audio is deleted, its pending webhook
+ * events are cancelled (src/jobs/key-revocation.ts says why).
+ */
 async function revokeKey(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const id = singleId(positionals, 'revoke');
-  const { revoked, record } = await withKeyStore((keys) => {
-    const revoked = keys.revoke(id);
-    return { revoked, record: keys.get(id)! };
-  });
-  if (values.json) out.write(`${JSON.stringify(keyListing(record))}\n`);
-  else out.write(revoked ? `revoked ${id}\n` : `${id} was already revoked (${record.revokedAt})\n`);
+  const outcome = await withKeyRevocationStores((stores) => revokeKeyAndClose(stores, id, Date.now()));
+  const { revoked, record, slotsClosed, filesDeleted, webhookEventsCancelled } = outcome;
+  if (values.json) {
+    out.write(
+      `${JSON.stringify({ ...keyListing(record), closed_upload_slots: slotsClosed, deleted_uploads: filesDeleted, cancelled_webhook_events: webhookEventsCancelled })}\n`,
+    );
+    return;
+  }
+  out.write(revoked ? `revoked ${id}\n` : `${id} was already revoked (${record.revokedAt})\n`);
+  if (slotsClosed > 0) out.write(`closed ${slotsClosed} pending upload slot(s) and deleted ${filesDeleted} uploaded file(s)\n`);
+  if (webhookEventsCancelled > 0) out.write(`cancelled ${webhookEventsCancelled} pending webhook event(s)\n`);
 }
 
 async function updateKey(argv: string[], out: CommandOutput): Promise<void> {

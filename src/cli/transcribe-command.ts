@@ -1,9 +1,10 @@
 // svc-stt transcribe FILE — the local runtime: whole-file transcription with no server.
 import { parseArgs } from 'node:util';
 import { decodeAudio } from '../audio/index.js';
-import { Engine, type TranscribeOptions } from '../engine/engine.js';
+import { Engine } from '../engine/engine.js';
 import { resolveModelFile } from '../models/model-paths.js';
-import { ProgressBar } from './progress-bar.js';
+import { vadModelPath } from '../models/vad-model-path.js';
+import { transcribePcm } from '../pipeline/transcribe-pcm.js';
 import { formatTranscript, OUTPUT_FORMATS, type OutputFormat } from './transcript-output.js';
 import { UsageError } from './usage-error.js';
 
@@ -21,10 +22,14 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
       'beam-size': { type: 'string' },
       'max-tokens': { type: 'string' },
       'no-fallback': { type: 'boolean', default: false },
+      // The same stages as the service: the VAD decides what is decoded; --no-vad decodes everything, to compare.
+      'no-vad': { type: 'boolean', default: false },
     },
   });
   const file = positionals[0];
-  if (!file) throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE] [--format text|json|verbose_json]');
+  if (!file) {
+    throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] [--no-vad]');
+  }
   const format = values.format as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`);
   const threads = optionalInteger(values.threads, '--threads', 1, 256);
@@ -34,18 +39,19 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
   if (!modelArg) throw new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (see `svc-stt models list`)');
 
   const pcm = await decodeAudio(file, { maxSeconds: MAX_LOCAL_SECONDS, timeoutMs: 10 * 60_000 });
-  const engine = await Engine.open({ model: resolveModelFile(modelArg), workers: 1, threadsPerWorker: threads });
-  const bar = new ProgressBar('transcribing');
+  const vad = !values['no-vad'];
+  const engine = await Engine.open({ model: resolveModelFile(modelArg), workers: 1, threadsPerWorker: threads, ...(vad ? { vadModel: vadModelPath() } : {}) });
   try {
-    const options: TranscribeOptions = {
+    const outcome = await transcribePcm(engine, pcm, {
       language: values.language,
-      ...(beamSize && beamSize > 1 ? { strategy: 'beam', beamSize } : {}),
-      ...(maxTokens !== undefined ? { maxTokens } : {}),
-      ...(values['no-fallback'] ? { temperatureInc: 0 } : {}),
-    };
-    const transcript = await engine.transcribe(pcm, options, { onProgress: (p) => bar.update(p / 100) });
-    bar.done();
-    process.stdout.write(formatTranscript(transcript, format));
+      vad,
+      decoding: {
+        ...(beamSize ? { beamSize } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+        ...(values['no-fallback'] ? { temperatureFallback: false } : {}),
+      },
+    });
+    process.stdout.write(formatTranscript(outcome, format));
   } finally {
     await engine.close();
   }

@@ -5,9 +5,10 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defaultPoolShape } from '../engine/pool-shape.js';
 import { resolve } from 'node:path';
+import { defaultVadModelPath } from '../models/vad-model-path.js';
 import { ConfigError } from './config-error.js';
 import { readConfigFile, type ConfigFile } from './config-file.js';
-import { DEFAULTS, type ServiceConfig } from './service-config.js';
+import { DEFAULTS, type ConnectionLimits, type ServiceConfig } from './service-config.js';
 import { SettingsReader, type SettingName } from './settings-reader.js';
 
 type Env = Record<string, string | undefined>;
@@ -23,6 +24,8 @@ const S = {
   realtimePort: { env: 'SVC_REALTIME_PORT', file: 'realtimePort' },
   model: { env: 'SVC_MODEL', file: 'models.svc-medical-1' },
   edgeModel: { env: 'SVC_EDGE_MODEL', file: 'models.svc-medical-edge-1' },
+  vad: { env: 'SVC_VAD', file: 'vad.enabled' },
+  vadModel: { env: 'SVC_VAD_MODEL', file: 'vad.model' },
   inlineBoundarySeconds: { env: 'SVC_INLINE_BOUNDARY_SECONDS', file: 'inlineBoundarySeconds' },
   maxAudioSeconds: { env: 'SVC_MAX_AUDIO_SECONDS', file: 'maxAudioSeconds' },
   minAudioSeconds: { env: 'SVC_MIN_AUDIO_SECONDS', file: 'minAudioSeconds' },
@@ -35,6 +38,12 @@ const S = {
   minBytesPerSecond: { env: 'SVC_UPLOAD_MIN_BYTES_PER_SECOND', file: 'upload.minBytesPerSecond' },
   minRateGraceMs: { env: 'SVC_UPLOAD_MIN_RATE_GRACE_MS', file: 'upload.minRateGraceMs' },
   rateLimitPerMinute: { env: 'SVC_RATE_LIMIT_PER_MINUTE', file: 'rateLimitPerMinute' },
+  maxPipelinedRequests: { env: 'SVC_MAX_PIPELINED_REQUESTS', file: 'connections.authenticated.maxPipelinedRequests' },
+  maxUnreadBytes: { env: 'SVC_MAX_UNREAD_BYTES', file: 'connections.authenticated.maxUnreadBytes' },
+  unreadTimeoutMs: { env: 'SVC_UNREAD_TIMEOUT_MS', file: 'connections.authenticated.unreadTimeoutMs' },
+  publicMaxPipelinedRequests: { env: 'SVC_PUBLIC_MAX_PIPELINED_REQUESTS', file: 'connections.public.maxPipelinedRequests' },
+  publicMaxUnreadBytes: { env: 'SVC_PUBLIC_MAX_UNREAD_BYTES', file: 'connections.public.maxUnreadBytes' },
+  publicUnreadTimeoutMs: { env: 'SVC_PUBLIC_UNREAD_TIMEOUT_MS', file: 'connections.public.unreadTimeoutMs' },
   decodeTimeoutMs: { env: 'SVC_DECODE_TIMEOUT_MS', file: 'decodeTimeoutMs' },
   beamSize: { env: 'SVC_BEAM_SIZE', file: 'decoding.beamSize' },
   maxTokens: { env: 'SVC_MAX_TOKENS', file: 'decoding.maxTokens' },
@@ -81,6 +90,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     port,
     realtimePort,
     models: { 'svc-medical-1': flagship ?? '', 'svc-medical-edge-1': edge ?? '' },
+    vad: readVad(reader),
     inlineBoundarySeconds,
     maxAudioSeconds,
     minAudioSeconds,
@@ -99,6 +109,18 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       minRateGraceMs: reader.integer(S.minRateGraceMs, DEFAULTS.upload.minRateGraceMs, 0, MAX_INT),
     },
     rateLimitPerMinute: reader.integer(S.rateLimitPerMinute, DEFAULTS.rateLimitPerMinute, 1, MAX_INT),
+    connections: {
+      authenticated: readConnectionLimits(reader, DEFAULTS.connections.authenticated, {
+        maxPipelinedRequests: S.maxPipelinedRequests,
+        maxUnreadBytes: S.maxUnreadBytes,
+        unreadTimeoutMs: S.unreadTimeoutMs,
+      }),
+      public: readConnectionLimits(reader, DEFAULTS.connections.public, {
+        maxPipelinedRequests: S.publicMaxPipelinedRequests,
+        maxUnreadBytes: S.publicMaxUnreadBytes,
+        unreadTimeoutMs: S.publicUnreadTimeoutMs,
+      }),
+    },
     decodeTimeoutMs: reader.integer(S.decodeTimeoutMs, DEFAULTS.decodeTimeoutMs, 1, MAX_INT),
     decoding: {
       beamSize: reader.integer(S.beamSize, DEFAULTS.decoding.beamSize, 1, 16),
@@ -200,6 +222,37 @@ function readModelFile(reader: SettingsReader, name: SettingName, modelId: strin
     reader.problem(name, `names a model file this process cannot read: ${path}`);
   }
   return path;
+}
+
+/**
+ * The VAD is on unless the operator turns it off (SVC_VAD=false): a service that cannot tell speech
+ * from silence decodes silence and, on real weights, invents text over it. Its model must exist; a
+ * corrupt one stops the start when the engines open it.
+ */
+function readVad(reader: SettingsReader): ServiceConfig['vad'] {
+  const enabled = reader.boolean(S.vad, DEFAULTS.vad.enabled);
+  const model = reader.path(S.vadModel) ?? defaultVadModelPath();
+  if (enabled && !statSync(model, { throwIfNoEntry: false })?.isFile()) {
+    reader.problem(
+      S.vadModel,
+      `names a VAD model that does not exist: ${model} (it is made at install: \`npm rebuild svc-stt\`; ` +
+        `or point ${reader.labelOf(S.vadModel)} at a Silero ggml file; ${reader.labelOf(S.vad)}=false runs without speech detection)`,
+    );
+  }
+  return { enabled, model };
+}
+
+function readConnectionLimits(
+  reader: SettingsReader,
+  defaults: ConnectionLimits,
+  names: Record<keyof ConnectionLimits, SettingName>,
+): ConnectionLimits {
+  return {
+    maxPipelinedRequests: reader.integer(names.maxPipelinedRequests, defaults.maxPipelinedRequests, 1, 1024),
+    maxUnreadBytes: reader.integer(names.maxUnreadBytes, defaults.maxUnreadBytes, 0, MAX_INT),
+    // At least the time a client needs to start reading an answer it waited for.
+    unreadTimeoutMs: reader.integer(names.unreadTimeoutMs, defaults.unreadTimeoutMs, 100, MAX_INT),
+  };
 }
 
 function readPublicBaseUrl(reader: SettingsReader): string | undefined {

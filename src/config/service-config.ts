@@ -8,6 +8,8 @@ export interface ServiceConfig {
   realtimePort: number;
   /** Model files behind the API's model ids. */
   models: { 'svc-medical-1': string; 'svc-medical-edge-1': string };
+  /** Speech detection (Silero VAD): on by default; `model` is its ggml file (default: the one made at install). */
+  vad: { enabled: boolean; model: string };
   /** Audio at or below this many seconds is answered inline (200); above it, a job (202). */
   inlineBoundarySeconds: number;
   /** Longest audio accepted (direct upload: 413 above it; jobs: audio_too_long). */
@@ -28,6 +30,11 @@ export interface ServiceConfig {
   };
   /** Default per-key request rate (requests per minute). */
   rateLimitPerMinute: number;
+  /**
+   * What one connection may leave unread (src/api/unread-output-guard.ts); `public` applies to routes
+   * that need no key (and to unknown paths), `authenticated` to the rest.
+   */
+  connections: { authenticated: ConnectionLimits; public: ConnectionLimits };
   decodeTimeoutMs: number;
   /** Decoding parameters applied to every request (a token cap is for generated test models). */
   decoding: { beamSize: number; maxTokens: number; temperatureFallback: boolean };
@@ -49,10 +56,20 @@ export interface ServiceConfig {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
+export interface ConnectionLimits {
+  /** Requests a connection may have in progress at once (more than one only by HTTP pipelining). */
+  maxPipelinedRequests: number;
+  /** Bytes of answers waiting for the client to read them when it sends another request. */
+  maxUnreadBytes: number;
+  /** How long waiting answers may go without the client taking a byte before the connection closes. */
+  unreadTimeoutMs: number;
+}
+
 export const DEFAULTS = {
   host: '127.0.0.1',
   port: 8080,
   realtimePort: 8081,
+  vad: { enabled: true },
   inlineBoundarySeconds: 60,
   maxAudioSeconds: 7200,
   minAudioSeconds: 1,
@@ -60,6 +77,12 @@ export const DEFAULTS = {
   retentionHours: 24,
   upload: { idleTimeoutMs: 30_000, minBytesPerSecond: 16 * 1024, minRateGraceMs: 10_000 },
   rateLimitPerMinute: 600,
+  // Public routes get the tightest limits: anyone can send them. Unread bytes are counted when another
+  // request arrives, so one large answer to a client that reads it is never refused.
+  connections: {
+    authenticated: { maxPipelinedRequests: 8, maxUnreadBytes: 1024 * 1024, unreadTimeoutMs: 30_000 },
+    public: { maxPipelinedRequests: 2, maxUnreadBytes: 64 * 1024, unreadTimeoutMs: 10_000 },
+  },
   decodeTimeoutMs: 10 * 60_000,
   decoding: { beamSize: 1, maxTokens: 0, temperatureFallback: true },
   logLevel: 'info',

@@ -1,10 +1,18 @@
 // The engine: one model per process, a Piscina pool of worker threads calling the addon, a bounded
 // queue that rejects fast when full. Used by the service, the CLI, the benchmarks and library users.
+//
+// Voice activity detection runs in a pool of its own (one worker by default), not in the whisper pool.
+// A whisper call holds its worker for seconds; Silero VAD needs about 2 ms per second of audio on one
+// thread. Sharing the pool would make every VAD call (the pipeline's first stage, and realtime turn
+// detection) wait behind whole transcriptions, and would take whisper workers for work that needs no
+// whisper model. The cost is one mostly idle thread, whose short bursts briefly share the cores with
+// the whisper workers.
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { readModelHeader, type ModelHeader } from '../models/model-header.js';
+import { ModelFileError, readVadModelHeader } from '../models/vad-model-header.js';
 import { EngineError, abortError } from './engine-errors.js';
 import {
   loadNativeAddon,
@@ -12,10 +20,14 @@ import {
   type NativeLoadOptions,
   type NativeModel,
   type NativeModelInfo,
+  type NativeSpeechDetection,
   type NativeTranscribeOptions,
   type NativeTranscribeResult,
+  type NativeVadModel,
+  type NativeVadModelInfo,
 } from './native-addon.js';
-import type { DetectLanguageTask, PoolWorkerData, TranscribeTask } from './pool-task.js';
+import type { DetectLanguageTask, DetectSpeechTask, PoolTask, PoolWorkerData, TranscribeTask } from './pool-task.js';
+import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { defaultPoolShape } from './pool-shape.js';
 import { SAMPLE_RATE, shapeTranscript, type Transcript } from './transcript.js';
 
@@ -26,9 +38,13 @@ export interface EngineOpenOptions {
   workers?: number;
   /** Compute threads per call. Default: see pool-shape.ts. */
   threadsPerWorker?: number;
-  /** Calls allowed to wait for a worker; beyond it transcribe() rejects with code 'queue_full'. */
+  /** Calls allowed to wait for a worker (in each pool); beyond it calls reject with code 'queue_full'. */
   maxQueue?: number;
   load?: NativeLoadOptions;
+  /** Path of a Silero VAD model in whisper.cpp's ggml format; enables detectSpeech(). */
+  vadModel?: string;
+  /** Worker threads of the VAD pool (one VAD call each, single-threaded). Default 1. */
+  vadWorkers?: number;
 }
 
 export type TranscribeOptions = Omit<NativeTranscribeOptions, 'threads'>;
@@ -45,6 +61,28 @@ export interface LanguageDetection {
   timings: { totalMs: number };
 }
 
+/** A stretch of speech, in seconds from the start of the audio. */
+export interface SpeechSegment {
+  start: number;
+  end: number;
+}
+
+export interface SpeechDetection {
+  /** Samples per probability: 512 (32 ms at 16 kHz). */
+  frameSamples: number;
+  /** Silero's speech probability per frame: frame i covers samples [i * frameSamples, (i + 1) * frameSamples). */
+  probabilities: Float32Array;
+  /** Speech under the parameters, padded, in order, within the audio. */
+  segments: SpeechSegment[];
+  timings: { totalMs: number; detectMs: number };
+}
+
+export interface VadPoolStats {
+  workers: number;
+  running: number;
+  queued: number;
+}
+
 export interface EngineStats {
   workers: number;
   threadsPerWorker: number;
@@ -53,17 +91,41 @@ export interface EngineStats {
   /** Calls waiting for a worker. */
   queued: number;
   maxQueue: number;
+  /** Present when the engine has a VAD model. */
+  vad?: VadPoolStats;
+  /** Calls accepted since open, by operation: what the pipeline asked of the models (silence makes no transcribe call). */
+  calls: Record<PoolTask['kind'], number>;
 }
 
 const workerFile = new URL(import.meta.url.endsWith('.ts') ? './pool-worker.ts' : './pool-worker.js', import.meta.url);
 
+/** One Piscina pool and its bounded queue. */
+class PoolLane {
+  pending = 0;
+
+  constructor(
+    readonly pool: Piscina,
+    readonly workers: number,
+  ) {}
+
+  get running(): number {
+    return Math.min(this.pending, this.workers);
+  }
+}
+
+interface VadLane {
+  lane: PoolLane;
+  anchor: NativeVadModel;
+}
+
 export class Engine {
-  private pending = 0;
   private closed = false;
+  private readonly callCounts: Record<PoolTask['kind'], number> = { transcribe: 0, detectLanguage: 0, detectSpeech: 0 };
 
   private constructor(
-    private readonly pool: Piscina,
+    private readonly whisper: PoolLane,
     private readonly anchor: NativeModel,
+    private readonly vad: VadLane | undefined,
     readonly header: ModelHeader,
     readonly workers: number,
     readonly threadsPerWorker: number,
@@ -81,40 +143,52 @@ export class Engine {
     if (!Number.isInteger(workers) || workers < 1) throw new RangeError('workers must be a positive integer');
     if (!Number.isInteger(threadsPerWorker) || threadsPerWorker < 1) throw new RangeError('threadsPerWorker must be a positive integer');
     if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError('maxQueue must be a non-negative integer');
+    const vadWorkers = options.vadWorkers ?? 1;
+    if (!Number.isInteger(vadWorkers) || vadWorkers < 1) throw new RangeError('vadWorkers must be a positive integer');
     const loadOptions: NativeLoadOptions = { ...options.load };
+    // The VAD model first: it is small, so a bad one fails open() before the whisper model is read.
+    const vadAnchor = options.vadModel === undefined ? undefined : await loadVadModel(resolve(options.vadModel));
     // The main thread's reference keeps the weights resident for the engine's life, and makes a
     // failed load an error of open() rather than of the first call.
     let anchor: NativeModel;
     try {
       anchor = await loadNativeAddon().loadModel(modelPath, loadOptions);
     } catch (error) {
+      vadAnchor?.release();
       throw new EngineError('model_load_failed', `cannot load model ${modelPath}: ${(error as Error).message}`, { cause: error });
     }
-    const workerData: PoolWorkerData = { modelPath, loadOptions };
-    const pool = new Piscina({
-      filename: workerFile.href,
-      workerData,
-      minThreads: workers,
-      maxThreads: workers,
-      idleTimeout: Number.POSITIVE_INFINITY,
-      concurrentTasksPerWorker: 1,
-    });
-    return new Engine(pool, anchor, header, workers, threadsPerWorker, maxQueue);
+    const whisper = new PoolLane(startPool({ whisper: { modelPath, loadOptions } }, workers), workers);
+    const vad = vadAnchor && {
+      lane: new PoolLane(startPool({ vadModelPath: vadAnchor.info.path }, vadWorkers), vadWorkers),
+      anchor: vadAnchor,
+    };
+    return new Engine(whisper, anchor, vad, header, workers, threadsPerWorker, maxQueue);
   }
 
   get model(): NativeModelInfo {
     return this.anchor.info;
   }
 
+  /** The VAD model, when the engine was opened with one. */
+  get vadModel(): NativeVadModelInfo | undefined {
+    return this.vad?.anchor.info;
+  }
+
   get stats(): EngineStats {
-    const running = Math.min(this.pending, this.workers);
-    return {
+    const { running, pending } = this.whisper;
+    const stats: EngineStats = {
       workers: this.workers,
       threadsPerWorker: this.threadsPerWorker,
       running,
-      queued: this.pending - running,
+      queued: pending - running,
       maxQueue: this.maxQueue,
+      calls: { ...this.callCounts },
     };
+    if (this.vad) {
+      const { lane } = this.vad;
+      stats.vad = { workers: lane.workers, running: lane.running, queued: lane.pending - lane.running };
+    }
+    return stats;
   }
 
   async transcribe(pcm: Float32Array, options: TranscribeOptions = {}, call: CallOptions = {}): Promise<Transcript> {
@@ -136,7 +210,7 @@ export class Engine {
         options: { ...options, threads: this.threadsPerWorker },
         progressPort: channel?.port2,
       };
-      const raw = (await this.submit(task, call.signal, channel ? [channel.port2] : [])) as NativeTranscribeResult;
+      const raw = (await this.submit(this.whisper, task, call.signal, channel ? [channel.port2] : [])) as NativeTranscribeResult;
       report(100);
       return shapeTranscript(raw, pcm.length);
     } finally {
@@ -144,42 +218,72 @@ export class Engine {
     }
   }
 
-  async detectLanguage(pcm: Float32Array, options: { offsetMs?: number } = {}, call: Pick<CallOptions, 'signal'> = {}): Promise<LanguageDetection> {
+  /**
+   * Language probabilities of the 30 s window at `offsetMs`. `audioSeconds`: encode only that much audio
+   * from the offset (rounded up to whole 20 ms encoder positions), for speech known to be shorter than a
+   * window: the encoder's cost shrinks with it.
+   */
+  async detectLanguage(pcm: Float32Array, options: { offsetMs?: number; audioSeconds?: number } = {}, call: Pick<CallOptions, 'signal'> = {}): Promise<LanguageDetection> {
     checkPcm(pcm);
     const task: Omit<DetectLanguageTask, 'control'> = {
       kind: 'detectLanguage',
       pcm,
       offsetMs: options.offsetMs ?? 0,
+      audioCtx: options.audioSeconds === undefined ? 0 : audioContextFor(options.audioSeconds, this.header),
       threads: this.threadsPerWorker,
     };
-    return (await this.submit(task, call.signal, [])) as NativeLanguageResult;
+    return (await this.submit(this.whisper, task, call.signal, [])) as NativeLanguageResult;
+  }
+
+  /**
+   * Silero VAD over 16 kHz mono PCM, in the VAD pool: speech probability per 32 ms frame and the speech
+   * segments under `params` (defaults: vad-params.ts). Segments end within the audio.
+   */
+  async detectSpeech(pcm: Float32Array, params: Partial<VadParams> = {}, call: Pick<CallOptions, 'signal'> = {}): Promise<SpeechDetection> {
+    if (!this.vad) throw new EngineError('vad_not_configured', 'the engine was opened without a VAD model (vadModel)');
+    checkPcm(pcm);
+    const task: Omit<DetectSpeechTask, 'control'> = {
+      kind: 'detectSpeech',
+      pcm,
+      params: nativeVadParams(resolveVadParams(params)),
+    };
+    const raw = (await this.submit(this.vad.lane, task, call.signal, [])) as NativeSpeechDetection;
+    // whisper.cpp lets the last segment run to the end of the last (zero-padded) frame.
+    const duration = pcm.length / SAMPLE_RATE;
+    const segments = raw.segments
+      .map((s) => ({ start: Math.min(s.start, duration), end: Math.min(s.end, duration) }))
+      .filter((s) => s.end > s.start);
+    return { frameSamples: raw.frameSamples, probabilities: raw.probabilities, segments, timings: raw.timings };
   }
 
   /** Stops taking calls, lets running and queued calls finish, then frees the workers and the model. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.close();
+    await Promise.all([this.whisper.pool.close(), this.vad?.lane.pool.close()]);
     this.anchor.release();
+    this.vad?.anchor.release();
   }
 
   private submit(
-    task: Omit<TranscribeTask, 'control'> | Omit<DetectLanguageTask, 'control'>,
+    lane: PoolLane,
+    task: Omit<TranscribeTask, 'control'> | Omit<DetectLanguageTask, 'control'> | Omit<DetectSpeechTask, 'control'>,
     signal: AbortSignal | undefined,
     transferList: Transferable[],
   ): Promise<unknown> {
     if (this.closed) return Promise.reject(new EngineError('engine_closed', 'the engine is closed'));
     if (signal?.aborted) return Promise.reject(abortError());
-    if (this.pending >= this.workers + this.maxQueue) {
+    if (lane.pending >= lane.workers + this.maxQueue) {
       return Promise.reject(new EngineError('queue_full', `the engine queue is full (${this.maxQueue} waiting)`));
     }
     const control = new Int32Array(new SharedArrayBuffer(4));
-    this.pending++;
+    this.callCounts[task.kind]++;
+    lane.pending++;
     // Piscina's own abort terminates the worker thread; ours asks whisper.cpp to stop cooperatively.
-    const running = this.pool
+    const running = lane.pool
       .run({ ...task, control }, { transferList: transferList as never })
       .finally(() => {
-        this.pending--;
+        lane.pending--;
       });
     if (!signal) return running;
     return new Promise((resolvePromise, rejectPromise) => {
@@ -201,6 +305,40 @@ export class Engine {
     });
   }
 }
+
+function startPool(workerData: PoolWorkerData, workers: number): Piscina {
+  return new Piscina({
+    filename: workerFile.href,
+    workerData,
+    minThreads: workers,
+    maxThreads: workers,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    concurrentTasksPerWorker: 1,
+  });
+}
+
+/**
+ * The main thread's reference to the VAD model. The file is checked first: whisper.cpp's VAD loader
+ * trusts it, and a damaged file must fail open(), never a call or the process later.
+ */
+async function loadVadModel(path: string): Promise<NativeVadModel> {
+  try {
+    await readVadModelHeader(path);
+    return await loadNativeAddon().loadVadModel(path);
+  } catch (error) {
+    // A ModelFileError's message starts with the path already.
+    const reason = error instanceof ModelFileError ? error.message : `${path}: ${(error as Error).message}`;
+    throw new EngineError('vad_model_load_failed', `cannot load VAD model ${reason}`, { cause: error });
+  }
+}
+
+/** Encoder positions covering `seconds` of audio (each covers 20 ms), within the model's window. */
+function audioContextFor(seconds: number, header: ModelHeader): number {
+  if (!(seconds > 0)) throw new RangeError('audioSeconds must be a positive number');
+  return Math.min(header.nAudioCtx, Math.ceil(seconds / ENCODER_POSITION_SECONDS));
+}
+
+const ENCODER_POSITION_SECONDS = 0.02;
 
 function checkPcm(pcm: Float32Array): void {
   if (!(pcm instanceof Float32Array)) throw new EngineError('invalid_audio', 'pcm must be a Float32Array of 16 kHz mono samples');

@@ -125,6 +125,81 @@ export interface NativeLanguageResult {
   timings: { totalMs: number };
 }
 
+/** A Silero VAD model file as whisper.cpp reads it (from its header). */
+export interface NativeVadModelInfo {
+  path: string;
+  /** 'silero-16k'. */
+  type: string;
+  /** Silero's release, e.g. '6.2.0'. */
+  version: string;
+  /** Samples per speech probability: 512 at 16 kHz (32 ms). */
+  frameSamples: number;
+  /** Silero's context window; whisper.cpp 1.9.1 reads it but does not use it. */
+  contextSamples: number;
+}
+
+/**
+ * A counted reference to a process-wide loaded VAD model. Calls through one model may run
+ * concurrently: each checks out its own whisper.cpp VAD context. release() drops this reference.
+ */
+export interface NativeVadModel {
+  readonly info: NativeVadModelInfo;
+  readonly released: boolean;
+  release(): void;
+}
+
+/**
+ * whisper.cpp's whisper_vad_params, every field required (defaults live in src/engine/vad-params.ts).
+ * samples_overlap is not here: it shapes the audio whisper_full cuts out of the segments, not the
+ * segments themselves.
+ */
+export interface NativeVadParams {
+  /** Speech probability at or above which a frame is speech; speech ends below threshold - 0.15. 0..1. */
+  threshold: number;
+  /** Shorter speech is dropped. Integer ms, 0..100000. */
+  minSpeechDurationMs: number;
+  /** A pause must last this long to end a segment. Integer ms, 0..100000. */
+  minSilenceDurationMs: number;
+  /**
+   * Longer speech is split, at the last pause of at least 98 ms when there is one, so that a padded
+   * segment fits this length. whisper.cpp truncates it to whole seconds; above 100000 means no limit.
+   */
+  maxSpeechDurationS: number;
+  /** Added before and after each segment (a gap shorter than two pads is shared). Integer ms, 0..100000. */
+  speechPadMs: number;
+}
+
+export interface NativeSpeechSegment {
+  /** Seconds from the start of the audio, at sample precision (whisper.cpp itself rounds to 10 ms). */
+  start: number;
+  /** May reach the end of the last frame, up to frameSamples - 1 samples past the end of the audio. */
+  end: number;
+}
+
+export interface NativeSpeechDetection {
+  frameSamples: number;
+  /** Speech probability of each frame: frame i covers samples [i * frameSamples, (i + 1) * frameSamples). */
+  probabilities: Float32Array;
+  segments: NativeSpeechSegment[];
+  timings: {
+    /** The whole call inside the addon, including checking out (or creating) a VAD context. */
+    totalMs: number;
+    /** Silero's forward passes. */
+    detectMs: number;
+  };
+}
+
+export interface NativeVadStats {
+  /** Times a VAD model file was read from disk in this process. */
+  loads: number;
+  /** VAD models currently resident. */
+  resident: number;
+  /** whisper.cpp VAD contexts alive (idle or in use) across all VAD models. */
+  contexts: number;
+  /** Handles (references) currently held across all threads. */
+  references: number;
+}
+
 export interface NativeModelStats {
   /** Times a model file was read from disk in this process. */
   loads: number;
@@ -161,9 +236,19 @@ export interface NativeAddon {
   detectLanguage(
     model: NativeModel,
     pcm: Float32Array,
-    options: { offsetMs?: number; threads?: number },
+    /** audioCtx: encoder positions (20 ms each) to encode from the offset; 0 or absent: the whole 30 s window. */
+    options: { offsetMs?: number; threads?: number; audioCtx?: number },
     control?: Int32Array,
   ): Promise<NativeLanguageResult>;
+  loadVadModel(path: string): Promise<NativeVadModel>;
+  /** Same, blocking the calling thread: for worker threads. */
+  loadVadModelSync(path: string): NativeVadModel;
+  /**
+   * Silero VAD over 16 kHz mono PCM, single-threaded. control: as for transcribe (checked between
+   * chunks of 256 frames, about 8 s of audio).
+   */
+  detectSpeech(model: NativeVadModel, pcm: Float32Array, params: NativeVadParams, control?: Int32Array): Promise<NativeSpeechDetection>;
+  vadStats(): NativeVadStats;
   modelStats(): NativeModelStats;
   systemInfo(): NativeSystemInfo;
   /** Routes whisper.cpp/ggml log lines to stderr (true) or drops them (false, the default). */

@@ -1,10 +1,18 @@
 // The message shapes between the Engine (main thread) and its pool workers.
 import type { MessagePort } from 'node:worker_threads';
-import type { NativeLanguageResult, NativeLoadOptions, NativeTranscribeOptions, NativeTranscribeResult } from './native-addon.js';
+import type {
+  NativeLanguageResult,
+  NativeLoadOptions,
+  NativeSpeechDetection,
+  NativeTranscribeOptions,
+  NativeTranscribeResult,
+  NativeVadParams,
+} from './native-addon.js';
 
+/** What a worker holds: the whisper model (the whisper pool) or the VAD model (the VAD pool). */
 export interface PoolWorkerData {
-  modelPath: string;
-  loadOptions: NativeLoadOptions;
+  whisper?: { modelPath: string; loadOptions: NativeLoadOptions };
+  vadModelPath?: string;
 }
 
 export interface TranscribeTask {
@@ -20,9 +28,17 @@ export interface DetectLanguageTask {
   kind: 'detectLanguage';
   pcm: Float32Array;
   offsetMs: number;
+  audioCtx: number;
   threads: number;
   control: Int32Array;
 }
 
-export type PoolTask = TranscribeTask | DetectLanguageTask;
-export type PoolResult = NativeTranscribeResult | NativeLanguageResult;
+export interface DetectSpeechTask {
+  kind: 'detectSpeech';
+  pcm: Float32Array;
+  params: NativeVadParams;
+  control: Int32Array;
+}
+
+export type PoolTask = TranscribeTask | DetectLanguageTask | DetectSpeechTask;
+export type PoolResult = NativeTranscribeResult | NativeLanguageResult | NativeSpeechDetection;

@@ -1,7 +1,8 @@
 // Why a job failed, as the contract's job failure codes with fixed messages. Nothing from a decoder,
-// an engine or a file name ever reaches a message: the causes go to the server log only.
+// an engine or a file name ever reaches a message: the causes go to the server log only. Failures are
+// stored codes, not HTTP statuses: the job view shows them as they are, so nothing here maps to a status.
 import { isAudioError } from '../audio/index.js';
-import { ApiError } from '../api/api-error.js';
+import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 import type { JobFailureCode } from '../store/job-store.js';
 
 export class JobFailure extends Error {
@@ -34,7 +35,8 @@ export function failureOfAudio(error: unknown): JobFailure | null {
     // A decoder that runs out of time on a file is stuck in it: the file, not the server, is the problem.
     return new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.undecodable, { cause: error });
   }
-  if (error instanceof ApiError && error.status === 422) {
+  // The recording, not the request, is what cannot be served: the contract files it under undecodable audio.
+  if (error instanceof UnsupportedDetectedLanguage) {
     return new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.unsupportedLanguage, { cause: error });
   }
   return null;

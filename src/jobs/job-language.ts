@@ -1,76 +1,77 @@
-// The language a `POST /v1/jobs` job is transcribed in when its request omitted `language`: decided on
-// the job's first chunk, then carried to the next ones in the job's progress.
-//
-// Who gets detection: only jobs created through `POST /v1/jobs` whose request omitted `language` and
-// whose key has no default language. A key's default language is an operator's explicit choice and is
-// used as stored (`language_source` `default`). Direct uploads (`POST /v1/audio/transcriptions`) keep
-// their route's documented default, the key's default then English, even when they become jobs.
-// The route records that decision at acceptance (`detectOmittedLanguage` in the stored request), so a
-// key whose default language changes afterwards does not change how an accepted job is transcribed.
-// Rows stored without the flag are judged from the key as it is when the first chunk runs.
-import { DECODED_SAMPLE_RATE, decodeAudioWindow, type AudioContainer } from '../audio/index.js';
-import type { Engine } from '../engine/engine.js';
-import { detectDominantLanguage } from '../pipeline/dominant-language.js';
-import type { LanguageTag } from '../pipeline/languages.js';
-import type { LanguageDetectionBlock, TranscriptionOutcome } from '../pipeline/run-transcription.js';
-import { DETECTION_WINDOW_SECONDS, MAX_DETECTION_WINDOWS } from '../pipeline/speech-window.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
-import type { StoredJobRequest } from './job-request.js';
+// A job's language across its chunks. Each chunk runs the pipeline's language stage; what one chunk
+// decides is carried to the next (in the row's `progress`):
+// - a given language (requested or key default) is used for every chunk as it is;
+// - `auto` detects per utterance in every chunk;
+// - an omitted language (no key default; decided at acceptance, stored as the `dominant` choice) is
+//   decided on the first chunk that holds speech, by the dominant-language probes of its opening
+//   windows: one language is then used for the rest of the recording; probes that disagree send the
+//   rest of the recording the per-utterance way too.
+// What the job reports is accumulated over the chunks: the effective language (`mixed` once two
+// chunks differ), and a detection block whose utterances and languages cover the whole recording.
+import type { LanguageChoice, LanguageDetectionBlock, LanguageSource } from '../pipeline/language-stage.js';
+import { parseLanguageTag } from '../pipeline/languages.js';
+import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 
-/** The language every chunk of a job is transcribed in, and how the final result declares it. */
-export interface JobLanguage {
-  language: LanguageTag;
-  source: TranscriptionOutcome['languageSource'];
+/** The language state carried from chunk to chunk. */
+export interface JobLanguageState {
+  /** The choice for the next chunk, once decided; null: the request's own choice. */
+  choice: StoredChoice | null;
+  /** How the language was chosen, once known (null until a chunk decides it). */
+  source: LanguageSource | null;
   detection: LanguageDetectionBlock | null;
+  /** The effective language so far: `und` before any speech. */
+  language: string;
 }
 
-const ENGLISH: LanguageTag = { tag: 'en', family: 'en' };
-const OPENING_SECONDS = DETECTION_WINDOW_SECONDS * MAX_DETECTION_WINDOWS;
+/** A LanguageChoice as plain data. */
+export type StoredChoice = { mode: 'explicit'; tag: string } | { mode: 'per_utterance' };
 
-/** Whether the job's language is to be detected (see the rule above). */
-export function detectsOmittedLanguage(storedRequest: Record<string, unknown>, request: StoredJobRequest, key: ApiKeyRecord | null): boolean {
-  if (typeof storedRequest.detectOmittedLanguage === 'boolean') return storedRequest.detectOmittedLanguage;
-  return (
-    storedRequest.route === 'presigned' &&
-    request.language.mode === 'explicit' &&
-    request.language.source === 'default' &&
-    key !== null &&
-    key.defaultLanguage === null
-  );
+export const INITIAL_LANGUAGE_STATE: JobLanguageState = { choice: null, source: null, detection: null, language: NO_SPEECH_LANGUAGE };
+
+/** The choice a chunk runs with. */
+export function chunkChoice(state: JobLanguageState, requested: LanguageChoice): LanguageChoice {
+  if (!state.choice) return requested;
+  if (state.choice.mode === 'per_utterance') return { mode: 'per_utterance' };
+  // The family of a tag the service produced itself always parses.
+  return { mode: 'explicit', language: parseLanguageTag(state.choice.tag)!, source: 'requested' };
 }
 
-export interface OpeningAudio {
-  engine: Engine;
-  audioPath: string;
-  container: AudioContainer;
-  /**
-   * The first chunk's samples when they start at the recording's start; `whole` when they are the
-   * entire recording. Decoded again only when they are shorter than the four windows detection may need.
-   */
-  firstChunk: { pcm: Float32Array; whole: boolean } | null;
-  decodeTimeoutMs: number;
-  signal?: AbortSignal;
+/** The state after a chunk's outcome. */
+export function afterChunk(state: JobLanguageState, requested: LanguageChoice, outcome: TranscriptionOutcome): JobLanguageState {
+  const spoke = outcome.families.length > 0;
+  let { choice } = state;
+  if (!choice && requested.mode === 'dominant' && spoke) {
+    choice = outcome.families.length === 1 ? { mode: 'explicit', tag: outcome.families[0] } : { mode: 'per_utterance' };
+  }
+  const source = state.source ?? (spoke ? outcome.languageSource : null);
+  return {
+    choice,
+    source,
+    detection: mergeDetection(state.detection, outcome),
+    language: combineLanguage(state.language, outcome.language),
+  };
+}
+
+/** How the finished job declares its language source: nothing ever detected is the default. */
+export function finalSource(state: JobLanguageState, requested: LanguageChoice): LanguageSource {
+  return state.source ?? (requested.mode === 'explicit' ? requested.source : 'default');
+}
+
+function combineLanguage(previous: string, next: string): string {
+  if (previous === NO_SPEECH_LANGUAGE) return next;
+  if (next === NO_SPEECH_LANGUAGE || next === previous) return previous;
+  return 'mixed';
 }
 
 /**
- * The detected dominant language (`language_source` `detected`). When none of the four opening windows
- * bears speech nothing is detected: the job is transcribed in English, declared `default` as any
- * omitted language that was not detected is.
+ * The recording's detection block: the first chunk's, grown by each later chunk's utterances and new
+ * languages (a chunk after a dominant decision reports no block of its own, its speech still counts).
  */
-export async function detectJobLanguage(opening: OpeningAudio): Promise<JobLanguage> {
-  const { firstChunk } = opening;
-  const needed = OPENING_SECONDS * DECODED_SAMPLE_RATE;
-  const pcm =
-    firstChunk && (firstChunk.whole || firstChunk.pcm.length >= needed)
-      ? firstChunk.pcm
-      : await decodeAudioWindow(opening.audioPath, {
-          startSeconds: 0,
-          seconds: OPENING_SECONDS,
-          container: opening.container,
-          timeoutMs: opening.decodeTimeoutMs,
-          signal: opening.signal,
-        });
-  const dominant = await detectDominantLanguage(opening.engine, pcm, DECODED_SAMPLE_RATE, opening.signal);
-  if (!dominant) return { language: ENGLISH, source: 'default', detection: null };
-  return { language: { tag: dominant.family, family: dominant.family }, source: 'detected', detection: dominant.detection };
+function mergeDetection(previous: LanguageDetectionBlock | null, outcome: TranscriptionOutcome): LanguageDetectionBlock | null {
+  if (!previous) return outcome.detection;
+  return {
+    ...previous,
+    languages: [...new Set([...previous.languages, ...outcome.families])],
+    utterances: previous.utterances + (outcome.detection?.utterances ?? outcome.speech.regions.length),
+  };
 }

@@ -13,9 +13,9 @@ export interface StoredJobRequest extends TranscriptionRequest {
 export const DEFAULT_MAX_SPEAKERS = 4;
 
 export function serializeLanguage(language: LanguageChoice): Record<string, unknown> {
-  return language.mode === 'auto'
-    ? { mode: 'auto', hints: language.hints?.map((h) => h.tag) ?? null }
-    : { mode: 'explicit', tag: language.language.tag, source: language.source };
+  if (language.mode === 'auto') return { mode: 'auto', hints: language.hints?.map((h) => h.tag) ?? null };
+  if (language.mode === 'explicit') return { mode: 'explicit', tag: language.language.tag, source: language.source };
+  return { mode: language.mode };
 }
 
 export function serializeJobRequest(request: TranscriptionRequest, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -28,6 +28,9 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
   if (language?.mode === 'auto') {
     const hints = language.hints?.map((tag) => parseLanguageTag(tag)).filter((t) => t !== null) ?? null;
     choice = { mode: 'auto', hints: hints && hints.length > 0 ? hints : null };
+  } else if (language?.mode === 'dominant' || language?.mode === 'per_utterance' || stored.detectOmittedLanguage === true) {
+    // Rows of the previous version said `explicit` + `detectOmittedLanguage` for what is now `dominant`.
+    choice = language?.mode === 'per_utterance' ? { mode: 'per_utterance' } : { mode: 'dominant' };
   } else {
     choice = {
       mode: 'explicit',

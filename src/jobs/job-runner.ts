@@ -19,21 +19,25 @@ import { DECODED_SAMPLE_RATE, decodeAudioWindow, probeAudio, sniffFile, type Aud
 import type { ServiceConfig } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError, isAbortError } from '../engine/engine-errors.js';
-import type { LanguageFamily } from '../pipeline/languages.js';
+import { chooseCut, cutSearchSeconds } from '../pipeline/chunk-cut.js';
+import { isLanguageFamily } from '../pipeline/languages.js';
+import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
 import { API_VERSION, verboseBody } from '../pipeline/response-body.js';
-import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { runTranscription } from '../pipeline/run-transcription.js';
+import type { SpeechRegion } from '../pipeline/speech-regions.js';
+import { findSpeech } from '../pipeline/speech-stage.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.js';
-import { detectJobLanguage, detectsOmittedLanguage, type JobLanguage } from './job-language.js';
+import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource, type JobLanguageState } from './job-language.js';
 import { JobLease } from './job-lease.js';
 import type { JobQueue } from './job-queue.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
-import { jobSucceededEvent } from '../webhooks/job-succeeded-event.js';
+import { jobSucceededEvent } from './job-succeeded-event.js';
 import { appendChunk, emptyTranscript, finalResult, type AssembledTranscript } from './job-transcript.js';
 
 /** Seconds of audio per claim (see the fairness policy above). */
@@ -56,6 +60,8 @@ export interface JobRunnerDeps {
   blobs: BlobStore;
   keys: KeyStore;
   engines: Record<ModelId, Engine>;
+  /** The pipeline's engine calls per model (pipeline-engine.ts): the same engines, with the VAD. */
+  stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
   events: JobEvents;
   clock?: () => Date;
@@ -72,13 +78,29 @@ export interface JobRunnerDeps {
 interface CarryOver extends Record<string, unknown> {
   container: AudioContainer;
   durationSeconds: number;
-  /** Decided on the first chunk, then kept for the whole recording. */
-  language: { tag: string; family: LanguageFamily } | null;
-  languageSource: TranscriptionOutcome['languageSource'] | null;
-  detection: TranscriptionOutcome['detection'];
+  language: JobLanguageState;
   speakerTiming: ReturnType<typeof verboseBody>['speaker_timing'] | null;
   wordTiming: boolean;
   asrMs: number;
+}
+
+/**
+ * The carried state of a row; null before the first chunk. A row written by the previous version
+ * (language decided as `{tag, family}`) carries on with that language.
+ */
+function carryOf(progress: Record<string, unknown> | null): CarryOver | null {
+  if (!progress) return null;
+  const language = progress.language as JobLanguageState | { tag: string } | null;
+  if (language && 'choice' in language) return progress as CarryOver;
+  const legacy: JobLanguageState = language
+    ? { ...INITIAL_LANGUAGE_STATE, choice: { mode: 'explicit', tag: language.tag }, source: (progress.languageSource as JobLanguageState['source']) ?? null, detection: (progress.detection as JobLanguageState['detection']) ?? null, language: language.tag }
+    : INITIAL_LANGUAGE_STATE;
+  return { ...(progress as CarryOver), language: legacy };
+}
+
+/** Regions clipped to the first `seconds` of the window (the chunk before its cut). */
+function clipRegions(regions: SpeechRegion[], seconds: number): SpeechRegion[] {
+  return regions.filter((r) => r.start < seconds).map((r) => ({ start: r.start, end: Math.min(r.end, seconds) }));
 }
 
 export class JobRunner implements JobQueue {
@@ -197,54 +219,53 @@ export class JobRunner implements JobQueue {
     const audioPath = job.audioPath;
     if (!audioPath || !(await blobs.exists(audioPath))) throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.audioMissing);
     const request = parseStoredJobRequest(job.request);
-    const carry = (job.progress as CarryOver | null) ?? (await this.firstLook(audioPath, signal));
+    const carry = carryOf(job.progress) ?? (await this.firstLook(audioPath, signal));
+    const stages = this.deps.stages[request.model];
 
+    // The chunk ends in a pause near its target length (chunk-cut.ts): decode the target plus the
+    // range a cut may move into, find the speech, cut, and leave the rest for the next claim.
     const start = job.completedAudioSeconds;
-    const pcm = await decodeAudioWindow(audioPath, {
+    const window = await decodeAudioWindow(audioPath, {
       startSeconds: start,
-      seconds: this.chunkSeconds,
+      seconds: this.chunkSeconds + cutSearchSeconds(this.chunkSeconds),
       container: carry.container,
       timeoutMs: config.decodeTimeoutMs,
       signal,
     });
-    const windowSeconds = pcm.length / DECODED_SAMPLE_RATE;
-    const end = start + windowSeconds;
+    const windowSeconds = window.length / DECODED_SAMPLE_RATE;
     // Headers can understate a length: the samples decide.
-    if (end > config.maxAudioSeconds + 1) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
+    if (start + windowSeconds > config.maxAudioSeconds + 1) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
     // The probed length saves a claim that would only find the end; the samples remain the judge
     // when the headers overstate it.
-    const last = windowSeconds < this.chunkSeconds - 0.001 || end >= carry.durationSeconds - 0.001;
-    if (start === 0 && last && windowSeconds < MIN_AUDIO_SECONDS) {
-      throw new JobFailure('audio_undecodable', pcm.length === 0 ? JOB_FAILURE_MESSAGES.undecodable : JOB_FAILURE_MESSAGES.tooShort);
+    const reachedEnd = windowSeconds < this.chunkSeconds + cutSearchSeconds(this.chunkSeconds) - 0.001 || start + windowSeconds >= carry.durationSeconds - 0.001;
+    if (start === 0 && reachedEnd && windowSeconds < MIN_AUDIO_SECONDS) {
+      throw new JobFailure('audio_undecodable', window.length === 0 ? JOB_FAILURE_MESSAGES.undecodable : JOB_FAILURE_MESSAGES.tooShort);
     }
+    const regions = await findSpeech(window, DECODED_SAMPLE_RATE, stages.detectSpeech, signal);
+    const cut = chooseCut(regions, windowSeconds, this.chunkSeconds, reachedEnd);
+    const last = reachedEnd && cut >= windowSeconds;
+    const pcm = window.subarray(0, Math.min(window.length, Math.round(cut * DECODED_SAMPLE_RATE)));
+    const chunkSeconds = pcm.length / DECODED_SAMPLE_RATE;
+    const end = start + chunkSeconds;
 
     const previous = await this.readPartial(job);
     let transcript = previous;
     let nextCarry = carry;
-    if (windowSeconds >= MIN_WINDOW_SECONDS) {
-      const decided = await this.decidedLanguage(job, request, audioPath, carry, start === 0 ? { pcm, whole: last } : null, signal);
-      const effective: StoredJobRequest = decided
-        ? { ...request, language: { mode: 'explicit', language: decided.language, source: decided.source === 'requested' ? 'requested' : 'default' } }
-        : request;
-      const transcribed = await runTranscription(
+    if (chunkSeconds >= MIN_WINDOW_SECONDS) {
+      const outcome = await runTranscription(
         pcm,
-        effective,
-        {
-          engine: this.deps.engines[request.model],
-          decoding: config.decoding,
-          dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family),
-        },
-        signal,
+        { ...request, language: chunkChoice(carry.language, request.language) },
+        { ...stages, decoding: config.decoding, sampleRate: DECODED_SAMPLE_RATE, dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family) },
+        { signal, regions: clipRegions(regions, chunkSeconds) },
       );
-      // A language decided for the whole recording is declared as decided on every chunk (partial results too).
-      const outcome = decided ? { ...transcribed, languageSource: decided.source, detection: decided.detection } : transcribed;
+      const language = afterChunk(carry.language, request.language, outcome);
       const ctx = { model: request.model, modelBuild: this.deps.modelBuilds[request.model], requestId: job.id };
-      transcript = appendChunk(previous, outcome, start, windowSeconds, job.resultRevision + 1, ctx);
+      // Partial results declare the language as decided so far, like the final one.
+      const declared = { ...outcome, language: language.language, languageSource: finalSource(language, request.language) };
+      transcript = appendChunk(previous, declared, start, chunkSeconds, job.resultRevision + 1, ctx);
       nextCarry = {
         ...carry,
-        language: carry.language ?? { tag: outcome.language, family: outcome.family },
-        languageSource: carry.languageSource ?? outcome.languageSource,
-        detection: carry.language ? carry.detection : outcome.detection,
+        language,
         speakerTiming: carry.speakerTiming ?? verboseBody(outcome, ctx).speaker_timing,
         wordTiming: outcome.wordTiming,
         asrMs: carry.asrMs + outcome.asrMs,
@@ -267,30 +288,6 @@ export class JobRunner implements JobQueue {
     this.deps.events.notify(job.id);
   }
 
-  /**
-   * The language the whole recording is transcribed in when it is already decided: carried from an
-   * earlier chunk, or detected now for a job that omitted it (job-language.ts). Null: the request's own.
-   */
-  private async decidedLanguage(
-    job: JobRecord,
-    request: StoredJobRequest,
-    audioPath: string,
-    carry: CarryOver,
-    firstChunk: { pcm: Float32Array; whole: boolean } | null,
-    signal: AbortSignal,
-  ): Promise<JobLanguage | null> {
-    if (carry.language) return { language: carry.language, source: carry.languageSource ?? 'default', detection: carry.detection };
-    if (!detectsOmittedLanguage(job.request, request, this.deps.keys.get(job.keyId))) return null;
-    return detectJobLanguage({
-      engine: this.deps.engines[request.model],
-      audioPath,
-      container: carry.container,
-      firstChunk,
-      decodeTimeoutMs: this.deps.config.decodeTimeoutMs,
-      signal,
-    });
-  }
-
   /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
   private async firstLook(audioPath: string, signal: AbortSignal): Promise<CarryOver> {
     const container = await sniffFile(audioPath);
@@ -300,9 +297,7 @@ export class JobRunner implements JobQueue {
     return {
       container,
       durationSeconds: probe.durationSeconds,
-      language: null,
-      languageSource: null,
-      detection: null,
+      language: INITIAL_LANGUAGE_STATE,
       speakerTiming: null,
       wordTiming: false,
       asrMs: 0,
@@ -323,15 +318,18 @@ export class JobRunner implements JobQueue {
     endSeconds: number,
   ): Promise<void> {
     const { blobs, jobs } = this.deps;
-    const family = carry.language?.family ?? 'en';
-    const dictionary = request.dictionary ? this.deps.keys.getDictionary(job.keyId, family) : [];
+    const families = carry.language.detection?.languages ?? (carry.language.choice?.mode === 'explicit' ? [carry.language.choice.tag] : []);
+    const requestedFamily = request.language.mode === 'explicit' ? [request.language.language.family] : [];
+    const dictionary = request.dictionary
+      ? [...new Set([...requestedFamily, ...families].flatMap((f) => (isLanguageFamily(f) ? this.deps.keys.getDictionary(job.keyId, f) : [])))]
+      : [];
     const result = finalResult(transcript, {
       jobId: job.id,
       model: request.model,
       modelBuild: this.deps.modelBuilds[request.model],
       format: request.responseFormat,
-      languageSource: carry.languageSource ?? 'default',
-      detection: carry.detection,
+      languageSource: finalSource(carry.language, request.language),
+      detection: carry.language.detection,
       wordTiming: carry.wordTiming,
       durationSeconds: endSeconds,
       asrMs: carry.asrMs,

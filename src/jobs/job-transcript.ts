@@ -3,7 +3,7 @@
 // The assembled state is the provisional result a poll may fetch while the job runs (it is stored
 // as a blob, so rows stay small however long the recording); the final result is built from it.
 import { verboseBody } from '../pipeline/response-body.js';
-import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import type { ModelId, ResponseFormat } from '../pipeline/transcription-request.js';
 import { auditVocabulary, disabledVocabularyAudit, planVocabulary } from '../pipeline/vocabulary-audit.js';
 
@@ -62,7 +62,7 @@ export function appendChunk(
     end: round3(s.end + offsetSeconds),
   }));
   const words = body.words?.map((w) => ({ ...w, start: round3(w.start + offsetSeconds), end: round3(w.end + offsetSeconds) }));
-  const text = [previous.text, outcome.transcript.text.trim()].filter((t) => t !== '').join(' ');
+  const text = [previous.text, outcome.text.trim()].filter((t) => t !== '').join(' ');
   return {
     object: 'transcription.partial',
     provisional: true,
@@ -100,7 +100,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
   if (ctx.format === 'text') return { contentType: 'text/plain; charset=utf-8', body: transcript.text };
   const ms = (seconds: number) => Math.round(seconds * 1000);
   const segments = transcript.segments.map((s) => ({ ...s, start_ms: ms(s.start), end_ms: ms(s.end) }));
-  const language = transcript.text === '' ? 'und' : transcript.language;
+  const language = transcript.text === '' ? NO_SPEECH_LANGUAGE : transcript.language;
   const metadata = {
     api_version: ctx.apiVersion,
     runtime: 'svc-runtime',

@@ -1,7 +1,9 @@
-// The contract's language families and how a BCP-47 tag maps onto them.
+// How a BCP-47 tag maps onto the contract's language families, and what each family supports.
+// The families themselves are the store's (keys keep defaults and dictionaries per family); the
+// pipeline's modules and callers get them from here with the rest of the language rules.
+import { isLanguageFamily, type LanguageFamily } from '../store/language-families.js';
 
-export const LANGUAGE_FAMILIES = ['en', 'es', 'pt', 'fr', 'de', 'nl', 'ar', 'hi'] as const;
-export type LanguageFamily = (typeof LANGUAGE_FAMILIES)[number];
+export { LANGUAGE_FAMILIES, isLanguageFamily, type LanguageFamily } from '../store/language-families.js';
 
 /** Families whose word timing is available; the others report speakers through speaker_segments. */
 export const WORD_TIMING_FAMILIES: readonly LanguageFamily[] = ['en', 'es', 'pt', 'fr', 'de', 'nl'];
@@ -16,10 +18,6 @@ export interface LanguageTag {
 }
 
 const TAG = /^([A-Za-z]{2})(?:-([A-Za-z]{2}|\d{3}))?$/;
-
-export function isLanguageFamily(value: string): value is LanguageFamily {
-  return (LANGUAGE_FAMILIES as readonly string[]).includes(value);
-}
 
 /** A supported family or regional tag, normalized; null for malformed or unsupported tags. */
 export function parseLanguageTag(raw: string): LanguageTag | null {

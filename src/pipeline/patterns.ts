@@ -1,12 +1,12 @@
 // Request-only structured-token patterns: comma-separated expressions, at most 32 (at most 2,048
 // characters in all). Each must compile as a regular expression; applying them is the patterns
 // feature's work, here they are only validated.
-import { ApiError } from '../api/api-error.js';
+import { UnprocessableRequest } from './pipeline-errors.js';
 
 export const MAX_PATTERNS = 32;
 export const MAX_PATTERNS_LENGTH = 2048;
 
-const unprocessable = (message: string) => new ApiError(422, 'invalid_request', message);
+const unprocessable = (message: string) => new UnprocessableRequest(message);
 
 export function parsePatterns(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === '') return [];

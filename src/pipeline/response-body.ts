@@ -18,8 +18,7 @@ export interface ResponseContext {
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext) {
-  const { transcript } = outcome;
-  const segments = transcript.segments
+  const segments = outcome.segments
     .filter((s) => s.text.trim() !== '')
     .map((s, i) => {
       const textTokens = s.tokens.filter((t) => !t.special);
@@ -31,18 +30,18 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
         start: round3(s.start),
         end: round3(s.end),
         confidence: confidence === null ? null : round3(confidence),
-        language: outcome.language,
+        language: s.language,
       };
     });
   return {
-    text: transcript.text,
-    language: transcript.text === '' ? 'und' : outcome.language,
+    text: outcome.text,
+    language: outcome.language,
     language_source: outcome.languageSource,
-    duration: round3(transcript.durationSeconds),
+    duration: round3(outcome.durationSeconds),
     model: ctx.model,
     request_id: ctx.requestId,
     segments,
-    ...(outcome.wordTiming ? { words: wordsFromSegments(transcript.segments).map((w) => ({ ...w, start: round3(w.start), end: round3(w.end) })) } : {}),
+    ...(outcome.wordTiming ? { words: wordsFromSegments(outcome.segments).map((w) => ({ ...w, start: round3(w.start), end: round3(w.end) })) } : {}),
     speakers: [] as Array<{ speaker: string }>,
     speaker_segments: [] as unknown[],
     speaker_timing: {
@@ -64,7 +63,7 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
 }
 
 export function responseBody(outcome: TranscriptionOutcome, format: ResponseFormat, ctx: ResponseContext): { contentType: string; body: string } {
-  if (format === 'text') return { contentType: 'text/plain; charset=utf-8', body: outcome.transcript.text };
-  if (format === 'json') return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ text: outcome.transcript.text }) };
+  if (format === 'text') return { contentType: 'text/plain; charset=utf-8', body: outcome.text };
+  if (format === 'json') return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ text: outcome.text }) };
   return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(verboseBody(outcome, ctx)) };
 }

@@ -1,104 +1,128 @@
-// PCM in, a decided transcript out: chooses the language (requested, key default, or detected among
-// the allowed candidates), builds the vocabulary prompt, runs the engine. No HTTP here.
-import { ApiError } from '../api/api-error.js';
-import type { Engine, TranscribeOptions } from '../engine/engine.js';
-import type { Transcript } from '../engine/transcript.js';
-import type { ServiceConfig } from '../config/service-config.js';
-import { LANGUAGE_FAMILIES, WORD_TIMING_FAMILIES, type LanguageFamily } from './languages.js';
-import type { TranscriptionRequest } from './transcription-request.js';
+// PCM in, a decided transcript out: the pipeline's stages in order over one stretch of decoded audio
+// (a whole inline request, one chunk of a job, a CLI file): speech → language → recognise. Decoding
+// comes before (the caller owns the audio source) and shaping after (response-body.ts, job-transcript.ts).
+// No HTTP here: refusals are the pipeline's own errors (pipeline-errors.ts).
+import type { TranscribeOptions } from '../engine/engine.js';
+import { WORD_TIMING_FAMILIES, type LanguageFamily } from './languages.js';
+import { planLanguage, type DetectLanguage, type LanguageChoice, type LanguageDetectionBlock, type LanguagePlan, type LanguageSource } from './language-stage.js';
+import { recogniseRuns, type RecognisedSegment, type Transcribe } from './recognise-stage.js';
+import { speechSecondsOf, type SpeechRegion } from './speech-regions.js';
+import { findSpeech, type DetectSpeech } from './speech-stage.js';
 import { auditVocabulary, planVocabulary, promptForTerms } from './vocabulary-audit.js';
 
-export interface LanguageDetectionBlock {
-  mode: 'per_utterance';
-  candidates: string[];
-  requested_candidates?: string[];
-  languages: string[];
-  utterances: number;
-  fallbacks: 0;
-}
+export type { LanguageDetectionBlock, LanguageSource };
+
+/** The language reported for audio without speech. */
+export const NO_SPEECH_LANGUAGE = 'und';
 
 export interface TranscriptionOutcome {
-  transcript: Transcript;
-  /** The effective language tag reported to the client. */
+  text: string;
+  /** In the audio's own time (seconds from the start of the PCM given). */
+  segments: RecognisedSegment[];
+  durationSeconds: number;
+  /** The effective language reported to the client: a tag, `mixed`, or `und` when nothing was said. */
   language: string;
-  family: LanguageFamily;
-  languageSource: 'requested' | 'default' | 'detected';
+  /** The language runs' families in order of first appearance (empty without speech). */
+  families: LanguageFamily[];
+  languageSource: LanguageSource;
   detection: LanguageDetectionBlock | null;
   vocabulary: ReturnType<typeof auditVocabulary> | null;
   wordTiming: boolean;
+  speech: { regions: SpeechRegion[]; seconds: number };
   asrMs: number;
 }
 
+/** What the stages need of the request. */
+export interface PipelineRequest {
+  language: LanguageChoice;
+  dictionary: boolean;
+  vocabulary: string[];
+  diarize: boolean;
+}
+
+export interface DecodingSettings {
+  beamSize: number;
+  maxTokens: number;
+  temperatureFallback: boolean;
+}
+
 export interface RunTranscriptionDeps {
-  engine: Engine;
-  decoding: ServiceConfig['decoding'];
+  transcribe: Transcribe;
+  detectLanguage: DetectLanguage;
+  /** The VAD; null runs without one (all audio is speech). */
+  detectSpeech: DetectSpeech | null;
+  decoding: DecodingSettings;
+  sampleRate: number;
   /** The key's stored dictionary for a language family. */
   dictionaryFor: (family: LanguageFamily) => string[];
 }
 
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Speech regions already found in this PCM (a job finds them to choose its cut): not searched again. */
+  regions?: SpeechRegion[];
+}
+
 export async function runTranscription(
   pcm: Float32Array,
-  request: TranscriptionRequest,
+  request: PipelineRequest,
   deps: RunTranscriptionDeps,
-  signal?: AbortSignal,
+  options: RunOptions = {},
 ): Promise<TranscriptionOutcome> {
   const started = performance.now();
-  let family: LanguageFamily;
-  let language: string;
-  let languageSource: TranscriptionOutcome['languageSource'];
-  let detection: LanguageDetectionBlock | null = null;
+  const { signal } = options;
+  const durationSeconds = pcm.length / deps.sampleRate;
+  const regions = options.regions ?? (await findSpeech(pcm, deps.sampleRate, deps.detectSpeech, signal));
+  const speech = { regions, seconds: speechSecondsOf(regions) };
 
-  if (request.language.mode === 'auto') {
-    const hints = request.language.hints;
-    const candidates: string[] = hints ? [...new Set(hints.map((h) => h.family))] : [...LANGUAGE_FAMILIES];
-    const detected = await deps.engine.detectLanguage(pcm, {}, { signal });
-    // With hints the caller vouches for the candidates: the likeliest of them wins. Without hints the
-    // likeliest language overall must be one we support; there is no silent fallback to English.
-    const best = hints
-      ? candidates.reduce((a, b) => ((detected.probabilities[b] ?? 0) > (detected.probabilities[a] ?? 0) ? b : a))
-      : detected.language;
-    if (!candidates.includes(best)) {
-      throw new ApiError(422, 'invalid_request', 'the detected language is not supported');
-    }
-    family = best as LanguageFamily;
-    language = family;
-    languageSource = 'detected';
-    detection = {
-      mode: 'per_utterance',
-      candidates,
-      ...(hints ? { requested_candidates: hints.map((h) => h.tag) } : {}),
-      languages: [family],
-      // Detection runs on the first window and the whole recording is one run in that language.
-      utterances: 1,
-      fallbacks: 0,
-    };
-  } else {
-    family = request.language.language.family;
-    language = request.language.language.tag;
-    languageSource = request.language.source;
-  }
+  // Silence costs nothing and says nothing: no language call, no recogniser call.
+  const plan: LanguagePlan | null =
+    regions.length === 0 ? null : await planLanguage({ choice: request.language, pcm, sampleRate: deps.sampleRate, regions, detect: deps.detectLanguage, signal });
+  const families = plan ? [...new Set(plan.runs.map((r) => r.language))] : [];
+  const dictionary = request.dictionary ? [...new Set(families.flatMap((f) => deps.dictionaryFor(f)))] : [];
+  const vocabularyPlan = request.vocabulary.length || dictionary.length ? planVocabulary(request.vocabulary, dictionary) : null;
+  const wordTiming = request.diarize && families.every((f) => WORD_TIMING_FAMILIES.includes(f));
 
-  const dictionary = request.dictionary ? deps.dictionaryFor(family) : [];
-  const plan = request.vocabulary.length || dictionary.length ? planVocabulary(request.vocabulary, dictionary) : null;
-  const wordTiming = request.diarize && WORD_TIMING_FAMILIES.includes(family);
-  const options: TranscribeOptions = {
-    language: family,
-    strategy: deps.decoding.beamSize > 1 ? 'beam' : 'greedy',
-    beamSize: Math.max(1, deps.decoding.beamSize),
-    ...(deps.decoding.maxTokens > 0 ? { maxTokens: deps.decoding.maxTokens } : {}),
-    ...(deps.decoding.temperatureFallback ? {} : { temperatureInc: 0 }),
-    ...(plan ? { initialPrompt: promptForTerms(plan.prompted) } : {}),
-    tokenTimestamps: wordTiming,
-  };
-  const transcript = await deps.engine.transcribe(pcm, options, { signal });
+  const recognised = plan
+    ? await recogniseRuns({
+        pcm,
+        sampleRate: deps.sampleRate,
+        runs: plan.runs,
+        optionsFor: (family) => decodingOptions(family, deps.decoding, request.diarize, vocabularyPlan ? promptForTerms(vocabularyPlan.prompted) : undefined),
+        transcribe: deps.transcribe,
+        signal,
+      })
+    : { text: '', segments: [], droppedSegments: 0, engineCalls: 0 };
+
+  const language = recognised.text === '' || !plan ? NO_SPEECH_LANGUAGE : plan.language;
   return {
-    transcript,
+    text: recognised.text,
+    segments: recognised.segments,
+    durationSeconds,
     language,
-    family,
-    languageSource,
-    detection,
-    vocabulary: plan ? auditVocabulary(plan, transcript.text, language) : null,
+    families,
+    languageSource: plan ? plan.source : silentSource(request.language),
+    detection: plan ? plan.detection : null,
+    vocabulary: vocabularyPlan ? auditVocabulary(vocabularyPlan, recognised.text, language) : null,
     wordTiming,
+    speech,
     asrMs: Math.round(performance.now() - started),
+  };
+}
+
+/** Without speech nothing is detected: a given language keeps its source, anything else is the default. */
+function silentSource(choice: LanguageChoice): LanguageSource {
+  return choice.mode === 'explicit' ? choice.source : 'default';
+}
+
+function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, diarize: boolean, initialPrompt: string | undefined): TranscribeOptions {
+  return {
+    language: family,
+    strategy: decoding.beamSize > 1 ? 'beam' : 'greedy',
+    beamSize: Math.max(1, decoding.beamSize),
+    ...(decoding.maxTokens > 0 ? { maxTokens: decoding.maxTokens } : {}),
+    ...(decoding.temperatureFallback ? {} : { temperatureInc: 0 }),
+    ...(initialPrompt ? { initialPrompt } : {}),
+    tokenTimestamps: diarize && WORD_TIMING_FAMILIES.includes(family),
   };
 }

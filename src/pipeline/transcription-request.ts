@@ -1,11 +1,13 @@
 // Validates the direct-upload form fields (the contract's direct-upload table) into a typed request.
-// Statuses follow the contract: a malformed field or unsupported model option is 400, an unsupported
-// language, bad vocabulary, patterns, hints or feature combination is 422, a missing entitlement 403.
-import { ApiError } from '../api/api-error.js';
+// Refusals are typed by what is wrong (pipeline-errors.ts); the API gives them the contract's statuses:
+// a malformed field or unsupported model option 400, an unsupported language, bad vocabulary, patterns,
+// hints or feature combination 422, a missing entitlement 403.
 import type { ApiKeyRecord } from '../store/key-store.js';
+import type { LanguageChoice } from './language-stage.js';
 import { parseLanguageTag, type LanguageTag } from './languages.js';
 import { parsePatterns } from './patterns.js';
-import { parseVocabulary } from './vocabulary-terms.js';
+import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from './pipeline-errors.js';
+import { parseVocabulary, vocabularyLanguageOf } from './vocabulary-terms.js';
 import { validateWebhookUrl } from './webhook-url.js';
 
 export const MODEL_IDS = ['svc-medical-1', 'svc-medical-edge-1'] as const;
@@ -15,9 +17,16 @@ export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 export const PROFILES = ['default', 'standard', 'turbo'] as const;
 export type Profile = (typeof PROFILES)[number];
 
-export type LanguageChoice =
-  | { mode: 'explicit'; language: LanguageTag; source: 'requested' | 'default' }
-  | { mode: 'auto'; hints: LanguageTag[] | null };
+export type { LanguageChoice };
+
+/**
+ * An omitted `language`: the key's default language when it has one (an operator's explicit choice,
+ * used as stored), else the dominant language detected from the audio (contract, behavioural rule 2).
+ */
+export function omittedLanguage(defaultLanguage: string | null): LanguageChoice {
+  const tag = defaultLanguage === null ? null : parseLanguageTag(defaultLanguage);
+  return tag ? { mode: 'explicit', language: tag, source: 'default' } : { mode: 'dominant' };
+}
 
 export interface TranscriptionRequest {
   model: ModelId;
@@ -31,8 +40,8 @@ export interface TranscriptionRequest {
   profile: Profile;
 }
 
-const bad = (message: string) => new ApiError(400, 'invalid_request', message);
-const unprocessable = (message: string) => new ApiError(422, 'invalid_request', message);
+const bad = (message: string) => new InvalidRequestField(message);
+const unprocessable = (message: string) => new UnprocessableRequest(message);
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T | undefined, field: string): T {
   if (value === undefined || value === '') {
@@ -79,7 +88,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   const rawLanguage = fields.language;
   if (rawLanguage === 'auto') {
     if (!key.entitlements.includes('language_detection')) {
-      throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to automatic language detection');
+      throw new EntitlementMissing('this key is not entitled to automatic language detection');
     }
     language = { mode: 'auto', hints: parseHints(fields.language_hints) };
   } else {
@@ -91,16 +100,14 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
       if (!tag) throw unprocessable('language is not a supported language tag');
       language = { mode: 'explicit', language: tag, source: 'requested' };
     } else {
-      const fallback = parseLanguageTag(key.defaultLanguage ?? 'en') ?? parseLanguageTag('en')!;
-      language = { mode: 'explicit', language: fallback, source: 'default' };
+      language = omittedLanguage(key.defaultLanguage);
     }
   }
 
-  const effective = language.mode === 'auto' ? 'auto' : language.language.family;
-  const vocabulary = parseVocabulary(fields.vocabulary, effective);
+  const vocabulary = parseVocabulary(fields.vocabulary, vocabularyLanguageOf(language));
   const patterns = parsePatterns(fields.patterns);
   if (patterns.length > 0 && !key.entitlements.includes('patterns')) {
-    throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to patterns');
+    throw new EntitlementMissing('this key is not entitled to patterns');
   }
   if (diarize && (responseFormat === 'json' || responseFormat === 'text')) {
     throw unprocessable('diarize needs response_format verbose_json or diarized_json');

@@ -1,13 +1,24 @@
 // Vocabulary lists (DESIGN.md decision 3): up to 1,000 terms of up to 96 characters; at most 30 when
 // the effective language is auto, Arabic or Hindi.
-import { ApiError } from '../api/api-error.js';
+import type { LanguageChoice } from './language-stage.js';
 import { SMALL_VOCABULARY_LANGUAGES } from './languages.js';
+import { UnprocessableRequest } from './pipeline-errors.js';
 
 export const MAX_TERMS = 1000;
 export const MAX_TERMS_SMALL = 30;
 export const MAX_TERM_LENGTH = 96;
 
-const unprocessable = (message: string) => new ApiError(422, 'invalid_request', message);
+const unprocessable = (message: string) => new UnprocessableRequest(message);
+
+/**
+ * The language a vocabulary's limits are judged by. A dominant (detected) language is one language for
+ * the whole recording, like a given one: only per-utterance detection (`auto`) makes prompting fragile
+ * enough for the smaller cap.
+ */
+export function vocabularyLanguageOf(choice: LanguageChoice): string {
+  if (choice.mode === 'explicit') return choice.language.family;
+  return choice.mode === 'auto' ? 'auto' : choice.mode;
+}
 
 export function validateTerms(value: unknown, effectiveLanguage: string): string[] {
   if (!Array.isArray(value)) throw unprocessable('vocabulary must be a JSON array of strings');

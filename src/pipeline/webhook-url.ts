@@ -2,7 +2,7 @@
 // no fragment, at most 2,048 characters. The port and the addresses are the webhooks feature's
 // (src/webhooks/validate-destination.ts): with SVC_WEBHOOK_ALLOW_LOOPBACK a loopback destination
 // may use any port, which only the resolved addresses can tell.
-import { ApiError } from '../api/api-error.js';
+import { UnprocessableRequest } from './pipeline-errors.js';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -26,6 +26,6 @@ export function checkWebhookUrlSyntax(raw: string): WebhookUrlSyntax {
 
 export function validateWebhookUrl(raw: string): string {
   const syntax = checkWebhookUrlSyntax(raw);
-  if (!syntax.ok) throw new ApiError(422, 'invalid_request', `webhook_url ${syntax.problem}`);
+  if (!syntax.ok) throw new UnprocessableRequest(`webhook_url ${syntax.problem}`);
   return syntax.url.href;
 }

@@ -3,10 +3,13 @@
 import { basename } from 'node:path';
 import type { ServiceConfig } from '../config/service-config.js';
 import { Engine } from '../engine/engine.js';
+import { pipelineStages, type PipelineEngines } from '../pipeline/pipeline-engine.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
 
 export interface OpenedEngines {
   engines: Record<ModelId, Engine>;
+  /** The pipeline's calls on those engines, with the VAD unless the operator turned it off. */
+  stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
   close(): Promise<void>;
 }
@@ -16,7 +19,7 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
   const open = async (file: string) => {
     let engine = byFile.get(file);
     if (!engine) {
-      engine = await Engine.open({ model: file, ...config.pool });
+      engine = await Engine.open({ model: file, ...config.pool, ...(config.vad.enabled ? { vadModel: config.vad.model } : {}) });
       byFile.set(file, engine);
     }
     return engine;
@@ -26,8 +29,10 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
     const edge = await open(config.models['svc-medical-edge-1']);
     const build = (engine: Engine, file: string) =>
       `whisper.cpp-1.9.1/${engine.header.arch}-${engine.header.weightType}/${basename(file)}`;
+    const stageOptions = { vad: config.vad.enabled };
     return {
       engines: { 'svc-medical-1': main, 'svc-medical-edge-1': edge },
+      stages: { 'svc-medical-1': pipelineStages(main, stageOptions), 'svc-medical-edge-1': pipelineStages(edge, stageOptions) },
       modelBuilds: {
         'svc-medical-1': build(main, config.models['svc-medical-1']),
         'svc-medical-edge-1': build(edge, config.models['svc-medical-edge-1']),

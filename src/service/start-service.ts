@@ -1,8 +1,8 @@
 // Wires the embedded service: SQLite metadata and local blobs in the data folder, the engines, the
 // Fastify app with its routes; prints the ready line scripts wait for; shuts down gracefully.
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { isKeyActive } from '../api/authenticate.js';
 import { buildApp } from '../api/build-app.js';
 import { jobRoutes } from '../api/routes/jobs.js';
 import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
@@ -14,7 +14,7 @@ import { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import type { BlobStore } from '../store/blob-store.js';
-import { LocalBlobStore } from '../store/local-blob-store.js';
+import { LocalBlobStore, localBlobRoot } from '../store/local-blob-store.js';
 import { loadUploadSigningSecret } from '../store/upload-signing-secret.js';
 import { databasePath, openDatabase } from '../store/sqlite/database.js';
 import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
@@ -28,13 +28,16 @@ import { createDestinationValidator } from '../webhooks/validate-destination.js'
 import { WebhookAdmission } from '../webhooks/webhook-admission.js';
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
 import { openEngines } from './open-engines.js';
+import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { startSweeper } from './sweeper.js';
 
 export interface RunningService {
   app: FastifyInstance;
   url: string;
-  /** Present when the database had no key and one was created at start. */
+  /** Present when the database had no key and one was created at start (also in `firstKeyFile`). */
   firstKey: string | null;
+  /** The 0600 file in the data folder holding `firstKey`; null when no key was created. */
+  firstKeyFile: string | null;
   /** The worker loop: accepted jobs of both routes are handed to it. */
   queue: JobQueue;
   /** Runs the sweeper's pass now (tests drive expiry with an injected clock). */
@@ -61,7 +64,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const keys = new SqliteKeyStore(db);
   const jobs = new SqliteJobStore(db);
   const idempotency = new SqliteIdempotencyStore(db);
-  const localBlobs = new LocalBlobStore(join(config.dataDir, 'blobs'));
+  const localBlobs = new LocalBlobStore(localBlobRoot(config.dataDir));
   const blobs = options.wrapBlobs?.(localBlobs) ?? localBlobs;
   const clock = options.clock ?? (() => new Date());
   const uploadSecret = loadUploadSigningSecret(config.dataDir);
@@ -85,8 +88,16 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.
   await sweeper.initial;
 
-  // A fresh install answers its first curl: one key, shown once.
-  const firstKey = keys.count() === 0 ? keys.create({}).key : null;
+  // A fresh install answers its first curl: one key, handed over in a 0600 file in the data folder
+  // (never in the logs). Committed only once its file is written, so no key exists that nobody has.
+  const firstKey = db
+    .transaction(() => {
+      if (keys.count() > 0) return null;
+      const { key } = keys.create({});
+      writeFirstKeyFile(config.dataDir, key);
+      return key;
+    })
+    .immediate();
 
   let engines: Awaited<ReturnType<typeof openEngines>>;
   try {
@@ -104,6 +115,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     blobs,
     keys,
     engines: engines.engines,
+    stages: engines.stages,
     modelBuilds: engines.modelBuilds,
     events,
     clock,
@@ -128,11 +140,13 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         clock,
         uploadExpirySeconds: config.jobs?.uploadExpirySeconds,
         webhooks,
+        keys,
       }),
-      presignedUploadRoutes({ config, jobs, blobs, secret: uploadSecret, clock }),
+      presignedUploadRoutes({ config, jobs, blobs, keys, secret: uploadSecret, clock }),
       transcriptionRoutes({
         config,
         engines: engines.engines,
+        stages: engines.stages,
         modelBuilds: engines.modelBuilds,
         keys,
         jobs,
@@ -153,6 +167,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     post: postWebhook,
     clock,
     attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
+    keyRevoked: (keyId) => !isKeyActive(keys, keyId),
     logger: app.log,
   });
   runner.start();
@@ -178,6 +193,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     app,
     url,
     firstKey,
+    firstKeyFile: firstKey === null ? null : firstKeyPath(config.dataDir),
     queue,
     sweepNow: () => sweeper.sweepNow(),
     deliverWebhooksNow: () => deliveries.deliverDue(),

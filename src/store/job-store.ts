@@ -174,6 +174,18 @@ export interface JobStore {
   ): ReleasedBlobs | null;
 
   /**
+   * Every `awaiting_upload` job of `keyId` -> `failed` with `error`, whatever its upload slot holds
+   * (empty, a file streaming in, a stored file): the key's presigned forms die with the key. One
+   * transaction; `retentionOf` gives each job's retention. Returns the paths to delete, per job.
+   */
+  closeUploadSlotsOfKey(
+    keyId: string,
+    error: { code: JobFailureCode; message: string },
+    retentionOf: (job: JobRecord) => Retention,
+    nowMs: number,
+  ): ReleasedBlobs[];
+
+  /**
    * At start, before any worker runs: leases held by a previous process are released (counting a
    * stalled claim each) and uploads cut off mid-stream reopen their slots. Returns the counts.
    */

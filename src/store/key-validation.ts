@@ -1,8 +1,8 @@
 // Validation of the administrative inputs to a KeyStore (CLI, console). Throws KeyStoreError with a
 // message that names the field; returns the normalized value.
-import { LANGUAGE_FAMILIES } from '../pipeline/languages.js';
 import { KeyStoreError } from './key-store-error.js';
 import { ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from './key-store.js';
+import { LANGUAGE_FAMILIES } from './language-families.js';
 
 export const MAX_DICTIONARY_TERMS = 1000;
 export const MAX_DICTIONARY_TERM_LENGTH = 96;

@@ -23,6 +23,11 @@ const JOB_AUDIO_NAME = /^[A-Za-z0-9_-]{1,128}\.audio$/;
 // Results, and the temporary files they are written through (swept like uploads when a crash strands one).
 const RESULT_NAME = /^[A-Za-z0-9_-]{1,128}\.(?:partial-\d{1,9}|result)(?:\.tmp-[0-9a-f-]{36})?$/;
 
+/** The blob folder inside a data folder; the server and the admin CLI (key revocation) both use it. */
+export function localBlobRoot(dataDir: string): string {
+  return join(dataDir, 'blobs');
+}
+
 type Area = typeof UPLOADS | typeof JOBS | typeof RESULTS;
 const NAME_PATTERNS: Record<Area, RegExp> = { [UPLOADS]: UPLOAD_NAME, [JOBS]: JOB_AUDIO_NAME, [RESULTS]: RESULT_NAME };
 

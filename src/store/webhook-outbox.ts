@@ -35,6 +35,11 @@ export interface WebhookOutbox {
   claimDue(workerId: string, nowMs: number, leaseMs: number): WebhookDelivery | null;
   /** Records a finished attempt of a leased event and releases the lease; false when the lease was lost. */
   recordAttempt(eventId: string, workerId: string, attempt: AttemptRecord, nowMs: number): boolean;
+  /**
+   * Gives up every pending event of a key without another attempt (the key was revoked): state
+   * `failed`, `summary` as the last status, any lease cleared. Returns how many.
+   */
+  abandonForKey(keyId: string, summary: string, nowMs: number): number;
   /** At start, before any worker runs: leases of a previous process are released. Returns how many. */
   recoverAfterRestart(): number;
   /** The earliest time a pending event is due (for the worker's sleep), or null. */

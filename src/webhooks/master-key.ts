@@ -1,7 +1,8 @@
-// The master key that encrypts webhook signing secrets at rest (secret-cipher.ts). An operator may set
-// it (SVC_WEBHOOK_MASTER_KEY, e.g. from a secrets manager, so a copied data folder alone does not
-// reveal the secrets); otherwise it is generated once into the data folder (mode 0600), like the
-// upload signing secret. Losing it makes every stored secret unreadable, so it is never replaced.
+// The master key that encrypts webhook signing secrets at rest (src/store/secret-cipher.ts). An
+// operator may set it (SVC_WEBHOOK_MASTER_KEY, e.g. from a secrets manager, so a copied data folder
+// alone does not reveal the secrets); otherwise it is generated once into the data folder (mode
+// 0600), like the upload signing secret. Losing it makes every stored secret unreadable, so it is
+// never replaced.
 import { join } from 'node:path';
 import { loadOrCreateSecretFile } from '../store/generated-secret-file.js';
 

@@ -1,10 +1,11 @@
 // Request-time rules for `webhook_url` (both job-creating routes), checked before any job exists:
 // the key must have an active signing secret — its version is pinned to the job — and the
 // destination must pass the same validation every delivery attempt repeats (HTTPS, port 443, every
-// A/AAAA answer public). Both refusals are 422 `invalid_request`; messages never echo the URL.
-import { ApiError } from '../api/api-error.js';
+// A/AAAA answer public). Refusals are typed (webhook-admission-errors.ts); the API answers both 422
+// `invalid_request`, and their messages never echo the URL.
 import type { WebhookSecretStore } from '../store/webhook-secret-store.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
+import { DestinationNotAllowed, SigningSecretMissing } from './webhook-admission-errors.js';
 import type { ValidatedDestination } from './validate-destination.js';
 
 export class WebhookAdmission {
@@ -14,14 +15,14 @@ export class WebhookAdmission {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  /** The secret version to pin to the job; throws the contract's 422 otherwise. */
+  /** The secret version to pin to the job; throws a WebhookAdmissionError otherwise. */
   async admit(keyId: string, url: string): Promise<number> {
     const version = this.secrets.activeVersion(keyId, this.clock().getTime());
-    if (version === null) throw new ApiError(422, 'invalid_request', 'webhook_url needs an active webhook signing secret on this key');
+    if (version === null) throw new SigningSecretMissing();
     try {
       await this.validate(url);
     } catch (error) {
-      if (error instanceof DestinationRefusedError) throw new ApiError(422, 'invalid_request', `webhook_url is not an allowed destination: ${error.reason}`);
+      if (error instanceof DestinationRefusedError) throw new DestinationNotAllowed(error.reason, { cause: error });
       throw error;
     }
     return version;

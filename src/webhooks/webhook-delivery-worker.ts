@@ -3,6 +3,7 @@
 // the stored body with a fresh timestamp, makes one POST and records the outcome with the time of the
 // next attempt. Runs in the server process; survives restarts because all of its state is the outbox.
 import { randomUUID } from 'node:crypto';
+import { KEY_REVOKED_DELIVERY_STATUS } from '../jobs/key-revocation.js';
 import type { WebhookDelivery, WebhookOutbox } from '../store/webhook-outbox.js';
 import type { WebhookSecretStore } from '../store/webhook-secret-store.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
@@ -23,6 +24,12 @@ export interface DeliveryWorkerDeps {
   post: (destination: ValidatedDestination, headers: Record<string, string>, body: Buffer, timeoutMs: number) => Promise<AttemptOutcome>;
   clock: () => Date;
   attemptTimeoutMs: number;
+  /**
+   * Whether the event's API key has been revoked, read before every attempt: a revoked key's events
+   * are not sent (src/jobs/key-revocation.ts says why), whether they were pending at the revocation
+   * or their job succeeded after it.
+   */
+  keyRevoked: (keyId: string) => boolean;
   logger?: DeliveryLogger;
   /** Events attempted at the same time (a slow receiver must not hold up the others). */
   concurrency?: number;
@@ -110,6 +117,11 @@ export class WebhookDeliveryWorker {
 
   private async attempt(delivery: WebhookDelivery): Promise<void> {
     const { clock, outbox, logger } = this.deps;
+    if (this.deps.keyRevoked(delivery.keyId)) {
+      outbox.abandonForKey(delivery.keyId, KEY_REVOKED_DELIVERY_STATUS, clock().getTime());
+      logger?.info({ eventId: delivery.eventId, jobId: delivery.jobId }, 'webhook not sent: the API key was revoked');
+      return;
+    }
     let outcome: { delivered: boolean; summary: string };
     try {
       outcome = await this.send(delivery);

@@ -2,6 +2,20 @@
 import t from 'tap';
 import { ApiError } from '../../src/api/api-error.js';
 import { mapError } from '../../src/api/error-mapping.js';
+import {
+  EntitlementMissing,
+  InvalidRequestField,
+  PipelineError,
+  UnprocessableRequest,
+  UnsupportedDetectedLanguage,
+  type PipelineErrorKind,
+} from '../../src/pipeline/pipeline-errors.js';
+import {
+  DestinationNotAllowed,
+  SigningSecretMissing,
+  WebhookAdmissionError,
+  type WebhookAdmissionErrorKind,
+} from '../../src/webhooks/webhook-admission-errors.js';
 
 const withCode = (code: string, statusCode?: number, message = 'framework text with ECHO-CANARY-1234') =>
   Object.assign(new Error(message), { code, ...(statusCode ? { statusCode } : {}) });
@@ -80,4 +94,41 @@ t.test('validation messages name schema fields only', async (t) => {
     'a request-chosen name is never used',
   );
   t.equal(mapError(validation([{ keyword: 'type', schemaPath: '#/patternProperties/.*/type', instancePath: '/ECHO' }])).apiError.message, 'the request is not valid');
+});
+
+// One example of every kind; a Record over the kind union, so a kind added without a case here fails
+// the typecheck, as a kind without a status fails it in error-mapping.ts.
+const PIPELINE_CASES: Record<PipelineErrorKind, [PipelineError, number, string, string]> = {
+  invalid_request_field: [new InvalidRequestField('model is required'), 400, 'invalid_request', 'model is required'],
+  unprocessable_request: [new UnprocessableRequest('webhook_url must use https'), 422, 'invalid_request', 'webhook_url must use https'],
+  entitlement_missing: [new EntitlementMissing('this key is not entitled to patterns'), 403, 'entitlement_denied', 'this key is not entitled to patterns'],
+  unsupported_detected_language: [new UnsupportedDetectedLanguage('ja'), 422, 'invalid_request', 'the detected language is not supported'],
+};
+
+const WEBHOOK_CASES: Record<WebhookAdmissionErrorKind, [WebhookAdmissionError, number, string, string]> = {
+  signing_secret_missing: [new SigningSecretMissing(), 422, 'invalid_request', 'webhook_url needs an active webhook signing secret on this key'],
+  destination_not_allowed: [
+    new DestinationNotAllowed('the host resolves to a non-public address'),
+    422,
+    'invalid_request',
+    'webhook_url is not an allowed destination: the host resolves to a non-public address',
+  ],
+};
+
+t.test('pipeline and webhook-admission refusals: every kind has its status, code and own message', async (t) => {
+  for (const [kind, [error, status, code, message]] of [...Object.entries(PIPELINE_CASES), ...Object.entries(WEBHOOK_CASES)]) {
+    t.equal(error.kind, kind, `${error.name} declares its kind`);
+    const { apiError, unexpected } = mapError(error);
+    t.same({ status: apiError.status, code: apiError.code, message: apiError.message }, { status, code, message }, kind);
+    t.same(apiError.headers, {}, `${kind}: no extra headers`);
+    t.equal(unexpected, false, `${kind}: a refusal, not a server fault`);
+  }
+});
+
+t.test('typed refusals carry no HTTP of their own', async (t) => {
+  for (const error of [...Object.values(PIPELINE_CASES), ...Object.values(WEBHOOK_CASES)].map(([e]) => e)) {
+    t.notOk(error instanceof ApiError, error.name);
+    t.notOk('status' in error || 'statusCode' in error, `${error.name}: no status`);
+  }
+  t.equal(new UnsupportedDetectedLanguage('ja').detected, 'ja', 'the detected tag is kept for logs, out of the message');
 });

@@ -1,6 +1,6 @@
 // GET /v1/openapi.json: public, and a structurally sound OpenAPI 3.1 document of the contract.
 import t from 'tap';
-import { jobSucceededEvent } from '../../src/webhooks/job-succeeded-event.js';
+import { jobSucceededEvent } from '../../src/jobs/job-succeeded-event.js';
 import { buildOpenApiDocument } from '../../src/api/openapi.js';
 import { ERROR_CODES } from '../../src/api/openapi-schemas.js';
 import { MODEL_IDS, PROFILES, RESPONSE_FORMATS } from '../../src/pipeline/transcription-request.js';

@@ -1,15 +1,17 @@
 // `svc-stt serve` as users run it: a child process with embedded defaults in a fresh data folder.
-// It prints the first key once and the ready line, serves with that key and with one made by
-// `svc-stt keys create --json`, and exits cleanly on SIGTERM.
+// It hands the first key over in a 0600 file (shown on the screen only on a terminal), prints the
+// ready line, serves with that key and with one made by `svc-stt keys create --json`, and exits
+// cleanly on SIGTERM.
 import { spawn, execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { testModelPath } from '../helpers/test-models.js';
-import { CLI_ARGS } from '../helpers/serve-process.js';
+import { FIRST_KEY_FILE } from '../../src/service/first-key-file.js';
+import { CLI_ARGS, firstKey as readServerKey, serveEnv } from '../helpers/serve-process.js';
 import { postTranscription } from '../helpers/test-service.js';
 
 const exec = promisify(execFile);
@@ -40,12 +42,17 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   t.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
-  const firstKey = /\b(svc_[A-Za-z0-9]+_[A-Za-z0-9_-]+)/.exec(stderr)?.[1];
-  t.ok(firstKey, 'the first key is printed once');
+  // The first key goes to a 0600 file in the data folder; output that is not a terminal is a log.
+  const keyFile = join(dataDir, FIRST_KEY_FILE);
+  const firstKey = await readServerKey(dataDir);
+  t.match(firstKey, /^svc_[A-Za-z0-9]+_[A-Za-z0-9_-]+$/, 'the first key is in the file');
+  t.equal((await stat(keyFile)).mode & 0o777, 0o600, 'readable by its owner only');
+  t.ok(stderr.includes(keyFile), 'the banner names the file');
   t.match(stderr, /curl /, 'with a ready-to-run curl');
+  t.notOk(stderr.includes(firstKey), 'the key itself is not printed when stdout is not a terminal');
 
   const audio = { data: await readFile(await speechWav(3)), name: 'a.wav' };
-  const res = await postTranscription(url, firstKey!, { model: 'svc-medical-1', response_format: 'json' }, audio);
+  const res = await postTranscription(url, firstKey, { model: 'svc-medical-1', response_format: 'json' }, audio);
   t.equal(res.status, 200);
   t.type(((await res.json()) as any).text, 'string');
 
@@ -59,7 +66,7 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
 
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'clean exit on SIGTERM');
-  t.notMatch(stdout, firstKey!, 'the key is not on stdout (where the ready line goes)');
+  t.notOk(stdout.includes(firstKey), 'the key is not on stdout either');
 
   // A second start on the same data folder creates no new key.
   const again = spawn(process.execPath, [...CLI_ARGS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -68,7 +75,29 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
   await new Promise<void>((resolve) => again.stdout.on('data', (c) => /listening/.test(String(c)) && resolve()));
   again.kill('SIGTERM');
   await new Promise((r) => again.on('exit', r));
-  t.notMatch(err2, /svc_[A-Za-z0-9]+_/, 'no key printed on later starts');
+  t.notMatch(err2, /svc_[A-Za-z0-9]+_|first API key/, 'no key and no banner on later starts');
+  t.equal(await readServerKey(dataDir), firstKey, 'the file still holds the first key');
+});
+
+t.test('on an interactive terminal the first key is shown too', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-serve-tty-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  const env = await serveEnv(dataDir);
+  // script(1) runs the server with a pseudo-terminal as its stdout, as a person at a shell would.
+  const command = [process.execPath, ...CLI_ARGS, 'serve'].map((arg) => `'${arg}'`).join(' ');
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => child.kill('SIGKILL'));
+  let terminal = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (c) => {
+      terminal += c;
+      if (/listening http/.test(terminal)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${terminal}`)));
+  });
+  const key = await readServerKey(dataDir);
+  t.ok(terminal.includes(key), 'the key is shown on the terminal');
+  t.ok(terminal.includes(join(dataDir, FIRST_KEY_FILE)), 'and the file is named');
 });
 
 t.test('serve with a bad configuration says what is wrong and exits non-zero', async (t) => {

@@ -12,7 +12,7 @@ import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { loadWebhookMasterKey, WEBHOOK_MASTER_KEY_FILE } from '../../src/webhooks/master-key.js';
-import { signingKeyOf } from '../../src/webhooks/signing-secret.js';
+import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 type Env = Record<string, string>;

@@ -8,6 +8,7 @@ import t, { type Test } from 'tap';
 import { ConfigError } from '../../src/config/config-error.js';
 import { defaultPublicBaseUrl, loadConfig, loadDataDir } from '../../src/config/load-config.js';
 import { DEFAULTS } from '../../src/config/service-config.js';
+import { defaultVadModelPath } from '../../src/models/vad-model-path.js';
 
 /** A folder with two (fake) model files; loadConfig only checks that they are readable files. */
 function models(t: Test) {
@@ -39,6 +40,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     port: 8080,
     realtimePort: 8081,
     models: { 'svc-medical-1': flagship, 'svc-medical-edge-1': flagship },
+    vad: { enabled: true, model: defaultVadModelPath() },
     inlineBoundarySeconds: 60,
     maxAudioSeconds: 7200,
     minAudioSeconds: 1,
@@ -47,6 +49,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     pool: { ...defaultPoolShape(availableParallelism()), maxQueue: 16 },
     upload: { ...DEFAULTS.upload },
     rateLimitPerMinute: DEFAULTS.rateLimitPerMinute,
+    connections: DEFAULTS.connections,
     decodeTimeoutMs: DEFAULTS.decodeTimeoutMs,
     decoding: { ...DEFAULTS.decoding },
     jobs: { chunkSeconds: 300, uploadExpirySeconds: 3600 },
@@ -275,4 +278,41 @@ t.test('defaultPublicBaseUrl', async (t) => {
   t.equal(defaultPublicBaseUrl('::', 8080), 'http://[::1]:8080');
   t.equal(defaultPublicBaseUrl('::1', 1), 'http://[::1]:1');
   t.equal(defaultPublicBaseUrl('stt.internal', 8080), 'http://stt.internal:8080');
+});
+
+t.test('connection limits (unread output): environment, config file, and bad values', async (t) => {
+  const { dir, flagship } = models(t);
+  const fromEnv = loadConfig({
+    SVC_MODEL: flagship,
+    SVC_MAX_PIPELINED_REQUESTS: '4',
+    SVC_MAX_UNREAD_BYTES: '2048',
+    SVC_UNREAD_TIMEOUT_MS: '5000',
+    SVC_PUBLIC_MAX_PIPELINED_REQUESTS: '1',
+    SVC_PUBLIC_MAX_UNREAD_BYTES: '0',
+    SVC_PUBLIC_UNREAD_TIMEOUT_MS: '1000',
+  });
+  t.same(fromEnv.connections, {
+    authenticated: { maxPipelinedRequests: 4, maxUnreadBytes: 2048, unreadTimeoutMs: 5000 },
+    public: { maxPipelinedRequests: 1, maxUnreadBytes: 0, unreadTimeoutMs: 1000 },
+  });
+  const file = join(dir, 'limits.json');
+  writeFileSync(file, JSON.stringify({ connections: { public: { unreadTimeoutMs: 2500 } } }));
+  const fromFile = loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship });
+  t.same(fromFile.connections, {
+    authenticated: DEFAULTS.connections.authenticated,
+    public: { ...DEFAULTS.connections.public, unreadTimeoutMs: 2500 },
+  }, 'one setting from the file, the rest defaults');
+  t.match(
+    problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_MAX_PIPELINED_REQUESTS: '0', SVC_PUBLIC_UNREAD_TIMEOUT_MS: '10' })),
+    [/^SVC_MAX_PIPELINED_REQUESTS must be an integer from 1 /, /^SVC_PUBLIC_UNREAD_TIMEOUT_MS must be an integer from 100 /],
+  );
+});
+
+t.test('the VAD model: the installed default, SVC_VAD_MODEL, a missing file refused unless SVC_VAD=false', async (t) => {
+  const { flagship } = models(t);
+  const missing = join(flagship, '..', 'no-vad-model.bin');
+  t.same(loadConfig({ SVC_MODEL: flagship, SVC_VAD_MODEL: flagship }).vad, { enabled: true, model: flagship }, 'any existing file; its content is checked when the engine opens it');
+  const problems = problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_VAD_MODEL: missing }));
+  t.match(problems.join('\n'), /SVC_VAD_MODEL names a VAD model that does not exist/);
+  t.same(loadConfig({ SVC_MODEL: flagship, SVC_VAD: 'false', SVC_VAD_MODEL: missing }).vad, { enabled: false, model: missing });
 });

@@ -26,7 +26,14 @@ t.test('two workers, six calls: all correct, the model read from disk once', asy
   const stats = loadNativeAddon().modelStats();
   t.equal(stats.loads - loadsBefore, 1, 'one read of the model file for the main thread and both workers');
   t.ok(stats.references >= 3, 'the main thread and both workers hold references');
-  t.same(engine.stats, { workers: 2, threadsPerWorker: 1, running: 0, queued: 0, maxQueue: engine.maxQueue });
+  t.same(engine.stats, {
+    workers: 2,
+    threadsPerWorker: 1,
+    running: 0,
+    queued: 0,
+    maxQueue: engine.maxQueue,
+    calls: { transcribe: 7, detectLanguage: 0, detectSpeech: 0 },
+  });
 });
 
 t.test('a result does not depend on what ran before on the same worker', async (t) => {

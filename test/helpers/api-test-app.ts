@@ -21,6 +21,7 @@ export function testConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfi
     ...DEFAULTS,
     dataDir: '/nonexistent',
     models: { 'svc-medical-1': '/nonexistent/model.bin', 'svc-medical-edge-1': '/nonexistent/model.bin' },
+    vad: { enabled: false, model: '/nonexistent/vad.bin' },
     pool: { workers: 1, threadsPerWorker: 1, maxQueue: 4 },
     upload: { ...DEFAULTS.upload },
     decoding: { ...DEFAULTS.decoding },

@@ -19,7 +19,8 @@ const JFK_MP3 = join(REPO_ROOT, 'deps', 'whisper.cpp', 'samples', 'jfk.mp3');
 /** All speech fixtures are 16 kHz mono s16 WAV: what whisper-cli reads and what the engine wants. */
 export const FIXTURE_SAMPLE_RATE = 16_000;
 
-const MEDICAL_SENTENCES = [
+/** What the fixture speech says (the log audit looks for it). */
+export const MEDICAL_SENTENCES = [
   'The patient reports chest pain radiating to the left arm.',
   'Blood pressure is one hundred forty over ninety.',
   'Start metoprolol twenty five milligrams twice daily.',
@@ -65,6 +66,22 @@ export function halfSilenceWav(seconds: number, options: SpeechOptions = {}): Pr
     const total = Math.round(seconds * FIXTURE_SAMPLE_RATE);
     const samples = new Int16Array(total);
     samples.set(await speechSamples(Math.floor(total / 2), voice, seed));
+    await writeFile(tmp, wavFileBytes(samples));
+  });
+}
+
+/**
+ * `pieces` stretches of speech of `speechSeconds` each (as `speechWav`, a different sentence order per
+ * piece), each followed by `silenceSeconds` of digital silence: speech interleaved with silence, the
+ * audio of the silence benchmark. Speech piece i starts at i * (speechSeconds + silenceSeconds).
+ */
+export function interleavedSilenceWav(pieces: number, speechSeconds: number, silenceSeconds: number, options: SpeechOptions = {}): Promise<string> {
+  const { voice = 'en-us', seed = 1 } = options;
+  return cachedFile(`interleaved-${voice}-seed${seed}-${pieces}x${speechSeconds}s+${silenceSeconds}s.wav`, async (tmp) => {
+    const piece = Math.round(speechSeconds * FIXTURE_SAMPLE_RATE);
+    const stride = piece + Math.round(silenceSeconds * FIXTURE_SAMPLE_RATE);
+    const samples = new Int16Array(stride * pieces);
+    for (let i = 0; i < pieces; i++) samples.set(await speechSamples(piece, voice, seed + i), i * stride);
     await writeFile(tmp, wavFileBytes(samples));
   });
 }

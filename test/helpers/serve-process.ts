@@ -1,7 +1,10 @@
 // `svc-stt serve` as a real child process (for tests that SIGKILL it and restart it on the same data
 // folder): resolves once the ready line is printed.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { firstKeyPath } from '../../src/service/first-key-file.js';
+import { openTestLog } from './test-logs.js';
 import { testModelPath } from './test-models.js';
 
 /** Node arguments that run the `svc-stt` CLI from its TypeScript sources: `node ...CLI_ARGS COMMAND`. */
@@ -40,6 +43,13 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));
   if (process.env.CRASH_DEBUG) child.stderr!.pipe(process.stderr);
+  // Everything the server prints is kept for the log audit (test-logs.ts).
+  const log = openTestLog('serve');
+  if (log) {
+    child.stdout!.on('data', (c) => log.write(c));
+    child.stderr!.on('data', (c) => log.write(c));
+    child.on('close', () => log.end());
+  }
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (c) => {
@@ -50,6 +60,11 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
   return { url, child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** The API key the server created on its first start in `dataDir`: the 0600 file it wrote (never its output). */
+export async function firstKey(dataDir: string): Promise<string> {
+  return (await readFile(firstKeyPath(dataDir), 'utf8')).trim();
 }
 
 export async function kill(server: ServeProcess): Promise<void> {

@@ -1,6 +1,6 @@
 // Starts the real service (SQLite file, local blobs, the engine on a generated model) on a free port
 // in a temporary data folder, with extra keys created through the real key store.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -8,13 +8,14 @@ import { startService, type RunningService, type StartOptions } from '../../src/
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import type { CreateKeyOptions, KeyPatch } from '../../src/store/key-store.js';
+import { openTestLog } from './test-logs.js';
 import { testModelPath } from './test-models.js';
 
 export interface TestService {
   service: RunningService;
   url: string;
   dataDir: string;
-  /** The key the server created on first start. */
+  /** The key the server created on first start (read from the file it wrote). */
   key: string;
   createKey(options?: CreateKeyOptions): { key: string; id: string; tenant: string };
   updateKey(id: string, patch: KeyPatch): void;
@@ -40,14 +41,16 @@ export async function startTestService(env: Record<string, string> = {}, options
     SVC_LOG_LEVEL: 'silent',
     ...env,
   });
-  const service = await startService(config, { logger: false, ...options });
+  // Logs at the service's default level go to a file kept for the log audit (test-logs.ts), if any.
+  const log = openTestLog('service');
+  const service = await startService(config, { logger: log ? { level: 'info', stream: log } : false, ...options });
   const db = openDatabase(databasePath(dataDir));
   const keys = new SqliteKeyStore(db);
   return {
     service,
     url: service.url,
     dataDir,
-    key: service.firstKey!,
+    key: (await readFile(service.firstKeyFile!, 'utf8')).trim(),
     createKey: (options) => {
       const { key, record } = keys.create(options);
       return { key, id: record.id, tenant: record.tenant };
@@ -63,6 +66,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     resultFiles: () => readdir(join(dataDir, 'blobs', 'results')).catch(() => []),
     close: async () => {
       await service.close();
+      log?.end();
       db.close();
       await rm(dataDir, { recursive: true, force: true });
     },

@@ -9,7 +9,7 @@ import t from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
 import { postTranscription } from '../helpers/test-service.js';
-import { kill, serve, serveEnv, type ServeProcess } from '../helpers/serve-process.js';
+import { firstKey, kill, serve, serveEnv, type ServeProcess } from '../helpers/serve-process.js';
 
 type Server = ServeProcess;
 
@@ -43,7 +43,7 @@ t.test('SIGKILL while uploading, queued, running and finishing: every job ends, 
   t.teardown(() => {
     if (server.child.exitCode === null) server.child.kill('SIGKILL');
   });
-  const key = /\b(svc_[A-Za-z0-9]+_[A-Za-z0-9_-]+)/.exec(server.stderr())![1];
+  const key = await firstKey(dataDir);
 
   // Running (long, chunked) and queued behind it.
   const running = await createJob(server.url, key, jobBody(long));

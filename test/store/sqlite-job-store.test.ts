@@ -147,3 +147,40 @@ t.test('upload slots: one upload at a time, before the form expires, then comple
   t.same(jobs.overdueUploads(9000), [], 'completed jobs do not expire');
   db.close();
 });
+
+t.test("closeUploadSlotsOfKey: every open slot of the key fails at once, a receiving one included; nothing else moves", async (t) => {
+  const db = openDatabase(':memory:');
+  t.teardown(() => db.close());
+  const jobs = new SqliteJobStore(db);
+  const slot = (keyId: string) =>
+    jobs.create(newJob('ten_a', { keyId, status: 'awaiting_upload', audioPath: null, audioSeconds: null, upload: { bytes: 10, expiresAtMs: 5000, completeByMs: 9000 } }), new Date(1000));
+  const revoked = 'key_RRRRRRRRRRRR';
+  const empty = slot(revoked);
+  const receiving = slot(revoked);
+  const stored = slot(revoked);
+  const otherKeys = slot('key_OOOOOOOOOOOO');
+  const accepted = jobs.create(newJob('ten_a', { keyId: revoked }), new Date(1000));
+  t.ok(jobs.beginUpload(receiving.id, 2000));
+  t.ok(jobs.beginUpload(stored.id, 2000) && jobs.storeUpload(stored.id, '/data/blobs/jobs/s.audio', 2100));
+
+  const retentions: string[] = [];
+  const released = jobs.closeUploadSlotsOfKey(
+    revoked,
+    { code: 'job_expired', message: 'revoked' },
+    (job) => {
+      retentions.push(job.id);
+      return { resultExpiresAtMs: 10_000, tombstoneUntilMs: 20_000 };
+    },
+    3000,
+  );
+  t.same(released.map((r) => r.id).sort(), [empty.id, receiving.id, stored.id].sort());
+  t.same(released.find((r) => r.id === stored.id)!.paths, ['/data/blobs/jobs/s.audio'], 'the stored audio is handed back for deletion');
+  t.same(retentions.sort(), released.map((r) => r.id).sort(), 'retention asked per job');
+  for (const id of [empty.id, receiving.id, stored.id]) {
+    t.match(jobs.getById(id), { status: 'failed', errorCode: 'job_expired', errorMessage: 'revoked', audioPath: null, resultExpiresAtMs: 10_000, finishedAtMs: 3000 });
+  }
+  t.notOk(jobs.storeUpload(receiving.id, '/data/blobs/jobs/late.audio', 3100), 'the upload that was streaming cannot land');
+  t.equal(jobs.getById(otherKeys.id)!.status, 'awaiting_upload', "another key's slot stays open");
+  t.equal(jobs.getById(accepted.id)!.status, 'accepted', 'accepted work is not touched');
+  t.same(jobs.closeUploadSlotsOfKey(revoked, { code: 'job_expired', message: 'revoked' }, () => ({ resultExpiresAtMs: 0, tombstoneUntilMs: 0 }), 4000), [], 'idempotent');
+});

@@ -6,7 +6,7 @@ import type { NewJob, OutboxEvent } from '../../src/store/job-store.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteJobStore } from '../../src/store/sqlite/sqlite-job-store.js';
 import { SqliteWebhookOutbox } from '../../src/store/sqlite/sqlite-webhook-outbox.js';
-import { jobSucceededEvent } from '../../src/webhooks/job-succeeded-event.js';
+import { jobSucceededEvent } from '../../src/jobs/job-succeeded-event.js';
 
 const T0 = Date.parse('2031-01-02T03:04:05.000Z');
 const retention = { resultExpiresAtMs: T0 + 9 * 3600_000, tombstoneUntilMs: T0 + 81 * 3600_000 };

@@ -8,7 +8,7 @@ import { openDatabase, type Database } from '../../src/store/sqlite/database.js'
 import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { SECRET_ROTATION_OVERLAP_MS, WebhookSecretError } from '../../src/store/webhook-secret-store.js';
-import { signingKeyOf } from '../../src/webhooks/signing-secret.js';
+import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 
 const T0 = Date.parse('2031-03-04T05:06:07.000Z');
 const HOUR = 3600_000;

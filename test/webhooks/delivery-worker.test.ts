@@ -8,7 +8,7 @@ import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import { SqliteJobStore } from '../../src/store/sqlite/sqlite-job-store.js';
 import { SqliteWebhookOutbox } from '../../src/store/sqlite/sqlite-webhook-outbox.js';
 import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
-import { jobSucceededEvent } from '../../src/webhooks/job-succeeded-event.js';
+import { jobSucceededEvent } from '../../src/jobs/job-succeeded-event.js';
 import { postWebhook } from '../../src/webhooks/post-webhook.js';
 import { createDestinationValidator } from '../../src/webhooks/validate-destination.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
@@ -46,6 +46,7 @@ t.test('every SSRF case is refused at delivery time and rescheduled, never conne
     },
     clock: () => new Date(now),
     attemptTimeoutMs: 1000,
+    keyRevoked: () => false,
   });
   t.equal(await worker.deliverDue(), REFUSED.length, 'one attempt per event');
   t.equal(connections, 0, 'no connection was attempted');

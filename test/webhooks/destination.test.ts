@@ -2,7 +2,7 @@
 // fragment, at most 2,048 characters, and every address the host resolves to public — checked against
 // a real DNS server on loopback, so the resolver, the wire answers and the refusals are all real.
 import t, { type Test } from 'tap';
-import { ApiError } from '../../src/api/api-error.js';
+import { UnprocessableRequest } from '../../src/pipeline/pipeline-errors.js';
 import { validateWebhookUrl } from '../../src/pipeline/webhook-url.js';
 import type { DestinationPolicy } from '../../src/webhooks/destination-policy.js';
 import { DestinationRefusedError } from '../../src/webhooks/destination-refused-error.js';
@@ -205,6 +205,7 @@ t.test('the request-time syntax check leaves the port to the destination check',
     ['example.com/hook', 'webhook_url must be an absolute URL'],
     [`https://example.com/${'a'.repeat(2030)}`, 'webhook_url is at most 2048 characters'],
   ]) {
-    t.throws(() => validateWebhookUrl(url), { constructor: ApiError, status: 422, code: 'invalid_request', message }, message);
+    // The API answers it 422 invalid_request with this message (test/api/error-mapping.test.ts).
+    t.throws(() => validateWebhookUrl(url), { constructor: UnprocessableRequest, kind: 'unprocessable_request', message }, message);
   }
 });

@@ -6,7 +6,7 @@ import t from 'tap';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { webhookSignature } from '../../src/webhooks/sign-webhook.js';
-import { generateSigningSecret, signingKeyOf } from '../../src/webhooks/signing-secret.js';
+import { generateSigningSecret, signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 
 const EVENT_ID = 'evt_2b8cQm1RkT0aZ9yXw4VuLs';
 // Non-ASCII on purpose: the signature covers the UTF-8 bytes sent, not a re-serialised string.

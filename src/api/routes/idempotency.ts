@@ -2,10 +2,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { StoredResponse } from '../../store/idempotency-store.js';
 import { ApiError } from '../api-error.js';
+import { headerCount } from '../raw-headers.js';
 
 export function idempotencyKeyOf(request: FastifyRequest): string | null {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return null;
+  // Node joins repeated headers with ", ": two keys must not silently become a third.
+  if (headerCount(request.raw.rawHeaders, 'idempotency-key') > 1) throw new ApiError(400, 'invalid_request', 'send at most one Idempotency-Key header');
   if (Array.isArray(raw) || raw.length < 1 || raw.length > 255) {
     throw new ApiError(400, 'invalid_request', 'Idempotency-Key must be 1 to 255 characters');
   }

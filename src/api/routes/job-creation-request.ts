@@ -7,8 +7,8 @@ import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index
 import { DEFAULT_MAX_SPEAKERS, type StoredJobRequest } from '../../jobs/job-request.js';
 import { parseLanguageTag, type LanguageTag } from '../../pipeline/languages.js';
 import { parsePatterns } from '../../pipeline/patterns.js';
-import { PROFILES, RESPONSE_FORMATS, type LanguageChoice, type Profile, type ResponseFormat } from '../../pipeline/transcription-request.js';
-import { validateTerms } from '../../pipeline/vocabulary-terms.js';
+import { PROFILES, RESPONSE_FORMATS, omittedLanguage, type LanguageChoice, type Profile, type ResponseFormat } from '../../pipeline/transcription-request.js';
+import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from '../../pipeline/webhook-url.js';
 import type { ApiKeyRecord } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
@@ -82,8 +82,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   }
 
   const language = parseLanguage(fields, key);
-  const effective = language.mode === 'auto' ? 'auto' : language.language.family;
-  const vocabulary = present('vocabulary') ? validateTerms(fields.vocabulary, effective) : [];
+  const vocabulary = present('vocabulary') ? validateTerms(fields.vocabulary, vocabularyLanguageOf(language)) : [];
   let patterns: string[] = [];
   if (present('patterns')) {
     if (typeof fields.patterns !== 'string') throw unprocessable('patterns must be a string of comma-separated expressions');
@@ -135,8 +134,7 @@ function parseLanguage(fields: Record<string, unknown>, key: ApiKeyRecord): Lang
     if (!tag) throw unprocessable('language is not a supported language tag');
     return { mode: 'explicit', language: tag, source: 'requested' };
   }
-  const fallback = parseLanguageTag(key.defaultLanguage ?? 'en') ?? parseLanguageTag('en')!;
-  return { mode: 'explicit', language: fallback, source: 'default' };
+  return omittedLanguage(key.defaultLanguage);
 }
 
 function parseHints(value: unknown): LanguageTag[] {

@@ -20,8 +20,9 @@ import { signUploadForm } from '../../jobs/upload-policy.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
 import type { JobRecord, JobStore } from '../../store/job-store.js';
+import type { KeyStore } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
-import { requireActiveBilling } from '../authenticate.js';
+import { KEY_RECHECK_INTERVAL_MS, requireActiveBilling, requireKeyStillActive } from '../authenticate.js';
 import { applyProfileDeprecation } from '../deprecation.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
 import { parseJobCreation } from './job-creation-request.js';
@@ -46,6 +47,8 @@ export interface JobRouteDeps {
   uploadExpirySeconds?: number;
   /** Request-time webhook rules (src/webhooks/webhook-admission.ts): the secret version to pin, or a 422. */
   webhooks: { admit(keyId: string, url: string): Promise<number> };
+  /** Read again while a long poll waits, and before a slot is created: a revoked key gets 401. */
+  keys: Pick<KeyStore, 'get'>;
 }
 
 type JobRequest = FastifyRequest<{ Params: { job_id: string }; Querystring: Record<string, string | undefined> }>;
@@ -73,6 +76,8 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
   const creation = parseJobCreation(request.body, key);
   const webhookSecretVersion = creation.request.webhookUrl ? await deps.webhooks.admit(key.id, creation.request.webhookUrl) : null;
   applyProfileDeprecation(reply, creation.request.profile);
+  // Webhook admission may have waited on DNS: a slot is never opened for a key revoked meanwhile.
+  requireKeyStillActive(request, deps.keys);
   const fingerprint = createHash('sha256').update(JSON.stringify({ route: 'jobs', body: canonical(request.body) })).digest('hex');
   if (idempotencyKey) {
     const claim = deps.idempotency.begin(key.tenant, idempotencyKey, fingerprint, deps.clock());
@@ -94,9 +99,6 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
           filename: creation.filename,
           contentType: creation.contentType,
           contentLength: creation.contentLength,
-          // Decided now, from the key as it is at acceptance: `language` omitted on a key without a
-          // default language means the worker detects the dominant language (src/jobs/job-language.ts).
-          detectOmittedLanguage: creation.request.language.mode === 'explicit' && creation.request.language.source === 'default' && key.defaultLanguage === null,
         }),
         audioPath: null,
         audioSeconds: null,
@@ -142,7 +144,7 @@ async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRo
   if (outcome.outcome === 'not_uploaded') {
     const message =
       outcome.job.status === 'failed'
-        ? 'the upload deadline has passed; create a new job'
+        ? 'the upload slot of this job is closed (deadline passed or key revoked); create a new job'
         : 'no complete upload is stored for this job; POST the file to upload.url first';
     throw new ApiError(409, 'upload_not_complete', message);
   }
@@ -169,7 +171,11 @@ async function pollJob(request: JobRequest, reply: FastifyReply, deps: JobRouteD
       while (!left.signal.aborted) {
         const remaining = deadline - Date.now();
         if (remaining <= 0) break;
-        await deps.events.waitForChange(job.id, remaining, left.signal);
+        // Woken at least every KEY_RECHECK_INTERVAL_MS: a revocation (made by the CLI in another
+        // process, which no in-process notice reports) ends the wait with 401, and a change made there
+        // (the key's upload slots closed) is seen by the tenant's other keys without waiting it out.
+        await deps.events.waitForChange(job.id, Math.min(remaining, KEY_RECHECK_INTERVAL_MS), left.signal);
+        requireKeyStillActive(request, deps.keys);
         job = (await loadJob(request, deps)) ?? job;
         if (`${job.status}/${job.resultRevision}` !== seen) break;
       }

@@ -1,9 +1,11 @@
 // POST /v1/uploads/{job_id}: the embedded upload target of presigned job forms, behaving like S3's
 // browser POST. Public (the signed form is the authority, so a browser can post it without the API
-// key). The form's fields come first, then the file (as S3 requires); the fields are verified before
-// a byte of the file is stored. The file streams to disk (memory stays flat for 1 GiB), must have
-// exactly the signed length, and becomes the job's audio only once it is complete and durable: a
-// refused, cut-off or failed upload leaves nothing behind and the form may be retried until it expires.
+// key), but a form lives no longer than the key that issued it: a revoked key's forms are refused
+// with 403 AccessDenied, even mid-upload. The form's fields come first (each once), then the file
+// (as S3 requires); the fields are verified before a byte of the file is stored. The file streams to
+// disk (memory stays flat for 1 GiB), must have exactly the signed length, and becomes the job's
+// audio only once it is complete and durable: a refused, cut-off or failed upload leaves nothing
+// behind and the form may be retried until it expires.
 import { rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -13,17 +15,24 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageFault } from '../storage-fault.js';
 import type { ServiceConfig } from '../../config/service-config.js';
+import { closeUploadSlotsOfKey } from '../../jobs/key-revocation.js';
 import { FORM_ERRORS, UploadFormError, verifyUploadForm } from '../../jobs/upload-policy.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { JobStore } from '../../store/job-store.js';
+import type { KeyStore } from '../../store/key-store.js';
+import { KEY_RECHECK_INTERVAL_MS } from '../authenticate.js';
+import { multipartBoundary } from '../multipart-boundary.js';
 import { MAX_JOB_UPLOAD_BYTES } from './job-creation-request.js';
 import { sendS3Error } from './s3-error-response.js';
+import { UPLOAD_REFUSALS } from './upload-form-refusals.js';
 import { UploadMonitor } from './upload-monitor.js';
 
 export interface PresignedUploadDeps {
   config: ServiceConfig;
   jobs: JobStore;
   blobs: BlobStore;
+  /** The key that issued a form is read on every request: a revoked key's forms are refused. */
+  keys: Pick<KeyStore, 'get'>;
   secret: Buffer;
   clock: () => Date;
 }
@@ -58,28 +67,37 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
   let failure: unknown = null;
   try {
     if (!request.isMultipart()) throw FORM_ERRORS.malformed();
+    // Refused before busboy sees it (it throws a plain Error, an InternalError, above 256 characters).
+    if (multipartBoundary(request.headers['content-type']) === null) throw FORM_ERRORS.malformed();
     const parts = request.parts({ limits: { fileSize: MAX_JOB_UPLOAD_BYTES + 1, files: 1, fields: 16, fieldSize: 16 * 1024, parts: 20 } });
     const fields: Record<string, string> = {};
     const readParts = async () => {
       for await (const part of parts) {
         if (part.type === 'field') {
           if (tempPath) throw FORM_ERRORS.malformed();
+          if (Object.hasOwn(fields, part.fieldname)) throw UPLOAD_REFUSALS.repeatedField();
           fields[part.fieldname] = String(part.value);
           continue;
         }
         if (part.fieldname !== 'file' || tempPath) throw FORM_ERRORS.malformed();
         const now = deps.clock().getTime();
         const policy = verifyUploadForm(deps.secret, fields, jobId, now);
+        if (await issuerRevoked(deps, jobId)) throw UPLOAD_REFUSALS.keyRevoked();
         claimSlot(deps.jobs, jobId, policy.contentLength, now);
         claimed = true;
         tempPath = deps.blobs.createUploadPath('presigned');
         currentFile = part.file as unknown as { destroy(error?: Error): void };
         let bytes = 0;
+        let slotCheckDueAt = Date.now() + KEY_RECHECK_INTERVAL_MS;
         const counter = new Transform({
           transform(chunk: Buffer, _enc, done) {
             bytes += chunk.length;
             // Refused the moment it runs over, not after storing a gigabyte of the wrong file.
-            done(bytes > policy.contentLength ? FORM_ERRORS.tooLarge() : null, chunk);
+            if (bytes > policy.contentLength) return done(FORM_ERRORS.tooLarge());
+            if (Date.now() < slotCheckDueAt) return done(null, chunk);
+            // A key revoked while its file streams in stops the upload now, not after the last byte.
+            slotCheckDueAt = Date.now() + KEY_RECHECK_INTERVAL_MS;
+            slotRefusal(deps, jobId).then((refusal) => done(refusal, chunk), done);
           },
         });
         target = deps.blobs.createUploadStream(tempPath);
@@ -91,7 +109,7 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
         const audioPath = await deps.blobs.moveToJobAudio(tempPath, randomUUID());
         if (!deps.jobs.storeUpload(jobId, audioPath, deps.clock().getTime())) {
           await deps.blobs.delete(audioPath);
-          throw FORM_ERRORS.used();
+          throw (await slotRefusal(deps, jobId)) ?? FORM_ERRORS.used();
         }
         stored = true;
       }
@@ -119,6 +137,26 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
   // The rest of the body will not be read: close the connection once the answer is out.
   reply.header('connection', 'close');
   return sendS3Error(request, reply, formError);
+}
+
+/**
+ * Whether the key that issued the job's form is revoked (or gone). Read from the store on every
+ * check, so a revocation by `svc-stt keys revoke` in another process counts at once. Finding it
+ * revoked, the route closes the key's open slots itself, in case the revoking process did not get to.
+ */
+async function issuerRevoked(deps: PresignedUploadDeps, jobId: string): Promise<boolean> {
+  const job = deps.jobs.getById(jobId);
+  if (!job) return false;
+  const key = deps.keys.get(job.keyId);
+  if (key !== null && key.revokedAt === null) return false;
+  if (key !== null) await closeUploadSlotsOfKey(deps, key, deps.clock().getTime());
+  return true;
+}
+
+/** Why a slot this request holds can no longer take its file, or null while it still can. */
+async function slotRefusal(deps: PresignedUploadDeps, jobId: string): Promise<UploadFormError | null> {
+  if (await issuerRevoked(deps, jobId)) return UPLOAD_REFUSALS.keyRevoked();
+  return deps.jobs.getById(jobId)?.status === 'awaiting_upload' ? null : FORM_ERRORS.used();
 }
 
 /** Takes the job's slot for this upload, or says in S3's terms why it cannot be used. */

@@ -1,7 +1,8 @@
 // Streams a multipart direct upload to durable storage: the single `file` part goes to the blob
 // store's upload file while its bytes are counted and hashed; other parts are collected as text
-// fields. Enforces the size cap (@fastify/multipart truncates silently, so the flag is checked) and
-// the upload monitor. A failed upload (refused, cut off, or a storage fault) leaves no file behind.
+// fields (each at most once). Enforces the size cap (@fastify/multipart truncates silently, so the
+// flag is checked), an RFC 2046 boundary, and the upload monitor. A failed upload (refused, cut off,
+// or a storage fault) leaves no file behind.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { BlobStore } from '../../store/blob-store.js';
 import { ApiError } from '../api-error.js';
+import { multipartBoundary } from '../multipart-boundary.js';
 import { UploadMonitor, type UploadLimits } from './upload-monitor.js';
 
 export interface ReceivedUpload {
@@ -30,6 +32,10 @@ export async function receiveUpload(
   limits: UploadLimits & { maxBytes: number },
 ): Promise<ReceivedUpload> {
   if (!request.isMultipart()) throw new ApiError(415, 'unsupported_media_type', 'send the audio as multipart/form-data');
+  // Refused before busboy sees it (it throws a plain Error, a 500, on boundaries over 256 characters).
+  if (multipartBoundary(request.headers['content-type']) === null) {
+    throw new ApiError(400, 'invalid_request', 'the multipart boundary is missing or invalid (RFC 2046: 1 to 70 characters)');
+  }
   // A declared length above the cap is refused before a byte is stored.
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limits.maxBytes + 1024 * 1024) throw tooLarge(limits.maxBytes);
@@ -91,6 +97,8 @@ export async function receiveUpload(
         received.file = { path: targetPath, bytes, sha256: hash.digest('hex'), filename: part.filename ?? '', declaredType: part.mimetype ?? '' };
         currentFile = null;
       } else {
+        // Taking the first or the last of two values would be a silent guess at what the client meant.
+        if (Object.hasOwn(fields, part.fieldname)) throw new ApiError(400, 'invalid_request', 'a form field appears more than once; send each field once');
         fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
       }
     }

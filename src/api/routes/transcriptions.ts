@@ -10,7 +10,9 @@ import type { ServiceConfig } from '../../config/service-config.js';
 import type { Engine } from '../../engine/engine.js';
 import { EngineError, isAbortError } from '../../engine/engine-errors.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
+import { serializeJobRequest } from '../../jobs/job-request.js';
 import { responseBody } from '../../pipeline/response-body.js';
+import type { PipelineEngines } from '../../pipeline/pipeline-engine.js';
 import { runTranscription } from '../../pipeline/run-transcription.js';
 import { parseTranscriptionFields, type ModelId, type TranscriptionRequest } from '../../pipeline/transcription-request.js';
 import type { BlobStore } from '../../store/blob-store.js';
@@ -18,7 +20,7 @@ import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-s
 import type { JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
-import { requireActiveBilling } from '../authenticate.js';
+import { requireActiveBilling, requireKeyStillActive } from '../authenticate.js';
 import { capacityUnavailable, serviceUnavailable } from '../capacity.js';
 import { applyProfileDeprecation } from '../deprecation.js';
 import { receiveUpload } from './receive-upload.js';
@@ -27,6 +29,8 @@ import { idempotencyKeyOf, replay } from './idempotency.js';
 export interface TranscriptionRouteDeps {
   config: ServiceConfig;
   engines: Record<ModelId, Engine>;
+  /** The pipeline's engine calls per model, VAD included (src/pipeline/pipeline-engine.ts). */
+  stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
   keys: KeyStore;
   jobs: JobStore;
@@ -122,8 +126,13 @@ async function answerInline(
   const outcome = await runTranscription(
     pcm,
     transcription,
-    { engine, decoding: deps.config.decoding, dictionaryFor: (family) => deps.keys.getDictionary(key.id, family) },
-    signal,
+    {
+      ...deps.stages[transcription.model],
+      decoding: deps.config.decoding,
+      sampleRate: DECODED_SAMPLE_RATE,
+      dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),
+    },
+    { signal },
   ).catch(engineErrorToApi);
   const { contentType, body } = responseBody(outcome, transcription.responseFormat, {
     requestId: request.id,
@@ -144,6 +153,8 @@ async function acceptJob(
   webhookSecretVersion: number | null,
 ) {
   const key = request.apiKey!;
+  // The upload may have taken minutes: a key revoked meanwhile must not get a job (or its replay).
+  requireKeyStillActive(request, deps.keys);
   const fingerprint = createHash('sha256')
     .update(JSON.stringify({ route: 'direct', sha256: upload.sha256, fields: Object.entries(upload.fields).sort() }))
     .digest('hex');
@@ -162,7 +173,7 @@ async function acceptJob(
       tenant: key.tenant,
       keyId: key.id,
       status: 'accepted',
-      request: { ...transcription, language: serializeLanguage(transcription), route: 'direct' },
+      request: serializeJobRequest(transcription, { route: 'direct' }),
       audioPath,
       audioSeconds: durationSeconds,
       webhookUrl: transcription.webhookUrl,
@@ -192,12 +203,6 @@ async function acceptJob(
     if (audioPath && !jobCreated) await deps.blobs.delete(audioPath);
     throw error;
   }
-}
-
-function serializeLanguage(t: TranscriptionRequest) {
-  return t.language.mode === 'auto'
-    ? { mode: 'auto', hints: t.language.hints?.map((h) => h.tag) ?? null }
-    : { mode: 'explicit', tag: t.language.language.tag, source: t.language.source };
 }
 
 function audioErrorToApi(error: unknown): never {

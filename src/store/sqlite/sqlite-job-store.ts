@@ -65,6 +65,7 @@ export class SqliteJobStore implements JobStore {
   private readonly completeTransaction: (id: string, tenant: string, nowMs: number) => CompleteOutcome;
   private readonly failTransaction: ReleasedBlobsFn;
   private readonly expireTransaction: (nowMs: number) => ReleasedBlobs[];
+  private readonly closeSlotsTransaction: CloseSlotsFn;
   private readonly succeedTransaction: (
     id: string,
     workerId: string,
@@ -146,6 +147,26 @@ export class SqliteJobStore implements JobStore {
       return { id, paths: [row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
     });
     this.failTransaction = (...args) => fail.immediate(...args);
+
+    // Unlike `fail` from awaiting_upload, a slot receiving a file is closed too: the upload route
+    // sees the job gone from awaiting_upload and discards what it was writing (storeUpload refuses).
+    const openSlotsOfKey = db.prepare<[string], JobRow>(`SELECT * FROM jobs WHERE status = 'awaiting_upload' AND key_id = ?`);
+    const closeSlots = db.transaction((keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number) =>
+      openSlotsOfKey.all(keyId).map((row) => {
+        const retention = retentionOf(toRecord(row));
+        markFailed.run({
+          id: row.id,
+          code: error.code,
+          message: error.message,
+          expires: retention.resultExpiresAtMs,
+          tombstone: retention.tombstoneUntilMs,
+          now: nowMs,
+          at: iso(nowMs),
+        });
+        return { id: row.id, paths: [row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
+      }),
+    );
+    this.closeSlotsTransaction = (...args) => closeSlots.immediate(...args);
 
     const dueResults = db.prepare<[number], JobRow>(`SELECT * FROM jobs
       WHERE result_expires_at_ms IS NOT NULL AND result_expires_at_ms <= ? AND result_path IS NOT NULL`);
@@ -315,6 +336,10 @@ export class SqliteJobStore implements JobStore {
     return this.failTransaction(id, from, error, retention, nowMs);
   }
 
+  closeUploadSlotsOfKey(keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number): ReleasedBlobs[] {
+    return this.closeSlotsTransaction(keyId, error, retentionOf, nowMs);
+  }
+
   recoverAfterRestart(_nowMs: number): { leases: number; uploads: number } {
     const recover = this.db.transaction(() => {
       // With one server per database, every lease at start belongs to a process that died.
@@ -356,6 +381,7 @@ export class SqliteJobStore implements JobStore {
 
 type FailFrom = { workerId: string } | { status: 'awaiting_upload' | 'accepted' | 'running' };
 type FailError = { code: JobFailureCode; message: string };
+type CloseSlotsFn = (keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number) => ReleasedBlobs[];
 type ReleasedBlobsFn = (id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number) => ReleasedBlobs | null;
 
 function toRecord(row: JobRow): JobRecord {

@@ -63,6 +63,15 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     );
   }
 
+  abandonForKey(keyId: string, summary: string, _nowMs: number): number {
+    // No attempt is made, so the attempt count and time stay as they were.
+    return this.db
+      .prepare(`UPDATE webhook_deliveries SET state = 'failed', last_status = ?, next_attempt_at_ms = NULL,
+          lease_owner = NULL, lease_expires_at_ms = NULL
+        WHERE key_id = ? AND state = 'pending'`)
+      .run(summary, keyId).changes;
+  }
+
   recoverAfterRestart(): number {
     // One server per database: every lease at start belongs to a process that died mid-attempt.
     return this.db

@@ -4,8 +4,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { isPublicKeyId } from '../api-key-secret.js';
 import { SECRET_ROTATION_OVERLAP_MS, WebhookSecretError, type WebhookSecretStore, type WebhookSecretSummary } from '../webhook-secret-store.js';
-import { openSecret, sealSecret } from '../../webhooks/secret-cipher.js';
-import { generateSigningSecret } from '../../webhooks/signing-secret.js';
+import { openSecret, sealSecret } from '../secret-cipher.js';
+import { generateSigningSecret } from '../webhook-signing-secret.js';
 
 interface SecretRow {
   version: number;

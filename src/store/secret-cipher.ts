@@ -1,9 +1,10 @@
 // Webhook signing secrets at rest: AES-256-GCM under the server's master key. HMAC signing needs the
 // raw secret, so it is encrypted rather than hashed. The additional data names the row
 // (`${keyId}:${version}`): a ciphertext copied into another key's or version's row fails to open
-// instead of silently signing for the wrong one.
+// instead of silently signing for the wrong one. Sealing is how the store keeps a secret, so it lives
+// with the store.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { WebhookSecretError } from '../store/webhook-secret-store.js';
+import { WebhookSecretError } from './webhook-secret-store.js';
 
 const ALGORITHM = 'aes-256-gcm';
 const KEY_BYTES = 32;

@@ -1,5 +1,6 @@
 // The webhook signing secret format shared with receivers (contract "Webhook" rule 4):
-// `whsec_` + base64 of the HMAC key. Standard Webhooks / Svix libraries take it as is.
+// `whsec_` + base64 of the HMAC key. Standard Webhooks / Svix libraries take it as is. Here in the
+// store, which generates each version inside the transaction that numbers it.
 import { randomBytes } from 'node:crypto';
 
 const PREFIX = 'whsec_';

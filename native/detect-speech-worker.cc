@@ -1,0 +1,129 @@
+#include "detect-speech-worker.h"
+
+#include <algorithm>
+#include <climits>
+#include <optional>
+#include <string>
+
+#include "abort-error.h"
+#include "compute-threads.h"
+#include "option-readers.h"
+#include "stopwatch.h"
+#include "vad-model-handle.h"
+
+namespace svc {
+
+namespace {
+
+// whisper.cpp's detection loop cannot be interrupted, so a recording is fed to it in chunks of this
+// many frames (8.2 s of audio, about 16 ms of compute here) with the abort flag checked in between; a
+// call into whisper.cpp costs about 12 us beyond its frames, so the chunking itself is free.
+// The LSTM state carries over from chunk to chunk and chunks hold whole frames, so the probabilities
+// are exactly those of one call over the whole recording.
+constexpr int kFramesPerChunk = 256;
+
+// whisper.cpp counts samples in int, and the segment rules multiply frame indices by the frame size.
+constexpr size_t kMaxSamples = static_cast<size_t>(INT_MAX / 2);
+
+}  // namespace
+
+Napi::Value DetectSpeechWorker::Start(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<VadModel> model = VadModelHandle::ModelFrom(info[0]);
+  Napi::Float32Array pcm = ReadPcm(env, info[1]);
+  if (pcm.ElementLength() > kMaxSamples) throw Napi::RangeError::New(env, "pcm is too long for voice activity detection");
+  VadOptions options = VadOptions::FromJs(env, info[2]);
+  auto* worker = new DetectSpeechWorker(env, std::move(model), pcm, options, info[3]);
+  Napi::Promise promise = worker->deferred_.Promise();
+  worker->Queue();
+  return promise;
+}
+
+DetectSpeechWorker::DetectSpeechWorker(Napi::Env env, std::shared_ptr<VadModel> model, Napi::Float32Array pcm,
+                                       VadOptions options, const Napi::Value& control)
+    : SafeAsyncWorker(env, "svc-stt:detect-speech"),
+      deferred_(Napi::Promise::Deferred::New(env)),
+      model_(std::move(model)),
+      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
+      samples_(pcm.Data()),
+      sampleCount_(pcm.ElementLength()),
+      options_(options),
+      abort_(env, control) {}
+
+// The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
+void DetectSpeechWorker::Execute() {
+  RunOnComputeThread([this] { Compute(); });
+}
+
+void DetectSpeechWorker::Compute() {
+  const double start = NowMs();
+  if (abort_.Aborted()) {
+    aborted_ = true;
+    SetError(kAbortMessage);
+    return;
+  }
+  std::optional<VadContextLease> checkedOut;
+  try {
+    checkedOut.emplace(model_->Checkout());
+  } catch (const std::exception& e) {
+    SetError(std::string("could not create a VAD context: ") + e.what());
+    return;
+  }
+  VadContextLease& lease = *checkedOut;
+  const int frame = model_->info().frameSamples;
+  const size_t chunkSamples = static_cast<size_t>(kFramesPerChunk) * frame;
+  probs_.reserve((sampleCount_ + frame - 1) / frame);
+  const double detectStart = NowMs();
+  for (size_t offset = 0; offset < sampleCount_; offset += chunkSamples) {
+    if (abort_.Aborted()) {
+      aborted_ = true;
+      SetError(kAbortMessage);
+      return;  // the lease returns the context: the next call resets its state
+    }
+    const int n = static_cast<int>(std::min(chunkSamples, sampleCount_ - offset));
+    // The first chunk resets the LSTM state, so nothing from the context's previous call leaks in.
+    const bool ok = offset == 0 ? whisper_vad_detect_speech(lease.get(), samples_ + offset, n)
+                                : whisper_vad_detect_speech_no_reset(lease.get(), samples_ + offset, n);
+    const int produced = whisper_vad_n_probs(lease.get());
+    if (!ok || produced != (n + frame - 1) / frame) {
+      lease.Discard();
+      SetError("whisper.cpp failed to run the VAD model");
+      return;
+    }
+    const float* p = whisper_vad_probs(lease.get());
+    probs_.insert(probs_.end(), p, p + produced);
+  }
+  detectMs_ = NowMs() - detectStart;
+  segments_ = SpeechSegmentsFromProbs(probs_, frame, options_.params);
+  totalMs_ = NowMs() - start;
+}
+
+void DetectSpeechWorker::OnOK() {
+  Napi::Env env = Env();
+  Napi::HandleScope scope(env);
+  const double rate = WHISPER_SAMPLE_RATE;
+  Napi::Object result = Napi::Object::New(env);
+  result.Set("frameSamples", model_->info().frameSamples);
+  Napi::Float32Array probabilities = Napi::Float32Array::New(env, probs_.size());
+  std::copy(probs_.begin(), probs_.end(), probabilities.Data());
+  result.Set("probabilities", probabilities);
+  Napi::Array segments = Napi::Array::New(env, segments_.size());
+  for (size_t i = 0; i < segments_.size(); i++) {
+    Napi::Object segment = Napi::Object::New(env);
+    segment.Set("start", segments_[i].startSample / rate);
+    segment.Set("end", segments_[i].endSample / rate);
+    segments.Set(static_cast<uint32_t>(i), segment);
+  }
+  result.Set("segments", segments);
+  Napi::Object timings = Napi::Object::New(env);
+  timings.Set("totalMs", totalMs_);
+  timings.Set("detectMs", detectMs_);
+  result.Set("timings", timings);
+  deferred_.Resolve(result);
+}
+
+void DetectSpeechWorker::OnError(const Napi::Error& error) {
+  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
+}
+
+}  // namespace svc

@@ -1,0 +1,50 @@
+// Voice activity detection over one recording: Silero VAD's speech probability for every frame, then
+// the speech segments those probabilities give under the caller's parameters. Runs on a context
+// checked out of the VAD model's free-list (vad-model-registry.h), single-threaded, on a persistent
+// compute thread. Resolves a Promise.
+#pragma once
+
+#include <memory>
+#include <vector>
+#include <napi.h>
+
+#include "safe-async-worker.h"
+
+#include "abort-control.h"
+#include "speech-segments.h"
+#include "vad-model-registry.h"
+#include "vad-options.h"
+
+namespace svc {
+
+class DetectSpeechWorker : public SafeAsyncWorker {
+ public:
+  // detectSpeech(vadModel, pcm, params, control?) -> Promise<NativeSpeechDetection>
+  static Napi::Value Start(const Napi::CallbackInfo& info);
+
+  DetectSpeechWorker(Napi::Env env, std::shared_ptr<VadModel> model, Napi::Float32Array pcm, VadOptions options,
+                     const Napi::Value& control);
+
+ protected:
+  void Execute() override;
+  void Compute();
+  void OnOK() override;
+  void OnError(const Napi::Error& error) override;
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  std::shared_ptr<VadModel> model_;
+  Napi::ObjectReference pcmRef_;
+  const float* samples_;
+  size_t sampleCount_;
+  VadOptions options_;
+  AbortControl abort_;
+  bool aborted_ = false;
+
+  std::vector<float> probs_;
+  std::vector<SpeechSegment> segments_;
+  double totalMs_ = 0;
+  double detectMs_ = 0;
+};
+
+}  // namespace svc

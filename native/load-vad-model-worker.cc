@@ -1,0 +1,54 @@
+#include "load-vad-model-worker.h"
+
+#include <stdexcept>
+
+#include "vad-model-handle.h"
+
+namespace svc {
+
+namespace {
+
+std::string ReadPath(const Napi::CallbackInfo& info) {
+  if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "VAD model path must be a string");
+  return info[0].As<Napi::String>().Utf8Value();
+}
+
+}  // namespace
+
+Napi::Value LoadVadModelWorker::Start(const Napi::CallbackInfo& info) {
+  auto* worker = new LoadVadModelWorker(info.Env(), ReadPath(info));
+  Napi::Promise promise = worker->deferred_.Promise();
+  worker->Queue();
+  return promise;
+}
+
+// For pool worker threads, as loadModelSync: the main thread has usually loaded the file already, so
+// this takes a reference, and nothing is left pending if the thread is terminated early.
+Napi::Value LoadVadModelWorker::LoadSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const std::string path = ReadPath(info);
+  try {
+    return VadModelHandle::NewInstance(env, VadModelRegistry::Acquire(path));
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Napi::Error::New(env, e.what());
+  }
+}
+
+LoadVadModelWorker::LoadVadModelWorker(Napi::Env env, std::string path)
+    : SafeAsyncWorker(env, "svc-stt:load-vad-model"), deferred_(Napi::Promise::Deferred::New(env)), path_(std::move(path)) {}
+
+void LoadVadModelWorker::Execute() {
+  try {
+    model_ = VadModelRegistry::Acquire(path_);
+  } catch (const std::exception& e) {
+    SetError(e.what());
+  }
+}
+
+void LoadVadModelWorker::OnOK() { deferred_.Resolve(VadModelHandle::NewInstance(Env(), std::move(model_))); }
+
+void LoadVadModelWorker::OnError(const Napi::Error& error) { deferred_.Reject(error.Value()); }
+
+}  // namespace svc

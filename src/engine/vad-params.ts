@@ -1,0 +1,67 @@
+// The voice activity detection parameters: their defaults, declared once, and their checks. The addon
+// takes every field explicitly (native/vad-options.cc) so that no default hides in C++.
+import type { NativeVadParams } from './native-addon.js';
+
+export type VadParams = NativeVadParams;
+
+/**
+ * whisper.cpp's whisper_vad_default_params() (which are Silero's own get_speech_timestamps defaults),
+ * except maxSpeechDurationS.
+ *
+ * maxSpeechDurationS: whisper.cpp's default is FLT_MAX (never split). We split at 30 s, Whisper's
+ * window: whisper.cpp sizes the split so that a *padded* segment is at most this long, so every region
+ * fits one encoder window and can be packed or decoded without being cut again blindly. The split
+ * falls at the last pause of at least 98 ms inside the segment; only 30 s of speech without such a
+ * pause is cut mid-sound, which dictation practically never produces.
+ */
+export const DEFAULT_VAD_PARAMS: Readonly<VadParams> = Object.freeze({
+  threshold: 0.5,
+  minSpeechDurationMs: 250,
+  minSilenceDurationMs: 100,
+  maxSpeechDurationS: 30,
+  speechPadMs: 30,
+});
+
+const SAMPLE_RATE = 16_000;
+/** Fixed by the model format (the addon refuses files with another window). */
+const SILERO_FRAME_SAMPLES = 512;
+/** whisper.cpp reads any maxSpeechDurationS above 100000 s as "no limit". */
+const NO_LIMIT_SECONDS = 1e6;
+
+// whisper.cpp converts milliseconds to samples in 32-bit int arithmetic: beyond this it overflows.
+const MAX_DURATION_MS = 100_000;
+
+/**
+ * The defaults with `overrides` applied, checked; a RangeError names the first bad field.
+ * maxSpeechDurationS may be Infinity (never split, whisper.cpp's own default).
+ */
+export function resolveVadParams(overrides: Partial<VadParams> = {}): VadParams {
+  const params: VadParams = { ...DEFAULT_VAD_PARAMS };
+  for (const [key, value] of Object.entries(overrides) as [keyof VadParams, number | undefined][]) {
+    if (!(key in DEFAULT_VAD_PARAMS)) throw new RangeError(`unknown VAD parameter ${String(key)}`);
+    if (value !== undefined) params[key] = value;
+  }
+  const { threshold, minSpeechDurationMs, minSilenceDurationMs, maxSpeechDurationS, speechPadMs } = params;
+  if (!(Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) throw new RangeError('VAD threshold must be within 0..1');
+  for (const [name, ms] of [
+    ['minSpeechDurationMs', minSpeechDurationMs],
+    ['minSilenceDurationMs', minSilenceDurationMs],
+    ['speechPadMs', speechPadMs],
+  ] as const) {
+    if (!Number.isInteger(ms) || ms < 0 || ms > MAX_DURATION_MS) throw new RangeError(`VAD ${name} must be an integer within 0..${MAX_DURATION_MS}`);
+  }
+  if (maxSpeechDurationS !== Number.POSITIVE_INFINITY) {
+    // Whole seconds, since whisper.cpp truncates the fraction; and long enough to leave at least a
+    // second of speech beside one frame and both pads, below which whisper.cpp stops splitting at all.
+    const least = Math.ceil((SILERO_FRAME_SAMPLES + (2 * SAMPLE_RATE * speechPadMs) / 1000) / SAMPLE_RATE) + 1;
+    if (!Number.isInteger(maxSpeechDurationS) || maxSpeechDurationS < least) {
+      throw new RangeError(`VAD maxSpeechDurationS must be a whole number of seconds, at least ${least} (or Infinity: never split)`);
+    }
+  }
+  return params;
+}
+
+/** What the addon takes: every field explicit and finite. */
+export function nativeVadParams(params: VadParams): NativeVadParams {
+  return { ...params, maxSpeechDurationS: Math.min(params.maxSpeechDurationS, NO_LIMIT_SECONDS) };
+}

@@ -1,0 +1,37 @@
+// The engine calls the stages make, bound to one Engine: transcription, language detection and the
+// VAD. The stages take plain functions so that they can be driven by recorded engine outputs in tests;
+// this is the one place that binds them to the real engine.
+import type { Engine } from '../engine/engine.js';
+import { SAMPLE_RATE } from '../engine/transcript.js';
+import type { DetectLanguage } from './language-stage.js';
+import type { Transcribe } from './recognise-stage.js';
+import type { DetectSpeech } from './speech-stage.js';
+import type { ModelId } from './transcription-request.js';
+
+export interface PipelineStages {
+  transcribe: Transcribe;
+  detectLanguage: DetectLanguage;
+  /** null: no VAD (all audio counts as speech). */
+  detectSpeech: DetectSpeech | null;
+}
+
+export type PipelineEngines = Record<ModelId, PipelineStages>;
+
+export interface StageOptions {
+  /** Run the VAD (default true); false only to compare (`--no-vad`). */
+  vad?: boolean;
+}
+
+export function pipelineStages(engine: Engine, options: StageOptions = {}): PipelineStages {
+  return {
+    transcribe: (pcm, transcribeOptions, signal) => engine.transcribe(pcm, transcribeOptions, { signal }),
+    // The stages hand over packed audio (arrays of their own), never views into a larger recording,
+    // whose whole buffer would be copied to the worker thread.
+    // Packed speech is shorter than a window more often than not: only its length is encoded.
+    detectLanguage: async (pcm, signal) => (await engine.detectLanguage(pcm, { audioSeconds: pcm.length / SAMPLE_RATE }, { signal })).probabilities,
+    detectSpeech:
+      options.vad === false
+        ? null
+        : async (pcm, signal) => (await engine.detectSpeech(pcm, {}, { signal })).segments,
+  };
+}

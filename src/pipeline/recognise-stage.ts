@@ -1,0 +1,94 @@
+// The recognise stage: each language run's speech packed and transcribed in its language, every time
+// carried back to the recording's timeline, runs concatenated in time order, and decoded segments
+// that are most likely hallucinated dropped.
+//
+// The hallucination guard (on the decoded side, after the VAD's on the audio side): a segment is
+// dropped when whisper itself rates it probably not speech (no-speech probability at or above
+// NO_SPEECH_DROP_THRESHOLD, whisper's own default for the same judgement) AND less than half of its
+// time lies in speech the VAD found. Either signal alone is not enough: whisper's no-speech
+// probability is high on quiet or accented speech, and a VAD region's edges are approximate; text
+// that both call silence is what whisper invents over silence ("Thank you.", "Subtitles by ...").
+import type { TranscribeOptions } from '../engine/engine.js';
+import type { Transcript, TranscriptSegment } from '../engine/transcript.js';
+import type { LanguageFamily } from './languages.js';
+import type { LanguageRun } from './language-runs.js';
+import { overlapWithSpeech, packRegions, toOriginalTime, type PackedAudio, type SpeechRegion } from './speech-regions.js';
+
+export const NO_SPEECH_DROP_THRESHOLD = 0.6;
+/** Share of a segment's time that must lie in VAD speech for a high no-speech probability to be overruled. */
+export const MIN_SPEECH_OVERLAP = 0.5;
+
+export interface RecognisedSegment extends TranscriptSegment {
+  /** The language of the run the segment was decoded in. */
+  language: LanguageFamily;
+}
+
+export interface RecognisedSpeech {
+  text: string;
+  /** In the recording's time, ordered. */
+  segments: RecognisedSegment[];
+  /** Segments dropped by the hallucination guard. */
+  droppedSegments: number;
+  /** Engine calls made (one per run). */
+  engineCalls: number;
+}
+
+export type Transcribe = (pcm: Float32Array, options: TranscribeOptions, signal?: AbortSignal) => Promise<Transcript>;
+
+export interface RecogniseInput {
+  pcm: Float32Array;
+  sampleRate: number;
+  runs: LanguageRun[];
+  /** Decoding options for a run's language (vocabulary prompt, word timing, decoding settings). */
+  optionsFor: (language: LanguageFamily) => TranscribeOptions;
+  transcribe: Transcribe;
+  signal?: AbortSignal;
+}
+
+export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSpeech> {
+  const segments: RecognisedSegment[] = [];
+  const texts: string[] = [];
+  let dropped = 0;
+  for (const run of input.runs) {
+    const packed = packRegions(input.pcm, input.sampleRate, run.regions);
+    if (packed.pcm.length === 0) continue;
+    const transcript = await input.transcribe(packed.pcm, input.optionsFor(run.language), input.signal);
+    const kept: RecognisedSegment[] = [];
+    for (const segment of transcript.segments) {
+      const mapped = { ...mapSegment(segment, packed), language: run.language };
+      if (isLikelyHallucination(mapped, run.regions)) dropped++;
+      else kept.push(mapped);
+    }
+    segments.push(...kept);
+    const text = kept.map((s) => s.text).join('').trim();
+    if (text !== '') texts.push(text);
+  }
+  return { text: texts.join(' '), segments, droppedSegments: dropped, engineCalls: input.runs.length };
+}
+
+export function isLikelyHallucination(segment: TranscriptSegment, speech: readonly SpeechRegion[]): boolean {
+  if (segment.noSpeechProb < NO_SPEECH_DROP_THRESHOLD) return false;
+  const duration = segment.end - segment.start;
+  if (duration <= 0) return true;
+  return overlapWithSpeech(segment.start, segment.end, speech) / duration < MIN_SPEECH_OVERLAP;
+}
+
+function mapSegment(segment: TranscriptSegment, packed: PackedAudio): TranscriptSegment {
+  const start = toOriginalTime(packed, segment.start, 'start');
+  const end = Math.max(start, toOriginalTime(packed, segment.end, 'end'));
+  return {
+    ...segment,
+    start,
+    end,
+    tokens: segment.tokens.map((token) => {
+      const tokenStart = token.start === null ? null : toOriginalTime(packed, token.start, 'start');
+      const tokenEnd = token.end === null ? null : Math.max(tokenStart ?? 0, toOriginalTime(packed, token.end, 'end'));
+      return {
+        ...token,
+        start: tokenStart,
+        end: tokenEnd,
+        dtw: token.dtw === null ? null : toOriginalTime(packed, token.dtw, 'start'),
+      };
+    }),
+  };
+}

@@ -1,0 +1,94 @@
+// Speech regions (what the VAD found) and packed audio: the regions of one language run cut out of
+// the recording and laid end to end, so the recogniser decodes speech only, and a map that carries
+// every time the recogniser reports on the packed audio back to the recording's own timeline.
+//
+// Why a separator between regions: whisper segments and times words by the pauses it hears. Laid
+// back to back with no gap, the end of one utterance and the start of the next read as one phrase;
+// a short stretch of silence keeps them apart at a cost of SEPARATOR_SECONDS per region (whisper.cpp's
+// own VAD mode inserts 0.1 s for the same reason).
+
+/** A stretch of speech, in seconds from the start of the audio it was found in. */
+export interface SpeechRegion {
+  start: number;
+  end: number;
+}
+
+export const SEPARATOR_SECONDS = 0.1;
+
+/** One region's place in the packed audio. */
+interface PackedPiece {
+  packedStart: number;
+  originalStart: number;
+  duration: number;
+}
+
+export interface PackedAudio {
+  pcm: Float32Array;
+  pieces: PackedPiece[];
+  /** Seconds of speech packed (separators excluded). */
+  speechSeconds: number;
+}
+
+/** Total seconds covered by `regions`. */
+export function speechSecondsOf(regions: readonly SpeechRegion[]): number {
+  return regions.reduce((sum, r) => sum + (r.end - r.start), 0);
+}
+
+/** The regions' samples, in order, each followed by a separator of silence (none after the last). */
+export function packRegions(pcm: Float32Array, sampleRate: number, regions: readonly SpeechRegion[]): PackedAudio {
+  const separator = Math.round(SEPARATOR_SECONDS * sampleRate);
+  const spans = regions
+    .map((r) => ({ from: clampIndex(Math.round(r.start * sampleRate), pcm.length), to: clampIndex(Math.round(r.end * sampleRate), pcm.length) }))
+    .filter((s) => s.to > s.from);
+  const total = spans.reduce((sum, s) => sum + (s.to - s.from), 0) + separator * Math.max(0, spans.length - 1);
+  const out = new Float32Array(total);
+  const pieces: PackedPiece[] = [];
+  let at = 0;
+  for (const span of spans) {
+    out.set(pcm.subarray(span.from, span.to), at);
+    pieces.push({ packedStart: at / sampleRate, originalStart: span.from / sampleRate, duration: (span.to - span.from) / sampleRate });
+    at += span.to - span.from + separator;
+  }
+  return { pcm: out, pieces, speechSeconds: spans.reduce((sum, s) => sum + (s.to - s.from), 0) / sampleRate };
+}
+
+function clampIndex(index: number, length: number): number {
+  return Math.min(Math.max(index, 0), length);
+}
+
+/**
+ * Maps a time on the packed audio to the recording. Inside a region the map is exact (a shift); a
+ * time that falls in a separator has no original instant, so `edge` decides: a start goes to the next
+ * region's start, an end to the previous region's end. Times past the last region clamp to its end.
+ */
+export function toOriginalTime(packed: PackedAudio, seconds: number, edge: 'start' | 'end'): number {
+  const { pieces } = packed;
+  if (pieces.length === 0) return 0;
+  // Pieces are few (utterances of one run) and ordered: a linear scan from the end is clear and cheap.
+  for (let i = pieces.length - 1; i >= 0; i--) {
+    const piece = pieces[i];
+    if (seconds < piece.packedStart) continue;
+    const into = seconds - piece.packedStart;
+    if (into <= piece.duration) return piece.originalStart + into;
+    // In the separator after piece i (or past the end).
+    const next = pieces[i + 1];
+    return edge === 'start' && next ? next.originalStart : piece.originalStart + piece.duration;
+  }
+  return pieces[0].originalStart;
+}
+
+/** Seconds of `[start, end)` (on the recording) that lie inside `regions`. */
+export function overlapWithSpeech(start: number, end: number, regions: readonly SpeechRegion[]): number {
+  let overlap = 0;
+  for (const r of regions) {
+    const from = Math.max(start, r.start);
+    const to = Math.min(end, r.end);
+    if (to > from) overlap += to - from;
+  }
+  return overlap;
+}
+
+/** Regions shifted by `offset` seconds (a chunk's regions onto the recording's timeline, or back). */
+export function shiftRegions(regions: readonly SpeechRegion[], offset: number): SpeechRegion[] {
+  return regions.map((r) => ({ start: r.start + offset, end: r.end + offset }));
+}

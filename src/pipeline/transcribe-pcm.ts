@@ -1,0 +1,48 @@
+// The library's and the CLI's way into the pipeline: the same stages as the service (VAD, language,
+// recognition) over decoded audio, with plain options instead of a validated API request.
+import type { Engine } from '../engine/engine.js';
+import { SAMPLE_RATE } from '../engine/transcript.js';
+import type { LanguageChoice } from './language-stage.js';
+import { parseLanguageTag, type LanguageTag } from './languages.js';
+import { pipelineStages } from './pipeline-engine.js';
+import { UnprocessableRequest } from './pipeline-errors.js';
+import { runTranscription, type DecodingSettings, type TranscriptionOutcome } from './run-transcription.js';
+
+export interface TranscribePcmOptions {
+  /** A supported tag (`en`, `es-MX`, ...), `auto` (per utterance), or omitted: the dominant language is detected. */
+  language?: string;
+  /** With `auto`: the candidate languages (supported tags); the likeliest of them is chosen, never refused. */
+  languageHints?: string[];
+  /** Run the VAD (default true): only speech is decoded. false decodes all of the audio, to compare. */
+  vad?: boolean;
+  vocabulary?: string[];
+  /** Word timestamps (token-level timing) where the language has them. */
+  wordTimestamps?: boolean;
+  decoding?: Partial<DecodingSettings>;
+  signal?: AbortSignal;
+}
+
+const DEFAULT_DECODING: DecodingSettings = { beamSize: 1, maxTokens: 0, temperatureFallback: true };
+
+/** `pcm`: 16 kHz mono. The engine needs a VAD model unless `vad` is false. */
+export function transcribePcm(engine: Engine, pcm: Float32Array, options: TranscribePcmOptions = {}): Promise<TranscriptionOutcome> {
+  return runTranscription(
+    pcm,
+    { language: languageChoiceOf(options.language, options.languageHints), dictionary: false, vocabulary: options.vocabulary ?? [], diarize: options.wordTimestamps ?? false },
+    { ...pipelineStages(engine, { vad: options.vad }), decoding: { ...DEFAULT_DECODING, ...options.decoding }, sampleRate: SAMPLE_RATE, dictionaryFor: () => [] },
+    { signal: options.signal },
+  );
+}
+
+function languageChoiceOf(language: string | undefined, hints: string[] | undefined): LanguageChoice {
+  if (hints && language !== 'auto') throw new UnprocessableRequest('language hints are only valid with language auto');
+  if (language === undefined) return { mode: 'dominant' };
+  if (language === 'auto') return { mode: 'auto', hints: hints ? hints.map(tagOf) : null };
+  return { mode: 'explicit', language: tagOf(language), source: 'requested' };
+}
+
+function tagOf(raw: string): LanguageTag {
+  const tag = parseLanguageTag(raw);
+  if (!tag) throw new UnprocessableRequest('language is not a supported language tag');
+  return tag;
+}
