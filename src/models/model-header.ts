@@ -4,10 +4,10 @@
 // cut inside its last tensor loads "successfully" with garbage weights. So this reads the hparams,
 // the filterbank and vocabulary headers, and every tensor header, and checks each against what
 // whisper.cpp will allocate, without reading the weights themselves.
-import { open, stat, type FileHandle } from 'node:fs/promises';
-import { EndOfFileError, FileCursor } from './file-cursor.js';
+import { EndOfFileError, type FileCursor } from './file-cursor.js';
 import { ggmlType, matrixTypeForFtype, QUANTIZATION_VERSION_FACTOR, tensorBytes } from './ggml-types.js';
 import { ModelFileError } from './model-file-error.js';
+import { readModelFile } from './read-model-file.js';
 import {
   GGML_FILE_MAGIC,
   HPARAM_FIELDS,
@@ -49,35 +49,8 @@ export interface ModelHeader {
 const MAX_TOKEN_BYTES = 4096;
 const MAX_TENSOR_NAME_BYTES = 256;
 
-export async function readModelHeader(path: string): Promise<ModelHeader> {
-  const fail = (code: ConstructorParameters<typeof ModelFileError>[0], message: string, cause?: unknown) =>
-    new ModelFileError(code, path, message, cause === undefined ? undefined : { cause });
-
-  let handle: FileHandle;
-  let fileSize: number;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) throw fail('model_not_found', 'not a regular file');
-    fileSize = info.size;
-    handle = await open(path, 'r');
-  } catch (error) {
-    if (error instanceof ModelFileError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw fail('model_not_found', 'no such model file', error);
-    throw fail('model_unreadable', `cannot read the model file (${code ?? (error as Error).message})`, error);
-  }
-
-  try {
-    return await parseModel(new FileCursor(handle, fileSize), fail);
-  } catch (error) {
-    if (error instanceof ModelFileError) throw error;
-    if (error instanceof EndOfFileError) {
-      throw fail('model_truncated', `truncated: the file (${fileSize} bytes) ends while reading ${error.what} at byte ${error.position}`);
-    }
-    throw fail('model_unreadable', `cannot read the model file (${(error as Error).message})`, error);
-  } finally {
-    await handle.close();
-  }
+export function readModelHeader(path: string): Promise<ModelHeader> {
+  return readModelFile(path, parseModel);
 }
 
 type Fail = (code: 'model_invalid' | 'model_truncated', message: string) => ModelFileError;

@@ -278,7 +278,7 @@ const inProcess = new Map<string, Promise<string>>();
  * The cached file `name`, produced by `produce(tmpPath)` when missing. The temporary name keeps the
  * extension last so tools that look at it still see it.
  */
-function cachedFile(name: string, produce: (tmpPath: string) => Promise<void>): Promise<string> {
+export function cachedFile(name: string, produce: (tmpPath: string) => Promise<void>): Promise<string> {
   const existing = inProcess.get(name);
   if (existing) return existing;
   const pending = (async () => {

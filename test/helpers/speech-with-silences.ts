@@ -7,11 +7,9 @@
  * name and renamed into place); the layout is assembled in memory.
  */
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { AUDIO_CACHE_DIR, FIXTURE_SAMPLE_RATE } from './audio-fixtures.js';
+import { FIXTURE_SAMPLE_RATE, cachedFile } from './audio-fixtures.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -80,7 +78,7 @@ function audibleRange(samples: Float32Array): { first: number; last: number } {
 async function sentencePcm(index: number, voice: string): Promise<Float32Array> {
   const text = PLAIN_SENTENCES[index];
   if (text === undefined) throw new RangeError(`no sentence ${index}`);
-  const path = await cached(`plain-sentence-${voice}-${index}.s16le`, async (tmp) => {
+  const path = await cachedFile(`plain-sentence-${voice}-${index}.s16le`, async (tmp) => {
     const wav = `${tmp}.espeak.wav`;
     try {
       await execFileAsync('espeak-ng', ['-v', voice, '-s', '160', '-w', wav, text]);
@@ -97,7 +95,7 @@ async function sentencePcm(index: number, voice: string): Promise<Float32Array> 
  * ['sine', '440']. sox runs in repeatable mode (-R), so noise is the same on every machine run.
  */
 export async function soxSignal(name: string, seconds: number, synth: readonly string[], effects: readonly string[] = []): Promise<Float32Array> {
-  const path = await cached(`sox-${name}-${seconds}s.s16le`, async (tmp) => {
+  const path = await cachedFile(`sox-${name}-${seconds}s.s16le`, async (tmp) => {
     await execFileAsync('sox', ['-R', '-n', '-r', String(FIXTURE_SAMPLE_RATE), '-c', '1', '-b', '16', '-e', 'signed-integer', '-t', 's16', tmp, 'synth', String(seconds), ...synth, ...effects]);
   });
   return s16ToFloat(await readFile(path));
@@ -129,18 +127,4 @@ function s16ToFloat(bytes: Buffer): Float32Array {
   return out;
 }
 
-async function cached(name: string, produce: (tmp: string) => Promise<void>): Promise<string> {
-  const finalPath = join(AUDIO_CACHE_DIR, name);
-  if (((await stat(finalPath).catch(() => undefined))?.size ?? 0) > 0) return finalPath;
-  await mkdir(AUDIO_CACHE_DIR, { recursive: true });
-  const tmp = join(AUDIO_CACHE_DIR, `.tmp-${process.pid}-${randomUUID()}-${name}`);
-  try {
-    await produce(tmp);
-    await rename(tmp, finalPath);
-  } catch (error) {
-    await rm(tmp, { force: true });
-    throw error;
-  }
-  return finalPath;
-}
 
