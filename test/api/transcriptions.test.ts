@@ -252,3 +252,36 @@ t.test('the 100,000,000-byte cap: 413 and the partial file removed', async (t) =
 t.test('no audio is left in the upload folder after any request', async (t) => {
   t.same((await svc.blobFiles()).uploads, []);
 });
+
+t.test('language=auto: per-utterance detection inline; an unsupported likeliest language is 422, a job fails', async (t) => {
+  // The generated model finds an unsupported language likeliest on this speech (checked in
+  // test/pipeline/pipeline-vad.test.ts on the same model): refused, never transcribed as English.
+  const refused = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', language: 'auto', response_format: 'verbose_json' }, wav(short));
+  const body = await expectError(t, refused, 422, 'invalid_request');
+  t.equal(body.error.message, 'the detected language is not supported');
+
+  const hinted = await postTranscription(
+    svc.url,
+    svc.key,
+    { model: 'svc-medical-1', language: 'auto', language_hints: '["es-MX","pt"]', response_format: 'verbose_json' },
+    wav(short),
+  );
+  t.equal(hinted.status, 200, 'with hints the likeliest hinted language is used');
+  const verbose = (await hinted.json()) as Record<string, any>;
+  t.equal(verbose.language_source, 'detected');
+  t.match(verbose.language_detection, { mode: 'per_utterance', candidates: ['es', 'pt'], requested_candidates: ['es-MX', 'pt'], fallbacks: 0 });
+  t.ok(verbose.language_detection.utterances >= 1, 'utterances counted');
+  for (const segment of verbose.segments) t.ok(['es', 'pt'].includes(segment.language), 'segments carry a candidate language');
+
+  // Above the inline boundary the same request is a job, which fails with the audio's code.
+  const job = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', language: 'auto' }, wav(long));
+  t.equal(job.status, 202);
+  const { poll_url } = (await job.json()) as { poll_url: string };
+  let view: any;
+  for (;;) {
+    view = await (await fetch(`${poll_url}?wait=20`, { headers: { authorization: `Bearer ${svc.key}` } })).json();
+    if (view.status === 'succeeded' || view.status === 'failed') break;
+  }
+  t.equal(view.status, 'failed');
+  t.same(view.error, { code: 'audio_undecodable', message: 'the detected language is not supported' });
+});
