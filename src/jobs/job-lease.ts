@@ -5,6 +5,8 @@ import type { JobStore } from '../store/job-store.js';
 
 export class JobLease {
   private readonly controller = new AbortController();
+  /** Removes the listener on the runner's long-lived signal when the lease ends (one per chunk otherwise). */
+  private readonly detach = new AbortController();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -27,7 +29,7 @@ export class JobLease {
     }, Math.max(50, Math.floor(leaseMs / 3)));
     this.timer.unref();
     if (outer.aborted) this.controller.abort(outer.reason);
-    else outer.addEventListener('abort', () => this.controller.abort(outer.reason), { once: true, signal: this.controller.signal });
+    else outer.addEventListener('abort', () => this.controller.abort(outer.reason), { once: true, signal: this.detach.signal });
   }
 
   get signal(): AbortSignal {
@@ -36,5 +38,6 @@ export class JobLease {
 
   stop(): void {
     clearInterval(this.timer);
+    this.detach.abort();
   }
 }

@@ -1,0 +1,159 @@
+// The server under attack: `svc-stt serve` as a real child process (serve-process.ts) on a fresh
+// SQLite data folder and the generated micro model, with the keys the cases present created before
+// it starts (so no first-start key is made or printed), a webhook signing secret, and a DNS server
+// on loopback that resolves the one webhook host the cases may use to an address where nothing
+// listens. Its memory is read from /proc; its data folder can be listed for leftovers.
+//
+// Memory: V8 frees its heap only when it collects, and nothing asks an idle server to — the same
+// server showed anywhere between 223 and 309 MiB after identical idle periods. A heap snapshot
+// starts with a full collection, and Node takes one on a signal (--heapsnapshot-signal): that is the
+// only way to make another process collect, so RSS is compared after one (collectGarbage).
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { databasePath, openDatabase } from '../../../src/store/sqlite/database.js';
+import { SqliteKeyStore } from '../../../src/store/sqlite/sqlite-key-store.js';
+import { SqliteWebhookSecretStore } from '../../../src/store/sqlite/sqlite-webhook-secret-store.js';
+import { loadWebhookMasterKey } from '../../../src/webhooks/master-key.js';
+import { startDnsTestServer, type DnsTestServer } from '../../helpers/dns-test-server.js';
+import { serve, serveEnv, type ServeProcess } from '../../helpers/serve-process.js';
+import { recordCanary } from '../../helpers/test-logs.js';
+import type { FuzzKeys } from './build-request.js';
+
+export const WEBHOOK_HOST = 'hooks.fuzz.test';
+const GC_SIGNAL = 'SIGUSR2';
+/** High enough that the fuzzing keys are never rate limited: throughput is not what is tested. */
+const UNLIMITED_PER_MINUTE = 1_000_000;
+
+export interface AdversarialServer {
+  url: string;
+  /** host:port, for Host headers. */
+  host: string;
+  pid: number;
+  dataDir: string;
+  keys: FuzzKeys;
+  webhookUrl: string;
+  process: ServeProcess;
+  alive(): boolean;
+  /** Resident set size now (VmRSS), bytes. */
+  rssBytes(): number;
+  /** Makes the server run a full garbage collection (by taking a heap snapshot, then deleting it). */
+  collectGarbage(): Promise<void>;
+  /** Every file under the data folder, relative to it. */
+  dataFiles(): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+export async function startAdversarialServer(env: Record<string, string> = {}): Promise<AdversarialServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-adversarial-'));
+  const keys = prepareKeys(dataDir);
+  const dns = await startDnsTestServer({ [WEBHOOK_HOST]: { A: ['127.0.0.1'] } });
+  const webhookUrl = `https://${WEBHOOK_HOST}:${await closedPort()}/hook`;
+  const snapshotDir = await mkdtemp(join(tmpdir(), 'svc-adversarial-heap-'));
+  const cleanup = async () => {
+    await dns.close();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(snapshotDir, { recursive: true, force: true });
+  };
+  let process_: ServeProcess;
+  try {
+    process_ = await serve(
+      await serveEnv(dataDir, {
+        // The most a deployment would log: what the log audit then reads.
+        SVC_LOG_LEVEL: 'debug',
+        SVC_WEBHOOK_ALLOW_LOOPBACK: '1',
+        SVC_WEBHOOK_DNS_SERVERS: dns.servers.join(','),
+        NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --heapsnapshot-signal=${GC_SIGNAL} --diagnostic-dir=${snapshotDir}`.trim(),
+        ...env,
+      }),
+    );
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  const pid = process_.child.pid!;
+  return {
+    url: process_.url,
+    host: new URL(process_.url).host,
+    pid,
+    dataDir,
+    keys,
+    webhookUrl,
+    process: process_,
+    alive: () => process_.child.exitCode === null && process_.child.signalCode === null,
+    rssBytes: () => rssOf(pid),
+    collectGarbage: async () => {
+      const before = (await readdir(snapshotDir)).length;
+      process_.child.kill(GC_SIGNAL);
+      // The snapshot is written on the server's main thread: once a file is there and a request
+      // is answered again, it is complete.
+      for (let i = 0; i < 600 && (await readdir(snapshotDir)).length === before; i++) await sleep(50);
+      await fetch(`${process_.url}/v1/openapi.json`).then((r) => r.arrayBuffer());
+      for (const file of await readdir(snapshotDir)) await rm(join(snapshotDir, file), { force: true });
+    },
+    dataFiles: () => listFiles(dataDir),
+    stop: async () => {
+      if (process_.child.exitCode === null && process_.child.signalCode === null) {
+        process_.child.kill('SIGTERM');
+        await process_.exited;
+      }
+      await cleanup();
+    },
+  };
+}
+
+function prepareKeys(dataDir: string): FuzzKeys {
+  const db = openDatabase(databasePath(dataDir));
+  try {
+    const store = new SqliteKeyStore(db);
+    const make = (options: Parameters<SqliteKeyStore['create']>[0] = {}) => store.create({ rateLimitPerMinute: UNLIMITED_PER_MINUTE, ...options });
+    const valid = make();
+    const revoked = make();
+    store.revoke(revoked.record.id);
+    const paused = make();
+    store.update(paused.record.id, { billingState: 'paused' });
+    const keys: FuzzKeys = {
+      valid: valid.key,
+      otherTenant: make().key,
+      revoked: revoked.key,
+      paused: paused.key,
+      noDetection: make({ entitlements: [] }).key,
+    };
+    const secrets = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, null));
+    recordCanary('webhook_secret', secrets.create(valid.record.id, Date.now()).secret);
+    for (const key of Object.values(keys)) recordCanary('api_key', key);
+    return keys;
+  } finally {
+    db.close();
+  }
+}
+
+/** A loopback port with nothing listening on it (bound, then released). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function rssOf(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
+    .sort();
+}
