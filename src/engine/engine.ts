@@ -28,7 +28,8 @@ import {
 } from './native-addon.js';
 import type { DetectLanguageTask, DetectSpeechTask, PoolTask, PoolWorkerData, TranscribeTask } from './pool-task.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
-import { defaultPoolShape } from './pool-shape.js';
+import { joinPieces, pieceStarts } from './vad-split.js';
+import { defaultPoolShape, defaultVadWorkers } from './pool-shape.js';
 import { SAMPLE_RATE, shapeTranscript, type Transcript } from './transcript.js';
 
 export interface EngineOpenOptions {
@@ -43,7 +44,7 @@ export interface EngineOpenOptions {
   load?: NativeLoadOptions;
   /** Path of a Silero VAD model in whisper.cpp's ggml format; enables detectSpeech(). */
   vadModel?: string;
-  /** Worker threads of the VAD pool (one VAD call each, single-threaded). Default 1. */
+  /** Worker threads of the VAD pool (one VAD call each, single-threaded). Default: see pool-shape.ts. */
   vadWorkers?: number;
 }
 
@@ -143,7 +144,7 @@ export class Engine {
     if (!Number.isInteger(workers) || workers < 1) throw new RangeError('workers must be a positive integer');
     if (!Number.isInteger(threadsPerWorker) || threadsPerWorker < 1) throw new RangeError('threadsPerWorker must be a positive integer');
     if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError('maxQueue must be a non-negative integer');
-    const vadWorkers = options.vadWorkers ?? 1;
+    const vadWorkers = options.vadWorkers ?? defaultVadWorkers(availableParallelism());
     if (!Number.isInteger(vadWorkers) || vadWorkers < 1) throw new RangeError('vadWorkers must be a positive integer');
     const loadOptions: NativeLoadOptions = { ...options.load };
     // The VAD model first: it is small, so a bad one fails open() before the whisper model is read.
@@ -242,18 +243,26 @@ export class Engine {
   async detectSpeech(pcm: Float32Array, params: Partial<VadParams> = {}, call: Pick<CallOptions, 'signal'> = {}): Promise<SpeechDetection> {
     if (!this.vad) throw new EngineError('vad_not_configured', 'the engine was opened without a VAD model (vadModel)');
     checkPcm(pcm);
-    const task: Omit<DetectSpeechTask, 'control'> = {
-      kind: 'detectSpeech',
-      pcm,
-      params: nativeVadParams(resolveVadParams(params)),
-    };
-    const raw = (await this.submit(this.vad.lane, task, call.signal, [])) as NativeSpeechDetection;
+    const native = nativeVadParams(resolveVadParams(params));
+    const frameSamples = this.vad.anchor.info.frameSamples;
+    // Long audio is shared among the VAD workers (vad-split.ts); short audio is one call.
+    const starts = pieceStarts(pcm, SAMPLE_RATE, frameSamples, this.vad.lane.workers);
+    const raws = await Promise.all(
+      starts.map((start, k) => {
+        const piece = starts.length === 1 ? pcm : pcm.slice(start, starts[k + 1] ?? pcm.length);
+        const task: Omit<DetectSpeechTask, 'control'> = { kind: 'detectSpeech', pcm: piece, params: native };
+        return this.submit(this.vad!.lane, task, call.signal, []) as Promise<NativeSpeechDetection>;
+      }),
+    );
+    const joined = joinPieces(raws, starts.map((s) => s / SAMPLE_RATE));
     // whisper.cpp lets the last segment run to the end of the last (zero-padded) frame.
     const duration = pcm.length / SAMPLE_RATE;
-    const segments = raw.segments
+    const segments = joined.segments
       .map((s) => ({ start: Math.min(s.start, duration), end: Math.min(s.end, duration) }))
       .filter((s) => s.end > s.start);
-    return { frameSamples: raw.frameSamples, probabilities: raw.probabilities, segments, timings: raw.timings };
+    // The pieces ran at once: the call took as long as the slowest.
+    const timings = { totalMs: Math.max(...raws.map((r) => r.timings.totalMs)), detectMs: Math.max(...raws.map((r) => r.timings.detectMs)) };
+    return { frameSamples, probabilities: joined.probabilities, segments, timings };
   }
 
   /** Stops taking calls, lets running and queued calls finish, then frees the workers and the model. */

@@ -19,3 +19,12 @@ export function defaultPoolShape(cores: number): PoolShape {
   const threadsPerWorker = Math.max(1, Math.floor(usable / MAX_DEFAULT_WORKERS));
   return { workers: Math.max(1, Math.floor(usable / threadsPerWorker)), threadsPerWorker };
 }
+
+/**
+ * VAD workers: one VAD call is one thread's work (recurrent, frame after frame); two workers split a
+ * long recording in two (vad-split.ts), which halves its wait on two cores. More would only take
+ * cores from whisper, whose pool is busy whenever the VAD is not.
+ */
+export function defaultVadWorkers(cores: number): number {
+  return Math.max(1, Math.min(2, Math.floor(cores)));
+}
