@@ -1,15 +1,19 @@
 // The Fastify application frame: request ids, content-free logging, the error envelope, 404/405,
 // authentication, rate limits and shutdown draining, then the route plugins in their own scopes.
-// onRequest hooks run in the order added: the unread-output guard, request id, draining, 404/405 for
-// unmatched paths, authentication, per-key rate limit; all of them before any body is read. Every
+// onRequest hooks run in the order added: the unread-output guard, request id, HTTP's own rules (Host,
+// Expect), draining, 404/405 for unmatched paths, authentication, per-key rate limit; all of them
+// before any body is read. Bodies Fastify reads itself are bounded in time like uploads. Every
 // answer to an authenticated request passes the revoked-key guard on its way out.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AppDependencies } from './app-dependencies.js';
 import { appLoggerOptions } from './app-logger.js';
 import { authenticateHook } from './authenticate.js';
+import { bodyReadTimeoutHook } from './body-read-timeout.js';
 import { handleClientError } from './client-error.js';
 import { registerDraining } from './draining.js';
 import { handleFrameworkError, registerErrorEnvelope } from './error-envelope.js';
+import { httpRequirementsHook } from './http-requirements.js';
+import { configureNodeHttpServer, NODE_HTTP_OPTIONS } from './node-http-server.js';
 import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthThrottle, keyRateLimitHook } from './rate-limit.js';
 import { attachRequestId, generateRequestId } from './request-id.js';
 import { ContentFreeLogController } from './request-log-controller.js';
@@ -44,7 +48,10 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     genReqId: generateRequestId,
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
+    // Node's bare answers (and silent drops) are handed to the app: see node-http-server.ts.
+    http: NODE_HTTP_OPTIONS,
   });
+  configureNodeHttpServer(app.server, app.log);
 
   // Before anything else looks at a request: a connection over its unread-output limits is closed.
   const unreadOutput = new UnreadOutputGuard(deps.config.connections);
@@ -62,10 +69,12 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   app.addHook('onRoute', (route) => routeMethods.record(route));
 
   app.addHook('onRequest', attachRequestId);
+  app.addHook('onRequest', httpRequirementsHook);
   registerDraining(app);
   registerErrorEnvelope(app, routeMethods);
   app.addHook('onRequest', authenticateHook(deps.keys, new FailedAuthThrottle(buckets, deps.failedAuthPerMinute ?? DEFAULT_FAILED_AUTH_PER_MINUTE)));
   app.addHook('onRequest', keyRateLimitHook(buckets, deps.config));
+  app.addHook('preParsing', bodyReadTimeoutHook(deps.config.upload));
   app.addHook('onSend', revokedKeyGuard(deps.keys));
 
   app.register(async (scope) => openApiRoute(scope, deps));

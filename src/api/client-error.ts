@@ -3,10 +3,8 @@
 // shape; this writes the contract's envelope, with a request id for support like every response.
 import type { Socket } from 'node:net';
 import { ApiError } from './api-error.js';
-import { generateRequestId, REQUEST_ID_HEADER } from './request-id.js';
-import { ERROR_CONTENT_TYPE } from './error-envelope.js';
-
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+import { writeRawError } from './raw-error-response.js';
+import { generateRequestId } from './request-id.js';
 
 export function clientErrorAnswer(code: string | undefined): ApiError {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
@@ -19,17 +17,6 @@ export function clientErrorAnswer(code: string | undefined): ApiError {
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {
   // A reset or already-destroyed socket has nobody left to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) {
-    const answer = clientErrorAnswer(error.code);
-    const body = JSON.stringify(answer.toBody());
-    socket.write(
-      `HTTP/1.1 ${answer.status} ${STATUS_TEXT[answer.status]}\r\n` +
-        `Content-Type: ${ERROR_CONTENT_TYPE}\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${REQUEST_ID_HEADER}: ${generateRequestId()}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
-  }
+  if (socket.writable) writeRawError(socket, clientErrorAnswer(error.code), generateRequestId());
   socket.destroy(error);
 }

@@ -152,7 +152,7 @@ const createJob: Operation = {
       headers: { 'x-request-id': header('RequestId'), Deprecation: header('Deprecation'), Warning: header('Warning') },
       content: json('CreatedJob'),
     },
-    ...errors('400', '402', '403', '409', '413', '415', '422'),
+    ...errors('400', '402', '403', '408', '409', '413', '415', '422'),
   },
 };
 
@@ -225,7 +225,7 @@ const uploadToSlot: Operation = {
   requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } }, additionalProperties: { type: 'string' } } } } },
   responses: {
     '204': { description: 'Stored durably; now POST `complete_url`.', headers: { 'x-request-id': header('RequestId') } },
-    '400': { description: 'S3-style XML error: malformed form (including a multipart boundary outside RFC 2046), missing or repeated field, wrong length.', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },
+    '400': { description: 'S3-style XML error: malformed form (including a multipart boundary outside RFC 2046), missing or repeated field, a field over 16 KiB (MaxPostPreDataLengthExceeded), wrong length.', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },
     '403': { description: 'S3-style XML error: bad signature, changed or extra field, expired or used form, or a form whose issuing API key was revoked (AccessDenied).', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },
     '409': { description: 'S3-style XML error OperationAborted: another upload to this job is in progress.', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },
     '503': { description: 'S3-style XML error ServiceUnavailable: storage failed; nothing was stored.', headers: { 'x-request-id': header('RequestId') }, content: { 'application/xml': { schema: { type: 'string' } } } },

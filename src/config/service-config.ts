@@ -21,6 +21,7 @@ export interface ServiceConfig {
   /** Default result retention for jobs, hours (per key 1 to 72). */
   retentionHours: number;
   pool: { workers: number; threadsPerWorker: number; maxQueue: number };
+  /** How slowly a request body may arrive: uploads, and every other body the API reads (JSON too). */
   upload: {
     /** No byte received for this long: 408 upload_timeout. */
     idleTimeoutMs: number;

@@ -83,7 +83,9 @@ t.test('8 never-reading sockets pipelining 2,000 GETs each, 5 times over: closed
   }
   clearInterval(sampler);
   const growth = peak - baseline;
-  t.ok(growth < 64 * 1024 * 1024, `RSS grew at most ${(growth / 1048576).toFixed(1)} MiB over 40 sockets (bound 64 MiB)`);
+  // Peak RSS counts garbage not yet collected, which grows when other tests load the machine (36-47 MiB
+  // alone, 82 MiB once beside another file); unbounded, the 40 sockets would hold about 300 MiB.
+  t.ok(growth < 128 * 1024 * 1024, `RSS grew at most ${(growth / 1048576).toFixed(1)} MiB over 40 sockets (bound 128 MiB)`);
   const waiting = await Promise.all(sockets.map((socket) => closedByServer(socket)));
   t.ok(waiting.every((bytes) => bytes !== null), 'every socket had been closed by the server');
   const mostWaiting = Math.max(...waiting.map((bytes) => bytes ?? Infinity));

@@ -75,6 +75,8 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
       for await (const part of parts) {
         if (part.type === 'field') {
           if (tempPath) throw FORM_ERRORS.malformed();
+          // A cut value is never checked against the policy: it is not what the client sent.
+          if (part.valueTruncated || part.fieldnameTruncated) throw UPLOAD_REFUSALS.fieldTooLarge();
           if (Object.hasOwn(fields, part.fieldname)) throw UPLOAD_REFUSALS.repeatedField();
           fields[part.fieldname] = String(part.value);
           continue;

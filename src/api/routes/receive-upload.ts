@@ -1,7 +1,7 @@
 // Streams a multipart direct upload to durable storage: the single `file` part goes to the blob
 // store's upload file while its bytes are counted and hashed; other parts are collected as text
-// fields (each at most once). Enforces the size cap (@fastify/multipart truncates silently, so the
-// flag is checked), an RFC 2046 boundary, and the upload monitor. A failed upload (refused, cut off,
+// fields (each at most once, each whole). Enforces the size cap (@fastify/multipart truncates
+// silently, so the flags are checked), an RFC 2046 boundary, and the upload monitor. A failed upload (refused, cut off,
 // or a storage fault) leaves no file behind.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
@@ -23,6 +23,10 @@ export interface ReceivedUpload {
   fields: Record<string, string>;
 }
 
+/** The longest form field value the route reads (busboy's fieldSize). */
+const MAX_FIELD_BYTES = 1024 * 1024;
+
+const fieldTooLong = () => new ApiError(400, 'invalid_request', `a form field is longer than ${MAX_FIELD_BYTES} bytes`);
 const tooLarge = (max: number) => new ApiError(413, 'upload_too_large', `the file exceeds ${max} bytes; use /v1/jobs for larger files`);
 
 export async function receiveUpload(
@@ -43,7 +47,7 @@ export async function receiveUpload(
   const fields: Record<string, string> = {};
   // Held in an object so TypeScript does not narrow it across the async reader below.
   const received: { file: Omit<ReceivedUpload, 'fields'> | null } = { file: null };
-  const parts = request.parts({ limits: { fileSize: limits.maxBytes, files: 1, fields: 32, fieldSize: 1024 * 1024, parts: 40 } });
+  const parts = request.parts({ limits: { fileSize: limits.maxBytes, files: 1, fields: 32, fieldSize: MAX_FIELD_BYTES, parts: 40 } });
   let currentFile: { destroy(error?: Error): void } | null = null;
   let target: Writable | null = null;
   let rejectStalled: (error: ApiError) => void = () => {};
@@ -97,6 +101,11 @@ export async function receiveUpload(
         received.file = { path: targetPath, bytes, sha256: hash.digest('hex'), filename: part.filename ?? '', declaredType: part.mimetype ?? '' };
         currentFile = null;
       } else {
+        // busboy cuts a value at fieldSize and says so (and would a name); acting on the cut value
+        // would serve a request the client did not send. 400 rather than 422 for a known field: the
+        // value was never read whole, so the refusal is of the form (like too many fields), not of
+        // the field's content.
+        if (part.valueTruncated || part.fieldnameTruncated) throw fieldTooLong();
         // Taking the first or the last of two values would be a silent guess at what the client meant.
         if (Object.hasOwn(fields, part.fieldname)) throw new ApiError(400, 'invalid_request', 'a form field appears more than once; send each field once');
         fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);

@@ -27,8 +27,11 @@ const SECRET_SHAPES: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ['a webhook signing secret', /whsec_[A-Za-z0-9+/=]{8,}/],
 ];
 
-/** File names other test files upload (their canaries are not recorded). */
-const OTHER_TEST_FILENAMES = ['visit.wav', 'memo.m4a', 'photo.wav', 'empty.wav', 'browser.webm', 'a.wav', 'a.m4a', 'd.wav', 'long.wav', 'recording.mp3'];
+/**
+ * File names other test files upload (their canaries are not recorded). Not `recording.mp3`: no test
+ * uploads it, it is the example in the first-start banner's curl line (src/cli/serve-command.ts).
+ */
+const OTHER_TEST_FILENAMES = ['visit.wav', 'memo.m4a', 'photo.wav', 'empty.wav', 'browser.webm', 'a.wav', 'a.m4a', 'd.wav', 'long.wav'];
 /** A key's secret part is the last 43 characters (also worth finding alone). */
 const KEY_SECRET_LENGTH = 43;
 /** Transcripts shorter than this are too likely to occur by chance. */

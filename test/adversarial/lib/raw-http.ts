@@ -22,9 +22,9 @@ export interface RawRequest {
   /** For `verbatim`: the exact bytes of the whole request. */
   verbatim?: Buffer;
   /**
-   * Half-close the socket once everything is written (implied by `overstated`). Node's server takes
-   * a half-close as the client going away (httpAllowHalfOpen is off): requests still in progress are
-   * aborted unanswered, so only requests that cannot complete are sent this way.
+   * Half-close the socket once everything is written (implied by `overstated`). The server still
+   * answers a complete request after a half-close (src/api/node-http-server.ts); an incomplete one
+   * may be dropped.
    */
   halfClose?: boolean;
 }
