@@ -6,7 +6,6 @@
 #include <string>
 
 #include "abort-error.h"
-#include "compute-threads.h"
 #include "option-readers.h"
 #include "stopwatch.h"
 #include "vad-model-handle.h"
@@ -50,9 +49,13 @@ DetectSpeechWorker::DetectSpeechWorker(Napi::Env env, std::shared_ptr<VadModel> 
       options_(options),
       abort_(env, control) {}
 
-// The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
+// Unlike whisper's operations, the VAD computes on the libuv thread itself. It is single-threaded, so
+// ggml starts no OpenMP team for it, and the compute threads stay whisper's alone: were VAD calls
+// (two at once, for a split recording) to run there, whisper would next land on a thread that has no
+// hot team and build another, and idle teams competing for two cores made whisper 1.5x slower in
+// `bench silence` (measured: the no-VAD pipeline 4.97 s before a split VAD call, 7.8 s after).
 void DetectSpeechWorker::Execute() {
-  RunOnComputeThread([this] { Compute(); });
+  Compute();
 }
 
 void DetectSpeechWorker::Compute() {
