@@ -1,6 +1,7 @@
 // bench service: an inline request of 55 s of speech end to end (multipart upload, storage, probing,
 // ffmpeg decoding, transcription, response) versus the engine alone on the same PCM, alternating.
-//   npm run bench -- service [--rounds 5] [--seconds 55] [--arch tiny] [--seed 3] [--max-tokens 32]
+//   npm run bench -- service [--rounds 5] [--seconds 55] [--arch tiny] [--seed 3] [--max-tokens 32] [--vad true|false]
+// (--vad false runs the service without its VAD: the difference is what speech detection costs.)
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ export async function run(args: string[]): Promise<void> {
   const arch = flag(args, 'arch', 'tiny') as 'tiny';
   const seed = Number(flag(args, 'seed', '3'));
   const maxTokens = Number(flag(args, 'max-tokens', '32'));
+  const vad = flag(args, 'vad', 'true');
   const model = await testModelPath(arch, seed);
   const wavPath = await speechWav(seconds);
   const wav = await readFile(wavPath);
@@ -33,6 +35,7 @@ export async function run(args: string[]): Promise<void> {
     SVC_WORKERS: '1',
     SVC_THREADS_PER_WORKER: String(threads),
     SVC_LOG_LEVEL: 'silent',
+    SVC_VAD: vad,
   });
   const service = await startService(config, { logger: false });
   const engine = await Engine.open({ model, workers: 1, threadsPerWorker: threads });
@@ -67,12 +70,12 @@ export async function run(args: string[]): Promise<void> {
     }
     const ratio = median(svc) / median(alone);
     printTable(['run', 'service end to end ms', 'engine alone ms'], svc.map((s, i) => [i + 1, round(s, 0), round(alone[i], 0)]));
-    console.log(`\n${arch} model (seed ${seed}), ${seconds} s inline request, ${threads} threads, max ${maxTokens} tokens per segment`);
+    console.log(`\n${arch} model (seed ${seed}), ${seconds} s inline request, ${threads} threads, max ${maxTokens} tokens per segment, VAD ${vad === 'false' ? 'off' : 'on'}`);
     // The service decodes only what its VAD calls speech (the pauses between sentences are left out),
     // so with random weights the texts differ; the work compared is the same request.
     console.log(`same transcript through both paths: ${same}`);
     console.log(`median service / engine: ${round(ratio)}  (bar <= 1.10)`);
-    printResult('service', { ratio: round(ratio), service_ms: round(median(svc), 0), engine_ms: round(median(alone), 0), same_text: same, arch, audio_seconds: seconds, rounds });
+    printResult('service', { ratio: round(ratio), service_ms: round(median(svc), 0), engine_ms: round(median(alone), 0), same_text: same, vad: vad !== 'false', arch, audio_seconds: seconds, rounds });
   } finally {
     await engine.close();
     await service.close();
