@@ -127,6 +127,19 @@ export class SqliteJobStore implements JobStore {
         upload_state = (CASE WHEN upload_state = 'receiving' THEN 'empty' ELSE upload_state END),
         result_expires_at_ms = @expires, tombstone_until_ms = @tombstone, finished_at_ms = @now, updated_at = @at
       WHERE id = @id`);
+    /** Marks `row` failed; returns the blobs it no longer references (the caller deletes them). */
+    const markRowFailed = (row: JobRow, error: FailError, retention: Retention, nowMs: number) => {
+      markFailed.run({
+        id: row.id,
+        code: error.code,
+        message: error.message,
+        expires: retention.resultExpiresAtMs,
+        tombstone: retention.tombstoneUntilMs,
+        now: nowMs,
+        at: iso(nowMs),
+      });
+      return { id: row.id, paths: [row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
+    };
     const fail = db.transaction((id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number) => {
       const row = this.selectById.get(id);
       if (!row) return null;
@@ -135,16 +148,7 @@ export class SqliteJobStore implements JobStore {
           ? row.status === 'running' && row.lease_owner === from.workerId
           : row.status === from.status && (from.status !== 'awaiting_upload' || row.upload_state !== 'receiving');
       if (!allowed) return null;
-      markFailed.run({
-        id,
-        code: error.code,
-        message: error.message,
-        expires: retention.resultExpiresAtMs,
-        tombstone: retention.tombstoneUntilMs,
-        now: nowMs,
-        at: iso(nowMs),
-      });
-      return { id, paths: [row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
+      return markRowFailed(row, error, retention, nowMs);
     });
     this.failTransaction = (...args) => fail.immediate(...args);
 
@@ -152,19 +156,7 @@ export class SqliteJobStore implements JobStore {
     // sees the job gone from awaiting_upload and discards what it was writing (storeUpload refuses).
     const openSlotsOfKey = db.prepare<[string], JobRow>(`SELECT * FROM jobs WHERE status = 'awaiting_upload' AND key_id = ?`);
     const closeSlots = db.transaction((keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number) =>
-      openSlotsOfKey.all(keyId).map((row) => {
-        const retention = retentionOf(toRecord(row));
-        markFailed.run({
-          id: row.id,
-          code: error.code,
-          message: error.message,
-          expires: retention.resultExpiresAtMs,
-          tombstone: retention.tombstoneUntilMs,
-          now: nowMs,
-          at: iso(nowMs),
-        });
-        return { id: row.id, paths: [row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
-      }),
+      openSlotsOfKey.all(keyId).map((row) => markRowFailed(row, error, retentionOf(toRecord(row)), nowMs)),
     );
     this.closeSlotsTransaction = (...args) => closeSlots.immediate(...args);
 
