@@ -28,12 +28,6 @@ const API_RANK = LAYER_RANK.api;
 /** The package entry: it re-exports the library's surface from whichever layer holds it. */
 const PACKAGE_ENTRY = 'src/index.ts';
 
-/**
- * Upward imports not yet removed, each named by file and specifier. They are in files being
- * restructured in wave 2; every entry must still be a violation (a fixed one fails below until its
- * entry is deleted), so this list only shrinks. Do not add to it: move the shared piece down instead.
- */
-const ALLOWED_UPWARD: ReadonlyArray<{ file: string; specifier: string; until: string }> = [];
 
 /** The folder under src/ (`jobs`), or the file itself for files directly in src/ (`index.ts`). */
 function layerOf(path: string): string {
@@ -50,8 +44,6 @@ function violationOf(imp: SourceImport): string | null {
   if (to > from) return `${imp.file} imports ${imp.target}: up from ${layerOf(imp.file)} to ${layerOf(imp.target)}`;
   return null;
 }
-
-const isAllowed = (imp: SourceImport) => ALLOWED_UPWARD.some((entry) => entry.file === imp.file && entry.specifier === imp.specifier);
 
 const files = sourceFiles(ROOT, 'src');
 const imports = files.flatMap((file) => readImports(ROOT, file));
@@ -84,18 +76,12 @@ t.test('the check itself fails on what it forbids', async (t) => {
 });
 
 t.test('no layer below src/api imports it', async (t) => {
-  const leaks = imports.filter((imp) => !isAllowed(imp) && /only src\/api/.test(violationOf(imp) ?? '')).map(violationOf);
+  const leaks = imports.filter((imp) => /only src\/api/.test(violationOf(imp) ?? '')).map(violationOf);
   t.same(leaks, [], 'throw a typed error of your layer and map it in src/api/error-mapping.ts');
 });
 
 t.test('imports go down the layer order, never up', async (t) => {
-  const upward = imports.filter((imp) => !isAllowed(imp) && violationOf(imp) !== null).map(violationOf);
+  const upward = imports.filter((imp) => violationOf(imp) !== null).map(violationOf);
   t.same(upward, [], 'move the shared piece down to the lowest layer that needs it');
 });
 
-t.test('every allowlisted import is still there and still upward (delete fixed entries)', async (t) => {
-  for (const entry of ALLOWED_UPWARD) {
-    const found = imports.find((imp) => imp.file === entry.file && imp.specifier === entry.specifier);
-    t.ok(found && violationOf(found) !== null, `${entry.file} -> ${entry.specifier} (allowed until ${entry.until})`);
-  }
-});
