@@ -7,6 +7,7 @@ import { throwIfDecodeFailed } from './decode-failure.js';
 import { runAudioTool } from './ffmpeg-process.js';
 import { GrowableSampleBuffer } from './growable-sample-buffer.js';
 import { identifyContainer } from './identify-container.js';
+import { readWhisperReadyWav } from './whisper-ready-wav.js';
 
 /** What whisper consumes: 16 kHz mono float PCM in [-1, 1]. */
 export const DECODED_SAMPLE_RATE = 16_000;
@@ -27,6 +28,8 @@ export interface DecodeAudioOptions {
   /** The container, when the caller has already sniffed these bytes. */
   container?: AudioContainer;
   ffmpegPath?: string;
+  /** Read a plain 16 kHz mono 16-bit WAV in-process (default true); false always runs ffmpeg. */
+  directWav?: boolean;
 }
 
 /**
@@ -43,7 +46,8 @@ const DEFAULT_INITIAL_SECONDS = 30;
 const EXPECTED_DURATION_HEADROOM = 1.02;
 
 /**
- * Decodes the first audio stream of a file to 16 kHz mono float32 PCM in an ffmpeg subprocess.
+ * Decodes the first audio stream of a file to 16 kHz mono float32 PCM in an ffmpeg subprocess (a plain
+ * 16 kHz mono 16-bit WAV, already in that form, is read in-process: whisper-ready-wav.ts).
  * ffmpeg's stderr never reaches the error messages; it is on the errors' non-enumerable `detail`.
  */
 export async function decodeAudio(path: string, options: DecodeAudioOptions): Promise<Float32Array> {
@@ -53,6 +57,14 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
   const container = await identifyContainer(path, options.container);
 
   const maxSamples = Math.ceil(maxSeconds * DECODED_SAMPLE_RATE);
+  if (container === 'wav' && options.directWav !== false) {
+    const direct = await readWhisperReadyWav(path, DECODED_SAMPLE_RATE, maxSamples);
+    if (direct) {
+      if (direct.length > maxSamples) throw new AudioTooLongError(maxSeconds, direct.length / DECODED_SAMPLE_RATE);
+      if (direct.length === 0) throw new UndecodableAudioError('the WAV file holds no samples');
+      return direct;
+    }
+  }
   const initialSeconds =
     expectedSeconds !== undefined && expectedSeconds > 0
       ? expectedSeconds * EXPECTED_DURATION_HEADROOM + 0.5

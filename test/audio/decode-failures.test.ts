@@ -21,7 +21,8 @@ import {
 import { expectAudioFailure, processIsGone } from '../fixtures/audio-failure-assertions.js';
 import { ENDLESS_ZEROS, HANG, fakeAudioTool, runReal } from '../fixtures/fake-audio-tools.js';
 
-const DECODE = { maxSeconds: 60, timeoutMs: 30_000 };
+// These tests are about ffmpeg's side: WAV inputs too go through it (directWav: false).
+const DECODE = { maxSeconds: 60, timeoutMs: 30_000, directWav: false };
 const PROBE = { timeoutMs: 30_000 };
 
 async function readPid(pidFile: string): Promise<number> {
@@ -94,7 +95,7 @@ t.test('audio longer than maxSeconds: audio_too_long, and ffmpeg is stopped earl
   const ffmpeg = await fakeAudioTool(t, runReal('ffmpeg'));
   const error = await expectAudioFailure(
     t,
-    decodeAudio(mp3, { maxSeconds: 5, timeoutMs: 30_000, ffmpegPath: ffmpeg.path }),
+    decodeAudio(mp3, { maxSeconds: 5, timeoutMs: 30_000, directWav: false, ffmpegPath: ffmpeg.path }),
     'audio_too_long',
     'decode',
   );
@@ -111,7 +112,7 @@ t.test('an ffmpeg that never stops producing output is killed at the cap', async
   const endless = await fakeAudioTool(t, ENDLESS_ZEROS);
   const error = await expectAudioFailure(
     t,
-    decodeAudio(await speechWav(3), { maxSeconds: 2, timeoutMs: 30_000, ffmpegPath: endless.path }),
+    decodeAudio(await speechWav(3), { maxSeconds: 2, timeoutMs: 30_000, directWav: false, ffmpegPath: endless.path }),
     'audio_too_long',
     'decode',
   );
@@ -122,7 +123,7 @@ t.test('an ffmpeg that never stops producing output is killed at the cap', async
 t.test('timeouts', async (t) => {
   t.test('a tiny timeout on a big file', async (t) => {
     const big = await speechWav(600);
-    const error = await expectAudioFailure(t, decodeAudio(big, { maxSeconds: 700, timeoutMs: 1 }), 'decode_timeout', 'decode');
+    const error = await expectAudioFailure(t, decodeAudio(big, { maxSeconds: 700, timeoutMs: 1, directWav: false }), 'decode_timeout', 'decode');
     t.match(error, { timeoutMs: 1 });
   });
 
@@ -130,7 +131,7 @@ t.test('timeouts', async (t) => {
     const hang = await fakeAudioTool(t, HANG);
     await expectAudioFailure(
       t,
-      decodeAudio(await speechWav(3), { maxSeconds: 10, timeoutMs: 300, ffmpegPath: hang.path }),
+      decodeAudio(await speechWav(3), { maxSeconds: 10, timeoutMs: 300, directWav: false, ffmpegPath: hang.path }),
       'decode_timeout',
       'decode',
     );
@@ -153,7 +154,7 @@ t.test('abort via AbortSignal', async (t) => {
   t.test('while ffmpeg runs', async (t) => {
     const hang = await fakeAudioTool(t, HANG);
     const controller = new AbortController();
-    const decoding = decodeAudio(await speechWav(3), { maxSeconds: 10, timeoutMs: 30_000, signal: controller.signal, ffmpegPath: hang.path });
+    const decoding = decodeAudio(await speechWav(3), { maxSeconds: 10, timeoutMs: 30_000, signal: controller.signal, directWav: false, ffmpegPath: hang.path });
     const pid = await readPid(hang.pidFile);
     const reason = new Error('client went away');
     controller.abort(reason);

@@ -10,7 +10,8 @@ import { speechWav } from '../helpers/audio-fixtures.js';
 import { expectAudioFailure } from '../fixtures/audio-failure-assertions.js';
 import { fakeAudioTool } from '../fixtures/fake-audio-tools.js';
 
-const DECODE = { maxSeconds: 60, timeoutMs: 30_000 };
+// These tests are about ffmpeg's side: WAV inputs too go through it (directWav: false).
+const DECODE = { maxSeconds: 60, timeoutMs: 30_000, directWav: false };
 const PROBE = { timeoutMs: 30_000 };
 
 /** A loopback HTTP server that counts the requests it receives: any request is a failure. */
