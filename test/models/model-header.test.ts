@@ -1,31 +1,18 @@
 // The pre-flight check the engine runs before whisper.cpp sees a file: it must accept real layouts and
 // turn every malformed file into a typed error instead of a crash.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import tap from 'tap';
+import { caseFolder, expectModelFileError, withInt32 } from '../helpers/model-file-cases.js';
 import { mulberry32 } from '../../src/models/seeded-random.js';
-import { ModelFileError, readModelHeader } from '../../src/models/model-header.js';
+import { readModelHeader } from '../../src/models/model-header.js';
 import { whisperTensors } from '../../src/models/whisper-layout.js';
 import { ARCHITECTURES } from '../../src/models/make-test-model.js';
 import { testModelPath } from '../helpers/test-models.js';
 
-const dir = await mkdtemp(join(tmpdir(), 'svc-model-header-'));
-tap.teardown(() => rm(dir, { recursive: true, force: true }));
+const { dir, fileWith } = await caseFolder(tap, 'svc-model-header-');
 const micro = await readFile(await testModelPath('micro'));
 
-let fileNumber = 0;
-async function fileWith(bytes: Uint8Array): Promise<string> {
-  const path = join(dir, `case-${fileNumber++}.bin`);
-  await writeFile(path, bytes);
-  return path;
-}
-
-function withInt32(bytes: Buffer, offset: number, value: number): Buffer {
-  const copy = Buffer.from(bytes);
-  copy.writeInt32LE(value, offset);
-  return copy;
-}
 
 /** Byte offset of hparam i (0 = n_vocab ... 10 = ftype). */
 const hparamAt = (i: number) => 4 + 4 * i;
@@ -39,15 +26,8 @@ function firstTensorAt(bytes: Buffer): number {
   return at;
 }
 
-async function rejects(t: Pick<typeof tap, 'type' | 'equal' | 'match'>, path: string, code: string, message?: RegExp) {
-  const error = await readModelHeader(path).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  t.type(error, ModelFileError);
-  t.equal((error as ModelFileError).code, code, (error as Error)?.message);
-  if (message) t.match((error as Error).message, message);
-}
+const rejects = (t: Pick<typeof tap, 'type' | 'equal' | 'match'>, path: string, code: string, message?: RegExp) =>
+  expectModelFileError(t, readModelHeader, path, code, message);
 
 tap.test('accepts generated models and reports their shape', async (t) => {
   const header = await readModelHeader(await testModelPath('micro'));

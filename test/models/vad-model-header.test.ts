@@ -1,40 +1,20 @@
 // The check the service runs before whisper.cpp loads a VAD model: real files pass; a missing, cut or
 // foreign file becomes a typed error that says what is wrong, never a crash or a silently empty model.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import tap from 'tap';
+import { caseFolder, expectModelFileError, withInt32 } from '../helpers/model-file-cases.js';
 import { mulberry32 } from '../../src/models/seeded-random.js';
-import { ModelFileError, readVadModelHeader } from '../../src/models/vad-model-header.js';
+import { readVadModelHeader } from '../../src/models/vad-model-header.js';
 import { sileroOracles } from '../helpers/silero-oracles.js';
 
-const dir = await mkdtemp(join(tmpdir(), 'svc-vad-header-'));
-tap.teardown(() => rm(dir, { recursive: true, force: true }));
+const { dir, fileWith } = await caseFolder(tap, 'svc-vad-header-');
 const official = await readFile(sileroOracles.officialGgmlV6());
 const officialHeader = await readVadModelHeader(sileroOracles.officialGgmlV6());
 
-let fileNumber = 0;
-async function fileWith(bytes: Uint8Array): Promise<string> {
-  const path = join(dir, `case-${fileNumber++}.bin`);
-  await writeFile(path, bytes);
-  return path;
-}
 
-function withInt32(bytes: Buffer, offset: number, value: number): Buffer {
-  const copy = Buffer.from(bytes);
-  copy.writeInt32LE(value, offset);
-  return copy;
-}
-
-async function rejects(t: Pick<typeof tap, 'type' | 'equal' | 'match'>, path: string, code: string, message?: RegExp) {
-  const error = await readVadModelHeader(path).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  t.type(error, ModelFileError);
-  t.equal((error as ModelFileError).code, code, (error as Error)?.message);
-  if (message) t.match((error as Error).message, message);
-}
+const rejects = (t: Pick<typeof tap, 'type' | 'equal' | 'match'>, path: string, code: string, message?: RegExp) =>
+  expectModelFileError(t, readVadModelHeader, path, code, message);
 
 /** Byte offset of the int32 after the version: window size, then context size, encoder layers, ... */
 const HPARAMS_AT = 8 + 'silero-16k'.length + 3 * 4;
