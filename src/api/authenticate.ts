@@ -36,26 +36,27 @@ export function requiresAuthentication(request: FastifyRequest): boolean {
 }
 
 export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
+  const verify = async (request: FastifyRequest): Promise<void> => {
+    // Node would keep the first and drop the rest: which credential a request carries must never
+    // depend on which copy a proxy or parser happens to prefer.
+    if (headerCount(request.raw.rawHeaders, 'authorization') > 1) {
+      throw new ApiError(400, 'invalid_request', 'send exactly one Authorization header');
+    }
+    throttle.assertAllowed(request.ip);
+    const token = bearerToken(request.headers.authorization);
+    const record = token === null ? null : await keys.authenticate(token);
+    if (record === null || record.revokedAt !== null) {
+      throttle.recordFailure(request.ip);
+      throw unauthorized();
+    }
+    request.apiKey = record;
+  };
+  // Callback style so that a public request goes on synchronously: pipelined requests parsed from
+  // one chunk then reach the unread-output guard one by one, after the answers before them were
+  // written, rather than all at once after a promise tick.
   return function authenticate(request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void {
     if (!requiresAuthentication(request)) return done();
-    try {
-      // Node would keep the first and drop the rest: which credential a request carries must never
-      // depend on which copy a proxy or parser happens to prefer.
-      if (headerCount(request.raw.rawHeaders, 'authorization') > 1) {
-        return done(new ApiError(400, 'invalid_request', 'send exactly one Authorization header'));
-      }
-      throttle.assertAllowed(request.ip);
-      const token = bearerToken(request.headers.authorization);
-      const record = token === null ? null : keys.authenticate(token);
-      if (record === null || record.revokedAt !== null) {
-        throttle.recordFailure(request.ip);
-        return done(unauthorized());
-      }
-      request.apiKey = record;
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
+    verify(request).then(() => done(), done);
   };
 }
 
@@ -66,8 +67,8 @@ export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
 export const KEY_RECHECK_INTERVAL_MS = 1000;
 
 /** Whether the key is still active now (not revoked since the request was authenticated). */
-export function isKeyActive(keys: Pick<KeyStore, 'get'>, keyId: string): boolean {
-  const record = keys.get(keyId);
+export async function isKeyActive(keys: Pick<KeyStore, 'get'>, keyId: string): Promise<boolean> {
+  const record = await keys.get(keyId);
   return record !== null && record.revokedAt === null;
 }
 
@@ -76,9 +77,9 @@ export function isKeyActive(keys: Pick<KeyStore, 'get'>, keyId: string): boolean
  * that outlives the moment of authentication (long polls, before committing a new job). The key
  * store is read each time, so a revocation made by the CLI in another process counts at once.
  */
-export function requireKeyStillActive(request: FastifyRequest, keys: Pick<KeyStore, 'get'>): void {
+export async function requireKeyStillActive(request: FastifyRequest, keys: Pick<KeyStore, 'get'>): Promise<void> {
   const key = request.apiKey;
-  if (key === null || !isKeyActive(keys, key.id)) throw unauthorized();
+  if (key === null || !(await isKeyActive(keys, key.id))) throw unauthorized();
 }
 
 const ENTITLEMENT_NAMES: Record<Entitlement, string> = {

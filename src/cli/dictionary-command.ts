@@ -25,8 +25,8 @@ async function setDictionary(argv: string[], out: CommandOutput): Promise<void> 
   const file = positionals[0];
   const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
-  const stored = await withKeyStore((keys) => {
-    keys.setDictionary(key, language, lines);
+  const stored = await withKeyStore(async (keys) => {
+    await keys.setDictionary(key, language, lines);
     return keys.getDictionary(key, language);
   });
   const dropped = lines.length - stored.length;
@@ -38,9 +38,9 @@ async function setDictionary(argv: string[], out: CommandOutput): Promise<void> 
 async function showDictionary(argv: string[], out: CommandOutput): Promise<void> {
   const { key, language, json, positionals } = parse(argv);
   if (positionals.length > 0) throw new UsageError(`dictionary show takes no FILE\n${USAGE}`);
-  const terms = await withKeyStore((keys) => {
+  const terms = await withKeyStore(async (keys) => {
     validateLanguageFamily(language);
-    if (!keys.get(key)) throw new KeyStoreError('not_found', `no API key with id '${key}'`);
+    if (!(await keys.get(key))) throw new KeyStoreError('not_found', `no API key with id '${key}'`);
     return keys.getDictionary(key, language);
   });
   out.write(json ? `${JSON.stringify(terms)}\n` : terms.map((term) => `${term}\n`).join(''));

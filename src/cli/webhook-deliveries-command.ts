@@ -1,10 +1,8 @@
 // svc-stt webhooks deliveries --job J: the operator's view of a job's webhook event — state, attempts
 // made, the last attempt's outcome and when the next one is due. Never the body or the secret.
 import { parseArgs } from 'node:util';
-import { loadDataDir } from '../config/load-config.js';
-import { databasePath, openDatabase } from '../store/sqlite/database.js';
-import { SqliteWebhookOutbox } from '../store/sqlite/sqlite-webhook-outbox.js';
 import type { WebhookDelivery } from '../store/webhook-outbox.js';
+import { withWebhookOutbox } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';
 import { UsageError } from './usage-error.js';
 
@@ -19,13 +17,7 @@ export async function runWebhookDeliveriesCommand(argv: string[], out: CommandOu
   }
   const job = parsed.values.job;
   if (!job) throw new UsageError(`--job is required\n${DELIVERIES_USAGE}`);
-  const db = openDatabase(databasePath(loadDataDir(process.env)));
-  let delivery: WebhookDelivery | null;
-  try {
-    delivery = new SqliteWebhookOutbox(db).forJob(job);
-  } finally {
-    db.close();
-  }
+  const delivery = await withWebhookOutbox((outbox) => outbox.forJob(job));
   const view = delivery ? deliveryView(delivery) : null;
   if (parsed.values.json) {
     out.write(`${JSON.stringify(view ? [view] : [])}\n`);

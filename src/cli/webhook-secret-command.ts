@@ -34,10 +34,10 @@ async function createSecret(argv: string[], out: CommandOutput): Promise<void> {
 
 async function rotateSecret(argv: string[], out: CommandOutput): Promise<void> {
   const { key, json } = parse(argv);
-  const { rotated, previous } = await withWebhookSecretStore((secrets) => {
+  const { rotated, previous } = await withWebhookSecretStore(async (secrets) => {
     const now = Date.now();
-    const rotated = secrets.rotate(key, now);
-    const previous = secrets.list(key, now).find((summary) => summary.version === rotated.version - 1);
+    const rotated = await secrets.rotate(key, now);
+    const previous = (await secrets.list(key, now)).find((summary) => summary.version === rotated.version - 1);
     return { rotated, previous };
   });
   if (json) {

@@ -19,6 +19,7 @@ const HOST = /^[A-Za-z0-9.:%-]+$/;
 
 const S = {
   dataDir: { env: 'SVC_DATA_DIR', file: 'dataDir' },
+  databaseUrl: { env: 'SVC_DATABASE_URL', file: 'database.url' },
   host: { env: 'SVC_HOST', file: 'host' },
   port: { env: 'SVC_PORT', file: 'port' },
   realtimePort: { env: 'SVC_REALTIME_PORT', file: 'realtimePort' },
@@ -86,6 +87,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
   }
   const config: ServiceConfig = {
     dataDir,
+    database: { url: readDatabaseUrl(reader) },
     host,
     port,
     realtimePort,
@@ -155,6 +157,17 @@ export function loadDataDir(env: Env = process.env): string {
   const dataDir = readDataDir(reader);
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return dataDir;
+}
+
+/**
+ * Only the database setting (SVC_DATABASE_URL, else `database.url` in the SVC_CONFIG file; null: the
+ * data folder's SQLite file), for the admin commands, which must work on the server's database.
+ */
+export function loadDatabaseUrl(env: Env = process.env): string | null {
+  const { reader } = openReader(env);
+  const url = readDatabaseUrl(reader);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return url;
 }
 
 /**
@@ -253,6 +266,23 @@ function readConnectionLimits(
     // At least the time a client needs to start reading an answer it waited for.
     unreadTimeoutMs: reader.integer(names.unreadTimeoutMs, defaults.unreadTimeoutMs, 100, MAX_INT),
   };
+}
+
+/** A PostgreSQL connection URL selects the PostgreSQL stores; without one, SQLite in the data folder. */
+function readDatabaseUrl(reader: SettingsReader): string | null {
+  if (!reader.has(S.databaseUrl)) return null;
+  const raw = reader.text(S.databaseUrl, '', /\S/, 'must be a postgres:// URL');
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Reported below without echoing the value: it may hold a password.
+  }
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol)) {
+    reader.problem(S.databaseUrl, 'must be a postgres://user:password@host:port/database URL');
+    return null;
+  }
+  return raw;
 }
 
 function readPublicBaseUrl(reader: SettingsReader): string | undefined {

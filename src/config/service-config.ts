@@ -3,6 +3,11 @@
 
 export interface ServiceConfig {
   dataDir: string;
+  /**
+   * Where jobs, keys and the webhook outbox live: `url` null (the default) is SQLite in the data
+   * folder, for one server; a postgres:// URL lets any number of API and worker processes share them.
+   */
+  database: { url: string | null };
   host: string;
   port: number;
   realtimePort: number;

@@ -25,8 +25,8 @@ export class JobHousekeeping {
   /** Fails one overdue upload job now (the poll path calls this so a poll never shows a stale state). */
   async expireUpload(job: JobRecord, nowMs: number): Promise<boolean> {
     if (job.status !== 'awaiting_upload' || job.completeByMs === null || job.completeByMs > nowMs) return false;
-    const hours = job.retentionHours ?? this.deps.keys.get(job.keyId)?.retentionHours ?? this.deps.defaultRetentionHours;
-    const released = this.deps.jobs.fail(
+    const hours = job.retentionHours ?? (await this.deps.keys.get(job.keyId))?.retentionHours ?? this.deps.defaultRetentionHours;
+    const released = await this.deps.jobs.fail(
       job.id,
       { status: 'awaiting_upload' },
       { code: 'job_expired', message: JOB_FAILURE_MESSAGES.uploadExpired },
@@ -42,16 +42,16 @@ export class JobHousekeeping {
   /** One pass over everything due. Returns counts, for logs and tests. */
   async run(nowMs: number): Promise<{ uploadsExpired: number; resultsExpired: number; tombstonesEnded: number }> {
     let uploadsExpired = 0;
-    for (const id of this.deps.jobs.overdueUploads(nowMs)) {
-      const job = this.deps.jobs.getById(id);
+    for (const id of await this.deps.jobs.overdueUploads(nowMs)) {
+      const job = await this.deps.jobs.getById(id);
       if (job && (await this.expireUpload(job, nowMs))) uploadsExpired += 1;
     }
-    const expired = this.deps.jobs.expireResults(nowMs);
+    const expired = await this.deps.jobs.expireResults(nowMs);
     for (const { id, paths } of expired) {
       for (const path of paths) await this.deps.blobs.delete(path).catch(() => {});
       this.deps.events.notify(id);
     }
-    const tombstonesEnded = this.deps.jobs.deleteEndedTombstones(nowMs);
+    const tombstonesEnded = await this.deps.jobs.deleteEndedTombstones(nowMs);
     return { uploadsExpired, resultsExpired: expired.length, tombstonesEnded };
   }
 }

@@ -18,14 +18,19 @@ export class JobLease {
     /** Aborts the chunk too (server shutdown). */
     outer: AbortSignal,
   ) {
+    let renewing = false;
     this.timer = setInterval(() => {
-      let held = false;
-      try {
-        held = jobs.heartbeat(jobId, workerId, clock().getTime(), leaseMs);
-      } catch {
+      // A renewal still waiting on the database is not doubled up; the next tick tries again.
+      if (renewing) return;
+      renewing = true;
+      void jobs
+        .heartbeat(jobId, workerId, clock().getTime(), leaseMs)
         // A failed renewal is a lost lease: better to stop than to run unowned.
-      }
-      if (!held) this.controller.abort(new Error('lease lost'));
+        .catch(() => false)
+        .then((held) => {
+          renewing = false;
+          if (!held) this.controller.abort(new Error('lease lost'));
+        });
     }, Math.max(50, Math.floor(leaseMs / 3)));
     this.timer.unref();
     if (outer.aborted) this.controller.abort(outer.reason);

@@ -9,12 +9,10 @@
 // committed (as the provisional result) before the next chunk is claimed.
 //
 // Crash safety: the job row is the truth. A process that dies mid-chunk loses that chunk only; at
-// restart its leases are released (recoverAfterRestart) and the chunk runs again. A job whose
+// restart its leases are released (InstanceLifecycle) and the chunk runs again. A job whose
 // claims keep ending without progress (it crashes the process, say) fails `internal_error` after
 // MAX_STALLED_CLAIMS instead of looping forever. Audio is deleted only after the terminal transition
 // is committed; a crash between the two leaves an unreferenced file, which the sweeper removes.
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { DECODED_SAMPLE_RATE, decodeAudioWindow, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
@@ -28,6 +26,7 @@ import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import { findSpeech } from '../pipeline/speech-stage.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
 import type { BlobStore } from '../store/blob-store.js';
+import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { JobEvents } from './job-events.js';
@@ -56,6 +55,8 @@ const MIN_WINDOW_SECONDS = 0.05;
 
 export interface JobRunnerDeps {
   config: ServiceConfig;
+  /** This process's registered instance id; the loops lease as '<instanceId>/<n>'. */
+  instanceId: string;
   jobs: JobStore;
   blobs: BlobStore;
   keys: KeyStore;
@@ -104,7 +105,8 @@ function clipRegions(regions: SpeechRegion[], seconds: number): SpeechRegion[] {
 }
 
 export class JobRunner implements JobQueue {
-  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /** This process's instance (src/store/instance-registry.ts): its leases are released if it dies. */
+  readonly instanceId: string;
   private readonly clock: () => Date;
   private readonly chunkSeconds: number;
   private readonly leaseMs: number;
@@ -117,13 +119,13 @@ export class JobRunner implements JobQueue {
     this.clock = deps.clock ?? (() => new Date());
     this.chunkSeconds = deps.chunkSeconds ?? DEFAULT_CHUNK_SECONDS;
     this.leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
+    this.instanceId = deps.instanceId;
   }
 
-  /** Releases what a previous process left leased, then starts the loops. */
+  /** Starts the loops (work of dead processes is released by the instance lifecycle, src/service/instance-lifecycle.ts). */
   start(): void {
-    this.deps.jobs.recoverAfterRestart(this.now());
     const concurrency = this.deps.concurrency ?? this.deps.engines['svc-medical-1'].workers;
-    this.loops = Array.from({ length: Math.max(1, concurrency) }, (_, i) => this.loop(`${this.workerId}:${i}`));
+    this.loops = Array.from({ length: Math.max(1, concurrency) }, (_, i) => this.loop(leaseOwnerOf(this.instanceId, i)));
   }
 
   enqueue(_jobId: string): void {
@@ -170,7 +172,7 @@ export class JobRunner implements JobQueue {
     while (!this.stopping.signal.aborted) {
       let job: JobRecord | null = null;
       try {
-        job = this.deps.jobs.claimNext(workerId, this.now(), this.leaseMs);
+        job = await this.deps.jobs.claimNext(workerId, this.now(), this.leaseMs);
       } catch (error) {
         this.deps.log?.error({ err: error }, 'claiming a job failed');
       }
@@ -198,11 +200,11 @@ export class JobRunner implements JobQueue {
     } catch (error) {
       if (lease.signal.aborted || isAbortError(error)) {
         // Shutdown or a lost lease: give the job back untouched; the chunk runs again.
-        this.deps.jobs.releaseLease(job.id, workerId, this.now());
+        await this.releaseLease(job.id, workerId);
         return false;
       }
       if (error instanceof EngineError && (error.code === 'queue_full' || error.code === 'engine_closed')) {
-        this.deps.jobs.releaseLease(job.id, workerId, this.now());
+        await this.releaseLease(job.id, workerId);
         return true;
       }
       const failure = failureOfAudio(error);
@@ -277,7 +279,7 @@ export class JobRunner implements JobQueue {
       return;
     }
     const { path: partialPath } = await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript));
-    const committed = this.deps.jobs.commitChunk(
+    const committed = await this.deps.jobs.commitChunk(
       job.id,
       workerId,
       { progress: nextCarry, completedAudioSeconds: end, audioSeconds: carry.durationSeconds, partialPath },
@@ -321,7 +323,7 @@ export class JobRunner implements JobQueue {
     const families = carry.language.detection?.languages ?? (carry.language.choice?.mode === 'explicit' ? [carry.language.choice.tag] : []);
     const requestedFamily = request.language.mode === 'explicit' ? [request.language.language.family] : [];
     const dictionary = request.dictionary
-      ? [...new Set([...requestedFamily, ...families].flatMap((f) => (isLanguageFamily(f) ? this.deps.keys.getDictionary(job.keyId, f) : [])))]
+      ? [...new Set((await Promise.all([...requestedFamily, ...families].map((f) => (isLanguageFamily(f) ? this.deps.keys.getDictionary(job.keyId, f) : Promise.resolve([]))))).flat())]
       : [];
     const result = finalResult(transcript, {
       jobId: job.id,
@@ -357,11 +359,11 @@ export class JobRunner implements JobQueue {
             nowMs: now,
           })
         : null;
-    const won = jobs.succeed(
+    const won = await jobs.succeed(
       job.id,
       workerId,
       { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType },
-      this.retention(job, now),
+      await this.retention(job, now),
       now,
       event,
     );
@@ -374,14 +376,21 @@ export class JobRunner implements JobQueue {
 
   private async fail(job: JobRecord, workerId: string, failure: JobFailure): Promise<void> {
     const now = this.now();
-    const released = this.deps.jobs.fail(job.id, { workerId }, { code: failure.code, message: failure.message }, this.retention(job, now), now);
+    const released = await this.deps.jobs.fail(job.id, { workerId }, { code: failure.code, message: failure.message }, await this.retention(job, now), now);
     if (!released) return;
     for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
     this.deps.events.notify(job.id);
   }
 
-  private retention(job: JobRecord, nowMs: number) {
-    const keyHours = job.retentionHours ?? this.deps.keys.get(job.keyId)?.retentionHours ?? this.deps.config.retentionHours;
+  /** Gives a lease back; a store fault here only delays the job until the lease expires. */
+  private async releaseLease(jobId: string, workerId: string): Promise<void> {
+    await this.deps.jobs.releaseLease(jobId, workerId, this.now()).catch((error: unknown) => {
+      this.deps.log?.error({ err: error, jobId }, 'releasing a lease failed; the job waits for the lease to expire');
+    });
+  }
+
+  private async retention(job: JobRecord, nowMs: number) {
+    const keyHours = job.retentionHours ?? (await this.deps.keys.get(job.keyId))?.retentionHours ?? this.deps.config.retentionHours;
     return retentionFrom(nowMs, effectiveRetentionHours(job, keyHours));
   }
 }

@@ -54,10 +54,10 @@ export interface KeyRevocationStores {
  * an interrupted earlier run (or a request racing the revocation) left behind.
  */
 export async function revokeKey(stores: KeyRevocationStores, keyId: string, nowMs: number): Promise<KeyRevocation> {
-  const revoked = stores.keys.revoke(keyId);
-  const record = stores.keys.get(keyId)!;
+  const revoked = await stores.keys.revoke(keyId);
+  const record = (await stores.keys.get(keyId))!;
   const closing = await closeUploadSlotsOfKey(stores, record, nowMs);
-  const webhookEventsCancelled = stores.outbox.abandonForKey(keyId, KEY_REVOKED_DELIVERY_STATUS, nowMs);
+  const webhookEventsCancelled = await stores.outbox.abandonForKey(keyId, KEY_REVOKED_DELIVERY_STATUS, nowMs);
   return { revoked, record, ...closing, webhookEventsCancelled };
 }
 
@@ -67,7 +67,7 @@ export async function closeUploadSlotsOfKey(
   key: Pick<ApiKeyRecord, 'id' | 'retentionHours'>,
   nowMs: number,
 ): Promise<UploadSlotClosing> {
-  const released = stores.jobs.closeUploadSlotsOfKey(
+  const released = await stores.jobs.closeUploadSlotsOfKey(
     key.id,
     { code: 'job_expired', message: KEY_REVOKED_JOB_MESSAGE },
     // The failed record stays for the retention the job was created with, like any failed job.

@@ -54,7 +54,7 @@ export interface RunTranscriptionDeps {
   decoding: DecodingSettings;
   sampleRate: number;
   /** The key's stored dictionary for a language family. */
-  dictionaryFor: (family: LanguageFamily) => string[];
+  dictionaryFor: (family: LanguageFamily) => Promise<string[]>;
 }
 
 export interface RunOptions {
@@ -79,7 +79,7 @@ export async function runTranscription(
   const plan: LanguagePlan | null =
     regions.length === 0 ? null : await planLanguage({ choice: request.language, pcm, sampleRate: deps.sampleRate, regions, detect: deps.detectLanguage, signal });
   const families = plan ? [...new Set(plan.runs.map((r) => r.language))] : [];
-  const dictionary = request.dictionary ? [...new Set(families.flatMap((f) => deps.dictionaryFor(f)))] : [];
+  const dictionary = request.dictionary ? [...new Set((await Promise.all(families.map((f) => deps.dictionaryFor(f)))).flat())] : [];
   const vocabularyPlan = request.vocabulary.length || dictionary.length ? planVocabulary(request.vocabulary, dictionary) : null;
   const wordTiming = request.diarize && families.every((f) => WORD_TIMING_FAMILIES.includes(f));
 

@@ -29,7 +29,7 @@ export function transcribePcm(engine: Engine, pcm: Float32Array, options: Transc
   return runTranscription(
     pcm,
     { language: languageChoiceOf(options.language, options.languageHints), dictionary: false, vocabulary: options.vocabulary ?? [], diarize: options.wordTimestamps ?? false },
-    { ...pipelineStages(engine, { vad: options.vad }), decoding: { ...DEFAULT_DECODING, ...options.decoding }, sampleRate: SAMPLE_RATE, dictionaryFor: () => [] },
+    { ...pipelineStages(engine, { vad: options.vad }), decoding: { ...DEFAULT_DECODING, ...options.decoding }, sampleRate: SAMPLE_RATE, dictionaryFor: async () => [] },
     { signal: options.signal },
   );
 }

@@ -1,5 +1,6 @@
-// Wires the embedded service: SQLite metadata and local blobs in the data folder, the engines, the
-// Fastify app with its routes; prints the ready line scripts wait for; shuts down gracefully.
+// Wires the service: the stores (SQLite in the data folder by default, or PostgreSQL), local blobs,
+// the engines, the Fastify app with its routes; prints the ready line scripts wait for; shuts down
+// gracefully.
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { isKeyActive } from '../api/authenticate.js';
@@ -15,13 +16,9 @@ import type { JobQueue } from '../jobs/job-queue.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { LocalBlobStore, localBlobRoot } from '../store/local-blob-store.js';
+import { newInstanceId } from '../store/instance-registry.js';
+import { openStores } from '../store/open-stores.js';
 import { loadUploadSigningSecret } from '../store/upload-signing-secret.js';
-import { databasePath, openDatabase } from '../store/sqlite/database.js';
-import { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
-import { SqliteJobStore } from '../store/sqlite/sqlite-job-store.js';
-import { SqliteKeyStore } from '../store/sqlite/sqlite-key-store.js';
-import { SqliteWebhookOutbox } from '../store/sqlite/sqlite-webhook-outbox.js';
-import { SqliteWebhookSecretStore } from '../store/sqlite/sqlite-webhook-secret-store.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
@@ -29,6 +26,7 @@ import { WebhookAdmission } from '../webhooks/webhook-admission.js';
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
 import { openEngines } from './open-engines.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
+import { InstanceLifecycle } from './instance-lifecycle.js';
 import { startSweeper } from './sweeper.js';
 
 export interface RunningService {
@@ -60,57 +58,51 @@ export interface StartOptions {
 
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   mkdirSync(config.dataDir, { recursive: true });
-  const db = openDatabase(databasePath(config.dataDir));
-  const keys = new SqliteKeyStore(db);
-  const jobs = new SqliteJobStore(db);
-  const idempotency = new SqliteIdempotencyStore(db);
+  const instanceId = newInstanceId();
+  const stores = await openStores({
+    instanceId,
+    dataDir: config.dataDir,
+    databaseUrl: config.database.url,
+    webhookMasterKey: () => loadWebhookMasterKey(config.dataDir, config.webhooks.masterKey),
+  });
+  const { keys, jobs, idempotency, webhookSecrets, outbox } = stores;
   const localBlobs = new LocalBlobStore(localBlobRoot(config.dataDir));
   const blobs = options.wrapBlobs?.(localBlobs) ?? localBlobs;
   const clock = options.clock ?? (() => new Date());
   const uploadSecret = loadUploadSigningSecret(config.dataDir);
   const events = new JobEvents();
-  const webhookSecrets = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(config.dataDir, config.webhooks.masterKey));
-  const outbox = new SqliteWebhookOutbox(db);
   const validateDestination = createDestinationValidator({
     allowLoopback: config.webhooks.allowLoopback,
     dnsServers: config.webhooks.dnsServers,
   });
   const housekeeping = new JobHousekeeping({ jobs, blobs, keys, events, defaultRetentionHours: config.retentionHours });
 
-  // One server owns this database: claims left in progress by a crash can never complete, and would
-  // answer the client's retry with 409 for a day; job leases of the dead process are released and
-  // uploads it was receiving reopen their slots.
-  idempotency.releaseAbandoned();
-  jobs.recoverAfterRestart(clock().getTime());
-  // Attempts cut off by a crash are made again (at least once, with the same webhook-id).
-  outbox.recoverAfterRestart();
-  const sweeper = startSweeper(idempotency, localBlobs, jobs, { housekeeping, clock, sweepAllOrphansFirst: true });
+  // Registered before any work is taken; what dead instances held (with SQLite: every earlier
+  // process) is released — job leases, uploads cut off mid-stream, webhook attempts, idempotency claims.
+  const instance = new InstanceLifecycle(instanceId, stores, 'all');
+  await instance.start();
+  const sweeper = startSweeper(idempotency, localBlobs, jobs, { housekeeping, clock, sweepAllOrphansFirst: stores.kind === 'sqlite' });
   // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.
   await sweeper.initial;
 
   // A fresh install answers its first curl: one key, handed over in a 0600 file in the data folder
   // (never in the logs). Committed only once its file is written, so no key exists that nobody has.
-  const firstKey = db
-    .transaction(() => {
-      if (keys.count() > 0) return null;
-      const { key } = keys.create({});
-      writeFirstKeyFile(config.dataDir, key);
-      return key;
-    })
-    .immediate();
+  const firstKey = await keys.createFirstKey((key) => writeFirstKeyFile(config.dataDir, key));
 
   let engines: Awaited<ReturnType<typeof openEngines>>;
   try {
     engines = await openEngines(config);
   } catch (error) {
     sweeper.stop();
-    db.close();
+    await instance.stop();
+    await stores.close();
     throw error;
   }
   const runner = new JobRunner({
     // The delivery worker is created with the app (it logs through it); a job succeeds only after start.
     webhooks: { kick: () => deliveries.kick() },
     config,
+    instanceId: instance.id,
     jobs,
     blobs,
     keys,
@@ -161,13 +153,14 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     app.log.warn('SVC_WEBHOOK_ALLOW_LOOPBACK is set: webhooks may reach loopback addresses on any port (tests only; never in production)');
   }
   const deliveries = new WebhookDeliveryWorker({
+    instanceId: instance.id,
     outbox,
     secrets: webhookSecrets,
     validate: validateDestination,
     post: postWebhook,
     clock,
     attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
-    keyRevoked: (keyId) => !isKeyActive(keys, keyId),
+    keyRevoked: async (keyId) => !(await isKeyActive(keys, keyId)),
     logger: app.log,
   });
   runner.start();
@@ -180,7 +173,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     await deliveries.stop();
     sweeper.stop();
     await engines.close();
-    db.close();
+    await instance.stop();
+    await stores.close();
     throw error;
   }
   const address = app.server.address();
@@ -216,7 +210,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         await deliveries.stop();
         sweeper.stop();
         await engines.close();
-        db.close();
+        await instance.stop();
+        await stores.close();
       })()),
   };
 }

@@ -2,9 +2,9 @@
 // (overdue uploads, expired results, ended tombstones), and blobs no request or job owns any more
 // (uploads cut off by a crash, job audio whose row never committed, results of a lost race).
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
-import type { LocalBlobStore } from '../store/local-blob-store.js';
-import type { SqliteIdempotencyStore } from '../store/sqlite/sqlite-idempotency-store.js';
-import type { SqliteJobStore } from '../store/sqlite/sqlite-job-store.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { IdempotencyStore } from '../store/idempotency-store.js';
+import type { JobStore } from '../store/job-store.js';
 
 /** Old enough that no upload can still be streaming into it and no job row can still be committing. */
 const ORPHAN_AGE_MS = 60 * 60_000;
@@ -21,14 +21,14 @@ export interface SweeperOptions {
   sweepAllOrphansFirst?: boolean;
 }
 
-export function startSweeper(idempotency: SqliteIdempotencyStore, blobs: LocalBlobStore, jobs: SqliteJobStore, options: SweeperOptions = {}) {
+export function startSweeper(idempotency: IdempotencyStore, blobs: BlobStore, jobs: JobStore, options: SweeperOptions = {}) {
   const clock = options.clock ?? (() => new Date());
   let running: Promise<void> | null = null;
   let first = options.sweepAllOrphansFirst === true;
   const sweepOnce = async () => {
     try {
       const now = clock();
-      idempotency.sweep(now);
+      await idempotency.sweep(now);
       await options.housekeeping?.run(now.getTime());
       // Orphan age is judged on file times, which follow the wall clock, not the injected one.
       await blobs.sweepOrphans((path) => jobs.referencesBlob(path), first ? 0 : ORPHAN_AGE_MS);

@@ -36,7 +36,7 @@ export interface BlobStore {
    * Removes uploads older than `olderThanMs` (left by a crash mid-request), and job audio and
    * results older than that which no job references. Returns how many files were removed.
    */
-  sweepOrphans(isReferenced: (path: string) => boolean, olderThanMs: number, now?: Date): Promise<number>;
+  sweepOrphans(isReferenced: (path: string) => Promise<boolean>, olderThanMs: number, now?: Date): Promise<number>;
 }
 
 export class BlobPathError extends Error {

@@ -13,16 +13,27 @@ export type IdempotencyBegin =
   | { state: 'conflict' }
   | { state: 'completed'; response: StoredResponse };
 
+/** Store options: claims made through this store belong to this instance (null: to none, e.g. the CLI). */
+export interface IdempotencyStoreOptions {
+  owner?: string | null;
+}
+
 export interface IdempotencyStore {
   /**
    * Claims (tenant, key) for a request whose content hashes to `fingerprint`. Atomic: of two
    * concurrent callers with the same key, exactly one gets 'started'.
    */
-  begin(tenant: string, key: string, fingerprint: string, now?: Date): IdempotencyBegin;
+  begin(tenant: string, key: string, fingerprint: string, now?: Date): Promise<IdempotencyBegin>;
   /** Stores the final response for replay. */
-  complete(tenant: string, key: string, response: StoredResponse): void;
+  complete(tenant: string, key: string, response: StoredResponse): Promise<void>;
   /** Releases a claim whose request failed in a way the client may retry (5xx, aborted upload). */
-  release(tenant: string, key: string): void;
+  release(tenant: string, key: string): Promise<void>;
   /** Deletes records older than the retention (24 h). Returns how many. */
-  sweep(now?: Date): number;
+  sweep(now?: Date): Promise<number>;
+  /**
+   * Drops claims still in progress whose owner (the instance that made them) is no longer registered
+   * (src/store/instance-registry.ts): the request died with its process, and keeping the claim
+   * would answer the client's retry with 409 idempotency_in_progress for 24 hours. Returns how many.
+   */
+  releaseClaimsOfDeadInstances(): Promise<number>;
 }

@@ -130,36 +130,41 @@ export interface ReleasedBlobs {
   paths: string[];
 }
 
+/** Store options: uploads received through this store belong to this instance (null: to none, e.g. the CLI). */
+export interface JobStoreOptions {
+  instanceId?: string | null;
+}
+
 export interface JobStore {
   /** Durably inserts the job (committed before it returns). */
-  create(job: NewJob, now?: Date): JobRecord;
+  create(job: NewJob, now?: Date): Promise<JobRecord>;
   /** Owner-scoped lookup: another tenant's job is null. */
-  get(id: string, tenant: string): JobRecord | null;
+  get(id: string, tenant: string): Promise<JobRecord | null>;
   /** Unscoped lookup, for callers whose authority is not a tenant (a signed upload form, the worker). */
-  getById(id: string): JobRecord | null;
+  getById(id: string): Promise<JobRecord | null>;
 
   /** `empty` -> `receiving` while the slot is open; false when it is not (used, busy, expired, gone). */
-  beginUpload(id: string, nowMs: number): boolean;
+  beginUpload(id: string, nowMs: number): Promise<boolean>;
   /** `receiving` -> `empty`: the upload failed, the form may be used again until it expires. */
-  abandonUpload(id: string): void;
+  abandonUpload(id: string): Promise<void>;
   /** `receiving` -> `stored` with the durable audio path; false when the job moved on meanwhile. */
-  storeUpload(id: string, audioPath: string, nowMs: number): boolean;
+  storeUpload(id: string, audioPath: string, nowMs: number): Promise<boolean>;
   /** `awaiting_upload` with a stored upload -> `accepted`, queued. */
-  complete(id: string, tenant: string, nowMs: number): CompleteOutcome;
+  complete(id: string, tenant: string, nowMs: number): Promise<CompleteOutcome>;
 
   /** Takes the runnable job that has waited longest and leases it to `workerId`. */
-  claimNext(workerId: string, nowMs: number, leaseMs: number): JobRecord | null;
+  claimNext(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null>;
   /** Extends a held lease; false when the lease is no longer this worker's. */
-  heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): boolean;
+  heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): Promise<boolean>;
   /** Records one processed chunk, releases the lease and sends the job to the back of the queue. */
-  commitChunk(id: string, workerId: string, chunk: ChunkProgress, nowMs: number): boolean;
+  commitChunk(id: string, workerId: string, chunk: ChunkProgress, nowMs: number): Promise<boolean>;
   /** Gives a lease back without progress; the job keeps its place in the queue. */
-  releaseLease(id: string, workerId: string, nowMs: number): boolean;
+  releaseLease(id: string, workerId: string, nowMs: number): Promise<boolean>;
   /**
    * `running` (leased by `workerId`) -> `succeeded`; clears the audio and provisional paths. With an
    * event, the event joins the webhook outbox in the same transaction.
    */
-  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event?: OutboxEvent | null): boolean;
+  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event?: OutboxEvent | null): Promise<boolean>;
   /**
    * -> `failed` from `from`: a leased `running` job (workerId given) or an `awaiting_upload` one.
    * Clears the audio and provisional paths; returns the paths it cleared, or null when the job was
@@ -171,7 +176,7 @@ export interface JobStore {
     error: { code: JobFailureCode; message: string },
     retention: Retention,
     nowMs: number,
-  ): ReleasedBlobs | null;
+  ): Promise<ReleasedBlobs | null>;
 
   /**
    * Every `awaiting_upload` job of `keyId` -> `failed` with `error`, whatever its upload slot holds
@@ -183,19 +188,21 @@ export interface JobStore {
     error: { code: JobFailureCode; message: string },
     retentionOf: (job: JobRecord) => Retention,
     nowMs: number,
-  ): ReleasedBlobs[];
+  ): Promise<ReleasedBlobs[]>;
 
   /**
-   * At start, before any worker runs: leases held by a previous process are released (counting a
-   * stalled claim each) and uploads cut off mid-stream reopen their slots. Returns the counts.
+   * Work of instances no longer registered (src/store/instance-registry.ts) is released: their job
+   * leases expire now (the next claim counts a stalled claim) and uploads they were receiving reopen
+   * their slots. Leases name their instance ('<instance id>/<slot>'); a lease or an upload whose
+   * instance is registered is never touched. Returns the counts.
    */
-  recoverAfterRestart(nowMs: number): { leases: number; uploads: number };
+  releaseWorkOfDeadInstances(nowMs: number): Promise<{ leases: number; uploads: number }>;
   /** Ids of `awaiting_upload` jobs past their complete-by deadline. */
-  overdueUploads(nowMs: number): string[];
+  overdueUploads(nowMs: number): Promise<string[]>;
   /** Results past retention: paths cleared (the record stays as a tombstone); returns what to delete. */
-  expireResults(nowMs: number): ReleasedBlobs[];
+  expireResults(nowMs: number): Promise<ReleasedBlobs[]>;
   /** Deletes records whose tombstone has ended. Returns how many. */
-  deleteEndedTombstones(nowMs: number): number;
+  deleteEndedTombstones(nowMs: number): Promise<number>;
   /** Whether any job row points at this blob (audio, provisional or final result). */
-  referencesBlob(path: string): boolean;
+  referencesBlob(path: string): Promise<boolean>;
 }

@@ -39,15 +39,22 @@ export type KeyPatch = Partial<Pick<ApiKeyRecord, 'plan' | 'entitlements' | 'def
 
 export interface KeyStore {
   /** Returns the secret key once; only its hash is stored. */
-  create(options?: CreateKeyOptions): { key: string; record: ApiKeyRecord };
+  create(options?: CreateKeyOptions): Promise<{ key: string; record: ApiKeyRecord }>;
   /** The active (not revoked) key matching a presented secret, compared in constant time; else null. */
-  authenticate(presented: string): ApiKeyRecord | null;
-  get(id: string): ApiKeyRecord | null;
-  list(): ApiKeyRecord[];
-  update(id: string, patch: KeyPatch): ApiKeyRecord;
-  revoke(id: string): boolean;
-  count(): number;
+  authenticate(presented: string): Promise<ApiKeyRecord | null>;
+  get(id: string): Promise<ApiKeyRecord | null>;
+  list(): Promise<ApiKeyRecord[]>;
+  update(id: string, patch: KeyPatch): Promise<ApiKeyRecord>;
+  revoke(id: string): Promise<boolean>;
+  count(): Promise<number>;
+  /**
+   * A fresh install's first key: created only when the store holds no key at all, and committed only
+   * after `persist` (which hands the secret over, e.g. writes it to a 0600 file) returned without
+   * throwing, so no key exists that nobody has. Atomic across processes starting at once: at most
+   * one of them creates it. Returns the secret, or null when a key existed already.
+   */
+  createFirstKey(persist: (key: string) => void, options?: CreateKeyOptions): Promise<string | null>;
   /** The key's stored dictionary for a language family (e.g. 'en'); replaces the previous list. */
-  setDictionary(keyId: string, language: string, terms: string[]): void;
-  getDictionary(keyId: string, language: string): string[];
+  setDictionary(keyId: string, language: string, terms: string[]): Promise<void>;
+  getDictionary(keyId: string, language: string): Promise<string[]>;
 }

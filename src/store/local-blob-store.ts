@@ -114,7 +114,7 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async sweepOrphans(isReferenced: (path: string) => boolean, olderThanMs: number, now = new Date()): Promise<number> {
+  async sweepOrphans(isReferenced: (path: string) => Promise<boolean>, olderThanMs: number, now = new Date()): Promise<number> {
     // The age guard protects files in use: an upload still streaming (its mtime moves), and audio
     // moved into jobs/ a moment before its job row is committed.
     const cutoff = now.getTime() - olderThanMs;
@@ -127,7 +127,7 @@ export class LocalBlobStore implements BlobStore {
         const path = join(dir, name);
         const stats = await lstat(path).catch(() => null);
         if (!stats?.isFile() || stats.mtimeMs > cutoff) continue;
-        if (area !== UPLOADS && isReferenced(path)) continue;
+        if (area !== UPLOADS && (await isReferenced(path))) continue;
         await rm(path, { force: true });
         removed += 1;
       }

@@ -32,18 +32,21 @@ export interface AttemptRecord {
 
 export interface WebhookOutbox {
   /** Leases the event that has been due longest to `workerId`; null when none is due. */
-  claimDue(workerId: string, nowMs: number, leaseMs: number): WebhookDelivery | null;
+  claimDue(workerId: string, nowMs: number, leaseMs: number): Promise<WebhookDelivery | null>;
   /** Records a finished attempt of a leased event and releases the lease; false when the lease was lost. */
-  recordAttempt(eventId: string, workerId: string, attempt: AttemptRecord, nowMs: number): boolean;
+  recordAttempt(eventId: string, workerId: string, attempt: AttemptRecord, nowMs: number): Promise<boolean>;
   /**
    * Gives up every pending event of a key without another attempt (the key was revoked): state
    * `failed`, `summary` as the last status, any lease cleared. Returns how many.
    */
-  abandonForKey(keyId: string, summary: string, nowMs: number): number;
-  /** At start, before any worker runs: leases of a previous process are released. Returns how many. */
-  recoverAfterRestart(): number;
+  abandonForKey(keyId: string, summary: string, nowMs: number): Promise<number>;
+  /**
+   * Leases of instances no longer registered (src/store/instance-registry.ts; leases are named
+   * '<instance id>/<slot>') are released: their events are claimable at once. Returns how many.
+   */
+  releaseLeasesOfDeadInstances(): Promise<number>;
   /** The earliest time a pending event is due (for the worker's sleep), or null. */
-  nextDueAtMs(): number | null;
+  nextDueAtMs(): Promise<number | null>;
   /** Operators' view of a job's event (the CLI's `webhooks deliveries --job`). */
-  forJob(jobId: string): WebhookDelivery | null;
+  forJob(jobId: string): Promise<WebhookDelivery | null>;
 }

@@ -24,12 +24,12 @@ export class WebhookSecretError extends Error {
 
 export interface WebhookSecretStore {
   /** First secret of a key; WebhookSecretError when the key is unknown or revoked, or already has an active secret (use rotate). */
-  create(keyId: string, nowMs: number): { secret: string; version: number };
+  create(keyId: string, nowMs: number): Promise<{ secret: string; version: number }>;
   /** New active version; the previous active one stays usable for 24 h from now. Error when there is no active secret. */
-  rotate(keyId: string, nowMs: number): { secret: string; version: number };
+  rotate(keyId: string, nowMs: number): Promise<{ secret: string; version: number }>;
   /** Every version of the key, oldest first, without secret material. */
-  list(keyId: string, nowMs: number): WebhookSecretSummary[];
-  activeVersion(keyId: string, nowMs: number): number | null;
+  list(keyId: string, nowMs: number): Promise<WebhookSecretSummary[]>;
+  activeVersion(keyId: string, nowMs: number): Promise<number | null>;
   /** The HMAC key of that version while it may sign (active, or within 24 h of the rotation that superseded it); null otherwise. */
-  signingKey(keyId: string, version: number, nowMs: number): Buffer | null;
+  signingKey(keyId: string, version: number, nowMs: number): Promise<Buffer | null>;
 }

@@ -17,7 +17,7 @@ export class WebhookAdmission {
 
   /** The secret version to pin to the job; throws a WebhookAdmissionError otherwise. */
   async admit(keyId: string, url: string): Promise<number> {
-    const version = this.secrets.activeVersion(keyId, this.clock().getTime());
+    const version = await this.secrets.activeVersion(keyId, this.clock().getTime());
     if (version === null) throw new SigningSecretMissing();
     try {
       await this.validate(url);

@@ -2,8 +2,8 @@
 // (fresh DNS, every address public — the connection then goes to the address just validated), signs
 // the stored body with a fresh timestamp, makes one POST and records the outcome with the time of the
 // next attempt. Runs in the server process; survives restarts because all of its state is the outbox.
-import { randomUUID } from 'node:crypto';
 import { KEY_REVOKED_DELIVERY_STATUS } from '../jobs/key-revocation.js';
+import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { WebhookDelivery, WebhookOutbox } from '../store/webhook-outbox.js';
 import type { WebhookSecretStore } from '../store/webhook-secret-store.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
@@ -18,6 +18,8 @@ export interface DeliveryLogger {
 }
 
 export interface DeliveryWorkerDeps {
+  /** This process's registered instance id: events are leased as '<instanceId>/webhooks'. */
+  instanceId: string;
   outbox: WebhookOutbox;
   secrets: WebhookSecretStore;
   validate: (url: string) => Promise<ValidatedDestination>;
@@ -29,7 +31,7 @@ export interface DeliveryWorkerDeps {
    * are not sent (src/jobs/key-revocation.ts says why), whether they were pending at the revocation
    * or their job succeeded after it.
    */
-  keyRevoked: (keyId: string) => boolean;
+  keyRevoked: (keyId: string) => Promise<boolean>;
   logger?: DeliveryLogger;
   /** Events attempted at the same time (a slow receiver must not hold up the others). */
   concurrency?: number;
@@ -38,13 +40,15 @@ export interface DeliveryWorkerDeps {
 }
 
 export class WebhookDeliveryWorker {
-  private readonly workerId = `webhooks-${randomUUID()}`;
+  private readonly workerId: string;
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private pass: Promise<number> | null = null;
 
-  constructor(private readonly deps: DeliveryWorkerDeps) {}
+  constructor(private readonly deps: DeliveryWorkerDeps) {
+    this.workerId = leaseOwnerOf(deps.instanceId, 'webhooks');
+  }
 
   start(): void {
     if (this.running) return;
@@ -104,7 +108,7 @@ export class WebhookDeliveryWorker {
       if (!this.running && this.loop) break;
       const now = this.deps.clock().getTime();
       // The lease outlives the longest attempt (DNS + timeout) with a margin; a crash frees it at restart.
-      const delivery = this.deps.outbox.claimDue(this.workerId, now, this.deps.attemptTimeoutMs + 60_000);
+      const delivery = await this.deps.outbox.claimDue(this.workerId, now, this.deps.attemptTimeoutMs + 60_000);
       if (!delivery) break;
       attempts += 1;
       const attempt = this.attempt(delivery).finally(() => inFlight.delete(attempt));
@@ -117,8 +121,8 @@ export class WebhookDeliveryWorker {
 
   private async attempt(delivery: WebhookDelivery): Promise<void> {
     const { clock, outbox, logger } = this.deps;
-    if (this.deps.keyRevoked(delivery.keyId)) {
-      outbox.abandonForKey(delivery.keyId, KEY_REVOKED_DELIVERY_STATUS, clock().getTime());
+    if (await this.deps.keyRevoked(delivery.keyId)) {
+      await outbox.abandonForKey(delivery.keyId, KEY_REVOKED_DELIVERY_STATUS, clock().getTime());
       logger?.info({ eventId: delivery.eventId, jobId: delivery.jobId }, 'webhook not sent: the API key was revoked');
       return;
     }
@@ -136,7 +140,7 @@ export class WebhookDeliveryWorker {
     const now = clock().getTime();
     const attemptsMade = delivery.attempts + 1;
     const next = outcome.delivered ? null : nextAttemptAt(attemptsMade, now);
-    outbox.recordAttempt(delivery.eventId, this.workerId, { delivered: outcome.delivered, summary: outcome.summary, nextAttemptAtMs: next }, now);
+    await outbox.recordAttempt(delivery.eventId, this.workerId, { delivered: outcome.delivered, summary: outcome.summary, nextAttemptAtMs: next }, now);
     const details = { eventId: delivery.eventId, jobId: delivery.jobId, attempt: attemptsMade, outcome: outcome.summary };
     if (outcome.delivered) logger?.info(details, 'webhook delivered');
     else if (next === null) logger?.warn(details, 'webhook given up after the last attempt');
@@ -147,7 +151,7 @@ export class WebhookDeliveryWorker {
     const { secrets, clock } = this.deps;
     // Validated again on every attempt: what was public at request time may not be now.
     const destination = await this.deps.validate(delivery.url);
-    const key = this.signingKey(delivery, clock().getTime());
+    const key = await this.signingKey(delivery, clock().getTime());
     if (!key) return { delivered: false, summary: 'no usable signing secret on the key' };
     const body = Buffer.from(delivery.body, 'utf8');
     const timestamp = Math.floor(clock().getTime() / 1000);
@@ -167,11 +171,11 @@ export class WebhookDeliveryWorker {
    * usable anywhere, so a still-pending event is signed with the key's active version — the only
    * signature the receiver can still verify — rather than dropped.
    */
-  private signingKey(delivery: WebhookDelivery, nowMs: number): Buffer | null {
+  private async signingKey(delivery: WebhookDelivery, nowMs: number): Promise<Buffer | null> {
     const { secrets } = this.deps;
-    const pinned = secrets.signingKey(delivery.keyId, delivery.secretVersion, nowMs);
+    const pinned = await secrets.signingKey(delivery.keyId, delivery.secretVersion, nowMs);
     if (pinned) return pinned;
-    const active = secrets.activeVersion(delivery.keyId, nowMs);
+    const active = await secrets.activeVersion(delivery.keyId, nowMs);
     return active === null ? null : secrets.signingKey(delivery.keyId, active, nowMs);
   }
 }

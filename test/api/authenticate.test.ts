@@ -7,7 +7,7 @@ import { assertEnvelope, buildTestApp, CANARY } from '../helpers/api-test-app.js
 t.test('401 unauthorized with WWW-Authenticate for missing, malformed, unknown and revoked keys', async (t) => {
   const { app, key, keys } = await buildTestApp(t);
   const revoked = key();
-  keys.revoke(revoked.id);
+  await keys.revoke(revoked.id);
   const valid = key();
   const cases: Record<string, Record<string, string>> = {
     missing: {},
@@ -68,7 +68,7 @@ t.test('requireEntitlement: 403 entitlement_denied without it, passes with it', 
 t.test('requireActiveBilling: 402 billing_blocked while paused; reads keep working', async (t) => {
   const { app, key, keys } = await buildTestApp(t);
   const paused = key();
-  keys.update(paused.id, { billingState: 'paused' });
+  await keys.update(paused.id, { billingState: 'paused' });
   assertEnvelope(t, await app.inject({ method: 'POST', url: '/v1/new-work', headers: paused.auth }), 402, 'billing_blocked');
   t.equal((await app.inject({ method: 'GET', url: '/v1/things/1', headers: paused.auth })).statusCode, 200, 'retrieval is not blocked');
   t.equal((await app.inject({ method: 'POST', url: '/v1/new-work', headers: key().auth })).statusCode, 200);

@@ -128,7 +128,7 @@ t.test('two Authorization headers: 400 invalid_request on every authenticated ro
     }
   }
   t.ok(routes.length >= 7, `${routes.length} authenticated routes`);
-  const other = svc.createKey().key;
+  const other = (await svc.createKey()).key;
   for (const [method, path] of routes) {
     for (const [label, second] of [['the same key twice', svc.key], ['two different keys', other]] as const) {
       const res = await rawRequest(svc.url, [`${method} ${path} HTTP/1.1`, `Authorization: Bearer ${svc.key}`, `authorization: Bearer ${second}`]);

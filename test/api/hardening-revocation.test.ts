@@ -25,9 +25,9 @@ t.before(async () => {
 t.teardown(() => svc.close());
 
 /** Two keys of one tenant: `revoked` is the one the test revokes, `other` keeps working. */
-function tenantKeys(tenant: string) {
-  const revoked = svc.createKey({ tenant });
-  const other = svc.createKey({ tenant });
+async function tenantKeys(tenant: string) {
+  const revoked = await svc.createKey({ tenant });
+  const other = await svc.createKey({ tenant });
   return { revoked, other };
 }
 
@@ -89,7 +89,7 @@ function streamedUpload(job: CreatedJob, data: Uint8Array, headBytes: number) {
 }
 
 t.test("keys revoke closes the key's open forms and deletes their audio; the server refuses the forms", async (t) => {
-  const { revoked, other } = tenantKeys('clinic-revoke-forms');
+  const { revoked, other } = await tenantKeys('clinic-revoke-forms');
   const empty = await createJob(svc.url, revoked.key, jobBody(speech));
   const uploaded = await createJob(svc.url, revoked.key, jobBody(speech));
   const jobsBefore = (await svc.blobFiles()).jobs;
@@ -132,7 +132,7 @@ t.test("keys revoke closes the key's open forms and deletes their audio; the ser
 });
 
 t.test('an upload streaming in when its key is revoked is cut off with 403; nothing is kept', async (t) => {
-  const { revoked, other } = tenantKeys('clinic-revoke-streaming');
+  const { revoked, other } = await tenantKeys('clinic-revoke-streaming');
   const job = await createJob(svc.url, revoked.key, jobBody(speech));
   const before = await svc.blobFiles();
   const upload = streamedUpload(job, speech, speech.length >> 1);
@@ -152,7 +152,7 @@ t.test('an upload streaming in when its key is revoked is cut off with 403; noth
 });
 
 t.test('idempotency replay, complete, result and partial URLs of a revoked key: 401', async (t) => {
-  const { revoked, other } = tenantKeys('clinic-revoke-urls');
+  const { revoked, other } = await tenantKeys('clinic-revoke-urls');
   const body = jobBody(short);
   const created = await createJobRequest(svc.url, revoked.key, body, { 'idempotency-key': 'revocation-replay-1' });
   t.equal(created.status, 201);
@@ -186,7 +186,7 @@ t.test('idempotency replay, complete, result and partial URLs of a revoked key: 
 });
 
 t.test('an answer computed for a key revoked meanwhile is replaced by 401', async (t) => {
-  const { revoked } = tenantKeys('clinic-revoke-inflight');
+  const { revoked } = await tenantKeys('clinic-revoke-inflight');
   // An inline transcription whose upload is still arriving when the key is revoked.
   const boundary = 'inflight-boundary';
   const head =

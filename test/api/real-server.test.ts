@@ -43,7 +43,7 @@ function rawExchange(port: number, data: string, afterWrite?: () => void): Promi
 
 t.test('fetch: success, 401, 404, 405, 415, 500 and the public document', async (t) => {
   const { keys, base } = await listen(t);
-  const { key } = keys.create();
+  const { key } = await keys.create();
   const auth = { authorization: `Bearer ${key}` };
 
   const ok = await fetch(`${base}/v1/things/1`, { headers: auth });
@@ -95,7 +95,7 @@ t.test('requests arriving while the server closes: 503 service_unavailable with 
       });
     },
   ]);
-  const { key } = keys.create();
+  const { key } = await keys.create();
   // One keep-alive connection: a request is in flight when the server starts closing, and a second
   // one arrives on the same connection afterwards (as from a client or proxy reusing it).
   const socket = connect(port, '127.0.0.1');

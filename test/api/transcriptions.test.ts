@@ -89,13 +89,13 @@ t.test('every container of the contract is accepted', async (t) => {
 t.test('authentication, billing and entitlements', async (t) => {
   await expectError(t, await postTranscription(svc.url, null, { model: 'svc-medical-1' }, wav(short)), 401, 'unauthorized');
   await expectError(t, await postTranscription(svc.url, 'svc_nope_nope', { model: 'svc-medical-1' }, wav(short)), 401, 'unauthorized');
-  const paused = svc.createKey();
-  svc.updateKey(paused.id, { billingState: 'paused' });
+  const paused = await svc.createKey();
+  await svc.updateKey(paused.id, { billingState: 'paused' });
   await expectError(t, await postTranscription(svc.url, paused.key, { model: 'svc-medical-1' }, wav(short)), 402, 'billing_blocked');
-  const noDetect = svc.createKey({ entitlements: [] });
+  const noDetect = await svc.createKey({ entitlements: [] });
   await expectError(t, await postTranscription(svc.url, noDetect.key, { model: 'svc-medical-1', language: 'auto' }, wav(short)), 403, 'entitlement_denied');
   await expectError(t, await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', patterns: '\\d+' }, wav(short)), 403, 'entitlement_denied');
-  const patterned = svc.createKey({ entitlements: ['patterns', 'language_detection'] });
+  const patterned = await svc.createKey({ entitlements: ['patterns', 'language_detection'] });
   const res = await postTranscription(svc.url, patterned.key, { model: 'svc-medical-1', patterns: '\\d+ mg', response_format: 'json' }, wav(short));
   t.equal(res.status, 200, 'patterns accepted with the entitlement');
   await res.body?.cancel();
@@ -231,7 +231,7 @@ t.test('Idempotency-Key: replay, conflict, concurrency, ignored inline', async (
   const other = await postTranscription(svc.url, svc.key, { ...fields, response_format: 'json' }, wav(long), headers);
   await expectError(t, other, 409, 'idempotency_conflict');
   // Scoped to the tenant: another tenant's same key is a new request.
-  const stranger = svc.createKey();
+  const stranger = await svc.createKey();
   const theirs = await postTranscription(svc.url, stranger.key, fields, wav(long), headers);
   t.equal(theirs.status, 202);
   t.not(((await theirs.json()) as any).id, accepted[0].body.id);

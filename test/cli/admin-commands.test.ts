@@ -74,7 +74,7 @@ t.test('create without --json shows the key once, for people', async (t) => {
   t.ok(key);
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  t.ok(new SqliteKeyStore(db).authenticate(key!));
+  t.ok(await new SqliteKeyStore(db).authenticate(key!));
 });
 
 t.test('list: empty, JSON and table, never a key', async (t) => {
@@ -102,7 +102,7 @@ t.test('update and revoke', async (t) => {
   t.match(JSON.parse(await keys(['revoke', created.id, '--json'])), { id: created.id, revoked_at: /^\d{4}-/ });
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  t.equal(new SqliteKeyStore(db).authenticate(created.key), null);
+  t.equal(await new SqliteKeyStore(db).authenticate(created.key), null);
 });
 
 t.test('refusals: usage errors (exit 2) and unknown keys (exit 1); secrets never echoed', async (t) => {

@@ -34,7 +34,7 @@ t.test('keys create --json prints exactly one line {"key","id","tenant"}; the ke
 
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  t.match(new SqliteKeyStore(db).authenticate(created.key), { id: created.id, tenant: 'acme', plan: 'builder', entitlements: ['patterns', 'language_detection'] }, 'the server accepts the printed key');
+  t.match(await new SqliteKeyStore(db).authenticate(created.key), { id: created.id, tenant: 'acme', plan: 'builder', entitlements: ['patterns', 'language_detection'] }, 'the server accepts the printed key');
 });
 
 t.test('keys list --json: an array of {id, tenant, ...}, never a key', async (t) => {

@@ -31,17 +31,17 @@ function cli(dataDir: string, args: string[], extra: Env = {}) {
 }
 
 /** An API key made the way `keys create` makes it, in-process (one child process fewer). */
-function newKey(dataDir: string): string {
+async function newKey(dataDir: string): Promise<string> {
   const db = openDatabase(databasePath(dataDir));
   try {
-    return new SqliteKeyStore(db).create().record.id;
+    return (await new SqliteKeyStore(db).create()).record.id;
   } finally {
     db.close();
   }
 }
 
 /** What the server sees: the store opened with the master key it would load. */
-function serverView<T>(t: Test, dataDir: string, configured: string | null, look: (secrets: SqliteWebhookSecretStore) => T): T {
+function serverView<T>(t: Test, dataDir: string, configured: string | null, look: (secrets: SqliteWebhookSecretStore) => Promise<T>): Promise<T> {
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
   return look(new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, configured)));
@@ -49,14 +49,14 @@ function serverView<T>(t: Test, dataDir: string, configured: string | null, look
 
 t.test('create --json prints exactly {"secret","version"}; the server signs with that secret', async (t) => {
   const dataDir = join(t.testdir(), 'data');
-  const keyId = newKey(dataDir);
+  const keyId = await newKey(dataDir);
   const result = cli(dataDir, ['webhooks', 'secret', 'create', '--key', keyId, '--json']);
   t.equal(result.code, 0, result.stderr);
   t.equal(result.stderr, '');
   t.match(result.stdout, /^\{"secret":"whsec_[A-Za-z0-9+/]{43}=","version":1\}\n$/, 'one line, these two fields in this order');
   const { secret } = JSON.parse(result.stdout);
   t.equal(statSync(join(dataDir, WEBHOOK_MASTER_KEY_FILE)).mode & 0o777, 0o600, 'the master key was created in the data folder');
-  t.same(serverView(t, dataDir, null, (secrets) => secrets.signingKey(keyId, 1, Date.now())), signingKeyOf(secret));
+  t.same(await serverView(t, dataDir, null, (secrets) => secrets.signingKey(keyId, 1, Date.now())), signingKeyOf(secret));
 
   const again = cli(dataDir, ['webhooks', 'secret', 'create', '--key', keyId, '--json']);
   t.equal(again.code, 1, 'a second create is refused');
@@ -66,7 +66,7 @@ t.test('create --json prints exactly {"secret","version"}; the server signs with
 
 t.test('rotate makes version 2; list --json shows the states and no secret material', async (t) => {
   const dataDir = join(t.testdir(), 'data');
-  const keyId = newKey(dataDir);
+  const keyId = await newKey(dataDir);
   const first = JSON.parse(cli(dataDir, ['webhooks', 'secret', 'create', '--key', keyId, '--json']).stdout);
   const rotated = cli(dataDir, ['webhooks', 'secret', 'rotate', '--key', keyId, '--json']);
   t.equal(rotated.code, 0, rotated.stderr);
@@ -96,7 +96,7 @@ t.test('rotate makes version 2; list --json shows the states and no secret mater
 
 t.test('without --json the new secret comes with a note that it is shown once', async (t) => {
   const dataDir = join(t.testdir(), 'data');
-  const keyId = newKey(dataDir);
+  const keyId = await newKey(dataDir);
   const result = cli(dataDir, ['webhooks', 'secret', 'create', '--key', keyId]);
   t.equal(result.code, 0, result.stderr);
   t.match(result.stdout, /version 1 for key_\w+\.\nThe secret is shown only this once.*\n\n {2}whsec_[A-Za-z0-9+/]{43}=\n/);
@@ -104,13 +104,13 @@ t.test('without --json the new secret comes with a note that it is shown once', 
 
 t.test('SVC_WEBHOOK_MASTER_KEY seals the secrets instead of a data-folder key', async (t) => {
   const dataDir = join(t.testdir(), 'data');
-  const keyId = newKey(dataDir);
+  const keyId = await newKey(dataDir);
   const masterKey = randomBytes(32).toString('base64');
   const result = cli(dataDir, ['webhooks', 'secret', 'create', '--key', keyId, '--json'], { SVC_WEBHOOK_MASTER_KEY: masterKey });
   t.equal(result.code, 0, result.stderr);
   t.notOk(existsSync(join(dataDir, WEBHOOK_MASTER_KEY_FILE)), 'no key file written');
   const { secret } = JSON.parse(result.stdout);
-  t.same(serverView(t, dataDir, masterKey, (secrets) => secrets.signingKey(keyId, 1, Date.now())), signingKeyOf(secret));
+  t.same(await serverView(t, dataDir, masterKey, (secrets) => secrets.signingKey(keyId, 1, Date.now())), signingKeyOf(secret));
 
   const bad = cli(dataDir, ['webhooks', 'secret', 'list', '--key', keyId], { SVC_WEBHOOK_MASTER_KEY: 'c2hvcnQ=' });
   t.equal(bad.code, 1);
@@ -119,12 +119,12 @@ t.test('SVC_WEBHOOK_MASTER_KEY seals the secrets instead of a data-folder key', 
 
 t.test('concurrent rotations each get their own version', async (t) => {
   const dataDir = join(t.testdir(), 'data');
-  const keyId = newKey(dataDir);
+  const keyId = await newKey(dataDir);
   t.equal(cli(dataDir, ['webhooks', 'secret', 'create', '--key', keyId, '--json']).code, 0);
   const rotate = () => promisify(execFile)(CLI[0], [...CLI.slice(1), 'webhooks', 'secret', 'rotate', '--key', keyId, '--json'], { cwd: ROOT, env: childEnv(dataDir, {}) });
   const versions = (await Promise.all([rotate(), rotate(), rotate()])).map((result) => JSON.parse(result.stdout).version as number);
   t.same(versions.sort(), [2, 3, 4]);
-  const listed = serverView(t, dataDir, null, (secrets) => secrets.list(keyId, Date.now()));
+  const listed = await serverView(t, dataDir, null, (secrets) => secrets.list(keyId, Date.now()));
   t.same(listed.map((summary) => summary.state), ['previous', 'previous', 'previous', 'active'], 'exactly one active version');
 });
 

@@ -36,6 +36,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
   const config = loadConfig({ SVC_MODEL: flagship });
   t.same(config, {
     dataDir: resolve('./data'),
+    database: { url: null },
     host: '127.0.0.1',
     port: 8080,
     realtimePort: 8081,
@@ -315,4 +316,19 @@ t.test('the VAD model: the installed default, SVC_VAD_MODEL, a missing file refu
   const problems = problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_VAD_MODEL: missing }));
   t.match(problems.join('\n'), /SVC_VAD_MODEL names a VAD model that does not exist/);
   t.same(loadConfig({ SVC_MODEL: flagship, SVC_VAD: 'false', SVC_VAD_MODEL: missing }).vad, { enabled: false, model: missing });
+});
+
+t.test('SVC_DATABASE_URL selects PostgreSQL; anything but a postgres:// URL is refused without echoing it', async (t) => {
+  const { flagship } = models(t);
+  const url = 'postgres://svc:pa55word@db.internal:5432/svc';
+  t.same(loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: url }).database, { url });
+  t.same(loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: 'postgresql://db/svc' }).database, { url: 'postgresql://db/svc' });
+  for (const bad of ['mysql://root:hunter2@db/svc', 'not a url hunter2']) {
+    t.throws(() => loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: bad }), { message: /SVC_DATABASE_URL must be a postgres:\/\/user:password@host:port\/database URL/ });
+    try {
+      loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: bad });
+    } catch (error) {
+      t.notOk((error as Error).message.includes('hunter2'), 'the value (it may hold a password) is not echoed');
+    }
+  }
 });

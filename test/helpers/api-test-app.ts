@@ -20,6 +20,7 @@ export function testConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfi
   return {
     ...DEFAULTS,
     dataDir: '/nonexistent',
+    database: { url: null },
     models: { 'svc-medical-1': '/nonexistent/model.bin', 'svc-medical-edge-1': '/nonexistent/model.bin' },
     vad: { enabled: false, model: '/nonexistent/vad.bin' },
     pool: { workers: 1, threadsPerWorker: 1, maxQueue: 4 },
@@ -117,7 +118,7 @@ export async function buildTestApp(t: Test, extra: Partial<AppDependencies> = {}
     keys,
     clock,
     key(options) {
-      const { key, record } = keys.create(options);
+      const { key, record } = keys.add(options);
       return { key, id: record.id, auth: { authorization: `Bearer ${key}` } };
     },
   };

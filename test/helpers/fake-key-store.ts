@@ -13,7 +13,12 @@ export class FakeKeyStore implements KeyStore {
   private readonly dictionaries = new Map<string, string[]>();
   private nextId = 1;
 
-  create(options: CreateKeyOptions = {}): { key: string; record: ApiKeyRecord } {
+  async create(options: CreateKeyOptions = {}): Promise<{ key: string; record: ApiKeyRecord }> {
+    return this.add(options);
+  }
+
+  /** Synchronous creation, for frame tests that make keys inline (the double needs no I/O). */
+  add(options: CreateKeyOptions = {}): { key: string; record: ApiKeyRecord } {
     const id = `key${this.nextId++}`;
     const key = `svc_${id}_${randomBytes(16).toString('hex')}`;
     const record: ApiKeyRecord = {
@@ -32,45 +37,57 @@ export class FakeKeyStore implements KeyStore {
     return { key, record: { ...record } };
   }
 
-  authenticate(presented: string): ApiKeyRecord | null {
+  async authenticate(presented: string): Promise<ApiKeyRecord | null> {
     for (const { secret, record } of this.entries.values()) {
       if (secret === presented && record.revokedAt === null) return { ...record };
     }
     return null;
   }
 
-  get(id: string): ApiKeyRecord | null {
+  async get(id: string): Promise<ApiKeyRecord | null> {
     const entry = this.entries.get(id);
     return entry ? { ...entry.record } : null;
   }
 
-  list(): ApiKeyRecord[] {
+  async list(): Promise<ApiKeyRecord[]> {
     return [...this.entries.values()].map((e) => ({ ...e.record }));
   }
 
-  update(id: string, patch: KeyPatch): ApiKeyRecord {
+  async update(id: string, patch: KeyPatch): Promise<ApiKeyRecord> {
     const entry = this.entries.get(id);
     if (!entry) throw new Error('no such key');
     Object.assign(entry.record, patch);
     return { ...entry.record };
   }
 
-  revoke(id: string): boolean {
+  async revoke(id: string): Promise<boolean> {
     const entry = this.entries.get(id);
     if (!entry || entry.record.revokedAt !== null) return false;
     entry.record.revokedAt = new Date(0).toISOString();
     return true;
   }
 
-  count(): number {
+  async count(): Promise<number> {
     return this.entries.size;
   }
 
-  setDictionary(keyId: string, language: string, terms: string[]): void {
+  async createFirstKey(persist: (key: string) => void, options: CreateKeyOptions = {}): Promise<string | null> {
+    if (this.entries.size > 0) return null;
+    const { key, record } = await this.create(options);
+    try {
+      persist(key);
+    } catch (error) {
+      this.entries.delete(record.id);
+      throw error;
+    }
+    return key;
+  }
+
+  async setDictionary(keyId: string, language: string, terms: string[]): Promise<void> {
     this.dictionaries.set(`${keyId}:${language}`, [...terms]);
   }
 
-  getDictionary(keyId: string, language: string): string[] {
+  async getDictionary(keyId: string, language: string): Promise<string[]> {
     return [...(this.dictionaries.get(`${keyId}:${language}`) ?? [])];
   }
 }

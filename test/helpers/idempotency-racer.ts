@@ -10,12 +10,13 @@ const [file, countText] = process.argv.slice(2);
 const db = openDatabase(file);
 const store = new SqliteIdempotencyStore(db);
 process.stdout.write('ready\n');
-process.stdin.once('data', () => {
+process.stdin.once('data', async () => {
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  const states = Array.from({ length: Number(countText) }, (_, i) => {
+  const states: string[] = [];
+  for (let i = 0; i < Number(countText); i += 1) {
     Atomics.wait(pause, 0, 0, Math.random() * 2);
-    return store.begin('ten_race', `k${i}`, 'same-fingerprint').state;
-  });
+    states.push((await store.begin('ten_race', `k${i}`, 'same-fingerprint')).state);
+  }
   db.close();
   process.stdout.write(`${JSON.stringify(states)}\n`);
   process.exit(0);

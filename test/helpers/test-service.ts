@@ -15,11 +15,11 @@ export interface TestService {
   service: RunningService;
   url: string;
   dataDir: string;
-  /** The key the server created on first start (read from the file it wrote). */
+  /** The key the server created on first start (read from the file it wrote); '' when the database had keys. */
   key: string;
-  createKey(options?: CreateKeyOptions): { key: string; id: string; tenant: string };
-  updateKey(id: string, patch: KeyPatch): void;
-  setDictionary(keyId: string, language: string, terms: string[]): void;
+  createKey(options?: CreateKeyOptions): Promise<{ key: string; id: string; tenant: string }>;
+  updateKey(id: string, patch: KeyPatch): Promise<void>;
+  setDictionary(keyId: string, language: string, terms: string[]): Promise<void>;
   /** Files left in the upload and job-audio folders. */
   blobFiles(): Promise<{ uploads: string[]; jobs: string[] }>;
   /** Files in the results folder. */
@@ -50,13 +50,13 @@ export async function startTestService(env: Record<string, string> = {}, options
     service,
     url: service.url,
     dataDir,
-    key: (await readFile(service.firstKeyFile!, 'utf8')).trim(),
-    createKey: (options) => {
-      const { key, record } = keys.create(options);
+    key: service.firstKeyFile === null ? '' : (await readFile(service.firstKeyFile, 'utf8')).trim(),
+    createKey: async (options) => {
+      const { key, record } = await keys.create(options);
       return { key, id: record.id, tenant: record.tenant };
     },
-    updateKey: (id, patch) => {
-      keys.update(id, patch);
+    updateKey: async (id, patch) => {
+      await keys.update(id, patch);
     },
     setDictionary: (keyId, language, terms) => keys.setDictionary(keyId, language, terms),
     blobFiles: async () => ({

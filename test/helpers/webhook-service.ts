@@ -21,8 +21,8 @@ export interface WebhookSetup {
   keyId: string;
   secrets: SqliteWebhookSecretStore;
   /** Creates the key's first secret (returns the whsec_ string). */
-  createSecret(nowMs: number): string;
-  delivery(jobId: string): WebhookDelivery | null;
+  createSecret(nowMs: number): Promise<string>;
+  delivery(jobId: string): Promise<WebhookDelivery | null>;
   /** Resolves once the job's event satisfies `done` (polling the outbox). */
   waitForDelivery(jobId: string, done: (d: WebhookDelivery) => boolean, timeoutMs?: number): Promise<WebhookDelivery>;
   audio: Buffer;
@@ -49,7 +49,7 @@ export async function startWebhookService(
     options.start,
   );
   t.teardown(() => svc.close());
-  const { key, id } = svc.createKey(options.key);
+  const { key, id } = await svc.createKey(options.key);
   const db = openDatabase(databasePath(svc.dataDir));
   t.teardown(() => db.close());
   const secrets = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(svc.dataDir, null));
@@ -61,12 +61,12 @@ export async function startWebhookService(
     key,
     keyId: id,
     secrets,
-    createSecret: (nowMs) => secrets.create(id, nowMs).secret,
+    createSecret: async (nowMs) => (await secrets.create(id, nowMs)).secret,
     delivery: (jobId) => outbox.forJob(jobId),
     waitForDelivery: async (jobId, done, timeoutMs = 60_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const delivery = outbox.forJob(jobId);
+        const delivery = await outbox.forJob(jobId);
         if (delivery && done(delivery)) return delivery;
         if (Date.now() > deadline) throw new Error(`webhook delivery of ${jobId}: not reached (${JSON.stringify(delivery)})`);
         await new Promise((r) => setTimeout(r, 50));

@@ -7,7 +7,7 @@ import { JobLease } from '../../src/jobs/job-lease.js';
 import type { JobStore } from '../../src/store/job-store.js';
 
 // The store boundary: only heartbeat is called (the SQLite store's heartbeat is tested in test/store).
-const heldLease = { heartbeat: () => true } as unknown as JobStore;
+const heldLease = { heartbeat: async () => true } as unknown as JobStore;
 const clock = () => new Date();
 
 t.test('stopped leases leave no listener on the runner signal', async (t) => {
@@ -26,7 +26,7 @@ t.test('a running lease still follows the runner signal', async (t) => {
 });
 
 t.test('a lost lease aborts the chunk', async (t) => {
-  const lost = { heartbeat: () => false } as unknown as JobStore;
+  const lost = { heartbeat: async () => false } as unknown as JobStore;
   const lease = new JobLease(lost, 'job', 'w', 150, clock, new AbortController().signal);
   // The renewal timer is unref'd (it never holds a process open): keep this one alive while waiting.
   const keepAlive = setTimeout(() => {}, 5_000);

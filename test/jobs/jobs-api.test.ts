@@ -98,7 +98,7 @@ t.test('the whole flow: created, uploaded, completed, running, succeeded; audio 
 
 t.test('another key cannot see, complete, download or upload-complete a job', async (t) => {
   const job = await createJob(svc.url, svc.key, jobBody(speech));
-  const stranger = svc.createKey();
+  const stranger = await svc.createKey();
   await expectError(t, await fetch(job.poll_url, { headers: auth(stranger.key) }), 404, 'not_found');
   await expectError(t, await completeJob(job, stranger.key), 404, 'not_found');
   await expectError(t, await fetch(`${job.poll_url}/result`, { headers: auth(stranger.key) }), 404, 'not_found');
@@ -152,8 +152,8 @@ t.test('every field of the creation table is validated before a slot exists', as
   const ok = await createJobRequest(svc.url, svc.key, { ...base, language: 'en-GB', max_speakers: 2, diarize: true, response_format: 'verbose_json', vocabulary: ['metoprolol'], profile: 'turbo' });
   t.equal(ok.status, 201, 'a valid request with every option');
   t.equal(ok.headers.get('deprecation'), 'true', 'deprecated profile flagged');
-  const paused = svc.createKey();
-  svc.updateKey(paused.id, { billingState: 'paused' });
+  const paused = await svc.createKey();
+  await svc.updateKey(paused.id, { billingState: 'paused' });
   await expectError(t, await createJobRequest(svc.url, paused.key, base), 402, 'billing_blocked');
 });
 

@@ -136,7 +136,7 @@ t.test('speech only after the four opening windows is still detected, never a si
 });
 
 t.test("a key's default language is used as is, not detected", async (t) => {
-  const dutch = svc.createKey({ defaultLanguage: 'nl' });
+  const dutch = await svc.createKey({ defaultLanguage: 'nl' });
   const { result, partials } = await runJob(t, dutch.key, speech.data);
   t.equal(result.language_source, 'default');
   t.equal(result.language, languageOf(result, 'nl'));
@@ -144,10 +144,10 @@ t.test("a key's default language is used as is, not detected", async (t) => {
 });
 
 t.test('the decision is made at acceptance: a default language set on the key afterwards does not change it', async (t) => {
-  const later = svc.createKey();
+  const later = await svc.createKey();
   const expected = await expectedFamily(speech.path);
   const job = await createJob(svc.url, later.key, jobBody(speech.data, { response_format: 'verbose_json' }));
-  svc.updateKey(later.id, { defaultLanguage: 'nl' });
+  await svc.updateKey(later.id, { defaultLanguage: 'nl' });
   t.equal((await uploadFile(job, speech.data)).status, 204);
   t.equal((await completeJob(job, later.key)).status, 202);
   t.equal((await waitForEnd(job.poll_url, later.key)).status, 'succeeded');

@@ -53,7 +53,7 @@ async function finishedJob(key = svc.key, body: Record<string, unknown> = {}) {
 }
 
 t.test('results expire after the key retention; tombstone answers expired for 72 h, then 404', async (t) => {
-  const shortKey = svc.createKey({ retentionHours: 2 });
+  const shortKey = await svc.createKey({ retentionHours: 2 });
   const { job, done } = await finishedJob(shortKey.key);
   t.equal(done.status, 'succeeded');
   t.equal(done.result.expires_in_seconds, 2 * HOUR, 'the key retention (2 h)');

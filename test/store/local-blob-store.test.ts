@@ -125,7 +125,7 @@ t.test('sweepOrphans: old uploads and unreferenced old job audio go; the rest st
   for (const path of [staleUpload, referenced, orphan, foreign]) age(path, 2 * HOUR);
 
   const asked: string[] = [];
-  const removed = await store.sweepOrphans((path) => {
+  const removed = await store.sweepOrphans(async (path) => {
     asked.push(path);
     return path === referenced;
   }, HOUR);
@@ -137,5 +137,5 @@ t.test('sweepOrphans: old uploads and unreferenced old job audio go; the rest st
   t.ok(existsSync(freshOrphan), 'audio whose job row may be being written');
   t.ok(existsSync(foreign), 'files the store did not create');
   t.same(asked.sort(), [orphan, referenced].sort(), 'only old job audio is looked up');
-  t.equal(await store.sweepOrphans((path) => path === referenced, HOUR), 0, 'nothing left to sweep');
+  t.equal(await store.sweepOrphans(async (path) => path === referenced, HOUR), 0, 'nothing left to sweep');
 });

@@ -30,8 +30,8 @@ t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-i
   // The key and its secret, made the way the CLI makes them (same database, same master key file).
   const db = openDatabase(databasePath(dataDir));
   runMigrations(db);
-  const { key, record } = new SqliteKeyStore(db).create({});
-  const secret = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, null)).create(record.id, Date.now()).secret;
+  const { key, record } = await new SqliteKeyStore(db).create({});
+  const { secret } = await new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, null)).create(record.id, Date.now());
   db.close();
 
   const env = await serveEnv(dataDir, {

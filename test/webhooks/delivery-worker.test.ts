@@ -22,17 +22,17 @@ t.test('every SSRF case is refused at delivery time and rescheduled, never conne
   t.teardown(() => db.close());
   const jobs = new SqliteJobStore(db);
   const outbox = new SqliteWebhookOutbox(db);
-  const keyId = new SqliteKeyStore(db).create({}).record.id;
+  const keyId = (await new SqliteKeyStore(db).create({})).record.id;
   const secrets = new SqliteWebhookSecretStore(db, Buffer.alloc(32, 3));
   const now = Date.now();
-  secrets.create(keyId, now);
+  await secrets.create(keyId, now);
 
   const ids = new Map<string, string>();
   for (const [name, url] of REFUSED) {
-    const job = jobs.create({ tenant: 'ten_a', keyId, status: 'accepted', request: {}, audioPath: null, audioSeconds: 3, webhookUrl: url, webhookSecretVersion: 1 });
-    jobs.claimNext('w', now, 60_000);
+    const job = await jobs.create({ tenant: 'ten_a', keyId, status: 'accepted', request: {}, audioPath: null, audioSeconds: 3, webhookUrl: url, webhookSecretVersion: 1 });
+    await jobs.claimNext('w', now, 60_000);
     const event = jobSucceededEvent({ jobId: job.id, keyId, secretVersion: 1, url, pollUrl: `https://stt.example/v1/jobs/${job.id}`, nowMs: now });
-    t.ok(jobs.succeed(job.id, 'w', { resultPath: '/r', resultBytes: 1, contentType: 'application/json' }, { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 }, now, event));
+    t.ok(await jobs.succeed(job.id, 'w', { resultPath: '/r', resultBytes: 1, contentType: 'application/json' }, { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 }, now, event));
     ids.set(name, job.id);
   }
   let connections = 0;
@@ -46,12 +46,13 @@ t.test('every SSRF case is refused at delivery time and rescheduled, never conne
     },
     clock: () => new Date(now),
     attemptTimeoutMs: 1000,
-    keyRevoked: () => false,
+    keyRevoked: async () => false,
+    instanceId: 'inst_test',
   });
   t.equal(await worker.deliverDue(), REFUSED.length, 'one attempt per event');
   t.equal(connections, 0, 'no connection was attempted');
   for (const [name] of REFUSED) {
-    const delivery = outbox.forJob(ids.get(name)!)!;
+    const delivery = (await outbox.forJob(ids.get(name)!))!;
     t.match(delivery, { state: 'pending', attempts: 1, lastStatus: /^refused: / }, `${name}: refused at delivery (${delivery.lastStatus})`);
     t.ok(delivery.nextAttemptAtMs! >= now + 60_000, `${name}: retried on the schedule`);
   }

@@ -25,7 +25,7 @@ t.test('a pending event is cancelled by keys revoke and never attempted again', 
   const receiver = await startWebhookReceiver({ status: 503 });
   t.teardown(() => receiver.close());
   const setup = await startWebhookService(t, { dns: { 'hooks.test': { A: ['127.0.0.1'] } }, start: { clock: clock.now } });
-  setup.createSecret(clock.ms);
+  await setup.createSecret(clock.ms);
   const res = await postTranscription(
     setup.svc.url,
     setup.key,
@@ -39,7 +39,7 @@ t.test('a pending event is cancelled by keys revoke and never attempted again', 
 
   const output = await revokeKeyWithCli(setup.svc.dataDir, setup.keyId);
   t.equal(output.cancelled_webhook_events, 1, 'the CLI cancels it');
-  t.match(setup.delivery(job.id), { state: 'failed', attempts: 1, lastStatus: KEY_REVOKED_DELIVERY_STATUS, nextAttemptAtMs: null });
+  t.match(await setup.delivery(job.id), { state: 'failed', attempts: 1, lastStatus: KEY_REVOKED_DELIVERY_STATUS, nextAttemptAtMs: null });
 
   receiver.answer({ status: 204 });
   for (const minutes of [2, 10, 60, 24 * 60]) {
@@ -57,20 +57,20 @@ t.test("the worker gives up a revoked key's event before connecting", async (t) 
   const outbox = new SqliteWebhookOutbox(db);
   const secrets = new SqliteWebhookSecretStore(db, Buffer.alloc(32, 5));
   const now = Date.now();
-  const revoked = keys.create({}).record.id;
-  const active = keys.create({}).record.id;
+  const revoked = (await keys.create({})).record.id;
+  const active = (await keys.create({})).record.id;
   const jobIds = new Map<string, string>();
   for (const keyId of [revoked, active]) {
-    secrets.create(keyId, now);
+    await secrets.create(keyId, now);
     const url = 'https://hooks.example/endpoint';
-    const job = jobs.create({ tenant: 'ten_x', keyId, status: 'accepted', request: {}, audioPath: null, audioSeconds: 3, webhookUrl: url, webhookSecretVersion: 1 });
-    jobs.claimNext('w', now, 60_000);
+    const job = await jobs.create({ tenant: 'ten_x', keyId, status: 'accepted', request: {}, audioPath: null, audioSeconds: 3, webhookUrl: url, webhookSecretVersion: 1 });
+    await jobs.claimNext('w', now, 60_000);
     const event = jobSucceededEvent({ jobId: job.id, keyId, secretVersion: 1, url, pollUrl: `https://stt.example/v1/jobs/${job.id}`, nowMs: now });
-    t.ok(jobs.succeed(job.id, 'w', { resultPath: '/r', resultBytes: 1, contentType: 'application/json' }, { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 }, now, event));
+    t.ok(await jobs.succeed(job.id, 'w', { resultPath: '/r', resultBytes: 1, contentType: 'application/json' }, { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 }, now, event));
     jobIds.set(keyId, job.id);
   }
   // Revoked after its job succeeded (the event was already in the outbox), without the CLI's cleanup.
-  keys.revoke(revoked);
+  await keys.revoke(revoked);
 
   const posted: string[] = [];
   const worker = new WebhookDeliveryWorker({
@@ -84,10 +84,11 @@ t.test("the worker gives up a revoked key's event before connecting", async (t) 
     },
     clock: () => new Date(now),
     attemptTimeoutMs: 1000,
-    keyRevoked: (keyId) => !isKeyActive(keys, keyId),
+    keyRevoked: async (keyId) => !(await isKeyActive(keys, keyId)),
+    instanceId: 'inst_test',
   });
   await worker.deliverDue();
-  t.same(posted, [outbox.forJob(jobIds.get(active)!)!.eventId], "only the active key's event was posted");
-  t.match(outbox.forJob(jobIds.get(revoked)!), { state: 'failed', attempts: 0, lastStatus: KEY_REVOKED_DELIVERY_STATUS, nextAttemptAtMs: null });
-  t.match(outbox.forJob(jobIds.get(active)!), { state: 'delivered', attempts: 1 });
+  t.same(posted, [(await outbox.forJob(jobIds.get(active)!))!.eventId], "only the active key's event was posted");
+  t.match(await outbox.forJob(jobIds.get(revoked)!), { state: 'failed', attempts: 0, lastStatus: KEY_REVOKED_DELIVERY_STATUS, nextAttemptAtMs: null });
+  t.match(await outbox.forJob(jobIds.get(active)!), { state: 'delivered', attempts: 1 });
 });

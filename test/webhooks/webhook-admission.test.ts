@@ -13,7 +13,7 @@ t.test('refused destinations: 422 on both routes, nothing created, the URL not e
     loopback: false,
     dns: SSRF_DNS,
   });
-  setup.createSecret(Date.now());
+  await setup.createSecret(Date.now());
   t.equal(REFUSED.at(-1)![1].length, 2049);
   for (const [name, url] of REFUSED) {
     const direct = await postTranscription(
@@ -61,7 +61,7 @@ t.test('DNS rebinding: public when the request came, private at delivery: the at
     loopback: false,
     dns: { 'rebind.test': { A: (n) => (n === 1 ? [PUBLIC] : ['10.0.0.7']) } },
   });
-  setup.createSecret(Date.now());
+  await setup.createSecret(Date.now());
   const res = await postTranscription(
     setup.svc.url,
     setup.key,

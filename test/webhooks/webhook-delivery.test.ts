@@ -41,7 +41,7 @@ t.test('a succeeded job POSTs one signed event that both verifier libraries acce
   const receiver = await startWebhookReceiver({ status: 204 });
   t.teardown(() => receiver.close());
   const setup = await startWebhookService(t, { dns: { 'hooks.test': { A: ['127.0.0.1'] } } });
-  const secret = setup.createSecret(Date.now());
+  const secret = await setup.createSecret(Date.now());
   const job = await acceptWithWebhook(setup, `https://hooks.test:${receiver.port}/hooks/stt?tenant=a`);
   t.same(job.webhook, { requested: true }, 'a webhook forces a job even for 3 s of audio');
 
@@ -84,7 +84,7 @@ t.test('the timestamp is the time of the attempt: an event sent 10 minutes late 
   t.teardown(() => receiver.close());
   const clock = new TestClock(Date.now() - 10 * 60_000);
   const setup = await startWebhookService(t, { dns: { 'hooks.test': { A: ['127.0.0.1'] } }, start: { clock: clock.now } });
-  const secret = setup.createSecret(clock.ms);
+  const secret = await setup.createSecret(clock.ms);
   await acceptWithWebhook(setup, `https://hooks.test:${receiver.port}/late`);
   const [request] = await receiver.waitForRequests(1);
   t.equal(Number(request!.headers['webhook-timestamp']), Math.floor(clock.ms / 1000));
@@ -105,7 +105,7 @@ t.test('retries: down, 500, timeout, redirect (not followed), then up — same i
     env: { SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS: '1500' },
     start: { clock: clock.now },
   });
-  const secret = setup.createSecret(clock.ms);
+  const secret = await setup.createSecret(clock.ms);
   const job = await acceptWithWebhook(setup, `https://hooks.test:${port}/retry`);
 
   const first = await setup.waitForDelivery(job.id, (d) => d.attempts === 1);
@@ -144,7 +144,7 @@ t.test('retries: down, 500, timeout, redirect (not followed), then up — same i
   t.ok(receiver.requests.every((r) => r.body.equals(receiver.requests[0]!.body)), 'the same body bytes every time');
   const last = receiver.requests.at(-1)!;
   t.ok(new Webhook(secret).verify(last.body.toString('utf8'), headersOf(last)), 'the delivered attempt verifies');
-  t.match(setup.delivery(job.id), { state: 'delivered', attempts: 5, nextAttemptAtMs: null });
+  t.match(await setup.delivery(job.id), { state: 'delivered', attempts: 5, nextAttemptAtMs: null });
 
   clock.advance(24 * 3600);
   await setup.svc.service.deliverWebhooksNow();
@@ -156,7 +156,7 @@ t.test('six failed attempts, then the event is given up', async (t) => {
   const receiver = await startWebhookReceiver({ status: 503 });
   t.teardown(() => receiver.close());
   const setup = await startWebhookService(t, { dns: { 'hooks.test': { A: ['127.0.0.1'] } }, start: { clock: clock.now } });
-  setup.createSecret(clock.ms);
+  await setup.createSecret(clock.ms);
   const job = await acceptWithWebhook(setup, `https://hooks.test:${receiver.port}/always-503`);
   await setup.waitForDelivery(job.id, (d) => d.attempts === 1);
   for (const [i, delay] of [60, 300, 1800, 7200, 28_800].entries()) {
@@ -164,7 +164,7 @@ t.test('six failed attempts, then the event is given up', async (t) => {
     await setup.svc.service.deliverWebhooksNow();
     await setup.waitForDelivery(job.id, (d) => d.attempts === i + 2);
   }
-  t.match(setup.delivery(job.id), { state: 'failed', attempts: 6, lastStatus: 'http 503', nextAttemptAtMs: null });
+  t.match(await setup.delivery(job.id), { state: 'failed', attempts: 6, lastStatus: 'http 503', nextAttemptAtMs: null });
   clock.advance(48 * 3600);
   await setup.svc.service.deliverWebhooksNow();
   t.equal(receiver.requests.length, 6, 'no seventh attempt');
@@ -183,12 +183,12 @@ t.test('rotation: events stay signed with the version pinned at acceptance; afte
     env: { SVC_UPLOAD_EXPIRY_SECONDS: String(3 * 24 * 3600) },
     start: { clock: clock.now },
   });
-  const v1 = setup.createSecret(clock.ms);
+  const v1 = await setup.createSecret(clock.ms);
   const url = `https://hooks.test:${receiver.port}/rotation`;
   // Accepted before the rotation (pinned to version 1); uploaded and completed after it.
   const before = await createJob(setup.svc.url, setup.key, jobBody(setup.audio, { webhook_url: url, language: 'en' }));
   const late = await createJob(setup.svc.url, setup.key, jobBody(setup.audio, { webhook_url: url, language: 'en' }));
-  const { secret: v2, version } = setup.secrets.rotate(setup.keyId, clock.ms);
+  const { secret: v2, version } = await setup.secrets.rotate(setup.keyId, clock.ms);
   t.equal(version, 2);
   const after = await createJob(setup.svc.url, setup.key, jobBody(setup.audio, { webhook_url: url, language: 'en' }));
 
@@ -206,13 +206,13 @@ t.test('rotation: events stay signed with the version pinned at acceptance; afte
   // 25 hours later version 1 is no longer usable: the late job's event (pinned to 1) is signed with
   // the active version, the only one its receiver still accepts.
   clock.advance(25 * 3600);
-  t.same(setup.secrets.list(setup.keyId, clock.ms).map((s) => [s.version, s.state]), [[1, 'expired'], [2, 'active']]);
+  t.same((await setup.secrets.list(setup.keyId, clock.ms)).map((s) => [s.version, s.state]), [[1, 'expired'], [2, 'active']]);
   t.equal((await uploadFile(late, setup.audio)).status, 204);
   t.equal((await completeJob(late, setup.key)).status, 202);
   await receiver.waitForRequests(3);
   t.ok(signatureValid(v2, byJob(late.id)));
   t.notOk(signatureValid(v1, byJob(late.id)), 'the expired version signs nothing');
-  t.equal(setup.delivery(late.id)!.secretVersion, 1, 'the pin is still recorded for operators');
+  t.equal((await setup.delivery(late.id))!.secretVersion, 1, 'the pin is still recorded for operators');
   t.ok(new Webhook(v2).verify(byJob(late.id).body.toString('utf8'), headersOf(byJob(late.id))));
 });
 
@@ -221,7 +221,7 @@ t.test('a job with a webhook keeps its result at least 9 hours, even on a key th
   const receiver = await startWebhookReceiver({ status: 204 });
   t.teardown(() => receiver.close());
   const setup = await startWebhookService(t, { dns: { 'hooks.test': { A: ['127.0.0.1'] } }, start: { clock: clock.now }, key: { retentionHours: 1 } });
-  setup.createSecret(clock.ms);
+  await setup.createSecret(clock.ms);
   const withHook = await acceptWithWebhook(setup, `https://hooks.test:${receiver.port}/keep`);
   const plain = await createJob(setup.svc.url, setup.key, jobBody(setup.audio, { language: 'en' }));
   t.equal((await uploadFile(plain, setup.audio)).status, 204);

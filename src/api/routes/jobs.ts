@@ -77,10 +77,10 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
   const webhookSecretVersion = creation.request.webhookUrl ? await deps.webhooks.admit(key.id, creation.request.webhookUrl) : null;
   applyProfileDeprecation(reply, creation.request.profile);
   // Webhook admission may have waited on DNS: a slot is never opened for a key revoked meanwhile.
-  requireKeyStillActive(request, deps.keys);
+  await requireKeyStillActive(request, deps.keys);
   const fingerprint = createHash('sha256').update(JSON.stringify({ route: 'jobs', body: canonical(request.body) })).digest('hex');
   if (idempotencyKey) {
-    const claim = deps.idempotency.begin(key.tenant, idempotencyKey, fingerprint, deps.clock());
+    const claim = await deps.idempotency.begin(key.tenant, idempotencyKey, fingerprint, deps.clock());
     if (claim.state === 'completed') return replay(reply, claim.response);
     if (claim.state === 'conflict') throw new ApiError(409, 'idempotency_conflict', 'this Idempotency-Key was used with different content');
     if (claim.state === 'in_progress') throw new ApiError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is in progress');
@@ -89,7 +89,7 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
     const now = deps.clock();
     const expirySeconds = deps.uploadExpirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS;
     const expiresAtMs = now.getTime() + expirySeconds * 1000;
-    const job = deps.jobs.create(
+    const job = await deps.jobs.create(
       {
         tenant: key.tenant,
         keyId: key.id,
@@ -128,10 +128,10 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
         max_audio_seconds: Math.floor(deps.config.maxAudioSeconds),
       }),
     };
-    if (idempotencyKey) deps.idempotency.complete(key.tenant, idempotencyKey, response);
+    if (idempotencyKey) await deps.idempotency.complete(key.tenant, idempotencyKey, response);
     return replay(reply, response);
   } catch (error) {
-    if (idempotencyKey) deps.idempotency.release(key.tenant, idempotencyKey);
+    if (idempotencyKey) await deps.idempotency.release(key.tenant, idempotencyKey);
     throw error;
   }
 }
@@ -139,7 +139,7 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
 async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
   await loadJob(request, deps);
   const now = deps.clock().getTime();
-  const outcome = deps.jobs.complete(request.params.job_id, request.apiKey!.tenant, now);
+  const outcome = await deps.jobs.complete(request.params.job_id, request.apiKey!.tenant, now);
   if (outcome.outcome === 'not_found') throw notFound();
   if (outcome.outcome === 'not_uploaded') {
     const message =
@@ -175,7 +175,7 @@ async function pollJob(request: JobRequest, reply: FastifyReply, deps: JobRouteD
         // process, which no in-process notice reports) ends the wait with 401, and a change made there
         // (the key's upload slots closed) is seen by the tenant's other keys without waiting it out.
         await deps.events.waitForChange(job.id, Math.min(remaining, KEY_RECHECK_INTERVAL_MS), left.signal);
-        requireKeyStillActive(request, deps.keys);
+        await requireKeyStillActive(request, deps.keys);
         job = (await loadJob(request, deps)) ?? job;
         if (`${job.status}/${job.resultRevision}` !== seen) break;
       }
@@ -210,9 +210,9 @@ async function downloadPartial(request: JobRequest, reply: FastifyReply, deps: J
 /** The caller's job with its time-driven transitions applied; 404 for unknown, foreign or ended ones. */
 async function loadJob(request: JobRequest, deps: JobRouteDeps): Promise<JobRecord> {
   const now = deps.clock().getTime();
-  let job = deps.jobs.get(request.params.job_id, request.apiKey!.tenant);
+  let job = await deps.jobs.get(request.params.job_id, request.apiKey!.tenant);
   if (!job || isPastTombstone(job, now)) throw notFound();
-  if (await deps.housekeeping.expireUpload(job, now)) job = deps.jobs.get(job.id, job.tenant) ?? job;
+  if (await deps.housekeeping.expireUpload(job, now)) job = (await deps.jobs.get(job.id, job.tenant)) ?? job;
   return job;
 }
 

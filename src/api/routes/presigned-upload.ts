@@ -85,7 +85,7 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
         const now = deps.clock().getTime();
         const policy = verifyUploadForm(deps.secret, fields, jobId, now);
         if (await issuerRevoked(deps, jobId)) throw UPLOAD_REFUSALS.keyRevoked();
-        claimSlot(deps.jobs, jobId, policy.contentLength, now);
+        await claimSlot(deps.jobs, jobId, policy.contentLength, now);
         claimed = true;
         tempPath = deps.blobs.createUploadPath('presigned');
         currentFile = part.file as unknown as { destroy(error?: Error): void };
@@ -109,7 +109,7 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
         currentFile = null;
         // Durable before acknowledged: flushed and moved into job storage, then the row says so.
         const audioPath = await deps.blobs.moveToJobAudio(tempPath, randomUUID());
-        if (!deps.jobs.storeUpload(jobId, audioPath, deps.clock().getTime())) {
+        if (!(await deps.jobs.storeUpload(jobId, audioPath, deps.clock().getTime()))) {
           await deps.blobs.delete(audioPath);
           throw (await slotRefusal(deps, jobId)) ?? FORM_ERRORS.used();
         }
@@ -131,7 +131,7 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
       await once(stream, 'close').catch(() => {});
     }
     if (tempPath) await rm(tempPath, { force: true }).catch(() => {});
-    if (claimed && !stored) deps.jobs.abandonUpload(jobId);
+    if (claimed && !stored) await deps.jobs.abandonUpload(jobId);
   }
   if (failure === null) return reply.code(204).send();
   const formError = toFormError(failure);
@@ -147,9 +147,9 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
  * revoked, the route closes the key's open slots itself, in case the revoking process did not get to.
  */
 async function issuerRevoked(deps: PresignedUploadDeps, jobId: string): Promise<boolean> {
-  const job = deps.jobs.getById(jobId);
+  const job = await deps.jobs.getById(jobId);
   if (!job) return false;
-  const key = deps.keys.get(job.keyId);
+  const key = await deps.keys.get(job.keyId);
   if (key !== null && key.revokedAt === null) return false;
   if (key !== null) await closeUploadSlotsOfKey(deps, key, deps.clock().getTime());
   return true;
@@ -158,18 +158,18 @@ async function issuerRevoked(deps: PresignedUploadDeps, jobId: string): Promise<
 /** Why a slot this request holds can no longer take its file, or null while it still can. */
 async function slotRefusal(deps: PresignedUploadDeps, jobId: string): Promise<UploadFormError | null> {
   if (await issuerRevoked(deps, jobId)) return UPLOAD_REFUSALS.keyRevoked();
-  return deps.jobs.getById(jobId)?.status === 'awaiting_upload' ? null : FORM_ERRORS.used();
+  return (await deps.jobs.getById(jobId))?.status === 'awaiting_upload' ? null : FORM_ERRORS.used();
 }
 
 /** Takes the job's slot for this upload, or says in S3's terms why it cannot be used. */
-function claimSlot(jobs: JobStore, jobId: string, contentLength: number, nowMs: number): void {
-  if (jobs.beginUpload(jobId, nowMs)) {
-    const job = jobs.getById(jobId)!;
+async function claimSlot(jobs: JobStore, jobId: string, contentLength: number, nowMs: number): Promise<void> {
+  if (await jobs.beginUpload(jobId, nowMs)) {
+    const job = (await jobs.getById(jobId))!;
     if (job.uploadBytes === contentLength) return;
-    jobs.abandonUpload(jobId);
+    await jobs.abandonUpload(jobId);
     throw FORM_ERRORS.conditionFailed();
   }
-  const job = jobs.getById(jobId);
+  const job = await jobs.getById(jobId);
   if (!job || job.status !== 'awaiting_upload' || job.uploadState === 'stored' || job.uploadState === 'none') throw FORM_ERRORS.used();
   if (job.uploadState === 'receiving') throw FORM_ERRORS.busy();
   throw FORM_ERRORS.expired();

@@ -154,12 +154,12 @@ async function acceptJob(
 ) {
   const key = request.apiKey!;
   // The upload may have taken minutes: a key revoked meanwhile must not get a job (or its replay).
-  requireKeyStillActive(request, deps.keys);
+  await requireKeyStillActive(request, deps.keys);
   const fingerprint = createHash('sha256')
     .update(JSON.stringify({ route: 'direct', sha256: upload.sha256, fields: Object.entries(upload.fields).sort() }))
     .digest('hex');
   if (idempotencyKey) {
-    const claim = deps.idempotency.begin(key.tenant, idempotencyKey, fingerprint);
+    const claim = await deps.idempotency.begin(key.tenant, idempotencyKey, fingerprint);
     if (claim.state === 'completed') return replay(reply, claim.response);
     if (claim.state === 'conflict') throw new ApiError(409, 'idempotency_conflict', 'this Idempotency-Key was used with different content');
     if (claim.state === 'in_progress') throw new ApiError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is in progress');
@@ -169,7 +169,7 @@ async function acceptJob(
   try {
     // Durable before acknowledged: audio moved into job storage, then the job row committed.
     audioPath = await deps.blobs.moveToJobAudio(upload.path, randomUUID());
-    const job = deps.jobs.create({
+    const job = await deps.jobs.create({
       tenant: key.tenant,
       keyId: key.id,
       status: 'accepted',
@@ -195,10 +195,10 @@ async function acceptJob(
         webhook: { requested: job.webhookUrl !== null },
       }),
     };
-    if (idempotencyKey) deps.idempotency.complete(key.tenant, idempotencyKey, response);
+    if (idempotencyKey) await deps.idempotency.complete(key.tenant, idempotencyKey, response);
     return replay(reply, response);
   } catch (error) {
-    if (idempotencyKey) deps.idempotency.release(key.tenant, idempotencyKey);
+    if (idempotencyKey) await deps.idempotency.release(key.tenant, idempotencyKey);
     // No job row, no audio: nothing is left behind for a request that was not acknowledged.
     if (audioPath && !jobCreated) await deps.blobs.delete(audioPath);
     throw error;

@@ -10,6 +10,19 @@ export interface Migration {
   sql: string;
 }
 
+/** The same step in both schemas (types aside), so the stores' recovery statements read alike. */
+const SERVICE_INSTANCES_STEP = `
+      CREATE TABLE service_instances (
+        id              TEXT PRIMARY KEY,
+        role            TEXT NOT NULL,
+        started_at_ms   INTEGER NOT NULL,
+        heartbeat_at_ms INTEGER NOT NULL,
+        expires_at_ms   INTEGER NOT NULL
+      ) STRICT;
+      ALTER TABLE jobs ADD COLUMN upload_owner TEXT;
+      ALTER TABLE idempotency_records ADD COLUMN owner TEXT;
+    `;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -149,6 +162,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at_ms) WHERE state = 'pending';
     `,
+  },
+  {
+    version: 4,
+    name: 'service instances: which process holds an upload or an idempotency claim, for per-process recovery',
+    // Job and webhook leases name their holder already (lease_owner = '<instance id>/<slot>').
+    sql: SERVICE_INSTANCES_STEP,
   },
 ];
 

@@ -6,55 +6,25 @@ import type {
   ChunkProgress,
   CompleteOutcome,
   FinalResult,
-  JobFailureCode,
   OutboxEvent,
   JobRecord,
-  JobStatus,
   JobStore,
+  JobStoreOptions,
   NewJob,
   ReleasedBlobs,
   Retention,
-  UploadState,
 } from '../job-store.js';
-import { randomBase62 } from '../random-id.js';
-
-interface JobRow {
-  id: string;
-  tenant: string;
-  key_id: string;
-  status: string;
-  model: string;
-  request: string;
-  audio_path: string | null;
-  audio_seconds: number | null;
-  webhook_url: string | null;
-  webhook_secret_version: number | null;
-  error_code: string | null;
-  error_message: string | null;
-  created_at: string;
-  updated_at: string;
-  lease_owner: string | null;
-  lease_expires_at_ms: number | null;
-  stalled_claims: number;
-  ready_at_ms: number | null;
-  progress: string | null;
-  completed_audio_seconds: number;
-  result_revision: number;
-  partial_path: string | null;
-  result_path: string | null;
-  result_bytes: number | null;
-  result_content_type: string | null;
-  result_expires_at_ms: number | null;
-  tombstone_until_ms: number | null;
-  finished_at_ms: number | null;
-  upload_state: string;
-  upload_bytes: number | null;
-  upload_expires_at_ms: number | null;
-  complete_by_ms: number | null;
-  retention_hours: number | null;
-}
-
-const iso = (ms: number) => new Date(ms).toISOString();
+import {
+  completionWithoutAccept,
+  iso,
+  jobRecordOf,
+  mayFail,
+  newJobRow,
+  releasedByFailure,
+  type FailError,
+  type FailFrom,
+  type JobRow,
+} from '../job-record.js';
 
 export class SqliteJobStore implements JobStore {
   private readonly insert: Statement<[Record<string, unknown>]>;
@@ -75,7 +45,13 @@ export class SqliteJobStore implements JobStore {
     event: OutboxEvent | null,
   ) => boolean;
 
-  constructor(private readonly db: Database) {
+  private readonly instanceId: string | null;
+
+  constructor(
+    private readonly db: Database,
+    options: JobStoreOptions = {},
+  ) {
+    this.instanceId = options.instanceId ?? null;
     this.insert = db.prepare(`INSERT INTO jobs (id, tenant, key_id, status, model, request, audio_path, audio_seconds,
         webhook_url, webhook_secret_version, created_at, updated_at, ready_at_ms, upload_state, upload_bytes,
         upload_expires_at_ms, complete_by_ms, retention_hours)
@@ -99,7 +75,7 @@ export class SqliteJobStore implements JobStore {
       const row = nextRunnable.get(nowMs);
       if (!row) return null;
       lease.run({ worker: workerId, until: nowMs + leaseMs, at: iso(nowMs), id: row.id });
-      return toRecord(this.selectById.get(row.id)!);
+      return jobRecordOf(this.selectById.get(row.id)!);
     });
     // IMMEDIATE: the read and the lease are one step under the write lock, so two claimers never
     // take the same job.
@@ -110,15 +86,10 @@ export class SqliteJobStore implements JobStore {
     const complete = db.transaction((id: string, tenant: string, nowMs: number): CompleteOutcome => {
       const row = this.selectOwned.get(id, tenant);
       if (!row) return { outcome: 'not_found' };
-      if (row.status !== 'awaiting_upload') {
-        // Only a job that had an upload slot and moved past it counts as completed before.
-        return row.upload_state === 'stored' || row.upload_state === 'none'
-          ? { outcome: row.status === 'failed' && row.error_code === 'job_expired' ? 'not_uploaded' : 'already', job: toRecord(row) }
-          : { outcome: 'not_uploaded', job: toRecord(row) };
-      }
-      if (row.upload_state !== 'stored') return { outcome: 'not_uploaded', job: toRecord(row) };
+      const settled = completionWithoutAccept(row);
+      if (settled) return settled;
       accept.run({ id, now: nowMs, at: iso(nowMs) });
-      return { outcome: 'accepted', job: toRecord(this.selectById.get(id)!) };
+      return { outcome: 'accepted', job: jobRecordOf(this.selectById.get(id)!) };
     });
     this.completeTransaction = (...args) => complete.immediate(...args);
 
@@ -138,16 +109,11 @@ export class SqliteJobStore implements JobStore {
         now: nowMs,
         at: iso(nowMs),
       });
-      return { id: row.id, paths: [row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
+      return releasedByFailure(row);
     };
     const fail = db.transaction((id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number) => {
       const row = this.selectById.get(id);
-      if (!row) return null;
-      const allowed =
-        'workerId' in from
-          ? row.status === 'running' && row.lease_owner === from.workerId
-          : row.status === from.status && (from.status !== 'awaiting_upload' || row.upload_state !== 'receiving');
-      if (!allowed) return null;
+      if (!row || !mayFail(row, from)) return null;
       return markRowFailed(row, error, retention, nowMs);
     });
     this.failTransaction = (...args) => fail.immediate(...args);
@@ -156,7 +122,7 @@ export class SqliteJobStore implements JobStore {
     // sees the job gone from awaiting_upload and discards what it was writing (storeUpload refuses).
     const openSlotsOfKey = db.prepare<[string], JobRow>(`SELECT * FROM jobs WHERE status = 'awaiting_upload' AND key_id = ?`);
     const closeSlots = db.transaction((keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number) =>
-      openSlotsOfKey.all(keyId).map((row) => markRowFailed(row, error, retentionOf(toRecord(row)), nowMs)),
+      openSlotsOfKey.all(keyId).map((row) => markRowFailed(row, error, retentionOf(jobRecordOf(row)), nowMs)),
     );
     this.closeSlotsTransaction = (...args) => closeSlots.immediate(...args);
 
@@ -213,59 +179,37 @@ export class SqliteJobStore implements JobStore {
     this.succeedTransaction = (...args) => succeed.immediate(...args);
   }
 
-  create(job: NewJob, now = new Date()): JobRecord {
-    const at = now.toISOString();
-    const uploadState: UploadState = job.status === 'awaiting_upload' ? 'empty' : 'none';
-    const row = {
-      // 22 base62 characters: about 131 random bits, so ids cannot be guessed or enumerated.
-      id: `job_${randomBase62(22)}`,
-      tenant: job.tenant,
-      key_id: job.keyId,
-      status: job.status,
-      model: 'svc-medical-1',
-      request: JSON.stringify(job.request),
-      audio_path: job.audioPath,
-      audio_seconds: job.audioSeconds,
-      webhook_url: job.webhookUrl,
-      webhook_secret_version: job.webhookSecretVersion ?? null,
-      created_at: at,
-      updated_at: at,
-      ready_at_ms: job.status === 'accepted' ? now.getTime() : null,
-      upload_state: uploadState,
-      upload_bytes: job.upload?.bytes ?? null,
-      upload_expires_at_ms: job.upload?.expiresAtMs ?? null,
-      complete_by_ms: job.upload?.completeByMs ?? null,
-      retention_hours: job.retentionHours ?? null,
-    };
+  async create(job: NewJob, now = new Date()): Promise<JobRecord> {
+    const row = newJobRow(job, now);
     // Autocommit with synchronous=FULL: the row is on disk when run() returns.
     this.insert.run(row);
-    return toRecord(this.selectById.get(row.id)!);
+    return jobRecordOf(this.selectById.get(row.id)!);
   }
 
-  get(id: string, tenant: string): JobRecord | null {
+  async get(id: string, tenant: string): Promise<JobRecord | null> {
     const row = this.selectOwned.get(id, tenant);
-    return row ? toRecord(row) : null;
+    return row ? jobRecordOf(row) : null;
   }
 
-  getById(id: string): JobRecord | null {
+  async getById(id: string): Promise<JobRecord | null> {
     const row = this.selectById.get(id);
-    return row ? toRecord(row) : null;
+    return row ? jobRecordOf(row) : null;
   }
 
-  beginUpload(id: string, nowMs: number): boolean {
+  async beginUpload(id: string, nowMs: number): Promise<boolean> {
     return (
       this.db
-        .prepare(`UPDATE jobs SET upload_state = 'receiving'
+        .prepare(`UPDATE jobs SET upload_state = 'receiving', upload_owner = ?
           WHERE id = ? AND status = 'awaiting_upload' AND upload_state = 'empty' AND upload_expires_at_ms > ?`)
-        .run(id, nowMs).changes === 1
+        .run(this.instanceId, id, nowMs).changes === 1
     );
   }
 
-  abandonUpload(id: string): void {
+  async abandonUpload(id: string): Promise<void> {
     this.db.prepare(`UPDATE jobs SET upload_state = 'empty' WHERE id = ? AND upload_state = 'receiving'`).run(id);
   }
 
-  storeUpload(id: string, audioPath: string, nowMs: number): boolean {
+  async storeUpload(id: string, audioPath: string, nowMs: number): Promise<boolean> {
     return (
       this.db
         .prepare(`UPDATE jobs SET upload_state = 'stored', audio_path = ?, updated_at = ?
@@ -274,15 +218,15 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  complete(id: string, tenant: string, nowMs: number): CompleteOutcome {
+  async complete(id: string, tenant: string, nowMs: number): Promise<CompleteOutcome> {
     return this.completeTransaction(id, tenant, nowMs);
   }
 
-  claimNext(workerId: string, nowMs: number, leaseMs: number): JobRecord | null {
+  async claimNext(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null> {
     return this.claimTransaction(workerId, nowMs, leaseMs);
   }
 
-  heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): boolean {
+  async heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): Promise<boolean> {
     return (
       this.db
         .prepare(`UPDATE jobs SET lease_expires_at_ms = ? WHERE id = ? AND status = 'running' AND lease_owner = ?`)
@@ -290,7 +234,7 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  commitChunk(id: string, workerId: string, chunk: ChunkProgress, nowMs: number): boolean {
+  async commitChunk(id: string, workerId: string, chunk: ChunkProgress, nowMs: number): Promise<boolean> {
     return (
       this.db
         .prepare(`UPDATE jobs SET progress = @progress, completed_audio_seconds = @completed,
@@ -312,7 +256,7 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  releaseLease(id: string, workerId: string, _nowMs: number): boolean {
+  async releaseLease(id: string, workerId: string, _nowMs: number): Promise<boolean> {
     return (
       this.db
         .prepare(`UPDATE jobs SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = ? AND lease_owner = ?`)
@@ -320,96 +264,61 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event: OutboxEvent | null = null): boolean {
+  async succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event: OutboxEvent | null = null): Promise<boolean> {
     return this.succeedTransaction(id, workerId, result, retention, nowMs, event);
   }
 
-  fail(id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number): ReleasedBlobs | null {
+  async fail(id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number): Promise<ReleasedBlobs | null> {
     return this.failTransaction(id, from, error, retention, nowMs);
   }
 
-  closeUploadSlotsOfKey(keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number): ReleasedBlobs[] {
+  async closeUploadSlotsOfKey(keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number): Promise<ReleasedBlobs[]> {
     return this.closeSlotsTransaction(keyId, error, retentionOf, nowMs);
   }
 
-  recoverAfterRestart(_nowMs: number): { leases: number; uploads: number } {
+  async releaseWorkOfDeadInstances(_nowMs: number): Promise<{ leases: number; uploads: number }> {
     const recover = this.db.transaction(() => {
-      // With one server per database, every lease at start belongs to a process that died.
       const leases = this.db
-        .prepare(`UPDATE jobs SET lease_expires_at_ms = 0 WHERE lease_owner IS NOT NULL AND status = 'running'`)
+        .prepare(`UPDATE jobs SET lease_expires_at_ms = 0
+          WHERE lease_owner IS NOT NULL AND status = 'running' AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <> 0)
+            AND NOT EXISTS (SELECT 1 FROM service_instances i WHERE substr(jobs.lease_owner, 1, length(i.id) + 1) = i.id || '/')`)
         .run().changes;
-      const uploads = this.db.prepare(`UPDATE jobs SET upload_state = 'empty' WHERE upload_state = 'receiving'`).run().changes;
+      const uploads = this.db
+        .prepare(`UPDATE jobs SET upload_state = 'empty', upload_owner = NULL
+          WHERE upload_state = 'receiving'
+            AND (upload_owner IS NULL OR NOT EXISTS (SELECT 1 FROM service_instances i WHERE i.id = jobs.upload_owner))`)
+        .run().changes;
       return { leases, uploads };
     });
     return recover.immediate();
   }
 
-  overdueUploads(nowMs: number): string[] {
+  async overdueUploads(nowMs: number): Promise<string[]> {
     return this.db
       .prepare<[number], { id: string }>(`SELECT id FROM jobs WHERE status = 'awaiting_upload' AND complete_by_ms <= ?`)
       .all(nowMs)
       .map((row) => row.id);
   }
 
-  expireResults(nowMs: number): ReleasedBlobs[] {
+  async expireResults(nowMs: number): Promise<ReleasedBlobs[]> {
     return this.expireTransaction(nowMs);
   }
 
-  deleteEndedTombstones(nowMs: number): number {
+  async deleteEndedTombstones(nowMs: number): Promise<number> {
     return this.db
       .prepare(`DELETE FROM jobs WHERE status IN ('succeeded', 'failed') AND tombstone_until_ms <= ?`)
       .run(nowMs).changes;
   }
 
-  referencesBlob(path: string): boolean {
+  async referencesBlob(path: string): Promise<boolean> {
     return this.selectByBlob.get(path, path, path) !== undefined;
   }
 
   /** Whether any job still points at this audio file (kept for callers of the first version). */
-  referencesAudio(path: string): boolean {
+  async referencesAudio(path: string): Promise<boolean> {
     return this.referencesBlob(path);
   }
 }
 
-type FailFrom = { workerId: string } | { status: 'awaiting_upload' | 'accepted' | 'running' };
-type FailError = { code: JobFailureCode; message: string };
 type CloseSlotsFn = (keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number) => ReleasedBlobs[];
 type ReleasedBlobsFn = (id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number) => ReleasedBlobs | null;
-
-function toRecord(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    tenant: row.tenant,
-    keyId: row.key_id,
-    status: row.status as JobStatus,
-    model: row.model as JobRecord['model'],
-    request: JSON.parse(row.request) as Record<string, unknown>,
-    audioPath: row.audio_path,
-    audioSeconds: row.audio_seconds,
-    webhookUrl: row.webhook_url,
-    webhookSecretVersion: row.webhook_secret_version,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    errorCode: row.error_code,
-    errorMessage: row.error_message,
-    leaseOwner: row.lease_owner,
-    leaseExpiresAtMs: row.lease_expires_at_ms,
-    stalledClaims: row.stalled_claims,
-    readyAtMs: row.ready_at_ms,
-    progress: row.progress === null ? null : (JSON.parse(row.progress) as Record<string, unknown>),
-    completedAudioSeconds: row.completed_audio_seconds,
-    resultRevision: row.result_revision,
-    partialPath: row.partial_path,
-    resultPath: row.result_path,
-    resultBytes: row.result_bytes,
-    resultContentType: row.result_content_type,
-    resultExpiresAtMs: row.result_expires_at_ms,
-    tombstoneUntilMs: row.tombstone_until_ms,
-    finishedAtMs: row.finished_at_ms,
-    uploadState: row.upload_state as UploadState,
-    uploadBytes: row.upload_bytes,
-    uploadExpiresAtMs: row.upload_expires_at_ms,
-    completeByMs: row.complete_by_ms,
-    retentionHours: row.retention_hours,
-  };
-}

@@ -1,24 +1,8 @@
 // The webhook outbox in SQLite (table webhook_deliveries, migration 3). Rows are inserted by
 // SqliteJobStore.succeed in the job's own transaction; this class claims and updates them.
 import type { Database, Statement } from 'better-sqlite3';
-import type { AttemptRecord, DeliveryState, WebhookDelivery, WebhookOutbox } from '../webhook-outbox.js';
-
-interface DeliveryRow {
-  event_id: string;
-  job_id: string;
-  key_id: string;
-  secret_version: number;
-  url: string;
-  body: string;
-  state: string;
-  attempts: number;
-  next_attempt_at_ms: number | null;
-  last_attempt_at_ms: number | null;
-  last_status: string | null;
-  lease_owner: string | null;
-  lease_expires_at_ms: number | null;
-  created_at_ms: number;
-}
+import { afterAttempt, deliveryOf, type DeliveryRow } from '../webhook-delivery-record.js';
+import type { AttemptRecord, WebhookDelivery, WebhookOutbox } from '../webhook-outbox.js';
 
 export class SqliteWebhookOutbox implements WebhookOutbox {
   private readonly claimTransaction: (workerId: string, nowMs: number, leaseMs: number) => WebhookDelivery | null;
@@ -35,7 +19,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       const row = due.get(nowMs, nowMs);
       if (!row) return null;
       lease.run(workerId, nowMs + leaseMs, row.event_id);
-      return toDelivery(select.get(row.event_id)!);
+      return deliveryOf(select.get(row.event_id)!);
     });
     // IMMEDIATE: the read and the lease are one step under the write lock.
     this.claimTransaction = (...args) => claim.immediate(...args);
@@ -45,12 +29,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
     this.selectByJob = db.prepare('SELECT * FROM webhook_deliveries WHERE job_id = ?');
   }
 
-  claimDue(workerId: string, nowMs: number, leaseMs: number): WebhookDelivery | null {
+  async claimDue(workerId: string, nowMs: number, leaseMs: number): Promise<WebhookDelivery | null> {
     return this.claimTransaction(workerId, nowMs, leaseMs);
   }
 
-  recordAttempt(eventId: string, workerId: string, attempt: AttemptRecord, nowMs: number): boolean {
-    const state: DeliveryState = attempt.delivered ? 'delivered' : attempt.nextAttemptAtMs === null ? 'failed' : 'pending';
+  async recordAttempt(eventId: string, workerId: string, attempt: AttemptRecord, nowMs: number): Promise<boolean> {
+    const { state, nextAttemptAtMs } = afterAttempt(attempt);
     return (
       this.record.run({
         id: eventId,
@@ -58,12 +42,12 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
         now: nowMs,
         summary: attempt.summary,
         state,
-        next: state === 'pending' ? attempt.nextAttemptAtMs : null,
+        next: nextAttemptAtMs,
       }).changes === 1
     );
   }
 
-  abandonForKey(keyId: string, summary: string, _nowMs: number): number {
+  async abandonForKey(keyId: string, summary: string, _nowMs: number): Promise<number> {
     // No attempt is made, so the attempt count and time stay as they were.
     return this.db
       .prepare(`UPDATE webhook_deliveries SET state = 'failed', last_status = ?, next_attempt_at_ms = NULL,
@@ -72,39 +56,21 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
       .run(summary, keyId).changes;
   }
 
-  recoverAfterRestart(): number {
-    // One server per database: every lease at start belongs to a process that died mid-attempt.
+  async releaseLeasesOfDeadInstances(): Promise<number> {
     return this.db
-      .prepare(`UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE lease_owner IS NOT NULL`)
+      .prepare(`UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE lease_owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM service_instances i WHERE substr(webhook_deliveries.lease_owner, 1, length(i.id) + 1) = i.id || '/')`)
       .run().changes;
   }
 
-  nextDueAtMs(): number | null {
+  async nextDueAtMs(): Promise<number | null> {
     const row = this.db
       .prepare<[], { due: number | null }>(`SELECT MIN(next_attempt_at_ms) AS due FROM webhook_deliveries WHERE state = 'pending'`)
       .get();
     return row?.due ?? null;
   }
 
-  forJob(jobId: string): WebhookDelivery | null {
+  async forJob(jobId: string): Promise<WebhookDelivery | null> {
     const row = this.selectByJob.get(jobId);
-    return row ? toDelivery(row) : null;
+    return row ? deliveryOf(row) : null;
   }
-}
-
-function toDelivery(row: DeliveryRow): WebhookDelivery {
-  return {
-    eventId: row.event_id,
-    jobId: row.job_id,
-    keyId: row.key_id,
-    secretVersion: row.secret_version,
-    url: row.url,
-    body: row.body,
-    state: row.state as DeliveryState,
-    attempts: row.attempts,
-    nextAttemptAtMs: row.next_attempt_at_ms,
-    lastAttemptAtMs: row.last_attempt_at_ms,
-    lastStatus: row.last_status,
-    createdAtMs: row.created_at_ms,
-  };
 }

@@ -48,7 +48,7 @@ export interface AdversarialServer {
 
 export async function startAdversarialServer(env: Record<string, string> = {}): Promise<AdversarialServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-adversarial-'));
-  const keys = prepareKeys(dataDir);
+  const keys = await prepareKeys(dataDir);
   const dns = await startDnsTestServer({ [WEBHOOK_HOST]: { A: ['127.0.0.1'] } });
   const webhookUrl = `https://${WEBHOOK_HOST}:${await closedPort()}/hook`;
   const snapshotDir = await mkdtemp(join(tmpdir(), 'svc-adversarial-heap-'));
@@ -104,25 +104,25 @@ export async function startAdversarialServer(env: Record<string, string> = {}): 
   };
 }
 
-function prepareKeys(dataDir: string): FuzzKeys {
+async function prepareKeys(dataDir: string): Promise<FuzzKeys> {
   const db = openDatabase(databasePath(dataDir));
   try {
     const store = new SqliteKeyStore(db);
     const make = (options: Parameters<SqliteKeyStore['create']>[0] = {}) => store.create({ rateLimitPerMinute: UNLIMITED_PER_MINUTE, ...options });
-    const valid = make();
-    const revoked = make();
-    store.revoke(revoked.record.id);
-    const paused = make();
-    store.update(paused.record.id, { billingState: 'paused' });
+    const valid = await make();
+    const revoked = await make();
+    await store.revoke(revoked.record.id);
+    const paused = await make();
+    await store.update(paused.record.id, { billingState: 'paused' });
     const keys: FuzzKeys = {
       valid: valid.key,
-      otherTenant: make().key,
+      otherTenant: (await make()).key,
       revoked: revoked.key,
       paused: paused.key,
-      noDetection: make({ entitlements: [] }).key,
+      noDetection: (await make({ entitlements: [] })).key,
     };
     const secrets = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, null));
-    recordCanary('webhook_secret', secrets.create(valid.record.id, Date.now()).secret);
+    recordCanary('webhook_secret', (await secrets.create(valid.record.id, Date.now())).secret);
     for (const key of Object.values(keys)) recordCanary('api_key', key);
     return keys;
   } finally {

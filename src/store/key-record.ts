@@ -1,0 +1,108 @@
+// The pure half of a KeyStore, shared by its implementations so that every store validates the same
+// inputs, writes the same columns and returns the same records: creation defaults and checks, patch
+// checks, row -> record mapping, the constant-time secret check, the not_found error. No database here.
+import { timingSafeEqual } from 'node:crypto';
+import { generateKeySecret, isPublicKeyId } from './api-key-secret.js';
+import { KeyStoreError } from './key-store-error.js';
+import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord, type BillingState, type CreateKeyOptions, type Entitlement, type KeyPatch, type Plan } from './key-store.js';
+import {
+  validateBillingState,
+  validateDefaultLanguage,
+  validateEntitlements,
+  validatePlan,
+  validateRateLimit,
+  validateRetentionHours,
+  validateTenant,
+} from './key-validation.js';
+import { randomBase62 } from './random-id.js';
+
+export const DEFAULT_PLAN: Plan = 'payg';
+export const DEFAULT_RETENTION_HOURS = 24;
+
+/** A row of `api_keys`; entitlements are JSON text. */
+export interface KeyRow {
+  id: string;
+  tenant: string;
+  secret_sha256: Buffer;
+  plan: string;
+  entitlements: string;
+  default_language: string | null;
+  billing_state: string;
+  retention_hours: number;
+  rate_limit_per_minute: number | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export type NewKeyRow = Omit<KeyRow, 'revoked_at'>;
+
+/** The validated row of a new key and the secret key to show once. Throws KeyStoreError('invalid_argument'). */
+export function newKeyRow(options: CreateKeyOptions, now: Date): { key: string; row: NewKeyRow } {
+  const tenant = options.tenant === undefined ? `ten_${randomBase62(16)}` : validateTenant(options.tenant);
+  const plan = validatePlan(options.plan ?? DEFAULT_PLAN);
+  const entitlements = validateEntitlements(options.entitlements ?? DEFAULT_ENTITLEMENTS);
+  const defaultLanguage = validateDefaultLanguage(options.defaultLanguage ?? null);
+  const retentionHours = validateRetentionHours(options.retentionHours ?? DEFAULT_RETENTION_HOURS);
+  const rateLimitPerMinute = validateRateLimit(options.rateLimitPerMinute ?? null);
+  const secret = generateKeySecret();
+  return {
+    key: secret.key,
+    row: {
+      id: secret.id,
+      tenant,
+      secret_sha256: secret.secretSha256,
+      plan,
+      entitlements: JSON.stringify(entitlements),
+      default_language: defaultLanguage,
+      billing_state: 'active',
+      retention_hours: retentionHours,
+      rate_limit_per_minute: rateLimitPerMinute,
+      created_at: now.toISOString(),
+    },
+  };
+}
+
+/** The validated columns a patch changes (possibly none). Column names come from this fixed list, never from the caller. */
+export function keyPatchColumns(patch: KeyPatch): Record<string, string | number | null> {
+  const changes: Record<string, string | number | null> = {};
+  if (patch.plan !== undefined) changes.plan = validatePlan(patch.plan);
+  if (patch.entitlements !== undefined) changes.entitlements = JSON.stringify(validateEntitlements(patch.entitlements));
+  if (patch.defaultLanguage !== undefined) changes.default_language = validateDefaultLanguage(patch.defaultLanguage);
+  if (patch.billingState !== undefined) changes.billing_state = validateBillingState(patch.billingState);
+  if (patch.retentionHours !== undefined) changes.retention_hours = validateRetentionHours(patch.retentionHours);
+  if (patch.rateLimitPerMinute !== undefined) changes.rate_limit_per_minute = validateRateLimit(patch.rateLimitPerMinute);
+  return changes;
+}
+
+export function keyRecordOf(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    plan: row.plan as Plan,
+    entitlements: JSON.parse(row.entitlements) as Entitlement[],
+    defaultLanguage: row.default_language,
+    billingState: row.billing_state as BillingState,
+    retentionHours: row.retention_hours,
+    rateLimitPerMinute: row.rate_limit_per_minute,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+// Compared against when the presented id has no row, so an unknown id costs what a known one does.
+const DUMMY_HASH = Buffer.alloc(32, 0xa5);
+
+/** Whether the row (null: no row for the presented id) is an active key whose secret hashes to `presentedSha256`. */
+export function presentedKeyMatches(row: Pick<KeyRow, 'secret_sha256' | 'revoked_at'> | null | undefined, presentedSha256: Buffer): boolean {
+  const matches = timingSafeEqual(row ? row.secret_sha256 : DUMMY_HASH, presentedSha256);
+  return !!row && matches && row.revoked_at === null;
+}
+
+/** How an id is named in an error: well-formed ids only, so a pasted secret key is never printed back. */
+export function namedKeyId(id: string): string {
+  return isPublicKeyId(id) ? `'${id}'` : 'like that (ids look like key_...)';
+}
+
+export function keyNotFound(id: string): KeyStoreError {
+  return new KeyStoreError('not_found', `no API key with id ${namedKeyId(id)}`);
+}

@@ -1,0 +1,93 @@
+// Opens the stores a process works with, on SQLite in the data folder (the embedded default: one
+// server per database) or on PostgreSQL (SVC_DATABASE_URL: any number of API and worker processes).
+// The one place that picks an implementation; everything above it sees only the interfaces.
+import { mkdirSync } from 'node:fs';
+import type { IdempotencyStore } from './idempotency-store.js';
+import type { InstanceRegistry } from './instance-registry.js';
+import type { JobStore } from './job-store.js';
+import type { KeyStore } from './key-store.js';
+import { openPostgres } from './postgres/database.js';
+import { PgIdempotencyStore } from './postgres/pg-idempotency-store.js';
+import { PgInstanceRegistry } from './postgres/pg-instance-registry.js';
+import { PgJobStore } from './postgres/pg-job-store.js';
+import { PgKeyStore } from './postgres/pg-key-store.js';
+import { PgWebhookOutbox } from './postgres/pg-webhook-outbox.js';
+import { PgWebhookSecretStore } from './postgres/pg-webhook-secret-store.js';
+import { databasePath, openDatabase } from './sqlite/database.js';
+import { SqliteIdempotencyStore } from './sqlite/sqlite-idempotency-store.js';
+import { SqliteInstanceRegistry } from './sqlite/sqlite-instance-registry.js';
+import { SqliteJobStore } from './sqlite/sqlite-job-store.js';
+import { SqliteKeyStore } from './sqlite/sqlite-key-store.js';
+import { SqliteWebhookOutbox } from './sqlite/sqlite-webhook-outbox.js';
+import { SqliteWebhookSecretStore } from './sqlite/sqlite-webhook-secret-store.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
+import type { WebhookSecretStore } from './webhook-secret-store.js';
+
+export interface Stores {
+  /** `sqlite`: this process is the only server on its database (instances other than it are dead at start). */
+  kind: 'sqlite' | 'postgres';
+  keys: KeyStore;
+  jobs: JobStore;
+  idempotency: IdempotencyStore;
+  webhookSecrets: WebhookSecretStore;
+  outbox: WebhookOutbox;
+  instances: InstanceRegistry;
+  /** Whether the database answers now (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreLocation {
+  /** This process's instance id: uploads it receives and idempotency claims it makes are marked with it. */
+  instanceId: string;
+  dataDir: string;
+  /** A postgres:// URL, or null for SQLite in `dataDir`. */
+  databaseUrl: string | null;
+  /**
+   * Seals webhook signing secrets at rest (see webhooks/master-key.ts). Read when the secret store
+   * is first used, so commands that never touch secrets never create the data folder's key file.
+   */
+  webhookMasterKey: () => Buffer;
+}
+
+export async function openStores(location: StoreLocation): Promise<Stores> {
+  if (location.databaseUrl !== null) {
+    const db = await openPostgres(location.databaseUrl);
+    let secrets: WebhookSecretStore | null = null;
+    return {
+      kind: 'postgres',
+      keys: new PgKeyStore(db),
+      jobs: new PgJobStore(db, { instanceId: location.instanceId }),
+      idempotency: new PgIdempotencyStore(db, { owner: location.instanceId }),
+      get webhookSecrets() {
+        return (secrets ??= new PgWebhookSecretStore(db, location.webhookMasterKey()));
+      },
+      outbox: new PgWebhookOutbox(db),
+      instances: new PgInstanceRegistry(db),
+      ping: async () => {
+        await db.query('SELECT 1');
+      },
+      close: () => db.close(),
+    };
+  }
+  mkdirSync(location.dataDir, { recursive: true });
+  const db = openDatabase(databasePath(location.dataDir));
+  let secrets: WebhookSecretStore | null = null;
+  return {
+    kind: 'sqlite',
+    keys: new SqliteKeyStore(db),
+    jobs: new SqliteJobStore(db, { instanceId: location.instanceId }),
+    idempotency: new SqliteIdempotencyStore(db, { owner: location.instanceId }),
+    get webhookSecrets() {
+      return (secrets ??= new SqliteWebhookSecretStore(db, location.webhookMasterKey()));
+    },
+    outbox: new SqliteWebhookOutbox(db),
+    instances: new SqliteInstanceRegistry(db),
+    ping: async () => {
+      db.prepare('SELECT 1').get();
+    },
+    close: async () => {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,212 @@
+// The PostgreSQL schema, as an ordered list of steps, like sqlite/migrations.ts: a step is never
+// edited once released; change the schema by appending one. Version 1 is the final state of the
+// SQLite steps 1 to 3, with the same table and column names so the two implementations read alike.
+// Types: BIGINT for *_ms times and byte counts, BYTEA for BLOB, DOUBLE PRECISION for REAL, TEXT
+// for JSON text and ISO times.
+//
+// Identifiers and ISO times are `COLLATE "C"`: they compare byte by byte, as SQLite's TEXT does,
+// whatever locale the operator's database was created with (`ORDER BY created_at, id` must list
+// in the same order on both stores), and "C" comparisons are the cheap ones.
+//
+// Many processes may start at once on one database: each applies the missing steps in one
+// transaction that first takes a transaction-scoped advisory lock (released by COMMIT or ROLLBACK,
+// so a pooled connection can never keep it), so a step runs exactly once and a process never sees
+// a half-built schema.
+import type { Queryable } from './database.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * The advisory lock that serializes migrations: a fixed 64-bit key (the bytes of "svc-stt1"), as a
+ * string because it does not fit a JS number exactly. Advisory locks are per database.
+ */
+export const MIGRATION_LOCK_KEY = '8319946408475259953';
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'keys, dictionaries, idempotency records, jobs, webhook secrets and deliveries',
+    sql: `
+      CREATE TABLE api_keys (
+        id                    TEXT COLLATE "C" PRIMARY KEY,
+        tenant                TEXT COLLATE "C" NOT NULL,
+        secret_sha256         BYTEA NOT NULL,
+        plan                  TEXT NOT NULL,
+        entitlements          TEXT NOT NULL,
+        default_language      TEXT,
+        billing_state         TEXT NOT NULL CHECK (billing_state IN ('active', 'paused')),
+        retention_hours       INTEGER NOT NULL CHECK (retention_hours BETWEEN 1 AND 72),
+        rate_limit_per_minute INTEGER,
+        created_at            TEXT COLLATE "C" NOT NULL,
+        revoked_at            TEXT COLLATE "C"
+      );
+      CREATE INDEX api_keys_by_tenant ON api_keys (tenant);
+
+      CREATE TABLE key_dictionaries (
+        key_id     TEXT COLLATE "C" NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        language   TEXT COLLATE "C" NOT NULL,
+        terms      TEXT NOT NULL,
+        updated_at TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (key_id, language)
+      );
+
+      CREATE TABLE idempotency_records (
+        tenant           TEXT COLLATE "C" NOT NULL,
+        key              TEXT COLLATE "C" NOT NULL,
+        fingerprint      TEXT COLLATE "C" NOT NULL,
+        state            TEXT NOT NULL CHECK (state IN ('in_progress', 'completed')),
+        response_status  INTEGER,
+        response_headers TEXT,
+        response_body    TEXT,
+        created_at_ms    BIGINT NOT NULL,
+        PRIMARY KEY (tenant, key)
+      );
+      CREATE INDEX idempotency_records_by_age ON idempotency_records (created_at_ms);
+
+      CREATE TABLE jobs (
+        id                      TEXT COLLATE "C" PRIMARY KEY,
+        tenant                  TEXT COLLATE "C" NOT NULL,
+        key_id                  TEXT COLLATE "C" NOT NULL,
+        status                  TEXT COLLATE "C" NOT NULL,
+        model                   TEXT NOT NULL,
+        request                 TEXT NOT NULL,
+        audio_path              TEXT COLLATE "C",
+        audio_seconds           DOUBLE PRECISION,
+        webhook_url             TEXT,
+        error_code              TEXT,
+        error_message           TEXT,
+        created_at              TEXT COLLATE "C" NOT NULL,
+        updated_at              TEXT COLLATE "C" NOT NULL,
+        lease_owner             TEXT COLLATE "C",
+        lease_expires_at_ms     BIGINT,
+        stalled_claims          INTEGER NOT NULL DEFAULT 0,
+        ready_at_ms             BIGINT,
+        progress                TEXT,
+        completed_audio_seconds DOUBLE PRECISION NOT NULL DEFAULT 0,
+        result_revision         INTEGER NOT NULL DEFAULT 0,
+        partial_path            TEXT COLLATE "C",
+        result_path             TEXT COLLATE "C",
+        result_bytes            BIGINT,
+        result_content_type     TEXT,
+        result_expires_at_ms    BIGINT,
+        tombstone_until_ms      BIGINT,
+        finished_at_ms          BIGINT,
+        upload_state            TEXT NOT NULL DEFAULT 'none',
+        upload_bytes            BIGINT,
+        upload_expires_at_ms    BIGINT,
+        complete_by_ms          BIGINT,
+        retention_hours         INTEGER,
+        webhook_secret_version  INTEGER
+      );
+      CREATE INDEX jobs_by_tenant ON jobs (tenant, created_at);
+      CREATE INDEX jobs_by_status ON jobs (status, created_at);
+      CREATE INDEX jobs_by_audio_path ON jobs (audio_path) WHERE audio_path IS NOT NULL;
+      CREATE INDEX jobs_runnable ON jobs (ready_at_ms) WHERE status IN ('accepted', 'running');
+      CREATE INDEX jobs_awaiting_upload ON jobs (complete_by_ms) WHERE status = 'awaiting_upload';
+      CREATE INDEX jobs_result_expiry ON jobs (result_expires_at_ms) WHERE result_expires_at_ms IS NOT NULL;
+      CREATE INDEX jobs_tombstone ON jobs (tombstone_until_ms) WHERE tombstone_until_ms IS NOT NULL;
+      CREATE INDEX jobs_by_partial_path ON jobs (partial_path) WHERE partial_path IS NOT NULL;
+      CREATE INDEX jobs_by_result_path ON jobs (result_path) WHERE result_path IS NOT NULL;
+
+      CREATE TABLE webhook_secrets (
+        key_id           TEXT COLLATE "C" NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        version          INTEGER NOT NULL,
+        ciphertext       BYTEA NOT NULL,
+        iv               BYTEA NOT NULL,
+        auth_tag         BYTEA NOT NULL,
+        created_at_ms    BIGINT NOT NULL,
+        superseded_at_ms BIGINT,
+        usable_until_ms  BIGINT,
+        PRIMARY KEY (key_id, version)
+      );
+
+      CREATE TABLE webhook_deliveries (
+        event_id            TEXT COLLATE "C" PRIMARY KEY,
+        job_id              TEXT COLLATE "C" NOT NULL UNIQUE,
+        key_id              TEXT COLLATE "C" NOT NULL,
+        secret_version      INTEGER NOT NULL,
+        url                 TEXT NOT NULL,
+        body                TEXT NOT NULL,
+        state               TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+        attempts            INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at_ms  BIGINT,
+        last_attempt_at_ms  BIGINT,
+        last_status         TEXT,
+        lease_owner         TEXT COLLATE "C",
+        lease_expires_at_ms BIGINT,
+        created_at_ms       BIGINT NOT NULL
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at_ms) WHERE state = 'pending';
+    `,
+  },
+  {
+    version: 2,
+    name: 'service instances: which process holds an upload or an idempotency claim, for per-process recovery',
+    // Job and webhook leases name their holder already (lease_owner = '<instance id>/<slot>').
+    sql: `
+      CREATE TABLE service_instances (
+        id              TEXT COLLATE "C" PRIMARY KEY,
+        role            TEXT NOT NULL,
+        started_at_ms   BIGINT NOT NULL,
+        heartbeat_at_ms BIGINT NOT NULL,
+        expires_at_ms   BIGINT NOT NULL
+      );
+      ALTER TABLE jobs ADD COLUMN upload_owner TEXT COLLATE "C";
+      ALTER TABLE idempotency_records ADD COLUMN owner TEXT COLLATE "C";
+    `,
+  },
+];
+
+export class MigrationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MigrationError';
+  }
+}
+
+/**
+ * Applies the steps this file has and the database lacks. Run it inside one transaction (see
+ * database.ts): it first takes the migration lock, so of many processes starting at once one applies
+ * the steps and the others wait, then find them applied. Safe on every open. Returns the versions
+ * applied now.
+ */
+export async function runMigrations(client: Queryable, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  checkOrder(migrations);
+  await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK_KEY]);
+  await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`);
+  const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+  const applied = new Set(rows.map((row) => row.version));
+  const newest = Math.max(0, ...applied);
+  const latestKnown = migrations.at(-1)?.version ?? 0;
+  if (newest > latestKnown) {
+    throw new MigrationError(`the database has schema version ${newest} but this svc-stt knows only up to ${latestKnown}: upgrade svc-stt`);
+  }
+  const appliedNow: number[] = [];
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    await client.query(migration.sql);
+    await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+      migration.version,
+      migration.name,
+      new Date().toISOString(),
+    ]);
+    appliedNow.push(migration.version);
+  }
+  return appliedNow;
+}
+
+function checkOrder(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new MigrationError(`migration '${migration.name}' has version ${migration.version}, expected ${index + 1}`);
+    }
+  });
+}

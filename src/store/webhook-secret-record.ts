@@ -1,0 +1,68 @@
+// The pure half of a WebhookSecretStore, shared by its implementations: sealing a new version,
+// opening one while it may sign, the summaries, the 24-hour overlap of a rotation, and the refusals'
+// wording (the CLI prints them as is). No database here.
+import { namedKeyId } from './key-record.js';
+import { openSecret, sealSecret, type SealedSecret } from './secret-cipher.js';
+import { SECRET_ROTATION_OVERLAP_MS, WebhookSecretError, type WebhookSecretSummary } from './webhook-secret-store.js';
+import { generateSigningSecret } from './webhook-signing-secret.js';
+
+/** A row of `webhook_secrets` (without its key id). Active while superseded_at_ms is null. */
+export interface SecretRow {
+  version: number;
+  ciphertext: Buffer;
+  iv: Buffer;
+  auth_tag: Buffer;
+  created_at_ms: number;
+  superseded_at_ms: number | null;
+  usable_until_ms: number | null;
+}
+
+export type SecretSummaryRow = Omit<SecretRow, 'ciphertext' | 'iv' | 'auth_tag'>;
+
+/** A fresh secret for (keyId, version), sealed for its row; `secret` is shown once and never stored. */
+export function sealNewVersion(masterKey: Buffer, keyId: string, version: number): { secret: string; sealed: SealedSecret } {
+  const { secret, key } = generateSigningSecret();
+  try {
+    return { secret, sealed: sealSecret(masterKey, rowLabel(keyId, version), key) };
+  } finally {
+    key.fill(0);
+  }
+}
+
+/** The HMAC key of a stored version while it may sign; null after its deadline. Throws WebhookSecretError when it cannot be opened. */
+export function openSigningKey(masterKey: Buffer, keyId: string, row: SecretRow, nowMs: number): Buffer | null {
+  if (row.usable_until_ms !== null && !mayStillSign(row.usable_until_ms, nowMs)) return null;
+  return openSecret(masterKey, rowLabel(keyId, row.version), { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag });
+}
+
+/** What a rotation stamps on the version it supersedes: its own deadline, which later rotations never move. */
+export function supersededAt(nowMs: number): { supersededAtMs: number; usableUntilMs: number } {
+  return { supersededAtMs: nowMs, usableUntilMs: nowMs + SECRET_ROTATION_OVERLAP_MS };
+}
+
+export function secretSummaryOf(row: SecretSummaryRow, nowMs: number): WebhookSecretSummary {
+  return {
+    version: row.version,
+    createdAt: new Date(row.created_at_ms).toISOString(),
+    state: row.usable_until_ms === null ? 'active' : mayStillSign(row.usable_until_ms, nowMs) ? 'previous' : 'expired',
+    usableUntil: row.usable_until_ms === null ? null : new Date(row.usable_until_ms).toISOString(),
+  };
+}
+
+export const secretRefusal = {
+  unknownKey: (keyId: string) => new WebhookSecretError(`no API key with id ${namedKeyId(keyId)}`),
+  revokedKey: (keyId: string) => new WebhookSecretError(`API key '${keyId}' is revoked; it cannot get webhook signing secrets`),
+  alreadyActive: (keyId: string, version: number) =>
+    new WebhookSecretError(`${keyId} already has an active webhook signing secret (version ${version}); use rotate to replace it`),
+  nothingToRotate: (keyId: string) => new WebhookSecretError(`${keyId} has no webhook signing secret to rotate; use create`),
+};
+
+/** The deadline is inclusive: a version signs up to and including exactly 24 h after its rotation. */
+function mayStillSign(usableUntilMs: number, nowMs: number): boolean {
+  return nowMs <= usableUntilMs;
+}
+
+/** Bound into each ciphertext as additional data, so it opens only in its own row. */
+function rowLabel(keyId: string, version: number): string {
+  return `${keyId}:${version}`;
+}

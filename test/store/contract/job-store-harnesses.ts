@@ -1,0 +1,61 @@
+// The job-store harnesses (contract/job-store-contract.ts) for SQLite and PostgreSQL. Both the
+// JobStore and the WebhookOutbox contracts run on them, since outbox events are written by the job
+// store's `succeed`: one definition here keeps the two runners from building them twice.
+import type { Test } from 'tap';
+import { PgInstanceRegistry } from '../../../src/store/postgres/pg-instance-registry.js';
+import { PgJobStore } from '../../../src/store/postgres/pg-job-store.js';
+import { PgWebhookOutbox } from '../../../src/store/postgres/pg-webhook-outbox.js';
+import { SqliteInstanceRegistry } from '../../../src/store/sqlite/sqlite-instance-registry.js';
+import { SqliteJobStore } from '../../../src/store/sqlite/sqlite-job-store.js';
+import { SqliteWebhookOutbox } from '../../../src/store/sqlite/sqlite-webhook-outbox.js';
+import type { JobStoresHarness } from './job-store-contract.js';
+import { postgresDatabases, sqliteDatabases } from './store-databases.js';
+
+const RAW_DELIVERY = `INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body, state, created_at_ms)
+  VALUES ($1, $2, 'key_AAAAAAAAAAAA', 1, 'https://hooks.example.com/raw', 'raw', $3, 0)`;
+
+export async function sqliteJobStores(t: Test): Promise<JobStoresHarness> {
+  const databases = await sqliteDatabases(t);
+  const { db } = databases;
+  return {
+    jobs: new SqliteJobStore(db),
+    outbox: new SqliteWebhookOutbox(db),
+    instances: new SqliteInstanceRegistry(db),
+    ownedBy: (instanceId) => new SqliteJobStore(db, { instanceId }),
+    another: async () => {
+      const other = await databases.open();
+      return { jobs: new SqliteJobStore(other), outbox: new SqliteWebhookOutbox(other) };
+    },
+    reopen: async () => {
+      db.close();
+      return new SqliteJobStore(await databases.open());
+    },
+    insertDelivery: async ({ eventId, jobId, state }) => {
+      db.prepare(RAW_DELIVERY.replace(/\$\d/g, '?')).run(eventId, jobId, state);
+    },
+    close: databases.close,
+  };
+}
+
+export async function postgresJobStores(): Promise<JobStoresHarness> {
+  const databases = await postgresDatabases();
+  const { db } = databases;
+  return {
+    jobs: new PgJobStore(db),
+    outbox: new PgWebhookOutbox(db),
+    instances: new PgInstanceRegistry(db),
+    ownedBy: (instanceId) => new PgJobStore(db, { instanceId }),
+    another: async () => {
+      const other = await databases.open();
+      return { jobs: new PgJobStore(other), outbox: new PgWebhookOutbox(other) };
+    },
+    reopen: async () => {
+      await db.close();
+      return new PgJobStore(await databases.open());
+    },
+    insertDelivery: async ({ eventId, jobId, state }) => {
+      await db.query(RAW_DELIVERY, [eventId, jobId, state]);
+    },
+    close: databases.close,
+  };
+}

@@ -1,0 +1,7 @@
+// The JobStore contract (contract/job-store-contract.ts) against SQLite and PostgreSQL.
+import t from 'tap';
+import { jobStoreContract } from './contract/job-store-contract.js';
+import { postgresJobStores, sqliteJobStores } from './contract/job-store-harnesses.js';
+
+jobStoreContract(t, 'SqliteJobStore', sqliteJobStores);
+jobStoreContract(t, 'PgJobStore', postgresJobStores);

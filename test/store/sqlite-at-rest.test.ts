@@ -1,0 +1,88 @@
+// What only the SQLite stores can show: the bytes in the database files themselves (secrets are
+// hashed or sealed at rest, WAL included) and atomicity of two processes on one database file. The behaviour every store
+// shares is in the contract suites (test/store/contract/).
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { SqliteIdempotencyStore } from '../../src/store/sqlite/sqlite-idempotency-store.js';
+import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
+import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
+import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+const T0 = new Date('2031-03-04T05:06:07.000Z');
+const HOUR = 3600_000;
+
+function openFolder(t: Test) {
+  const dir = t.testdir();
+  const db = openDatabase(join(dir, 'svc-stt.db'));
+  t.teardown(() => db.close());
+  return { dir, db };
+}
+
+t.test('API keys: only a SHA-256 of the secret is in the database files, WAL included', async (t) => {
+  const { dir, db } = openFolder(t);
+  const store = new SqliteKeyStore(db);
+  const { key, record } = await store.create();
+  const secret = /^svc_[0-9A-Za-z]{12}_([A-Za-z0-9_-]{43})$/.exec(key)![1];
+  const row = db.prepare('SELECT secret_sha256 FROM api_keys WHERE id = ?').get(record.id) as { secret_sha256: Buffer };
+  t.same(row.secret_sha256, createHash('sha256').update(secret).digest());
+  const files = readdirSync(dir);
+  t.ok(files.some((name) => name.endsWith('-wal')), 'the WAL is checked too');
+  for (const name of files) t.notOk(readFileSync(join(dir, name)).includes(secret), `${name} does not contain the secret`);
+});
+
+t.test('webhook secrets: neither the secret nor its key bytes are in the database files', async (t) => {
+  const { dir, db } = openFolder(t);
+  const keyId = (await new SqliteKeyStore(db).create()).record.id;
+  const secrets = new SqliteWebhookSecretStore(db, randomBytes(32));
+  const shown = [(await secrets.create(keyId, T0.getTime())).secret, (await secrets.rotate(keyId, T0.getTime() + HOUR)).secret];
+  // The WAL holds the newest pages until a checkpoint; read every file in the folder as it is.
+  const files = readdirSync(dir).map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
+  t.ok(files.some((file) => file.name.endsWith('-wal') && file.bytes.length > 0), 'the WAL is checked too');
+  for (const secret of shown) {
+    const key = signingKeyOf(secret);
+    for (const { name, bytes } of files) {
+      for (const encoded of [key, key.toString('base64'), key.toString('base64url'), key.toString('hex')]) {
+        t.notOk(bytes.includes(encoded), `${name}: not the key bytes in any encoding`);
+      }
+    }
+  }
+});
+
+t.test('two processes racing for the same idempotency keys: exactly one started per key', async (t) => {
+  const file = join(t.testdir(), 'svc-stt.db');
+  openDatabase(file).close();
+  const count = 300;
+  const racers = [0, 1].map(() =>
+    spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/idempotency-racer.ts'), file, String(count)], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    }),
+  );
+  const outputs = racers.map((racer) => {
+    let text = '';
+    racer.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    return () => text;
+  });
+  await Promise.all(
+    outputs.map(
+      (text) =>
+        new Promise<void>((done) => {
+          const check = () => (text().includes('ready\n') ? done() : setTimeout(check, 10));
+          check();
+        }),
+    ),
+  );
+  for (const racer of racers) racer.stdin.write('go\n');
+  const codes = await Promise.all(racers.map(async (racer) => (await once(racer, 'close'))[0]));
+  t.same(codes, [0, 0]);
+  const [a, b] = outputs.map((text) => JSON.parse(text().split('\n')[1]) as string[]);
+  const wrong = a.map((state, i) => [state, b[i]].sort().join('+')).filter((pair) => pair !== 'in_progress+started');
+  t.same(wrong, [], `every key: one started, one in_progress (${a.filter((s) => s === 'started').length} won by the first)`);
+});
