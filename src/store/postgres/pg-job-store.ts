@@ -8,6 +8,7 @@
 // - claimNext takes the oldest runnable row `FOR UPDATE SKIP LOCKED`: workers claim different jobs
 //   in parallel rather than queueing behind one row lock.
 // Multi-row locks are taken in id order, so two sweeps over overlapping rows cannot deadlock.
+import { leaseOfDeadInstance } from '../instance-record.js';
 import {
   completionWithoutAccept,
   iso,
@@ -214,7 +215,7 @@ export class PgJobStore implements JobStore {
     return this.db.transaction(async (client) => {
       const leases = await client.query(`UPDATE jobs SET lease_expires_at_ms = 0
         WHERE lease_owner IS NOT NULL AND status = 'running' AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <> 0)
-          AND NOT EXISTS (SELECT 1 FROM service_instances i WHERE substr(jobs.lease_owner, 1, length(i.id) + 1) = i.id || '/')`);
+          AND ${leaseOfDeadInstance('jobs')}`);
       const uploads = await client.query(`UPDATE jobs SET upload_state = 'empty', upload_owner = NULL
         WHERE upload_state = 'receiving'
           AND (upload_owner IS NULL OR NOT EXISTS (SELECT 1 FROM service_instances i WHERE i.id = jobs.upload_owner))`);

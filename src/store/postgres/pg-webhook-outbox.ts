@@ -4,6 +4,7 @@
 // updates them. Delivery workers in many processes claim at once: claimDue locks the row it picks
 // `FOR UPDATE SKIP LOCKED` and leases it in the same statement, so no event is handed out twice
 // and claimers do not queue behind each other's locks.
+import { leaseOfDeadInstance } from '../instance-record.js';
 import { afterAttempt, deliveryOf, type DeliveryRow } from '../webhook-delivery-record.js';
 import type { AttemptRecord, WebhookDelivery, WebhookOutbox } from '../webhook-outbox.js';
 import type { PostgresDatabase } from './database.js';
@@ -49,7 +50,7 @@ export class PgWebhookOutbox implements WebhookOutbox {
 
   async releaseLeasesOfDeadInstances(): Promise<number> {
     const { rowCount } = await this.db.query(
-      `UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE lease_owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM service_instances i WHERE substr(webhook_deliveries.lease_owner, 1, length(i.id) + 1) = i.id || '/')`,
+      `UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE lease_owner IS NOT NULL AND ${leaseOfDeadInstance('webhook_deliveries')}`,
     );
     return rowCount ?? 0;
   }

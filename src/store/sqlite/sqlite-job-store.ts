@@ -1,6 +1,7 @@
 // Transcription jobs in SQLite: the durable row behind every 202 and 201, and the lifecycle's
 // transitions as conditional UPDATEs (see job-store.ts). One connection per process, and every
 // statement autocommits with synchronous=FULL, so a transition that returned is on disk.
+import { leaseOfDeadInstance } from '../instance-record.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type {
   ChunkProgress,
@@ -281,7 +282,7 @@ export class SqliteJobStore implements JobStore {
       const leases = this.db
         .prepare(`UPDATE jobs SET lease_expires_at_ms = 0
           WHERE lease_owner IS NOT NULL AND status = 'running' AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <> 0)
-            AND NOT EXISTS (SELECT 1 FROM service_instances i WHERE substr(jobs.lease_owner, 1, length(i.id) + 1) = i.id || '/')`)
+            AND ${leaseOfDeadInstance('jobs')}`)
         .run().changes;
       const uploads = this.db
         .prepare(`UPDATE jobs SET upload_state = 'empty', upload_owner = NULL

@@ -1,5 +1,6 @@
 // The webhook outbox in SQLite (table webhook_deliveries, migration 3). Rows are inserted by
 // SqliteJobStore.succeed in the job's own transaction; this class claims and updates them.
+import { leaseOfDeadInstance } from '../instance-record.js';
 import type { Database, Statement } from 'better-sqlite3';
 import { afterAttempt, deliveryOf, type DeliveryRow } from '../webhook-delivery-record.js';
 import type { AttemptRecord, WebhookDelivery, WebhookOutbox } from '../webhook-outbox.js';
@@ -58,7 +59,7 @@ export class SqliteWebhookOutbox implements WebhookOutbox {
 
   async releaseLeasesOfDeadInstances(): Promise<number> {
     return this.db
-      .prepare(`UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE lease_owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM service_instances i WHERE substr(webhook_deliveries.lease_owner, 1, length(i.id) + 1) = i.id || '/')`)
+      .prepare(`UPDATE webhook_deliveries SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE lease_owner IS NOT NULL AND ${leaseOfDeadInstance('webhook_deliveries')}`)
       .run().changes;
   }
 
