@@ -33,4 +33,11 @@ export interface AppDependencies {
    * (default 30): guessing keys must not be free.
    */
   failedAuthPerMinute?: number;
+  /** Told about every answered request (the service's Prometheus metrics). */
+  requestMetrics?: RequestMetrics;
+}
+
+export interface RequestMetrics {
+  /** `route` is the matched route's template (never a concrete path), or null when none matched. */
+  observeRequest(route: string | null, method: string, status: number, seconds: number): void;
 }

@@ -76,6 +76,13 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   app.addHook('onRequest', keyRateLimitHook(buckets, deps.config));
   app.addHook('preParsing', bodyReadTimeoutHook(deps.config.upload));
   app.addHook('onSend', revokedKeyGuard(deps.keys));
+  const requestMetrics = deps.requestMetrics;
+  if (requestMetrics) {
+    app.addHook('onResponse', (request, reply, done) => {
+      requestMetrics.observeRequest(request.is404 ? null : (request.routeOptions.url ?? null), request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
 
   app.register(async (scope) => openApiRoute(scope, deps));
   for (const plugin of deps.routes ?? []) {

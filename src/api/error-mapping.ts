@@ -6,6 +6,8 @@
 // quote headers), so none is passed through.
 import { ApiError, type ApiErrorCode } from './api-error.js';
 import { isStorageFault, storageUnavailable } from './storage-fault.js';
+import { serviceUnavailable } from './capacity.js';
+import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { PipelineError, type PipelineErrorKind } from '../pipeline/pipeline-errors.js';
 import { WebhookAdmissionError, type WebhookAdmissionErrorKind } from '../webhooks/webhook-admission-errors.js';
 
@@ -96,6 +98,9 @@ export function mapError(error: unknown): MappedError {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   if (error instanceof PipelineError) return expected([...PIPELINE_STATUSES[error.kind], error.message]);
   if (error instanceof WebhookAdmissionError) return expected([...WEBHOOK_ADMISSION_STATUSES[error.kind], error.message]);
+  // Logged for the operator (the database or bucket is down); retryable for the client, and nothing
+  // was acknowledged.
+  if (isStoreUnavailable(error)) return { apiError: storeUnavailable(), unexpected: true };
   const fields = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown;
     statusCode?: unknown;
@@ -118,6 +123,13 @@ export function mapError(error: unknown): MappedError {
     return expected(BY_STATUS[status] ?? BY_STATUS[400]);
   }
   return { apiError: new ApiError(500, 'internal_error', 'an internal error occurred; give the x-request-id to support'), unexpected: true };
+}
+
+/** A restarting database is usually back within seconds. */
+const STORE_RETRY_AFTER_SECONDS = 5;
+
+function storeUnavailable(): ApiError {
+  return serviceUnavailable(STORE_RETRY_AFTER_SECONDS, 'a store of the service is unavailable and nothing was stored; retry after the Retry-After interval');
 }
 
 function expected([status, code, message]: Answer): MappedError {

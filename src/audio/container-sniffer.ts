@@ -31,19 +31,30 @@ export function sniffContainer(firstBytes: Uint8Array): AudioContainer | null {
   return sniffPayloadAfterId3(firstBytes.subarray(id3End), 'mp3');
 }
 
+/**
+ * Reads `length` bytes at `offset` of the recording (fewer at its end, none past it): a local file
+ * (sniffFile) or object storage (BlobStore.readRange), so jobs can sniff audio they never download.
+ */
+export type ReadBytesAt = (offset: number, length: number) => Promise<Uint8Array>;
+
 /** Sniffs a file on disk, reading past ID3 tags of any size. */
 export async function sniffFile(path: string): Promise<AudioContainer | null> {
   const file = await open(path, 'r');
   try {
-    const head = await readAt(file, 0, SNIFF_BYTES);
-    const id3End = await id3PrefixLengthInFile(file, head);
-    if (id3End === 0) return sniffWithoutId3(head);
-    const payload = await readAt(file, id3End, SNIFF_BYTES);
-    if (payload.length === 0) return null;
-    return sniffPayloadAfterId3(payload, null);
+    return await sniffWithReader((offset, length) => readAt(file, offset, length));
   } finally {
     await file.close();
   }
+}
+
+/** Sniffs the recording `read` reads from, reading past ID3 tags of any size (a few small reads). */
+export async function sniffWithReader(read: ReadBytesAt): Promise<AudioContainer | null> {
+  const head = await read(0, SNIFF_BYTES);
+  const id3End = await id3PrefixLengthFrom(read, head);
+  if (id3End === 0) return sniffWithoutId3(head);
+  const payload = await read(id3End, SNIFF_BYTES);
+  if (payload.length === 0) return null;
+  return sniffPayloadAfterId3(payload, null);
 }
 
 function sniffWithoutId3(bytes: Uint8Array): AudioContainer | null {
@@ -116,14 +127,14 @@ function id3PrefixLength(bytes: Uint8Array): number {
   return end;
 }
 
-async function id3PrefixLengthInFile(file: Awaited<ReturnType<typeof open>>, head: Uint8Array): Promise<number> {
+async function id3PrefixLengthFrom(read: ReadBytesAt, head: Uint8Array): Promise<number> {
   let end = 0;
   let header = head.subarray(0, 10);
   for (let tags = 0; tags < MAX_CHAINED_ID3_TAGS; tags += 1) {
     const length = id3TagLengthAt(header, 0);
     if (length === 0) break;
     end += length;
-    header = await readAt(file, end, 10);
+    header = await read(end, 10);
   }
   return end;
 }

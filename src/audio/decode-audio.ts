@@ -1,5 +1,6 @@
 import { endianness } from 'node:os';
 import type { AudioContainer } from './audio-container.js';
+import type { AudioInput } from './audio-source.js';
 import { AudioTooLongError, DecodeAbortedError, UndecodableAudioError } from './audio-errors.js';
 import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
 import { safeInputArgs } from './ffmpeg-input-args.js';
@@ -98,7 +99,7 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
  * decoding (`-ss` as an input option: with transcoding ffmpeg decodes from the previous seek point
  * and drops samples up to the exact position, so windows join without gaps or overlaps).
  */
-export function ffmpegDecodeArgs(path: string, container: AudioContainer, outputSeconds: number, startSeconds = 0): string[] {
+export function ffmpegDecodeArgs(input: AudioInput, container: AudioContainer, outputSeconds: number, startSeconds = 0): string[] {
   // Native byte order lets the output bytes become a Float32Array without swapping.
   const [sampleFormat, sampleCodec] = endianness() === 'LE' ? ['f32le', 'pcm_f32le'] : ['f32be', 'pcm_f32be'];
   return [
@@ -112,7 +113,7 @@ export function ffmpegDecodeArgs(path: string, container: AudioContainer, output
     '1',
     ...FFMPEG_SAFETY_ARGS,
     ...(startSeconds > 0 ? ['-ss', startSeconds.toFixed(3)] : []),
-    ...safeInputArgs(path, container),
+    ...safeInputArgs(input, container),
     '-vn',
     '-sn',
     '-dn',

@@ -13,7 +13,12 @@ export {
 } from './audio-errors.js';
 export type { AudioErrorCode } from './audio-errors.js';
 export { assertDurationWithin } from './audio-duration-window.js';
-export { SNIFF_BYTES, sniffContainer, sniffFile } from './container-sniffer.js';
+export { audioSourceOf } from './audio-source.js';
+export type { AudioInput, AudioSource } from './audio-source.js';
+export { AudioSourceUnavailableError } from './audio-source-failure.js';
+export type { AudioSourceFailureReason } from './audio-source-failure.js';
+export { SNIFF_BYTES, sniffContainer, sniffFile, sniffWithReader } from './container-sniffer.js';
+export type { ReadBytesAt } from './container-sniffer.js';
 export {
   containerForFilename,
   containerForMimeType,

@@ -1,4 +1,6 @@
 import type { AudioContainer } from './audio-container.js';
+import { settleSourceRun } from './audio-source-failure.js';
+import { audioSourceOf, type AudioInput } from './audio-source.js';
 import { DecodeAbortedError, DecodeTimeoutError, UndecodableAudioError } from './audio-errors.js';
 import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
 import { safeInputArgs } from './ffmpeg-input-args.js';
@@ -10,13 +12,15 @@ import { runAudioTool } from './ffmpeg-process.js';
  * header, WAV written to a pipe). It stream-copies packets into ffmpeg's null muxer: demuxing only,
  * no decoding, so it costs about one sequential read of the file rather than a full decode. The
  * result is the last packet's timestamp as reported by `-progress`, which may be short of the true
- * end by one frame (tens of ms) and includes encoder padding.
+ * end by one frame (tens of ms) and includes encoder padding. Over a URL it is one sequential read
+ * of the object; a storage failure is AudioSourceUnavailableError.
  */
 export async function measureDurationByPacketScan(
-  path: string,
+  input: AudioInput,
   container: AudioContainer,
   options: { timeoutMs: number; signal?: AbortSignal; ffmpegPath?: string },
 ): Promise<number> {
+  const source = audioSourceOf(input);
   const args = [
     '-nostdin',
     '-hide_banner',
@@ -25,7 +29,7 @@ export async function measureDurationByPacketScan(
     '-nostats',
     ...FFMPEG_THREAD_ARGS,
     ...FFMPEG_SAFETY_ARGS,
-    ...safeInputArgs(path, container),
+    ...safeInputArgs(source, container),
     '-map',
     '0:a:0',
     '-c',
@@ -39,7 +43,7 @@ export async function measureDurationByPacketScan(
 
   let lastOutTimeUs: number | null = null;
   let pending = '';
-  const ending = await runAudioTool({
+  const run = await runAudioTool({
     command: options.ffmpegPath ?? 'ffmpeg',
     args,
     timeoutMs: options.timeoutMs,
@@ -57,6 +61,7 @@ export async function measureDurationByPacketScan(
     },
   });
 
+  const ending = settleSourceRun(run, source);
   switch (ending.kind) {
     case 'timed_out':
       throw new DecodeTimeoutError(options.timeoutMs, ending.stderrTail);

@@ -1,4 +1,6 @@
 import type { AudioContainer } from './audio-container.js';
+import { settleSourceRun } from './audio-source-failure.js';
+import { audioSourceOf, type AudioInput } from './audio-source.js';
 import { DecodeAbortedError, DecodeTimeoutError, UndecodableAudioError } from './audio-errors.js';
 import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
 import { safeInputArgs } from './ffmpeg-input-args.js';
@@ -26,31 +28,34 @@ export interface ProbeAudioOptions {
   /** Wall-clock budget for the whole probe, including a duration scan when one is needed. */
   timeoutMs: number;
   signal?: AbortSignal;
-  /** The container, when the caller has already sniffed these bytes. */
+  /** The container, when the caller has already sniffed these bytes; required for a URL source. */
   container?: AudioContainer;
   ffprobePath?: string;
   ffmpegPath?: string;
 }
 
 /**
- * Describes the first audio stream of a file. Durations here come from headers and can lie; the
- * decoder enforces the real limit on what it actually produces.
+ * Describes the first audio stream of a file or URL source. Durations here come from headers and
+ * can lie; the decoder enforces the real limit on what it actually produces. A URL source whose
+ * storage fails is AudioSourceUnavailableError.
  */
-export async function probeAudio(path: string, options: ProbeAudioOptions): Promise<AudioProbe> {
+export async function probeAudio(input: AudioInput, options: ProbeAudioOptions): Promise<AudioProbe> {
   const deadline = Date.now() + options.timeoutMs;
-  const container = await identifyContainer(path, options.container);
+  const source = audioSourceOf(input);
+  const container = await identifyContainer(source, options.container);
 
   const stdout = new BoundedText(PROBE_OUTPUT_LIMIT_BYTES);
   const bitrateEstimate = new TextWatch(BITRATE_ESTIMATE_WARNING);
-  const ending = await runAudioTool({
+  const run = await runAudioTool({
     command: options.ffprobePath ?? 'ffprobe',
-    args: ffprobeArgs(path, container),
+    args: ffprobeArgs(source, container),
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     onStdout: (chunk) => stdout.push(chunk),
     onStderr: (chunk) => bitrateEstimate.push(chunk),
   });
 
+  const ending = settleSourceRun(run, source);
   switch (ending.kind) {
     case 'timed_out':
       throw new DecodeTimeoutError(options.timeoutMs, ending.stderrTail);
@@ -82,7 +87,7 @@ export async function probeAudio(path: string, options: ProbeAudioOptions): Prom
     durationSeconds = durationFromHeaders;
     durationSource = 'container';
   } else {
-    durationSeconds = await measureDurationByPacketScan(path, container, {
+    durationSeconds = await measureDurationByPacketScan(source, container, {
       timeoutMs: Math.max(1, deadline - Date.now()),
       signal: options.signal,
       ffmpegPath: options.ffmpegPath,
@@ -112,7 +117,7 @@ const BITRATE_ESTIMATE_WARNING = 'Estimating duration from bitrate';
 /** A handful of fields for one stream: a few hundred bytes. Anything larger is not ffprobe behaving. */
 const PROBE_OUTPUT_LIMIT_BYTES = 256 * 1024;
 
-function ffprobeArgs(path: string, container: AudioContainer): string[] {
+function ffprobeArgs(input: AudioInput, container: AudioContainer): string[] {
   return [
     // 'warning' rather than 'error' so that BITRATE_ESTIMATE_WARNING reaches the stderr tail.
     '-v',
@@ -120,7 +125,7 @@ function ffprobeArgs(path: string, container: AudioContainer): string[] {
     '-hide_banner',
     ...FFMPEG_THREAD_ARGS,
     ...FFMPEG_SAFETY_ARGS,
-    ...safeInputArgs(path, container),
+    ...safeInputArgs(input, container),
     '-select_streams',
     'a',
     // Named entries instead of -show_format/-show_streams: tags (metadata) can be megabytes of

@@ -1,10 +1,10 @@
 // The administrative commands' access to the service's stores: the same database `svc-stt serve`
 // uses (SVC_DATABASE_URL, else <SVC_DATA_DIR>/svc-stt.db), opened for one command and closed after it.
-import { loadDataDir, loadDatabaseUrl, loadWebhookMasterKeySetting } from '../config/load-config.js';
+import { loadDataDir, loadDatabaseUrl, loadS3Settings, loadWebhookMasterKeySetting } from '../config/load-config.js';
 import type { KeyRevocationStores } from '../jobs/key-revocation.js';
 import { isKeyStoreError } from '../store/key-store-error.js';
 import type { KeyStore } from '../store/key-store.js';
-import { LocalBlobStore, localBlobRoot } from '../store/local-blob-store.js';
+import { openBlobStore } from '../store/open-blob-store.js';
 import { openStores, type Stores } from '../store/open-stores.js';
 import type { WebhookOutbox } from '../store/webhook-outbox.js';
 import type { WebhookSecretStore } from '../store/webhook-secret-store.js';
@@ -46,8 +46,15 @@ export async function withWebhookOutbox<T>(run: (outbox: WebhookOutbox) => T | P
 
 /**
  * What key revocation changes (src/jobs/key-revocation.ts): the keys, jobs and webhook outbox in the
- * database and the job audio in the data folder's blob store — the same files a running server uses.
+ * database and the job audio in the server's blob store (the data folder, or SVC_S3_BUCKET).
  */
 export async function withKeyRevocationStores<T>(run: (stores: KeyRevocationStores) => T | Promise<T>): Promise<T> {
-  return withStores(({ keys, jobs, outbox }, dataDir) => run({ keys, jobs, outbox, blobs: new LocalBlobStore(localBlobRoot(dataDir)) }));
+  return withStores(async ({ keys, jobs, outbox }, dataDir) => {
+    const opened = openBlobStore(dataDir, loadS3Settings(process.env));
+    try {
+      return await run({ keys, jobs, outbox, blobs: opened.blobs });
+    } finally {
+      opened.close();
+    }
+  });
 }

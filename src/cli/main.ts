@@ -4,7 +4,7 @@
 const USAGE = `svc-stt — self-hosted medical speech-to-text
 
 Usage:
-  svc-stt serve                      (configured by SVC_* environment variables; see README)
+  svc-stt serve [--role api|worker|all]   (configured by SVC_* environment variables; see README)
   svc-stt transcribe FILE [--model PATH|NAME] [--language CODE] [--format text|json|verbose_json]
                           [--threads N] [--max-tokens N]
   svc-stt models list
@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     switch (command) {
       case 'serve':
-        await (await import('./serve-command.js')).runServeCommand();
+        await (await import('./serve-command.js')).runServeCommand(rest);
         break;
       case 'transcribe':
         await (await import('./transcribe-command.js')).runTranscribeCommand(rest);

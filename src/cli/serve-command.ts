@@ -1,9 +1,16 @@
-// svc-stt serve: the HTTP service with embedded defaults (SQLite and local disk in SVC_DATA_DIR).
+// svc-stt serve [--role api|worker|all]: the HTTP service with embedded defaults (SQLite and local
+// disk in SVC_DATA_DIR), or one role of a scaled-out deployment (SVC_DATABASE_URL, SVC_S3_*).
+// `--role` overrides SVC_ROLE. SIGTERM drains (requests, chunks and webhook attempts in flight get
+// SVC_DRAIN_MS to finish) and exits 0.
 import { loadConfig } from '../config/load-config.js';
+import { SERVICE_ROLES, type ServiceRole } from '../config/service-config.js';
 import { startService } from '../service/start-service.js';
+import { UsageError } from './usage-error.js';
 
-export async function runServeCommand(): Promise<void> {
+export async function runServeCommand(args: string[] = []): Promise<void> {
   const config = loadConfig(process.env);
+  const role = roleArgument(args);
+  if (role) config.role = role;
   const service = await startService(config);
   if (service.firstKey && service.firstKeyFile) {
     // The key itself only on an interactive terminal: otherwise stdout and stderr are somebody's logs.
@@ -23,6 +30,14 @@ export async function runServeCommand(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+function roleArgument(args: string[]): ServiceRole | null {
+  if (args.length === 0) return null;
+  const [flag, value, ...extra] = args[0].startsWith('--role=') ? ['--role', args[0].slice('--role='.length), ...args.slice(1)] : args;
+  if (flag !== '--role' || value === undefined || extra.length > 0) throw new UsageError(`serve takes only --role ${SERVICE_ROLES.join('|')}`);
+  if (!(SERVICE_ROLES as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${SERVICE_ROLES.join(', ')}`);
+  return value as ServiceRole;
 }
 
 /** Names the file that holds the first key (and shows the key when `key` is given). */

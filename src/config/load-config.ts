@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 import { defaultVadModelPath } from '../models/vad-model-path.js';
 import { ConfigError } from './config-error.js';
 import { readConfigFile, type ConfigFile } from './config-file.js';
-import { DEFAULTS, type ConnectionLimits, type ServiceConfig } from './service-config.js';
+import { s3SettingsProblems } from '../store/s3/s3-settings.js';
+import { DEFAULTS, SERVICE_ROLES, type ConnectionLimits, type S3StorageConfig, type ServiceConfig } from './service-config.js';
 import { SettingsReader, type SettingName } from './settings-reader.js';
 
 type Env = Record<string, string | undefined>;
@@ -18,7 +19,19 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 const HOST = /^[A-Za-z0-9.:%-]+$/;
 
 const S = {
+  role: { env: 'SVC_ROLE', file: 'role' },
+  metricsPort: { env: 'SVC_METRICS_PORT', file: 'metricsPort' },
+  drainMs: { env: 'SVC_DRAIN_MS', file: 'lifecycle.drainMs' },
+  instanceTtlMs: { env: 'SVC_INSTANCE_TTL_MS', file: 'lifecycle.instanceTtlMs' },
   dataDir: { env: 'SVC_DATA_DIR', file: 'dataDir' },
+  s3Bucket: { env: 'SVC_S3_BUCKET', file: 'storage.s3.bucket' },
+  s3Region: { env: 'SVC_S3_REGION', file: 'storage.s3.region' },
+  s3Endpoint: { env: 'SVC_S3_ENDPOINT', file: 'storage.s3.endpoint' },
+  s3PublicEndpoint: { env: 'SVC_S3_PUBLIC_ENDPOINT', file: 'storage.s3.publicEndpoint' },
+  s3ForcePathStyle: { env: 'SVC_S3_FORCE_PATH_STYLE', file: 'storage.s3.forcePathStyle' },
+  s3AccessKeyId: { env: 'SVC_S3_ACCESS_KEY_ID', file: 'storage.s3.accessKeyId' },
+  s3SecretAccessKey: { env: 'SVC_S3_SECRET_ACCESS_KEY', file: 'storage.s3.secretAccessKey' },
+  s3Prefix: { env: 'SVC_S3_PREFIX', file: 'storage.s3.prefix' },
   databaseUrl: { env: 'SVC_DATABASE_URL', file: 'database.url' },
   host: { env: 'SVC_HOST', file: 'host' },
   port: { env: 'SVC_PORT', file: 'port' },
@@ -59,6 +72,9 @@ const S = {
   webhookAttemptTimeoutMs: { env: 'SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS', file: 'webhooks.attemptTimeoutMs' },
 } satisfies Record<string, SettingName>;
 
+/** Every environment variable `svc-stt serve` reads (the container recipe's test checks compose.yaml against it). */
+export const SETTING_ENVIRONMENT_NAMES: readonly string[] = Object.values(S).flatMap((name) => ('env' in name && name.env ? [name.env] : []));
+
 const MAX_PORT = 65_535;
 const MAX_INT = Number.MAX_SAFE_INTEGER;
 
@@ -85,12 +101,24 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
   if (minAudioSeconds > inlineBoundarySeconds) {
     reader.problem(S.minAudioSeconds, `(${minAudioSeconds}) must not exceed ${reader.labelOf(S.inlineBoundarySeconds)} (${inlineBoundarySeconds})`);
   }
+  const metricsPort = reader.has(S.metricsPort) ? reader.integer(S.metricsPort, 0, 0, MAX_PORT) : null;
+  if (metricsPort !== null && metricsPort !== 0 && (metricsPort === port || metricsPort === realtimePort)) {
+    reader.problem(S.metricsPort, `must differ from the other ports (${metricsPort} is taken)`);
+  }
   const config: ServiceConfig = {
+    role: reader.oneOf(S.role, DEFAULTS.role, SERVICE_ROLES),
     dataDir,
     database: { url: readDatabaseUrl(reader) },
+    storage: { s3: readS3(reader) },
     host,
     port,
+    metricsPort,
     realtimePort,
+    lifecycle: {
+      drainMs: reader.integer(S.drainMs, DEFAULTS.lifecycle.drainMs, 0, 3_600_000),
+      // Several 5-second heartbeats must fit in it.
+      instanceTtlMs: reader.integer(S.instanceTtlMs, DEFAULTS.lifecycle.instanceTtlMs, 3_000, 3_600_000),
+    },
     models: { 'svc-medical-1': flagship ?? '', 'svc-medical-edge-1': edge ?? '' },
     vad: readVad(reader),
     inlineBoundarySeconds,
@@ -168,6 +196,14 @@ export function loadDatabaseUrl(env: Env = process.env): string | null {
   const url = readDatabaseUrl(reader);
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return url;
+}
+
+/** Only the blob storage settings (SVC_S3_*; null: local disk), for the admin commands. */
+export function loadS3Settings(env: Env = process.env): S3StorageConfig | null {
+  const { reader } = openReader(env);
+  const s3 = readS3(reader);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return s3;
 }
 
 /**
@@ -283,6 +319,41 @@ function readDatabaseUrl(reader: SettingsReader): string | null {
     return null;
   }
   return raw;
+}
+
+/**
+ * SVC_S3_BUCKET selects the S3 blob store; the other SVC_S3_* settings are read only with it (and
+ * refused without it: they would be silently ignored). The secret is never echoed.
+ */
+function readS3(reader: SettingsReader): S3StorageConfig | null {
+  const others = [S.s3Region, S.s3Endpoint, S.s3PublicEndpoint, S.s3ForcePathStyle, S.s3AccessKeyId, S.s3SecretAccessKey, S.s3Prefix];
+  if (!reader.has(S.s3Bucket)) {
+    for (const name of others) if (reader.has(name)) reader.problem(name, `has no effect without ${reader.labelOf(S.s3Bucket)}`);
+    return null;
+  }
+  const anything = /^\S+$/;
+  const endpoint = reader.has(S.s3Endpoint) ? reader.text(S.s3Endpoint, '', anything, 'must be an http(s) URL') : undefined;
+  const publicEndpoint = reader.has(S.s3PublicEndpoint) ? reader.text(S.s3PublicEndpoint, '', anything, 'must be an http(s) URL') : undefined;
+  const accessKeyId = reader.has(S.s3AccessKeyId) ? reader.text(S.s3AccessKeyId, '', anything, 'must not be empty or contain spaces') : undefined;
+  const hasSecret = reader.has(S.s3SecretAccessKey);
+  // Any non-blank value passes here, so the reader never has a reason to quote the secret.
+  const secretAccessKey = hasSecret ? reader.text(S.s3SecretAccessKey, '', /\S/, 'must not be blank') : undefined;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    reader.problem(hasSecret ? S.s3SecretAccessKey : S.s3AccessKeyId, `needs ${reader.labelOf(hasSecret ? S.s3AccessKeyId : S.s3SecretAccessKey)} too`);
+  }
+  const s3: S3StorageConfig = {
+    bucket: reader.text(S.s3Bucket, '', anything, 'must be a bucket name'),
+    region: reader.text(S.s3Region, 'us-east-1', anything, 'must be a region name'),
+    ...(endpoint ? { endpoint } : {}),
+    ...(publicEndpoint ? { publicEndpoint } : {}),
+    // Self-hosted S3 servers (MinIO, Ceph) answer path-style; AWS itself prefers virtual hosts.
+    forcePathStyle: reader.boolean(S.s3ForcePathStyle, endpoint !== undefined),
+    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+    prefix: reader.has(S.s3Prefix) ? reader.text(S.s3Prefix, '', /^\S*$/, 'must be a key prefix such as svc-stt/') : '',
+  };
+  // The store's own rules, reported with the rest (the spool folder is the service's to give).
+  for (const problem of s3SettingsProblems({ ...s3, spoolDir: '-' })) reader.problems.push(`${reader.labelOf(S.s3Bucket)}: ${problem}`);
+  return s3;
 }
 
 function readPublicBaseUrl(reader: SettingsReader): string | undefined {

@@ -1,16 +1,43 @@
 // The service's configuration: what `svc-stt serve` reads from the environment and an optional
 // JSON config file (SVC_CONFIG), validated at start (see load-config.ts).
+import type { S3BucketSettings } from '../store/s3/s3-settings.js';
+
+/** The bucket settings (SVC_S3_*); the process adds its local spool folder itself. */
+export type S3StorageConfig = S3BucketSettings;
+
+/**
+ * What a process does (`svc-stt serve --role`): `api` accepts, validates and stores requests (and
+ * answers inline transcriptions itself: the contract's synchronous 200), `worker` claims and runs
+ * jobs and delivers webhooks, `all` (the default) is both in one process.
+ */
+export const SERVICE_ROLES = ['api', 'worker', 'all'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
 
 export interface ServiceConfig {
+  role: ServiceRole;
   dataDir: string;
   /**
    * Where jobs, keys and the webhook outbox live: `url` null (the default) is SQLite in the data
    * folder, for one server; a postgres:// URL lets any number of API and worker processes share them.
    */
   database: { url: string | null };
+  /**
+   * Where audio and results live: `s3` null (the default) is local disk in the data folder; an
+   * S3-compatible bucket lets processes on several machines share them, and presigned uploads go
+   * straight to the bucket.
+   */
+  storage: { s3: S3StorageConfig | null };
   host: string;
   port: number;
+  /** A separate listener for /metrics (on `host`); null serves it on the main port with the health routes. */
+  metricsPort: number | null;
   realtimePort: number;
+  /**
+   * Shutdown (SIGTERM): how long requests, chunks and webhook attempts in flight may take to finish
+   * before they are cut off and their work given back; `instanceTtlMs`: a process whose heartbeat
+   * is older than this is dead and its work is taken over (see src/service/instance-lifecycle.ts).
+   */
+  lifecycle: { drainMs: number; instanceTtlMs: number };
   /** Model files behind the API's model ids. */
   models: { 'svc-medical-1': string; 'svc-medical-edge-1': string };
   /** Speech detection (Silero VAD): on by default; `model` is its ggml file (default: the one made at install). */
@@ -72,9 +99,11 @@ export interface ConnectionLimits {
 }
 
 export const DEFAULTS = {
+  role: 'all',
   host: '127.0.0.1',
   port: 8080,
   realtimePort: 8081,
+  lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
   vad: { enabled: true },
   inlineBoundarySeconds: 60,
   maxAudioSeconds: 7200,

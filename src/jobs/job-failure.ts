@@ -1,7 +1,7 @@
 // Why a job failed, as the contract's job failure codes with fixed messages. Nothing from a decoder,
 // an engine or a file name ever reaches a message: the causes go to the server log only. Failures are
 // stored codes, not HTTP statuses: the job view shows them as they are, so nothing here maps to a status.
-import { isAudioError } from '../audio/index.js';
+import { AudioSourceUnavailableError, isAudioError } from '../audio/index.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 import type { JobFailureCode } from '../store/job-store.js';
 
@@ -29,6 +29,11 @@ export const JOB_FAILURE_MESSAGES = {
 /** A failure of decoding or transcribing that is the audio's fault, as a JobFailure; else null. */
 export function failureOfAudio(error: unknown): JobFailure | null {
   if (error instanceof JobFailure) return error;
+  // The bucket no longer has the object: nothing to retry. Forbidden or unreachable storage is the
+  // server's trouble, not the audio's: no failure here (the runner gives the job back and retries).
+  if (error instanceof AudioSourceUnavailableError) {
+    return error.reason === 'not_found' ? new JobFailure('internal_error', JOB_FAILURE_MESSAGES.audioMissing, { cause: error }) : null;
+  }
   if (isAudioError(error)) {
     if (error.code === 'decode_aborted') return null;
     if (error.code === 'audio_too_long') return new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong, { cause: error });

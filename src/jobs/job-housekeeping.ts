@@ -35,6 +35,8 @@ export class JobHousekeeping {
     );
     if (!released) return false;
     for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
+    // A file posted straight to the bucket but never completed goes with the slot.
+    await this.deps.blobs.directUploads?.discard(job.id).catch(() => {});
     this.deps.events.notify(job.id);
     return true;
   }

@@ -13,10 +13,19 @@
 // claims keep ending without progress (it crashes the process, say) fails `internal_error` after
 // MAX_STALLED_CLAIMS instead of looping forever. Audio is deleted only after the terminal transition
 // is committed; a crash between the two leaves an unreferenced file, which the sweeper removes.
-import { DECODED_SAMPLE_RATE, decodeAudioWindow, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
+import {
+  AudioSourceUnavailableError,
+  DECODED_SAMPLE_RATE,
+  decodeAudioWindow,
+  probeAudio,
+  sniffWithReader,
+  type AudioContainer,
+  type AudioSource,
+} from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError, isAbortError } from '../engine/engine-errors.js';
+import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { chooseCut, cutSearchSeconds } from '../pipeline/chunk-cut.js';
 import { isLanguageFamily } from '../pipeline/languages.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
@@ -73,6 +82,14 @@ export interface JobRunnerDeps {
   log?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Told when a job with a webhook succeeded, so its event's first attempt is immediate. */
   webhooks?: { kick(): void };
+  /** Told when a job ends here (the service's metrics). */
+  observer?: JobObserver;
+}
+
+export interface JobObserver {
+  /** `processingSeconds`: wall time of this job's chunks on workers, summed over claims. */
+  jobSucceeded(model: ModelId, processingSeconds: number, audioSeconds: number): void;
+  jobFailed(): void;
 }
 
 /** What a job carries from one chunk to the next (stored in the row's `progress`). */
@@ -83,6 +100,8 @@ interface CarryOver extends Record<string, unknown> {
   speakerTiming: ReturnType<typeof verboseBody>['speaker_timing'] | null;
   wordTiming: boolean;
   asrMs: number;
+  /** Wall time of the chunks so far (absent in rows written before it was kept). */
+  processingMs?: number;
 }
 
 /**
@@ -111,6 +130,8 @@ export class JobRunner implements JobQueue {
   private readonly chunkSeconds: number;
   private readonly leaseMs: number;
   private readonly stopping = new AbortController();
+  /** Set when shutdown begins: no new claim; chunks in flight may finish within the drain time. */
+  private draining = false;
   private loops: Promise<void>[] = [];
   private wakeUp: (() => void) | null = null;
   private wakePending = false;
@@ -132,8 +153,18 @@ export class JobRunner implements JobQueue {
     this.wake();
   }
 
-  /** Stops claiming, aborts chunks in flight (their leases are released; the chunks rerun later). */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming; chunks in flight get up to `drainMs` to finish and commit, then the rest are
+   * aborted (their leases released at once, so another worker reruns them without waiting).
+   */
+  async stop(drainMs = 0): Promise<void> {
+    this.draining = true;
+    this.wake();
+    if (drainMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(this.loops), new Promise((resolve) => (timer = setTimeout(resolve, drainMs)))]);
+      clearTimeout(timer);
+    }
     this.stopping.abort(new Error('the server is shutting down'));
     this.wake();
     await Promise.all(this.loops);
@@ -169,7 +200,7 @@ export class JobRunner implements JobQueue {
   }
 
   private async loop(workerId: string): Promise<void> {
-    while (!this.stopping.signal.aborted) {
+    while (!this.stopping.signal.aborted && !this.draining) {
       let job: JobRecord | null = null;
       try {
         job = await this.deps.jobs.claimNext(workerId, this.now(), this.leaseMs);
@@ -182,7 +213,15 @@ export class JobRunner implements JobQueue {
       }
       // Other loops may have work waiting too.
       this.wake();
-      const backoff = await this.step(job, workerId);
+      let backoff: boolean;
+      try {
+        backoff = await this.step(job, workerId);
+      } catch (error) {
+        // Recording the outcome failed (the database went away): the lease runs out and the job is
+        // claimed again; this loop must live on (an escaped rejection would end the process).
+        this.deps.log?.error({ err: error, jobId: job.id }, 'recording a job outcome failed; the job is retried when its lease expires');
+        backoff = true;
+      }
       if (backoff) await new Promise((resolve) => setTimeout(resolve, BUSY_BACKOFF_MS));
     }
   }
@@ -207,6 +246,12 @@ export class JobRunner implements JobQueue {
         await this.releaseLease(job.id, workerId);
         return true;
       }
+      // Storage or the database away for a moment (not the audio's fault): the chunk runs again later.
+      if (isStoreUnavailable(error) || (error instanceof AudioSourceUnavailableError && error.reason !== 'not_found')) {
+        this.deps.log?.warn({ err: error, jobId: job.id }, 'storage unavailable; the job is given back and retried');
+        await this.releaseLease(job.id, workerId);
+        return true;
+      }
       const failure = failureOfAudio(error);
       if (!failure) this.deps.log?.error({ err: error, jobId: job.id }, 'job failed unexpectedly');
       await this.fail(job, workerId, failure ?? new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal));
@@ -218,16 +263,20 @@ export class JobRunner implements JobQueue {
 
   private async processChunk(job: JobRecord, workerId: string, signal: AbortSignal): Promise<void> {
     const { config, blobs } = this.deps;
+    const startedAt = performance.now();
     const audioPath = job.audioPath;
     if (!audioPath || !(await blobs.exists(audioPath))) throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.audioMissing);
     const request = parseStoredJobRequest(job.request);
     const carry = carryOf(job.progress) ?? (await this.firstLook(audioPath, signal));
+    // Local disk: the file; S3: a fresh presigned URL per chunk, which ffmpeg streams with Range
+    // requests (no copy of the recording on the worker).
+    const source = await blobs.audioSource(audioPath);
     const stages = this.deps.stages[request.model];
 
     // The chunk ends in a pause near its target length (chunk-cut.ts): decode the target plus the
     // range a cut may move into, find the speech, cut, and leave the rest for the next claim.
     const start = job.completedAudioSeconds;
-    const window = await decodeAudioWindow(audioPath, {
+    const window = await decodeAudioWindow(source, {
       startSeconds: start,
       seconds: this.chunkSeconds + cutSearchSeconds(this.chunkSeconds),
       container: carry.container,
@@ -274,6 +323,7 @@ export class JobRunner implements JobQueue {
       };
     }
 
+    nextCarry = { ...nextCarry, processingMs: (carry.processingMs ?? 0) + (performance.now() - startedAt) };
     if (last) {
       await this.succeed(job, workerId, request, nextCarry, transcript, end);
       return;
@@ -292,9 +342,11 @@ export class JobRunner implements JobQueue {
 
   /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
   private async firstLook(audioPath: string, signal: AbortSignal): Promise<CarryOver> {
-    const container = await sniffFile(audioPath);
+    const { blobs } = this.deps;
+    const container = await sniffWithReader((offset, length) => blobs.readRange(audioPath, offset, length));
     if (!container) throw new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.undecodable);
-    const probe = await probeAudio(audioPath, { timeoutMs: this.deps.config.decodeTimeoutMs, container, signal });
+    const source: AudioSource = await blobs.audioSource(audioPath);
+    const probe = await probeAudio(source, { timeoutMs: this.deps.config.decodeTimeoutMs, container, signal });
     if (probe.durationSeconds > this.deps.config.maxAudioSeconds) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
     return {
       container,
@@ -368,6 +420,7 @@ export class JobRunner implements JobQueue {
       event,
     );
     if (!won) return;
+    this.deps.observer?.jobSucceeded(request.model, (carry.processingMs ?? 0) / 1000, endSeconds);
     if (event) this.deps.webhooks?.kick();
     // Committed: the audio and the provisional result are no longer needed (DESIGN: deleted when the job ends).
     for (const path of [job.audioPath, job.partialPath]) if (path) await blobs.delete(path).catch(() => {});
@@ -378,6 +431,7 @@ export class JobRunner implements JobQueue {
     const now = this.now();
     const released = await this.deps.jobs.fail(job.id, { workerId }, { code: failure.code, message: failure.message }, await this.retention(job, now), now);
     if (!released) return;
+    this.deps.observer?.jobFailed();
     for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
     this.deps.events.notify(job.id);
   }

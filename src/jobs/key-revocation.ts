@@ -45,7 +45,7 @@ export interface KeyRevocation extends UploadSlotClosing {
 export interface KeyRevocationStores {
   keys: Pick<KeyStore, 'get' | 'revoke'>;
   jobs: Pick<JobStore, 'closeUploadSlotsOfKey'>;
-  blobs: Pick<BlobStore, 'delete'>;
+  blobs: Pick<BlobStore, 'delete' | 'directUploads'>;
   outbox: Pick<WebhookOutbox, 'abandonForKey'>;
 }
 
@@ -75,11 +75,13 @@ export async function closeUploadSlotsOfKey(
     nowMs,
   );
   let filesDeleted = 0;
-  for (const { paths } of released) {
+  for (const { id, paths } of released) {
     for (const path of paths) {
       await stores.blobs.delete(path);
       filesDeleted += 1;
     }
+    // A file posted straight to the bucket but never completed is not the job's audio yet: remove it too.
+    await stores.blobs.directUploads?.discard(id);
   }
   return { slotsClosed: released.length, filesDeleted };
 }

@@ -7,9 +7,8 @@
 import type { InstanceRole } from '../store/instance-registry.js';
 import type { Stores } from '../store/open-stores.js';
 
-/** Without a heartbeat for this long, an instance is dead. Several heartbeats fit in it, so a busy moment is no death. */
-export const INSTANCE_TTL_MS = 30_000;
-const HEARTBEAT_MS = INSTANCE_TTL_MS / 6;
+/** Heartbeats per TTL: several fit in it, so a busy moment is no death. */
+const HEARTBEATS_PER_TTL = 6;
 
 export interface RecoveredWork {
   instances: string[];
@@ -24,7 +23,7 @@ export interface InstanceLogger {
   warn(details: object, message: string): void;
 }
 
-type LifecycleStores = Pick<Stores, 'kind' | 'instances' | 'jobs' | 'outbox' | 'idempotency'>;
+type LifecycleStores = Pick<Stores, 'kind' | 'instances' | 'jobs' | 'outbox' | 'idempotency' | 'notices'>;
 
 export class InstanceLifecycle {
   private timer: NodeJS.Timeout | null = null;
@@ -35,6 +34,8 @@ export class InstanceLifecycle {
     readonly id: string,
     private readonly stores: LifecycleStores,
     private readonly role: InstanceRole,
+    /** Without a heartbeat for this long, an instance is dead (config.lifecycle.instanceTtlMs). */
+    private readonly ttlMs: number,
     /** Real time: instance heartbeats are about processes, never about a test's injected job clock. */
     private readonly now: () => number = Date.now,
   ) {}
@@ -45,11 +46,16 @@ export class InstanceLifecycle {
    */
   async start(logger?: InstanceLogger): Promise<RecoveredWork> {
     this.logger = logger ?? null;
-    await this.stores.instances.register(this.id, this.role, this.now(), INSTANCE_TTL_MS);
+    await this.stores.instances.register(this.id, this.role, this.now(), this.ttlMs);
     const recovered = await this.recover(this.stores.kind === 'sqlite' ? { allBut: this.id } : {});
-    this.timer = setInterval(() => void (this.beating ??= this.beat().finally(() => (this.beating = null))), HEARTBEAT_MS);
+    this.timer = setInterval(() => void (this.beating ??= this.beat().finally(() => (this.beating = null))), this.ttlMs / HEARTBEATS_PER_TTL);
     this.timer.unref();
     return recovered;
+  }
+
+  /** Logs recoveries and heartbeat trouble from now on (the app's logger exists only after start). */
+  useLogger(logger: InstanceLogger): void {
+    this.logger = logger;
   }
 
   /** Frees the work of instances found dead now (their heartbeat expired). */
@@ -62,6 +68,8 @@ export class InstanceLifecycle {
       idempotency.releaseClaimsOfDeadInstances(),
     ]);
     const recovered = { instances: dead, ...released, webhookLeases, idempotencyClaims };
+    // Released leases are claimable now: idle workers in every process should look.
+    if (released.leases > 0) this.stores.notices.publish({ kind: 'queued' });
     if (released.leases + released.uploads + webhookLeases + idempotencyClaims > 0 || dead.length > 0) {
       this.logger?.info({ ...recovered }, 'released the work of stopped instances');
     }
@@ -78,12 +86,12 @@ export class InstanceLifecycle {
 
   private async beat(): Promise<void> {
     try {
-      const alive = await this.stores.instances.heartbeat(this.id, this.now(), INSTANCE_TTL_MS);
+      const alive = await this.stores.instances.heartbeat(this.id, this.now(), this.ttlMs);
       if (!alive) {
         // Declared dead by another process (this one stalled past the TTL): its leases were released,
         // and the chunks it still runs lose them at their next renewal. It serves on as a new life.
         this.logger?.warn({ instance: this.id }, 'this instance was declared dead by another; registering again');
-        await this.stores.instances.register(this.id, this.role, this.now(), INSTANCE_TTL_MS);
+        await this.stores.instances.register(this.id, this.role, this.now(), this.ttlMs);
       }
       await this.recover();
     } catch (error) {

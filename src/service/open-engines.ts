@@ -11,7 +11,16 @@ export interface OpenedEngines {
   /** The pipeline's calls on those engines, with the VAD unless the operator turned it off. */
   stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
+  /** Throws once close() has begun (the readiness probe's engine check). */
+  assertOpen(): void;
   close(): Promise<void>;
+}
+
+export class EnginesClosedError extends Error {
+  constructor() {
+    super('the engines are closed');
+    this.name = 'EnginesClosedError';
+  }
 }
 
 export async function openEngines(config: ServiceConfig): Promise<OpenedEngines> {
@@ -30,6 +39,7 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
     const build = (engine: Engine, file: string) =>
       `whisper.cpp-1.9.1/${engine.header.arch}-${engine.header.weightType}/${basename(file)}`;
     const stageOptions = { vad: config.vad.enabled };
+    let closed = false;
     return {
       engines: { 'svc-medical-1': main, 'svc-medical-edge-1': edge },
       stages: { 'svc-medical-1': pipelineStages(main, stageOptions), 'svc-medical-edge-1': pipelineStages(edge, stageOptions) },
@@ -37,7 +47,11 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
         'svc-medical-1': build(main, config.models['svc-medical-1']),
         'svc-medical-edge-1': build(edge, config.models['svc-medical-edge-1']),
       },
+      assertOpen: () => {
+        if (closed) throw new EnginesClosedError();
+      },
       close: async () => {
+        closed = true;
         await Promise.all([...byFile.values()].map((e) => e.close()));
       },
     };

@@ -1,13 +1,19 @@
-// Wires the service: the stores (SQLite in the data folder by default, or PostgreSQL), local blobs,
-// the engines, the Fastify app with its routes; prints the ready line scripts wait for; shuts down
-// gracefully.
+// Wires one service process for its role (config.role; DESIGN.md "Wave 2 decisions", scale-out):
+//   api     the HTTP API: accepts, validates and stores requests; answers inline transcriptions
+//           itself (the contract's synchronous 200, so it runs the engines too);
+//   worker  claims and runs jobs, delivers webhooks, sweeps; its listener serves health and metrics;
+//   all     both in one process (the default, and the only choice on SQLite's one-server database).
+// Every role registers as an instance (its work is released if it dies), serves /healthz, /readyz
+// and /metrics, prints the ready line scripts wait for, and drains on close.
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { isKeyActive } from '../api/authenticate.js';
 import { buildApp } from '../api/build-app.js';
+import { healthRoutes } from '../api/routes/health.js';
 import { jobRoutes } from '../api/routes/jobs.js';
 import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
 import { transcriptionRoutes } from '../api/routes/transcriptions.js';
+import type { RoutePlugin } from '../api/app-dependencies.js';
 import { defaultPublicBaseUrl } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { JobEvents } from '../jobs/job-events.js';
@@ -15,32 +21,39 @@ import { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import type { BlobStore } from '../store/blob-store.js';
-import { LocalBlobStore, localBlobRoot } from '../store/local-blob-store.js';
+import { openBlobStore } from '../store/open-blob-store.js';
 import { newInstanceId } from '../store/instance-registry.js';
-import { openStores } from '../store/open-stores.js';
+import { openStores, type Stores } from '../store/open-stores.js';
 import { loadUploadSigningSecret } from '../store/upload-signing-secret.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
 import { WebhookAdmission } from '../webhooks/webhook-admission.js';
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
-import { openEngines } from './open-engines.js';
+import { openEngines, type OpenedEngines } from './open-engines.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
+import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
+import { rolePlan, RoleRefusedError } from './role-plan.js';
+import { ServiceMetrics } from './service-metrics.js';
 import { startSweeper } from './sweeper.js';
 
 export interface RunningService {
   app: FastifyInstance;
   url: string;
+  /** The separate metrics listener's URL (SVC_METRICS_PORT), else null. */
+  metricsUrl: string | null;
   /** Present when the database had no key and one was created at start (also in `firstKeyFile`). */
   firstKey: string | null;
   /** The 0600 file in the data folder holding `firstKey`; null when no key was created. */
   firstKeyFile: string | null;
-  /** The worker loop: accepted jobs of both routes are handed to it. */
+  /** Where accepted jobs are announced: this process's workers and, through the database, every other's. */
   queue: JobQueue;
-  /** Runs the sweeper's pass now (tests drive expiry with an injected clock). */
+  /** This process's instance id (leases it holds name it). */
+  instanceId: string;
+  /** Runs the sweeper's pass now (tests drive expiry with an injected clock); a no-op on `api`. */
   sweepNow(): Promise<void>;
-  /** Attempts every webhook event due now; resolves with the number of attempts (tests drive retries with the clock). */
+  /** Attempts every webhook event due now; resolves with the number of attempts (0 on `api`). */
   deliverWebhooksNow(): Promise<number>;
   close(): Promise<void>;
 }
@@ -53,8 +66,10 @@ export interface StartOptions {
    * Wraps the blob store the routes and workers use: tests inject storage faults at this boundary
    * (a full disk during an upload) without changing what the store does otherwise.
    */
-  wrapBlobs?: (blobs: LocalBlobStore) => BlobStore;
+  wrapBlobs?: (blobs: BlobStore) => BlobStore;
 }
+
+export { RoleRefusedError };
 
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   mkdirSync(config.dataDir, { recursive: true });
@@ -65,12 +80,33 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     databaseUrl: config.database.url,
     webhookMasterKey: () => loadWebhookMasterKey(config.dataDir, config.webhooks.masterKey),
   });
-  const { keys, jobs, idempotency, webhookSecrets, outbox } = stores;
-  const localBlobs = new LocalBlobStore(localBlobRoot(config.dataDir));
-  const blobs = options.wrapBlobs?.(localBlobs) ?? localBlobs;
+  const closers: Array<() => Promise<void> | void> = [() => stores.close()];
+  const unwind = async () => {
+    for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
+  };
+  try {
+    return await startRole(config, options, instanceId, stores, closers);
+  } catch (error) {
+    await unwind();
+    throw error;
+  }
+}
+
+async function startRole(
+  config: ServiceConfig,
+  options: StartOptions,
+  instanceId: string,
+  stores: Stores,
+  closers: Array<() => Promise<void> | void>,
+): Promise<RunningService> {
+  const plan = rolePlan(config.role, stores.kind);
+  const { keys, jobs, idempotency, outbox, notices } = stores;
+  const opened = openBlobStore(config.dataDir, config.storage.s3);
+  closers.push(() => opened.close());
+  const blobs = options.wrapBlobs?.(opened.blobs) ?? opened.blobs;
   const clock = options.clock ?? (() => new Date());
-  const uploadSecret = loadUploadSigningSecret(config.dataDir);
-  const events = new JobEvents();
+  const events = new JobEvents(notices);
+  closers.push(() => events.close());
   const validateDestination = createDestinationValidator({
     allowLoopback: config.webhooks.allowLoopback,
     dnsServers: config.webhooks.dnsServers,
@@ -79,47 +115,63 @@ export async function startService(config: ServiceConfig, options: StartOptions 
 
   // Registered before any work is taken; what dead instances held (with SQLite: every earlier
   // process) is released — job leases, uploads cut off mid-stream, webhook attempts, idempotency claims.
-  const instance = new InstanceLifecycle(instanceId, stores, 'all');
+  const instance = new InstanceLifecycle(instanceId, stores, config.role, config.lifecycle.instanceTtlMs);
   await instance.start();
-  const sweeper = startSweeper(idempotency, localBlobs, jobs, { housekeeping, clock, sweepAllOrphansFirst: stores.kind === 'sqlite' });
-  // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.
-  await sweeper.initial;
+  closers.push(() => instance.stop());
+
+  let sweeper: ReturnType<typeof startSweeper> | null = null;
+  if (plan.works) {
+    // Only a process alone with its database and disk may treat every unreferenced blob as an
+    // orphan at start: with shared storage another process may be writing one right now.
+    const alone = stores.kind === 'sqlite' && opened.kind === 'local';
+    sweeper = startSweeper(idempotency, opened.blobs, jobs, { housekeeping, clock, sweepAllOrphansFirst: alone });
+    const running = sweeper;
+    closers.push(() => running.stop());
+    // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.
+    await sweeper.initial;
+  }
 
   // A fresh install answers its first curl: one key, handed over in a 0600 file in the data folder
   // (never in the logs). Committed only once its file is written, so no key exists that nobody has.
-  const firstKey = await keys.createFirstKey((key) => writeFirstKeyFile(config.dataDir, key));
+  const firstKey = plan.serves ? await keys.createFirstKey((key) => writeFirstKeyFile(config.dataDir, key)) : null;
 
-  let engines: Awaited<ReturnType<typeof openEngines>>;
-  try {
-    engines = await openEngines(config);
-  } catch (error) {
-    sweeper.stop();
-    await instance.stop();
-    await stores.close();
-    throw error;
-  }
-  const runner = new JobRunner({
-    // The delivery worker is created with the app (it logs through it); a job succeeds only after start.
-    webhooks: { kick: () => deliveries.kick() },
-    config,
-    instanceId: instance.id,
-    jobs,
-    blobs,
-    keys,
-    engines: engines.engines,
-    stages: engines.stages,
-    modelBuilds: engines.modelBuilds,
-    events,
-    clock,
-    chunkSeconds: config.jobs?.chunkSeconds,
-  });
-  const queue: JobQueue = runner;
-  const webhooks = new WebhookAdmission(webhookSecrets, validateDestination, clock);
-  const app = buildApp({
-    config,
-    keys,
-    logger: options.logger ?? { level: config.logLevel },
-    routes: [
+  const engines: OpenedEngines = await openEngines(config);
+  closers.push(() => engines.close());
+  const metrics = new ServiceMetrics({ role: config.role, jobCounts: (now) => jobs.jobCounts(now), engines: () => engines.engines });
+
+  const runner = plan.works
+    ? new JobRunner({
+        // The delivery worker is created with the app (it logs through it); a job succeeds only after start.
+        webhooks: { kick: () => deliveries?.kick() },
+        config,
+        instanceId,
+        jobs,
+        blobs,
+        keys,
+        engines: engines.engines,
+        stages: engines.stages,
+        modelBuilds: engines.modelBuilds,
+        events,
+        clock,
+        chunkSeconds: config.jobs?.chunkSeconds,
+        observer: metrics,
+      })
+    : null;
+  // Accepted work is announced to every process sharing the database; this one's workers, if any,
+  // are woken directly too.
+  const queue: JobQueue = {
+    enqueue: (jobId) => {
+      runner?.enqueue(jobId);
+      notices.publish({ kind: 'queued' });
+    },
+  };
+  if (runner) closers.push(notices.subscribe((notice) => notice.kind === 'queued' && runner.enqueue('')));
+
+  const routes: RoutePlugin[] = [];
+  if (plan.serves) {
+    const uploadSecret = loadUploadSigningSecret(config.dataDir);
+    const webhooks = new WebhookAdmission(stores.webhookSecrets, validateDestination, clock);
+    routes.push(
       jobRoutes({
         config,
         jobs,
@@ -134,7 +186,6 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         webhooks,
         keys,
       }),
-      presignedUploadRoutes({ config, jobs, blobs, keys, secret: uploadSecret, clock }),
       transcriptionRoutes({
         config,
         engines: engines.engines,
@@ -147,71 +198,104 @@ export async function startService(config: ServiceConfig, options: StartOptions 
         queue,
         webhooks,
       }),
-    ],
-  });
+    );
+    // The embedded upload target of presigned forms; with S3 the forms post straight to the bucket.
+    if (!blobs.directUploads) routes.push(presignedUploadRoutes({ config, jobs, blobs, keys, secret: uploadSecret, clock }));
+  }
+  routes.push(
+    healthRoutes({
+      role: config.role,
+      instance: instanceId,
+      checks: {
+        database: () => stores.ping(),
+        storage: () => blobs.ping(),
+        engine: async () => engines.assertOpen(),
+      },
+      metrics: config.metricsPort === null ? metrics : null,
+    }),
+  );
+  const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics });
+  closers.push(() => app.close());
+  instance.useLogger(app.log);
   if (config.webhooks.allowLoopback) {
     app.log.warn('SVC_WEBHOOK_ALLOW_LOOPBACK is set: webhooks may reach loopback addresses on any port (tests only; never in production)');
   }
-  const deliveries = new WebhookDeliveryWorker({
-    instanceId: instance.id,
-    outbox,
-    secrets: webhookSecrets,
-    validate: validateDestination,
-    post: postWebhook,
-    clock,
-    attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
-    keyRevoked: async (keyId) => !(await isKeyActive(keys, keyId)),
-    logger: app.log,
-  });
-  runner.start();
-  deliveries.start();
-  try {
-    await app.listen({ host: config.host, port: config.port });
-  } catch (error) {
-    events.close();
-    await runner.stop();
-    await deliveries.stop();
-    sweeper.stop();
-    await engines.close();
-    await instance.stop();
-    await stores.close();
-    throw error;
+  const deliveries = plan.works
+    ? new WebhookDeliveryWorker({
+        instanceId,
+        outbox,
+        secrets: stores.webhookSecrets,
+        validate: validateDestination,
+        post: postWebhook,
+        clock,
+        attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
+        keyRevoked: async (keyId) => !(await isKeyActive(keys, keyId)),
+        logger: app.log,
+        onAttempt: (outcome) => metrics.webhookAttempt(outcome),
+      })
+    : null;
+  if (runner) {
+    runner.start();
+    closers.push(() => runner.stop());
+  }
+  if (deliveries) {
+    deliveries.start();
+    closers.push(() => deliveries.stop());
+  }
+  await app.listen({ host: config.host, port: config.port });
+  let metricsListener: MetricsListener | null = null;
+  if (config.metricsPort !== null) {
+    metricsListener = await startMetricsListener(config.host, config.metricsPort, metrics);
+    const listener = metricsListener;
+    closers.push(() => listener.close());
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const url = urlOf(config.host, port);
   // Listening on port 0 (tests): links handed to clients must carry the port actually bound.
   if (config.port === 0 && config.publicBaseUrl.endsWith(':0')) config.publicBaseUrl = defaultPublicBaseUrl(config.host, port);
   let closing: Promise<void> | null = null;
   return {
     app,
     url,
+    metricsUrl: metricsListener ? urlOf(config.host, metricsListener.port) : null,
     firstKey,
     firstKeyFile: firstKey === null ? null : firstKeyPath(config.dataDir),
     queue,
-    sweepNow: () => sweeper.sweepNow(),
-    deliverWebhooksNow: () => deliveries.deliverDue(),
+    instanceId,
+    sweepNow: () => sweeper?.sweepNow() ?? Promise.resolve(),
+    deliverWebhooksNow: () => deliveries?.deliverDue() ?? Promise.resolve(0),
     close: () =>
       (closing ??= (async () => {
-        // Stop accepting, let in-flight requests finish, then free the engines and the database.
-        // Connections that turn idle after their request finished would otherwise be kept until the
-        // keep-alive timeout (72 s), holding the shutdown.
+        const drainMs = config.lifecycle.drainMs;
+        // Stop accepting, let in-flight requests finish (up to the drain time), then free the
+        // engines and the database. Connections that turn idle after their request finished would
+        // otherwise be kept until the keep-alive timeout (72 s), holding the shutdown.
         const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
+        const cutOff = setTimeout(() => app.server.closeAllConnections(), drainMs);
         // Long polls answer now rather than hold the shutdown for their wait.
         events.close();
         try {
           await app.close();
         } finally {
           clearInterval(closeIdle);
+          clearTimeout(cutOff);
         }
-        // Chunks in flight are abandoned (their leases released): they rerun after the restart.
-        await runner.stop();
-        // An attempt in flight finishes (at most one timeout); an event cut off here is retried after the restart.
-        await deliveries.stop();
-        sweeper.stop();
+        // Chunks in flight may finish within the drain time; the rest are given back at once and
+        // rerun on another worker (or after the restart).
+        await runner?.stop(drainMs);
+        if (runner) notices.publish({ kind: 'queued' });
+        // An attempt in flight finishes (at most one timeout); an event cut off here is retried later.
+        await deliveries?.stop();
+        sweeper?.stop();
+        await metricsListener?.close();
         await engines.close();
         await instance.stop();
         await stores.close();
       })()),
   };
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

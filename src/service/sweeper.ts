@@ -31,7 +31,11 @@ export function startSweeper(idempotency: IdempotencyStore, blobs: BlobStore, jo
       await idempotency.sweep(now);
       await options.housekeeping?.run(now.getTime());
       // Orphan age is judged on file times, which follow the wall clock, not the injected one.
-      await blobs.sweepOrphans((path) => jobs.referencesBlob(path), first ? 0 : ORPHAN_AGE_MS);
+      const owners = {
+        isReferenced: (ref: string) => jobs.referencesBlob(ref),
+        isAwaitingUpload: async (id: string) => (await jobs.getById(id))?.status === 'awaiting_upload',
+      };
+      await blobs.sweepOrphans(owners, first ? 0 : ORPHAN_AGE_MS);
       first = false;
     } catch {
       // Housekeeping must never take the server down; the next pass retries.

@@ -1,7 +1,7 @@
 // The pure half of a JobStore, shared by its implementations so that every store writes the same new
 // row, takes the same decisions on a row it has read (may this caller fail it, what does `complete`
 // answer, which blobs does a failure release) and returns the same records. No database here.
-import type { CompleteOutcome, JobFailureCode, JobRecord, JobStatus, NewJob, ReleasedBlobs, UploadState } from './job-store.js';
+import { JOB_STATUSES, type CompleteOutcome, type JobFailureCode, type JobRecord, type JobStatus, type NewJob, type ReleasedBlobs, type UploadState } from './job-store.js';
 import { randomBase62 } from './random-id.js';
 
 /** A row of `jobs`; `request` and `progress` are JSON text, *_ms columns integers. */
@@ -163,4 +163,18 @@ export function jobRecordOf(row: JobRow): JobRecord {
     completeByMs: row.complete_by_ms,
     retentionHours: row.retention_hours,
   };
+}
+
+/**
+ * The rows a worker may claim now: accepted or running, and not leased (or leased past expiry).
+ * `now` is the statement's placeholder for the current time (`?` in SQLite, `$n` in PostgreSQL).
+ * Shared by claimNext and the queue depth, so the metric counts exactly what workers would take.
+ */
+export function claimableJobs(now: string): string {
+  return `status IN ('accepted', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ${now})`;
+}
+
+/** Zero for every status: the shape of JobCounts.byStatus before a GROUP BY fills it. */
+export function emptyStatusCounts(): Record<JobStatus, number> {
+  return Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
 }

@@ -205,4 +205,11 @@ export interface JobStore {
   deleteEndedTombstones(nowMs: number): Promise<number>;
   /** Whether any job row points at this blob (audio, provisional or final result). */
   referencesBlob(path: string): Promise<boolean>;
+  /** Jobs per status, and how many a worker could claim now (the queue depth of /metrics). */
+  jobCounts(nowMs: number): Promise<JobCounts>;
+}
+
+export interface JobCounts {
+  byStatus: Record<JobStatus, number>;
+  claimable: number;
 }

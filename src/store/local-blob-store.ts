@@ -1,27 +1,25 @@
 // BlobStore on local disk. Layout under the root (the service uses `<dataDir>/blobs`):
-//   uploads/<prefix>-<uuid>.part   request bodies being received
+//   uploads/<prefix>-<uuid>.part   request bodies being received (upload-spool.ts)
 //   jobs/<jobId>.audio             durable job audio
 //   results/<jobId>.partial-<n>    provisional result revision n of a running job
 //   results/<jobId>.result         final result
 // All folders are on one file system, so moving an upload into jobs/ is a rename: atomic, no copy.
 // Every path taken from a caller must name a file directly inside one of the folders.
-import { createReadStream, createWriteStream, mkdirSync, realpathSync } from 'node:fs';
-import { link, lstat, open, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { createReadStream, mkdirSync, realpathSync } from 'node:fs';
+import { access, constants, link, lstat, open, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
-import { BlobPathError, type BlobStore, type ResultKind } from './blob-store.js';
+import { JOB_AUDIO_NAME, RESULT_NAME, checkByteRange, jobAudioName, resultName } from './blob-names.js';
+import { BlobPathError, BlobStoreUnavailableError, type AudioSource, type BlobOwners, type BlobStore, type ResultKind } from './blob-store.js';
+import { readFileRange } from './read-file-range.js';
+import { UploadSpool } from './upload-spool.js';
 
 const UPLOADS = 'uploads';
 const JOBS = 'jobs';
 const RESULTS = 'results';
-const PREFIX = /^[a-z0-9-]{1,32}$/;
-const JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
-// The names this store hands out; anything else in its folders is not ours to delete or move.
-const UPLOAD_NAME = /^[a-z0-9-]{1,32}-[0-9a-f-]{36}\.part$/;
-const JOB_AUDIO_NAME = /^[A-Za-z0-9_-]{1,128}\.audio$/;
 // Results, and the temporary files they are written through (swept like uploads when a crash strands one).
-const RESULT_NAME = /^[A-Za-z0-9_-]{1,128}\.(?:partial-\d{1,9}|result)(?:\.tmp-[0-9a-f-]{36})?$/;
+const RESULT_FILE_NAME = new RegExp(`${RESULT_NAME.source.slice(0, -1)}(?:\\.tmp-[0-9a-f-]{36})?$`);
 
 /** The blob folder inside a data folder; the server and the admin CLI (key revocation) both use it. */
 export function localBlobRoot(dataDir: string): string {
@@ -29,35 +27,46 @@ export function localBlobRoot(dataDir: string): string {
 }
 
 type Area = typeof UPLOADS | typeof JOBS | typeof RESULTS;
-const NAME_PATTERNS: Record<Area, RegExp> = { [UPLOADS]: UPLOAD_NAME, [JOBS]: JOB_AUDIO_NAME, [RESULTS]: RESULT_NAME };
+type DurableArea = typeof JOBS | typeof RESULTS;
+const NAME_PATTERNS: Record<DurableArea, RegExp> = { [JOBS]: JOB_AUDIO_NAME, [RESULTS]: RESULT_FILE_NAME };
 
 export class LocalBlobStore implements BlobStore {
   readonly root: string;
-  private readonly uploadsDir: string;
+  private readonly spool: UploadSpool;
   private readonly jobsDir: string;
   private readonly resultsDir: string;
 
   constructor(root: string) {
-    mkdirSync(join(root, UPLOADS), { recursive: true });
     mkdirSync(join(root, JOBS), { recursive: true });
     mkdirSync(join(root, RESULTS), { recursive: true });
     // The real path, so a data folder reached through a symlink still compares equal below.
     this.root = realpathSync(root);
-    this.uploadsDir = join(this.root, UPLOADS);
+    this.spool = new UploadSpool(join(this.root, UPLOADS));
     this.jobsDir = join(this.root, JOBS);
     this.resultsDir = join(this.root, RESULTS);
   }
 
+  createUploadPath(prefix: string): string {
+    return this.spool.createPath(prefix);
+  }
+
   createUploadStream(path: string): Writable {
-    return createWriteStream(this.confine(path, [UPLOADS]), { flags: 'wx' });
+    return this.spool.createStream(path);
+  }
+
+  async moveToJobAudio(tempPath: string, jobId: string): Promise<string> {
+    const source = this.spool.confine(tempPath);
+    const target = join(this.jobsDir, jobAudioName(jobId));
+    await syncPath(source);
+    // link() fails when the target exists, where rename() would silently replace another job's audio.
+    await link(source, target);
+    await unlink(source);
+    await syncPath(this.jobsDir);
+    return target;
   }
 
   async writeResult(jobId: string, result: ResultKind, data: string | Uint8Array): Promise<{ path: string; bytes: number }> {
-    if (!JOB_ID.test(jobId)) throw new BlobPathError('a job id for blob storage is 1 to 128 letters, digits, _ or -');
-    if (result.kind === 'partial' && !(Number.isInteger(result.revision) && result.revision >= 0 && result.revision < 1e9)) {
-      throw new BlobPathError('a result revision is a non-negative integer');
-    }
-    const target = join(this.resultsDir, `${jobId}.${result.kind === 'final' ? 'result' : `partial-${result.revision}`}`);
+    const target = join(this.resultsDir, resultName(jobId, result));
     const temp = `${target}.tmp-${randomUUID()}`;
     const bytes = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
     const handle = await open(temp, 'wx');
@@ -84,23 +93,6 @@ export class LocalBlobStore implements BlobStore {
     return createReadStream(this.confine(path, [RESULTS]));
   }
 
-  createUploadPath(prefix: string): string {
-    if (!PREFIX.test(prefix)) throw new BlobPathError('an upload prefix is 1 to 32 lowercase letters, digits or -');
-    return join(this.uploadsDir, `${prefix}-${randomUUID()}.part`);
-  }
-
-  async moveToJobAudio(tempPath: string, jobId: string): Promise<string> {
-    const source = this.confine(tempPath, [UPLOADS]);
-    if (!JOB_ID.test(jobId)) throw new BlobPathError('a job id for blob storage is 1 to 128 letters, digits, _ or -');
-    const target = join(this.jobsDir, `${jobId}.audio`);
-    await syncPath(source);
-    // link() fails when the target exists, where rename() would silently replace another job's audio.
-    await link(source, target);
-    await unlink(source);
-    await syncPath(this.jobsDir);
-    return target;
-  }
-
   async delete(path: string): Promise<void> {
     await rm(this.confine(path, [UPLOADS, JOBS, RESULTS]), { force: true });
   }
@@ -114,20 +106,41 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async sweepOrphans(isReferenced: (path: string) => Promise<boolean>, olderThanMs: number, now = new Date()): Promise<number> {
+  async audioSource(path: string): Promise<AudioSource> {
+    return { kind: 'file', path: this.confine(path, [JOBS]) };
+  }
+
+  async readRange(path: string, offset: number, length: number): Promise<Buffer> {
+    const file = this.confine(path, [UPLOADS, JOBS, RESULTS]);
+    checkByteRange(offset, length);
+    return readFileRange(file, offset, length);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.spool.check();
+      for (const dir of [this.jobsDir, this.resultsDir]) {
+        await access(dir, constants.R_OK | constants.W_OK | constants.X_OK);
+        if (!(await lstat(dir)).isDirectory()) throw new Error(`${dir} is not a folder`);
+      }
+    } catch (error) {
+      throw new BlobStoreUnavailableError('the blob folders are missing or not writable', { cause: error });
+    }
+  }
+
+  async sweepOrphans(owners: BlobOwners, olderThanMs: number, now = new Date()): Promise<number> {
     // The age guard protects files in use: an upload still streaming (its mtime moves), and audio
     // moved into jobs/ a moment before its job row is committed.
     const cutoff = now.getTime() - olderThanMs;
-    let removed = 0;
-    for (const area of [UPLOADS, JOBS, RESULTS] as const) {
-      const pattern = NAME_PATTERNS[area];
+    let removed = await this.spool.sweep(cutoff);
+    for (const area of [JOBS, RESULTS] as const) {
       const dir = join(this.root, area);
       for (const name of await readdir(dir)) {
-        if (!pattern.test(name)) continue;
+        if (!NAME_PATTERNS[area].test(name)) continue;
         const path = join(dir, name);
         const stats = await lstat(path).catch(() => null);
         if (!stats?.isFile() || stats.mtimeMs > cutoff) continue;
-        if (area !== UPLOADS && (await isReferenced(path))) continue;
+        if (await owners.isReferenced(path)) continue;
         await rm(path, { force: true });
         removed += 1;
       }
@@ -138,9 +151,9 @@ export class LocalBlobStore implements BlobStore {
   /** The resolved path when it names a file directly inside one of `areas`; else BlobPathError. */
   private confine(path: string, areas: readonly Area[]): string {
     const resolved = resolve(path);
-    const area = areas.find((candidate) => dirname(resolved) === join(this.root, candidate));
-    const name = basename(resolved);
-    if (!area || !NAME_PATTERNS[area].test(name)) {
+    if (areas.includes(UPLOADS) && this.spool.owned(resolved) !== null) return resolved;
+    const area = areas.find((candidate): candidate is DurableArea => candidate !== UPLOADS && dirname(resolved) === join(this.root, candidate));
+    if (!area || !NAME_PATTERNS[area].test(basename(resolved))) {
       throw new BlobPathError(`not a path of this blob store: ${path}`);
     }
     return resolved;

@@ -4,11 +4,13 @@
 import { mkdirSync } from 'node:fs';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { InstanceRegistry } from './instance-registry.js';
+import { InProcessJobNotices, type JobNotices } from './job-notices.js';
 import type { JobStore } from './job-store.js';
 import type { KeyStore } from './key-store.js';
 import { openPostgres } from './postgres/database.js';
 import { PgIdempotencyStore } from './postgres/pg-idempotency-store.js';
 import { PgInstanceRegistry } from './postgres/pg-instance-registry.js';
+import { PgJobNotices } from './postgres/pg-job-notices.js';
 import { PgJobStore } from './postgres/pg-job-store.js';
 import { PgKeyStore } from './postgres/pg-key-store.js';
 import { PgWebhookOutbox } from './postgres/pg-webhook-outbox.js';
@@ -32,6 +34,8 @@ export interface Stores {
   webhookSecrets: WebhookSecretStore;
   outbox: WebhookOutbox;
   instances: InstanceRegistry;
+  /** Wake-ups between the processes sharing the database (job changed, work queued). */
+  notices: JobNotices;
   /** Whether the database answers now (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -53,6 +57,13 @@ export interface StoreLocation {
 export async function openStores(location: StoreLocation): Promise<Stores> {
   if (location.databaseUrl !== null) {
     const db = await openPostgres(location.databaseUrl);
+    let notices: JobNotices;
+    try {
+      notices = await PgJobNotices.open(location.databaseUrl, db);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
     let secrets: WebhookSecretStore | null = null;
     return {
       kind: 'postgres',
@@ -64,10 +75,14 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       },
       outbox: new PgWebhookOutbox(db),
       instances: new PgInstanceRegistry(db),
+      notices,
       ping: async () => {
         await db.query('SELECT 1');
       },
-      close: () => db.close(),
+      close: async () => {
+        await notices.close();
+        await db.close();
+      },
     };
   }
   mkdirSync(location.dataDir, { recursive: true });
@@ -83,6 +98,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
     },
     outbox: new SqliteWebhookOutbox(db),
     instances: new SqliteInstanceRegistry(db),
+    notices: new InProcessJobNotices(),
     ping: async () => {
       db.prepare('SELECT 1').get();
     },

@@ -37,14 +37,19 @@ export interface DeliveryWorkerDeps {
   concurrency?: number;
   /** How often the worker looks for due events when nothing wakes it (real time). */
   pollIntervalMs?: number;
+  /** Told the outcome of every attempt (the service's metrics). */
+  onAttempt?: (outcome: WebhookAttemptOutcome) => void;
 }
+
+/** `refused`: the destination failed validation; `given_up`: a failed attempt that was the last. */
+export type WebhookAttemptOutcome = 'delivered' | 'failed' | 'refused' | 'given_up' | 'key_revoked';
 
 export class WebhookDeliveryWorker {
   private readonly workerId: string;
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  private pass: Promise<number> | null = null;
+  private pass: Promise<void> | null = null;
 
   constructor(private readonly deps: DeliveryWorkerDeps) {
     this.workerId = leaseOwnerOf(deps.instanceId, 'webhooks');
@@ -63,11 +68,18 @@ export class WebhookDeliveryWorker {
 
   /** Attempts every event due now; resolves with the number of attempts made. */
   deliverDue(): Promise<number> {
-    // One pass at a time: a caller arriving during a pass waits for it and then runs its own.
-    const previous = this.pass ?? Promise.resolve(0);
+    // One pass at a time: a caller arriving during a pass waits for it and then runs its own. The
+    // chain holds settled passes only, so a failed pass (the database away) neither stops the next
+    // one nor leaves a rejection nobody handles; the caller of the failed pass gets its error.
+    const previous = this.pass ?? Promise.resolve();
     const next = previous.then(() => this.attemptAllDue());
-    this.pass = next.finally(() => {
-      if (this.pass === next) this.pass = null;
+    const settled: Promise<void> = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.pass = settled;
+    void settled.then(() => {
+      if (this.pass === settled) this.pass = null;
     });
     return next;
   }
@@ -123,14 +135,17 @@ export class WebhookDeliveryWorker {
     const { clock, outbox, logger } = this.deps;
     if (await this.deps.keyRevoked(delivery.keyId)) {
       await outbox.abandonForKey(delivery.keyId, KEY_REVOKED_DELIVERY_STATUS, clock().getTime());
+      this.deps.onAttempt?.('key_revoked');
       logger?.info({ eventId: delivery.eventId, jobId: delivery.jobId }, 'webhook not sent: the API key was revoked');
       return;
     }
     let outcome: { delivered: boolean; summary: string };
+    let refused = false;
     try {
       outcome = await this.send(delivery);
     } catch (error) {
       if (error instanceof DestinationRefusedError) {
+        refused = true;
         outcome = { delivered: false, summary: `refused: ${error.reason}` };
       } else {
         logger?.warn({ err: error, eventId: delivery.eventId }, 'webhook attempt failed unexpectedly');
@@ -141,6 +156,7 @@ export class WebhookDeliveryWorker {
     const attemptsMade = delivery.attempts + 1;
     const next = outcome.delivered ? null : nextAttemptAt(attemptsMade, now);
     await outbox.recordAttempt(delivery.eventId, this.workerId, { delivered: outcome.delivered, summary: outcome.summary, nextAttemptAtMs: next }, now);
+    this.deps.onAttempt?.(outcome.delivered ? 'delivered' : next === null ? 'given_up' : refused ? 'refused' : 'failed');
     const details = { eventId: delivery.eventId, jobId: delivery.jobId, attempt: attemptsMade, outcome: outcome.summary };
     if (outcome.delivered) logger?.info(details, 'webhook delivered');
     else if (next === null) logger?.warn(details, 'webhook given up after the last attempt');

@@ -7,7 +7,6 @@ import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
 import type { BlobStore } from '../../src/store/blob-store.js';
-import type { LocalBlobStore } from '../../src/store/local-blob-store.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { failingWriteStream, systemError } from '../helpers/failing-write-stream.js';
@@ -20,8 +19,8 @@ type Fault = { at: 'open'; code: FaultCode } | { at: 'write'; code: FaultCode; a
 
 let fault: Fault | null = null;
 
-function faultyBlobs(blobs: LocalBlobStore): BlobStore {
-  return Object.assign(Object.create(blobs) as LocalBlobStore, {
+function faultyBlobs(blobs: BlobStore): BlobStore {
+  return Object.assign(Object.create(blobs) as BlobStore, {
     createUploadStream(path: string) {
       const current = fault;
       if (current?.at === 'open') return new Writable({ construct: (done) => done(systemError(current.code)), write: (_c, _e, done) => done() });

@@ -35,8 +35,12 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
   const { flagship } = models(t);
   const config = loadConfig({ SVC_MODEL: flagship });
   t.same(config, {
+    role: 'all',
     dataDir: resolve('./data'),
     database: { url: null },
+    storage: { s3: null },
+    metricsPort: null,
+    lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
     host: '127.0.0.1',
     port: 8080,
     realtimePort: 8081,
@@ -331,4 +335,48 @@ t.test('SVC_DATABASE_URL selects PostgreSQL; anything but a postgres:// URL is r
       t.notOk((error as Error).message.includes('hunter2'), 'the value (it may hold a password) is not echoed');
     }
   }
+});
+
+t.test('SVC_S3_* select the S3 blob store; without a bucket they are refused; the secret is never echoed', async (t) => {
+  const { flagship } = models(t);
+  t.same(loadConfig({ SVC_MODEL: flagship }).storage, { s3: null }, 'local disk by default');
+  const s3 = loadConfig({
+    SVC_MODEL: flagship,
+    SVC_S3_BUCKET: 'svc-audio',
+    SVC_S3_ENDPOINT: 'http://minio:9000',
+    SVC_S3_PUBLIC_ENDPOINT: 'https://s3.clinic.example',
+    SVC_S3_ACCESS_KEY_ID: 'svc',
+    SVC_S3_SECRET_ACCESS_KEY: 'hunter2 secret',
+    SVC_S3_PREFIX: 'svc-stt/',
+  }).storage.s3;
+  t.same(s3, {
+    bucket: 'svc-audio',
+    region: 'us-east-1',
+    endpoint: 'http://minio:9000',
+    publicEndpoint: 'https://s3.clinic.example',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'svc', secretAccessKey: 'hunter2 secret' },
+    prefix: 'svc-stt/',
+  });
+  t.match(loadConfig({ SVC_MODEL: flagship, SVC_S3_BUCKET: 'svc-audio' }).storage.s3, { region: 'us-east-1', forcePathStyle: false, prefix: '' }, 'AWS itself: virtual-host style, the default credential chain');
+  t.notOk('credentials' in loadConfig({ SVC_MODEL: flagship, SVC_S3_BUCKET: 'svc-audio' }).storage.s3!);
+
+  const refused = (env: Record<string, string>) => problemsOf(() => loadConfig({ SVC_MODEL: flagship, ...env })).join('\n');
+  t.match(refused({ SVC_S3_ENDPOINT: 'http://minio:9000' }), /SVC_S3_ENDPOINT has no effect without SVC_S3_BUCKET/);
+  t.match(refused({ SVC_S3_BUCKET: 'Bad_Bucket' }), /SVC_S3_BUCKET: the S3 bucket name is 3 to 63 lowercase/);
+  t.match(refused({ SVC_S3_BUCKET: 'svc-audio', SVC_S3_ENDPOINT: 'ftp://x' }), /the S3 endpoint is an http\(s\) URL/);
+  t.match(refused({ SVC_S3_BUCKET: 'svc-audio', SVC_S3_PREFIX: '../x/' }), /the S3 key prefix/);
+  const onlySecret = refused({ SVC_S3_BUCKET: 'svc-audio', SVC_S3_SECRET_ACCESS_KEY: 'hunter2' });
+  t.match(onlySecret, /SVC_S3_SECRET_ACCESS_KEY needs SVC_S3_ACCESS_KEY_ID too/);
+  t.notOk(onlySecret.includes('hunter2'), 'the secret is not echoed');
+});
+
+t.test('role, metrics port and lifecycle settings', async (t) => {
+  const { flagship } = models(t);
+  const config = loadConfig({ SVC_MODEL: flagship, SVC_ROLE: 'worker', SVC_METRICS_PORT: '9464', SVC_DRAIN_MS: '5000', SVC_INSTANCE_TTL_MS: '6000' });
+  t.match(config, { role: 'worker', metricsPort: 9464, lifecycle: { drainMs: 5000, instanceTtlMs: 6000 } });
+  const refused = (env: Record<string, string>) => problemsOf(() => loadConfig({ SVC_MODEL: flagship, ...env })).join('\n');
+  t.match(refused({ SVC_ROLE: 'scheduler' }), /SVC_ROLE must be one of api, worker, all/);
+  t.match(refused({ SVC_METRICS_PORT: '8080' }), /SVC_METRICS_PORT must differ from the other ports/);
+  t.match(refused({ SVC_INSTANCE_TTL_MS: '1000' }), /SVC_INSTANCE_TTL_MS must be an integer from 3000/);
 });

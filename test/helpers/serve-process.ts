@@ -37,8 +37,9 @@ export interface ServeProcess {
   exited: Promise<unknown>;
 }
 
-export async function serve(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...CLI_ARGS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `svc-stt serve ARGS...` (e.g. `--role worker`) and resolves with its URL once it is ready. */
+export async function serve(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));

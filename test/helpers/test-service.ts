@@ -1,15 +1,34 @@
-// Starts the real service (SQLite file, local blobs, the engine on a generated model) on a free port
-// in a temporary data folder, with extra keys created through the real key store.
+// Starts the real service (the engine on a generated model) on a free port in a temporary data
+// folder, with extra keys created through the real key store. Its stores are the embedded default
+// (SQLite, local disk), or, with SVC_TEST_STORES=postgres+s3 in the test process's environment, a
+// fresh database on the test PostgreSQL server and a bucket on an s3rver of its own: the job suites
+// run against both pairs (test/scale-out/*.test.ts set it and import them).
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
 import { startService, type RunningService, type StartOptions } from '../../src/service/start-service.js';
-import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
+import { openStores, type Stores } from '../../src/store/open-stores.js';
 import type { CreateKeyOptions, KeyPatch } from '../../src/store/key-store.js';
+import { loadWebhookMasterKey } from '../../src/webhooks/master-key.js';
+import { sharedPostgres } from './postgres-server.js';
+import { startS3Server, type S3TestServer } from './s3-server.js';
 import { openTestLog } from './test-logs.js';
 import { testModelPath } from './test-models.js';
+
+/**
+ * For a test of the embedded upload route (its S3-style refusals, its disk): a skip reason on the
+ * postgres+s3 pair, where forms post straight to the bucket (test/scale-out/direct-upload.test.ts).
+ */
+export function embeddedUploadsOnly(): string | false {
+  return testStorePair() === 'postgres+s3' ? 'forms post to the bucket here; see test/scale-out/direct-upload.test.ts' : false;
+}
+
+/** The store pair test services use: SVC_TEST_STORES=postgres+s3, else the embedded default. */
+export function testStorePair(): 'sqlite+local' | 'postgres+s3' {
+  return process.env.SVC_TEST_STORES === 'postgres+s3' ? 'postgres+s3' : 'sqlite+local';
+}
 
 export interface TestService {
   service: RunningService;
@@ -20,15 +39,32 @@ export interface TestService {
   createKey(options?: CreateKeyOptions): Promise<{ key: string; id: string; tenant: string }>;
   updateKey(id: string, patch: KeyPatch): Promise<void>;
   setDictionary(keyId: string, language: string, terms: string[]): Promise<void>;
-  /** Files left in the upload and job-audio folders. */
+  /** The service's stores, opened on the same database (keys, jobs, outbox, webhook secrets). */
+  stores: Stores;
+  /** The s3rver behind the postgres+s3 pair; null on the embedded default. */
+  s3: S3TestServer | null;
+  /** Uploads left (spooled request bodies, and with S3 direct-upload objects) and job audio blobs, by name. */
   blobFiles(): Promise<{ uploads: string[]; jobs: string[] }>;
-  /** Files in the results folder. */
+  /** Result blobs, by name. */
   resultFiles(): Promise<string[]>;
   close(): Promise<void>;
 }
 
 export async function startTestService(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-test-'));
+  const dataDir = env.SVC_DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'svc-test-')));
+  const backing: Record<string, string> = {};
+  let s3: S3TestServer | null = null;
+  if (testStorePair() === 'postgres+s3' && env.SVC_DATABASE_URL === undefined) {
+    backing.SVC_DATABASE_URL = await (await sharedPostgres()).createDatabase();
+    s3 = await startS3Server();
+    Object.assign(backing, {
+      SVC_S3_BUCKET: s3.bucket,
+      SVC_S3_ENDPOINT: s3.endpoint,
+      SVC_S3_REGION: s3.region,
+      SVC_S3_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+      SVC_S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+    });
+  }
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
     SVC_PORT: '0',
@@ -39,36 +75,54 @@ export async function startTestService(env: Record<string, string> = {}, options
     SVC_WORKERS: '1',
     SVC_THREADS_PER_WORKER: '2',
     SVC_LOG_LEVEL: 'silent',
+    ...backing,
     ...env,
   });
   // Logs at the service's default level go to a file kept for the log audit (test-logs.ts), if any.
   const log = openTestLog('service');
   const service = await startService(config, { logger: log ? { level: 'info', stream: log } : false, ...options });
-  const db = openDatabase(databasePath(dataDir));
-  const keys = new SqliteKeyStore(db);
+  const stores = await openStores({
+    instanceId: 'test',
+    dataDir,
+    databaseUrl: config.database.url,
+    webhookMasterKey: () => loadWebhookMasterKey(dataDir, config.webhooks.masterKey),
+  });
+  const bucket = s3
+    ? new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3.credentials })
+    : null;
+  const objects = async (prefix: string): Promise<string[]> => {
+    if (!bucket || !s3) return [];
+    const listed = await bucket.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
+    return (listed.Contents ?? []).map((object) => basename(object.Key!));
+  };
+  const files = (folder: string) => readdir(join(dataDir, 'blobs', folder)).catch(() => [] as string[]);
   return {
     service,
     url: service.url,
     dataDir,
     key: service.firstKeyFile === null ? '' : (await readFile(service.firstKeyFile, 'utf8')).trim(),
+    stores,
+    s3,
     createKey: async (options) => {
-      const { key, record } = await keys.create(options);
+      const { key, record } = await stores.keys.create(options);
       return { key, id: record.id, tenant: record.tenant };
     },
     updateKey: async (id, patch) => {
-      await keys.update(id, patch);
+      await stores.keys.update(id, patch);
     },
-    setDictionary: (keyId, language, terms) => keys.setDictionary(keyId, language, terms),
+    setDictionary: (keyId, language, terms) => stores.keys.setDictionary(keyId, language, terms),
     blobFiles: async () => ({
-      uploads: await readdir(join(dataDir, 'blobs', 'uploads')).catch(() => []),
-      jobs: await readdir(join(dataDir, 'blobs', 'jobs')).catch(() => []),
+      uploads: [...(await files('uploads')), ...(await objects('uploads/'))],
+      jobs: [...(await files('jobs')), ...(await objects('jobs/'))],
     }),
-    resultFiles: () => readdir(join(dataDir, 'blobs', 'results')).catch(() => []),
+    resultFiles: async () => [...(await files('results')), ...(await objects('results/'))],
     close: async () => {
       await service.close();
       log?.end();
-      db.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await stores.close();
+      bucket?.destroy();
+      await s3?.close();
+      if (env.SVC_DATA_DIR === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,13 +1,10 @@
 // The real service set up for webhook tests: a DNS server on loopback that answers for the test
 // host names, an HTTPS receiver, and a key with a signing secret created through the real
-// (encrypted) secret store in the service's data folder.
+// (encrypted) secret store of the service's database.
 import { readFile } from 'node:fs/promises';
 import type { Test } from 'tap';
-import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteWebhookOutbox } from '../../src/store/sqlite/sqlite-webhook-outbox.js';
-import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import type { WebhookDelivery } from '../../src/store/webhook-outbox.js';
-import { loadWebhookMasterKey } from '../../src/webhooks/master-key.js';
+import type { WebhookSecretStore } from '../../src/store/webhook-secret-store.js';
 import type { StartOptions } from '../../src/service/start-service.js';
 import type { CreateKeyOptions } from '../../src/store/key-store.js';
 import { speechWav } from './audio-fixtures.js';
@@ -19,7 +16,7 @@ export interface WebhookSetup {
   dns: DnsTestServer;
   key: string;
   keyId: string;
-  secrets: SqliteWebhookSecretStore;
+  secrets: WebhookSecretStore;
   /** Creates the key's first secret (returns the whsec_ string). */
   createSecret(nowMs: number): Promise<string>;
   delivery(jobId: string): Promise<WebhookDelivery | null>;
@@ -50,10 +47,7 @@ export async function startWebhookService(
   );
   t.teardown(() => svc.close());
   const { key, id } = await svc.createKey(options.key);
-  const db = openDatabase(databasePath(svc.dataDir));
-  t.teardown(() => db.close());
-  const secrets = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(svc.dataDir, null));
-  const outbox = new SqliteWebhookOutbox(db);
+  const { webhookSecrets: secrets, outbox } = svc.stores;
   const audio = await readFile(await speechWav(3));
   return {
     svc,

@@ -5,20 +5,19 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import type { BlobStore } from '../../src/store/blob-store.js';
-import type { LocalBlobStore } from '../../src/store/local-blob-store.js';
 import { TestClock } from '../helpers/api-test-app.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { failingWriteStream, systemError } from '../helpers/failing-write-stream.js';
 import { auth, completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { embeddedUploadsOnly, startTestService, type TestService } from '../helpers/test-service.js';
 
 const HOUR = 3600;
 const clock = new TestClock(Date.now());
 /** Faults the test switches on: a full disk during uploads, and padding that makes results > 4 MiB. */
 const faults = { diskFullAfterBytes: null as number | null, padResultsTo: 0 };
 
-function faultyBlobs(blobs: LocalBlobStore): BlobStore {
-  return Object.assign(Object.create(blobs) as LocalBlobStore, {
+function faultyBlobs(blobs: BlobStore): BlobStore {
+  return Object.assign(Object.create(blobs) as BlobStore, {
     createUploadStream(path: string) {
       const limit = faults.diskFullAfterBytes;
       if (limit === null) return blobs.createUploadStream(path);
@@ -78,7 +77,7 @@ t.test('results expire after the key retention; tombstone answers expired for 72
   t.equal((await poll(job.poll_url, shortKey.key)).status, 404, 'and deleted');
 });
 
-t.test('an upload never completed fails job_expired after its deadline; its audio is deleted', async (t) => {
+t.test('an upload never completed fails job_expired after its deadline; its audio is deleted', { skip: embeddedUploadsOnly() }, async (t) => {
   const uploaded = await createJob(svc.url, svc.key, jobBody(speech));
   const never = await createJob(svc.url, svc.key, jobBody(speech));
   t.equal((await uploadFile(uploaded, speech)).status, 204);
@@ -121,7 +120,7 @@ t.test('include_result: inline up to 4 MiB, a download link above', async (t) =>
   t.type(JSON.parse(bytes.toString('utf8')).text, 'string');
 });
 
-t.test('a full disk during an upload: 503, nothing kept or acknowledged, the form works afterwards', async (t) => {
+t.test('a full disk during an upload: 503, nothing kept or acknowledged, the form works afterwards', { skip: embeddedUploadsOnly() }, async (t) => {
   const job = await createJob(svc.url, svc.key, jobBody(speech));
   faults.diskFullAfterBytes = 16 * 1024;
   const res = await uploadFile(job, speech);

@@ -15,6 +15,7 @@ import type { ServiceConfig } from '../../config/service-config.js';
 import type { JobEvents } from '../../jobs/job-events.js';
 import type { JobHousekeeping } from '../../jobs/job-housekeeping.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
+import { collectDirectUpload } from '../../jobs/direct-upload.js';
 import { serializeJobRequest } from '../../jobs/job-request.js';
 import { signUploadForm } from '../../jobs/upload-policy.js';
 import type { BlobStore } from '../../store/blob-store.js';
@@ -110,18 +111,18 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
       now,
     );
     const urls = jobUrls(deps.config.publicBaseUrl, job.id);
-    const fields = signUploadForm(deps.uploadSecret, {
-      jobId: job.id,
-      contentType: creation.contentType,
-      contentLength: creation.contentLength,
-      expiresAtMs,
-    });
+    const policy = { jobId: job.id, contentType: creation.contentType, contentLength: creation.contentLength, expiresAtMs };
+    // With S3 the form is the bucket's own (the file never passes through an API process); else
+    // the embedded upload route's, signed with the server's secret in the same manner.
+    const upload = deps.blobs.directUploads
+      ? await deps.blobs.directUploads.form(policy)
+      : { url: `${deps.config.publicBaseUrl}/v1/uploads/${job.id}`, fields: signUploadForm(deps.uploadSecret, policy) };
     const response: StoredResponse = {
       status: 201,
       headers: { location: urls.poll, 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({
         ...jobView(job, deps.config.publicBaseUrl, now.getTime()),
-        upload: { method: 'POST', url: `${deps.config.publicBaseUrl}/v1/uploads/${job.id}`, fields, expires_in_seconds: expirySeconds },
+        upload: { method: 'POST', url: upload.url, fields: upload.fields, expires_in_seconds: expirySeconds },
         complete_url: urls.complete,
         poll_url: urls.poll,
         min_audio_seconds: MIN_AUDIO_SECONDS_ADVISORY,
@@ -137,8 +138,12 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
 }
 
 async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
-  await loadJob(request, deps);
+  const job = await loadJob(request, deps);
   const now = deps.clock().getTime();
+  const { directUploads } = deps.blobs;
+  if (directUploads && (await collectDirectUpload({ jobs: deps.jobs, blobs: deps.blobs, directUploads }, job, now)) === 'mismatch') {
+    throw new ApiError(409, 'upload_not_complete', 'the uploaded file does not have the declared content_length_bytes and content_type; it was removed: upload the right file with the same form');
+  }
   const outcome = await deps.jobs.complete(request.params.job_id, request.apiKey!.tenant, now);
   if (outcome.outcome === 'not_found') throw notFound();
   if (outcome.outcome === 'not_uploaded') {

@@ -2,6 +2,8 @@
 // settings and how values come back, and that runs the migrations before anything else touches it.
 import pg from 'pg';
 import type { PoolConfig, QueryResult, QueryResultRow } from 'pg';
+import { StoreUnavailableError } from '../store-unavailable-error.js';
+import { isConnectionFailure } from './connection-failure.js';
 import { MIGRATIONS, runMigrations, type Migration } from './migrations.js';
 
 /** What a store runs statements on: the pool, or the client of a transaction. */
@@ -34,16 +36,21 @@ export interface OpenPostgresOptions {
 }
 
 const INT8_OID = 20;
+/**
+ * How long a query waits for a connection before it fails as unavailable (pg's default is forever:
+ * with the server down every request would hang instead of getting its 503).
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
 
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresDatabase> {
   // Per pool, not pg.types: a library must not change how other code's pools parse values.
   const types = new pg.TypeOverrides();
   types.setTypeParser(INT8_OID, bigintAsNumber);
-  const pool = new pg.Pool({ ...options.pool, connectionString: url, types });
+  const pool = new pg.Pool({ connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...options.pool, connectionString: url, types });
   pool.on('error', options.onIdleError ?? (() => undefined));
 
   const transaction = async <T>(work: (client: Queryable) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
+    const client = await pool.connect().catch(rethrowAsUnavailable);
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -57,7 +64,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
         // A client that cannot roll back is in an unknown state: the pool must not hand it out again.
         broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       }
-      throw error;
+      rethrowAsUnavailable(error);
     } finally {
       client.release(broken);
     }
@@ -66,7 +73,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
   let closing: Promise<void> | null = null;
   const db: PostgresDatabase = {
     pool,
-    query: <R extends QueryResultRow>(text: string, values?: unknown[]) => pool.query<R>(text, values),
+    query: <R extends QueryResultRow>(text: string, values?: unknown[]) => pool.query<R>(text, values).catch(rethrowAsUnavailable),
     transaction,
     close: () => (closing ??= pool.end()),
   };
@@ -77,6 +84,12 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     await db.close();
     throw error;
   }
+}
+
+/** A connection failure becomes StoreUnavailableError (a 503 at the edge); any other error stays as it is. */
+function rethrowAsUnavailable(error: unknown): never {
+  if (isConnectionFailure(error)) throw new StoreUnavailableError('database', { cause: error });
+  throw error;
 }
 
 /**

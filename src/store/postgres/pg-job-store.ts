@@ -10,7 +10,9 @@
 // Multi-row locks are taken in id order, so two sweeps over overlapping rows cannot deadlock.
 import { leaseOfDeadInstance } from '../instance-record.js';
 import {
+  claimableJobs,
   completionWithoutAccept,
+  emptyStatusCounts,
   iso,
   jobRecordOf,
   mayFail,
@@ -23,6 +25,8 @@ import {
 import type {
   ChunkProgress,
   CompleteOutcome,
+  JobCounts,
+  JobStatus,
   FinalResult,
   JobRecord,
   JobStore,
@@ -119,7 +123,7 @@ export class PgJobStore implements JobStore {
           updated_at = (CASE WHEN status = 'running' THEN updated_at ELSE $3 END)
         WHERE id = (
           SELECT id FROM jobs
-            WHERE status IN ('accepted', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= $4)
+            WHERE ${claimableJobs('$4')}
             ORDER BY ready_at_ms, created_at, id LIMIT 1
             FOR UPDATE SKIP LOCKED)
         RETURNING *`,
@@ -251,6 +255,14 @@ export class PgJobStore implements JobStore {
   async referencesBlob(path: string): Promise<boolean> {
     const { rows } = await this.db.query('SELECT 1 FROM jobs WHERE audio_path = $1 OR partial_path = $1 OR result_path = $1 LIMIT 1', [path]);
     return rows.length > 0;
+  }
+
+  async jobCounts(nowMs: number): Promise<JobCounts> {
+    const byStatus = emptyStatusCounts();
+    const { rows } = await this.db.query<{ status: JobStatus; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status');
+    for (const row of rows) byStatus[row.status] = row.n;
+    const claimable = await this.db.query<{ n: number }>(`SELECT count(*) AS n FROM jobs WHERE ${claimableJobs('$1')}`, [nowMs]);
+    return { byStatus, claimable: claimable.rows[0].n };
   }
 
   private async changedOne(text: string, values: unknown[]): Promise<boolean> {

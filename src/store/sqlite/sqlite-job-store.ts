@@ -6,6 +6,8 @@ import type { Database, Statement } from 'better-sqlite3';
 import type {
   ChunkProgress,
   CompleteOutcome,
+  JobCounts,
+  JobStatus,
   FinalResult,
   OutboxEvent,
   JobRecord,
@@ -16,7 +18,9 @@ import type {
   Retention,
 } from '../job-store.js';
 import {
+  claimableJobs,
   completionWithoutAccept,
+  emptyStatusCounts,
   iso,
   jobRecordOf,
   mayFail,
@@ -66,7 +70,7 @@ export class SqliteJobStore implements JobStore {
     );
 
     const nextRunnable = db.prepare<[number], JobRow>(`SELECT * FROM jobs
-      WHERE status IN ('accepted', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ?)
+      WHERE ${claimableJobs('?')}
       ORDER BY ready_at_ms, created_at, id LIMIT 1`);
     const lease = db.prepare(`UPDATE jobs SET status = 'running', lease_owner = @worker, lease_expires_at_ms = @until,
         stalled_claims = stalled_claims + (CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END),
@@ -313,6 +317,15 @@ export class SqliteJobStore implements JobStore {
 
   async referencesBlob(path: string): Promise<boolean> {
     return this.selectByBlob.get(path, path, path) !== undefined;
+  }
+
+  async jobCounts(nowMs: number): Promise<JobCounts> {
+    const byStatus = emptyStatusCounts();
+    for (const row of this.db.prepare<[], { status: JobStatus; n: number }>('SELECT status, count(*) AS n FROM jobs GROUP BY status').all()) {
+      byStatus[row.status] = row.n;
+    }
+    const claimable = this.db.prepare<[number], { n: number }>(`SELECT count(*) AS n FROM jobs WHERE ${claimableJobs('?')}`).get(nowMs)!.n;
+    return { byStatus, claimable };
   }
 
   /** Whether any job still points at this audio file (kept for callers of the first version). */

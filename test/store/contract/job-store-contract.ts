@@ -110,6 +110,22 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.equal(await jobs.referencesBlob('/blobs/jobs/two.audio'), false);
     });
 
+    t.test('jobCounts: jobs per status, and the claimable ones exactly as claimNext sees them', async (t) => {
+      const { jobs } = await open(t);
+      const empty = await jobs.jobCounts(1000);
+      t.same(empty, { byStatus: { awaiting_upload: 0, accepted: 0, running: 0, succeeded: 0, failed: 0 }, claimable: 0 });
+      await jobs.create(slotJob(), new Date(500));
+      const a = await jobs.create(newJob('ten_a'), new Date(1000));
+      await jobs.create(newJob('ten_b'), new Date(1001));
+      await jobs.create(newJob('ten_b'), new Date(1002));
+      t.match(await jobs.jobCounts(2000), { byStatus: { awaiting_upload: 1, accepted: 3, running: 0 }, claimable: 3 });
+      t.equal((await jobs.claimNext('w1', 2000, 60_000))!.id, a.id);
+      t.match(await jobs.jobCounts(2000), { byStatus: { accepted: 2, running: 1 }, claimable: 2 }, 'a leased job is not waiting');
+      t.match(await jobs.jobCounts(62_001), { byStatus: { running: 1 }, claimable: 3 }, 'a lease that ran out is waiting again');
+      await jobs.succeed(a.id, 'w1', result('/r/a.result'), retention, 3000);
+      t.match(await jobs.jobCounts(3000), { byStatus: { accepted: 2, running: 0, succeeded: 1 }, claimable: 2 });
+    });
+
     t.test('lifecycle: claims are exclusive, only the lease holder moves a job, oldest ready first', async (t) => {
       const { jobs } = await open(t);
       const a = await jobs.create(newJob('ten_a'), new Date(1000));

@@ -1,0 +1,29 @@
+# svc-stt in a container: one image for every role (`serve --role api|worker|all`).
+# Build stage: the same build script CI runs (scripts/build.sh: Debian packages, npm ci with the
+# native addon and whisper-cli, the TypeScript build, the VAD model), then the dev dependencies go.
+# Runtime stage: Node, ffmpeg and the built package, as the unprivileged `node` user.
+# Model weights are not in the image: mount them and point SVC_MODEL at the file.
+FROM node:20.19-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json CMakeLists.txt tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY native ./native
+COPY scripts ./scripts
+COPY src ./src
+COPY models/manifest.json ./models/manifest.json
+RUN bash scripts/build.sh && npm prune --omit=dev && rm -rf build/CMakeFiles deps/*/build-*
+
+FROM node:20.19-bookworm-slim
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=build --chown=root:root /app ./
+RUN mkdir -p /data && chown node:node /data
+USER node
+ENV NODE_ENV=production SVC_HOST=0.0.0.0 SVC_PORT=8080 SVC_DATA_DIR=/data
+EXPOSE 8080
+VOLUME ["/data"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s CMD node -e "fetch('http://127.0.0.1:'+(process.env.SVC_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["node", "bin/svc-stt.js"]
+CMD ["serve"]

@@ -1,0 +1,134 @@
+// The process's Prometheus metrics (prom-client, one Registry per service, never the global one:
+// tests run several services in one process). Labels are bounded and carry no content: route
+// templates (`/v1/jobs/:job_id`, never a concrete id or query), methods, statuses, job states,
+// model ids, webhook outcomes. No key, tenant, file name or transcript ever becomes a label.
+//
+// Jobs by state and the queue depth are read from the database at scrape time (every process
+// shows the shared queue); a scrape while the database is away reports `svc_stt_store_up 0`
+// and leaves those gauges at their last values rather than failing.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ServiceRole } from '../config/service-config.js';
+import type { Engine } from '../engine/engine.js';
+import type { ModelId } from '../pipeline/transcription-request.js';
+import type { JobCounts } from '../store/job-store.js';
+import type { WebhookAttemptOutcome } from '../webhooks/webhook-delivery-worker.js';
+
+/** Methods as labels; anything else is `OTHER` (a client could otherwise invent unbounded ones). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+export interface MetricSources {
+  role: ServiceRole;
+  jobCounts: (nowMs: number) => Promise<JobCounts>;
+  /** The engines this process runs (none for a process without them). */
+  engines: () => Partial<Record<ModelId, Engine>>;
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  private readonly requestSeconds: Histogram<'route' | 'method' | 'status'>;
+  private readonly jobSecondsPerAudioSecond: Histogram<'model'>;
+  private readonly jobsFinished: Counter<'outcome'>;
+  private readonly webhookAttempts: Counter<'outcome'>;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels({ role: sources.role });
+    collectDefaultMetrics({ register: this.registry, prefix: 'svc_stt_' });
+    this.requests = new Counter({ name: 'svc_stt_http_requests_total', help: 'HTTP requests answered, by route template, method and status.', labelNames: ['route', 'method', 'status'], registers });
+    this.requestSeconds = new Histogram({
+      name: 'svc_stt_http_request_duration_seconds',
+      help: 'Time from request to answer, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      buckets: [0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 120],
+      registers,
+    });
+    this.jobSecondsPerAudioSecond = new Histogram({
+      name: 'svc_stt_job_processing_seconds_per_audio_second',
+      help: 'Wall time a worker spent on a succeeded job, per second of its audio (real-time factor).',
+      labelNames: ['model'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
+      registers,
+    });
+    this.jobsFinished = new Counter({ name: 'svc_stt_jobs_finished_total', help: 'Jobs this process brought to an end, by outcome.', labelNames: ['outcome'], registers });
+    this.webhookAttempts = new Counter({ name: 'svc_stt_webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by outcome.', labelNames: ['outcome'], registers });
+
+    // One read of the database per scrape fills three gauges: prom-client collects all metrics at
+    // once, so the first collector starts the read and the others share it.
+    let reading: Promise<JobCounts | null> | null = null;
+    const readCounts = () =>
+      (reading ??= sources.jobCounts(Date.now()).then(
+        (counts) => counts,
+        () => null,
+      ).finally(() => (reading = null)));
+    new Gauge({
+      name: 'svc_stt_store_up',
+      help: '1 when this scrape could read the database, else 0.',
+      registers,
+      async collect() {
+        this.set((await readCounts()) === null ? 0 : 1);
+      },
+    });
+    new Gauge({
+      name: 'svc_stt_job_queue_depth',
+      help: 'Jobs a worker could claim now (accepted, or running without a live lease).',
+      registers,
+      async collect() {
+        const counts = await readCounts();
+        if (counts) this.set(counts.claimable);
+      },
+    });
+    new Gauge({
+      name: 'svc_stt_jobs',
+      help: 'Jobs in the database by state (all processes).',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const counts = await readCounts();
+        if (counts) for (const [state, n] of Object.entries(counts.byStatus)) this.set({ state }, n);
+      },
+    });
+    const engineGauge = (name: string, help: string, read: (stats: Engine['stats']) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['model'],
+        registers,
+        collect() {
+          for (const [model, engine] of Object.entries(sources.engines())) if (engine) this.set({ model }, read(engine.stats));
+        },
+      });
+    engineGauge('svc_stt_engine_workers', 'Whisper workers of the engine pool.', (s) => s.workers);
+    engineGauge('svc_stt_engine_running', 'Calls running on the engine pool.', (s) => s.running);
+    engineGauge('svc_stt_engine_queued', 'Calls waiting for an engine worker.', (s) => s.queued);
+    engineGauge('svc_stt_engine_utilisation', 'Share of engine workers busy (0 to 1).', (s) => (s.workers > 0 ? s.running / s.workers : 0));
+  }
+
+  /** One answered request; `route` is the matched template, or null for an unmatched path. */
+  observeRequest(route: string | null, method: string, status: number, seconds: number): void {
+    const labels = { route: route ?? 'unmatched', method: METHODS.has(method) ? method : 'OTHER', status: String(status) };
+    this.requests.inc(labels);
+    this.requestSeconds.observe(labels, seconds);
+  }
+
+  jobSucceeded(model: ModelId, processingSeconds: number, audioSeconds: number): void {
+    this.jobsFinished.inc({ outcome: 'succeeded' });
+    if (audioSeconds > 0) this.jobSecondsPerAudioSecond.observe({ model }, processingSeconds / audioSeconds);
+  }
+
+  jobFailed(): void {
+    this.jobsFinished.inc({ outcome: 'failed' });
+  }
+
+  webhookAttempt(outcome: WebhookAttemptOutcome): void {
+    this.webhookAttempts.inc({ outcome });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,36 @@
+// The names every blob store gives job audio and results (file names on disk, the last part of an
+// object key in a bucket), and the checks on what callers pass in to build them. One place, so the
+// stores cannot drift apart in what a job id or a revision may be.
+import { BlobPathError, type ResultKind } from './blob-store.js';
+
+const JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Job audio: `<jobId>.audio`. */
+export const JOB_AUDIO_NAME = /^[A-Za-z0-9_-]{1,128}\.audio$/;
+/** A final result or a provisional revision: `<jobId>.result`, `<jobId>.partial-<n>`. */
+export const RESULT_NAME = /^[A-Za-z0-9_-]{1,128}\.(?:partial-\d{1,9}|result)$/;
+
+export function checkJobId(jobId: string): string {
+  if (!JOB_ID.test(jobId)) throw new BlobPathError('a job id for blob storage is 1 to 128 letters, digits, _ or -');
+  return jobId;
+}
+
+export function jobAudioName(jobId: string): string {
+  return `${checkJobId(jobId)}.audio`;
+}
+
+export function resultName(jobId: string, result: ResultKind): string {
+  checkJobId(jobId);
+  if (result.kind === 'final') return `${jobId}.result`;
+  if (!(Number.isInteger(result.revision) && result.revision >= 0 && result.revision < 1e9)) {
+    throw new BlobPathError('a result revision is a non-negative integer');
+  }
+  return `${jobId}.partial-${result.revision}`;
+}
+
+/** Checks the arguments of readRange (programming errors, not storage ones). */
+export function checkByteRange(offset: number, length: number): void {
+  if (!(Number.isSafeInteger(offset) && offset >= 0 && Number.isSafeInteger(length) && length >= 0)) {
+    throw new RangeError('a byte range has a non-negative integer offset and length');
+  }
+}

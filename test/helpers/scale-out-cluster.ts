@@ -1,0 +1,84 @@
+// A scaled-out deployment on one machine, for the multi-process test and `bench scaleout`: one
+// PostgreSQL database, one S3 bucket (s3rver), one `serve --role api` process and N `serve --role
+// worker` processes, each with a data folder of its own (they share nothing but the database and
+// the bucket, as on separate machines). Workers can be added and SIGKILLed.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { sharedPostgres } from './postgres-server.js';
+import { startS3Server, type S3TestServer } from './s3-server.js';
+import { firstKey, kill, serve, serveEnv, type ServeProcess } from './serve-process.js';
+
+export interface ScaleOutCluster {
+  databaseUrl: string;
+  s3: S3TestServer;
+  api: ServeProcess;
+  workers: ServeProcess[];
+  /** The API key the api process created on its first start. */
+  key: string;
+  addWorker(): Promise<ServeProcess>;
+  /** SIGKILLs a worker (no drain, no deregistration): what a crash or an OOM kill does. */
+  killWorker(worker: ServeProcess): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  workers: number;
+  /** Settings for every process (model, chunk size, pool shape...). */
+  env?: Record<string, string>;
+}
+
+export async function startScaleOutCluster(options: ClusterOptions): Promise<ScaleOutCluster> {
+  const databaseUrl = await (await sharedPostgres()).createDatabase();
+  const s3 = await startS3Server();
+  const folders: string[] = [];
+  const processes: ServeProcess[] = [];
+  const shared = {
+    SVC_DATABASE_URL: databaseUrl,
+    SVC_S3_BUCKET: s3.bucket,
+    SVC_S3_ENDPOINT: s3.endpoint,
+    SVC_S3_REGION: s3.region,
+    SVC_S3_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+    SVC_S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
+    // Every process opens the webhook secrets the api sealed: one master key for all.
+    SVC_WEBHOOK_MASTER_KEY: randomBytes(32).toString('base64'),
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...options.env,
+  };
+  const start = async (role: 'api' | 'worker') => {
+    const dataDir = await mkdtemp(join(tmpdir(), `svc-${role}-`));
+    folders.push(dataDir);
+    const process_ = await serve(await serveEnv(dataDir, shared), ['--role', role]);
+    processes.push(process_);
+    return { process: process_, dataDir };
+  };
+  const stopAll = async () => {
+    for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) await kill(p);
+    await s3.close();
+    for (const folder of folders) await rm(folder, { recursive: true, force: true });
+  };
+  try {
+    const api = await start('api');
+    const key = await firstKey(api.dataDir);
+    const workers: ServeProcess[] = [];
+    for (let i = 0; i < options.workers; i++) workers.push((await start('worker')).process);
+    return {
+      databaseUrl,
+      s3,
+      api: api.process,
+      workers,
+      key,
+      addWorker: async () => {
+        const worker = (await start('worker')).process;
+        workers.push(worker);
+        return worker;
+      },
+      killWorker: (worker) => kill(worker),
+      close: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
