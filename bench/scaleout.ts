@@ -4,7 +4,7 @@
 // runs from the first `complete` to the last `succeeded`; the yardstick is the one-worker batch of
 // the same run (rounds alternate 1, 2, 1, 2...; medians). The bar (issue 12): speedup >= 1.6 and
 // no job lost.
-//   npm run bench -- scaleout [--jobs 12] [--seconds 30] [--rounds 1] [--model tiny] [--max-tokens 16]
+//   npm run bench -- scaleout [--jobs 12] [--seconds 30] [--rounds 3] [--model tiny] [--max-tokens 16]
 import { readFile } from 'node:fs/promises';
 import { openPostgres } from '../src/store/postgres/database.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';
@@ -58,7 +58,7 @@ async function batch(workers: number, jobs: number, audio: Uint8Array, env: Reco
 export async function run(args: string[]): Promise<void> {
   const jobs = Number(flag(args, 'jobs', '12'));
   const seconds = Number(flag(args, 'seconds', '30'));
-  const rounds = Number(flag(args, 'rounds', '1'));
+  const rounds = Number(flag(args, 'rounds', '3'));
   const model = flag(args, 'model', 'tiny') as 'tiny';
   const maxTokens = flag(args, 'max-tokens', '16');
   const audio = await readFile(await speechWav(seconds));

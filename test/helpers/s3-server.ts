@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { S3BlobStoreSettings } from '../../src/store/s3/s3-settings.js';
 
 interface S3rverInstance {
   run(): Promise<{ address: string; port: number }>;
@@ -80,5 +81,18 @@ export async function startS3Server(options: { bucket?: string } = {}): Promise<
       server = null;
       rmSync(directory, { recursive: true, force: true });
     },
+  };
+}
+
+/** S3BlobStore settings for a bucket of this server. */
+export function s3StoreSettings(server: S3TestServer, spoolDir: string, prefix = ''): S3BlobStoreSettings {
+  return {
+    bucket: server.bucket,
+    region: server.region,
+    endpoint: server.endpoint,
+    forcePathStyle: true,
+    credentials: server.credentials,
+    prefix,
+    spoolDir,
   };
 }

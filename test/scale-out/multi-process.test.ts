@@ -2,7 +2,7 @@
 // processes on one PostgreSQL database and one bucket process 20 jobs; one worker is SIGKILLed while
 // it holds a job's lease. Every job still ends `succeeded`, exactly once (one result object each,
 // nothing provisional left), no audio is left in the bucket, the dead worker's instance is reaped,
-// and a long poll on the api process wakes when a worker finishes.
+// and a long poll on the api process wakes when a worker finishes. Then SIGTERM stops the others cleanly.
 import { readFile } from 'node:fs/promises';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
@@ -97,4 +97,11 @@ t.test('1 api + 2 workers, one worker killed mid-batch: nothing lost, nothing tw
   }
   t.notOk(instances.includes(victimInstance), 'the dead worker was reaped');
   t.equal(instances.length, 2, 'the api and the surviving worker remain');
+
+  // A graceful stop of each role: SIGTERM drains, deregisters and exits 0.
+  for (const process_ of [cluster.workers[1], api]) {
+    process_.child.kill('SIGTERM');
+    t.equal(await process_.exited, 0, 'SIGTERM: exit 0');
+  }
+  t.equal((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM service_instances')).rows[0].n, 0, 'both deregistered');
 });

@@ -6,7 +6,7 @@ import { isAbsolute, join } from 'node:path';
 import t from 'tap';
 import { LocalBlobStore } from '../../src/store/local-blob-store.js';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
-import { startS3Server } from '../helpers/s3-server.js';
+import { s3StoreSettings, startS3Server } from '../helpers/s3-server.js';
 import { blobStoreContract } from './contract/blob-store-contract.js';
 
 const PREFIX = 'svc-stt/';
@@ -46,15 +46,7 @@ blobStoreContract(t, 'LocalBlobStore', async (t) => {
 
 blobStoreContract(t, 'S3BlobStore', async (t) => {
   const server = await startS3Server();
-  const settings = {
-    bucket: server.bucket,
-    region: server.region,
-    endpoint: server.endpoint,
-    forcePathStyle: true,
-    credentials: server.credentials,
-    prefix: PREFIX,
-    spoolDir: t.testdir(),
-  };
+  const settings = s3StoreSettings(server, t.testdir(), PREFIX);
   const store = new S3BlobStore(settings);
   const raw = new S3Client({ region: server.region, endpoint: server.endpoint, forcePathStyle: true, credentials: server.credentials });
   return {

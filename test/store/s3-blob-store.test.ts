@@ -15,23 +15,14 @@ import {
 } from '../../src/store/blob-store.js';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { S3SettingsError, type S3BlobStoreSettings } from '../../src/store/s3/s3-settings.js';
-import { startS3Server } from '../helpers/s3-server.js';
+import { s3StoreSettings, startS3Server } from '../helpers/s3-server.js';
 
 const PREFIX = 'svc-stt/';
 const HOUR = 3_600_000;
 
 async function openStore(t: Test, overrides: Partial<S3BlobStoreSettings> = {}) {
   const server = await startS3Server();
-  const settings: S3BlobStoreSettings = {
-    bucket: server.bucket,
-    region: server.region,
-    endpoint: server.endpoint,
-    forcePathStyle: true,
-    credentials: server.credentials,
-    prefix: PREFIX,
-    spoolDir: t.testdir(),
-    ...overrides,
-  };
+  const settings: S3BlobStoreSettings = { ...s3StoreSettings(server, t.testdir(), PREFIX), ...overrides };
   const store = new S3BlobStore(settings);
   const raw = new S3Client({ region: server.region, endpoint: server.endpoint, forcePathStyle: true, credentials: server.credentials });
   t.teardown(async () => {
