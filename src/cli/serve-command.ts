@@ -1,7 +1,7 @@
 // svc-stt serve [--role api|worker|all]: the HTTP service with embedded defaults (SQLite and local
 // disk in SVC_DATA_DIR), or one role of a scaled-out deployment (SVC_DATABASE_URL, SVC_S3_*).
-// `--role` overrides SVC_ROLE. SIGTERM drains (requests, chunks and webhook attempts in flight get
-// SVC_DRAIN_MS to finish) and exits 0.
+// `--role` overrides SVC_ROLE. SIGTERM drains (requests and job chunks in flight get SVC_DRAIN_MS to
+// finish, a webhook attempt its own timeout) and exits 0.
 import { loadConfig } from '../config/load-config.js';
 import { SERVICE_ROLES, type ServiceRole } from '../config/service-config.js';
 import { startService } from '../service/start-service.js';

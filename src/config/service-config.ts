@@ -33,8 +33,8 @@ export interface ServiceConfig {
   metricsPort: number | null;
   realtimePort: number;
   /**
-   * Shutdown (SIGTERM): how long requests, chunks and webhook attempts in flight may take to finish
-   * before they are cut off and their work given back; `instanceTtlMs`: a process whose heartbeat
+   * Shutdown (SIGTERM): how long requests and job chunks in flight may take to finish before they
+   * are cut off and their work given back (a webhook attempt in flight ends within its own timeout); `instanceTtlMs`: a process whose heartbeat
    * is older than this is dead and its work is taken over (see src/service/instance-lifecycle.ts).
    */
   lifecycle: { drainMs: number; instanceTtlMs: number };

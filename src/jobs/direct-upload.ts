@@ -2,7 +2,8 @@
 // service about the upload, so `POST /v1/jobs/{id}/complete` looks for it. The object is collected
 // under the job's upload slot (beginUpload ... storeUpload), the same claim the embedded upload
 // route holds while a file streams in, so two completes at once collect it once; a failure gives
-// the slot back for the client to retry.
+// the slot back for the client to retry, and the client's upload object is removed only once the
+// job's copy is recorded.
 import { DirectUploadMismatchError, type BlobStore, type DirectUploads } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 
@@ -19,7 +20,8 @@ export async function collectDirectUpload(
   nowMs: number,
 ): Promise<DirectUploadCollection> {
   if (job.status !== 'awaiting_upload' || job.uploadState !== 'empty' || job.uploadBytes === null || job.uploadExpiresAtMs === null) return 'busy';
-  if (!(await deps.jobs.beginUpload(job.id, nowMs))) return 'busy';
+  // Until the complete-by deadline: the bucket already held the form to its expiry.
+  if (!(await deps.jobs.beginUpload(job.id, nowMs, { until: 'complete_by' }))) return 'busy';
   const contentType = typeof job.request.contentType === 'string' ? job.request.contentType : '';
   const policy = { jobId: job.id, contentType, contentLength: job.uploadBytes, expiresAtMs: job.uploadExpiresAtMs };
   let stored = false;
@@ -32,10 +34,17 @@ export async function collectDirectUpload(
       throw error;
     }
     if (audio === null) return 'absent';
-    stored = await deps.jobs.storeUpload(job.id, audio, nowMs);
-    // The slot was closed meanwhile (the key revoked): the copy is nobody's.
-    if (!stored) await deps.blobs.delete(audio);
-    return stored ? 'stored' : 'busy';
+    try {
+      stored = await deps.jobs.storeUpload(job.id, audio, nowMs);
+    } finally {
+      // The slot was closed meanwhile (the key revoked), or the row could not be written: the copy
+      // is nobody's (the client's upload is still there for a retry).
+      if (!stored) await deps.blobs.delete(audio).catch(() => {});
+    }
+    if (!stored) return 'busy';
+    // Recorded: the upload object has served its purpose (if this fails, the sweeper removes it).
+    await deps.directUploads.discard(job.id).catch(() => {});
+    return 'stored';
   } finally {
     if (!stored) await deps.jobs.abandonUpload(job.id);
   }

@@ -57,6 +57,11 @@ export const MAX_STALLED_CLAIMS = 3;
 const IDLE_POLL_MS = 2_000;
 /** After the engine refused work (queue full), wait this long before claiming again. */
 const BUSY_BACKOFF_MS = 500;
+/** After storage or the database failed, wait this long: an outage is not over in milliseconds. */
+const STORE_BACKOFF_MS = 5_000;
+/** A presigned audio URL outlives the longest decode it serves by this much (seconds). */
+const AUDIO_URL_MARGIN_SECONDS = 300;
+const MAX_AUDIO_URL_SECONDS = 7 * 24 * 3600;
 /** Audio shorter than this is not a recording (DESIGN.md decision 1): audio_undecodable. */
 const MIN_AUDIO_SECONDS = 1;
 /** A trailing window shorter than this holds no speech worth an engine call. */
@@ -213,21 +218,21 @@ export class JobRunner implements JobQueue {
       }
       // Other loops may have work waiting too.
       this.wake();
-      let backoff: boolean;
+      let backoffMs: number;
       try {
-        backoff = await this.step(job, workerId);
+        backoffMs = await this.step(job, workerId);
       } catch (error) {
         // Recording the outcome failed (the database went away): the lease runs out and the job is
         // claimed again; this loop must live on (an escaped rejection would end the process).
         this.deps.log?.error({ err: error, jobId: job.id }, 'recording a job outcome failed; the job is retried when its lease expires');
-        backoff = true;
+        backoffMs = STORE_BACKOFF_MS;
       }
-      if (backoff) await new Promise((resolve) => setTimeout(resolve, BUSY_BACKOFF_MS));
+      if (backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs));
     }
   }
 
-  /** Processes one chunk of a claimed job. Returns true when the engine was too busy to take it. */
-  private async step(job: JobRecord, workerId: string): Promise<boolean> {
+  /** Processes one chunk of a claimed job. Returns how long to wait before the next claim (0: none). */
+  private async step(job: JobRecord, workerId: string): Promise<number> {
     const lease = new JobLease(this.deps.jobs, job.id, workerId, this.leaseMs, this.clock, this.stopping.signal);
     try {
       if (job.stalledClaims >= MAX_STALLED_CLAIMS) {
@@ -235,27 +240,27 @@ export class JobRunner implements JobQueue {
         throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal);
       }
       await this.processChunk(job, workerId, lease.signal);
-      return false;
+      return 0;
     } catch (error) {
       if (lease.signal.aborted || isAbortError(error)) {
         // Shutdown or a lost lease: give the job back untouched; the chunk runs again.
         await this.releaseLease(job.id, workerId);
-        return false;
+        return 0;
       }
       if (error instanceof EngineError && (error.code === 'queue_full' || error.code === 'engine_closed')) {
         await this.releaseLease(job.id, workerId);
-        return true;
+        return BUSY_BACKOFF_MS;
       }
       // Storage or the database away for a moment (not the audio's fault): the chunk runs again later.
       if (isStoreUnavailable(error) || (error instanceof AudioSourceUnavailableError && error.reason !== 'not_found')) {
         this.deps.log?.warn({ err: error, jobId: job.id }, 'storage unavailable; the job is given back and retried');
         await this.releaseLease(job.id, workerId);
-        return true;
+        return STORE_BACKOFF_MS;
       }
       const failure = failureOfAudio(error);
       if (!failure) this.deps.log?.error({ err: error, jobId: job.id }, 'job failed unexpectedly');
       await this.fail(job, workerId, failure ?? new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal));
-      return false;
+      return 0;
     } finally {
       lease.stop();
     }
@@ -270,7 +275,7 @@ export class JobRunner implements JobQueue {
     const carry = carryOf(job.progress) ?? (await this.firstLook(audioPath, signal));
     // Local disk: the file; S3: a fresh presigned URL per chunk, which ffmpeg streams with Range
     // requests (no copy of the recording on the worker).
-    const source = await blobs.audioSource(audioPath);
+    const source = await blobs.audioSource(audioPath, this.audioUrlSeconds());
     const stages = this.deps.stages[request.model];
 
     // The chunk ends in a pause near its target length (chunk-cut.ts): decode the target plus the
@@ -345,7 +350,7 @@ export class JobRunner implements JobQueue {
     const { blobs } = this.deps;
     const container = await sniffWithReader((offset, length) => blobs.readRange(audioPath, offset, length));
     if (!container) throw new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.undecodable);
-    const source: AudioSource = await blobs.audioSource(audioPath);
+    const source: AudioSource = await blobs.audioSource(audioPath, this.audioUrlSeconds());
     const probe = await probeAudio(source, { timeoutMs: this.deps.config.decodeTimeoutMs, container, signal });
     if (probe.durationSeconds > this.deps.config.maxAudioSeconds) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
     return {
@@ -356,6 +361,11 @@ export class JobRunner implements JobQueue {
       wordTiming: false,
       asrMs: 0,
     };
+  }
+
+  /** A URL outlives any decode it serves (a reconnect or a seek late in a slow decode still works). */
+  private audioUrlSeconds(): number {
+    return Math.min(MAX_AUDIO_URL_SECONDS, Math.ceil(this.deps.config.decodeTimeoutMs / 1000) + AUDIO_URL_MARGIN_SECONDS);
   }
 
   private async readPartial(job: JobRecord): Promise<AssembledTranscript> {

@@ -13,6 +13,8 @@ import type { ModelId } from '../pipeline/transcription-request.js';
 import type { JobCounts } from '../store/job-store.js';
 import type { WebhookAttemptOutcome } from '../webhooks/webhook-delivery-worker.js';
 
+/** How long one read of the job counts serves scrapes. */
+const COUNTS_TTL_MS = 5_000;
 /** Methods as labels; anything else is `OTHER` (a client could otherwise invent unbounded ones). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -53,14 +55,21 @@ export class ServiceMetrics {
     this.jobsFinished = new Counter({ name: 'svc_stt_jobs_finished_total', help: 'Jobs this process brought to an end, by outcome.', labelNames: ['outcome'], registers });
     this.webhookAttempts = new Counter({ name: 'svc_stt_webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by outcome.', labelNames: ['outcome'], registers });
 
-    // One read of the database per scrape fills three gauges: prom-client collects all metrics at
-    // once, so the first collector starts the read and the others share it.
+    // One read of the database fills three gauges: prom-client collects all metrics at once, so the
+    // first collector starts the read and the others share it.
+    // A read serves scrapes for COUNTS_TTL_MS: /metrics needs no key, and a burst of scrapes must
+    // not become a burst of count(*) over the jobs table.
     let reading: Promise<JobCounts | null> | null = null;
-    const readCounts = () =>
-      (reading ??= sources.jobCounts(Date.now()).then(
+    let readAt = -Infinity;
+    const readCounts = () => {
+      if (reading && Date.now() - readAt < COUNTS_TTL_MS) return reading;
+      readAt = Date.now();
+      reading = sources.jobCounts(readAt).then(
         (counts) => counts,
         () => null,
-      ).finally(() => (reading = null)));
+      );
+      return reading;
+    };
     new Gauge({
       name: 'svc_stt_store_up',
       help: '1 when this scrape could read the database, else 0.',

@@ -268,28 +268,28 @@ async function startRole(
     close: () =>
       (closing ??= (async () => {
         const drainMs = config.lifecycle.drainMs;
-        // Stop accepting, let in-flight requests finish (up to the drain time), then free the
-        // engines and the database. Connections that turn idle after their request finished would
-        // otherwise be kept until the keep-alive timeout (72 s), holding the shutdown.
+        // Stop accepting and stop claiming at once, then let what is in flight finish: requests and
+        // job chunks for up to the drain time (chunks not done by then are given back and rerun
+        // elsewhere), a webhook attempt for at most its own timeout. Connections that turn idle
+        // after their request would otherwise be kept until the keep-alive timeout (72 s).
         const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
         const cutOff = setTimeout(() => app.server.closeAllConnections(), drainMs);
         // Long polls answer now rather than hold the shutdown for their wait.
         events.close();
         try {
-          await app.close();
+          await Promise.all([
+            app.close(),
+            runner?.stop(drainMs).then(() => notices.publish({ kind: 'queued' })),
+            deliveries?.stop(),
+            sweeper?.stop(),
+          ]);
         } finally {
           clearInterval(closeIdle);
           clearTimeout(cutOff);
         }
-        // Chunks in flight may finish within the drain time; the rest are given back at once and
-        // rerun on another worker (or after the restart).
-        await runner?.stop(drainMs);
-        if (runner) notices.publish({ kind: 'queued' });
-        // An attempt in flight finishes (at most one timeout); an event cut off here is retried later.
-        await deliveries?.stop();
-        sweeper?.stop();
         await metricsListener?.close();
         await engines.close();
+        opened.close();
         await instance.stop();
         await stores.close();
       })()),

@@ -45,5 +45,13 @@ export function startSweeper(idempotency: IdempotencyStore, blobs: BlobStore, jo
   const initial = sweep();
   const timer = setInterval(() => void sweep(), INTERVAL_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer), sweepNow: sweep, initial };
+  return {
+    /** No further passes; resolves once a pass in progress has finished (it must not outlive the stores). */
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+    sweepNow: sweep,
+    initial,
+  };
 }

@@ -3,7 +3,8 @@
 // stores cannot drift apart in what a job id or a revision may be.
 import { BlobPathError, type ResultKind } from './blob-store.js';
 
-const JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
+/** A job id as blob names and notices carry it (job ids are `job_` and 22 base62 characters; this admits any id the stores could hand out). */
+export const JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Job audio: `<jobId>.audio`. */
 export const JOB_AUDIO_NAME = /^[A-Za-z0-9_-]{1,128}\.audio$/;

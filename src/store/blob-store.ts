@@ -92,10 +92,11 @@ export interface DirectUploads {
    */
   form(policy: DirectUploadPolicy): Promise<{ url: string; fields: Record<string, string> }>;
   /**
-   * Takes the job's uploaded object as its audio: when present with exactly `contentLength` bytes
-   * and `contentType`, copied inside storage to a fresh job audio ref and the upload object deleted
-   * (a re-post of the form then cannot change the job's audio). Returns that ref; null when nothing
-   * was uploaded; throws DirectUploadMismatchError when the object differs (it is deleted).
+   * Copies the job's uploaded object, inside storage, to a fresh job audio ref when it is present
+   * with exactly `contentLength` bytes and `contentType` (a re-post of the form then cannot change
+   * the job's audio). Returns that ref; null when nothing was uploaded; throws
+   * DirectUploadMismatchError when the object differs (it is deleted). The upload object itself is
+   * left for the caller to `discard` once it has recorded the copy.
    */
   collect(policy: DirectUploadPolicy): Promise<string | null>;
   /** Deletes whatever was uploaded for the job (its slot expired or was closed); missing is fine. */

@@ -78,7 +78,7 @@ export function newJobRow(job: NewJob, now: Date): NewJobRow {
   const at = now.toISOString();
   const uploadState: UploadState = job.status === 'awaiting_upload' ? 'empty' : 'none';
   return {
-    id: newJobId(),
+    id: job.id ?? newJobId(),
     tenant: job.tenant,
     key_id: job.keyId,
     status: job.status,
@@ -177,4 +177,9 @@ export function claimableJobs(now: string): string {
 /** Zero for every status: the shape of JobCounts.byStatus before a GROUP BY fills it. */
 export function emptyStatusCounts(): Record<JobStatus, number> {
   return Object.fromEntries(JOB_STATUSES.map((status) => [status, 0])) as Record<JobStatus, number>;
+}
+
+/** The column an upload slot's claim is checked against (JobStore.beginUpload's `until`). */
+export function uploadDeadlineColumn(until: 'form_expiry' | 'complete_by' = 'form_expiry'): string {
+  return until === 'complete_by' ? 'complete_by_ms' : 'upload_expires_at_ms';
 }

@@ -71,6 +71,8 @@ export interface JobRecord {
 }
 
 export interface NewJob {
+  /** A fresh id from newJobId(), when the caller must name the job before it exists (its upload form); else one is made. */
+  id?: string;
   tenant: string;
   keyId: string;
   status: 'accepted' | 'awaiting_upload';
@@ -143,8 +145,13 @@ export interface JobStore {
   /** Unscoped lookup, for callers whose authority is not a tenant (a signed upload form, the worker). */
   getById(id: string): Promise<JobRecord | null>;
 
-  /** `empty` -> `receiving` while the slot is open; false when it is not (used, busy, expired, gone). */
-  beginUpload(id: string, nowMs: number): Promise<boolean>;
+  /**
+   * `empty` -> `receiving` while the slot is open; false when it is not (used, busy, expired, gone).
+   * The slot is open until the form expires, or with `until: 'complete_by'` until the job's
+   * complete-by deadline: a file already posted to the bucket (whose form the bucket checked) is
+   * collected at `complete`, which the contract allows until then.
+   */
+  beginUpload(id: string, nowMs: number, options?: { until?: 'form_expiry' | 'complete_by' }): Promise<boolean>;
   /** `receiving` -> `empty`: the upload failed, the form may be used again until it expires. */
   abandonUpload(id: string): Promise<void>;
   /** `receiving` -> `stored` with the durable audio path; false when the job moved on meanwhile. */

@@ -123,7 +123,11 @@ export class WebhookDeliveryWorker {
       const delivery = await this.deps.outbox.claimDue(this.workerId, now, this.deps.attemptTimeoutMs + 60_000);
       if (!delivery) break;
       attempts += 1;
-      const attempt = this.attempt(delivery).finally(() => inFlight.delete(attempt));
+      // An attempt that cannot record its outcome (the database went away) is logged, never left
+      // to reject unobserved while this loop awaits a claim: its lease runs out and it is retried.
+      const attempt = this.attempt(delivery)
+        .catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId: delivery.eventId }, 'webhook attempt could not be recorded; it will be retried'))
+        .finally(() => inFlight.delete(attempt));
       inFlight.add(attempt);
       if (inFlight.size >= limit) await Promise.race(inFlight);
     }

@@ -59,6 +59,15 @@ t.test('the form posts to the bucket; complete collects exactly the declared fil
   t.same(await svc.blobFiles(), { uploads: [], jobs: [] }, 'an old one whose job is not waiting for it is swept');
 });
 
+t.test('a file posted before the form expired can be completed within the grace hour', async (t) => {
+  const job = await createJob(svc.url, svc.key, jobBody(speech));
+  t.equal((await uploadFile(job, speech)).status, 204);
+  clock.advance(HOUR + 60);
+  t.equal((await completeJob(job, svc.key)).status, 202, 'the form has expired, the job has not');
+  t.match(await waitForEnd(job.poll_url, svc.key), { status: 'succeeded' });
+  t.same(await svc.blobFiles(), { uploads: [], jobs: [] });
+});
+
 t.test('an upload never completed is removed with its slot at the deadline', async (t) => {
   const job = await createJob(svc.url, svc.key, jobBody(speech));
   t.equal((await uploadFile(job, speech)).status, 204);

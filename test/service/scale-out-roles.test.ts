@@ -68,7 +68,12 @@ t.test('api and worker processes share the work through the database', async (t)
       t.equal(refused.status, 503);
       t.ok(Number(refused.headers.get('retry-after')) > 0);
       t.match(await refused.json(), { error: { code: 'service_unavailable' } });
-      const metrics = await (await fetch(`${api.url}/metrics`)).text();
+      // Job counts are read at most every 5 s: the next read after that finds the database away.
+      let metrics = '';
+      for (let i = 0; i < 40 && !/svc_stt_store_up\{role="api"\} 0/.test(metrics); i++) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+        metrics = await (await fetch(`${api.url}/metrics`)).text();
+      }
       t.match(metrics, /svc_stt_store_up\{role="api"\} 0/);
     } finally {
       await server.start();

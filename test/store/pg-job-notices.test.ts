@@ -8,6 +8,7 @@ import t from 'tap';
 import type { JobNotice } from '../../src/store/job-notices.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { decodeNotice, encodeNotice, JOB_NOTICE_CHANNEL, PgJobNotices } from '../../src/store/postgres/pg-job-notices.js';
+import { JobEvents } from '../../src/jobs/job-events.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
 
 /** The notices a subscriber receives, awaitable one by one. */
@@ -92,10 +93,42 @@ t.test('close: no more notices, and the listening connection is gone', async (t)
   const db = await openPostgres(url);
   t.teardown(() => db.close());
   const notices = await PgJobNotices.open(url, db);
+  const other = await PgJobNotices.open(url, db);
+  t.teardown(() => other.close());
+  const heard: JobNotice[] = [];
+  notices.subscribe((notice) => heard.push(notice));
   const listeners = async () =>
     (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`)).rows[0].n;
-  t.equal(await listeners(), 1);
+  t.equal(await listeners(), 2);
   await notices.close();
-  t.equal(await listeners(), 0);
+  t.equal(await listeners(), 1, 'its LISTEN connection is gone');
   notices.publish({ kind: 'queued' });
+  // What another process publishes now reaches the open one, not the closed one.
+  const atOther = collect(other).next();
+  other.publish({ kind: 'changed', jobId: 'job_after_close' });
+  t.same(await atOther, { kind: 'changed', jobId: 'job_after_close' });
+  t.same(heard, [], 'nothing after close');
+});
+
+t.test("JobEvents on notices: a long poll in one process wakes on another's change, not on its timer", async (t) => {
+  const server = await sharedPostgres();
+  const url = await server.createDatabase();
+  const db = await openPostgres(url);
+  const apiNotices = await PgJobNotices.open(url, db);
+  const workerNotices = await PgJobNotices.open(url, db);
+  const api = new JobEvents(apiNotices);
+  const worker = new JobEvents(workerNotices);
+  t.teardown(async () => {
+    api.close();
+    worker.close();
+    await apiNotices.close();
+    await workerNotices.close();
+    await db.close();
+  });
+  // Only a notice ends a wait with true (its timer, the server closing or the client leaving give false).
+  const waiting = api.waitForChange('job_x', 60_000);
+  worker.notify('job_y');
+  worker.notify('job_x');
+  t.equal(await waiting, true, 'woken by the change');
+  t.equal(await api.waitForChange('job_x', 300), false, 'without a notice, the wait runs out');
 });

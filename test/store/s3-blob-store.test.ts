@@ -135,7 +135,7 @@ t.test('the upload form: S3 POST policy with the exact key, type, length and exp
   await t.rejects(store.directUploads.form({ ...policy, jobId: '../x' }), { name: 'BlobPathError' });
 });
 
-t.test('collect: the posted object becomes fresh job audio and the upload object goes', async (t) => {
+t.test('collect: the posted object is copied to fresh job audio; discard then removes the upload object', async (t) => {
   const { store, objectBytes, objectExists } = await openStore(t);
   const bytes = Buffer.from('ID3 pretend audio, posted by a browser');
   const policy = policyFor('job_up', bytes);
@@ -150,8 +150,10 @@ t.test('collect: the posted object becomes fresh job audio and the upload object
   const audio = await store.directUploads.collect(policy);
   t.match(audio, new RegExp(`^${PREFIX}jobs/[0-9a-f-]{36}\\.audio$`), 'a fresh job audio key');
   t.same(await objectBytes(audio!), bytes, 'the posted bytes');
-  t.equal(await objectExists(uploadKey), false, 'the upload object is gone');
-  t.equal(await store.directUploads.collect(policy), null, 'collected once');
+  t.equal(await objectExists(uploadKey), true, 'the upload object stays until the caller recorded the copy');
+  await store.directUploads.discard('job_up');
+  t.equal(await objectExists(uploadKey), false, 'then it goes');
+  t.equal(await store.directUploads.collect(policy), null, 'nothing left to collect');
 
   t.equal((await postForm(form, Buffer.from('a re-post with other bytes!!!!!!!!!!!!'))).status, 204);
   t.same(await objectBytes(audio!), bytes, "a re-post of the form cannot change the job's audio");

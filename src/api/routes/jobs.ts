@@ -17,6 +17,7 @@ import type { JobHousekeeping } from '../../jobs/job-housekeeping.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import { collectDirectUpload } from '../../jobs/direct-upload.js';
 import { serializeJobRequest } from '../../jobs/job-request.js';
+import { newJobId } from '../../store/job-record.js';
 import { signUploadForm } from '../../jobs/upload-policy.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
@@ -90,8 +91,18 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
     const now = deps.clock();
     const expirySeconds = deps.uploadExpirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS;
     const expiresAtMs = now.getTime() + expirySeconds * 1000;
+    // The form is signed before the row exists: signing may fail (S3 credentials unavailable), and a
+    // job the client never heard of must not be left waiting for an upload.
+    const id = newJobId();
+    const policy = { jobId: id, contentType: creation.contentType, contentLength: creation.contentLength, expiresAtMs };
+    // With S3 the form is the bucket's own (the file never passes through an API process); else
+    // the embedded upload route's, signed with the server's secret in the same manner.
+    const upload = deps.blobs.directUploads
+      ? await deps.blobs.directUploads.form(policy)
+      : { url: `${deps.config.publicBaseUrl}/v1/uploads/${id}`, fields: signUploadForm(deps.uploadSecret, policy) };
     const job = await deps.jobs.create(
       {
+        id,
         tenant: key.tenant,
         keyId: key.id,
         status: 'awaiting_upload',
@@ -111,12 +122,6 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
       now,
     );
     const urls = jobUrls(deps.config.publicBaseUrl, job.id);
-    const policy = { jobId: job.id, contentType: creation.contentType, contentLength: creation.contentLength, expiresAtMs };
-    // With S3 the form is the bucket's own (the file never passes through an API process); else
-    // the embedded upload route's, signed with the server's secret in the same manner.
-    const upload = deps.blobs.directUploads
-      ? await deps.blobs.directUploads.form(policy)
-      : { url: `${deps.config.publicBaseUrl}/v1/uploads/${job.id}`, fields: signUploadForm(deps.uploadSecret, policy) };
     const response: StoredResponse = {
       status: 201,
       headers: { location: urls.poll, 'content-type': 'application/json; charset=utf-8' },

@@ -198,9 +198,11 @@ async function acceptJob(
     if (idempotencyKey) await deps.idempotency.complete(key.tenant, idempotencyKey, response);
     return replay(reply, response);
   } catch (error) {
-    if (idempotencyKey) await deps.idempotency.release(key.tenant, idempotencyKey);
-    // No job row, no audio: nothing is left behind for a request that was not acknowledged.
-    if (audioPath && !jobCreated) await deps.blobs.delete(audioPath);
+    // No job row, no audio: nothing is left behind for a request that was not acknowledged. Both
+    // clean-ups are tried even when the store they need is the one that failed (the sweeper removes
+    // audio this could not); the request's own error is what is answered.
+    if (audioPath && !jobCreated) await deps.blobs.delete(audioPath).catch(() => {});
+    if (idempotencyKey) await deps.idempotency.release(key.tenant, idempotencyKey).catch(() => {});
     throw error;
   }
 }

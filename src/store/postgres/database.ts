@@ -41,12 +41,28 @@ const INT8_OID = 20;
  * with the server down every request would hang instead of getting its 503).
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * No statement here takes more than milliseconds; one unanswered for this long is on a connection
+ * that died without a word (a half-open TCP connection), and fails as unavailable instead of
+ * hanging its request. TCP keep-alive finds such connections between statements.
+ */
+export const QUERY_TIMEOUT_MS = 30_000;
+/** Probes start after this much silence (the OS default is two hours). */
+export const KEEP_ALIVE_DELAY_MS = 10_000;
 
 export async function openPostgres(url: string, options: OpenPostgresOptions = {}): Promise<PostgresDatabase> {
   // Per pool, not pg.types: a library must not change how other code's pools parse values.
   const types = new pg.TypeOverrides();
   types.setTypeParser(INT8_OID, bigintAsNumber);
-  const pool = new pg.Pool({ connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...options.pool, connectionString: url, types });
+  const pool = new pg.Pool({
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
+    ...options.pool,
+    connectionString: url,
+    types,
+  });
   pool.on('error', options.onIdleError ?? (() => undefined));
 
   const transaction = async <T>(work: (client: Queryable) => Promise<T>): Promise<T> => {

@@ -9,15 +9,14 @@
 // locally after reconnecting so idle workers look for work they may have missed.
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { JOB_ID } from '../blob-names.js';
 import type { JobNotice, JobNotices } from '../job-notices.js';
 import type { Queryable } from './database.js';
-import { CONNECT_TIMEOUT_MS } from './database.js';
+import { CONNECT_TIMEOUT_MS, KEEP_ALIVE_DELAY_MS } from './database.js';
 
 export const JOB_NOTICE_CHANNEL = 'svc_stt_jobs';
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 5_000;
-/** Job ids are short; anything longer is not one of ours (NOTIFY payloads are limited to 8000 bytes). */
-const MAX_JOB_ID = 128;
 
 export function encodeNotice(notice: JobNotice): string {
   return notice.kind === 'queued' ? 'q' : `c:${notice.jobId}`;
@@ -25,7 +24,8 @@ export function encodeNotice(notice: JobNotice): string {
 
 export function decodeNotice(payload: string | undefined): JobNotice | null {
   if (payload === 'q') return { kind: 'queued' };
-  if (payload?.startsWith('c:') && payload.length > 2 && payload.length <= MAX_JOB_ID + 2) return { kind: 'changed', jobId: payload.slice(2) };
+  // Anything but one of our job ids is not ours (and could not name a job a poll waits on).
+  if (payload?.startsWith('c:') && JOB_ID.test(payload.slice(2))) return { kind: 'changed', jobId: payload.slice(2) };
   return null;
 }
 
@@ -70,7 +70,8 @@ export class PgJobNotices implements JobNotices {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // Keep-alive: a listener on a connection that died without a word would go deaf, not fail.
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS });
     client.on('notification', (message) => {
       if (message.channel !== JOB_NOTICE_CHANNEL) return;
       const notice = decodeNotice(message.payload);

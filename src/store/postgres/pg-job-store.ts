@@ -11,6 +11,7 @@
 import { leaseOfDeadInstance } from '../instance-record.js';
 import {
   claimableJobs,
+  uploadDeadlineColumn,
   completionWithoutAccept,
   emptyStatusCounts,
   iso,
@@ -76,10 +77,10 @@ export class PgJobStore implements JobStore {
     return rows[0] ? jobRecordOf(rows[0]) : null;
   }
 
-  async beginUpload(id: string, nowMs: number): Promise<boolean> {
+  async beginUpload(id: string, nowMs: number, options: { until?: 'form_expiry' | 'complete_by' } = {}): Promise<boolean> {
     return this.changedOne(
       `UPDATE jobs SET upload_state = 'receiving', upload_owner = $3
-        WHERE id = $1 AND status = 'awaiting_upload' AND upload_state = 'empty' AND upload_expires_at_ms > $2`,
+        WHERE id = $1 AND status = 'awaiting_upload' AND upload_state = 'empty' AND ${uploadDeadlineColumn(options.until)} > $2`,
       [id, nowMs, this.instanceId],
     );
   }

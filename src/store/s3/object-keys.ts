@@ -6,13 +6,13 @@
 // A ref is the whole object key. Like LocalBlobStore's paths, a ref is accepted only when it has
 // exactly the shape of a key this store hands out, in the areas an operation allows: anything else
 // in the bucket (another prefix, another application's objects) is never read, moved or deleted.
-import { JOB_AUDIO_NAME, RESULT_NAME, checkJobId, jobAudioName, resultName } from '../blob-names.js';
+import { JOB_AUDIO_NAME, JOB_ID, RESULT_NAME, checkJobId, jobAudioName, resultName } from '../blob-names.js';
 import { BlobPathError, type ResultKind } from '../blob-store.js';
 
 export type KeyArea = 'jobs' | 'results' | 'uploads';
 
-const UPLOAD_NAME = /^[A-Za-z0-9_-]{1,128}$/;
-const NAME_PATTERNS: Readonly<Record<KeyArea, RegExp>> = { jobs: JOB_AUDIO_NAME, results: RESULT_NAME, uploads: UPLOAD_NAME };
+// A direct upload's object is named by its job id alone.
+const NAME_PATTERNS: Readonly<Record<KeyArea, RegExp>> = { jobs: JOB_AUDIO_NAME, results: RESULT_NAME, uploads: JOB_ID };
 
 export class ObjectKeys {
   constructor(private readonly prefix: string) {}

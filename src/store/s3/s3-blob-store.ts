@@ -167,9 +167,11 @@ export class S3BlobStore implements BlobStore {
         new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${offset}-${offset + length - 1}` }),
       );
       const bytes = Buffer.from(await object.Body!.transformToByteArray());
-      // A server that ignores part of the range (s3rver reads `bytes=0-0` as the whole object) must
-      // not hand the sniffer more than it asked for.
-      return bytes.length > length ? bytes.subarray(0, length) : bytes;
+      // A server that ignores the range (s3rver reads `bytes=0-0` as the whole object) answers
+      // without Content-Range: the body then starts at byte 0, not at `offset`. Either way the
+      // sniffer gets exactly the bytes it asked for.
+      const start = object.ContentRange ? 0 : offset;
+      return bytes.subarray(start, start + length);
     } catch (error) {
       // 416: the range starts at or past the end (an empty object has no satisfiable range at all).
       if (httpStatusOf(error) === 416) return Buffer.alloc(0);

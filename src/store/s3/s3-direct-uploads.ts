@@ -83,7 +83,8 @@ export class S3DirectUploads implements DirectUploads {
         if (isNotFound(error)) return null; // discarded meanwhile (the slot closed)
         throw storageError(error, upload);
       }
-      await this.discard(policy.jobId);
+      // The upload object stays until the caller has recorded the copy (then it discards it): if
+      // recording fails, the client's file is still there for the next `complete`.
       return audio;
     }
   }

@@ -12,6 +12,7 @@
 //   anything else (a 4xx for a        -> unchanged: a bug in how we call S3, for the logs
 //     request we got wrong)
 // 412 (a condition failed) and 416 (a range past the end) are answers, handled where they are asked.
+import { NETWORK_ERROR_CODES } from '../network-failure.js';
 import { BlobNotFoundError, BlobStoreUnavailableError } from '../blob-store.js';
 
 interface SdkErrorShape {
@@ -20,21 +21,6 @@ interface SdkErrorShape {
   $metadata?: { httpStatusCode?: number };
 }
 
-/** Error codes of Node's sockets and resolver that mean the server could not be reached or dropped us. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENETDOWN',
-  'ERR_SOCKET_CONNECTION_TIMEOUT',
-]);
 
 export function httpStatusOf(error: unknown): number | undefined {
   return (error as SdkErrorShape | null)?.$metadata?.httpStatusCode;
@@ -57,7 +43,7 @@ function isUnavailability(error: unknown): boolean {
   const status = httpStatusOf(error);
   if (status !== undefined) return status === 401 || status === 403 || status === 404 || status === 408 || status === 429 || status >= 500;
   if (shape.name === 'TimeoutError' || shape.name === 'CredentialsProviderError') return true;
-  if (typeof shape.code === 'string' && NETWORK_CODES.has(shape.code)) return true;
+  if (typeof shape.code === 'string' && NETWORK_ERROR_CODES.has(shape.code)) return true;
   // An SDK error without an HTTP status never got an answer from the server.
   return shape.$metadata !== undefined;
 }

@@ -19,6 +19,7 @@ import type {
 } from '../job-store.js';
 import {
   claimableJobs,
+  uploadDeadlineColumn,
   completionWithoutAccept,
   emptyStatusCounts,
   iso,
@@ -201,11 +202,11 @@ export class SqliteJobStore implements JobStore {
     return row ? jobRecordOf(row) : null;
   }
 
-  async beginUpload(id: string, nowMs: number): Promise<boolean> {
+  async beginUpload(id: string, nowMs: number, options: { until?: 'form_expiry' | 'complete_by' } = {}): Promise<boolean> {
     return (
       this.db
         .prepare(`UPDATE jobs SET upload_state = 'receiving', upload_owner = ?
-          WHERE id = ? AND status = 'awaiting_upload' AND upload_state = 'empty' AND upload_expires_at_ms > ?`)
+          WHERE id = ? AND status = 'awaiting_upload' AND upload_state = 'empty' AND ${uploadDeadlineColumn(options.until)} > ?`)
         .run(this.instanceId, id, nowMs).changes === 1
     );
   }

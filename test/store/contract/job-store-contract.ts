@@ -212,6 +212,10 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.equal((await jobs.complete(job.id, 'ten_a', 1500)).outcome, 'not_uploaded');
       t.equal((await jobs.complete(job.id, 'ten_b', 1500)).outcome, 'not_found', 'owner-scoped');
       t.notOk(await jobs.beginUpload(job.id, 5000), 'expired form');
+      // A file already in the bucket is collected at complete, which stays possible until complete-by.
+      t.ok(await jobs.beginUpload(job.id, 5000, { until: 'complete_by' }), 'after the form, before complete-by');
+      await jobs.abandonUpload(job.id);
+      t.notOk(await jobs.beginUpload(job.id, 9000, { until: 'complete_by' }), 'not at complete-by');
       t.ok(await jobs.beginUpload(job.id, 2000));
       t.notOk(await jobs.beginUpload(job.id, 2000), 'one at a time');
       await jobs.abandonUpload(job.id);
