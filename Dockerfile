@@ -1,7 +1,8 @@
 # svc-stt in a container: one image for every role (`serve --role api|worker|all`).
 # Build stage: the same build script CI runs (scripts/build.sh: Debian packages, npm ci with the
 # native addon and whisper-cli, the TypeScript build, the VAD model), then the dev dependencies go.
-# Runtime stage: Node, ffmpeg and the built package, as the unprivileged `node` user.
+# Runtime stage: Node, ffmpeg, the OpenMP runtime the addon links (libgomp1) and the built package,
+# as the unprivileged `node` user.
 # Model weights are not in the image: mount them and point SVC_MODEL at the file.
 FROM node:20.19-bookworm-slim AS build
 WORKDIR /app
@@ -11,11 +12,17 @@ COPY native ./native
 COPY scripts ./scripts
 COPY src ./src
 COPY models/manifest.json ./models/manifest.json
-RUN bash scripts/build.sh && npm prune --omit=dev && rm -rf build/CMakeFiles deps/*/build-*
+# Portable by default (no -march=native): an image runs on machines other than the one that built
+# it. `--build-arg SVC_PORTABLE=0` tunes it for the build machine's SIMD instead.
+ARG SVC_PORTABLE=1
+ENV SVC_PORTABLE=${SVC_PORTABLE}
+# Only the addon (build/Release) is needed at run time; whisper.cpp's sources and objects go.
+RUN bash scripts/build.sh && npm prune --omit=dev \
+ && mv build/Release /tmp/Release && rm -rf build deps && mkdir build && mv /tmp/Release build/Release
 
 FROM node:20.19-bookworm-slim
 RUN apt-get update -qq \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg libgomp1 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build --chown=root:root /app ./
