@@ -189,10 +189,25 @@ async function speechSamples(total: number, voice: string, seed: number): Promis
 }
 
 async function sentenceSamples(index: number, voice: string): Promise<Int16Array> {
-  const path = await cachedFile(`sentence-${voice}-${index}.s16le`, async (tmp) => {
+  return spokenSentence(index, { voice });
+}
+
+/** How espeak-ng speaks: a voice (with variant, e.g. 'en-us+f3'), pitch 0-99 and words per minute. */
+export interface SpeakerVoice {
+  voice: string;
+  pitch?: number;
+  speed?: number;
+}
+
+/** MEDICAL_SENTENCES[index] spoken in `speaker`'s voice, as 16 kHz mono samples (cached). */
+export async function spokenSentence(index: number, speaker: SpeakerVoice): Promise<Int16Array> {
+  const { voice, pitch = 50, speed = 160 } = speaker;
+  // The default voice keeps its first cache names.
+  const tuning = pitch === 50 && speed === 160 ? '' : `-p${pitch}-s${speed}`;
+  const path = await cachedFile(`sentence-${voice}${tuning}-${index}.s16le`, async (tmp) => {
     const spoken = `${tmp}.espeak.wav`;
     try {
-      await execFileAsync('espeak-ng', ['-v', voice, '-s', '160', '-w', spoken, MEDICAL_SENTENCES[index]]);
+      await execFileAsync('espeak-ng', ['-v', voice, '-p', String(pitch), '-s', String(speed), '-w', spoken, MEDICAL_SENTENCES[index]]);
       await ffmpeg(['-i', spoken, '-ac', '1', '-ar', String(FIXTURE_SAMPLE_RATE), '-f', 's16le', tmp]);
     } finally {
       await rm(spoken, { force: true });
@@ -202,7 +217,7 @@ async function sentenceSamples(index: number, voice: string): Promise<Int16Array
   return new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.length / 2));
 }
 
-function wavFileBytes(samples: Int16Array): Buffer {
+export function wavFileBytes(samples: Int16Array): Buffer {
   const dataBytes = samples.length * 2;
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'latin1');
@@ -223,7 +238,7 @@ function wavFileBytes(samples: Int16Array): Buffer {
 }
 
 /** Small deterministic PRNG, so that a seed always gives the same fixture. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
