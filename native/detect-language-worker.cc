@@ -1,4 +1,5 @@
 #include "detect-language-worker.h"
+#include "whisper-state.h"
 
 #include "compute-threads.h"
 
@@ -88,25 +89,23 @@ void DetectLanguageWorker::Compute() {
     SetError("offsetMs is beyond the end of the audio");
     return;
   }
-  whisper_state* state = whisper_init_state(ctx);
-  if (state == nullptr) {
+  const WhisperState owned = NewWhisperState(ctx);
+  if (!owned) {
     SetError("whisper.cpp could not allocate a decoding state (out of memory?)");
     return;
   }
+  whisper_state* state = owned.get();
   probs_.assign(whisper_lang_max_id() + 1, 0.0f);
   if (audioCtx_ > 0 && !SetAudioContext(ctx, state, audioCtx_, threads_)) {
-    whisper_free_state(state);
     SetError("could not set the audio context");
     return;
   }
   if (abort_.Aborted() || whisper_pcm_to_mel_with_state(ctx, state, samples_, static_cast<int>(sampleCount_), threads_) != 0) {
-    whisper_free_state(state);
     aborted_ = abort_.Aborted();
     SetError(aborted_ ? kAbortMessage : "could not compute the log-mel spectrogram");
     return;
   }
   languageId_ = whisper_lang_auto_detect_with_state(ctx, state, offsetMs_, threads_, probs_.data());
-  whisper_free_state(state);
   totalMs_ = NowMs() - start;
   if (abort_.Aborted()) {
     aborted_ = true;

@@ -1,4 +1,5 @@
 #include "transcribe-worker.h"
+#include "whisper-state.h"
 
 #include "compute-threads.h"
 
@@ -83,11 +84,12 @@ void TranscribeWorker::Execute() {
 void TranscribeWorker::Compute() {
   timer_.Begin();
   whisper_context* ctx = model_->context();
-  whisper_state* state = whisper_init_state(ctx);
-  if (state == nullptr) {
+  const WhisperState owned = NewWhisperState(ctx);
+  if (!owned) {
     SetError("whisper.cpp could not allocate a decoding state (out of memory?)");
     return;
   }
+  whisper_state* state = owned.get();
   const int n = static_cast<int>(sampleCount_);
   whisper_full_params params = options_.params;
 
@@ -99,7 +101,6 @@ void TranscribeWorker::Compute() {
       id = whisper_lang_auto_detect_with_state(ctx, state, params.offset_ms, params.n_threads, probs.data());
     }
     if (id < 0) {
-      whisper_free_state(state);
       SetError(abort_.Aborted() ? kAbortMessage : "language detection failed");
       aborted_ = abort_.Aborted();
       return;
@@ -124,17 +125,14 @@ void TranscribeWorker::Compute() {
   timer_.End();
   if (abort_.Aborted()) {
     aborted_ = true;
-    whisper_free_state(state);
     SetError(kAbortMessage);
     return;
   }
   if (rc != 0) {
-    whisper_free_state(state);
     SetError("whisper.cpp failed to transcribe (code " + std::to_string(rc) + ")");
     return;
   }
   Collect(state);
-  whisper_free_state(state);
 }
 
 void TranscribeWorker::Collect(whisper_state* state) {
