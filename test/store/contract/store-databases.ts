@@ -15,28 +15,23 @@ export interface TestDatabases<D> {
   close(): Promise<void>;
 }
 
-export async function sqliteDatabases(t: Test): Promise<TestDatabases<Database>> {
+export function sqliteDatabases(t: Test): Promise<TestDatabases<Database>> {
   const file = join(t.testdir(), 'svc-stt.db');
-  const opened: Database[] = [];
-  const open = async () => {
-    const db = openDatabase(file);
-    opened.push(db);
-    return db;
-  };
-  return {
-    db: await open(),
-    open,
-    close: async () => {
-      for (const db of opened.splice(0)) db.close();
-    },
-  };
+  return trackedDatabases(async () => openDatabase(file), async (db) => {
+    db.close();
+  });
 }
 
 export async function postgresDatabases(): Promise<TestDatabases<PostgresDatabase>> {
   const url = await (await sharedPostgres()).createDatabase();
-  const opened: PostgresDatabase[] = [];
+  return trackedDatabases(() => openPostgres(url, { pool: { max: 4 } }), (db) => db.close());
+}
+
+/** Connections opened by `openOne`, the first one at once, all closed together. */
+async function trackedDatabases<D>(openOne: () => Promise<D>, closeOne: (db: D) => Promise<void>): Promise<TestDatabases<D>> {
+  const opened: D[] = [];
   const open = async () => {
-    const db = await openPostgres(url, { pool: { max: 4 } });
+    const db = await openOne();
     opened.push(db);
     return db;
   };
@@ -44,7 +39,7 @@ export async function postgresDatabases(): Promise<TestDatabases<PostgresDatabas
     db: await open(),
     open,
     close: async () => {
-      await Promise.all(opened.splice(0).map((db) => db.close()));
+      await Promise.all(opened.splice(0).map(closeOne));
     },
   };
 }
