@@ -8,6 +8,7 @@
 #include "addon-data.h"
 #include "detect-language-worker.h"
 #include "detect-speech-worker.h"
+#include "diarize-worker.h"
 #include "ggml-backend.h"
 #include "load-model-worker.h"
 #include "load-vad-model-worker.h"
@@ -93,6 +94,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("loadVadModel", Napi::Function::New(env, LoadVadModelWorker::Start, "loadVadModel"));
   exports.Set("loadVadModelSync", Napi::Function::New(env, LoadVadModelWorker::LoadSync, "loadVadModelSync"));
   exports.Set("detectSpeech", Napi::Function::New(env, DetectSpeechWorker::Start, "detectSpeech"));
+  exports.Set("diarize", Napi::Function::New(env, DiarizeWorker::Start, "diarize"));
   exports.Set("vadStats", Napi::Function::New(env, VadStats, "vadStats"));
   exports.Set("modelStats", Napi::Function::New(env, ModelStats, "modelStats"));
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));

@@ -36,24 +36,11 @@ bool SetAudioContext(whisper_context* ctx, whisper_state* state, int audioCtx, i
 Napi::Value DetectLanguageWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   std::shared_ptr<LoadedModel> model = ModelHandle::ModelFrom(info[0]);
-  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-    throw Napi::TypeError::New(env, "pcm must be a Float32Array of 16 kHz mono samples");
-  }
-  Napi::Float32Array pcm = info[1].As<Napi::Float32Array>();
-  if (pcm.ElementLength() == 0) throw Napi::RangeError::New(env, "pcm is empty");
-  int offsetMs = 0;
-  int threads = 1;
-  int audioCtx = 0;
-  if (info[2].IsObject()) {
-    Napi::Object o = info[2].As<Napi::Object>();
-    threads = ReadThreads(env, o);
-    if (HasOption(o, "audioCtx")) audioCtx = IntegerOption(env, o, "audioCtx", 0, whisper_n_audio_ctx(model->context()));
-    if (o.Has("offsetMs") && !o.Get("offsetMs").IsUndefined()) {
-      if (!o.Get("offsetMs").IsNumber()) throw Napi::TypeError::New(env, "offsetMs must be a number");
-      offsetMs = o.Get("offsetMs").As<Napi::Number>().Int32Value();
-      if (offsetMs < 0) throw Napi::RangeError::New(env, "offsetMs must not be negative");
-    }
-  }
+  Napi::Float32Array pcm = ReadPcm(env, info[1]);
+  const Napi::Object o = ReadOptions(env, info[2], "language detection options");
+  const int threads = ReadThreads(env, o);
+  const int audioCtx = HasOption(o, "audioCtx") ? IntegerOption(env, o, "audioCtx", 0, whisper_n_audio_ctx(model->context())) : 0;
+  const int offsetMs = HasOption(o, "offsetMs") ? IntegerOption(env, o, "offsetMs", 0, 1 << 30) : 0;
   auto* worker = new DetectLanguageWorker(env, std::move(model), pcm, offsetMs, threads, audioCtx, info[3]);
   Napi::Promise promise = worker->deferred_.Promise();
   worker->Queue();

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "model-handle.h"
+#include "option-readers.h"
 
 namespace svc {
 
@@ -10,17 +11,13 @@ namespace {
 
 ModelLoadOptions ParseLoadOptions(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsString()) throw Napi::TypeError::New(env, "model path must be a string");
+  ReadString(env, info[0], "model path");
+  const Napi::Object o = ReadOptions(env, info[1], "load options");
   ModelLoadOptions options;
-  if (info.Length() > 1 && info[1].IsObject()) {
-    Napi::Object o = info[1].As<Napi::Object>();
-    if (o.Has("useGpu") && o.Get("useGpu").IsBoolean()) options.useGpu = o.Get("useGpu").As<Napi::Boolean>();
-    if (o.Has("flashAttn") && o.Get("flashAttn").IsBoolean()) options.flashAttn = o.Get("flashAttn").As<Napi::Boolean>();
-    if (o.Has("dtw") && o.Get("dtw").IsString()) options.dtw = o.Get("dtw").As<Napi::String>().Utf8Value();
-    if (o.Has("dtwTopN") && o.Get("dtwTopN").IsNumber()) options.dtwTopN = o.Get("dtwTopN").As<Napi::Number>().Int32Value();
-  } else if (info.Length() > 1 && !info[1].IsUndefined()) {
-    throw Napi::TypeError::New(env, "load options must be an object");
-  }
+  if (HasOption(o, "useGpu")) options.useGpu = BoolOption(env, o, "useGpu");
+  if (HasOption(o, "flashAttn")) options.flashAttn = BoolOption(env, o, "flashAttn");
+  if (HasOption(o, "dtw")) options.dtw = StringOption(env, o, "dtw");
+  if (HasOption(o, "dtwTopN")) options.dtwTopN = IntegerOption(env, o, "dtwTopN", -1, 1024);
   return options;
 }
 
@@ -29,7 +26,7 @@ ModelLoadOptions ParseLoadOptions(const Napi::CallbackInfo& info) {
 Napi::Value LoadModelWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ModelLoadOptions options = ParseLoadOptions(info);
-  auto* worker = new LoadModelWorker(env, info[0].As<Napi::String>().Utf8Value(), std::move(options));
+  auto* worker = new LoadModelWorker(env, ReadString(env, info[0], "model path"), std::move(options));
   Napi::Promise promise = worker->deferred_.Promise();
   worker->Queue();
   return promise;
@@ -42,7 +39,7 @@ Napi::Value LoadModelWorker::LoadSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ModelLoadOptions options = ParseLoadOptions(info);
   try {
-    return ModelHandle::NewInstance(env, ModelRegistry::Acquire(info[0].As<Napi::String>().Utf8Value(), options));
+    return ModelHandle::NewInstance(env, ModelRegistry::Acquire(ReadString(env, info[0], "model path"), options));
   } catch (const Napi::Error&) {
     throw;
   } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "option-readers.h"
 #include "vad-model-handle.h"
 
 namespace svc {
@@ -9,8 +10,7 @@ namespace svc {
 namespace {
 
 std::string ReadPath(const Napi::CallbackInfo& info) {
-  if (!info[0].IsString()) throw Napi::TypeError::New(info.Env(), "VAD model path must be a string");
-  return info[0].As<Napi::String>().Utf8Value();
+  return ReadString(info.Env(), info[0], "VAD model path");
 }
 
 }  // namespace

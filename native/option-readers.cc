@@ -42,6 +42,34 @@ std::string StringOption(Napi::Env env, const Napi::Object& o, const char* key) 
   return v.As<Napi::String>().Utf8Value();
 }
 
+std::string ReadString(Napi::Env env, const Napi::Value& value, const char* what) {
+  if (!value.IsString()) throw Napi::TypeError::New(env, std::string(what) + " must be a string");
+  return value.As<Napi::String>().Utf8Value();
+}
+
+Napi::Object ReadOptions(Napi::Env env, const Napi::Value& value, const char* what) {
+  if (value.IsUndefined() || value.IsNull()) return Napi::Object::New(env);
+  if (!value.IsObject() || value.IsArray()) throw Napi::TypeError::New(env, std::string(what) + " must be an object");
+  return value.As<Napi::Object>();
+}
+
+std::vector<TimeRange> ReadTimeRanges(Napi::Env env, const Napi::Value& value, const char* what) {
+  if (!value.IsArray()) throw Napi::TypeError::New(env, std::string(what) + " must be an array of {start, end}");
+  const Napi::Array array = value.As<Napi::Array>();
+  std::vector<TimeRange> ranges;
+  ranges.reserve(array.Length());
+  for (uint32_t i = 0; i < array.Length(); i++) {
+    const Napi::Value item = array.Get(i);
+    if (!item.IsObject()) throw Napi::TypeError::New(env, std::string(what) + " must be an array of {start, end}");
+    const Napi::Object o = item.As<Napi::Object>();
+    const TimeRange range{NumberOption(env, o, "start"), NumberOption(env, o, "end")};
+    if (range.start < 0 || range.end < range.start) throw Napi::RangeError::New(env, std::string(what) + ": each range needs 0 <= start <= end");
+    if (!ranges.empty() && range.start < ranges.back().end) throw Napi::RangeError::New(env, std::string(what) + " must be in time order without overlap");
+    ranges.push_back(range);
+  }
+  return ranges;
+}
+
 Napi::Float32Array ReadPcm(Napi::Env env, const Napi::Value& value) {
   if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
     throw Napi::TypeError::New(env, "pcm must be a Float32Array of 16 kHz mono samples");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 #include <napi.h>
 
 namespace svc {
@@ -16,6 +17,20 @@ double NumberOptionInRange(Napi::Env env, const Napi::Object& o, const char* key
 int IntegerOption(Napi::Env env, const Napi::Object& o, const char* key, int min, int max);
 bool BoolOption(Napi::Env env, const Napi::Object& o, const char* key);
 std::string StringOption(Napi::Env env, const Napi::Object& o, const char* key);
+
+/** A string argument (not an option): `what` names it in the error. */
+std::string ReadString(Napi::Env env, const Napi::Value& value, const char* what);
+
+/** An optional options object: undefined or null reads as empty, anything else but an object is a TypeError. */
+Napi::Object ReadOptions(Napi::Env env, const Napi::Value& value, const char* what);
+
+struct TimeRange {
+  double start;
+  double end;
+};
+
+/** An array of {start, end} in seconds: finite, 0 <= start <= end, in time order without overlap. */
+std::vector<TimeRange> ReadTimeRanges(Napi::Env env, const Napi::Value& value, const char* what);
 
 /** A non-empty Float32Array of 16 kHz mono samples. */
 Napi::Float32Array ReadPcm(Napi::Env env, const Napi::Value& value);

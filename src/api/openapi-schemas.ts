@@ -3,7 +3,8 @@
 // enforces them, so the document cannot drift from what the server accepts.
 import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
 import { LANGUAGE_FAMILIES } from '../pipeline/languages.js';
-import { MODEL_IDS, PROFILES, RESPONSE_FORMATS } from '../pipeline/transcription-request.js';
+import { SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
+import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, TIMESTAMP_GRANULARITIES, TIMESTAMP_GRANULARITIES_FIELD } from '../pipeline/transcription-request.js';
 import type { ApiErrorCode } from './api-error.js';
 import type { Reference, Schema } from './openapi-types.js';
 
@@ -82,6 +83,12 @@ const transcriptionRequest: Schema = {
       contentSchema: stringArray({ minItems: 1, maxItems: 8, uniqueItems: true }),
     }),
     diarize: boolean({ default: false, description: 'Attach speaker labels and word timestamps. Use with `response_format=verbose_json`.' }),
+    [TIMESTAMP_GRANULARITIES_FIELD]: {
+      type: 'array',
+      items: string({ enum: TIMESTAMP_GRANULARITIES }),
+      description:
+        "OpenAI's parameter, repeated per value. `word` adds `words` (without needing `diarize`; not for Arabic or Hindi); `segment` is always given. A single value may also come as `timestamp_granularities`. Needs `verbose_json` or `diarized_json`; other values are refused (422).",
+    },
     dictionary: boolean({ default: true, description: "`false` suppresses the key's stored terms for this request." }),
     vocabulary: string({
       description: 'JSON array string of exact expected terms, up to 1,000 (at most 30 when the language is `auto`, Arabic or Hindi).',
@@ -106,6 +113,7 @@ const segment: Schema = {
   type: 'object',
   required: ['id', 'speaker', 'text', 'start', 'end'],
   properties: {
+    type: string({ const: 'transcript.text.segment', description: "OpenAI's diarized segment type." }),
     id: string(),
     speaker: string(),
     text: string(),
@@ -113,13 +121,20 @@ const segment: Schema = {
     end: number({ description: 'seconds' }),
     confidence: { type: ['number', 'null'] },
     language: string(),
+    review_required: boolean({ const: true, description: 'The voice is beyond `max_speakers`: unlabelled, to be reviewed.' }),
   },
 };
 
 const word: Schema = {
   type: 'object',
   required: ['word', 'start', 'end'],
-  properties: { word: string(), start: number({ description: 'seconds' }), end: number({ description: 'seconds' }), speaker: string() },
+  properties: {
+    word: string(),
+    start: number({ description: 'seconds' }),
+    end: number({ description: 'seconds' }),
+    speaker: string(),
+    review_required: boolean({ const: true, description: 'Spoken by a voice beyond `max_speakers` (no `speaker`).' }),
+  },
 };
 
 const languageDetection: Schema = {
@@ -168,7 +183,7 @@ const speakerTiming: Schema = {
     speaker_ceiling_reached: boolean(),
     requested_max_speakers: { type: ['integer', 'null'] },
     detected_speaker_count: integer(),
-    speaker_ceiling_action: string(),
+    speaker_ceiling_action: string({ enum: SPEAKER_CEILING_ACTIONS }),
   },
 };
 
@@ -187,8 +202,9 @@ const transcriptionJson: Schema = { type: 'object', required: ['text'], properti
 const transcriptionVerboseJson: Schema = {
   type: 'object',
   description: 'The `verbose_json` shape, also returned for the historical `diarized_json`.',
-  required: ['text', 'language', 'segments'],
+  required: ['task', 'text', 'language', 'segments'],
   properties: {
+    task: string({ const: 'transcribe', description: "OpenAI's `task` (always `transcribe`)." }),
     text: string(),
     language: string({ description: 'Effective language: `mixed` for multilingual auto, `und` for silence.' }),
     language_source: string({ enum: LANGUAGE_SOURCES, description: '`requested` (given), `default` (the key default, or nothing was said), `detected` (`auto`, or omitted without a key default).' }),
@@ -197,11 +213,19 @@ const transcriptionVerboseJson: Schema = {
     request_id: string({ description: 'Give this to support.' }),
     segments: { type: 'array', items: ref('Segment') },
     words: { type: 'array', items: ref('Word'), description: 'Present when word alignment is available.' },
-    speakers: { type: 'array', items: { type: 'object', required: ['speaker'], properties: { speaker: string() } } },
+    speakers: {
+      type: 'array',
+      items: { type: 'object', required: ['speaker'], properties: { speaker: string() } },
+      description: 'Labelled voices (anonymous, session-local: `A`, `B`, ...), at most `max_speakers`.',
+    },
     speaker_segments: {
       type: 'array',
-      items: { type: 'object' },
-      description: 'Acoustic speaker intervals, used when word timing is unavailable (Arabic, Hindi).',
+      items: {
+        type: 'object',
+        required: ['speaker', 'start', 'end'],
+        properties: { speaker: string(), start: number({ description: 'seconds' }), end: number({ description: 'seconds' }), review_required: boolean({ const: true }) },
+      },
+      description: 'Acoustic speaker intervals; the only ownership when word timing is unavailable (Arabic, Hindi).',
     },
     speaker_timing: ref('SpeakerTiming'),
     language_detection: ref('LanguageDetection'),

@@ -19,6 +19,7 @@ import {
   type NativeLanguageResult,
   type NativeLoadOptions,
   type NativeModel,
+  type NativeDiarization,
   type NativeModelInfo,
   type NativeSpeechDetection,
   type NativeTranscribeOptions,
@@ -26,7 +27,8 @@ import {
   type NativeVadModel,
   type NativeVadModelInfo,
 } from './native-addon.js';
-import type { DetectLanguageTask, DetectSpeechTask, PoolTask, PoolWorkerData, TranscribeTask } from './pool-task.js';
+import type { DetectLanguageTask, DetectSpeechTask, DiarizeTask, PoolTask, PoolWorkerData, TranscribeTask } from './pool-task.js';
+import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer } from './speaker-diarizer.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { joinPieces, pieceStarts } from './vad-split.js';
 import { defaultPoolShape, defaultVadWorkers } from './pool-shape.js';
@@ -119,9 +121,9 @@ interface VadLane {
   anchor: NativeVadModel;
 }
 
-export class Engine {
+export class Engine implements SpeakerDiarizer {
   private closed = false;
-  private readonly callCounts: Record<PoolTask['kind'], number> = { transcribe: 0, detectLanguage: 0, detectSpeech: 0 };
+  private readonly callCounts: Record<PoolTask['kind'], number> = { transcribe: 0, detectLanguage: 0, detectSpeech: 0, diarize: 0 };
 
   private constructor(
     private readonly whisper: PoolLane,
@@ -229,7 +231,7 @@ export class Engine {
     const task: Omit<DetectLanguageTask, 'control'> = {
       kind: 'detectLanguage',
       pcm,
-      offsetMs: options.offsetMs ?? 0,
+      offsetMs: Math.round(options.offsetMs ?? 0),
       audioCtx: options.audioSeconds === undefined ? 0 : audioContextFor(options.audioSeconds, this.header),
       threads: this.threadsPerWorker,
     };
@@ -265,6 +267,27 @@ export class Engine {
     return { frameSamples, probabilities: joined.probabilities, segments, timings };
   }
 
+  /**
+   * Who spoke when (native/speakers/diarizer.h): speaker turns over the given speech regions of 16 kHz
+   * mono PCM. Needs no model; runs on a VAD worker when there is one, else on a whisper worker.
+   */
+  async diarize(
+    pcm: Float32Array,
+    regions: ReadonlyArray<{ start: number; end: number }>,
+    options: { maxVoices?: number } = {},
+    call: Pick<CallOptions, 'signal'> = {},
+  ): Promise<SpeakerDiarization> {
+    checkPcm(pcm);
+    const task: Omit<DiarizeTask, 'control'> = {
+      kind: 'diarize',
+      pcm,
+      regions: regions.map((r) => ({ start: r.start, end: r.end })),
+      options: { maxVoices: options.maxVoices ?? DIARIZER_MAX_VOICES },
+    };
+    const raw = (await this.submit(this.vad?.lane ?? this.whisper, task, call.signal, [])) as NativeDiarization;
+    return { turns: raw.turns, voices: raw.voices, timings: raw.timings };
+  }
+
   /** Stops taking calls, lets running and queued calls finish, then frees the workers and the model. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -276,7 +299,7 @@ export class Engine {
 
   private submit(
     lane: PoolLane,
-    task: Omit<TranscribeTask, 'control'> | Omit<DetectLanguageTask, 'control'> | Omit<DetectSpeechTask, 'control'>,
+    task: Omit<PoolTask, 'control'>,
     signal: AbortSignal | undefined,
     transferList: Transferable[],
   ): Promise<unknown> {

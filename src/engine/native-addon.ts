@@ -31,6 +31,27 @@ export interface NativeModelInfo {
   dtw: DtwPreset;
 }
 
+export interface NativeDiarizeOptions {
+  /** Voices ever told apart (1 to 8); more are merged into these. */
+  maxVoices: number;
+}
+
+export interface NativeSpeakerTurn {
+  start: number;
+  end: number;
+  /** 0-based, in order of first appearance. */
+  speaker: number;
+}
+
+export interface NativeDiarization {
+  /** In time order, non-overlapping, within the regions given. */
+  turns: NativeSpeakerTurn[];
+  voices: number;
+  /** Segments the regions were cut into. */
+  segments: number;
+  timings: { totalMs: number };
+}
+
 /** A counted reference to a process-wide loaded model. release() drops this reference. */
 export interface NativeModel {
   readonly info: NativeModelInfo;
@@ -248,6 +269,11 @@ export interface NativeAddon {
    * chunks of 256 frames, about 8 s of audio).
    */
   detectSpeech(model: NativeVadModel, pcm: Float32Array, params: NativeVadParams, control?: Int32Array): Promise<NativeSpeechDetection>;
+  /**
+   * Speaker turns over the speech regions (seconds, in time order, non-overlapping), single-threaded
+   * on the libuv pool. control: as for transcribe (checked between stages).
+   */
+  diarize(pcm: Float32Array, regions: ReadonlyArray<{ start: number; end: number }>, options: NativeDiarizeOptions, control?: Int32Array): Promise<NativeDiarization>;
   vadStats(): NativeVadStats;
   modelStats(): NativeModelStats;
   systemInfo(): NativeSystemInfo;

@@ -1,6 +1,8 @@
 // The message shapes between the Engine (main thread) and its pool workers.
 import type { MessagePort } from 'node:worker_threads';
 import type {
+  NativeDiarization,
+  NativeDiarizeOptions,
   NativeLanguageResult,
   NativeLoadOptions,
   NativeSpeechDetection,
@@ -40,5 +42,14 @@ export interface DetectSpeechTask {
   control: Int32Array;
 }
 
-export type PoolTask = TranscribeTask | DetectLanguageTask | DetectSpeechTask;
-export type PoolResult = NativeTranscribeResult | NativeLanguageResult | NativeSpeechDetection;
+/** Needs no model: any worker runs it (the engine sends it to the VAD pool when there is one). */
+export interface DiarizeTask {
+  kind: 'diarize';
+  pcm: Float32Array;
+  regions: Array<{ start: number; end: number }>;
+  options: NativeDiarizeOptions;
+  control: Int32Array;
+}
+
+export type PoolTask = TranscribeTask | DetectLanguageTask | DetectSpeechTask | DiarizeTask;
+export type PoolResult = NativeTranscribeResult | NativeLanguageResult | NativeSpeechDetection | NativeDiarization;

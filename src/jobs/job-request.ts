@@ -3,6 +3,7 @@
 // rebuilds the typed request from it. Stored requests are trusted (validated before they were stored),
 // but a row from an older version with a missing field still gets the defaults rather than a crash.
 import { parseLanguageTag } from '../pipeline/languages.js';
+import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
 import type { LanguageChoice, TranscriptionRequest } from '../pipeline/transcription-request.js';
 
 export interface StoredJobRequest extends TranscriptionRequest {
@@ -10,7 +11,7 @@ export interface StoredJobRequest extends TranscriptionRequest {
   maxSpeakers: number;
 }
 
-export const DEFAULT_MAX_SPEAKERS = 4;
+export { DEFAULT_MAX_SPEAKERS };
 
 export function serializeLanguage(language: LanguageChoice): Record<string, unknown> {
   if (language.mode === 'auto') return { mode: 'auto', hints: language.hints?.map((h) => h.tag) ?? null };
@@ -44,6 +45,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     responseFormat: (['verbose_json', 'json', 'text', 'diarized_json'] as const).find((f) => f === stored.responseFormat) ?? 'json',
     language: choice,
     diarize: stored.diarize === true,
+    wordTimestamps: stored.wordTimestamps === true,
     dictionary: stored.dictionary !== false,
     vocabulary: strings(stored.vocabulary),
     patterns: strings(stored.patterns),

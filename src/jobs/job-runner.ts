@@ -311,7 +311,8 @@ export class JobRunner implements JobQueue {
       const outcome = await runTranscription(
         pcm,
         { ...request, language: chunkChoice(carry.language, request.language) },
-        { ...stages, decoding: config.decoding, sampleRate: DECODED_SAMPLE_RATE, dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family) },
+        // Speakers of a long recording are attached globally after its text (decoration), not per chunk.
+        { ...stages, diarize: undefined, decoding: config.decoding, sampleRate: DECODED_SAMPLE_RATE, dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family) },
         { signal, regions: clipRegions(regions, chunkSeconds) },
       );
       const language = afterChunk(carry.language, request.language, outcome);

@@ -6,8 +6,7 @@ import { disabledVocabularyAudit } from './vocabulary-audit.js';
 import { wordsFromSegments } from './words.js';
 
 export const API_VERSION = '2026-07-27';
-/** Speakers are not attributed yet (diarization attaches them); segments say so rather than guess. */
-export const UNATTRIBUTED_SPEAKER = 'unknown';
+export { UNATTRIBUTED_SPEAKER } from './speaker-attachment.js';
 
 export interface ResponseContext {
   requestId: string;
@@ -18,22 +17,28 @@ export interface ResponseContext {
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext) {
-  const segments = outcome.segments
+  const attached = outcome.speakers;
+  const segments = attached.segments
     .filter((s) => s.text.trim() !== '')
     .map((s, i) => {
       const textTokens = s.tokens.filter((t) => !t.special);
       const confidence = textTokens.length ? textTokens.reduce((a, t) => a + t.p, 0) / textTokens.length : null;
       return {
+        // OpenAI's diarized segment type; the contract's fields follow.
+        type: 'transcript.text.segment' as const,
         id: `seg_${i}`,
-        speaker: UNATTRIBUTED_SPEAKER,
+        speaker: s.speaker,
         text: s.text.trim(),
         start: round3(s.start),
         end: round3(s.end),
         confidence: confidence === null ? null : round3(confidence),
         language: s.language,
+        ...(s.reviewRequired ? { review_required: true as const } : {}),
       };
     });
+  const words = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
   return {
+    task: 'transcribe' as const,
     text: outcome.text,
     language: outcome.language,
     language_source: outcome.languageSource,
@@ -41,22 +46,16 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
     model: ctx.model,
     request_id: ctx.requestId,
     segments,
-    ...(outcome.wordTiming ? { words: wordsFromSegments(outcome.segments).map((w) => ({ ...w, start: round3(w.start), end: round3(w.end) })) } : {}),
-    speakers: [] as Array<{ speaker: string }>,
-    speaker_segments: [] as unknown[],
-    speaker_timing: {
-      word_timing: outcome.wordTiming,
-      speaker_ceiling_reached: false,
-      requested_max_speakers: null,
-      detected_speaker_count: 0,
-      speaker_ceiling_action: 'none',
-    },
+    ...(words ? { words: words.map((w) => ({ ...w, start: round3(w.start), end: round3(w.end) })) } : {}),
+    speakers: attached.speakers,
+    speaker_segments: attached.speakerSegments.map((t) => ({ ...t, start: round3(t.start), end: round3(t.end) })),
+    speaker_timing: attached.timing,
     ...(outcome.detection ? { language_detection: outcome.detection } : {}),
     vocabulary: outcome.vocabulary ?? disabledVocabularyAudit(outcome.language),
     metadata: {
       api_version: API_VERSION,
       runtime: 'svc-runtime',
-      processing_ms: { asr: outcome.asrMs, diarization: 0 },
+      processing_ms: { asr: outcome.asrMs, diarization: outcome.diarizationMs },
       model_build: ctx.modelBuild,
     },
   };

@@ -8,6 +8,8 @@ import { planLanguage, type DetectLanguage, type LanguageChoice, type LanguageDe
 import { recogniseRuns, type RecognisedSegment, type Transcribe } from './recognise-stage.js';
 import { speechSecondsOf, type SpeechRegion } from './speech-regions.js';
 import { findSpeech, type DetectSpeech } from './speech-stage.js';
+import { attachSpeakers, DEFAULT_MAX_SPEAKERS, unattributed, type SpeakerAttachment } from './speaker-attachment.js';
+import type { Diarize } from './speaker-stage.js';
 import { auditVocabulary, planVocabulary, promptForTerms } from './vocabulary-audit.js';
 
 export type { LanguageDetectionBlock, LanguageSource };
@@ -27,9 +29,14 @@ export interface TranscriptionOutcome {
   languageSource: LanguageSource;
   detection: LanguageDetectionBlock | null;
   vocabulary: ReturnType<typeof auditVocabulary> | null;
+  /** Word timestamps are available (requested, by diarize or word granularity, and the languages have them). */
   wordTiming: boolean;
+  /** Segments with their speakers (split at changes of voice when diarized), words, speakers. */
+  speakers: SpeakerAttachment;
   speech: { regions: SpeechRegion[]; seconds: number };
   asrMs: number;
+  /** Time spent diarizing (0 when not requested). */
+  diarizationMs: number;
 }
 
 /** What the stages need of the request. */
@@ -38,6 +45,10 @@ export interface PipelineRequest {
   dictionary: boolean;
   vocabulary: string[];
   diarize: boolean;
+  /** Labelling ceiling for diarization (default 4). */
+  maxSpeakers?: number;
+  /** `timestamp_granularities[]` includes `word`: words without diarize. */
+  wordTimestamps?: boolean;
 }
 
 export interface DecodingSettings {
@@ -51,6 +62,8 @@ export interface RunTranscriptionDeps {
   detectLanguage: DetectLanguage;
   /** The VAD; null runs without one (all audio is speech). */
   detectSpeech: DetectSpeech | null;
+  /** The diarizer; absent where speakers are attached later (a long job's decoration). */
+  diarize?: Diarize;
   decoding: DecodingSettings;
   sampleRate: number;
   /** The key's stored dictionary for a language family. */
@@ -81,20 +94,31 @@ export async function runTranscription(
   const families = plan ? [...new Set(plan.runs.map((r) => r.language))] : [];
   const dictionary = request.dictionary ? [...new Set((await Promise.all(families.map((f) => deps.dictionaryFor(f)))).flat())] : [];
   const vocabularyPlan = request.vocabulary.length || dictionary.length ? planVocabulary(request.vocabulary, dictionary) : null;
-  const wordTiming = request.diarize && families.every((f) => WORD_TIMING_FAMILIES.includes(f));
+  const wantsWords = request.diarize || request.wordTimestamps === true;
+  const wordTiming = wantsWords && families.every((f) => WORD_TIMING_FAMILIES.includes(f));
 
   const recognised = plan
     ? await recogniseRuns({
         pcm,
         sampleRate: deps.sampleRate,
         runs: plan.runs,
-        optionsFor: (family) => decodingOptions(family, deps.decoding, request.diarize, vocabularyPlan ? promptForTerms(vocabularyPlan.prompted) : undefined),
+        optionsFor: (family) => decodingOptions(family, deps.decoding, wantsWords, vocabularyPlan ? promptForTerms(vocabularyPlan.prompted) : undefined),
         transcribe: deps.transcribe,
         signal,
       })
     : { text: '', segments: [], droppedSegments: 0, engineCalls: 0 };
 
   const language = recognised.text === '' || !plan ? NO_SPEECH_LANGUAGE : plan.language;
+  const asrMs = Math.round(performance.now() - started);
+
+  // Speakers over the whole stretch at once, so a voice keeps one label throughout.
+  const diarizeStarted = performance.now();
+  let speakers = unattributed(recognised.segments, wordTiming);
+  if (request.diarize && deps.diarize) {
+    const diarization = regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await deps.diarize(pcm, regions, signal);
+    speakers = attachSpeakers({ segments: recognised.segments, diarization, wordTiming, maxSpeakers: request.maxSpeakers ?? DEFAULT_MAX_SPEAKERS });
+  }
+  const diarizationMs = request.diarize && deps.diarize ? Math.round(performance.now() - diarizeStarted) : 0;
   return {
     text: recognised.text,
     segments: recognised.segments,
@@ -105,8 +129,10 @@ export async function runTranscription(
     detection: plan ? plan.detection : null,
     vocabulary: vocabularyPlan ? auditVocabulary(vocabularyPlan, recognised.text, language) : null,
     wordTiming,
+    speakers,
     speech,
-    asrMs: Math.round(performance.now() - started),
+    asrMs,
+    diarizationMs,
   };
 }
 
@@ -115,7 +141,7 @@ function silentSource(choice: LanguageChoice): LanguageSource {
   return choice.mode === 'explicit' ? choice.source : 'default';
 }
 
-function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, diarize: boolean, initialPrompt: string | undefined): TranscribeOptions {
+function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, wantsWords: boolean, initialPrompt: string | undefined): TranscribeOptions {
   return {
     language: family,
     strategy: decoding.beamSize > 1 ? 'beam' : 'greedy',
@@ -123,6 +149,6 @@ function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, dia
     ...(decoding.maxTokens > 0 ? { maxTokens: decoding.maxTokens } : {}),
     ...(decoding.temperatureFallback ? {} : { temperatureInc: 0 }),
     ...(initialPrompt ? { initialPrompt } : {}),
-    tokenTimestamps: diarize && WORD_TIMING_FAMILIES.includes(family),
+    tokenTimestamps: wantsWords && WORD_TIMING_FAMILIES.includes(family),
   };
 }

@@ -4,7 +4,7 @@
 // hints or feature combination 422, a missing entitlement 403.
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { LanguageChoice } from './language-stage.js';
-import { parseLanguageTag, type LanguageTag } from './languages.js';
+import { parseLanguageTag, WORD_TIMING_FAMILIES, type LanguageTag } from './languages.js';
 import { parsePatterns } from './patterns.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from './pipeline-errors.js';
 import { parseVocabulary, vocabularyLanguageOf } from './vocabulary-terms.js';
@@ -16,6 +16,13 @@ export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json'
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 export const PROFILES = ['default', 'standard', 'turbo'] as const;
 export type Profile = (typeof PROFILES)[number];
+/** OpenAI's `timestamp_granularities[]`: `segment` is always given; `word` adds `words`. */
+export const TIMESTAMP_GRANULARITIES = ['word', 'segment'] as const;
+/**
+ * The multipart route's fields are strings; a field sent several times under a name ending in `[]`
+ * (OpenAI's array convention) arrives as the JSON array of its values.
+ */
+export const TIMESTAMP_GRANULARITIES_FIELD = 'timestamp_granularities[]';
 
 export type { LanguageChoice };
 
@@ -33,6 +40,8 @@ export interface TranscriptionRequest {
   responseFormat: ResponseFormat;
   language: LanguageChoice;
   diarize: boolean;
+  /** `timestamp_granularities[]` includes `word`. */
+  wordTimestamps: boolean;
   dictionary: boolean;
   vocabulary: string[];
   patterns: string[];
@@ -77,6 +86,24 @@ function parseHints(raw: string | undefined): LanguageTag[] | null {
   return tags as LanguageTag[];
 }
 
+/** The values of `timestamp_granularities[]` (one value, or the JSON array of repeated values). */
+function parseGranularities(raw: string | undefined): Array<(typeof TIMESTAMP_GRANULARITIES)[number]> {
+  if (raw === undefined || raw === '') return [];
+  let values: unknown;
+  try {
+    values = raw.startsWith('[') ? JSON.parse(raw) : [raw];
+  } catch {
+    values = [raw];
+  }
+  const list = Array.isArray(values) ? values : [values];
+  for (const v of list) {
+    if (typeof v !== 'string' || !(TIMESTAMP_GRANULARITIES as readonly string[]).includes(v)) {
+      throw unprocessable(`timestamp_granularities[] values must be ${TIMESTAMP_GRANULARITIES.join(' or ')}`);
+    }
+  }
+  return list as Array<(typeof TIMESTAMP_GRANULARITIES)[number]>;
+}
+
 export function parseTranscriptionFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
   const model = oneOf(fields.model, MODEL_IDS, undefined, 'model');
   const responseFormat = oneOf(fields.response_format, RESPONSE_FORMATS, 'diarized_json', 'response_format');
@@ -112,6 +139,17 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (diarize && (responseFormat === 'json' || responseFormat === 'text')) {
     throw unprocessable('diarize needs response_format verbose_json or diarized_json');
   }
+  if (fields[TIMESTAMP_GRANULARITIES_FIELD] !== undefined && fields.timestamp_granularities !== undefined) {
+    throw bad('send timestamp_granularities[] or timestamp_granularities, not both');
+  }
+  const granularities = parseGranularities(fields[TIMESTAMP_GRANULARITIES_FIELD] ?? fields.timestamp_granularities);
+  if (granularities.length > 0 && (responseFormat === 'json' || responseFormat === 'text')) {
+    throw unprocessable('timestamp_granularities[] needs response_format verbose_json or diarized_json');
+  }
+  const wordTimestamps = granularities.includes('word');
+  if (wordTimestamps && language.mode === 'explicit' && !WORD_TIMING_FAMILIES.includes(language.language.family)) {
+    throw unprocessable(`word timestamps are not available for ${language.language.family}; speakers come as speaker_segments`);
+  }
   const webhookUrl = fields.webhook_url === undefined || fields.webhook_url === '' ? null : validateWebhookUrl(fields.webhook_url);
-  return { model, responseFormat, language, diarize, dictionary, vocabulary, patterns, webhookUrl, profile };
+  return { model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, patterns, webhookUrl, profile };
 }

@@ -1,34 +1,68 @@
-// Word timestamps from token timestamps: a word starts at a token whose text begins with a space
-// (whisper's BPE convention) and runs until the next such token.
+// Word timestamps from token timestamps. A word starts at a token whose text begins with a space
+// (whisper's BPE convention) and runs until the next such token; a segment boundary always ends one.
+// Tokens holding only part of a UTF-8 character have empty text (the character arrives with the
+// token that completes it), so words are joined on byte boundaries and never split a character.
+// Where the model has DTW alignment heads, a word starts at its first token's DTW time, which
+// follows the audio more closely than whisper's timestamp-token interpolation.
+// Times are clamped to the segment, and words are made monotonic and non-overlapping.
 import type { TranscriptSegment } from '../engine/transcript.js';
 
 export interface Word {
   word: string;
   start: number;
   end: number;
-  speaker?: string;
 }
 
-export function wordsFromSegments(segments: TranscriptSegment[]): Word[] {
-  const words: Word[] = [];
-  let current: Word | null = null;
-  for (const segment of segments) {
-    for (const token of segment.tokens) {
-      if (token.special || token.text === '') continue;
-      const start = token.start ?? segment.start;
-      const end = token.end ?? segment.end;
-      const startsWord = current === null || /^\s/.test(token.text);
-      if (startsWord) {
-        if (current && current.word.trim() !== '') words.push(current);
-        current = { word: token.text.trimStart(), start, end: Math.max(end, start) };
-      } else if (current) {
-        current.word += token.text;
-        current.end = Math.max(current.end, end);
-      }
+/** A word and the tokens of its segment that spell it ([tokenFrom, tokenTo)). */
+export interface SegmentWord extends Word {
+  tokenFrom: number;
+  tokenTo: number;
+}
+
+/** The words of one segment, in order; times within the segment and non-overlapping. */
+export function wordsOfSegment(segment: TranscriptSegment): SegmentWord[] {
+  const words: SegmentWord[] = [];
+  let current: SegmentWord | null = null;
+  for (const [index, token] of segment.tokens.entries()) {
+    if (token.special || token.text === '') {
+      if (current && !token.special) current.tokenTo = index + 1;
+      continue;
     }
-    // A segment boundary always ends a word.
-    if (current && current.word.trim() !== '') words.push(current);
-    current = null;
+    const start = token.dtw ?? token.start ?? segment.start;
+    const end = token.end ?? segment.end;
+    if (current === null || /^\s/.test(token.text)) {
+      if (current) words.push(current);
+      current = { word: token.text, start, end: Math.max(end, start), tokenFrom: index, tokenTo: index + 1 };
+    } else {
+      current.word += token.text;
+      current.end = Math.max(current.end, end);
+      current.tokenTo = index + 1;
+    }
   }
-  return words.map((w) => ({ ...w, word: w.word.trim() }));
+  if (current) words.push(current);
+  let previousEnd = segment.start;
+  const out: SegmentWord[] = [];
+  for (const w of words) {
+    const text = w.word.trim();
+    if (text === '') continue;
+    const start = Math.min(Math.max(w.start, previousEnd, segment.start), segment.end);
+    const end = Math.min(Math.max(w.end, start), segment.end);
+    out.push({ ...w, word: text, start, end });
+    previousEnd = end;
+  }
+  return out;
+}
+
+/** Every segment's words, in order. */
+export function wordsFromSegments(segments: TranscriptSegment[]): Word[] {
+  let previousEnd = 0;
+  return segments.flatMap((segment) =>
+    wordsOfSegment(segment).map(({ word, start, end }) => {
+      // Segments of one run never overlap, but a later run's first segment may start inside the last.
+      const s = Math.max(start, previousEnd);
+      const e = Math.max(end, s);
+      previousEnd = e;
+      return { word, start: s, end: e };
+    }),
+  );
 }

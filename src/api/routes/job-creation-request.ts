@@ -105,6 +105,8 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       responseFormat,
       language,
       diarize,
+      // OpenAI's timestamp_granularities[] belongs to the transcription route; jobs give words with diarize.
+      wordTimestamps: false,
       dictionary: true,
       vocabulary,
       patterns,

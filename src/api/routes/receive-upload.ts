@@ -45,6 +45,7 @@ export async function receiveUpload(
   if (Number.isFinite(declared) && declared > limits.maxBytes + 1024 * 1024) throw tooLarge(limits.maxBytes);
 
   const fields: Record<string, string> = {};
+  const arrays: Record<string, string[]> = {};
   // Held in an object so TypeScript does not narrow it across the async reader below.
   const received: { file: Omit<ReceivedUpload, 'fields'> | null } = { file: null };
   const parts = request.parts({ limits: { fileSize: limits.maxBytes, files: 1, fields: 32, fieldSize: MAX_FIELD_BYTES, parts: 40 } });
@@ -107,8 +108,15 @@ export async function receiveUpload(
         // the field's content.
         if (part.valueTruncated || part.fieldnameTruncated) throw fieldTooLong();
         // Taking the first or the last of two values would be a silent guess at what the client meant.
+        const value = typeof part.value === 'string' ? part.value : String(part.value);
+        // OpenAI's array fields (`name[]`) repeat by design: their values are kept as one JSON array.
+        if (part.fieldname.endsWith('[]')) {
+          arrays[part.fieldname] = [...(arrays[part.fieldname] ?? []), value];
+          fields[part.fieldname] = JSON.stringify(arrays[part.fieldname]);
+          continue;
+        }
         if (Object.hasOwn(fields, part.fieldname)) throw new ApiError(400, 'invalid_request', 'a form field appears more than once; send each field once');
-        fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+        fields[part.fieldname] = value;
       }
     }
   }

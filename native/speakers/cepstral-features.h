@@ -1,0 +1,44 @@
+// Frame features for speaker statistics: mel-frequency cepstral coefficients c1..c19 of 25 ms
+// Hamming frames every 10 ms (pre-emphasis 0.97, 512-point FFT, 40 triangular mel filters from 60 to
+// 7,600 Hz, log, orthonormal DCT-II). c0 is left out: loudness says how near the microphone a person
+// sits, not who they are.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace svc::speakers {
+
+constexpr int kSampleRate = 16000;
+constexpr int kFrameHop = 160;      // 10 ms
+constexpr int kFrameLength = 400;   // 25 ms
+constexpr int kCepstra = 19;        // c1..c19
+
+/** Frames are rows of kCepstra floats; frame t covers samples [t * kFrameHop, t * kFrameHop + kFrameLength). */
+struct FeatureMatrix {
+  size_t frames = 0;
+  std::vector<float> values;
+  /**
+   * Frames with sound in them (mean square above -70 dBFS). VAD regions are padded and pauses inside
+   * them can be digital silence, whose log spectrum is a constant far from any voice: such frames
+   * keep their segment's label but never enter a statistic.
+   */
+  std::vector<unsigned char> audible;
+  const float* Row(size_t t) const { return values.data() + t * kCepstra; }
+  float* Row(size_t t) { return values.data() + t * kCepstra; }
+};
+
+/** A half-open range of frames. */
+struct FrameSpan {
+  size_t start = 0;
+  size_t end = 0;
+  size_t Length() const { return end - start; }
+};
+
+/** Features of every frame inside `spans`; frames outside stay zero (silence is never looked at). */
+FeatureMatrix CepstralFeatures(const float* pcm, size_t sampleCount, const std::vector<FrameSpan>& spans);
+
+/** Scales each coefficient to zero mean and unit variance over the frames of `spans` (one channel, one recording). */
+void NormalizeOverSpans(FeatureMatrix& features, const std::vector<FrameSpan>& spans);
+
+}  // namespace svc::speakers

@@ -1,0 +1,51 @@
+// Who spoke when, from 16 kHz PCM and the VAD's speech regions, training-free and deterministic.
+// The stages (each its own file):
+//   1. cepstral features of the speech frames, normalised over the recording (cepstral-features.h);
+//   2. each speech region cut into segments of about a second (longer for long recordings, so that
+//      clustering stays within kMaxSegments);
+//   3. one vector per segment from the embedder (speaker-embedder.h: the seam for a neural model);
+//   4. a discriminant projection learned from adjacent segments (discriminant-projection.h);
+//   5. average-linkage clustering cut at the most voices ever reported (average-linkage.h);
+//   6. the Bayesian information criterion merging clusters that are one voice (gaussian-statistics.h),
+//      and clusters with under kMinVoiceSeconds of speech given to their nearest voice;
+//   7. re-segmentation: where adjacent segments belong to different voices, the change point moves to
+//      the frame where the two voices' Gaussians best explain the audio on either side.
+// Turns do not overlap: when two people speak at once the louder voice's cluster usually wins the
+// frames; overlap detection would need a trained model.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace svc::speakers {
+
+struct SpeechRegion {
+  double start = 0;  // seconds
+  double end = 0;
+};
+
+struct SpeakerTurn {
+  double start = 0;  // seconds
+  double end = 0;
+  int speaker = 0;   // 0-based, in order of first appearance
+};
+
+struct DiarizationSettings {
+  /** Voices ever told apart; more are merged into these (1 to 8). */
+  int maxVoices = 4;
+};
+
+struct DiarizationResult {
+  std::vector<SpeakerTurn> turns;
+  int voices = 0;
+  /** Segments clustered (for diagnostics and tests). */
+  size_t segments = 0;
+};
+
+class SpeakerEmbedder;
+
+/** `aborted` is polled between stages; when it returns true, the result is empty. */
+DiarizationResult Diarize(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions,
+                          const DiarizationSettings& settings, const SpeakerEmbedder& embedder, bool (*aborted)(void*), void* abortContext);
+
+}  // namespace svc::speakers

@@ -1,0 +1,66 @@
+#include "gaussian-statistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "symmetric-matrix.h"
+
+namespace svc::speakers {
+
+namespace {
+// Relative ridge on the covariance: features are unit-variance, so about 1e-3 absolute.
+constexpr double kCovarianceRidge = 1e-3;
+}  // namespace
+
+void GaussianStatistics::Add(const float* x) {
+  frames += 1;
+  for (int a = 0; a < kCepstra; a++) {
+    sum[a] += x[a];
+    for (int b = 0; b < kCepstra; b++) outer[a * kCepstra + b] += static_cast<double>(x[a]) * x[b];
+  }
+}
+
+void GaussianStatistics::Add(const GaussianStatistics& other) {
+  frames += other.frames;
+  for (int a = 0; a < kCepstra; a++) sum[a] += other.sum[a];
+  for (int k = 0; k < kCepstra * kCepstra; k++) outer[k] += other.outer[k];
+}
+
+bool GaussianStatistics::Model(std::vector<double>& mean, std::vector<double>& l) const {
+  if (frames <= 0) return false;
+  mean.assign(kCepstra, 0.0);
+  for (int a = 0; a < kCepstra; a++) mean[a] = sum[a] / frames;
+  l.assign(kCepstra * kCepstra, 0.0);
+  for (int a = 0; a < kCepstra; a++)
+    for (int b = 0; b < kCepstra; b++) l[a * kCepstra + b] = outer[a * kCepstra + b] / frames - mean[a] * mean[b];
+  return Cholesky(l, kCepstra, kCovarianceRidge);
+}
+
+double GaussianStatistics::LogDeterminant() const {
+  std::vector<double> mean, l;
+  if (!Model(mean, l)) return std::numeric_limits<double>::infinity();
+  return LogDeterminantFromCholesky(l, kCepstra);
+}
+
+double DeltaBic(const GaussianStatistics& a, const GaussianStatistics& b, double penaltyWeight, double capFrames) {
+  GaussianStatistics joint = a;
+  joint.Add(b);
+  const double n = joint.frames;
+  const double scale = std::min(1.0, capFrames / n);
+  const double likelihood = 0.5 * scale * (n * joint.LogDeterminant() - a.frames * a.LogDeterminant() - b.frames * b.LogDeterminant());
+  const double d = kCepstra;
+  const double parameters = d + d * (d + 1) / 2;
+  return likelihood - penaltyWeight * 0.5 * parameters * std::log(n * scale);
+}
+
+double FrameLogLikelihood(const float* x, const std::vector<double>& mean, const std::vector<double>& l, double logDeterminant) {
+  double y[kCepstra];
+  for (int a = 0; a < kCepstra; a++) y[a] = x[a] - mean[a];
+  ForwardSubstitute(l, kCepstra, y);
+  double q = 0;
+  for (int a = 0; a < kCepstra; a++) q += y[a] * y[a];
+  return -0.5 * (q + logDeterminant);
+}
+
+}  // namespace svc::speakers

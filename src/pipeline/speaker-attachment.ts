@@ -1,0 +1,190 @@
+// Attaches speaker turns to a transcript by the contract's rules (behavioural rules 5 and 6):
+// - each word gets the voice whose turns overlap it most (the nearest turn when none does);
+// - a segment is split where its words change voice, at token boundaries, so the wording is
+//   unchanged: the pieces' texts concatenate to the segment's text byte for byte;
+// - without word timing (Arabic, Hindi) segments stay transcript-only and ownership appears only in
+//   speaker_segments;
+// - max_speakers is a labelling ceiling: the voices with the most speech up to the ceiling are
+//   labelled, the others' passages keep their times, are unlabelled and marked review_required.
+// Labels are anonymous, session-local capital letters in order of first appearance (as OpenAI's).
+import type { SpeakerDiarization, SpeakerTurn } from '../engine/speaker-diarizer.js';
+import type { RecognisedSegment } from './recognise-stage.js';
+import { wordsOfSegment, type Word } from './words.js';
+
+/** What a segment's `speaker` says when nobody is attributed (diarization off, no word timing, over the ceiling). */
+export const UNATTRIBUTED_SPEAKER = 'unknown';
+export const DEFAULT_MAX_SPEAKERS = 4;
+export const SPEAKER_CEILING_ACTIONS = ['none', 'unlabelled_review_required'] as const;
+export type SpeakerCeilingAction = (typeof SPEAKER_CEILING_ACTIONS)[number];
+
+export interface SpeakerTiming {
+  word_timing: boolean;
+  speaker_ceiling_reached: boolean;
+  requested_max_speakers: number | null;
+  detected_speaker_count: number;
+  speaker_ceiling_action: SpeakerCeilingAction;
+}
+
+export interface AttributedSegment extends RecognisedSegment {
+  speaker: string;
+  reviewRequired: boolean;
+}
+
+export interface AttributedWord extends Word {
+  speaker?: string;
+  review_required?: true;
+}
+
+export interface SpeakerSegment {
+  speaker: string;
+  start: number;
+  end: number;
+  review_required?: true;
+}
+
+export interface SpeakerAttachment {
+  segments: AttributedSegment[];
+  /** Present when word timing is available. */
+  words: AttributedWord[] | null;
+  speakers: Array<{ speaker: string }>;
+  speakerSegments: SpeakerSegment[];
+  timing: SpeakerTiming;
+}
+
+export interface AttachInput {
+  segments: RecognisedSegment[];
+  diarization: SpeakerDiarization;
+  wordTiming: boolean;
+  maxSpeakers: number;
+}
+
+/** Segments without speakers: diarization was not requested. */
+export function unattributed(segments: RecognisedSegment[], wordTiming: boolean): SpeakerAttachment {
+  return {
+    segments: segments.map((s) => ({ ...s, speaker: UNATTRIBUTED_SPEAKER, reviewRequired: false })),
+    words: null,
+    speakers: [],
+    speakerSegments: [],
+    timing: { word_timing: wordTiming, speaker_ceiling_reached: false, requested_max_speakers: null, detected_speaker_count: 0, speaker_ceiling_action: 'none' },
+  };
+}
+
+export function attachSpeakers(input: AttachInput): SpeakerAttachment {
+  const { diarization, maxSpeakers } = input;
+  const labels = voiceLabels(diarization.turns, maxSpeakers);
+  const labelOf = (voice: number) => labels.get(voice) ?? null;
+  const ceilingReached = diarization.voices > maxSpeakers;
+  const timing: SpeakerTiming = {
+    word_timing: input.wordTiming,
+    speaker_ceiling_reached: ceilingReached,
+    requested_max_speakers: maxSpeakers,
+    detected_speaker_count: diarization.voices,
+    speaker_ceiling_action: ceilingReached ? 'unlabelled_review_required' : 'none',
+  };
+  const speakers = [...new Set(labels.values())].sort().map((speaker) => ({ speaker }));
+  const speakerSegments = diarization.turns.map((t): SpeakerSegment => {
+    const label = labelOf(t.speaker);
+    return label ? { speaker: label, start: t.start, end: t.end } : { speaker: UNATTRIBUTED_SPEAKER, start: t.start, end: t.end, review_required: true };
+  });
+  if (!input.wordTiming) {
+    return { ...unattributed(input.segments, false), speakers, speakerSegments, timing };
+  }
+  const segments: AttributedSegment[] = [];
+  const words: AttributedWord[] = [];
+  for (const segment of input.segments) {
+    const segmentWords = wordsOfSegment(segment);
+    if (segmentWords.length === 0) {
+      const label = labelOf(voiceAt(diarization.turns, segment.start, segment.end));
+      segments.push({ ...segment, speaker: label ?? UNATTRIBUTED_SPEAKER, reviewRequired: label === null && diarization.voices > 0 });
+      continue;
+    }
+    const voices = segmentWords.map((w) => voiceAt(diarization.turns, w.start, w.end));
+    segmentWords.forEach((w, i) => {
+      const label = labelOf(voices[i]);
+      words.push({ word: w.word, start: w.start, end: w.end, ...(label ? { speaker: label } : voices[i] >= 0 ? { review_required: true as const } : {}) });
+    });
+    segments.push(...splitAtVoiceChanges(segment, segmentWords, voices, labelOf));
+  }
+  return { segments, words: nonOverlapping(words), speakers, speakerSegments, timing };
+}
+
+/** Labels for the voices kept under the ceiling (most speech first), lettered in order of first appearance. */
+function voiceLabels(turns: SpeakerTurn[], maxSpeakers: number): Map<number, string> {
+  const seconds = new Map<number, number>();
+  const firstSeen: number[] = [];
+  for (const t of turns) {
+    if (!seconds.has(t.speaker)) firstSeen.push(t.speaker);
+    seconds.set(t.speaker, (seconds.get(t.speaker) ?? 0) + (t.end - t.start));
+  }
+  const kept = new Set([...seconds.keys()].sort((a, b) => seconds.get(b)! - seconds.get(a)! || a - b).slice(0, maxSpeakers));
+  const labels = new Map<number, string>();
+  for (const voice of firstSeen) if (kept.has(voice)) labels.set(voice, String.fromCharCode(65 + labels.size));
+  return labels;
+}
+
+/** The voice whose turns overlap [start, end] most; the nearest turn's when none overlaps; -1 without turns. */
+export function voiceAt(turns: SpeakerTurn[], start: number, end: number): number {
+  const overlap = new Map<number, number>();
+  let nearest = -1;
+  let nearestGap = Infinity;
+  for (const t of turns) {
+    const o = Math.min(end, t.end) - Math.max(start, t.start);
+    if (o > 0) overlap.set(t.speaker, (overlap.get(t.speaker) ?? 0) + o);
+    const gap = Math.max(t.start - end, start - t.end, 0);
+    if (gap < nearestGap) {
+      nearestGap = gap;
+      nearest = t.speaker;
+    }
+  }
+  let best = -1;
+  let bestOverlap = 0;
+  for (const [voice, o] of overlap) {
+    if (o > bestOverlap || (o === bestOverlap && voice < best)) {
+      best = voice;
+      bestOverlap = o;
+    }
+  }
+  return best >= 0 ? best : nearest;
+}
+
+/** Pieces of one segment, one per run of words of one voice; their texts concatenate to the segment's. */
+function splitAtVoiceChanges(
+  segment: RecognisedSegment,
+  words: ReturnType<typeof wordsOfSegment>,
+  voices: number[],
+  labelOf: (voice: number) => string | null,
+): AttributedSegment[] {
+  const runs: Array<{ from: number; to: number; voice: number }> = [];
+  voices.forEach((voice, i) => {
+    const last = runs[runs.length - 1];
+    if (last && last.voice === voice) last.to = i + 1;
+    else runs.push({ from: i, to: i + 1, voice });
+  });
+  return runs.map((run, k) => {
+    // Token ranges: the first piece takes everything before its first word, the last everything after.
+    const tokenFrom = k === 0 ? 0 : words[run.from].tokenFrom;
+    const tokenTo = k === runs.length - 1 ? segment.tokens.length : words[runs[k + 1].from].tokenFrom;
+    const tokens = segment.tokens.slice(tokenFrom, tokenTo);
+    const label = labelOf(run.voice);
+    return {
+      ...segment,
+      start: k === 0 ? segment.start : words[run.from].start,
+      end: k === runs.length - 1 ? segment.end : words[runs[k + 1].from].start,
+      text: tokens.map((t) => t.text).join(''),
+      tokens,
+      speaker: label ?? UNATTRIBUTED_SPEAKER,
+      reviewRequired: label === null && run.voice >= 0,
+    };
+  });
+}
+
+/** Words in time order never overlap (a later run's first word may start inside an earlier one's last). */
+function nonOverlapping(words: AttributedWord[]): AttributedWord[] {
+  let previousEnd = 0;
+  return words.map((w) => {
+    const start = Math.max(w.start, previousEnd);
+    const end = Math.max(w.end, start);
+    previousEnd = end;
+    return { ...w, start, end };
+  });
+}

@@ -1,0 +1,116 @@
+// The native diarizer (native/speakers/) through the engine, on generated conversations with exact
+// reference turns and the real Silero VAD's regions: DER by our own scorer, the voice count, the
+// bad-input cases (one voice, silence, ten minutes of one voice), determinism and argument checks.
+import { readFile } from 'node:fs/promises';
+import t from 'tap';
+import { Engine } from '../../src/engine/engine.js';
+import { loadNativeAddon } from '../../src/engine/native-addon.js';
+import { vadModelPath } from '../../src/models/vad-model-path.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
+import { conversation } from '../helpers/conversations.js';
+import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
+import { testModelPath } from '../helpers/test-models.js';
+
+let engine: Engine;
+t.before(async () => {
+  engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
+});
+t.teardown(() => engine.close());
+
+async function pcmOf(path: string): Promise<Float32Array> {
+  const bytes = await readFile(path);
+  const samples = new Int16Array(bytes.buffer, bytes.byteOffset + 44, (bytes.length - 44) / 2);
+  return Float32Array.from(samples, (s) => s / 32768);
+}
+
+async function diarizeFile(path: string) {
+  const pcm = await pcmOf(path);
+  const regions = (await engine.detectSpeech(pcm)).segments;
+  return { pcm, regions, result: await engine.diarize(pcm, regions) };
+}
+
+const hypothesis = (turns: Array<{ start: number; end: number; speaker: number }>) => turns.map((x) => ({ speaker: String(x.speaker), start: x.start, end: x.end }));
+
+// Bars: what this training-free diarizer reaches on these voices, with a margin (bench/diarization.ts
+// prints the figures). Two voices are told apart almost perfectly; the 3- and 4-voice sets hold
+// voices of one sex that differ only in variant, pitch and rate, which the spectral statistics
+// separate less well.
+const DER_BARS = { 2: 0.1, 3: 0.4, 4: 0.5 } as const;
+
+for (const voices of [2, 3, 4] as const) {
+  t.test(`${voices} voices: DER within ${DER_BARS[voices]} and turns well formed`, async (t) => {
+    const c = await conversation({ voices, turns: 16, seed: 1 });
+    const { regions, result } = await diarizeFile(c.path);
+    const score = diarizationErrorRate(c.turns, hypothesis(result.turns));
+    t.comment(`${voices} voices: DER ${score.der.toFixed(3)}, ${result.voices} voices found`);
+    t.ok(score.der <= DER_BARS[voices], `DER ${score.der.toFixed(3)}`);
+    t.ok(result.voices >= 2 && result.voices <= 4, `voices ${result.voices}`);
+    if (voices === 2) t.equal(result.voices, 2, 'two voices are two');
+    for (const [i, turn] of result.turns.entries()) {
+      t.ok(turn.end > turn.start, 'a turn has length');
+      if (i > 0) t.ok(turn.start >= result.turns[i - 1].end, 'turns are in order and do not overlap');
+      t.ok(regions.some((r) => turn.start >= r.start - 1e-9 && turn.end <= r.end + 1e-9), 'a turn lies inside a speech region');
+      t.ok(turn.speaker >= 0 && turn.speaker < result.voices);
+    }
+    t.same(result.turns.map((x) => x.speaker).filter((s, i, all) => all.indexOf(s) === i), [...Array(result.voices).keys()], 'labels in order of first appearance');
+  });
+}
+
+t.test('one voice is one speaker; ten minutes of one voice are still one', async (t) => {
+  for (const seconds of [20, 600]) {
+    const { result } = await diarizeFile(await speechWav(seconds, { voice: 'en-us+m3' }));
+    t.equal(result.voices, 1, `${seconds} s of one voice`);
+    t.ok(result.turns.length > 0);
+  }
+});
+
+t.test('silence: no speakers and no turns', async (t) => {
+  const pcm = new Float32Array(16000 * 5);
+  const result = await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments);
+  t.same(result.turns, []);
+  t.equal(result.voices, 0);
+  const none = await engine.diarize(pcm, []);
+  t.equal(none.voices, 0, 'no regions: nobody');
+});
+
+t.test('deterministic: the same audio gives the same turns', async (t) => {
+  const c = await conversation({ voices: 3, turns: 16, seed: 2 });
+  const first = await diarizeFile(c.path);
+  const second = await engine.diarize(first.pcm, first.regions);
+  t.same(second.turns, first.result.turns);
+});
+
+t.test('maxVoices bounds the voices told apart', async (t) => {
+  const c = await conversation({ voices: 4, turns: 16, seed: 1 });
+  const pcm = await pcmOf(c.path);
+  const regions = (await engine.detectSpeech(pcm)).segments;
+  t.equal((await engine.diarize(pcm, regions, { maxVoices: 1 })).voices, 1);
+  t.ok((await engine.diarize(pcm, regions, { maxVoices: 2 })).voices <= 2);
+});
+
+t.test('bad arguments reject with clear errors', async (t) => {
+  const addon = loadNativeAddon();
+  const pcm = new Float32Array(16000);
+  const ok = [{ start: 0, end: 0.5 }];
+  t.throws(() => addon.diarize(new Float64Array(4) as never, ok, { maxVoices: 4 }), { name: 'TypeError', message: /pcm must be a Float32Array/ });
+  t.throws(() => addon.diarize(pcm, 'all' as never, { maxVoices: 4 }), { name: 'TypeError', message: /regions must be an array/ });
+  t.throws(() => addon.diarize(pcm, [{ start: 'a', end: 1 }] as never, { maxVoices: 4 }), { name: 'TypeError', message: /start must be a finite number/ });
+  t.throws(() => addon.diarize(pcm, [{ start: 1, end: 0.5 }], { maxVoices: 4 }), { name: 'RangeError', message: /0 <= start <= end/ });
+  t.throws(() => addon.diarize(pcm, [{ start: 0, end: 0.6 }, { start: 0.5, end: 0.9 }], { maxVoices: 4 }), { name: 'RangeError', message: /time order without overlap/ });
+  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 0 }), { name: 'RangeError', message: /maxVoices/ });
+  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 2.5 }), { name: 'RangeError', message: /maxVoices/ });
+  t.throws(() => addon.diarize(pcm, ok, {} as never), { name: 'TypeError', message: /maxVoices/ });
+  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 4 }, new Float32Array(1) as never), { name: 'TypeError', message: /control/ });
+  // Regions past the end of the audio are clipped, not read out of bounds.
+  const past = await addon.diarize(pcm, [{ start: 0, end: 30 }], { maxVoices: 4 });
+  t.ok(past.turns.every((x) => x.end <= 30));
+});
+
+t.test('an aborted call rejects with an AbortError', async (t) => {
+  const c = await conversation({ voices: 2, turns: 16, seed: 1 });
+  const pcm = await pcmOf(c.path);
+  const regions = (await engine.detectSpeech(pcm)).segments;
+  const controller = new AbortController();
+  controller.abort();
+  await t.rejects(engine.diarize(pcm, regions, {}, { signal: controller.signal }), { name: 'AbortError' });
+});
