@@ -18,6 +18,10 @@ export interface TranscribePcmOptions {
   vocabulary?: string[];
   /** Word timestamps (token-level timing) where the language has them. */
   wordTimestamps?: boolean;
+  /** Speaker labels (who spoke when), attached by the contract's rules; implies word timestamps. */
+  diarize?: boolean;
+  /** With diarize: the labelling ceiling (1 to 4, default 4). */
+  maxSpeakers?: number;
   decoding?: Partial<DecodingSettings>;
   signal?: AbortSignal;
 }
@@ -28,7 +32,14 @@ const DEFAULT_DECODING: DecodingSettings = { beamSize: 1, maxTokens: 0, temperat
 export function transcribePcm(engine: Engine, pcm: Float32Array, options: TranscribePcmOptions = {}): Promise<TranscriptionOutcome> {
   return runTranscription(
     pcm,
-    { language: languageChoiceOf(options.language, options.languageHints), dictionary: false, vocabulary: options.vocabulary ?? [], diarize: options.wordTimestamps ?? false },
+    {
+      language: languageChoiceOf(options.language, options.languageHints),
+      dictionary: false,
+      vocabulary: options.vocabulary ?? [],
+      diarize: options.diarize ?? false,
+      wordTimestamps: options.wordTimestamps ?? false,
+      ...(options.maxSpeakers !== undefined ? { maxSpeakers: options.maxSpeakers } : {}),
+    },
     { ...pipelineStages(engine, { vad: options.vad }), decoding: { ...DEFAULT_DECODING, ...options.decoding }, sampleRate: SAMPLE_RATE, dictionaryFor: async () => [] },
     { signal: options.signal },
   );

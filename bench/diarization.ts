@@ -1,0 +1,79 @@
+// bench diarization: how well and how cheaply the native diarizer tells voices apart.
+// - DER (0.25 s collar, overlap counted per speaker; test/helpers/diarization-error-rate.ts) on the
+//   generated 2-, 3- and 4-voice espeak-ng conversations, three seeds each, on the Silero VAD's regions;
+// - overhead: the diarization of each conversation over the transcription of the same audio (the
+//   same pipeline with the language given, greedy, no fallback), alternating, medians per file.
+//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0]
+// Bar (DESIGN.md): overhead <= 0.10. DER: as low as it goes, reported as it is.
+import { decodeAudio } from '../src/audio/index.js';
+import { Engine } from '../src/engine/engine.js';
+import { vadModelPath } from '../src/models/vad-model-path.js';
+import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
+import { conversation } from '../test/helpers/conversations.js';
+import { diarizationErrorRate } from '../test/helpers/diarization-error-rate.js';
+import { testModelPath } from '../test/helpers/test-models.js';
+import { flag, median, printResult, printTable, round } from './lib-report.js';
+
+const SEEDS = [1, 2, 3];
+
+export async function run(args: string[]): Promise<void> {
+  const rounds = Number(flag(args, 'rounds', '3'));
+  const threads = Number(flag(args, 'threads', '2'));
+  const arch = flag(args, 'arch', 'tiny') as 'tiny';
+  const seed = Number(flag(args, 'seed', '3'));
+  const maxTokens = Number(flag(args, 'max-tokens', '0'));
+  const engine = await Engine.open({ model: await testModelPath(arch, seed), workers: 1, threadsPerWorker: threads, vadModel: vadModelPath() });
+  const decoding = { beamSize: 1, temperatureFallback: false, maxTokens };
+  const rows: Array<Array<string | number>> = [];
+  const der: Record<number, number[]> = { 2: [], 3: [], 4: [] };
+  const ratios: number[] = [];
+  let audioSeconds = 0;
+  try {
+    for (const voices of [2, 3, 4] as const) {
+      for (const conversationSeed of SEEDS) {
+        const c = await conversation({ voices, turns: 16, seed: conversationSeed });
+        const pcm = await decodeAudio(c.path, { maxSeconds: 600, timeoutMs: 120_000 });
+        audioSeconds += c.seconds;
+        const regions = (await engine.detectSpeech(pcm)).segments;
+        const asr: number[] = [];
+        const diarize: number[] = [];
+        let found = 0;
+        let score = 0;
+        for (let r = 0; r < rounds; r++) {
+          const t0 = performance.now();
+          await transcribePcm(engine, pcm, { language: 'en', decoding });
+          asr.push(performance.now() - t0);
+          const t1 = performance.now();
+          const result = await engine.diarize(pcm, regions);
+          diarize.push(performance.now() - t1);
+          found = result.voices;
+          score = diarizationErrorRate(c.turns, result.turns.map((x) => ({ speaker: String(x.speaker), start: x.start, end: x.end }))).der;
+        }
+        der[voices].push(score);
+        const ratio = median(diarize) / median(asr);
+        ratios.push(ratio);
+        rows.push([voices, conversationSeed, round(c.seconds, 1), found, round(score), round(median(asr), 0), round(median(diarize), 1), round(ratio, 4)]);
+      }
+    }
+  } finally {
+    await engine.close();
+  }
+  printTable(['voices', 'seed', 'seconds', 'found', 'DER', 'asr ms', 'diarize ms', 'overhead'], rows);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const overhead = median(ratios);
+  console.log(`\n${arch} model (seed ${seed}), ${threads} threads, greedy, no fallback, max tokens ${maxTokens || 'none'}; ${round(audioSeconds, 0)} s of conversation`);
+  console.log(`mean DER: 2 voices ${round(mean(der[2]))}, 3 voices ${round(mean(der[3]))}, 4 voices ${round(mean(der[4]))}`);
+  console.log(`median overhead (diarization / transcription): ${round(overhead, 4)}  (bar <= 0.10)`);
+  printResult('diarization', {
+    der_2: round(mean(der[2])),
+    der_3: round(mean(der[3])),
+    der_4: round(mean(der[4])),
+    overhead: round(overhead, 4),
+    files: rows.length,
+    audio_seconds: round(audioSeconds, 1),
+    arch,
+    seed,
+    threads,
+    rounds,
+  });
+}
