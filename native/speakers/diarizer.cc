@@ -168,7 +168,7 @@ void Resegment(const FeatureMatrix& features, std::vector<Segment>& segments, in
     const size_t from = left.span.start + kMinResegmentedFrames, to = right.span.end - kMinResegmentedFrames;
     if (from >= to) continue;
     // score(t) = Σ_{f<t} ll_left(f) + Σ_{f>=t} ll_right(f), up to a constant: a running difference.
-    double running = 0, best = 0;
+    double best = 0;
     size_t bestCut = left.span.end;
     std::vector<double> gain(to - left.span.start, 0.0);
     for (size_t f = left.span.start; f < to; f++) {
@@ -178,10 +178,10 @@ void Resegment(const FeatureMatrix& features, std::vector<Segment>& segments, in
                                   FrameLogLikelihood(x, means[right.label], factors[right.label], logDets[right.label]);
     }
     // Relative to the current cut: moving it right adds gains, moving it left subtracts them.
-    running = 0;
+    double running = 0;
     for (size_t t = left.span.end; t < to; t++) {
       running += gain[t - left.span.start];
-      if (running > best && t + 1 <= to) best = running, bestCut = t + 1;
+      if (running > best) best = running, bestCut = t + 1;
     }
     running = 0;
     for (size_t t = left.span.end; t > from; t--) {

@@ -6,7 +6,6 @@ import { disabledVocabularyAudit } from './vocabulary-audit.js';
 import { wordsFromSegments } from './words.js';
 
 export const API_VERSION = '2026-07-27';
-export { UNATTRIBUTED_SPEAKER } from './speaker-attachment.js';
 
 export interface ResponseContext {
   requestId: string;

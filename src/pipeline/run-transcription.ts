@@ -112,13 +112,14 @@ export async function runTranscription(
   const asrMs = Math.round(performance.now() - started);
 
   // Speakers over the whole stretch at once, so a voice keeps one label throughout.
-  const diarizeStarted = performance.now();
   let speakers = unattributed(recognised.segments, wordTiming);
+  let diarizationMs = 0;
   if (request.diarize && deps.diarize) {
+    const diarizeStarted = performance.now();
     const diarization = regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await deps.diarize(pcm, regions, signal);
     speakers = attachSpeakers({ segments: recognised.segments, diarization, wordTiming, maxSpeakers: request.maxSpeakers ?? DEFAULT_MAX_SPEAKERS });
+    diarizationMs = Math.round(performance.now() - diarizeStarted);
   }
-  const diarizationMs = request.diarize && deps.diarize ? Math.round(performance.now() - diarizeStarted) : 0;
   return {
     text: recognised.text,
     segments: recognised.segments,

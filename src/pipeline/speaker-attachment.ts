@@ -9,7 +9,7 @@
 // Labels are anonymous, session-local capital letters in order of first appearance (as OpenAI's).
 import type { SpeakerDiarization, SpeakerTurn } from '../engine/speaker-diarizer.js';
 import type { RecognisedSegment } from './recognise-stage.js';
-import { wordsOfSegment, type Word } from './words.js';
+import { nonOverlapping, wordsOfSegment, type Word } from './words.js';
 
 /** What a segment's `speaker` says when nobody is attributed (diarization off, no word timing, over the ceiling). */
 export const UNATTRIBUTED_SPEAKER = 'unknown';
@@ -175,16 +175,5 @@ function splitAtVoiceChanges(
       speaker: label ?? UNATTRIBUTED_SPEAKER,
       reviewRequired: label === null && run.voice >= 0,
     };
-  });
-}
-
-/** Words in time order never overlap (a later run's first word may start inside an earlier one's last). */
-function nonOverlapping(words: AttributedWord[]): AttributedWord[] {
-  let previousEnd = 0;
-  return words.map((w) => {
-    const start = Math.max(w.start, previousEnd);
-    const end = Math.max(w.end, start);
-    previousEnd = end;
-    return { ...w, start, end };
   });
 }

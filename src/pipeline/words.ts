@@ -55,14 +55,19 @@ export function wordsOfSegment(segment: TranscriptSegment): SegmentWord[] {
 
 /** Every segment's words, in order. */
 export function wordsFromSegments(segments: TranscriptSegment[]): Word[] {
+  return nonOverlapping(segments.flatMap((segment) => wordsOfSegment(segment).map(({ word, start, end }) => ({ word, start, end }))));
+}
+
+/**
+ * Words across segments in time order, none overlapping the one before: segments of one run never
+ * overlap, but a later run's first segment may start inside the last.
+ */
+export function nonOverlapping<W extends Word>(words: W[]): W[] {
   let previousEnd = 0;
-  return segments.flatMap((segment) =>
-    wordsOfSegment(segment).map(({ word, start, end }) => {
-      // Segments of one run never overlap, but a later run's first segment may start inside the last.
-      const s = Math.max(start, previousEnd);
-      const e = Math.max(end, s);
-      previousEnd = e;
-      return { word, start: s, end: e };
-    }),
-  );
+  return words.map((w) => {
+    const start = Math.max(w.start, previousEnd);
+    const end = Math.max(w.end, start);
+    previousEnd = end;
+    return { ...w, start, end };
+  });
 }
