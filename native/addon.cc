@@ -95,6 +95,7 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("loadVadModelSync", Napi::Function::New(env, LoadVadModelWorker::LoadSync, "loadVadModelSync"));
   exports.Set("detectSpeech", Napi::Function::New(env, DetectSpeechWorker::Start, "detectSpeech"));
   exports.Set("diarize", Napi::Function::New(env, DiarizeWorker::Start, "diarize"));
+  exports.Set("speakerFeatures", Napi::Function::New(env, SpeakerFeaturesWorker::Start, "speakerFeatures"));
   exports.Set("vadStats", Napi::Function::New(env, VadStats, "vadStats"));
   exports.Set("modelStats", Napi::Function::New(env, ModelStats, "modelStats"));
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));

@@ -1,5 +1,7 @@
 #include "diarize-worker.h"
 
+#include <cstring>
+
 #include "abort-error.h"
 #include "option-readers.h"
 #include "speakers/speaker-embedder.h"
@@ -7,27 +9,66 @@
 
 namespace svc {
 
+namespace {
+
+std::vector<speakers::SpeechRegion> ReadRegions(Napi::Env env, const Napi::Value& value) {
+  std::vector<speakers::SpeechRegion> regions;
+  for (const TimeRange& range : ReadTimeRanges(env, value, "regions")) regions.push_back({range.start, range.end});
+  return regions;
+}
+
+bool IsAborted(void* control) { return static_cast<AbortControl*>(control)->Aborted(); }
+
+}  // namespace
+
+DiarizationInput DiarizationInput::Read(Napi::Env env, const Napi::Value& value) {
+  DiarizationInput input;
+  if (value.IsTypedArray()) {
+    Napi::Float32Array pcm = ReadPcm(env, value);
+    input.pcmRef = Napi::Persistent(pcm.As<Napi::Object>());
+    input.samples = pcm.Data();
+    input.sampleCount = pcm.ElementLength();
+    return input;
+  }
+  if (!value.IsObject() || value.IsArray()) {
+    throw Napi::TypeError::New(env, "the input must be PCM (a Float32Array) or speaker features ({frames, values, audible})");
+  }
+  // {frames, values: Float32Array(frames * 19), audible: Uint8Array(frames)}, as speakerFeatures returns them.
+  const Napi::Object o = value.As<Napi::Object>();
+  const double frames = NumberOptionInRange(env, o, "frames", 0, 1e9);
+  if (frames != static_cast<double>(static_cast<size_t>(frames))) throw Napi::RangeError::New(env, "frames must be an integer");
+  input.frames = static_cast<size_t>(frames);
+  Napi::TypedArray values = TypedArrayOption(env, o, "values", napi_float32_array, "a Float32Array");
+  Napi::TypedArray audible = TypedArrayOption(env, o, "audible", napi_uint8_array, "a Uint8Array");
+  if (values.ElementLength() != input.frames * speakers::kCepstra) {
+    throw Napi::RangeError::New(env, "values must hold frames x " + std::to_string(speakers::kCepstra) + " numbers");
+  }
+  if (audible.ElementLength() != input.frames) throw Napi::RangeError::New(env, "audible must hold one flag per frame");
+  input.values = values.As<Napi::Float32Array>().Data();
+  input.audible = audible.As<Napi::Uint8Array>().Data();
+  input.valuesRef = Napi::Persistent(values.As<Napi::Object>());
+  input.audibleRef = Napi::Persistent(audible.As<Napi::Object>());
+  return input;
+}
+
 Napi::Value DiarizeWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Napi::Float32Array pcm = ReadPcm(env, info[0]);
-  std::vector<speakers::SpeechRegion> regions;
-  for (const TimeRange& range : ReadTimeRanges(env, info[1], "regions")) regions.push_back({range.start, range.end});
+  DiarizationInput input = DiarizationInput::Read(env, info[0]);
+  std::vector<speakers::SpeechRegion> regions = ReadRegions(env, info[1]);
   const Napi::Object options = ReadOptions(env, info[2], "diarization options");
   speakers::DiarizationSettings settings;
   settings.maxVoices = IntegerOption(env, options, "maxVoices", 1, 8);
-  auto* worker = new DiarizeWorker(env, pcm, std::move(regions), settings, info[3]);
+  auto* worker = new DiarizeWorker(env, std::move(input), std::move(regions), settings, info[3]);
   Napi::Promise promise = worker->deferred_.Promise();
   worker->Queue();
   return promise;
 }
 
-DiarizeWorker::DiarizeWorker(Napi::Env env, Napi::Float32Array pcm, std::vector<speakers::SpeechRegion> regions,
+DiarizeWorker::DiarizeWorker(Napi::Env env, DiarizationInput input, std::vector<speakers::SpeechRegion> regions,
                              speakers::DiarizationSettings settings, const Napi::Value& control)
     : SafeAsyncWorker(env, "svc-stt:diarize"),
       deferred_(Napi::Promise::Deferred::New(env)),
-      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
-      samples_(pcm.Data()),
-      sampleCount_(pcm.ElementLength()),
+      input_(std::move(input)),
       regions_(std::move(regions)),
       settings_(settings),
       abort_(env, control) {}
@@ -35,13 +76,17 @@ DiarizeWorker::DiarizeWorker(Napi::Env env, Napi::Float32Array pcm, std::vector<
 void DiarizeWorker::Execute() {
   const double start = NowMs();
   const speakers::CepstralStatisticsEmbedder embedder;
-  auto aborted = [](void* control) { return static_cast<AbortControl*>(control)->Aborted(); };
-  if (abort_.Aborted()) {
-    aborted_ = true;
-    SetError(kAbortMessage);
-    return;
+  if (!abort_.Aborted()) {
+    if (input_.samples) {
+      result_ = speakers::Diarize(input_.samples, input_.sampleCount, regions_, settings_, embedder, IsAborted, &abort_);
+    } else {
+      speakers::FeatureMatrix features;
+      features.frames = input_.frames;
+      features.values.assign(input_.values, input_.values + input_.frames * speakers::kCepstra);
+      features.audible.assign(input_.audible, input_.audible + input_.frames);
+      result_ = speakers::DiarizeFeatures(std::move(features), regions_, settings_, embedder, IsAborted, &abort_);
+    }
   }
-  result_ = speakers::Diarize(samples_, sampleCount_, regions_, settings_, embedder, aborted, &abort_);
   if (abort_.Aborted()) {
     aborted_ = true;
     SetError(kAbortMessage);
@@ -72,6 +117,51 @@ void DiarizeWorker::OnOK() {
 }
 
 void DiarizeWorker::OnError(const Napi::Error& error) {
+  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
+}
+
+Napi::Value SpeakerFeaturesWorker::Start(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Float32Array pcm = ReadPcm(env, info[0]);
+  auto* worker = new SpeakerFeaturesWorker(env, pcm, ReadRegions(env, info[1]), info[2]);
+  Napi::Promise promise = worker->deferred_.Promise();
+  worker->Queue();
+  return promise;
+}
+
+SpeakerFeaturesWorker::SpeakerFeaturesWorker(Napi::Env env, Napi::Float32Array pcm, std::vector<speakers::SpeechRegion> regions,
+                                             const Napi::Value& control)
+    : SafeAsyncWorker(env, "svc-stt:speaker-features"),
+      deferred_(Napi::Promise::Deferred::New(env)),
+      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
+      samples_(pcm.Data()),
+      sampleCount_(pcm.ElementLength()),
+      regions_(std::move(regions)),
+      abort_(env, control) {}
+
+void SpeakerFeaturesWorker::Execute() {
+  if (!abort_.Aborted()) features_ = speakers::SpeakerFeatures(samples_, sampleCount_, regions_);
+  if (abort_.Aborted()) {
+    aborted_ = true;
+    SetError(kAbortMessage);
+  }
+}
+
+void SpeakerFeaturesWorker::OnOK() {
+  Napi::Env env = Env();
+  Napi::HandleScope scope(env);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("frames", static_cast<double>(features_.frames));
+  Napi::Float32Array values = Napi::Float32Array::New(env, features_.values.size());
+  std::memcpy(values.Data(), features_.values.data(), features_.values.size() * sizeof(float));
+  Napi::Uint8Array audible = Napi::Uint8Array::New(env, features_.audible.size());
+  std::memcpy(audible.Data(), features_.audible.data(), features_.audible.size());
+  out.Set("values", values);
+  out.Set("audible", audible);
+  deferred_.Resolve(out);
+}
+
+void SpeakerFeaturesWorker::OnError(const Napi::Error& error) {
   deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
 }
 

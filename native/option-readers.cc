@@ -70,6 +70,14 @@ std::vector<TimeRange> ReadTimeRanges(Napi::Env env, const Napi::Value& value, c
   return ranges;
 }
 
+Napi::TypedArray TypedArrayOption(Napi::Env env, const Napi::Object& o, const char* key, napi_typedarray_type type, const char* typeName) {
+  const Napi::Value value = o.Get(key);
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != type) {
+    throw Napi::TypeError::New(env, std::string(key) + " must be " + typeName);
+  }
+  return value.As<Napi::TypedArray>();
+}
+
 Napi::Float32Array ReadPcm(Napi::Env env, const Napi::Value& value) {
   if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
     throw Napi::TypeError::New(env, "pcm must be a Float32Array of 16 kHz mono samples");

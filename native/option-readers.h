@@ -32,6 +32,9 @@ struct TimeRange {
 /** An array of {start, end} in seconds: finite, 0 <= start <= end, in time order without overlap. */
 std::vector<TimeRange> ReadTimeRanges(Napi::Env env, const Napi::Value& value, const char* what);
 
+/** A typed array of the given element type (`typeName` names it in the error, e.g. "a Float32Array"). */
+Napi::TypedArray TypedArrayOption(Napi::Env env, const Napi::Object& o, const char* key, napi_typedarray_type type, const char* typeName);
+
 /** A non-empty Float32Array of 16 kHz mono samples. */
 Napi::Float32Array ReadPcm(Napi::Env env, const Napi::Value& value);
 

@@ -194,16 +194,27 @@ void Resegment(const FeatureMatrix& features, std::vector<Segment>& segments, in
 
 }  // namespace
 
+size_t FrameCount(size_t sampleCount) {
+  return sampleCount < static_cast<size_t>(kFrameLength) ? 0 : 1 + (sampleCount - kFrameLength) / kFrameHop;
+}
+
+FeatureMatrix SpeakerFeatures(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions) {
+  return CepstralFeatures(pcm, sampleCount, RegionSpans(regions, FrameCount(sampleCount)));
+}
+
 DiarizationResult Diarize(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions,
                           const DiarizationSettings& settings, const SpeakerEmbedder& embedder, bool (*aborted)(void*), void* abortContext) {
+  return DiarizeFeatures(SpeakerFeatures(pcm, sampleCount, regions), regions, settings, embedder, aborted, abortContext);
+}
+
+DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<SpeechRegion>& regions, const DiarizationSettings& settings,
+                                  const SpeakerEmbedder& embedder, bool (*aborted)(void*), void* abortContext) {
   DiarizationResult result;
-  const size_t frames = sampleCount < static_cast<size_t>(kFrameLength) ? 0 : 1 + (sampleCount - kFrameLength) / kFrameHop;
-  const std::vector<FrameSpan> spans = RegionSpans(regions, frames);
+  const std::vector<FrameSpan> spans = RegionSpans(regions, features.frames);
   std::vector<Segment> segments = CutSegments(spans);
   result.segments = segments.size();
   if (segments.empty()) return result;
 
-  FeatureMatrix features = CepstralFeatures(pcm, sampleCount, spans);
   NormalizeOverSpans(features, spans);
   if (aborted(abortContext)) return {};
 

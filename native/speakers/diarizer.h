@@ -43,8 +43,26 @@ struct DiarizationResult {
 };
 
 class SpeakerEmbedder;
+struct FeatureMatrix;
 
-/** `aborted` is polled between stages; when it returns true, the result is empty. */
+/** Frames of `sampleCount` samples (frame t starts at sample t * kFrameHop; cepstral-features.h). */
+size_t FrameCount(size_t sampleCount);
+
+/**
+ * Stage 1 alone: the features of the frames inside `regions` (seconds from the first sample), not yet
+ * normalised. A long recording is decoded window by window and its windows' features joined, so that
+ * stages 2 to 7 see the whole recording at once (the same voice keeps its label throughout).
+ */
+FeatureMatrix SpeakerFeatures(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions);
+
+/**
+ * Stages 2 to 7 over the features of a whole recording (frames outside `regions` are never read).
+ * `aborted` is polled between stages; when it returns true, the result is empty.
+ */
+DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<SpeechRegion>& regions, const DiarizationSettings& settings,
+                                  const SpeakerEmbedder& embedder, bool (*aborted)(void*), void* abortContext);
+
+/** All stages over one stretch of PCM. */
 DiarizationResult Diarize(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions,
                           const DiarizationSettings& settings, const SpeakerEmbedder& embedder, bool (*aborted)(void*), void* abortContext);
 

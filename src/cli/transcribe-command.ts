@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { decodeAudio } from '../audio/index.js';
 import { Engine } from '../engine/engine.js';
+import { DIARIZER_MAX_VOICES } from '../engine/speaker-diarizer.js';
 import { resolveModelFile } from '../models/model-paths.js';
 import { vadModelPath } from '../models/vad-model-path.js';
 import { transcribePcm } from '../pipeline/transcribe-pcm.js';
@@ -24,17 +25,23 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
       'no-fallback': { type: 'boolean', default: false },
       // The same stages as the service: the VAD decides what is decoded; --no-vad decodes everything, to compare.
       'no-vad': { type: 'boolean', default: false },
+      // Who spoke when (native diarizer), and word timestamps.
+      diarize: { type: 'boolean', default: false },
+      'max-speakers': { type: 'string' },
+      words: { type: 'boolean', default: false },
     },
   });
   const file = positionals[0];
   if (!file) {
-    throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] [--no-vad]');
+    throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] [--no-vad] [--diarize [--max-speakers 1-4]] [--words]');
   }
   const format = values.format as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`);
   const threads = optionalInteger(values.threads, '--threads', 1, 256);
   const beamSize = optionalInteger(values['beam-size'], '--beam-size', 1, 16);
   const maxTokens = optionalInteger(values['max-tokens'], '--max-tokens', 0, 1 << 20);
+  const maxSpeakers = optionalInteger(values['max-speakers'], '--max-speakers', 1, DIARIZER_MAX_VOICES);
+  if (maxSpeakers !== undefined && !values.diarize) throw new UsageError('--max-speakers needs --diarize');
   const modelArg = values.model ?? process.env.SVC_MODEL;
   if (!modelArg) throw new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (see `svc-stt models list`)');
 
@@ -45,6 +52,9 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
     const outcome = await transcribePcm(engine, pcm, {
       language: values.language,
       vad,
+      diarize: values.diarize,
+      wordTimestamps: values.words,
+      ...(maxSpeakers !== undefined ? { maxSpeakers } : {}),
       decoding: {
         ...(beamSize ? { beamSize } : {}),
         ...(maxTokens !== undefined ? { maxTokens } : {}),

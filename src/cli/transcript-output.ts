@@ -1,5 +1,6 @@
 // The local runtime's output formats, shaped like the service's (text, json, verbose_json).
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { wordsFromSegments } from '../pipeline/words.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'verbose_json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -7,22 +8,41 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 export function formatTranscript(outcome: TranscriptionOutcome, format: OutputFormat): string {
-  if (format === 'text') return `${outcome.text}\n`;
+  const attached = outcome.speakers;
+  const diarized = attached.timing.requested_max_speakers !== null;
+  if (format === 'text') {
+    if (!diarized) return `${outcome.text}\n`;
+    // One line per segment with its speaker, as a clinician reads a dialogue.
+    return attached.segments
+      .filter((s) => s.text.trim() !== '')
+      .map((s) => `${s.speaker}: ${s.text.trim()}\n`)
+      .join('');
+  }
   if (format === 'json') return `${JSON.stringify({ text: outcome.text })}\n`;
+  const words = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
   const verbose = {
     text: outcome.text,
     language: outcome.language,
     language_source: outcome.languageSource,
     duration: round(outcome.durationSeconds),
     speech_seconds: round(outcome.speech.seconds),
-    segments: outcome.segments.map((segment, index) => ({
+    segments: attached.segments.map((segment, index) => ({
       id: String(index),
       start: round(segment.start),
       end: round(segment.end),
       text: segment.text.trim(),
       language: segment.language,
       no_speech_prob: segment.noSpeechProb,
+      ...(diarized ? { speaker: segment.speaker, ...(segment.reviewRequired ? { review_required: true } : {}) } : {}),
     })),
+    ...(words ? { words: words.map((w) => ({ ...w, start: round(w.start), end: round(w.end) })) } : {}),
+    ...(diarized
+      ? {
+          speakers: attached.speakers,
+          speaker_segments: attached.speakerSegments.map((t) => ({ ...t, start: round(t.start), end: round(t.end) })),
+          speaker_timing: attached.timing,
+        }
+      : {}),
     ...(outcome.detection ? { language_detection: outcome.detection } : {}),
   };
   return `${JSON.stringify(verbose, null, 2)}\n`;

@@ -27,8 +27,8 @@ import {
   type NativeVadModel,
   type NativeVadModelInfo,
 } from './native-addon.js';
-import type { DetectLanguageTask, DetectSpeechTask, DiarizeTask, PoolTask, PoolWorkerData, TranscribeTask } from './pool-task.js';
-import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer } from './speaker-diarizer.js';
+import type { DetectLanguageTask, DetectSpeechTask, DiarizeTask, PoolTask, PoolWorkerData, SpeakerFeaturesTask, TranscribeTask } from './pool-task.js';
+import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer, type SpeakerFeatures } from './speaker-diarizer.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { joinPieces, pieceStarts } from './vad-split.js';
 import { defaultPoolShape, defaultVadWorkers } from './pool-shape.js';
@@ -123,7 +123,7 @@ interface VadLane {
 
 export class Engine implements SpeakerDiarizer {
   private closed = false;
-  private readonly callCounts: Record<PoolTask['kind'], number> = { transcribe: 0, detectLanguage: 0, detectSpeech: 0, diarize: 0 };
+  private readonly callCounts: Record<PoolTask['kind'], number> = { transcribe: 0, detectLanguage: 0, detectSpeech: 0, diarize: 0, speakerFeatures: 0 };
 
   private constructor(
     private readonly whisper: PoolLane,
@@ -269,23 +269,31 @@ export class Engine implements SpeakerDiarizer {
 
   /**
    * Who spoke when (native/speakers/diarizer.h): speaker turns over the given speech regions of 16 kHz
-   * mono PCM. Needs no model; runs on a VAD worker when there is one, else on a whisper worker.
+   * mono PCM, or of a recording's features joined from its windows (speakerFeatures). Needs no model;
+   * runs on a VAD worker when there is one, else on a whisper worker.
    */
   async diarize(
-    pcm: Float32Array,
+    input: Float32Array | SpeakerFeatures,
     regions: ReadonlyArray<{ start: number; end: number }>,
     options: { maxVoices?: number } = {},
     call: Pick<CallOptions, 'signal'> = {},
   ): Promise<SpeakerDiarization> {
-    checkPcm(pcm);
+    if (input instanceof Float32Array) checkPcm(input);
     const task: Omit<DiarizeTask, 'control'> = {
       kind: 'diarize',
-      pcm,
+      input,
       regions: regions.map((r) => ({ start: r.start, end: r.end })),
       options: { maxVoices: options.maxVoices ?? DIARIZER_MAX_VOICES },
     };
     const raw = (await this.submit(this.vad?.lane ?? this.whisper, task, call.signal, [])) as NativeDiarization;
     return { turns: raw.turns, voices: raw.voices, timings: raw.timings };
+  }
+
+  /** The diarizer's first stage over one window of a recording (see SpeakerFeatureCanvas). */
+  async speakerFeatures(pcm: Float32Array, regions: ReadonlyArray<{ start: number; end: number }>, call: Pick<CallOptions, 'signal'> = {}): Promise<SpeakerFeatures> {
+    checkPcm(pcm);
+    const task: Omit<SpeakerFeaturesTask, 'control'> = { kind: 'speakerFeatures', pcm, regions: regions.map((r) => ({ start: r.start, end: r.end })) };
+    return (await this.submit(this.vad?.lane ?? this.whisper, task, call.signal, [])) as SpeakerFeatures;
   }
 
   /** Stops taking calls, lets running and queued calls finish, then frees the workers and the model. */

@@ -43,6 +43,17 @@ export interface NativeSpeakerTurn {
   speaker: number;
 }
 
+/**
+ * Speaker features of a stretch of 16 kHz PCM (native/speakers/cepstral-features.h): 19 cepstra per
+ * 10 ms frame (frame t starts at sample 160 t), rows in `values`; frames outside the regions given are
+ * zero. `audible` flags the frames with sound in them.
+ */
+export interface NativeSpeakerFeatures {
+  frames: number;
+  values: Float32Array;
+  audible: Uint8Array;
+}
+
 export interface NativeDiarization {
   /** In time order, non-overlapping, within the regions given. */
   turns: NativeSpeakerTurn[];
@@ -273,7 +284,14 @@ export interface NativeAddon {
    * Speaker turns over the speech regions (seconds, in time order, non-overlapping), single-threaded
    * on the libuv pool. control: as for transcribe (checked between stages).
    */
-  diarize(pcm: Float32Array, regions: ReadonlyArray<{ start: number; end: number }>, options: NativeDiarizeOptions, control?: Int32Array): Promise<NativeDiarization>;
+  diarize(
+    input: Float32Array | NativeSpeakerFeatures,
+    regions: ReadonlyArray<{ start: number; end: number }>,
+    options: NativeDiarizeOptions,
+    control?: Int32Array,
+  ): Promise<NativeDiarization>;
+  /** The diarizer's first stage alone over one window of a recording (regions: seconds from its first sample). */
+  speakerFeatures(pcm: Float32Array, regions: ReadonlyArray<{ start: number; end: number }>, control?: Int32Array): Promise<NativeSpeakerFeatures>;
   vadStats(): NativeVadStats;
   modelStats(): NativeModelStats;
   systemInfo(): NativeSystemInfo;

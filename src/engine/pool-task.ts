@@ -5,6 +5,7 @@ import type {
   NativeDiarizeOptions,
   NativeLanguageResult,
   NativeLoadOptions,
+  NativeSpeakerFeatures,
   NativeSpeechDetection,
   NativeTranscribeOptions,
   NativeTranscribeResult,
@@ -45,11 +46,20 @@ export interface DetectSpeechTask {
 /** Needs no model: any worker runs it (the engine sends it to the VAD pool when there is one). */
 export interface DiarizeTask {
   kind: 'diarize';
-  pcm: Float32Array;
+  /** The recording's PCM, or its speaker features joined from windows (SpeakerFeaturesTask). */
+  input: Float32Array | NativeSpeakerFeatures;
   regions: Array<{ start: number; end: number }>;
   options: NativeDiarizeOptions;
   control: Int32Array;
 }
 
-export type PoolTask = TranscribeTask | DetectLanguageTask | DetectSpeechTask | DiarizeTask;
-export type PoolResult = NativeTranscribeResult | NativeLanguageResult | NativeSpeechDetection | NativeDiarization;
+/** Needs no model, like DiarizeTask. */
+export interface SpeakerFeaturesTask {
+  kind: 'speakerFeatures';
+  pcm: Float32Array;
+  regions: Array<{ start: number; end: number }>;
+  control: Int32Array;
+}
+
+export type PoolTask = TranscribeTask | DetectLanguageTask | DetectSpeechTask | DiarizeTask | SpeakerFeaturesTask;
+export type PoolResult = NativeTranscribeResult | NativeLanguageResult | NativeSpeechDetection | NativeDiarization | NativeSpeakerFeatures;

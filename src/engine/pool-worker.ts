@@ -16,7 +16,8 @@ const vadModel = vadModelPath !== undefined ? addon.loadVadModelSync(vadModelPat
 export default async function runTask(task: PoolTask): Promise<PoolResult> {
   // A task cancelled while it waited in the queue never reaches the model.
   if (Atomics.load(task.control, 0) !== 0) throw abortError();
-  if (task.kind === 'diarize') return addon.diarize(task.pcm, task.regions, task.options, task.control);
+  if (task.kind === 'diarize') return addon.diarize(task.input, task.regions, task.options, task.control);
+  if (task.kind === 'speakerFeatures') return addon.speakerFeatures(task.pcm, task.regions, task.control);
   if (task.kind === 'detectSpeech') {
     if (!vadModel) throw new Error('this worker holds no VAD model');
     return addon.detectSpeech(vadModel, task.pcm, task.params, task.control);

@@ -21,11 +21,53 @@ export interface SpeakerDiarization {
   timings: { totalMs: number };
 }
 
+/**
+ * The diarizer's first stage over a stretch of audio, kept so that a recording too long to hold as PCM
+ * can be diarized at once from its windows (joinSpeakerFeatures). A neural embedder would keep its own.
+ */
+export interface SpeakerFeatures {
+  /** 10 ms frames; frame t starts t / 100 s into the stretch. */
+  frames: number;
+  /** FEATURES_PER_FRAME numbers per frame, zero outside the speech regions. */
+  values: Float32Array;
+  /** 1 where the frame has sound in it. */
+  audible: Uint8Array;
+}
+
+export const FEATURE_FRAMES_PER_SECOND = 100;
+export const FEATURES_PER_FRAME = 19;
+
 export interface SpeakerDiarizer {
+  /** Features of one window of a recording (regions: seconds from the window's first sample). */
+  speakerFeatures(pcm: Float32Array, regions: ReadonlyArray<{ start: number; end: number }>, call?: { signal?: AbortSignal }): Promise<SpeakerFeatures>;
+  /** Who spoke when over a recording, given as its PCM or as its joined features. */
   diarize(
-    pcm: Float32Array,
+    input: Float32Array | SpeakerFeatures,
     regions: ReadonlyArray<{ start: number; end: number }>,
     options?: { maxVoices?: number },
     call?: { signal?: AbortSignal },
   ): Promise<SpeakerDiarization>;
+}
+
+/**
+ * One recording's features from its windows: window k's frames are placed at its start. Windows start
+ * on the frame grid (a multiple of 10 ms), and each must reach 15 ms past the next one's start (the
+ * frame length is 25 ms) for its last frame to be whole; frames beyond `frames` of a window are dropped.
+ */
+export class SpeakerFeatureCanvas {
+  readonly features: SpeakerFeatures;
+
+  constructor(seconds: number) {
+    const frames = Math.max(0, Math.ceil(seconds * FEATURE_FRAMES_PER_SECOND));
+    this.features = { frames, values: new Float32Array(frames * FEATURES_PER_FRAME), audible: new Uint8Array(frames) };
+  }
+
+  /** Places a window's features (starting `startSeconds` into the recording), keeping at most `keepFrames` of them. */
+  place(startSeconds: number, window: SpeakerFeatures, keepFrames = window.frames): void {
+    const offset = Math.round(startSeconds * FEATURE_FRAMES_PER_SECOND);
+    if (Math.abs(offset - startSeconds * FEATURE_FRAMES_PER_SECOND) > 1e-6) throw new RangeError('a window starts on the 10 ms frame grid');
+    const count = Math.max(0, Math.min(keepFrames, window.frames, this.features.frames - offset));
+    this.features.values.set(window.values.subarray(0, count * FEATURES_PER_FRAME), offset * FEATURES_PER_FRAME);
+    this.features.audible.set(window.audible.subarray(0, count), offset);
+  }
 }

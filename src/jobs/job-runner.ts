@@ -27,9 +27,8 @@ import type { Engine } from '../engine/engine.js';
 import { EngineError, isAbortError } from '../engine/engine-errors.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { chooseCut, cutSearchSeconds } from '../pipeline/chunk-cut.js';
-import { isLanguageFamily } from '../pipeline/languages.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
-import { API_VERSION, verboseBody } from '../pipeline/response-body.js';
+import { verboseBody } from '../pipeline/response-body.js';
 import { runTranscription } from '../pipeline/run-transcription.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import { findSpeech } from '../pipeline/speech-stage.js';
@@ -40,13 +39,21 @@ import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.js';
-import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource, type JobLanguageState } from './job-language.js';
+import { carryOf, type CarryOver } from './job-carry-over.js';
+import { DECORATION_LEASE_MS, JobDecorator, pendingDecoration } from './job-decoration.js';
+import { finalContextOf } from './job-final-context.js';
+import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource } from './job-language.js';
 import { JobLease } from './job-lease.js';
 import type { JobQueue } from './job-queue.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
 import { jobSucceededEvent } from './job-succeeded-event.js';
 import { appendChunk, emptyTranscript, finalResult, type AssembledTranscript } from './job-transcript.js';
+
+/** A job whose speakers are attached after its text (job-decoration.ts): diarized, in a format with segments. */
+function decorates(request: StoredJobRequest): boolean {
+  return request.diarize && request.responseFormat !== 'text';
+}
 
 /** Seconds of audio per claim (see the fairness policy above). */
 export const DEFAULT_CHUNK_SECONDS = 300;
@@ -59,6 +66,8 @@ const IDLE_POLL_MS = 2_000;
 const BUSY_BACKOFF_MS = 500;
 /** After storage or the database failed, wait this long: an outage is not over in milliseconds. */
 const STORE_BACKOFF_MS = 5_000;
+/** A decoration that meets a busy engine or a storage outage retries this often before giving its lease back. */
+const DECORATION_RETRIES = 10;
 /** A presigned audio URL outlives the longest decode it serves by this much (seconds). */
 const AUDIO_URL_MARGIN_SECONDS = 300;
 const MAX_AUDIO_URL_SECONDS = 7 * 24 * 3600;
@@ -84,6 +93,8 @@ export interface JobRunnerDeps {
   concurrency?: number;
   chunkSeconds?: number;
   leaseMs?: number;
+  /** How long a decoration is held before another worker may take it over (default DECORATION_LEASE_MS). */
+  decorationLeaseMs?: number;
   log?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Told when a job with a webhook succeeded, so its event's first attempt is immediate. */
   webhooks?: { kick(): void };
@@ -97,31 +108,7 @@ export interface JobObserver {
   jobFailed(): void;
 }
 
-/** What a job carries from one chunk to the next (stored in the row's `progress`). */
-interface CarryOver extends Record<string, unknown> {
-  container: AudioContainer;
-  durationSeconds: number;
-  language: JobLanguageState;
-  speakerTiming: ReturnType<typeof verboseBody>['speaker_timing'] | null;
-  wordTiming: boolean;
-  asrMs: number;
-  /** Wall time of the chunks so far (absent in rows written before it was kept). */
-  processingMs?: number;
-}
-
-/**
- * The carried state of a row; null before the first chunk. A row written by the previous version
- * (language decided as `{tag, family}`) carries on with that language.
- */
-function carryOf(progress: Record<string, unknown> | null): CarryOver | null {
-  if (!progress) return null;
-  const language = progress.language as JobLanguageState | { tag: string } | null;
-  if (language && 'choice' in language) return progress as CarryOver;
-  const legacy: JobLanguageState = language
-    ? { ...INITIAL_LANGUAGE_STATE, choice: { mode: 'explicit', tag: language.tag }, source: (progress.languageSource as JobLanguageState['source']) ?? null, detection: (progress.detection as JobLanguageState['detection']) ?? null, language: language.tag }
-    : INITIAL_LANGUAGE_STATE;
-  return { ...(progress as CarryOver), language: legacy };
-}
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Regions clipped to the first `seconds` of the window (the chunk before its cut). */
 function clipRegions(regions: SpeechRegion[], seconds: number): SpeechRegion[] {
@@ -134,6 +121,8 @@ export class JobRunner implements JobQueue {
   private readonly clock: () => Date;
   private readonly chunkSeconds: number;
   private readonly leaseMs: number;
+  private readonly decorationLeaseMs: number;
+  private readonly decorator: JobDecorator;
   private readonly stopping = new AbortController();
   /** Set when shutdown begins: no new claim; chunks in flight may finish within the drain time. */
   private draining = false;
@@ -145,7 +134,13 @@ export class JobRunner implements JobQueue {
     this.clock = deps.clock ?? (() => new Date());
     this.chunkSeconds = deps.chunkSeconds ?? DEFAULT_CHUNK_SECONDS;
     this.leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
+    this.decorationLeaseMs = deps.decorationLeaseMs ?? DECORATION_LEASE_MS;
     this.instanceId = deps.instanceId;
+    this.decorator = new JobDecorator({
+      ...deps,
+      audioSource: (path) => deps.blobs.audioSource(path, this.audioUrlSeconds()),
+      clock: () => this.now(),
+    });
   }
 
   /** Starts the loops (work of dead processes is released by the instance lifecycle, src/service/instance-lifecycle.ts). */
@@ -213,7 +208,13 @@ export class JobRunner implements JobQueue {
         this.deps.log?.error({ err: error }, 'claiming a job failed');
       }
       if (!job) {
-        await this.idle();
+        // No text to transcribe: a decoration whose worker died may be waiting.
+        const decoration = await this.deps.jobs.claimDecoration(workerId, this.now(), this.decorationLeaseMs).catch((error: unknown) => {
+          this.deps.log?.error({ err: error }, 'claiming a decoration failed');
+          return null;
+        });
+        if (decoration) await this.decorate(decoration, workerId);
+        else await this.idle();
         continue;
       }
       // Other loops may have work waiting too.
@@ -310,7 +311,8 @@ export class JobRunner implements JobQueue {
     if (chunkSeconds >= MIN_WINDOW_SECONDS) {
       const outcome = await runTranscription(
         pcm,
-        { ...request, language: chunkChoice(carry.language, request.language) },
+        // A decorated job's words are attached to its speakers later: decode them with the text.
+        { ...request, language: chunkChoice(carry.language, request.language), wordTimestamps: request.wordTimestamps || decorates(request) },
         // Speakers of a long recording are attached globally after its text (decoration), not per chunk.
         { ...stages, diarize: undefined, decoding: config.decoding, sampleRate: DECODED_SAMPLE_RATE, dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family) },
         { signal, regions: clipRegions(regions, chunkSeconds) },
@@ -326,6 +328,7 @@ export class JobRunner implements JobQueue {
         speakerTiming: carry.speakerTiming ?? verboseBody(outcome, ctx).speaker_timing,
         wordTiming: outcome.wordTiming,
         asrMs: carry.asrMs + outcome.asrMs,
+        ...(decorates(request) ? { speech: [...(carry.speech ?? []), ...outcome.speech.regions.map((r): [number, number] => [round3(start + r.start), round3(start + r.end)])] } : {}),
       };
     }
 
@@ -383,33 +386,21 @@ export class JobRunner implements JobQueue {
     endSeconds: number,
   ): Promise<void> {
     const { blobs, jobs } = this.deps;
-    const families = carry.language.detection?.languages ?? (carry.language.choice?.mode === 'explicit' ? [carry.language.choice.tag] : []);
-    const requestedFamily = request.language.mode === 'explicit' ? [request.language.language.family] : [];
-    const dictionary = request.dictionary
-      ? [...new Set((await Promise.all([...requestedFamily, ...families].map((f) => (isLanguageFamily(f) ? this.deps.keys.getDictionary(job.keyId, f) : Promise.resolve([]))))).flat())]
-      : [];
-    const result = finalResult(transcript, {
-      jobId: job.id,
-      model: request.model,
-      modelBuild: this.deps.modelBuilds[request.model],
-      format: request.responseFormat,
-      languageSource: finalSource(carry.language, request.language),
-      detection: carry.language.detection,
-      wordTiming: carry.wordTiming,
-      durationSeconds: endSeconds,
-      asrMs: carry.asrMs,
-      vocabulary: request.vocabulary.length || dictionary.length ? { requested: request.vocabulary, dictionary } : null,
-      speakerTiming: carry.speakerTiming ?? {
-        word_timing: false,
-        speaker_ceiling_reached: false,
-        requested_max_speakers: null,
-        detected_speaker_count: 0,
-        speaker_ceiling_action: 'none',
-      },
-      apiVersion: API_VERSION,
-    });
-    const stored = await blobs.writeResult(job.id, { kind: 'final' }, result.body);
+    const finalCarry: CarryOver = { ...carry, endSeconds };
+    const context = await finalContextOf(job, request, finalCarry, this.deps);
     const now = this.now();
+    const decorating = decorates(request);
+    // A decorated job's text is final now; its speakers (and words) follow in the decoration.
+    const result = decorating
+      ? finalResult(transcript, {
+          ...context,
+          decoration: pendingDecoration(now, this.decorationLeaseMs),
+          speakerTiming: { word_timing: false, speaker_ceiling_reached: false, requested_max_speakers: request.maxSpeakers, detected_speaker_count: 0, speaker_ceiling_action: 'none' },
+        })
+      : finalResult(transcript, context);
+    const stored = await blobs.writeResult(job.id, { kind: 'final' }, result.body);
+    // The decoration reads the whole transcript (with its words) from the provisional result.
+    const partial = decorating ? await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript)) : null;
     // The webhook event is written with the transition itself (one transaction), never after it.
     const event =
       job.webhookUrl && job.webhookSecretVersion !== null
@@ -429,13 +420,75 @@ export class JobRunner implements JobQueue {
       await this.retention(job, now),
       now,
       event,
+      partial ? { leaseMs: this.decorationLeaseMs, progress: finalCarry, partialPath: partial.path } : null,
     );
-    if (!won) return;
+    if (!won) {
+      if (partial) await blobs.delete(partial.path).catch(() => {});
+      return;
+    }
     this.deps.observer?.jobSucceeded(request.model, (carry.processingMs ?? 0) / 1000, endSeconds);
     if (event) this.deps.webhooks?.kick();
-    // Committed: the audio and the provisional result are no longer needed (DESIGN: deleted when the job ends).
-    for (const path of [job.audioPath, job.partialPath]) if (path) await blobs.delete(path).catch(() => {});
+    // Committed: the audio and the provisional result are no longer needed (DESIGN: deleted when the
+    // job ends), unless the decoration still reads them.
+    const done = partial ? [job.partialPath] : [job.audioPath, job.partialPath];
+    for (const path of done) if (path && path !== partial?.path) await blobs.delete(path).catch(() => {});
     this.deps.events.notify(job.id);
+    if (partial) {
+      const decorating = await jobs.getById(job.id);
+      if (decorating) await this.decorate(decorating, workerId);
+    }
+  }
+
+  /**
+   * Runs a decoration this worker holds to its end. A busy engine or a storage outage is waited out
+   * (the lease is long); shutdown gives the lease back; any other failure ends it unavailable.
+   */
+  private async decorate(job: JobRecord, workerId: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.decorator.decorate(job, workerId, this.stopping.signal);
+        this.deps.events.notify(job.id);
+        return;
+      } catch (error) {
+        if (this.stopping.signal.aborted || isAbortError(error)) {
+          await this.releaseLease(job.id, workerId);
+          return;
+        }
+        const busy = error instanceof EngineError && (error.code === 'queue_full' || error.code === 'engine_closed');
+        const away = isStoreUnavailable(error) || (error instanceof AudioSourceUnavailableError && error.reason !== 'not_found');
+        if ((busy || away) && attempt < DECORATION_RETRIES) {
+          await this.pause(busy ? BUSY_BACKOFF_MS : STORE_BACKOFF_MS);
+          continue;
+        }
+        if (busy || away) {
+          this.deps.log?.warn({ err: error, jobId: job.id }, 'decoration postponed; its lease is given back');
+          await this.releaseLease(job.id, workerId);
+          return;
+        }
+        this.deps.log?.error({ err: error, jobId: job.id }, 'decoration failed; the result is marked unavailable');
+        try {
+          await this.decorator.giveUp(job, workerId);
+          this.deps.events.notify(job.id);
+        } catch (giveUpError) {
+          // The lease runs out and another claim gives it up (or succeeds).
+          this.deps.log?.error({ err: giveUpError, jobId: job.id }, 'marking a decoration unavailable failed');
+        }
+        return;
+      }
+    }
+  }
+
+  /** Waits, unless shutdown begins meanwhile. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.stopping.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.stopping.signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   private async fail(job: JobRecord, workerId: string, failure: JobFailure): Promise<void> {

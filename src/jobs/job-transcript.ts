@@ -3,6 +3,7 @@
 // The assembled state is the provisional result a poll may fetch while the job runs (it is stored
 // as a blob, so rows stay small however long the recording); the final result is built from it.
 import { verboseBody } from '../pipeline/response-body.js';
+import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import type { ModelId, ResponseFormat } from '../pipeline/transcription-request.js';
 import { auditVocabulary, disabledVocabularyAudit, planVocabulary } from '../pipeline/vocabulary-audit.js';
@@ -90,7 +91,15 @@ export interface FinalContext {
   vocabulary: { requested: string[]; dictionary: string[] } | null;
   speakerTiming: ReturnType<typeof verboseBody>['speaker_timing'];
   apiVersion: string;
+  /** Speakers attached by the job's decoration; absent: none attached (not requested, or pending). */
+  speakers?: ShapedAttachment<TimedSegment>;
+  diarizationMs?: number;
+  /** The decoration's state while it is pending or after it failed (job-decoration.ts); absent when settled. */
+  decoration?: Decoration;
 }
+
+/** The contract's `decoration` object of a job transcript. */
+export type Decoration = { status: 'processing'; stale_after: string } | { status: 'unavailable'; review_required: true };
 
 /**
  * The final result in the job's response format: `text` as plain text; `json` and the verbose formats
@@ -99,22 +108,25 @@ export interface FinalContext {
 export function finalResult(transcript: AssembledTranscript, ctx: FinalContext): { contentType: string; body: string } {
   if (ctx.format === 'text') return { contentType: 'text/plain; charset=utf-8', body: transcript.text };
   const ms = (seconds: number) => Math.round(seconds * 1000);
-  const segments = transcript.segments.map((s) => ({ ...s, start_ms: ms(s.start), end_ms: ms(s.end) }));
+  const attached = ctx.speakers;
+  const segments = (attached?.segments ?? transcript.segments).map((s) => ({ ...s, start_ms: ms(s.start), end_ms: ms(s.end) }));
   const language = transcript.text === '' ? NO_SPEECH_LANGUAGE : transcript.language;
   const metadata = {
     api_version: ctx.apiVersion,
     runtime: 'svc-runtime',
-    processing_ms: { asr: ctx.asrMs, diarization: 0 },
+    processing_ms: { asr: ctx.asrMs, diarization: ctx.diarizationMs ?? 0 },
     model_build: ctx.modelBuild,
   };
+  // Word timing arrives with the speakers: none while the decoration is pending, none if it failed.
+  const words = ctx.decoration ? null : (attached ? attached.words : transcript.words) ?? null;
   const common = {
     text: transcript.text,
     language,
     language_source: ctx.languageSource,
     duration: round3(ctx.durationSeconds),
     segments,
-    // No speaker attachment runs after the text, so nothing is pending: decoration is absent.
-    word_timing_available: ctx.wordTiming,
+    ...(ctx.decoration ? { decoration: ctx.decoration } : {}),
+    word_timing_available: ctx.wordTiming && !ctx.decoration,
     metadata,
   };
   if (ctx.format === 'json') return json(common);
@@ -123,10 +135,10 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     ...common,
     model: ctx.model,
     request_id: ctx.jobId,
-    ...(transcript.words ? { words: transcript.words.map((w) => ({ ...w, start_ms: ms(w.start), end_ms: ms(w.end) })) } : {}),
-    speakers: [],
-    speaker_segments: [],
-    speaker_timing: ctx.speakerTiming,
+    ...(words ? { words: words.map((w) => ({ ...w, start: round3(w.start), end: round3(w.end), start_ms: ms(w.start), end_ms: ms(w.end) })) } : {}),
+    speakers: attached?.speakers ?? [],
+    speaker_segments: attached?.speakerSegments.map((t) => ({ ...t, start: round3(t.start), end: round3(t.end) })) ?? [],
+    speaker_timing: attached?.timing ?? ctx.speakerTiming,
     ...(ctx.detection ? { language_detection: ctx.detection } : {}),
     vocabulary: plan ? auditVocabulary(plan, transcript.text, language) : disabledVocabularyAudit(language),
   });

@@ -5,7 +5,7 @@ import type { Engine } from '../engine/engine.js';
 import { SAMPLE_RATE } from '../engine/transcript.js';
 import type { DetectLanguage } from './language-stage.js';
 import type { Transcribe } from './recognise-stage.js';
-import type { Diarize } from './speaker-stage.js';
+import type { Diarize, ExtractSpeakerFeatures } from './speaker-stage.js';
 import type { DetectSpeech } from './speech-stage.js';
 import type { ModelId } from './transcription-request.js';
 
@@ -15,6 +15,7 @@ export interface PipelineStages {
   /** null: no VAD (all audio counts as speech). */
   detectSpeech: DetectSpeech | null;
   diarize: Diarize;
+  speakerFeatures: ExtractSpeakerFeatures;
 }
 
 export type PipelineEngines = Record<ModelId, PipelineStages>;
@@ -36,6 +37,7 @@ export function pipelineStages(engine: Engine, options: StageOptions = {}): Pipe
         ? null
         : async (pcm, signal) => (await engine.detectSpeech(pcm, {}, { signal })).segments,
     // Every voice up to the diarizer's maximum is detected; the request's ceiling only limits labels.
-    diarize: (pcm, regions, signal) => engine.diarize(pcm, regions, {}, { signal }),
+    diarize: (input, regions, signal) => engine.diarize(input, regions, {}, { signal }),
+    speakerFeatures: (pcm, regions, signal) => engine.speakerFeatures(pcm, regions, { signal }),
   };
 }

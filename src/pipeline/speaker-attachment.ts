@@ -69,13 +69,20 @@ export function unattributed(segments: RecognisedSegment[], wordTiming: boolean)
   };
 }
 
-export function attachSpeakers(input: AttachInput): SpeakerAttachment {
-  const { diarization, maxSpeakers } = input;
+/** The voices' labels under the ceiling and what follows from them alone (no transcript yet). */
+interface VoiceLabelling {
+  labelOf: (voice: number) => string | null;
+  speakers: Array<{ speaker: string }>;
+  speakerSegments: SpeakerSegment[];
+  timing: SpeakerTiming;
+}
+
+function labelVoices(diarization: SpeakerDiarization, maxSpeakers: number, wordTiming: boolean): VoiceLabelling {
   const labels = voiceLabels(diarization.turns, maxSpeakers);
   const labelOf = (voice: number) => labels.get(voice) ?? null;
   const ceilingReached = diarization.voices > maxSpeakers;
   const timing: SpeakerTiming = {
-    word_timing: input.wordTiming,
+    word_timing: wordTiming,
     speaker_ceiling_reached: ceilingReached,
     requested_max_speakers: maxSpeakers,
     detected_speaker_count: diarization.voices,
@@ -86,6 +93,19 @@ export function attachSpeakers(input: AttachInput): SpeakerAttachment {
     const label = labelOf(t.speaker);
     return label ? { speaker: label, start: t.start, end: t.end } : { speaker: UNATTRIBUTED_SPEAKER, start: t.start, end: t.end, review_required: true };
   });
+  return { labelOf, speakers, speakerSegments, timing };
+}
+
+/** A word's speaker fields: its label, or review_required when its voice is over the ceiling. */
+function wordSpeaker(labelling: VoiceLabelling, voice: number): { speaker?: string; review_required?: true } {
+  const label = labelling.labelOf(voice);
+  return label ? { speaker: label } : voice >= 0 ? { review_required: true as const } : {};
+}
+
+export function attachSpeakers(input: AttachInput): SpeakerAttachment {
+  const { diarization } = input;
+  const labelling = labelVoices(diarization, input.maxSpeakers, input.wordTiming);
+  const { labelOf, speakers, speakerSegments, timing } = labelling;
   if (!input.wordTiming) {
     return { ...unattributed(input.segments, false), speakers, speakerSegments, timing };
   }
@@ -99,13 +119,105 @@ export function attachSpeakers(input: AttachInput): SpeakerAttachment {
       continue;
     }
     const voices = segmentWords.map((w) => voiceAt(diarization.turns, w.start, w.end));
-    segmentWords.forEach((w, i) => {
-      const label = labelOf(voices[i]);
-      words.push({ word: w.word, start: w.start, end: w.end, ...(label ? { speaker: label } : voices[i] >= 0 ? { review_required: true as const } : {}) });
-    });
+    segmentWords.forEach((w, i) => words.push({ word: w.word, start: w.start, end: w.end, ...wordSpeaker(labelling, voices[i]) }));
     segments.push(...splitAtVoiceChanges(segment, segmentWords, voices, labelOf));
   }
   return { segments, words: nonOverlapping(words), speakers, speakerSegments, timing };
+}
+
+/** A segment of a transcript already shaped (a long job's, assembled from its chunks): trimmed text, recording time. */
+export interface ShapedSegment {
+  id: string;
+  text: string;
+  start: number;
+  end: number;
+  speaker: string;
+}
+
+export interface ShapedAttachment<S extends ShapedSegment> {
+  segments: Array<S & { review_required?: true }>;
+  words: AttributedWord[] | null;
+  speakers: Array<{ speaker: string }>;
+  speakerSegments: SpeakerSegment[];
+  timing: SpeakerTiming;
+}
+
+/**
+ * attachSpeakers for a shaped transcript, whose tokens are gone: its words (in order, as the chunks
+ * produced them) are found in their segments' text, and a segment is split at the end of the word
+ * before a change of voice, so each piece's text is a slice of the segment's (the wording is
+ * unchanged). Pieces keep their segment's other fields (its confidence among them); ids are renumbered.
+ */
+export function attachSpeakersToShaped<S extends ShapedSegment>(input: {
+  segments: S[];
+  words: Word[] | null;
+  diarization: SpeakerDiarization;
+  wordTiming: boolean;
+  maxSpeakers: number;
+}): ShapedAttachment<S> {
+  const { diarization } = input;
+  const labelling = labelVoices(diarization, input.maxSpeakers, input.wordTiming);
+  const { labelOf, speakers, speakerSegments, timing } = labelling;
+  if (!input.wordTiming || !input.words) {
+    return { segments: input.segments.map((s) => ({ ...s, speaker: UNATTRIBUTED_SPEAKER })), words: null, speakers, speakerSegments, timing };
+  }
+  const pieces: Array<S & { review_required?: true }> = [];
+  const words: AttributedWord[] = [];
+  let next = 0;
+  for (const segment of input.segments) {
+    const placed = placeWords(segment.text, input.words, next);
+    next += placed.length;
+    const labelled = (piece: S, voice: number) => {
+      const label = labelOf(voice);
+      return { ...piece, speaker: label ?? UNATTRIBUTED_SPEAKER, ...(label === null && voice >= 0 ? { review_required: true as const } : {}) };
+    };
+    if (placed.length === 0) {
+      pieces.push(labelled(segment, voiceAt(diarization.turns, segment.start, segment.end)));
+      continue;
+    }
+    const voices = placed.map((p) => voiceAt(diarization.turns, p.word.start, p.word.end));
+    placed.forEach((p, i) => words.push({ word: p.word.word, start: p.word.start, end: p.word.end, ...wordSpeaker(labelling, voices[i]) }));
+    for (const run of voiceRuns(voices)) {
+      const first = run.from === 0;
+      const last = run.to === placed.length;
+      const from = first ? 0 : placed[run.from - 1].end;
+      const to = last ? segment.text.length : placed[run.to - 1].end;
+      pieces.push(
+        labelled(
+          { ...segment, text: segment.text.slice(from, to).trim(), start: first ? segment.start : placed[run.from].word.start, end: last ? segment.end : placed[run.to].word.start },
+          run.voice,
+        ),
+      );
+    }
+  }
+  return { segments: pieces.map((s, i) => ({ ...s, id: `seg_${i}` })), words: nonOverlapping(words), speakers, speakerSegments, timing };
+}
+
+/**
+ * The words at `from` onwards that spell `text` in order, each with the offset where it ends; stops at
+ * the first word not found next in the text (only whitespace may separate words).
+ */
+function placeWords(text: string, words: Word[], from: number): Array<{ word: Word; end: number }> {
+  const placed: Array<{ word: Word; end: number }> = [];
+  let cursor = 0;
+  for (let i = from; i < words.length; i++) {
+    const at = text.indexOf(words[i].word, cursor);
+    if (at < 0 || text.slice(cursor, at).trim() !== '') break;
+    cursor = at + words[i].word.length;
+    placed.push({ word: words[i], end: cursor });
+  }
+  return placed;
+}
+
+/** Runs of one voice over consecutive words: [from, to) word indices. */
+function voiceRuns(voices: number[]): Array<{ from: number; to: number; voice: number }> {
+  const runs: Array<{ from: number; to: number; voice: number }> = [];
+  voices.forEach((voice, i) => {
+    const last = runs[runs.length - 1];
+    if (last && last.voice === voice) last.to = i + 1;
+    else runs.push({ from: i, to: i + 1, voice });
+  });
+  return runs;
 }
 
 /** Labels for the voices kept under the ceiling (most speech first), lettered in order of first appearance. */
@@ -154,12 +266,7 @@ function splitAtVoiceChanges(
   voices: number[],
   labelOf: (voice: number) => string | null,
 ): AttributedSegment[] {
-  const runs: Array<{ from: number; to: number; voice: number }> = [];
-  voices.forEach((voice, i) => {
-    const last = runs[runs.length - 1];
-    if (last && last.voice === voice) last.to = i + 1;
-    else runs.push({ from: i, to: i + 1, voice });
-  });
+  const runs = voiceRuns(voices);
   return runs.map((run, k) => {
     // Token ranges: the first piece takes everything before its first word, the last everything after.
     const tokenFrom = k === 0 ? 0 : words[run.from].tokenFrom;

@@ -1,6 +1,10 @@
-// The speaker stage's engine call, as a plain function (like Transcribe and DetectSpeech) so that the
-// attachment rules can be driven by recorded diarizations in tests.
-import type { SpeakerDiarization } from '../engine/speaker-diarizer.js';
+// The speaker stage's engine calls, as plain functions (like Transcribe and DetectSpeech) so that the
+// attachment rules and a long job's decoration can be driven by recorded diarizations in tests.
+import type { SpeakerDiarization, SpeakerFeatures } from '../engine/speaker-diarizer.js';
 import type { SpeechRegion } from './speech-regions.js';
 
-export type Diarize = (pcm: Float32Array, regions: SpeechRegion[], signal?: AbortSignal) => Promise<SpeakerDiarization>;
+/** Who spoke when, over a stretch of PCM or a recording's features joined from its windows. */
+export type Diarize = (input: Float32Array | SpeakerFeatures, regions: SpeechRegion[], signal?: AbortSignal) => Promise<SpeakerDiarization>;
+
+/** The diarizer's first stage over one window of a recording (regions: seconds from the window's start). */
+export type ExtractSpeakerFeatures = (pcm: Float32Array, regions: SpeechRegion[], signal?: AbortSignal) => Promise<SpeakerFeatures>;

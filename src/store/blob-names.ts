@@ -8,8 +8,11 @@ export const JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Job audio: `<jobId>.audio`. */
 export const JOB_AUDIO_NAME = /^[A-Za-z0-9_-]{1,128}\.audio$/;
-/** A final result or a provisional revision: `<jobId>.result`, `<jobId>.partial-<n>`. */
-export const RESULT_NAME = /^[A-Za-z0-9_-]{1,128}\.(?:partial-\d{1,9}|result)$/;
+/**
+ * A final result, a revised final result or a provisional revision: `<jobId>.result`,
+ * `<jobId>.result-<n>`, `<jobId>.partial-<n>`.
+ */
+export const RESULT_NAME = /^[A-Za-z0-9_-]{1,128}\.(?:partial-\d{1,9}|result(?:-\d{1,9})?)$/;
 
 export function checkJobId(jobId: string): string {
   if (!JOB_ID.test(jobId)) throw new BlobPathError('a job id for blob storage is 1 to 128 letters, digits, _ or -');
@@ -22,11 +25,16 @@ export function jobAudioName(jobId: string): string {
 
 export function resultName(jobId: string, result: ResultKind): string {
   checkJobId(jobId);
-  if (result.kind === 'final') return `${jobId}.result`;
-  if (!(Number.isInteger(result.revision) && result.revision >= 0 && result.revision < 1e9)) {
+  if (result.kind === 'final') return result.revision === undefined ? `${jobId}.result` : `${jobId}.result-${checkRevision(result.revision)}`;
+  return `${jobId}.partial-${checkRevision(result.revision)}`;
+}
+
+/** A revision as result names carry it: a non-negative integer of at most 9 digits. */
+function checkRevision(revision: number): number {
+  if (!(Number.isInteger(revision) && revision >= 0 && revision < 1e9)) {
     throw new BlobPathError('a result revision is a non-negative integer');
   }
-  return `${jobId}.partial-${result.revision}`;
+  return revision;
 }
 
 /** Checks the arguments of readRange (programming errors, not storage ones). */

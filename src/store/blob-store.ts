@@ -14,7 +14,12 @@ import { StoreUnavailableError } from './store-unavailable-error.js';
 
 export type { AudioSource } from '../audio/audio-source.js';
 
-export type ResultKind = { kind: 'partial'; revision: number } | { kind: 'final' };
+/**
+ * Which result of a job: provisional revision n, or the final one. A final result replaced after
+ * the job succeeded (a decoration) takes a revision, so the one being served is never overwritten
+ * under a reader: `<jobId>.result-<n>` beside the first `<jobId>.result`.
+ */
+export type ResultKind = { kind: 'partial'; revision: number } | { kind: 'final'; revision?: number };
 
 /** Who still needs a blob, asked by sweepOrphans before it removes an old one. */
 export interface BlobOwners {

@@ -1,7 +1,18 @@
 // The pure half of a JobStore, shared by its implementations so that every store writes the same new
 // row, takes the same decisions on a row it has read (may this caller fail it, what does `complete`
 // answer, which blobs does a failure release) and returns the same records. No database here.
-import { JOB_STATUSES, type CompleteOutcome, type JobFailureCode, type JobRecord, type JobStatus, type NewJob, type ReleasedBlobs, type UploadState } from './job-store.js';
+import {
+  JOB_STATUSES,
+  type CompleteOutcome,
+  type DecorationStatus,
+  type FinalResult,
+  type JobFailureCode,
+  type JobRecord,
+  type JobStatus,
+  type NewJob,
+  type ReleasedBlobs,
+  type UploadState,
+} from './job-store.js';
 import { randomBase62 } from './random-id.js';
 
 /** A row of `jobs`; `request` and `progress` are JSON text, *_ms columns integers. */
@@ -39,6 +50,8 @@ export interface JobRow {
   upload_expires_at_ms: number | null;
   complete_by_ms: number | null;
   retention_hours: number | null;
+  decoration: string | null;
+  decoration_attempts: number;
 }
 
 /** The columns `create` writes; the others start at their defaults. */
@@ -162,6 +175,8 @@ export function jobRecordOf(row: JobRow): JobRecord {
     uploadExpiresAtMs: row.upload_expires_at_ms,
     completeByMs: row.complete_by_ms,
     retentionHours: row.retention_hours,
+    decoration: row.decoration as DecorationStatus | null,
+    decorationAttempts: row.decoration_attempts,
   };
 }
 
@@ -172,6 +187,50 @@ export function jobRecordOf(row: JobRow): JobRecord {
  */
 export function claimableJobs(now: string): string {
   return `status IN ('accepted', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ${now})`;
+}
+
+/**
+ * The decorations a worker may claim now: of a succeeded job whose result is still kept, and not
+ * leased (or leased past expiry). `now` is the statement's placeholder, as in claimableJobs.
+ */
+export function claimableDecorations(now: string): string {
+  return `status = 'succeeded' AND decoration = 'processing' AND result_path IS NOT NULL
+    AND (lease_owner IS NULL OR lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ${now})`;
+}
+
+/** Rows whose lease is a worker's: a running job's, or a succeeded one's being decorated (heartbeats, dead instances). */
+export const LEASED_WORK = `(status = 'running' OR (status = 'succeeded' AND decoration = 'processing'))`;
+
+/** claimDecoration's order: the lease that ran out longest ago first (never leased before that), then id. */
+export const DECORATION_CLAIM_ORDER = 'lease_expires_at_ms NULLS FIRST, id';
+
+/** Whether `workerId` may end this row's decoration: it is being decorated under that worker's lease. */
+export function mayEndDecoration(row: JobRow, workerId: string): boolean {
+  return row.status === 'succeeded' && row.decoration === 'processing' && row.lease_owner === workerId;
+}
+
+/**
+ * The blobs a row no longer references once its decoration ended with `result`: its audio, its
+ * provisional result and its previous result; never the new result itself.
+ */
+export function releasedByDecoration(row: JobRow, result: FinalResult): ReleasedBlobs {
+  const paths = [row.audio_path, row.partial_path, row.result_path].filter((p): p is string => p !== null && p !== result.resultPath);
+  return { id: row.id, paths: [...new Set(paths)] };
+}
+
+/**
+ * The SET clause of expireResults (the same in SQLite and PostgreSQL): the result goes, and with it
+ * what a decoration still kept; a decoration still pending ends (nothing left to decorate) and its
+ * lease with it. SET reads the row's old values, so the CASEs see the decoration before this update.
+ */
+export const RESULT_EXPIRY_SET = `result_path = NULL, audio_path = NULL, partial_path = NULL,
+    lease_owner = (CASE WHEN decoration = 'processing' THEN NULL ELSE lease_owner END),
+    lease_expires_at_ms = (CASE WHEN decoration = 'processing' THEN NULL ELSE lease_expires_at_ms END),
+    decoration = (CASE WHEN decoration = 'processing' THEN NULL ELSE decoration END)`;
+
+/** The blobs a row whose result expired releases: the result, and what a decoration still kept. */
+export function releasedByExpiry(row: Pick<JobRow, 'id' | 'result_path' | 'audio_path' | 'partial_path'>): ReleasedBlobs {
+  return { id: row.id, paths: [row.result_path, row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
 }
 
 /** Zero for every status: the shape of JobCounts.byStatus before a GROUP BY fills it. */

@@ -4,12 +4,27 @@
 // nothing and reports false: a job can never be completed twice or moved by a worker that lost it.
 // All times the lifecycle compares are milliseconds since the epoch, passed in by the caller, so a
 // test clock drives expiry exactly as the wall clock does.
+//
+// Decoration: a job whose text is final may still have work attached afterwards (speaker labels of
+// a long diarized job). It becomes `succeeded` at once, with `decoration = 'processing'`, keeping its
+// audio and provisional result and the worker's lease: the decorating worker holds a lease on the
+// succeeded row as on a running one, and `endDecoration` replaces the stored result. A worker that
+// dies mid-decoration loses its lease as any lease is lost (expiry, or its instance reaped), and
+// `claimDecoration` hands the decoration to another worker: it is resumed, never stuck.
 
 export const JOB_STATUSES = ['awaiting_upload', 'accepted', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const JOB_FAILURE_CODES = ['audio_too_long', 'audio_undecodable', 'internal_error', 'job_expired'] as const;
 export type JobFailureCode = (typeof JOB_FAILURE_CODES)[number];
+
+/**
+ * Work pending on a succeeded job's result: `processing` while a worker decorates it (or one may
+ * claim it to), `unavailable` when the decoration ended without being attached (the undecorated
+ * result stands). Null on every other job, and once a decoration is attached.
+ */
+export const DECORATION_STATUSES = ['processing', 'unavailable'] as const;
+export type DecorationStatus = (typeof DECORATION_STATUSES)[number];
 
 /**
  * The presigned upload slot of a `POST /v1/jobs` job: `none` for jobs created with their audio,
@@ -68,6 +83,11 @@ export interface JobRecord {
   completeByMs: number | null;
   /** Result retention chosen at creation (hours); null: decided when the job ends. */
   retentionHours: number | null;
+
+  /** Decoration of a succeeded job's result (see above); null: nothing pending, or never requested. */
+  decoration: DecorationStatus | null;
+  /** Claims of the decoration so far, the first one (by `succeed`) included; 0 without one. */
+  decorationAttempts: number;
 }
 
 export interface NewJob {
@@ -112,6 +132,27 @@ export interface OutboxEvent {
   url: string;
   /** The exact bytes every attempt sends (and signs). */
   body: string;
+}
+
+/**
+ * A decoration `succeed` leaves pending: the worker keeps its lease for `leaseMs`. What the decoration
+ * reads may be recorded with it: the final carry-over (`progress`, replacing the row's) and a
+ * provisional result holding what the final one lacks (`partialPath`, replacing the row's as a new
+ * revision, as commitChunk does; the previous one is the caller's to delete after the commit).
+ */
+export interface PendingDecoration {
+  leaseMs: number;
+  progress?: Record<string, unknown> | null;
+  partialPath?: string | null;
+}
+
+/**
+ * How a decoration ended, for `endDecoration`: `done` (attached) or `unavailable` (given up), with
+ * the result the job serves from then on (the decorated one, or the undecorated one rewritten).
+ */
+export interface DecorationOutcome {
+  status: 'done' | 'unavailable';
+  result: FinalResult;
 }
 
 export interface Retention {
@@ -161,17 +202,48 @@ export interface JobStore {
 
   /** Takes the runnable job that has waited longest and leases it to `workerId`. */
   claimNext(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null>;
-  /** Extends a held lease; false when the lease is no longer this worker's. */
+  /**
+   * Extends a held lease: of a `running` job, or of a succeeded one being decorated; false when the
+   * lease is no longer this worker's.
+   */
   heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): Promise<boolean>;
   /** Records one processed chunk, releases the lease and sends the job to the back of the queue. */
   commitChunk(id: string, workerId: string, chunk: ChunkProgress, nowMs: number): Promise<boolean>;
-  /** Gives a lease back without progress; the job keeps its place in the queue. */
+  /**
+   * Gives a lease back without progress, whatever the job's status: a running job keeps its place
+   * in the queue; a decoration given back is claimable again at once.
+   */
   releaseLease(id: string, workerId: string, nowMs: number): Promise<boolean>;
   /**
    * `running` (leased by `workerId`) -> `succeeded`; clears the audio and provisional paths. With an
-   * event, the event joins the webhook outbox in the same transaction.
+   * event, the event joins the webhook outbox in the same transaction. With `decoration`, the job
+   * succeeds all the same (its event too) but is left to be decorated: `decoration = 'processing'`
+   * (its first attempt), the audio and provisional paths kept (or the provisional one and the
+   * carry-over replaced, see PendingDecoration), and the lease kept by `workerId` for `leaseMs` more.
    */
-  succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event?: OutboxEvent | null): Promise<boolean>;
+  succeed(
+    id: string,
+    workerId: string,
+    result: FinalResult,
+    retention: Retention,
+    nowMs: number,
+    event?: OutboxEvent | null,
+    decoration?: PendingDecoration | null,
+  ): Promise<boolean>;
+  /**
+   * Takes the decoration whose lease is free (never held, given back, or expired) that has waited
+   * longest, and leases it to `workerId`: one more decoration attempt. Jobs whose result expired
+   * are never claimed (nothing left to decorate).
+   */
+  claimDecoration(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null>;
+  /**
+   * Ends the decoration `workerId` holds: `decoration` -> null (`done`) or `unavailable`, the result
+   * replaced by `outcome.result`, the audio and provisional paths cleared, the lease released.
+   * Returns the blobs the row no longer references (audio, provisional result, and the previous
+   * result unless it is the new one), or null when the job is not being decorated under this
+   * worker's lease (nothing changes).
+   */
+  endDecoration(id: string, workerId: string, outcome: DecorationOutcome, nowMs: number): Promise<ReleasedBlobs | null>;
   /**
    * -> `failed` from `from`: a leased `running` job (workerId given) or an `awaiting_upload` one.
    * Clears the audio and provisional paths; returns the paths it cleared, or null when the job was
@@ -199,14 +271,18 @@ export interface JobStore {
 
   /**
    * Work of instances no longer registered (src/store/instance-registry.ts) is released: their job
-   * leases expire now (the next claim counts a stalled claim) and uploads they were receiving reopen
-   * their slots. Leases name their instance ('<instance id>/<slot>'); a lease or an upload whose
+   * leases expire now (the next claim counts a stalled claim), so do their decoration leases (the
+   * decoration is claimable at once), and uploads they were receiving reopen their slots. Leases name their instance ('<instance id>/<slot>'); a lease or an upload whose
    * instance is registered is never touched. Returns the counts.
    */
   releaseWorkOfDeadInstances(nowMs: number): Promise<{ leases: number; uploads: number }>;
   /** Ids of `awaiting_upload` jobs past their complete-by deadline. */
   overdueUploads(nowMs: number): Promise<string[]>;
-  /** Results past retention: paths cleared (the record stays as a tombstone); returns what to delete. */
+  /**
+   * Results past retention: paths cleared (the record stays as a tombstone); returns what to delete.
+   * A job still being decorated loses its audio and provisional result too, and its decoration
+   * (null, lease released): nothing is left to decorate.
+   */
   expireResults(nowMs: number): Promise<ReleasedBlobs[]>;
   /** Deletes records whose tombstone has ended. Returns how many. */
   deleteEndedTombstones(nowMs: number): Promise<number>;

@@ -3,6 +3,7 @@
 //   jobs/<jobId>.audio             durable job audio
 //   results/<jobId>.partial-<n>    provisional result revision n of a running job
 //   results/<jobId>.result         final result
+//   results/<jobId>.result-<n>     final result revision n (a result replaced after the job ended)
 // All folders are on one file system, so moving an upload into jobs/ is a rename: atomic, no copy.
 // Every path taken from a caller must name a file directly inside one of the folders.
 import { createReadStream, mkdirSync, realpathSync } from 'node:fs';

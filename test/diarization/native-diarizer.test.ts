@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { Engine } from '../../src/engine/engine.js';
+import { SpeakerFeatureCanvas } from '../../src/engine/speaker-diarizer.js';
 import { loadNativeAddon } from '../../src/engine/native-addon.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
@@ -86,6 +87,36 @@ t.test('maxVoices bounds the voices told apart', async (t) => {
   const regions = (await engine.detectSpeech(pcm)).segments;
   t.equal((await engine.diarize(pcm, regions, { maxVoices: 1 })).voices, 1);
   t.ok((await engine.diarize(pcm, regions, { maxVoices: 2 })).voices <= 2);
+});
+
+t.test("a recording's features joined from windows diarize as its PCM does", async (t) => {
+  const c = await conversation({ voices: 3, turns: 16, seed: 1 });
+  const { pcm, regions, result } = await diarizeFile(c.path);
+  // Windows of 7 s reaching 20 ms into the next (the decoration's layout, at a smaller scale).
+  const seconds = pcm.length / 16000;
+  const canvas = new SpeakerFeatureCanvas(seconds);
+  for (let start = 0; start < seconds; start += 7) {
+    const end = Math.min(seconds, start + 7.02);
+    const local = regions.filter((r) => r.end > start && r.start < end).map((r) => ({ start: Math.max(0, r.start - start), end: Math.min(end, r.end) - start }));
+    if (local.length === 0) continue;
+    canvas.place(start, await engine.speakerFeatures(pcm.slice(Math.round(start * 16000), Math.round(end * 16000)), local), 700);
+  }
+  const joined = await engine.diarize(canvas.features, regions);
+  t.equal(joined.voices, result.voices, 'the same voices');
+  // Only each window's first frame differs (its pre-emphasis has no sample before it).
+  const agreement = diarizationErrorRate(hypothesis(result.turns), hypothesis(joined.turns), 0);
+  t.ok(agreement.der < 0.02, `windowed vs whole: ${agreement.der.toFixed(4)}`);
+  t.ok(engine.stats.calls.speakerFeatures > 0, 'speakerFeatures calls are counted');
+
+  const addon = loadNativeAddon();
+  const { frames, values, audible } = canvas.features;
+  t.throws(() => addon.diarize({ frames, values: values.subarray(1), audible }, regions, { maxVoices: 4 }), { name: 'RangeError', message: /values must hold frames x 19/ });
+  t.throws(() => addon.diarize({ frames, values, audible: audible.subarray(1) }, regions, { maxVoices: 4 }), { name: 'RangeError', message: /one flag per frame/ });
+  t.throws(() => addon.diarize({ frames, values: Array.from(values) as never, audible }, regions, { maxVoices: 4 }), { name: 'TypeError', message: /values must be a Float32Array/ });
+  t.throws(() => addon.diarize({ frames: 1.5, values, audible } as never, regions, { maxVoices: 4 }), { name: 'RangeError', message: /frames/ });
+  t.throws(() => addon.diarize([1, 2] as never, regions, { maxVoices: 4 }), { name: 'TypeError', message: /PCM \(a Float32Array\) or speaker features/ });
+  t.throws(() => addon.speakerFeatures(new Float32Array(0), regions), { name: 'RangeError', message: /pcm is empty/ });
+  t.throws(() => new SpeakerFeatureCanvas(10).place(0.005, canvas.features), { name: 'RangeError', message: /frame grid/ });
 });
 
 t.test('bad arguments reject with clear errors', async (t) => {

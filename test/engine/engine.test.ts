@@ -32,7 +32,7 @@ t.test('two workers, six calls: all correct, the model read from disk once', asy
     running: 0,
     queued: 0,
     maxQueue: engine.maxQueue,
-    calls: { transcribe: 7, detectLanguage: 0, detectSpeech: 0, diarize: 0 },
+    calls: { transcribe: 7, detectLanguage: 0, detectSpeech: 0, diarize: 0, speakerFeatures: 0 },
   });
 });
 

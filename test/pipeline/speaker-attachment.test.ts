@@ -5,7 +5,8 @@ import t from 'tap';
 import type { SpeakerDiarization } from '../../src/engine/speaker-diarizer.js';
 import type { TranscriptToken } from '../../src/engine/transcript.js';
 import type { RecognisedSegment } from '../../src/pipeline/recognise-stage.js';
-import { attachSpeakers, unattributed, voiceAt } from '../../src/pipeline/speaker-attachment.js';
+import { attachSpeakers, attachSpeakersToShaped, unattributed, voiceAt } from '../../src/pipeline/speaker-attachment.js';
+import { wordsFromSegments } from '../../src/pipeline/words.js';
 
 /** A segment of words, each [text, start, end] (text with its leading space, as whisper's BPE). */
 function segment(words: Array<[string, number, number]>): RecognisedSegment {
@@ -123,4 +124,59 @@ t.test('silence: no speakers, nothing attributed', async (t) => {
   const off = unattributed(conversationSegments, false);
   t.same(off.segments.map((s) => s.speaker), ['unknown', 'unknown']);
   t.equal(off.timing.requested_max_speakers, null);
+});
+
+// A long job's transcript is shaped before its speakers arrive (job-decoration.ts): trimmed segment
+// texts, ids, confidences, flat words. Attached there, it must say what the inline attachment says.
+function shaped(segments: RecognisedSegment[]) {
+  return segments.map((s, i) => ({ id: `seg_${i}`, text: s.text.trim(), start: s.start, end: s.end, speaker: 'unknown', confidence: 0.5 + i / 10 }));
+}
+
+t.test('a shaped transcript gets the same speakers, pieces and words as the inline attachment', async (t) => {
+  const fourVoices: SpeakerDiarization = {
+    voices: 4,
+    timings: { totalMs: 1 },
+    turns: [
+      { start: 0, end: 1.9, speaker: 0 },
+      { start: 1.95, end: 2.9, speaker: 1 },
+      { start: 2.95, end: 3.9, speaker: 2 },
+      { start: 3.95, end: 5, speaker: 3 },
+    ],
+  };
+  for (const [diarization, maxSpeakers] of [[twoVoices, 4], [fourVoices, 2], [fourVoices, 4]] as const) {
+    const inline = attachSpeakers({ segments: conversationSegments, diarization, wordTiming: true, maxSpeakers });
+    const job = attachSpeakersToShaped({ segments: shaped(conversationSegments), words: wordsFromSegments(conversationSegments), diarization, wordTiming: true, maxSpeakers });
+    t.same(
+      job.segments.map((s) => [s.speaker, s.review_required ?? false, s.text, s.start, s.end]),
+      inline.segments.map((s) => [s.speaker, s.reviewRequired, s.text.trim(), s.start, s.end]),
+      `pieces (${diarization.voices} voices, ceiling ${maxSpeakers})`,
+    );
+    t.same(job.words, inline.words, 'words and their speakers');
+    t.same([job.speakers, job.speakerSegments, job.timing], [inline.speakers, inline.speakerSegments, inline.timing]);
+    t.same(job.segments.map((s) => s.id), job.segments.map((_, i) => `seg_${i}`), 'ids renumbered');
+  }
+  const job = attachSpeakersToShaped({ segments: shaped(conversationSegments), words: wordsFromSegments(conversationSegments), diarization: twoVoices, wordTiming: true, maxSpeakers: 4 });
+  t.same(job.segments.map((s) => s.confidence), [0.5, 0.6, 0.6], 'a piece keeps its segment\'s confidence');
+  t.equal(job.segments.map((s) => s.text).join(' '), shaped(conversationSegments).map((s) => s.text).join(' '), 'the wording is unchanged');
+});
+
+t.test('a shaped transcript: repeated words, segments without words, and no word timing', async (t) => {
+  const repeated = [
+    segment([[' No.', 0.0, 0.5], [' No', 1.0, 1.3]]),
+    segment([[' no', 2.0, 2.3], [' pain.', 2.3, 2.8]]),
+  ];
+  const turns: SpeakerDiarization = { voices: 2, timings: { totalMs: 1 }, turns: [{ start: 0, end: 0.8, speaker: 0 }, { start: 0.9, end: 3, speaker: 1 }] };
+  const job = attachSpeakersToShaped({ segments: shaped(repeated), words: wordsFromSegments(repeated), diarization: turns, wordTiming: true, maxSpeakers: 4 });
+  t.same(job.segments.map((s) => [s.speaker, s.text]), [['A', 'No.'], ['B', 'No'], ['B', 'no pain.']]);
+  t.equal(job.words!.length, 4);
+
+  // A segment whose words were lost keeps its text and takes the voice of its time span.
+  const lost = attachSpeakersToShaped({ segments: shaped(repeated), words: wordsFromSegments(repeated).slice(0, 2), diarization: turns, wordTiming: true, maxSpeakers: 4 });
+  t.same(lost.segments.map((s) => [s.speaker, s.text]), [['A', 'No.'], ['B', 'No'], ['B', 'no pain.']]);
+
+  const none = attachSpeakersToShaped({ segments: shaped(repeated), words: null, diarization: turns, wordTiming: false, maxSpeakers: 4 });
+  t.same(none.segments.map((s) => [s.speaker, s.text]), [['unknown', 'No. No'], ['unknown', 'no pain.']], 'transcript-only segments');
+  t.equal(none.words, null);
+  t.same(none.speakerSegments.map((s) => s.speaker), ['A', 'B'], 'ownership in speaker_segments only');
+  t.equal(none.timing.word_timing, false);
 });

@@ -23,6 +23,7 @@ t.test('uploads go to uploads/, job audio to jobs/, results to results/', async 
   const { path } = await store.writeResult('job_123', { kind: 'partial', revision: 4 }, '{}');
   t.equal(path, join(store.root, 'results', 'job_123.partial-4'));
   t.equal((await store.writeResult('job_123', { kind: 'final' }, '{}')).path, join(store.root, 'results', 'job_123.result'));
+  t.equal((await store.writeResult('job_123', { kind: 'final', revision: 2 }, '{}')).path, join(store.root, 'results', 'job_123.result-2'));
   t.equal((store as BlobStore).directUploads, undefined, 'presigned uploads go through the API');
 });
 
@@ -60,9 +61,12 @@ t.test('a data folder reached through a symlink works the same', async (t) => {
 t.test('sweepOrphans removes a result stranded mid-write (its temporary file)', async (t) => {
   const { store } = openStore(t);
   const stranded = join(store.root, 'results', 'job_1.result.tmp-00000000-0000-0000-0000-000000000000');
+  const strandedRevision = join(store.root, 'results', 'job_1.result-3.tmp-00000000-0000-0000-0000-000000000000');
   writeFileSync(stranded, '{"half":');
+  writeFileSync(strandedRevision, '{"half":');
   const owners = { isReferenced: async () => false, isAwaitingUpload: async () => false };
   const removed = await store.sweepOrphans(owners, 0, new Date(Date.now() + 1000));
-  t.equal(removed, 1);
+  t.equal(removed, 2);
   t.notOk(existsSync(stranded));
+  t.notOk(existsSync(strandedRevision), 'a revision of a final result too');
 });

@@ -70,6 +70,7 @@ t.test('the bucket layout under the prefix; a spooled upload is uploaded, then r
   t.same(await objectBytes(audio), bytes, 'the object has the upload byte for byte (no transfer encoding stored)');
   t.equal((await store.writeResult('job_1', { kind: 'partial', revision: 2 }, '{}')).path, `${PREFIX}results/job_1.partial-2`);
   t.equal((await store.writeResult('job_1', { kind: 'final' }, '{}')).path, `${PREFIX}results/job_1.result`);
+  t.equal((await store.writeResult('job_1', { kind: 'final', revision: 2 }, '{}')).path, `${PREFIX}results/job_1.result-2`);
   const source = await store.audioSource(audio);
   t.match(source, { kind: 'url', label: `s3://svc-stt-test/${PREFIX}jobs/job_1.audio` });
   t.ok(store.directUploads, 'presigned uploads go straight to the bucket');

@@ -159,6 +159,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE idempotency_records ADD COLUMN owner TEXT COLLATE "C";
     `,
   },
+  {
+    version: 3,
+    name: 'job decoration: speaker labels attached to a succeeded result under a lease',
+    // As SQLite's step 5. The claim reads the partial index in its own order (NULLs first).
+    sql: `
+      ALTER TABLE jobs ADD COLUMN decoration TEXT COLLATE "C" NULL CHECK (decoration IN ('processing', 'unavailable'));
+      ALTER TABLE jobs ADD COLUMN decoration_attempts INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX jobs_decorating ON jobs (lease_expires_at_ms NULLS FIRST, id) WHERE decoration = 'processing';
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

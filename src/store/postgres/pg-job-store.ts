@@ -5,19 +5,26 @@
 //   WHERE against the row as committed by whoever updated it first, so a lost race changes nothing;
 // - a transition that reads the row to decide (complete, fail, closing slots, expiring results)
 //   reads it `FOR UPDATE`, so a concurrent caller waits and then decides on the new row;
-// - claimNext takes the oldest runnable row `FOR UPDATE SKIP LOCKED`: workers claim different jobs
-//   in parallel rather than queueing behind one row lock.
+// - claimNext (and claimDecoration) takes the oldest runnable row `FOR UPDATE SKIP LOCKED`: workers
+//   claim different jobs in parallel rather than queueing behind one row lock.
 // Multi-row locks are taken in id order, so two sweeps over overlapping rows cannot deadlock.
 import { leaseOfDeadInstance } from '../instance-record.js';
 import {
+  DECORATION_CLAIM_ORDER,
+  LEASED_WORK,
+  RESULT_EXPIRY_SET,
+  claimableDecorations,
   claimableJobs,
   uploadDeadlineColumn,
   completionWithoutAccept,
   emptyStatusCounts,
   iso,
   jobRecordOf,
+  mayEndDecoration,
   mayFail,
   newJobRow,
+  releasedByDecoration,
+  releasedByExpiry,
   releasedByFailure,
   type FailError,
   type FailFrom,
@@ -26,6 +33,7 @@ import {
 import type {
   ChunkProgress,
   CompleteOutcome,
+  DecorationOutcome,
   JobCounts,
   JobStatus,
   FinalResult,
@@ -34,6 +42,7 @@ import type {
   JobStoreOptions,
   NewJob,
   OutboxEvent,
+  PendingDecoration,
   ReleasedBlobs,
   Retention,
 } from '../job-store.js';
@@ -134,7 +143,7 @@ export class PgJobStore implements JobStore {
   }
 
   async heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): Promise<boolean> {
-    return this.changedOne(`UPDATE jobs SET lease_expires_at_ms = $1 WHERE id = $2 AND status = 'running' AND lease_owner = $3`, [
+    return this.changedOne(`UPDATE jobs SET lease_expires_at_ms = $1 WHERE id = $2 AND ${LEASED_WORK} AND lease_owner = $3`, [
       nowMs + leaseMs,
       id,
       workerId,
@@ -154,6 +163,7 @@ export class PgJobStore implements JobStore {
     );
   }
 
+  // No status condition: a running job's lease and a decoration's are given back alike.
   async releaseLease(id: string, workerId: string, _nowMs: number): Promise<boolean> {
     return this.changedOne('UPDATE jobs SET lease_owner = NULL, lease_expires_at_ms = NULL WHERE id = $1 AND lease_owner = $2', [id, workerId]);
   }
@@ -165,16 +175,41 @@ export class PgJobStore implements JobStore {
     retention: Retention,
     nowMs: number,
     event: OutboxEvent | null = null,
+    decoration: PendingDecoration | null = null,
   ): Promise<boolean> {
     // The transition and its event commit together or not at all: an event exists exactly when its
     // job succeeded. A failed insert (say a duplicate) rolls the transition back and rejects.
+    // Decorating ($10): the audio and provisional result stay for the decoration (the carry-over $13
+    // and the provisional result $12 replaced when given), and the worker keeps its lease on the
+    // succeeded row until $11. Casts: parameters only compared with NULL have no inferable type.
     return this.db.transaction(async (client) => {
       const { rowCount } = await client.query(
         `UPDATE jobs SET status = 'succeeded', result_path = $1, result_bytes = $2, result_content_type = $3,
-            audio_path = NULL, partial_path = NULL, lease_owner = NULL, lease_expires_at_ms = NULL,
-            result_expires_at_ms = $4, tombstone_until_ms = $5, finished_at_ms = $6, updated_at = $7
+            result_expires_at_ms = $4, tombstone_until_ms = $5, finished_at_ms = $6, updated_at = $7,
+            audio_path = (CASE WHEN $10::boolean THEN audio_path ELSE NULL END),
+            partial_path = (CASE WHEN $10::boolean THEN COALESCE($12::text, partial_path) ELSE NULL END),
+            result_revision = result_revision + (CASE WHEN $10::boolean AND $12::text IS NOT NULL THEN 1 ELSE 0 END),
+            progress = (CASE WHEN $10::boolean THEN COALESCE($13::text, progress) ELSE progress END),
+            lease_owner = (CASE WHEN $10::boolean THEN lease_owner ELSE NULL END),
+            lease_expires_at_ms = (CASE WHEN $10::boolean THEN $11::bigint ELSE NULL END),
+            decoration = (CASE WHEN $10::boolean THEN 'processing' ELSE decoration END),
+            decoration_attempts = (CASE WHEN $10::boolean THEN 1 ELSE decoration_attempts END)
           WHERE id = $8 AND status = 'running' AND lease_owner = $9`,
-        [result.resultPath, result.resultBytes, result.contentType, retention.resultExpiresAtMs, retention.tombstoneUntilMs, nowMs, iso(nowMs), id, workerId],
+        [
+          result.resultPath,
+          result.resultBytes,
+          result.contentType,
+          retention.resultExpiresAtMs,
+          retention.tombstoneUntilMs,
+          nowMs,
+          iso(nowMs),
+          id,
+          workerId,
+          decoration !== null,
+          decoration ? nowMs + decoration.leaseMs : null,
+          decoration?.partialPath ?? null,
+          decoration?.progress ? JSON.stringify(decoration.progress) : null,
+        ],
       );
       const won = rowCount === 1;
       if (won && event) {
@@ -186,6 +221,45 @@ export class PgJobStore implements JobStore {
         );
       }
       return won;
+    });
+  }
+
+  async claimDecoration(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null> {
+    // As claimNext: one statement, the row picked and locked by the subquery (skipping rows other
+    // claimers hold) and leased before the lock is released at commit.
+    const { rows } = await this.db.query<JobRow>(
+      `UPDATE jobs SET lease_owner = $1, lease_expires_at_ms = $2, decoration_attempts = decoration_attempts + 1
+        WHERE id = (
+          SELECT id FROM jobs
+            WHERE ${claimableDecorations('$3')}
+            ORDER BY ${DECORATION_CLAIM_ORDER} LIMIT 1
+            FOR UPDATE SKIP LOCKED)
+        RETURNING *`,
+      [workerId, nowMs + leaseMs, nowMs],
+    );
+    return rows[0] ? jobRecordOf(rows[0]) : null;
+  }
+
+  async endDecoration(id: string, workerId: string, outcome: DecorationOutcome, nowMs: number): Promise<ReleasedBlobs | null> {
+    // Locked, as `fail`: the paths released are those of the row this update replaces.
+    return this.db.transaction(async (client) => {
+      const { rows } = await client.query<JobRow>('SELECT * FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+      if (!rows[0] || !mayEndDecoration(rows[0], workerId)) return null;
+      await client.query(
+        `UPDATE jobs SET decoration = $1, result_path = $2, result_bytes = $3, result_content_type = $4,
+            audio_path = NULL, partial_path = NULL, lease_owner = NULL, lease_expires_at_ms = NULL, updated_at = $5
+          WHERE id = $6 AND status = 'succeeded' AND decoration = 'processing' AND lease_owner = $7`,
+        [
+          outcome.status === 'done' ? null : 'unavailable',
+          outcome.result.resultPath,
+          outcome.result.resultBytes,
+          outcome.result.contentType,
+          iso(nowMs),
+          id,
+          workerId,
+        ],
+      );
+      return releasedByDecoration(rows[0], outcome.result);
     });
   }
 
@@ -219,8 +293,8 @@ export class PgJobStore implements JobStore {
   async releaseWorkOfDeadInstances(_nowMs: number): Promise<{ leases: number; uploads: number }> {
     return this.db.transaction(async (client) => {
       const leases = await client.query(`UPDATE jobs SET lease_expires_at_ms = 0
-        WHERE lease_owner IS NOT NULL AND status = 'running' AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <> 0)
-          AND ${leaseOfDeadInstance('jobs')}`);
+        WHERE lease_owner IS NOT NULL AND ${LEASED_WORK}
+          AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <> 0) AND ${leaseOfDeadInstance('jobs')}`);
       const uploads = await client.query(`UPDATE jobs SET upload_state = 'empty', upload_owner = NULL
         WHERE upload_state = 'receiving'
           AND (upload_owner IS NULL OR NOT EXISTS (SELECT 1 FROM service_instances i WHERE i.id = jobs.upload_owner))`);
@@ -236,15 +310,15 @@ export class PgJobStore implements JobStore {
   async expireResults(nowMs: number): Promise<ReleasedBlobs[]> {
     // Locked, so that of two sweepers each result path is handed out for deletion once.
     return this.db.transaction(async (client) => {
-      const { rows } = await client.query<{ id: string; result_path: string }>(
-        `SELECT id, result_path FROM jobs
+      const { rows } = await client.query<Pick<JobRow, 'id' | 'result_path' | 'audio_path' | 'partial_path'>>(
+        `SELECT id, result_path, audio_path, partial_path FROM jobs
           WHERE result_expires_at_ms IS NOT NULL AND result_expires_at_ms <= $1 AND result_path IS NOT NULL
           ORDER BY id FOR UPDATE`,
         [nowMs],
       );
       if (rows.length === 0) return [];
-      await client.query('UPDATE jobs SET result_path = NULL WHERE id = ANY($1::text[])', [rows.map((row) => row.id)]);
-      return rows.map((row) => ({ id: row.id, paths: [row.result_path] }));
+      await client.query(`UPDATE jobs SET ${RESULT_EXPIRY_SET} WHERE id = ANY($1::text[])`, [rows.map((row) => row.id)]);
+      return rows.map(releasedByExpiry);
     });
   }
 

@@ -169,6 +169,17 @@ export const MIGRATIONS: readonly Migration[] = [
     // Job and webhook leases name their holder already (lease_owner = '<instance id>/<slot>').
     sql: SERVICE_INSTANCES_STEP,
   },
+  {
+    version: 5,
+    name: 'job decoration: speaker labels attached to a succeeded result under a lease',
+    // A CHECK added by ADD COLUMN holds for existing rows at once (all NULL here). The claim reads
+    // the partial index: only rows being decorated are in it, oldest lease expiry first.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN decoration TEXT NULL CHECK (decoration IN ('processing', 'unavailable'));
+      ALTER TABLE jobs ADD COLUMN decoration_attempts INTEGER NOT NULL DEFAULT 0;
+      CREATE INDEX jobs_decorating ON jobs (lease_expires_at_ms, id) WHERE decoration = 'processing';
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -6,11 +6,13 @@ import type { Database, Statement } from 'better-sqlite3';
 import type {
   ChunkProgress,
   CompleteOutcome,
+  DecorationOutcome,
   JobCounts,
   JobStatus,
   FinalResult,
   OutboxEvent,
   JobRecord,
+  PendingDecoration,
   JobStore,
   JobStoreOptions,
   NewJob,
@@ -18,14 +20,21 @@ import type {
   Retention,
 } from '../job-store.js';
 import {
+  DECORATION_CLAIM_ORDER,
+  LEASED_WORK,
+  RESULT_EXPIRY_SET,
+  claimableDecorations,
   claimableJobs,
   uploadDeadlineColumn,
   completionWithoutAccept,
   emptyStatusCounts,
   iso,
   jobRecordOf,
+  mayEndDecoration,
   mayFail,
   newJobRow,
+  releasedByDecoration,
+  releasedByExpiry,
   releasedByFailure,
   type FailError,
   type FailFrom,
@@ -38,6 +47,8 @@ export class SqliteJobStore implements JobStore {
   private readonly selectById: Statement<[string], JobRow>;
   private readonly selectByBlob: Statement<[string, string, string], { one: number }>;
   private readonly claimTransaction: (workerId: string, nowMs: number, leaseMs: number) => JobRecord | null;
+  private readonly claimDecorationTransaction: (workerId: string, nowMs: number, leaseMs: number) => JobRecord | null;
+  private readonly endDecorationTransaction: (id: string, workerId: string, outcome: DecorationOutcome, nowMs: number) => ReleasedBlobs | null;
   private readonly completeTransaction: (id: string, tenant: string, nowMs: number) => CompleteOutcome;
   private readonly failTransaction: ReleasedBlobsFn;
   private readonly expireTransaction: (nowMs: number) => ReleasedBlobs[];
@@ -49,6 +60,7 @@ export class SqliteJobStore implements JobStore {
     retention: Retention,
     nowMs: number,
     event: OutboxEvent | null,
+    decoration: PendingDecoration | null,
   ) => boolean;
 
   private readonly instanceId: string | null;
@@ -86,6 +98,41 @@ export class SqliteJobStore implements JobStore {
     // IMMEDIATE: the read and the lease are one step under the write lock, so two claimers never
     // take the same job.
     this.claimTransaction = (...args) => claim.immediate(...args);
+
+    const nextDecoration = db.prepare<[number], JobRow>(`SELECT * FROM jobs
+      WHERE ${claimableDecorations('?')}
+      ORDER BY ${DECORATION_CLAIM_ORDER} LIMIT 1`);
+    const leaseDecoration = db.prepare(`UPDATE jobs SET lease_owner = @worker, lease_expires_at_ms = @until,
+        decoration_attempts = decoration_attempts + 1
+      WHERE id = @id AND status = 'succeeded' AND decoration = 'processing'`);
+    // IMMEDIATE, as claim: two claimers never take the same decoration.
+    const claimDecoration = db.transaction((workerId: string, nowMs: number, leaseMs: number) => {
+      const row = nextDecoration.get(nowMs);
+      if (!row) return null;
+      leaseDecoration.run({ worker: workerId, until: nowMs + leaseMs, id: row.id });
+      return jobRecordOf(this.selectById.get(row.id)!);
+    });
+    this.claimDecorationTransaction = (...args) => claimDecoration.immediate(...args);
+
+    const markDecorated = db.prepare(`UPDATE jobs SET decoration = @decoration, result_path = @path, result_bytes = @bytes,
+        result_content_type = @type, audio_path = NULL, partial_path = NULL, lease_owner = NULL,
+        lease_expires_at_ms = NULL, updated_at = @at
+      WHERE id = @id AND status = 'succeeded' AND decoration = 'processing' AND lease_owner = @worker`);
+    const endDecoration = db.transaction((id: string, workerId: string, outcome: DecorationOutcome, nowMs: number) => {
+      const row = this.selectById.get(id);
+      if (!row || !mayEndDecoration(row, workerId)) return null;
+      markDecorated.run({
+        decoration: outcome.status === 'done' ? null : 'unavailable',
+        path: outcome.result.resultPath,
+        bytes: outcome.result.resultBytes,
+        type: outcome.result.contentType,
+        at: iso(nowMs),
+        id,
+        worker: workerId,
+      });
+      return releasedByDecoration(row, outcome.result);
+    });
+    this.endDecorationTransaction = (...args) => endDecoration.immediate(...args);
 
     const accept = db.prepare(`UPDATE jobs SET status = 'accepted', ready_at_ms = @now, updated_at = @at
       WHERE id = @id AND status = 'awaiting_upload' AND upload_state = 'stored'`);
@@ -134,30 +181,52 @@ export class SqliteJobStore implements JobStore {
 
     const dueResults = db.prepare<[number], JobRow>(`SELECT * FROM jobs
       WHERE result_expires_at_ms IS NOT NULL AND result_expires_at_ms <= ? AND result_path IS NOT NULL`);
-    const clearResult = db.prepare(`UPDATE jobs SET result_path = NULL WHERE id = ?`);
+    const clearResult = db.prepare(`UPDATE jobs SET ${RESULT_EXPIRY_SET} WHERE id = ?`);
     const expire = db.transaction((nowMs: number) => {
       const released: ReleasedBlobs[] = [];
       for (const row of dueResults.all(nowMs)) {
         clearResult.run(row.id);
-        released.push({ id: row.id, paths: [row.result_path!] });
+        released.push(releasedByExpiry(row));
       }
       return released;
     });
     this.expireTransaction = (nowMs) => expire.immediate(nowMs);
 
+    // Decorating (@decorating = 1): the audio and provisional result stay for the decoration (the
+    // carry-over and the provisional result replaced when given), and the worker keeps its lease on
+    // the succeeded row until @decorateUntil.
     const markSucceeded = db.prepare(`UPDATE jobs SET status = 'succeeded', result_path = @path, result_bytes = @bytes,
-        result_content_type = @type, audio_path = NULL, partial_path = NULL, lease_owner = NULL,
-        lease_expires_at_ms = NULL, result_expires_at_ms = @expires, tombstone_until_ms = @tombstone,
-        finished_at_ms = @now, updated_at = @at
+        result_content_type = @type, result_expires_at_ms = @expires, tombstone_until_ms = @tombstone,
+        finished_at_ms = @now, updated_at = @at,
+        audio_path = (CASE WHEN @decorating = 1 THEN audio_path ELSE NULL END),
+        partial_path = (CASE WHEN @decorating = 1 THEN COALESCE(@partial, partial_path) ELSE NULL END),
+        result_revision = result_revision + (CASE WHEN @decorating = 1 AND @partial IS NOT NULL THEN 1 ELSE 0 END),
+        progress = (CASE WHEN @decorating = 1 THEN COALESCE(@progress, progress) ELSE progress END),
+        lease_owner = (CASE WHEN @decorating = 1 THEN @worker ELSE NULL END),
+        lease_expires_at_ms = (CASE WHEN @decorating = 1 THEN @decorateUntil ELSE NULL END),
+        decoration = (CASE WHEN @decorating = 1 THEN 'processing' ELSE decoration END),
+        decoration_attempts = (CASE WHEN @decorating = 1 THEN 1 ELSE decoration_attempts END)
       WHERE id = @id AND status = 'running' AND lease_owner = @worker`);
     // The outbox row of the webhook event: due at once (the first attempt is immediate).
     const insertEvent = db.prepare(`INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body,
         state, next_attempt_at_ms, created_at_ms)
       VALUES (@event_id, @job_id, @key_id, @secret_version, @url, @body, 'pending', @now, @now)`);
     const succeed = db.transaction(
-      (id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event: OutboxEvent | null) => {
+      (
+        id: string,
+        workerId: string,
+        result: FinalResult,
+        retention: Retention,
+        nowMs: number,
+        event: OutboxEvent | null,
+        decoration: PendingDecoration | null,
+      ) => {
         const won =
           markSucceeded.run({
+            decorating: decoration ? 1 : 0,
+            decorateUntil: decoration ? nowMs + decoration.leaseMs : null,
+            partial: decoration?.partialPath ?? null,
+            progress: decoration?.progress ? JSON.stringify(decoration.progress) : null,
             path: result.resultPath,
             bytes: result.resultBytes,
             type: result.contentType,
@@ -235,7 +304,8 @@ export class SqliteJobStore implements JobStore {
   async heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): Promise<boolean> {
     return (
       this.db
-        .prepare(`UPDATE jobs SET lease_expires_at_ms = ? WHERE id = ? AND status = 'running' AND lease_owner = ?`)
+        .prepare(`UPDATE jobs SET lease_expires_at_ms = ?
+          WHERE id = ? AND ${LEASED_WORK} AND lease_owner = ?`)
         .run(nowMs + leaseMs, id, workerId).changes === 1
     );
   }
@@ -262,6 +332,7 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
+  // No status condition: a running job's lease and a decoration's are given back alike.
   async releaseLease(id: string, workerId: string, _nowMs: number): Promise<boolean> {
     return (
       this.db
@@ -270,8 +341,24 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  async succeed(id: string, workerId: string, result: FinalResult, retention: Retention, nowMs: number, event: OutboxEvent | null = null): Promise<boolean> {
-    return this.succeedTransaction(id, workerId, result, retention, nowMs, event);
+  async succeed(
+    id: string,
+    workerId: string,
+    result: FinalResult,
+    retention: Retention,
+    nowMs: number,
+    event: OutboxEvent | null = null,
+    decoration: PendingDecoration | null = null,
+  ): Promise<boolean> {
+    return this.succeedTransaction(id, workerId, result, retention, nowMs, event, decoration);
+  }
+
+  async claimDecoration(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null> {
+    return this.claimDecorationTransaction(workerId, nowMs, leaseMs);
+  }
+
+  async endDecoration(id: string, workerId: string, outcome: DecorationOutcome, nowMs: number): Promise<ReleasedBlobs | null> {
+    return this.endDecorationTransaction(id, workerId, outcome, nowMs);
   }
 
   async fail(id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number): Promise<ReleasedBlobs | null> {
@@ -286,8 +373,8 @@ export class SqliteJobStore implements JobStore {
     const recover = this.db.transaction(() => {
       const leases = this.db
         .prepare(`UPDATE jobs SET lease_expires_at_ms = 0
-          WHERE lease_owner IS NOT NULL AND status = 'running' AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <> 0)
-            AND ${leaseOfDeadInstance('jobs')}`)
+          WHERE lease_owner IS NOT NULL AND ${LEASED_WORK}
+            AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <> 0) AND ${leaseOfDeadInstance('jobs')}`)
         .run().changes;
       const uploads = this.db
         .prepare(`UPDATE jobs SET upload_state = 'empty', upload_owner = NULL

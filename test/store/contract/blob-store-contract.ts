@@ -109,6 +109,7 @@ export function blobStoreContract(t: Test, name: string, make: MakeBlobStore): v
       }
       for (const revision of [-1, 1.5, 1e9, Number.NaN]) {
         await refusesPath(t, () => store.writeResult('job_1', { kind: 'partial', revision }, '{}'), `revision ${revision}`);
+        await refusesPath(t, () => store.writeResult('job_1', { kind: 'final', revision }, '{}'), `final revision ${revision}`);
       }
       t.ok(existsSync(upload));
       t.equal(await stillThere(), true, 'a blob the store did not create is untouched');
@@ -152,6 +153,39 @@ export function blobStoreContract(t: Test, name: string, make: MakeBlobStore): v
       await store.delete(final.path);
       await t.rejects(store.readResult(final.path), { code: 'ENOENT' }, 'a missing result reads as ENOENT');
       t.match(await streamFailure(store.openResult(final.path)), { code: 'ENOENT' }, 'and streams as ENOENT');
+    });
+
+    t.test('a final result may take a revision: its own ref beside the first one, read, streamed, deleted', async (t) => {
+      const { store } = await open(t);
+      const first = await store.writeResult('job_v', { kind: 'final' }, 'undecorated');
+      const revised = await store.writeResult('job_v', { kind: 'final', revision: 1 }, 'decorated');
+      const zero = await store.writeResult('job_v', { kind: 'final', revision: 0 }, 'zero');
+      const last = await store.writeResult('job_v', { kind: 'final', revision: 999_999_999 }, 'last');
+      t.equal(revised.bytes, 9);
+      t.match(first.path, /job_v\.result$/, 'no revision: the name of old');
+      t.match(revised.path, /job_v\.result-1$/);
+      t.match(zero.path, /job_v\.result-0$/);
+      t.match(last.path, /job_v\.result-999999999$/);
+      t.equal(new Set([first.path, revised.path, zero.path, last.path]).size, 4, 'each revision has its own ref');
+      const partial = await store.writeResult('job_v', { kind: 'partial', revision: 1 }, 'partial');
+      t.not(partial.path, revised.path, 'a final revision is not a provisional one');
+      t.equal((await store.readResult(first.path)).toString(), 'undecorated', 'the first result is not touched');
+      t.equal((await store.readResult(revised.path)).toString(), 'decorated');
+      t.equal((await readAll(store.openResult(revised.path))).toString(), 'decorated');
+      t.equal((await store.readRange(revised.path, 2, 3)).toString(), 'cor');
+      t.equal((await store.readResult(last.path)).toString(), 'last');
+      t.equal((await store.writeResult('job_v', { kind: 'final', revision: 1 }, 'again')).path, revised.path, 'replaced whole at its ref');
+      t.equal((await store.readResult(revised.path)).toString(), 'again');
+      await refusesPath(t, () => store.audioSource(revised.path), 'a revised result is not audio');
+      for (const bad of [`${first.path}-`, `${first.path}-x`, `${first.path}--1`, `${first.path}-1234567890`, `${revised.path}.5`, `${first.path}-1.audio`]) {
+        await refusesPath(t, () => store.readResult(bad), `readResult ${bad}`);
+        await refusesPath(t, () => store.delete(bad), `delete ${bad}`);
+      }
+      await store.delete(revised.path);
+      t.equal(await store.exists(revised.path), false);
+      await t.rejects(store.readResult(revised.path), { code: 'ENOENT' });
+      t.equal(await store.exists(first.path), true, 'the other results stay');
+      t.equal(await store.exists(zero.path), true);
     });
 
     t.test('readRange reads bytes at an offset, fewer at the end, none past it', async (t) => {
@@ -242,6 +276,29 @@ export function blobStoreContract(t: Test, name: string, make: MakeBlobStore): v
       t.equal(await store.exists(freshOrphan), false);
       t.notOk(existsSync(liveUpload));
       t.equal(await store.exists(referenced), true);
+    });
+
+    t.test('sweepOrphans: an unreferenced old result revision goes like any result; a referenced one stays', async (t) => {
+      const { store, age } = await open(t);
+      const { path: replaced } = await store.writeResult('job_dec', { kind: 'final' }, 'undecorated');
+      const { path: served } = await store.writeResult('job_dec', { kind: 'final', revision: 1 }, 'decorated');
+      const { path: abandoned } = await store.writeResult('job_dec', { kind: 'final', revision: 2 }, 'a crashed decoration');
+      const { path: fresh } = await store.writeResult('job_new', { kind: 'final', revision: 1 }, 'being recorded');
+      for (const ref of [replaced, served, abandoned]) await age(ref, 2 * HOUR);
+      const asked: string[] = [];
+      const owners: BlobOwners = {
+        isReferenced: async (ref) => {
+          asked.push(ref);
+          return ref === served;
+        },
+        isAwaitingUpload: async () => false,
+      };
+      t.equal(await store.sweepOrphans(owners, HOUR), 2);
+      t.equal(await store.exists(replaced), false, 'the result a decoration replaced');
+      t.equal(await store.exists(abandoned), false, 'a revision no job references');
+      t.equal(await store.exists(served), true, 'the revision the job serves');
+      t.equal(await store.exists(fresh), true, 'a revision whose job row may be being written');
+      t.same(asked.sort(), [replaced, served, abandoned].sort(), 'old revisions are looked up like any result');
     });
   });
 }

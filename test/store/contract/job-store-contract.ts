@@ -4,8 +4,10 @@
 // between stores on separate connections: claims, succeed against fail, complete against complete
 // and against the upload sweeper, and sweeps run twice at once. (On SQLite the "concurrent" calls
 // run one after another, so there these cases check the outcome rules only; on PostgreSQL they race.)
+// Decoration: a succeeded job whose result a worker still decorates under a lease (succeed with
+// `decoration`, claimDecoration, endDecoration), and how leases, dead instances and retention treat it.
 import type { Test } from 'tap';
-import type { JobRecord, JobStore, NewJob, OutboxEvent } from '../../../src/store/job-store.js';
+import type { DecorationOutcome, JobRecord, JobStore, NewJob, OutboxEvent, ReleasedBlobs, Retention } from '../../../src/store/job-store.js';
 import { leaseOwnerOf, type InstanceRegistry } from '../../../src/store/instance-registry.js';
 import type { WebhookOutbox } from '../../../src/store/webhook-outbox.js';
 
@@ -56,6 +58,42 @@ const newJob = (tenant: string, overrides: Partial<NewJob> = {}): NewJob => ({
 const slotJob = (overrides: Partial<NewJob> = {}) => newJob('ten_a', { status: 'awaiting_upload', audioPath: null, audioSeconds: null, upload, ...overrides });
 const eventFor = (jobId: string): OutboxEvent => ({ eventId: `evt_${jobId}`, keyId: KEY, secretVersion: 1, url: 'https://hooks.example.com/x', body: `{"job":"${jobId}"}` });
 const count = <T>(items: T[], item: T) => items.filter((i) => i === item).length;
+const iso = (ms: number) => new Date(ms).toISOString();
+const byId = (released: ReleasedBlobs[]) => [...released].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+/**
+ * A job `worker` holds at `at` with audio `/a/<n>.audio` and a provisional result `/r/<n>.partial-1`,
+ * ready to succeed. No other job may be runnable (it is claimed as the oldest one).
+ */
+async function heldWithPartial(t: Test, jobs: JobStore, worker: string, n: string, at: number): Promise<JobRecord> {
+  const job = await jobs.create(newJob('ten_a', { audioPath: `/a/${n}.audio` }), new Date(at));
+  t.equal((await jobs.claimNext(worker, at, 60_000))?.id, job.id, `${n}: claimed`);
+  const chunk = { progress: { chunk: 1 }, completedAudioSeconds: 30, audioSeconds: 93.5, partialPath: `/r/${n}.partial-1` };
+  t.ok(await jobs.commitChunk(job.id, worker, chunk, at), `${n}: a chunk committed`);
+  t.equal((await jobs.claimNext(worker, at, 60_000))?.id, job.id, `${n}: claimed again`);
+  return job;
+}
+
+/** heldWithPartial, then succeeded at `at` with result `/r/<n>.result`, left to `worker` to decorate for `leaseMs`. */
+async function decorating(
+  t: Test,
+  jobs: JobStore,
+  worker: string,
+  n: string,
+  at: number,
+  options: { leaseMs?: number; retention?: Retention; event?: OutboxEvent } = {},
+): Promise<JobRecord> {
+  const job = await heldWithPartial(t, jobs, worker, n, at);
+  const { leaseMs = 60_000, retention: kept = retention, event = null } = options;
+  t.ok(await jobs.succeed(job.id, worker, result(`/r/${n}.result`), kept, at, event, { leaseMs }), `${n}: succeeded, to decorate`);
+  return (await jobs.getById(job.id))!;
+}
+
+const decorated = (path: string, overrides: Partial<DecorationOutcome> = {}): DecorationOutcome => ({
+  status: 'done',
+  result: { resultPath: path, resultBytes: 42, contentType: 'application/json' },
+  ...overrides,
+});
 
 export function jobStoreContract(t: Test, name: string, make: MakeJobStores): void {
   const open = (t: Test) => openJobStores(t, make);
@@ -204,6 +242,279 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.match(await jobs.getById(liveSlot.id), { uploadState: 'receiving' }, "the live instance's upload goes on");
       t.equal((await outbox.claimDue(leaseOwnerOf('inst_live', 'webhooks'), 3002, 60_000))?.eventId, deadEvent.eventId);
       t.ok(await outbox.recordAttempt(liveEvent.eventId, leaseOwnerOf('inst_live', 'webhooks'), { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, 3003), "the live instance's lease held");
+    });
+
+    t.test('succeed with decoration: the job succeeds with its event (once), keeps its audio and provisional result, the worker keeps the lease', async (t) => {
+      const { jobs, outbox } = await open(t);
+      const job = await heldWithPartial(t, jobs, 'w1', 'd', 1000);
+      t.ok(await jobs.succeed(job.id, 'w1', result('/r/d.result'), retention, 2000, eventFor(job.id), { leaseMs: 30_000 }));
+      const after = (await jobs.getById(job.id))!;
+      t.match(after, {
+        status: 'succeeded',
+        resultPath: '/r/d.result',
+        resultBytes: 10,
+        resultContentType: 'application/json',
+        resultExpiresAtMs: retention.resultExpiresAtMs,
+        tombstoneUntilMs: retention.tombstoneUntilMs,
+        finishedAtMs: 2000,
+        updatedAt: iso(2000),
+        errorCode: null,
+        audioPath: '/a/d.audio',
+        partialPath: '/r/d.partial-1',
+        resultRevision: 1,
+        progress: { chunk: 1 },
+        decoration: 'processing',
+        decorationAttempts: 1,
+        leaseOwner: 'w1',
+        leaseExpiresAtMs: 32_000,
+      });
+      t.notOk(await jobs.succeed(job.id, 'w1', result('/r/d2.result'), retention, 2001, eventFor(`${job.id}-again`), { leaseMs: 30_000 }), 'never completed twice');
+      t.equal(await jobs.fail(job.id, { workerId: 'w1' }, internalError, retention, 2001), null, 'nor failed by its decorator');
+      t.same(await jobs.getById(job.id), after, 'unchanged');
+      t.equal((await outbox.forJob(job.id))?.eventId, `evt_${job.id}`, 'its event is in the outbox');
+      t.equal((await outbox.claimDue('hooks', 2002, 60_000))?.eventId, `evt_${job.id}`, 'due at once');
+      t.equal(await outbox.claimDue('hooks', 2002, 60_000), null, 'one event');
+      t.match(await jobs.jobCounts(2002), { byStatus: { succeeded: 1, running: 0 }, claimable: 0 });
+      t.equal(await jobs.claimNext('w2', 40_000, 60_000), null, 'never runnable work again, even past its lease');
+      for (const path of ['/a/d.audio', '/r/d.partial-1', '/r/d.result']) t.ok(await jobs.referencesBlob(path), `${path} still referenced`);
+    });
+
+    t.test('succeed with decoration may record what the decoration reads: the final carry-over, a new provisional revision', async (t) => {
+      const { jobs } = await open(t);
+      const job = await heldWithPartial(t, jobs, 'w1', 'q', 1000);
+      const carry = { final: true, speech: [[0, 1.5]] };
+      t.ok(await jobs.succeed(job.id, 'w1', result('/r/q.result'), retention, 2000, null, { leaseMs: 30_000, progress: carry, partialPath: '/r/q.partial-2' }));
+      t.match(await jobs.getById(job.id), {
+        status: 'succeeded',
+        decoration: 'processing',
+        decorationAttempts: 1,
+        progress: carry,
+        partialPath: '/r/q.partial-2',
+        resultRevision: 2,
+        audioPath: '/a/q.audio',
+        leaseOwner: 'w1',
+        leaseExpiresAtMs: 32_000,
+      });
+      t.notOk(await jobs.referencesBlob('/r/q.partial-1'), "the previous provisional result is the caller's to delete");
+      t.same(await jobs.endDecoration(job.id, 'w1', decorated('/r/q.result-1'), 3000), { id: job.id, paths: ['/a/q.audio', '/r/q.partial-2', '/r/q.result'] });
+    });
+
+    t.test('succeed without decoration: as before, nothing to decorate', async (t) => {
+      const { jobs } = await open(t);
+      t.match(await jobs.create(newJob('ten_b'), new Date(500)), { decoration: null, decorationAttempts: 0 }, 'a new job has none');
+      t.equal((await jobs.claimNext('w0', 600, 60_000))?.tenant, 'ten_b');
+      const job = await heldWithPartial(t, jobs, 'w1', 'p', 1000);
+      t.ok(await jobs.succeed(job.id, 'w1', result('/r/p.result'), retention, 2000, null, null));
+      const after = (await jobs.getById(job.id))!;
+      t.match(after, { status: 'succeeded', resultPath: '/r/p.result', audioPath: null, partialPath: null, leaseOwner: null, leaseExpiresAtMs: null, decoration: null, decorationAttempts: 0 });
+      t.equal(await jobs.claimDecoration('w2', 1_000_000, 60_000), null, 'nothing to decorate');
+      t.equal(await jobs.endDecoration(job.id, 'w1', decorated('/r/p.result-1'), 3000), null, 'no decoration to end');
+      t.notOk(await jobs.heartbeat(job.id, 'w1', 3000, 60_000), 'no lease to extend');
+      t.same(await jobs.getById(job.id), after, 'unchanged');
+    });
+
+    t.test('endDecoration by the holder: the result replaced, audio, provisional and old result released, the lease with them', async (t) => {
+      const { jobs } = await open(t);
+      const job = await decorating(t, jobs, 'w1', 'e', 1000);
+      t.ok(await jobs.heartbeat(job.id, 'w1', 30_000, 60_000), 'the decorator extends its lease');
+      t.equal((await jobs.getById(job.id))!.leaseExpiresAtMs, 90_000);
+      const released = await jobs.endDecoration(job.id, 'w1', decorated('/r/e.result-1'), 40_000);
+      t.same(released, { id: job.id, paths: ['/a/e.audio', '/r/e.partial-1', '/r/e.result'] });
+      const after = (await jobs.getById(job.id))!;
+      t.match(after, {
+        status: 'succeeded',
+        decoration: null,
+        decorationAttempts: 1,
+        resultPath: '/r/e.result-1',
+        resultBytes: 42,
+        resultContentType: 'application/json',
+        audioPath: null,
+        partialPath: null,
+        leaseOwner: null,
+        leaseExpiresAtMs: null,
+        updatedAt: iso(40_000),
+        finishedAtMs: 1000,
+        resultExpiresAtMs: retention.resultExpiresAtMs,
+      });
+      t.equal(await jobs.endDecoration(job.id, 'w1', decorated('/r/e.result-2'), 40_001), null, 'ended once');
+      t.notOk(await jobs.heartbeat(job.id, 'w1', 40_002, 60_000), 'its lease is gone');
+      t.same(await jobs.getById(job.id), after, 'unchanged');
+      t.equal(await jobs.claimDecoration('w2', 1_000_000, 60_000), null, 'nothing left to decorate');
+      for (const path of ['/a/e.audio', '/r/e.partial-1', '/r/e.result']) t.notOk(await jobs.referencesBlob(path), `${path} released`);
+      t.ok(await jobs.referencesBlob('/r/e.result-1'));
+
+      // Given up, the result rewritten at the same path: that path is kept.
+      const other = await decorating(t, jobs, 'w1', 'u', 50_000);
+      const unavailable = decorated('/r/u.result', { status: 'unavailable', result: { resultPath: '/r/u.result', resultBytes: 11, contentType: 'text/plain' } });
+      t.same(await jobs.endDecoration(other.id, 'w1', unavailable, 51_000), { id: other.id, paths: ['/a/u.audio', '/r/u.partial-1'] });
+      t.match(await jobs.getById(other.id), {
+        decoration: 'unavailable',
+        resultPath: '/r/u.result',
+        resultBytes: 11,
+        resultContentType: 'text/plain',
+        audioPath: null,
+        partialPath: null,
+        leaseOwner: null,
+        leaseExpiresAtMs: null,
+        updatedAt: iso(51_000),
+      });
+      t.equal(await jobs.endDecoration(other.id, 'w1', decorated('/r/u.result-1'), 51_001), null, 'an unavailable decoration is over');
+      t.equal(await jobs.claimDecoration('w2', 1_000_000, 60_000), null, 'and never claimed');
+      t.ok(await jobs.referencesBlob('/r/u.result'));
+    });
+
+    t.test('endDecoration by anyone but the holder, or of a job not being decorated, changes nothing', async (t) => {
+      const { jobs } = await open(t);
+      const job = await decorating(t, jobs, 'w1', 'n', 1000, { leaseMs: 10_000 });
+      const before = (await jobs.getById(job.id))!;
+      t.equal(await jobs.endDecoration(job.id, 'w2', decorated('/r/n.result-1'), 2000), null, 'not the holder');
+      t.equal(await jobs.endDecoration('job_missing', 'w1', decorated('/r/n.result-1'), 2000), null, 'no such job');
+      t.notOk(await jobs.heartbeat(job.id, 'w2', 2000, 60_000), 'nor does another worker extend the lease');
+      t.same(await jobs.getById(job.id), before, 'unchanged');
+
+      // The lease ran out and another worker took the decoration: the old holder cannot end it.
+      t.match(await jobs.claimDecoration('w2', 11_000, 60_000), { id: job.id, leaseOwner: 'w2', decorationAttempts: 2 });
+      const claimed = (await jobs.getById(job.id))!;
+      t.equal(await jobs.endDecoration(job.id, 'w1', decorated('/r/n.result-1'), 12_000), null, 'the old holder lost it');
+      t.notOk(await jobs.heartbeat(job.id, 'w1', 12_000, 60_000));
+      t.same(await jobs.getById(job.id), claimed, 'unchanged');
+
+      const running = await jobs.create(newJob('ten_a'), new Date(13_000));
+      t.equal((await jobs.claimNext('w3', 13_000, 60_000))?.id, running.id);
+      const runningBefore = (await jobs.getById(running.id))!;
+      t.equal(await jobs.endDecoration(running.id, 'w3', decorated('/r/x.result-1'), 14_000), null, 'a running job is not being decorated');
+      t.same(await jobs.getById(running.id), runningBefore, 'unchanged');
+    });
+
+    t.test('claimDecoration: only a decoration whose lease is free, oldest expiry first, never other succeeded jobs', async (t) => {
+      const { jobs } = await open(t);
+      const a = await decorating(t, jobs, 'w1', 'a', 1000, { leaseMs: 10_000 });
+      const b = await decorating(t, jobs, 'w1', 'b', 2000, { leaseMs: 5000 });
+      const plain = await heldWithPartial(t, jobs, 'w1', 'c', 3000);
+      t.ok(await jobs.succeed(plain.id, 'w1', result('/r/c.result'), retention, 3000));
+      t.equal(await jobs.claimDecoration('w2', 6999, 60_000), null, 'both leases live');
+
+      const first = (await jobs.claimDecoration('w2', 7000, 60_000))!;
+      t.match(first, {
+        id: b.id,
+        status: 'succeeded',
+        decoration: 'processing',
+        decorationAttempts: 2,
+        leaseOwner: 'w2',
+        leaseExpiresAtMs: 67_000,
+        audioPath: '/a/b.audio',
+        partialPath: '/r/b.partial-1',
+        resultPath: '/r/b.result',
+        finishedAtMs: 2000,
+      });
+      t.same(await jobs.getById(b.id), first, 'the returned record is the stored one');
+      t.equal(await jobs.claimDecoration('w3', 7000, 60_000), null, 'a claimed decoration is not claimed again, and a is still leased');
+      t.notOk(await jobs.heartbeat(b.id, 'w1', 8000, 60_000), 'its first decorator lost it');
+      t.ok(await jobs.heartbeat(b.id, 'w2', 8000, 120_000), 'its new one extends it (to 128 000)');
+
+      // At 200 000 both leases have run out: a's (11 000) before b's (128 000).
+      t.match(await jobs.claimDecoration('w3', 200_000, 60_000), { id: a.id, decorationAttempts: 2, leaseOwner: 'w3' });
+      t.match(await jobs.claimDecoration('w4', 200_000, 60_000), { id: b.id, decorationAttempts: 3, leaseOwner: 'w4' });
+      t.equal(await jobs.claimDecoration('w5', 200_000, 60_000), null, 'the undecorated job is never claimed');
+      t.match(await jobs.getById(plain.id), { leaseOwner: null, decoration: null, decorationAttempts: 0 });
+      t.equal(await jobs.claimNext('w5', 200_000, 60_000), null, 'nor is any of them runnable work');
+    });
+
+    t.test('releaseLease gives a decoration back: claimable at once, before decorations whose lease ran out', async (t) => {
+      const { jobs } = await open(t);
+      const a = await decorating(t, jobs, 'w1', 'a', 1000, { leaseMs: 1000 });
+      const b = await decorating(t, jobs, 'w1', 'b', 3000, { leaseMs: 60_000 });
+      t.notOk(await jobs.releaseLease(b.id, 'w2', 4000), 'only by its holder');
+      t.ok(await jobs.releaseLease(b.id, 'w1', 4000));
+      t.match(await jobs.getById(b.id), { status: 'succeeded', decoration: 'processing', leaseOwner: null, leaseExpiresAtMs: null, audioPath: '/a/b.audio' });
+      t.equal(await jobs.endDecoration(b.id, 'w1', decorated('/r/b.result-1'), 4000), null, 'given back: no longer its to end');
+      t.match(await jobs.claimDecoration('w2', 4000, 60_000), { id: b.id, decorationAttempts: 2, leaseOwner: 'w2' }, 'never leased since: first');
+      t.match(await jobs.claimDecoration('w3', 4000, 60_000), { id: a.id, decorationAttempts: 2, leaseOwner: 'w3' });
+      t.equal(await jobs.claimDecoration('w4', 4000, 60_000), null);
+    });
+
+    t.test('releaseWorkOfDeadInstances frees the decoration leases of dead instances only', async (t) => {
+      const { jobs, instances } = await open(t);
+      await instances.register('inst_live', 'worker', 0, 30_000);
+      await instances.register('inst_dead', 'worker', 0, 30_000);
+      const live = await decorating(t, jobs, leaseOwnerOf('inst_live', 0), 'l', 1000);
+      const dead = await decorating(t, jobs, leaseOwnerOf('inst_dead', 0), 'd', 2000);
+      t.same(await jobs.releaseWorkOfDeadInstances(3000), { leases: 0, uploads: 0 }, 'both registered: nothing released');
+      t.equal(await jobs.claimDecoration('w', 3000, 60_000), null);
+
+      t.same(await instances.reapDead(3000, { allBut: 'inst_live' }), ['inst_dead']);
+      t.same(await jobs.releaseWorkOfDeadInstances(3000), { leases: 1, uploads: 0 });
+      t.same(await jobs.releaseWorkOfDeadInstances(3000), { leases: 0, uploads: 0 }, 'once');
+      t.match(await jobs.getById(dead.id), { leaseOwner: leaseOwnerOf('inst_dead', 0), leaseExpiresAtMs: 0, decoration: 'processing', audioPath: '/a/d.audio' });
+      t.match(await jobs.claimDecoration(leaseOwnerOf('inst_live', 1), 3001, 60_000), { id: dead.id, decorationAttempts: 2 }, "the dead instance's decoration is claimable at once");
+      t.equal(await jobs.claimDecoration(leaseOwnerOf('inst_live', 2), 3001, 60_000), null, "the live instance's is still held");
+      t.match(await jobs.getById(live.id), { leaseOwner: leaseOwnerOf('inst_live', 0), leaseExpiresAtMs: 61_000 });
+      t.ok(await jobs.heartbeat(live.id, leaseOwnerOf('inst_live', 0), 4000, 60_000), 'and its holder goes on');
+    });
+
+    t.test('expireResults ends a pending decoration: its audio and provisional result go with the result', async (t) => {
+      const { jobs } = await open(t);
+      const early = { resultExpiresAtMs: 50_000, tombstoneUntilMs: 100_000 };
+      // The decorator's lease is still live when the result expires.
+      const job = await decorating(t, jobs, 'w1', 'x', 1000, { leaseMs: 100_000, retention: early });
+      const plain = await heldWithPartial(t, jobs, 'w1', 'y', 2000);
+      t.ok(await jobs.succeed(plain.id, 'w1', result('/r/y.result'), early, 2000));
+      t.same(await jobs.expireResults(49_999), [], 'not before retention ends');
+      t.same(byId(await jobs.expireResults(50_000)), byId([
+        { id: job.id, paths: ['/r/x.result', '/a/x.audio', '/r/x.partial-1'] },
+        { id: plain.id, paths: ['/r/y.result'] },
+      ]));
+      t.match(await jobs.getById(job.id), {
+        status: 'succeeded',
+        resultPath: null,
+        audioPath: null,
+        partialPath: null,
+        decoration: null,
+        decorationAttempts: 1,
+        leaseOwner: null,
+        leaseExpiresAtMs: null,
+      });
+      t.same(await jobs.expireResults(60_000), [], 'each blob once');
+      t.equal(await jobs.claimDecoration('w2', 200_000, 60_000), null, 'an expired result is never claimed for decoration');
+      t.equal(await jobs.endDecoration(job.id, 'w1', decorated('/r/x.result-1'), 60_000), null, 'its decorator finds the decoration gone');
+      t.notOk(await jobs.heartbeat(job.id, 'w1', 60_000, 60_000));
+      for (const path of ['/r/x.result', '/a/x.audio', '/r/x.partial-1', '/r/x.result-1']) t.notOk(await jobs.referencesBlob(path), `${path} not referenced`);
+    });
+
+    t.test('decoration claimers on separate connections: every decoration is claimed exactly once', async (t) => {
+      const { jobs, another } = await open(t);
+      const second = (await another()).jobs;
+      const created = new Set<string>();
+      for (let i = 0; i < 16; i++) created.add((await decorating(t, jobs, 'w-first', `c${i}`, 1000 + i, { leaseMs: 1 })).id);
+      const claimer = async (store: JobStore, worker: string) => {
+        const mine: string[] = [];
+        for (let job = await store.claimDecoration(worker, 5000, 60_000); job; job = await store.claimDecoration(worker, 5000, 60_000)) mine.push(job.id);
+        return mine.map((id) => ({ id, worker }));
+      };
+      const claims = (await Promise.all([jobs, second, jobs, second, jobs, second].map((store, i) => claimer(store, `w${i}`)))).flat();
+      t.equal(claims.length, created.size, 'as many claims as decorations');
+      t.same(new Set(claims.map((c) => c.id)), created, 'every decoration, none twice');
+      for (const { id, worker } of claims) {
+        const job = (await jobs.getById(id))!;
+        if (job.leaseOwner !== worker || job.decorationAttempts !== 2) t.fail(`${id}: held by ${job.leaseOwner} (attempts ${job.decorationAttempts}), claimed by ${worker}`);
+      }
+    });
+
+    t.test("the old decorator's endDecoration racing a claimer after its lease ran out: exactly one wins", async (t) => {
+      const { jobs, another } = await open(t);
+      const second = (await another()).jobs;
+      for (let round = 0; round < 10; round++) {
+        const job = await decorating(t, jobs, 'w-old', `race${round}`, 1000 + round, { leaseMs: 1 });
+        const calls = [
+          async () => ((await jobs.endDecoration(job.id, 'w-old', decorated(`/r/race${round}.result-1`), 5000)) ? 'ended' : null),
+          async () => ((await second.claimDecoration('w-new', 5000, 60_000)) ? 'claimed' : null),
+        ];
+        const winners = (await Promise.all((round % 2 === 0 ? calls : calls.reverse()).map((call) => call()))).filter((w) => w !== null);
+        t.equal(winners.length, 1, `round ${round}: one winner (${winners.join(', ')})`);
+        const after = (await jobs.getById(job.id))!;
+        if (winners[0] === 'ended') t.match(after, { decoration: null, leaseOwner: null, resultPath: `/r/race${round}.result-1`, decorationAttempts: 1 });
+        else t.match(after, { decoration: 'processing', leaseOwner: 'w-new', resultPath: `/r/race${round}.result`, decorationAttempts: 2 });
+      }
     });
 
     t.test('upload slots: one upload at a time, before the form expires, then complete once', async (t) => {

@@ -1,0 +1,75 @@
+// `svc-stt transcribe FILE --diarize` (the local runtime) and the library call under it,
+// `transcribePcm(engine, pcm, {diarize: true})`: who spoke when on a generated 2-voice conversation,
+// the words with their speakers, the dialogue text format, and the usage errors of the new flags.
+import t from 'tap';
+import { runTranscribeCommand } from '../../src/cli/transcribe-command.js';
+import { UsageError } from '../../src/cli/usage-error.js';
+import { decodeAudio } from '../../src/audio/index.js';
+import { Engine } from '../../src/engine/engine.js';
+import { vadModelPath } from '../../src/models/vad-model-path.js';
+import { transcribePcm } from '../../src/pipeline/transcribe-pcm.js';
+import { conversation } from '../helpers/conversations.js';
+import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
+import { testModelPath } from '../helpers/test-models.js';
+
+async function captured(argv: string[]): Promise<string> {
+  let out = '';
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string) => {
+    out += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    await runTranscribeCommand(argv);
+  } finally {
+    process.stdout.write = write;
+  }
+  return out;
+}
+
+t.test('transcribePcm with diarize: speakers, words with their speakers, speaker segments', async (t) => {
+  const c = await conversation({ voices: 2, turns: 16, seed: 2 });
+  const engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath() });
+  t.teardown(() => engine.close());
+  const pcm = await decodeAudio(c.path, { maxSeconds: 600, timeoutMs: 60_000 });
+  const decoding = { maxTokens: 12, temperatureFallback: false };
+  const plain = await transcribePcm(engine, pcm, { language: 'en', decoding });
+  const outcome = await transcribePcm(engine, pcm, { language: 'en', decoding, diarize: true, maxSpeakers: 4 });
+  t.same(outcome.speakers.speakers, [{ speaker: 'A' }, { speaker: 'B' }], 'two voices');
+  t.ok(outcome.diarizationMs > 0);
+  t.equal(outcome.wordTiming, true, 'diarize brings word timing');
+  t.ok(outcome.speakers.words!.length > 0 && outcome.speakers.words!.every((w) => w.speaker === 'A' || w.speaker === 'B'));
+  t.equal(outcome.text, plain.text, 'the same text with and without diarize');
+  const score = diarizationErrorRate(c.turns, outcome.speakers.speakerSegments);
+  t.ok(score.der <= 0.1, `DER ${score.der.toFixed(3)}`);
+  const ceiling = await transcribePcm(engine, pcm, { language: 'en', decoding, diarize: true, maxSpeakers: 1 });
+  t.same(ceiling.speakers.speakers, [{ speaker: 'A' }], 'max_speakers 1 labels one voice');
+  t.equal(ceiling.speakers.timing.speaker_ceiling_action, 'unlabelled_review_required');
+});
+
+t.test('svc-stt transcribe --diarize: verbose_json with speakers and words, text as a dialogue', async (t) => {
+  const c = await conversation({ voices: 2, turns: 16, seed: 2 });
+  const model = await testModelPath('micro');
+  const common = [c.path, '--model', model, '--max-tokens', '12', '--no-fallback', '--diarize'];
+  const verbose = JSON.parse(await captured([...common, '--format', 'verbose_json']));
+  t.same(verbose.speakers, [{ speaker: 'A' }, { speaker: 'B' }]);
+  t.ok(verbose.segments.every((s: { speaker: string }) => ['A', 'B'].includes(s.speaker)), 'every segment has its speaker');
+  t.ok(verbose.words.length > 0 && verbose.words.every((w: { speaker: string }) => ['A', 'B'].includes(w.speaker)));
+  t.equal(verbose.speaker_timing.requested_max_speakers, 4);
+  t.ok(verbose.speaker_segments.length >= 2);
+
+  const text = await captured([...common, '--format', 'text']);
+  const lines = text.trimEnd().split('\n');
+  t.ok(lines.length >= 2 && lines.every((line) => /^[AB]: /.test(line)), 'one "SPEAKER: text" line per segment');
+
+  const words = JSON.parse(await captured([c.path, '--model', model, '--max-tokens', '12', '--no-fallback', '--words', '--format', 'verbose_json']));
+  t.ok(words.words.length > 0, '--words alone gives words');
+  t.notOk('speakers' in words, 'and no speakers');
+  t.notOk('speaker' in words.segments[0]);
+});
+
+t.test('usage errors of the speaker flags', async (t) => {
+  const model = await testModelPath('micro');
+  await t.rejects(runTranscribeCommand(['x.wav', '--model', model, '--max-speakers', '2']), new UsageError('--max-speakers needs --diarize'));
+  await t.rejects(runTranscribeCommand(['x.wav', '--model', model, '--diarize', '--max-speakers', '5']), { message: /--max-speakers must be an integer from 1 to 4/ });
+});
