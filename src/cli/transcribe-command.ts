@@ -29,11 +29,13 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
       diarize: { type: 'boolean', default: false },
       'max-speakers': { type: 'string' },
       words: { type: 'boolean', default: false },
+      // Word times by DTW over the model's alignment heads (slower: see `bench word-alignment`).
+      dtw: { type: 'boolean', default: false },
     },
   });
   const file = positionals[0];
   if (!file) {
-    throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] [--no-vad] [--diarize [--max-speakers 1-4]] [--words]');
+    throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] [--no-vad] [--diarize [--max-speakers 1-4]] [--words [--dtw]]');
   }
   const format = values.format as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`);
@@ -42,12 +44,19 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
   const maxTokens = optionalInteger(values['max-tokens'], '--max-tokens', 0, 1 << 20);
   const maxSpeakers = optionalInteger(values['max-speakers'], '--max-speakers', 1, DIARIZER_MAX_VOICES);
   if (maxSpeakers !== undefined && !values.diarize) throw new UsageError('--max-speakers needs --diarize');
+  if (values.dtw && !values.words && !values.diarize) throw new UsageError('--dtw times words: it needs --words or --diarize');
   const modelArg = values.model ?? process.env.SVC_MODEL;
   if (!modelArg) throw new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (see `svc-stt models list`)');
 
   const pcm = await decodeAudio(file, { maxSeconds: MAX_LOCAL_SECONDS, timeoutMs: 10 * 60_000 });
   const vad = !values['no-vad'];
-  const engine = await Engine.open({ model: resolveModelFile(modelArg), workers: 1, threadsPerWorker: threads, ...(vad ? { vadModel: vadModelPath() } : {}) });
+  const engine = await Engine.open({
+    model: resolveModelFile(modelArg),
+    workers: 1,
+    threadsPerWorker: threads,
+    wordAlignment: values.dtw ? 'dtw' : 'tokens',
+    ...(vad ? { vadModel: vadModelPath() } : {}),
+  });
   try {
     const outcome = await transcribePcm(engine, pcm, {
       language: values.language,

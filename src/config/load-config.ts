@@ -3,6 +3,7 @@
 // collected and thrown together as one ConfigError.
 import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { WORD_ALIGNMENTS } from '../engine/alignment-heads.js';
 import { defaultPoolShape } from '../engine/pool-shape.js';
 import { resolve } from 'node:path';
 import { defaultVadModelPath } from '../models/vad-model-path.js';
@@ -40,6 +41,7 @@ const S = {
   edgeModel: { env: 'SVC_EDGE_MODEL', file: 'models.svc-medical-edge-1' },
   vad: { env: 'SVC_VAD', file: 'vad.enabled' },
   vadModel: { env: 'SVC_VAD_MODEL', file: 'vad.model' },
+  wordAlignment: { env: 'SVC_WORD_ALIGNMENT', file: 'wordAlignment' },
   inlineBoundarySeconds: { env: 'SVC_INLINE_BOUNDARY_SECONDS', file: 'inlineBoundarySeconds' },
   maxAudioSeconds: { env: 'SVC_MAX_AUDIO_SECONDS', file: 'maxAudioSeconds' },
   minAudioSeconds: { env: 'SVC_MIN_AUDIO_SECONDS', file: 'minAudioSeconds' },
@@ -121,6 +123,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     },
     models: { 'svc-medical-1': flagship ?? '', 'svc-medical-edge-1': edge ?? '' },
     vad: readVad(reader),
+    wordAlignment: reader.oneOf(S.wordAlignment, DEFAULTS.wordAlignment, WORD_ALIGNMENTS),
     inlineBoundarySeconds,
     maxAudioSeconds,
     minAudioSeconds,

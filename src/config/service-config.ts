@@ -1,5 +1,6 @@
 // The service's configuration: what `svc-stt serve` reads from the environment and an optional
 // JSON config file (SVC_CONFIG), validated at start (see load-config.ts).
+import type { WordAlignment } from '../engine/alignment-heads.js';
 import type { S3BucketSettings } from '../store/s3/s3-settings.js';
 
 /** The bucket settings (SVC_S3_*); the process adds its local spool folder itself. */
@@ -53,6 +54,8 @@ export interface ServiceConfig {
   /** Default result retention for jobs, hours (per key 1 to 72). */
   retentionHours: number;
   pool: { workers: number; threadsPerWorker: number; maxQueue: number };
+  /** Word times: whisper's token timestamps, or DTW over the model's alignment heads (src/engine/alignment-heads.ts). */
+  wordAlignment: WordAlignment;
   /** How slowly a request body may arrive: uploads, and every other body the API reads (JSON too). */
   upload: {
     /** No byte received for this long: 408 upload_timeout. */
@@ -105,6 +108,7 @@ export const DEFAULTS = {
   realtimePort: 8081,
   lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
   vad: { enabled: true },
+  wordAlignment: 'tokens',
   inlineBoundarySeconds: 60,
   maxAudioSeconds: 7200,
   minAudioSeconds: 1,

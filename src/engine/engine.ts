@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { readModelHeader, type ModelHeader } from '../models/model-header.js';
+import { alignmentHeadsOf, type WordAlignment } from './alignment-heads.js';
 import { ModelFileError, readVadModelHeader } from '../models/vad-model-header.js';
 import { EngineError, abortError } from './engine-errors.js';
 import {
@@ -48,6 +49,13 @@ export interface EngineOpenOptions {
   vadModel?: string;
   /** Worker threads of the VAD pool (one VAD call each, single-threaded). Default: see pool-shape.ts. */
   vadWorkers?: number;
+  /**
+   * `dtw`: word times by DTW over the model's alignment heads (alignment-heads.ts), where its header
+   * names a released model; other models keep token timestamps. It costs every call: whisper.cpp
+   * computes DTW without flash attention, which it turns off (`bench word-alignment` measures it).
+   * Default `tokens`. An explicit `load.dtw` wins.
+   */
+  wordAlignment?: WordAlignment;
 }
 
 export type TranscribeOptions = Omit<NativeTranscribeOptions, 'threads'>;
@@ -148,7 +156,9 @@ export class Engine implements SpeakerDiarizer {
     if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError('maxQueue must be a non-negative integer');
     const vadWorkers = options.vadWorkers ?? defaultVadWorkers(availableParallelism());
     if (!Number.isInteger(vadWorkers) || vadWorkers < 1) throw new RangeError('vadWorkers must be a positive integer');
-    const loadOptions: NativeLoadOptions = { ...options.load };
+    const loadOptions: NativeLoadOptions = { ...dtwLoadOptions(options.wordAlignment ?? 'tokens', header), ...options.load };
+    // whisper.cpp silently drops DTW under flash attention: DTW asked for is DTW computed.
+    if (loadOptions.dtw !== undefined && loadOptions.dtw !== 'none') loadOptions.flashAttn = false;
     // The VAD model first: it is small, so a bad one fails open() before the whisper model is read.
     const vadAnchor = options.vadModel === undefined ? undefined : await loadVadModel(resolve(options.vadModel));
     // The main thread's reference keeps the weights resident for the engine's life, and makes a
@@ -170,6 +180,11 @@ export class Engine implements SpeakerDiarizer {
 
   get model(): NativeModelInfo {
     return this.anchor.info;
+  }
+
+  /** How this engine's word times are found (`dtw` only where the model loaded with alignment heads). */
+  get wordAlignment(): WordAlignment {
+    return this.anchor.info.dtw === 'none' ? 'tokens' : 'dtw';
   }
 
   /** The VAD model, when the engine was opened with one. */
@@ -373,6 +388,13 @@ async function loadVadModel(path: string): Promise<NativeVadModel> {
 }
 
 /** Encoder positions covering `seconds` of audio (each covers 20 ms), within the model's window. */
+/** DTW where asked and the model has known heads; whisper.cpp computes it only without flash attention. */
+function dtwLoadOptions(alignment: WordAlignment, header: ModelHeader): NativeLoadOptions {
+  if (alignment !== 'dtw') return {};
+  const dtw = alignmentHeadsOf(header);
+  return dtw === 'none' ? {} : { dtw };
+}
+
 function audioContextFor(seconds: number, header: ModelHeader): number {
   if (!(seconds > 0)) throw new RangeError('audioSeconds must be a positive number');
   return Math.min(header.nAudioCtx, Math.ceil(seconds / ENCODER_POSITION_SECONDS));

@@ -28,7 +28,7 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
   const open = async (file: string) => {
     let engine = byFile.get(file);
     if (!engine) {
-      engine = await Engine.open({ model: file, ...config.pool, ...(config.vad.enabled ? { vadModel: config.vad.model } : {}) });
+      engine = await Engine.open({ model: file, ...config.pool, wordAlignment: config.wordAlignment, ...(config.vad.enabled ? { vadModel: config.vad.model } : {}) });
       byFile.set(file, engine);
     }
     return engine;
