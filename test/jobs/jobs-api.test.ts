@@ -276,3 +276,34 @@ t.test('audio over max_audio_seconds fails audio_too_long; the envelope states t
   t.match(done, { status: 'failed', error: { code: 'audio_too_long' } });
   t.same(await small.blobFiles(), { uploads: [], jobs: [] });
 });
+
+t.test('a diarized job: succeeded with its text, then decorated in place under its max_speakers', async (t) => {
+  const { conversation } = await import('../helpers/conversations.js');
+  const voices = await conversation({ voices: 4, turns: 12, seed: 1 });
+  const data = await readFile(voices.path);
+  const job = await createJob(svc.url, svc.key, jobBody(data, { response_format: 'diarized_json', diarize: true, max_speakers: 1 }));
+  t.equal((await uploadFile(job, data)).status, 204);
+  t.equal((await completeJob(job, svc.key)).status, 202);
+  const done = await waitForEnd(job.poll_url, svc.key, 300_000);
+  t.equal(done.status, 'succeeded');
+  const download = async () => (await (await fetch(done.result.download_url, { headers: auth(svc.key) })).json()) as any;
+  let result = await download();
+  // The decoration may already be over; while it is not, the result says so.
+  if (result.decoration) t.match(result, { decoration: { status: 'processing', stale_after: String }, word_timing_available: false });
+  for (let i = 0; i < 600 && result.decoration; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    result = await download();
+  }
+  t.notOk('decoration' in result, 'decorated');
+  t.equal(result.word_timing_available, true);
+  t.same(result.speakers, [{ speaker: 'A' }], 'one label under max_speakers 1');
+  t.equal(result.speaker_timing.requested_max_speakers, 1);
+  t.comment(`detected ${result.speaker_timing.detected_speaker_count} voices`);
+  t.ok(result.speaker_timing.detected_speaker_count >= 2, 'more voices are detected than labelled');
+  t.equal(result.speaker_timing.speaker_ceiling_reached, true);
+  t.equal(result.speaker_timing.speaker_ceiling_action, 'unlabelled_review_required');
+  t.ok(result.words.some((w: any) => w.review_required === true && w.speaker === undefined), 'words of voices over the ceiling are unlabelled, for review');
+  t.ok(result.words.every((w: any) => (w.speaker !== undefined) !== (w.review_required === true)), 'each word is labelled or marked for review');
+  t.ok(result.segments.every((s: any) => typeof s.start_ms === 'number' && typeof s.start === 'number'));
+  t.notOk((await svc.blobFiles()).jobs.some((name) => name.startsWith(job.id)), 'the audio is deleted once decorated');
+});
