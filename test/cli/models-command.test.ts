@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { runModelsCommand } from '../../src/cli/models-command.js';
 import { defaultVadModelPath, vadModelPath } from '../../src/models/vad-model-path.js';
+import { capturedStdout } from '../helpers/captured-stdout.js';
 import { sileroOracles } from '../helpers/silero-oracles.js';
 
 const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -18,17 +19,7 @@ async function listWith(t: Test, vadModel: string | undefined): Promise<string> 
     if (saved === undefined) delete process.env.SVC_VAD_MODEL;
     else process.env.SVC_VAD_MODEL = saved;
   });
-  let out = '';
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => {
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await runModelsCommand([]);
-  } finally {
-    process.stdout.write = write;
-  }
+  const out = await capturedStdout(() => runModelsCommand([]));
   return out.slice(out.indexOf('VAD model'));
 }
 

@@ -8,24 +8,12 @@ import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { transcribePcm } from '../../src/pipeline/transcribe-pcm.js';
+import { capturedStdout } from '../helpers/captured-stdout.js';
 import { conversation } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { testModelPath } from '../helpers/test-models.js';
 
-async function captured(argv: string[]): Promise<string> {
-  let out = '';
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string) => {
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await runTranscribeCommand(argv);
-  } finally {
-    process.stdout.write = write;
-  }
-  return out;
-}
+const captured = (argv: string[]) => capturedStdout(() => runTranscribeCommand(argv));
 
 t.test('transcribePcm with diarize: speakers, words with their speakers, speaker segments', async (t) => {
   const c = await conversation({ voices: 2, turns: 16, seed: 2 });

@@ -46,6 +46,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     realtimePort: 8081,
     models: { 'svc-medical-1': flagship, 'svc-medical-edge-1': flagship },
     vad: { enabled: true, model: defaultVadModelPath() },
+    wordAlignment: 'tokens',
     inlineBoundarySeconds: 60,
     maxAudioSeconds: 7200,
     minAudioSeconds: 1,
@@ -92,8 +93,10 @@ t.test('every environment variable', async (t) => {
     SVC_WEBHOOK_ALLOW_LOOPBACK: '1',
     SVC_WEBHOOK_DNS_SERVERS: '127.0.0.1:5353, [::1]:53',
     SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000',
+    SVC_WORD_ALIGNMENT: 'dtw',
   });
   t.match(config, {
+    wordAlignment: 'dtw',
     dataDir: join(dir, 'data'),
     host: '0.0.0.0',
     port: 0,

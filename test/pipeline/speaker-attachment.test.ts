@@ -45,6 +45,17 @@ const twoVoices: SpeakerDiarization = {
   ],
 };
 
+const fourVoices: SpeakerDiarization = {
+  voices: 4,
+  timings: { totalMs: 1 },
+  turns: [
+    { start: 0, end: 1.9, speaker: 0 },
+    { start: 1.95, end: 2.9, speaker: 1 },
+    { start: 2.95, end: 3.9, speaker: 2 },
+    { start: 3.95, end: 5, speaker: 3 },
+  ],
+};
+
 t.test('segments split at voice changes; the wording is unchanged byte for byte', async (t) => {
   const a = attachSpeakers({ segments: conversationSegments, diarization: twoVoices, wordTiming: true, maxSpeakers: 4 });
   t.same(a.segments.map((s) => [s.speaker, s.text]), [
@@ -78,16 +89,6 @@ t.test('a word goes to the voice with the most overlap, or the nearest turn', as
 });
 
 t.test('max_speakers is a labelling ceiling: excess voices are unlabelled and marked for review', async (t) => {
-  const fourVoices: SpeakerDiarization = {
-    voices: 4,
-    timings: { totalMs: 1 },
-    turns: [
-      { start: 0, end: 1.9, speaker: 0 },
-      { start: 1.95, end: 2.9, speaker: 1 },
-      { start: 2.95, end: 3.9, speaker: 2 },
-      { start: 3.95, end: 5, speaker: 3 },
-    ],
-  };
   const a = attachSpeakers({ segments: conversationSegments, diarization: fourVoices, wordTiming: true, maxSpeakers: 2 });
   // The two voices with the most speech keep labels: voice 0 (1.9 s) and voice 3 (1.05 s).
   t.same(a.speakers, [{ speaker: 'A' }, { speaker: 'B' }]);
@@ -133,16 +134,6 @@ function shaped(segments: RecognisedSegment[]) {
 }
 
 t.test('a shaped transcript gets the same speakers, pieces and words as the inline attachment', async (t) => {
-  const fourVoices: SpeakerDiarization = {
-    voices: 4,
-    timings: { totalMs: 1 },
-    turns: [
-      { start: 0, end: 1.9, speaker: 0 },
-      { start: 1.95, end: 2.9, speaker: 1 },
-      { start: 2.95, end: 3.9, speaker: 2 },
-      { start: 3.95, end: 5, speaker: 3 },
-    ],
-  };
   for (const [diarization, maxSpeakers] of [[twoVoices, 4], [fourVoices, 2], [fourVoices, 4]] as const) {
     const inline = attachSpeakers({ segments: conversationSegments, diarization, wordTiming: true, maxSpeakers });
     const job = attachSpeakersToShaped({ segments: shaped(conversationSegments), words: wordsFromSegments(conversationSegments), diarization, wordTiming: true, maxSpeakers });
