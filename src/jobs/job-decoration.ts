@@ -12,7 +12,7 @@
 // (or the instance lifecycle expires it at once) and another worker claims the decoration and starts
 // it again; after MAX_DECORATION_ATTEMPTS claims, or when it fails outright, the result is marked
 // `decoration: {status: unavailable, review_required: true}`. It is never left `processing`.
-import { DECODED_SAMPLE_RATE, decodeAudioWindow, type AudioSource } from '../audio/index.js';
+import { DECODED_SAMPLE_RATE, decodeAudioWindow, type AudioContainer, type AudioSource } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas } from '../engine/speaker-diarizer.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
@@ -69,7 +69,7 @@ export class JobDecorator {
       await this.giveUp(job, workerId);
       return;
     }
-    const { blobs, jobs } = this.deps;
+    const { blobs } = this.deps;
     const request = parseStoredJobRequest(job.request);
     const carry = carryOf(job.progress);
     if (!carry || !job.partialPath || !job.audioPath) throw new Error('the job row lacks what its decoration needs');
@@ -117,7 +117,7 @@ export class JobDecorator {
   /** The recording's speaker features, window by window; windows without speech are not decoded. */
   private async speakerFeatures(
     audioPath: string,
-    container: NonNullable<ReturnType<typeof carryOf>>['container'],
+    container: AudioContainer,
     regions: SpeechRegion[],
     seconds: number,
     model: ModelId,

@@ -434,8 +434,8 @@ export class JobRunner implements JobQueue {
     for (const path of done) if (path && path !== partial?.path) await blobs.delete(path).catch(() => {});
     this.deps.events.notify(job.id);
     if (partial) {
-      const decorating = await jobs.getById(job.id);
-      if (decorating) await this.decorate(decorating, workerId);
+      const succeeded = await jobs.getById(job.id);
+      if (succeeded) await this.decorate(succeeded, workerId);
     }
   }
 
