@@ -12,9 +12,9 @@ inline double NowMs() {
 }
 
 struct PhaseTimer {
-  enum class Phase { Setup, Detect, Mel, Encode, Decode };
+  enum class Phase { Setup, Detect, Mel, Encode, Decode, Check };
   double start = 0, phaseStart = 0;
-  double setupMs = 0, detectMs = 0, melMs = 0, encodeMs = 0, decodeMs = 0, totalMs = 0;
+  double setupMs = 0, detectMs = 0, melMs = 0, encodeMs = 0, decodeMs = 0, checkMs = 0, totalMs = 0;
   int encoderRuns = 0;
   Phase phase = Phase::Setup;
 
@@ -28,6 +28,7 @@ struct PhaseTimer {
       case Phase::Mel: melMs += elapsed; break;
       case Phase::Encode: encodeMs += elapsed; break;
       case Phase::Decode: decodeMs += elapsed; break;
+      case Phase::Check: checkMs += elapsed; break;
     }
     phase = next;
     phaseStart = now;

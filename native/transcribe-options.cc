@@ -57,6 +57,8 @@ TranscribeOptions TranscribeOptions::FromJs(Napi::Env env, const Napi::Value& va
     throw Napi::RangeError::New(env, "option language is not a language whisper knows");
   }
   if (HasOption(o, "initialPrompt")) out.initialPrompt = StringOption(env, o, "initialPrompt");
+  if (HasOption(o, "contextFreeCheck")) out.contextFreeCheck = BoolOption(env, o, "contextFreeCheck");
+  if (HasOption(o, "checkLengthBound")) out.checkLengthBound = NumberOption(env, o, "checkLengthBound");
   p.detect_language = false;
   return out;
 }

@@ -14,6 +14,11 @@ struct TranscribeOptions {
   std::string language = "en";
   std::string initialPrompt;
   bool detectLanguage = false;  // language was "auto": detected by us first, so its probability is known
+  // Decode the first window again without the prompt (context-free-decoder.h); at most 30 s of audio.
+  bool contextFreeCheck = false;
+  // When the check runs after a one-window call: stop it past this many times the prompted text's tokens
+  // (plus a small allowance); 0 never stops early. The caller's structure rule refuses longer checks anyway.
+  double checkLengthBound = 0;
 
   static TranscribeOptions FromJs(Napi::Env env, const Napi::Value& value);
 };

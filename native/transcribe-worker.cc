@@ -19,6 +19,10 @@ Napi::Value TranscribeWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Float32Array pcm = info[1].As<Napi::Float32Array>();
   if (pcm.ElementLength() == 0) throw Napi::RangeError::New(env, "pcm is empty");
   TranscribeOptions options = TranscribeOptions::FromJs(env, info[2]);
+  // The check decodes the first window only, so the whole input must fit in it.
+  if (options.contextFreeCheck && pcm.ElementLength() > static_cast<size_t>(WHISPER_SAMPLE_RATE) * WHISPER_CHUNK_SIZE) {
+    throw Napi::RangeError::New(env, "contextFreeCheck needs at most 30 s of audio");
+  }
   auto* worker = new TranscribeWorker(env, std::move(model), pcm, std::move(options), info[3], info[4]);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
@@ -64,11 +68,38 @@ void TranscribeWorker::OnWhisperProgress(whisper_context*, whisper_state*, int p
   static_cast<TranscribeWorker*>(self)->ReportProgress(progress);
 }
 
-bool TranscribeWorker::OnEncoderBegin(whisper_context*, whisper_state*, void* self) {
+bool TranscribeWorker::OnEncoderBegin(whisper_context* ctx, whisper_state* state, void* self) {
   auto* worker = static_cast<TranscribeWorker*>(self);
+  // Before the second encode the state still holds the first window's encoder output: check it now.
+  if (worker->options_.contextFreeCheck && worker->timer_.encoderRuns == 1 && !worker->RunCheck(ctx, state, 0)) return false;
   worker->timer_.Switch(PhaseTimer::Phase::Encode);
   worker->timer_.encoderRuns++;
   return !worker->abort_.Aborted();
+}
+
+// The whole prompted transcript is known once whisper_full returns: a check longer than the bound the
+// caller gave is refused by its structure rule whatever it says, so decoding further is wasted.
+int TranscribeWorker::CheckStepBound(whisper_context* ctx, whisper_state* state) const {
+  if (options_.checkLengthBound <= 0) return 0;
+  const whisper_token eot = whisper_token_eot(ctx);
+  int textTokens = 0;
+  const int nSegments = whisper_full_n_segments_from_state(state);
+  for (int i = 0; i < nSegments; i++) {
+    const int nTokens = whisper_full_n_tokens_from_state(state, i);
+    for (int j = 0; j < nTokens; j++) textTokens += whisper_full_get_token_id_from_state(state, i, j) < eot ? 1 : 0;
+  }
+  // The allowance keeps short transcripts (a word or two) from being cut by the ratio alone; the check
+  // also samples timestamp tokens, about one pair per segment.
+  constexpr int kAllowance = 16;
+  return static_cast<int>(options_.checkLengthBound * textTokens) + 2 * nSegments + kAllowance;
+}
+
+bool TranscribeWorker::RunCheck(whisper_context* ctx, whisper_state* state, int stepBound) {
+  timer_.Switch(PhaseTimer::Phase::Check);
+  const int64_t windowCentis = static_cast<int64_t>(sampleCount_) * 100 / WHISPER_SAMPLE_RATE;
+  const bool ok = DecodeContextFree(ctx, state, options_.language, windowCentis, stepBound, options_.params.n_threads, abort_, check_);
+  checkFailed_ = !ok;
+  return ok;
 }
 
 void TranscribeWorker::OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int, float*, void* self) {
@@ -121,11 +152,19 @@ void TranscribeWorker::Compute() {
   params.abort_callback = &AbortControl::GgmlAbortCallback;
   params.abort_callback_user_data = &abort_;
 
-  const int rc = whisper_full_with_state(ctx, state, params, samples_, n);
+  int rc = whisper_full_with_state(ctx, state, params, samples_, n);
+  if (rc == 0 && options_.contextFreeCheck && !check_.ran && timer_.encoderRuns == 1 &&
+      !RunCheck(ctx, state, CheckStepBound(ctx, state))) {
+    rc = -100;
+  }
   timer_.End();
   if (abort_.Aborted()) {
     aborted_ = true;
     SetError(kAbortMessage);
+    return;
+  }
+  if (checkFailed_) {
+    SetError("whisper.cpp failed to decode the context-free check");
     return;
   }
   if (rc != 0) {
@@ -176,6 +215,34 @@ Napi::Buffer<uint8_t> Bytes(Napi::Env env, const std::string& s) {
   return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(s.data()), s.size());
 }
 
+Napi::Object CheckResult(Napi::Env env, const CheckPass& check) {
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("noSpeechProb", check.noSpeechProb);
+  out.Set("steps", check.steps);
+  out.Set("capped", check.capped);
+  Napi::Array segments = Napi::Array::New(env, check.segments.size());
+  for (size_t i = 0; i < check.segments.size(); i++) {
+    const CheckSegment& s = check.segments[i];
+    Napi::Object seg = Napi::Object::New(env);
+    seg.Set("t0", Seconds(s.t0));
+    seg.Set("t1", Seconds(s.t1));
+    seg.Set("bytes", Bytes(env, s.bytes));
+    Napi::Array tokens = Napi::Array::New(env, s.tokens.size());
+    for (size_t j = 0; j < s.tokens.size(); j++) {
+      Napi::Object tok = Napi::Object::New(env);
+      tok.Set("id", s.tokens[j].id);
+      tok.Set("bytes", Bytes(env, s.tokens[j].bytes));
+      tok.Set("p", s.tokens[j].p);
+      tok.Set("special", s.tokens[j].special);
+      tokens.Set(static_cast<uint32_t>(j), tok);
+    }
+    seg.Set("tokens", tokens);
+    segments.Set(static_cast<uint32_t>(i), seg);
+  }
+  out.Set("segments", segments);
+  return out;
+}
+
 }  // namespace
 
 void TranscribeWorker::OnOK() {
@@ -220,7 +287,9 @@ void TranscribeWorker::OnOK() {
   timings.Set("encodeMs", timer_.encodeMs);
   timings.Set("decodeMs", timer_.decodeMs);
   timings.Set("encoderRuns", timer_.encoderRuns);
+  timings.Set("checkMs", timer_.checkMs);
   result.Set("timings", timings);
+  if (check_.ran) result.Set("check", CheckResult(env, check_));
   deferred_.Resolve(result);
 }
 

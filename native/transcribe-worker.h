@@ -1,5 +1,8 @@
 // One AsyncWorker per transcription: whisper_full on a fresh whisper_state (so no sampling state
 // leaks between requests), on the shared model, off the JavaScript thread. Resolves a Promise.
+// With contextFreeCheck, the first window's encoder output is decoded a second time without the prompt
+// (the vocabulary safety check), either when whisper_full is about to encode its second window or, for
+// a one-window call, after it returns.
 #pragma once
 
 #include <memory>
@@ -10,6 +13,7 @@
 #include "safe-async-worker.h"
 
 #include "abort-control.h"
+#include "context-free-decoder.h"
 #include "model-registry.h"
 #include "stopwatch.h"
 #include "transcribe-options.h"
@@ -55,6 +59,9 @@ class TranscribeWorker : public SafeAsyncWorker {
   static void OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int, float*, void* self);
   void ReportProgress(int percent);
   void Collect(whisper_state* state);
+  // The context-free decode of the window `state` holds (options_.contextFreeCheck).
+  bool RunCheck(whisper_context* ctx, whisper_state* state, int stepBound);
+  int CheckStepBound(whisper_context* ctx, whisper_state* state) const;
 
   Napi::Promise::Deferred deferred_;
   std::shared_ptr<LoadedModel> model_;
@@ -71,6 +78,8 @@ class TranscribeWorker : public SafeAsyncWorker {
   std::string language_;
   double languageProbability_ = -1;
   std::vector<SegmentResult> segments_;
+  CheckPass check_;
+  bool checkFailed_ = false;
   PhaseTimer timer_;
 };
 

@@ -100,6 +100,16 @@ export interface NativeTranscribeOptions {
   suppressNst?: boolean;
   maxInitialTs?: number;
   audioCtx?: number;
+  /**
+   * Decode the first window's encoder output a second time, greedily and without the prompt (the
+   * vocabulary safety check: native/context-free-decoder.h). The input must be at most 30 s.
+   */
+  contextFreeCheck?: boolean;
+  /**
+   * With contextFreeCheck on a call whisper finishes in one window: the check stops once it has sampled
+   * this many times the prompted text's tokens (plus an allowance) and reports `capped`.
+   */
+  checkLengthBound?: number;
 }
 
 export interface NativeToken {
@@ -141,6 +151,18 @@ export interface NativeTimings {
   /** Token decoding (sampling, batched decoding). */
   decodeMs: number;
   encoderRuns: number;
+  /** The context-free check decode (0 without contextFreeCheck). */
+  checkMs: number;
+}
+
+/** The context-free check's decode: segments of text tokens between timestamp pairs. */
+export interface NativeCheckPass {
+  noSpeechProb: number;
+  /** Tokens sampled. */
+  steps: number;
+  /** Stopped at checkLengthBound: longer than the bound allows. */
+  capped: boolean;
+  segments: Array<{ t0: number; t1: number; bytes: Uint8Array; tokens: Array<{ id: number; bytes: Uint8Array; p: number; special: boolean }> }>;
 }
 
 export interface NativeTranscribeResult {
@@ -149,6 +171,8 @@ export interface NativeTranscribeResult {
   languageProbability: number | null;
   segments: NativeSegment[];
   timings: NativeTimings;
+  /** Present when contextFreeCheck was asked and a window was encoded. */
+  check?: NativeCheckPass;
 }
 
 export interface NativeLanguageResult {

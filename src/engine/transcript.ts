@@ -1,6 +1,6 @@
 // Turns the addon's raw result into the engine's transcript: decoded text, times clamped to the
 // audio (random or hallucinating decoders emit timestamps past the end or of zero length).
-import type { NativeSegment, NativeTimings, NativeTranscribeResult } from './native-addon.js';
+import type { NativeCheckPass, NativeSegment, NativeTimings, NativeTranscribeResult } from './native-addon.js';
 import { Utf8Assembler } from './utf8-text.js';
 
 export const SAMPLE_RATE = 16_000;
@@ -37,6 +37,8 @@ export interface Transcript {
   durationSeconds: number;
   segments: TranscriptSegment[];
   timings: NativeTimings;
+  /** The context-free check's transcript (contextFreeCheck): no token timing, no DTW. */
+  check?: Transcript & { capped: boolean };
 }
 
 function clamp(value: number, min: number, max: number): number {
@@ -88,5 +90,23 @@ export function shapeTranscript(raw: NativeTranscribeResult, sampleCount: number
     durationSeconds: duration,
     segments,
     timings: raw.timings,
+    ...(raw.check ? { check: { ...shapeTranscript(checkAsResult(raw.check, raw), sampleCount), capped: raw.check.capped } } : {}),
+  };
+}
+
+/** The check pass in the addon's transcript shape: one no-speech probability, no token times. */
+function checkAsResult(check: NativeCheckPass, main: NativeTranscribeResult): NativeTranscribeResult {
+  return {
+    language: main.language,
+    languageProbability: main.languageProbability,
+    timings: main.timings,
+    segments: check.segments.map((s) => ({
+      t0: s.t0,
+      t1: s.t1,
+      bytes: s.bytes,
+      noSpeechProb: check.noSpeechProb,
+      speakerTurnNext: false,
+      tokens: s.tokens.map((t) => ({ ...t, plog: Math.log(Math.max(t.p, Number.MIN_VALUE)), t0: -1, t1: -1, tDtw: -1 })),
+    })),
   };
 }

@@ -2,6 +2,7 @@
 // the file, what was decided about its language, the timings so far and, for a diarized job, its
 // speech regions (the decoration diarizes them over the whole recording at once).
 import type { AudioContainer } from '../audio/index.js';
+import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
 import type { verboseBody } from '../pipeline/response-body.js';
 import { INITIAL_LANGUAGE_STATE, type JobLanguageState } from './job-language.js';
 
@@ -19,6 +20,8 @@ export interface CarryOver extends Record<string, unknown> {
   speech?: Array<[number, number]>;
   /** Where the text ended (seconds), once the last chunk is done. */
   endSeconds?: number;
+  /** What prompting did over the chunks so far (vocabulary or prompt), corrections in the recording's time. */
+  vocabulary?: VocabularyTally;
 }
 
 /**

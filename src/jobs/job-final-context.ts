@@ -2,6 +2,9 @@
 // decisions carried over its chunks, the request, and the key's dictionary for the vocabulary audit.
 // Shared by the succeeding chunk and the decoration, which rebuilds the result with speakers.
 import { isLanguageFamily } from '../pipeline/languages.js';
+import { EMPTY_TALLY } from '../pipeline/prompted-recognition.js';
+import { planVocabulary, prompts } from '../pipeline/vocabulary-audit.js';
+import { vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
 import { API_VERSION } from '../pipeline/response-body.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
 import type { JobRecord } from '../store/job-store.js';
@@ -10,6 +13,11 @@ import type { CarryOver } from './job-carry-over.js';
 import { finalSource } from './job-language.js';
 import type { StoredJobRequest } from './job-request.js';
 import type { FinalContext } from './job-transcript.js';
+
+function vocabularyOf(request: StoredJobRequest, dictionary: string[], carry: CarryOver): FinalContext['vocabulary'] {
+  const plan = planVocabulary(request.vocabulary, dictionary, vocabularyLanguageOf(request.language), request.prompt);
+  return prompts(plan) ? { plan, tally: carry.vocabulary ?? EMPTY_TALLY } : null;
+}
 
 export async function finalContextOf(
   job: JobRecord,
@@ -32,7 +40,7 @@ export async function finalContextOf(
     wordTiming: carry.wordTiming,
     durationSeconds: carry.endSeconds ?? job.completedAudioSeconds,
     asrMs: carry.asrMs,
-    vocabulary: request.vocabulary.length || dictionary.length ? { requested: request.vocabulary, dictionary } : null,
+    vocabulary: vocabularyOf(request, dictionary, carry),
     speakerTiming: carry.speakerTiming ?? {
       word_timing: false,
       speaker_ceiling_reached: false,

@@ -48,6 +48,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     wordTimestamps: stored.wordTimestamps === true,
     dictionary: stored.dictionary !== false,
     vocabulary: strings(stored.vocabulary),
+    prompt: typeof stored.prompt === 'string' ? stored.prompt : null,
     patterns: strings(stored.patterns),
     webhookUrl: typeof stored.webhookUrl === 'string' ? stored.webhookUrl : null,
     profile: 'default',

@@ -13,6 +13,7 @@
 // claims keep ending without progress (it crashes the process, say) fails `internal_error` after
 // MAX_STALLED_CLAIMS instead of looping forever. Audio is deleted only after the terminal transition
 // is committed; a crash between the two leaves an unreferenced file, which the sweeper removes.
+import { addTallies, EMPTY_TALLY, shiftTally } from '../pipeline/prompted-recognition.js';
 import {
   AudioSourceUnavailableError,
   DECODED_SAMPLE_RATE,
@@ -328,6 +329,7 @@ export class JobRunner implements JobQueue {
         speakerTiming: carry.speakerTiming ?? verboseBody(outcome, ctx).speaker_timing,
         wordTiming: outcome.wordTiming,
         asrMs: carry.asrMs + outcome.asrMs,
+        ...(outcome.vocabularyTally ? { vocabulary: addTallies(carry.vocabulary ?? EMPTY_TALLY, shiftTally(outcome.vocabularyTally, start)) } : {}),
         ...(decorates(request) ? { speech: [...(carry.speech ?? []), ...outcome.speech.regions.map((r): [number, number] => [round3(start + r.start), round3(start + r.end)])] } : {}),
       };
     }

@@ -6,7 +6,8 @@ import { verboseBody } from '../pipeline/response-body.js';
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import type { ModelId, ResponseFormat } from '../pipeline/transcription-request.js';
-import { auditVocabulary, disabledVocabularyAudit, planVocabulary } from '../pipeline/vocabulary-audit.js';
+import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
+import { auditVocabulary, disabledVocabularyAudit, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -88,7 +89,8 @@ export interface FinalContext {
   durationSeconds: number;
   asrMs: number;
   /** The terms the request asked for and the key's dictionary, to audit against the whole text. */
-  vocabulary: { requested: string[]; dictionary: string[] } | null;
+  /** The merged terms and prompt, and what prompting did over the chunks; null when nothing was prompted. */
+  vocabulary: { plan: VocabularyPlan; tally: VocabularyTally } | null;
   speakerTiming: ReturnType<typeof verboseBody>['speaker_timing'];
   apiVersion: string;
   /** Speakers attached by the job's decoration; absent: none attached (not requested, or pending). */
@@ -130,7 +132,6 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     metadata,
   };
   if (ctx.format === 'json') return json(common);
-  const plan = ctx.vocabulary ? planVocabulary(ctx.vocabulary.requested, ctx.vocabulary.dictionary) : null;
   return json({
     ...common,
     model: ctx.model,
@@ -140,7 +141,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     speaker_segments: attached?.speakerSegments.map((t) => ({ ...t, start: round3(t.start), end: round3(t.end) })) ?? [],
     speaker_timing: attached?.timing ?? ctx.speakerTiming,
     ...(ctx.detection ? { language_detection: ctx.detection } : {}),
-    vocabulary: plan ? auditVocabulary(plan, transcript.text, language) : disabledVocabularyAudit(language),
+    vocabulary: ctx.vocabulary ? auditVocabulary(ctx.vocabulary.plan, ctx.vocabulary.tally, transcript.text, language) : disabledVocabularyAudit(language),
   });
 }
 

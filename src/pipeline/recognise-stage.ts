@@ -12,7 +12,9 @@ import type { TranscribeOptions } from '../engine/engine.js';
 import type { Transcript, TranscriptSegment } from '../engine/transcript.js';
 import type { LanguageFamily } from './languages.js';
 import type { LanguageRun } from './language-runs.js';
-import { overlapWithSpeech, packRegions, toOriginalTime, type PackedAudio, type SpeechRegion } from './speech-regions.js';
+import { addTallies, EMPTY_TALLY, recognisePromptedWindow, type Prompting, type VocabularyTally } from './prompted-recognition.js';
+import { correctTerms } from './term-corrections.js';
+import { overlapWithSpeech, packRegions, toOriginalTime, windowRegions, type PackedAudio, type SpeechRegion } from './speech-regions.js';
 
 export const NO_SPEECH_DROP_THRESHOLD = 0.6;
 /** Share of a segment's time that must lie in VAD speech for a high no-speech probability to be overruled. */
@@ -29,8 +31,10 @@ export interface RecognisedSpeech {
   segments: RecognisedSegment[];
   /** Segments dropped by the hallucination guard. */
   droppedSegments: number;
-  /** Engine calls made (one per run). */
+  /** Engine calls made (one per run, or per window with a prompt). */
   engineCalls: number;
+  /** What prompting did; null without a prompt. */
+  vocabulary: VocabularyTally | null;
 }
 
 export type Transcribe = (pcm: Float32Array, options: TranscribeOptions, signal?: AbortSignal) => Promise<Transcript>;
@@ -42,6 +46,8 @@ export interface RecogniseInput {
   /** Decoding options for a run's language (vocabulary prompt, word timing, decoding settings). */
   optionsFor: (language: LanguageFamily) => TranscribeOptions;
   transcribe: Transcribe;
+  /** A prompt and its safety check (prompted-recognition.ts): runs are decoded window by window. */
+  prompting?: Prompting;
   signal?: AbortSignal;
 }
 
@@ -49,21 +55,40 @@ export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSp
   const segments: RecognisedSegment[] = [];
   const texts: string[] = [];
   let dropped = 0;
+  let engineCalls = 0;
+  let vocabulary: VocabularyTally | null = input.prompting ? EMPTY_TALLY : null;
   for (const run of input.runs) {
-    const packed = packRegions(input.pcm, input.sampleRate, run.regions);
-    if (packed.pcm.length === 0) continue;
-    const transcript = await input.transcribe(packed.pcm, input.optionsFor(run.language), input.signal);
-    const kept: RecognisedSegment[] = [];
-    for (const segment of transcript.segments) {
-      const mapped = { ...mapSegment(segment, packed), language: run.language };
-      if (isLikelyHallucination(mapped, run.regions)) dropped++;
-      else kept.push(mapped);
+    const groups = input.prompting ? windowRegions(run.regions) : [run.regions];
+    for (const regions of groups) {
+      const packed = packRegions(input.pcm, input.sampleRate, regions);
+      if (packed.pcm.length === 0) continue;
+      const options = input.optionsFor(run.language);
+      let decoded: TranscriptSegment[];
+      if (input.prompting) {
+        const window = await recognisePromptedWindow(packed.pcm, options, input.prompting, input.transcribe, input.signal);
+        decoded = window.segments;
+        vocabulary = addTallies(vocabulary ?? EMPTY_TALLY, window.tally);
+      } else {
+        decoded = (await input.transcribe(packed.pcm, options, input.signal)).segments;
+      }
+      engineCalls++;
+      let kept: RecognisedSegment[] = [];
+      for (const segment of decoded) {
+        const mapped = { ...mapSegment(segment, packed), language: run.language };
+        if (isLikelyHallucination(mapped, regions)) dropped++;
+        else kept.push(mapped);
+      }
+      if (input.prompting && input.prompting.terms.length > 0) {
+        const corrected = correctTerms(kept, input.prompting.terms);
+        kept = corrected.segments;
+        vocabulary = addTallies(vocabulary ?? EMPTY_TALLY, { ...EMPTY_TALLY, corrections: corrected.corrections });
+      }
+      segments.push(...kept);
+      const text = kept.map((s) => s.text).join('').trim();
+      if (text !== '') texts.push(text);
     }
-    segments.push(...kept);
-    const text = kept.map((s) => s.text).join('').trim();
-    if (text !== '') texts.push(text);
   }
-  return { text: texts.join(' '), segments, droppedSegments: dropped, engineCalls: input.runs.length };
+  return { text: texts.join(' '), segments, droppedSegments: dropped, engineCalls, vocabulary };
 }
 
 export function isLikelyHallucination(segment: TranscriptSegment, speech: readonly SpeechRegion[]): boolean {

@@ -10,7 +10,9 @@ import { speechSecondsOf, type SpeechRegion } from './speech-regions.js';
 import { findSpeech, type DetectSpeech } from './speech-stage.js';
 import { attachSpeakers, DEFAULT_MAX_SPEAKERS, unattributed, type SpeakerAttachment } from './speaker-attachment.js';
 import type { Diarize } from './speaker-stage.js';
-import { auditVocabulary, planVocabulary, promptForTerms } from './vocabulary-audit.js';
+import { EMPTY_TALLY, type VocabularyTally } from './prompted-recognition.js';
+import { auditVocabulary, planVocabulary, prompts, type VocabularyAudit, type VocabularyPlan } from './vocabulary-audit.js';
+import { vocabularyLanguageOf } from './vocabulary-terms.js';
 
 export type { LanguageDetectionBlock, LanguageSource };
 
@@ -28,7 +30,10 @@ export interface TranscriptionOutcome {
   families: LanguageFamily[];
   languageSource: LanguageSource;
   detection: LanguageDetectionBlock | null;
-  vocabulary: ReturnType<typeof auditVocabulary> | null;
+  /** The vocabulary audit; null when neither terms nor a prompt were given. */
+  vocabulary: VocabularyAudit | null;
+  /** What prompting did over this stretch (a job sums it over chunks); null without a prompt. */
+  vocabularyTally: VocabularyTally | null;
   /** Word timestamps are available (requested, by diarize or word granularity, and the languages have them). */
   wordTiming: boolean;
   /** Segments with their speakers (split at changes of voice when diarized), words, speakers. */
@@ -44,6 +49,8 @@ export interface PipelineRequest {
   language: LanguageChoice;
   dictionary: boolean;
   vocabulary: string[];
+  /** OpenAI's `prompt`: whisper's initial prompt ahead of the terms, under the same safety check. */
+  prompt?: string | null;
   diarize: boolean;
   /** Labelling ceiling for diarization (default 4). */
   maxSpeakers?: number;
@@ -93,7 +100,8 @@ export async function runTranscription(
     regions.length === 0 ? null : await planLanguage({ choice: request.language, pcm, sampleRate: deps.sampleRate, regions, detect: deps.detectLanguage, signal });
   const families = plan ? [...new Set(plan.runs.map((r) => r.language))] : [];
   const dictionary = request.dictionary ? [...new Set((await Promise.all(families.map((f) => deps.dictionaryFor(f)))).flat())] : [];
-  const vocabularyPlan = request.vocabulary.length || dictionary.length ? planVocabulary(request.vocabulary, dictionary) : null;
+  const vocabularyPlan: VocabularyPlan = planVocabulary(request.vocabulary, dictionary, vocabularyLanguageOf(request.language), request.prompt ?? null);
+  const prompted = prompts(vocabularyPlan);
   const wantsWords = request.diarize || request.wordTimestamps === true;
   const wordTiming = wantsWords && families.every((f) => WORD_TIMING_FAMILIES.includes(f));
 
@@ -102,11 +110,12 @@ export async function runTranscription(
         pcm,
         sampleRate: deps.sampleRate,
         runs: plan.runs,
-        optionsFor: (family) => decodingOptions(family, deps.decoding, wantsWords, vocabularyPlan ? promptForTerms(vocabularyPlan.prompted) : undefined),
+        optionsFor: (family) => decodingOptions(family, deps.decoding, wantsWords),
         transcribe: deps.transcribe,
+        ...(prompted ? { prompting: { terms: vocabularyPlan.terms, prompt: vocabularyPlan.prompt, wordTiming: wordTiming } } : {}),
         signal,
       })
-    : { text: '', segments: [], droppedSegments: 0, engineCalls: 0 };
+    : { text: '', segments: [], droppedSegments: 0, engineCalls: 0, vocabulary: prompted ? EMPTY_TALLY : null };
 
   const language = recognised.text === '' || !plan ? NO_SPEECH_LANGUAGE : plan.language;
   const asrMs = Math.round(performance.now() - started);
@@ -128,7 +137,8 @@ export async function runTranscription(
     families,
     languageSource: plan ? plan.source : silentSource(request.language),
     detection: plan ? plan.detection : null,
-    vocabulary: vocabularyPlan ? auditVocabulary(vocabularyPlan, recognised.text, language) : null,
+    vocabulary: prompted ? auditVocabulary(vocabularyPlan, recognised.vocabulary ?? EMPTY_TALLY, recognised.text, language) : null,
+    vocabularyTally: recognised.vocabulary,
     wordTiming,
     speakers,
     speech,
@@ -142,14 +152,13 @@ function silentSource(choice: LanguageChoice): LanguageSource {
   return choice.mode === 'explicit' ? choice.source : 'default';
 }
 
-function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, wantsWords: boolean, initialPrompt: string | undefined): TranscribeOptions {
+function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, wantsWords: boolean): TranscribeOptions {
   return {
     language: family,
     strategy: decoding.beamSize > 1 ? 'beam' : 'greedy',
     beamSize: Math.max(1, decoding.beamSize),
     ...(decoding.maxTokens > 0 ? { maxTokens: decoding.maxTokens } : {}),
     ...(decoding.temperatureFallback ? {} : { temperatureInc: 0 }),
-    ...(initialPrompt ? { initialPrompt } : {}),
     tokenTimestamps: wantsWords && WORD_TIMING_FAMILIES.includes(family),
   };
 }

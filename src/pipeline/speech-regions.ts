@@ -29,6 +29,39 @@ export interface PackedAudio {
   speechSeconds: number;
 }
 
+/**
+ * The most packed audio one vocabulary window holds: whisper's 30 s window, less a margin so rounding
+ * region edges to samples never spills past it (the check decodes the first window only).
+ */
+export const WINDOW_SECONDS = 29.9;
+
+/**
+ * The regions in consecutive groups whose packed audio (separators included) fits in `seconds`; a
+ * region longer than that alone is cut into pieces that fit (the VAD caps regions at 30 s, so only
+ * its padding or a run without the VAD gets here).
+ */
+export function windowRegions(regions: readonly SpeechRegion[], seconds = WINDOW_SECONDS): SpeechRegion[][] {
+  const windows: SpeechRegion[][] = [];
+  let current: SpeechRegion[] = [];
+  let length = 0;
+  const close = () => {
+    if (current.length) windows.push(current);
+    current = [];
+    length = 0;
+  };
+  for (const region of regions) {
+    for (let start = region.start; start < region.end; start += seconds) {
+      const piece = { start, end: Math.min(region.end, start + seconds) };
+      const added = (current.length ? SEPARATOR_SECONDS : 0) + (piece.end - piece.start);
+      if (length + added > seconds) close();
+      length += (current.length ? SEPARATOR_SECONDS : 0) + (piece.end - piece.start);
+      current.push(piece);
+    }
+  }
+  close();
+  return windows;
+}
+
 /** Total seconds covered by `regions`. */
 export function speechSecondsOf(regions: readonly SpeechRegion[]): number {
   return regions.reduce((sum, r) => sum + (r.end - r.start), 0);

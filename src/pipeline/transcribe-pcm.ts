@@ -16,6 +16,8 @@ export interface TranscribePcmOptions {
   /** Run the VAD (default true): only speech is decoded. false decodes all of the audio, to compare. */
   vad?: boolean;
   vocabulary?: string[];
+  /** A text to guide spelling (OpenAI's `prompt`), ahead of the vocabulary and under the same safety check. */
+  prompt?: string;
   /** Word timestamps (token-level timing) where the language has them. */
   wordTimestamps?: boolean;
   /** Speaker labels (who spoke when), attached by the contract's rules; implies word timestamps. */
@@ -36,6 +38,7 @@ export function transcribePcm(engine: Engine, pcm: Float32Array, options: Transc
       language: languageChoiceOf(options.language, options.languageHints),
       dictionary: false,
       vocabulary: options.vocabulary ?? [],
+      prompt: options.prompt ?? null,
       diarize: options.diarize ?? false,
       wordTimestamps: options.wordTimestamps ?? false,
       ...(options.maxSpeakers !== undefined ? { maxSpeakers: options.maxSpeakers } : {}),

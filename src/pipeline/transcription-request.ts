@@ -6,6 +6,7 @@ import type { ApiKeyRecord } from '../store/key-store.js';
 import type { LanguageChoice } from './language-stage.js';
 import { parseLanguageTag, WORD_TIMING_FAMILIES, type LanguageTag } from './languages.js';
 import { parsePatterns } from './patterns.js';
+import { parsePrompt } from './prompt-field.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from './pipeline-errors.js';
 import { parseVocabulary, vocabularyLanguageOf } from './vocabulary-terms.js';
 import { validateWebhookUrl } from './webhook-url.js';
@@ -23,6 +24,8 @@ export const TIMESTAMP_GRANULARITIES = ['word', 'segment'] as const;
  * (OpenAI's array convention) arrives as the JSON array of its values.
  */
 export const TIMESTAMP_GRANULARITIES_FIELD = 'timestamp_granularities[]';
+/** OpenAI's `keywords` as its client sends an array. */
+export const KEYWORDS_FIELD = 'keywords[]';
 
 export type { LanguageChoice };
 
@@ -44,6 +47,8 @@ export interface TranscriptionRequest {
   wordTimestamps: boolean;
   dictionary: boolean;
   vocabulary: string[];
+  /** OpenAI's `prompt`, or null. */
+  prompt: string | null;
   patterns: string[];
   webhookUrl: string | null;
   profile: Profile;
@@ -131,7 +136,13 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
     }
   }
 
-  const vocabulary = parseVocabulary(fields.vocabulary, vocabularyLanguageOf(language));
+  // OpenAI's `keywords` (an array: `keywords[]` repeated, or a JSON array string) is `vocabulary` by another name.
+  const keywords = fields[KEYWORDS_FIELD] ?? fields.keywords;
+  if ([fields.vocabulary, fields.keywords, fields[KEYWORDS_FIELD]].filter((v) => v !== undefined).length > 1) {
+    throw bad('send one of vocabulary, keywords or keywords[]');
+  }
+  const vocabulary = parseVocabulary(fields.vocabulary ?? keywords, vocabularyLanguageOf(language));
+  const prompt = parsePrompt(fields.prompt);
   const patterns = parsePatterns(fields.patterns);
   if (patterns.length > 0 && !key.entitlements.includes('patterns')) {
     throw new EntitlementMissing('this key is not entitled to patterns');
@@ -151,5 +162,5 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
     throw unprocessable(`word timestamps are not available for ${language.language.family}; speakers come as speaker_segments`);
   }
   const webhookUrl = fields.webhook_url === undefined || fields.webhook_url === '' ? null : validateWebhookUrl(fields.webhook_url);
-  return { model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, patterns, webhookUrl, profile };
+  return { model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile };
 }

@@ -1,83 +1,120 @@
-// The vocabulary block of a response (schema svc-vocabulary-audit-v3), reporting what was done:
-// which terms were prompted and which appear in the transcript. No term is ever inserted by us.
+// The vocabulary block of a response (schema svc-vocabulary-audit-v3): what was asked, what was
+// prompted, what the safety check did, and what the final text holds. Every field is computed:
+//   requested_terms      merged terms considered (request above dictionary, deduplicated, after `dropped`)
+//   delivered_terms      those present in the final text (whole words, case-insensitive); `delivered` counts
+//   corrected_terms      terms written in by a conservative surface correction (term-corrections.ts);
+//                        `corrections_applied` counts replacements, `corrections` lists each
+//   unresolved_terms     the rest of requested_terms; delivered + unresolved = requested
+//   suspect_insertions   terms printed only with the prompt, by low-probability tokens (prompted-recognition.ts)
+//   prompt_status        not_requested | no_speech | prompted | partial_fallback | fallback
+//   prompted_terms       distinct terms placed in a prompt; prompted_chunks / fallback_chunks count
+//                        decoding windows (at most 30 s of speech each), fallback_reasons by safety rule
+//   dropped              dictionary terms rejected before decoding (invalid, or past the language's limit)
+//   applied_terms        deprecated alias of the delivered count
+import type { SafetyReason } from './safety-check.js';
+import { containsTerm } from './term-presence.js';
+import { EMPTY_TALLY, MAX_PROMPTED_TERMS, type VocabularyTally } from './prompted-recognition.js';
+import { termLimitFor, termProblem } from './vocabulary-terms.js';
 
-export const MAX_PROMPTED_TERMS = 50;
+export const VOCABULARY_AUDIT_SCHEMA = 'svc-vocabulary-audit-v3';
 
 export interface VocabularyPlan {
-  /** Request terms merged above the key's stored dictionary, deduplicated. */
+  /** Request terms merged above the key's stored dictionary, deduplicated case-insensitively. */
   terms: string[];
-  requested: number;
-  prompted: string[];
+  requestTerms: number;
+  dictionaryTerms: number;
+  /** Dictionary terms rejected before decoding. */
+  dropped: string[];
+  mode: 'direct' | 'retrieval';
+  /** OpenAI's `prompt`, decoded ahead of the terms and checked the same way. */
+  prompt: string | null;
 }
 
-export function planVocabulary(requestTerms: string[], dictionaryTerms: string[]): VocabularyPlan {
+/** `vocabularyLanguage`: the language the limits are judged by (vocabulary-terms.ts vocabularyLanguageOf). */
+export function planVocabulary(requestTerms: readonly string[], dictionaryTerms: readonly string[], vocabularyLanguage: string, prompt: string | null = null): VocabularyPlan {
+  const limit = termLimitFor(vocabularyLanguage);
   const seen = new Set<string>();
   const terms: string[] = [];
-  for (const term of [...requestTerms, ...dictionaryTerms]) {
+  const dropped: string[] = [];
+  let fromDictionary = 0;
+  for (const [index, raw] of [...requestTerms, ...dictionaryTerms].entries()) {
+    const term = raw.trim();
     const key = term.toLowerCase();
-    if (!seen.has(key)) {
-      seen.add(key);
-      terms.push(term);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const fromRequest = index < requestTerms.length;
+    // Request terms were validated at the edge; a stored term may predate today's rules.
+    if (!fromRequest && (termProblem(term) !== null || terms.length >= limit)) {
+      dropped.push(raw);
+      continue;
     }
+    terms.push(term);
+    if (!fromRequest) fromDictionary++;
   }
-  return { terms, requested: requestTerms.length, prompted: terms.slice(0, MAX_PROMPTED_TERMS) };
+  return {
+    terms,
+    requestTerms: terms.length - fromDictionary,
+    dictionaryTerms: fromDictionary,
+    dropped,
+    mode: terms.length > MAX_PROMPTED_TERMS ? 'retrieval' : 'direct',
+    prompt: prompt && prompt.trim() !== '' ? prompt : null,
+  };
 }
 
-/** whisper's initial prompt: the terms as a plain list, which conditions spelling without instructions. */
-export function promptForTerms(terms: string[]): string | undefined {
-  return terms.length ? `${terms.join(', ')}.` : undefined;
+export const NO_VOCABULARY: VocabularyPlan = { terms: [], requestTerms: 0, dictionaryTerms: 0, dropped: [], mode: 'direct', prompt: null };
+
+/** A plan that prompts something (terms or a prompt). */
+export function prompts(plan: VocabularyPlan): boolean {
+  return plan.terms.length > 0 || plan.prompt !== null;
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function promptStatus(plan: VocabularyPlan, tally: VocabularyTally): string {
+  if (!prompts(plan)) return 'not_requested';
+  if (tally.promptedChunks === 0) return 'no_speech';
+  if (tally.fallbackChunks === 0) return 'prompted';
+  return tally.fallbackChunks === tally.promptedChunks ? 'fallback' : 'partial_fallback';
 }
 
-function appears(term: string, text: string): boolean {
-  return new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(term)}($|[^\\p{L}\\p{N}])`, 'iu').test(text);
-}
-
-export function auditVocabulary(plan: VocabularyPlan, transcriptText: string, language: string) {
-  const delivered = plan.terms.filter((t) => appears(t, transcriptText));
+export function auditVocabulary(plan: VocabularyPlan, tally: VocabularyTally, finalText: string, language: string) {
+  const { corrections } = tally;
+  const delivered = plan.terms.filter((t) => containsTerm(finalText, t));
   const unresolved = plan.terms.filter((t) => !delivered.includes(t));
+  const corrected = [...new Set(corrections.map((c) => c.term))];
   return {
-    enabled: true,
-    mode: 'direct' as const,
-    requested_terms: plan.requested,
+    enabled: plan.terms.length > 0,
+    mode: plan.mode,
+    requested_terms: plan.terms.length,
     applied_terms: delivered.length,
-    // Insertion checks (a term printed where the audio does not support it) come with the vocabulary
-    // feature; nothing here can insert a term, so none is suspected.
-    suspect_insertions: 0,
-    safety_fallback: false,
+    suspect_insertions: tally.suspectTerms.length,
+    suspect_terms: tally.suspectTerms,
+    safety_fallback: tally.fallbackChunks > 0,
     language,
-    schema: 'svc-vocabulary-audit-v3',
+    schema: VOCABULARY_AUDIT_SCHEMA,
     delivered_terms: delivered,
-    corrected_terms: [] as string[],
+    delivered: delivered.length,
+    corrected_terms: corrected,
+    corrections_applied: corrections.length,
+    corrections: corrections.map((c) => ({ term: c.term, replaced: c.replaced, start: round3(c.start), end: round3(c.end) })),
     unresolved_terms: unresolved,
-    prompt_status: plan.prompted.length < plan.terms.length ? 'truncated' : 'prompted',
-    prompted_terms: plan.prompted.length,
-    prompted_chunks: 1,
-    fallback_chunks: 0,
-    dropped: [] as string[],
+    unresolved: unresolved.length,
+    request_terms: plan.requestTerms,
+    dictionary_terms: plan.dictionaryTerms,
+    prompt_supplied: plan.prompt !== null,
+    prompt_status: promptStatus(plan, tally),
+    prompted_terms: tally.promptedTerms.length,
+    prompted_chunks: tally.promptedChunks,
+    fallback_chunks: tally.fallbackChunks,
+    fallback_reasons: tally.fallbackReasons as Partial<Record<SafetyReason, number>>,
+    dropped: plan.dropped,
   };
 }
 
-export function disabledVocabularyAudit(language: string) {
-  return {
-    enabled: false,
-    mode: 'direct' as const,
-    requested_terms: 0,
-    applied_terms: 0,
-    suspect_insertions: 0,
-    safety_fallback: false,
-    language,
-    schema: 'svc-vocabulary-audit-v3',
-    delivered_terms: [] as string[],
-    corrected_terms: [] as string[],
-    unresolved_terms: [] as string[],
-    prompt_status: 'not_requested',
-    prompted_terms: 0,
-    prompted_chunks: 0,
-    fallback_chunks: 0,
-    dropped: [] as string[],
-  };
+export type VocabularyAudit = ReturnType<typeof auditVocabulary>;
+
+export function disabledVocabularyAudit(language: string): VocabularyAudit {
+  return auditVocabulary(NO_VOCABULARY, EMPTY_TALLY, '', language);
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
 }

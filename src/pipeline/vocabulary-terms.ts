@@ -20,18 +20,29 @@ export function vocabularyLanguageOf(choice: LanguageChoice): string {
   return choice.mode === 'auto' ? 'auto' : choice.mode;
 }
 
+export function termLimitFor(vocabularyLanguage: string): number {
+  return (SMALL_VOCABULARY_LANGUAGES as readonly string[]).includes(vocabularyLanguage) ? MAX_TERMS_SMALL : MAX_TERMS;
+}
+
+/** Why a (trimmed) term is not acceptable, or null: the one rule for request and stored terms. */
+export function termProblem(term: string): string | null {
+  if (term.length === 0) return 'vocabulary terms must not be empty';
+  if ([...term].length > MAX_TERM_LENGTH) return `vocabulary terms are at most ${MAX_TERM_LENGTH} characters`;
+  if (/[\u0000-\u001f\u007f]/.test(term)) return 'vocabulary terms must not contain control characters';
+  return null;
+}
+
 export function validateTerms(value: unknown, effectiveLanguage: string): string[] {
   if (!Array.isArray(value)) throw unprocessable('vocabulary must be a JSON array of strings');
-  const limit = (SMALL_VOCABULARY_LANGUAGES as readonly string[]).includes(effectiveLanguage) ? MAX_TERMS_SMALL : MAX_TERMS;
+  const limit = termLimitFor(effectiveLanguage);
   if (value.length > limit) throw unprocessable(`vocabulary allows at most ${limit} terms for this language`);
   const terms: string[] = [];
   const seen = new Set<string>();
   for (const item of value) {
     if (typeof item !== 'string') throw unprocessable('vocabulary terms must be strings');
     const term = item.trim();
-    if (term.length === 0) throw unprocessable('vocabulary terms must not be empty');
-    if ([...term].length > MAX_TERM_LENGTH) throw unprocessable(`vocabulary terms are at most ${MAX_TERM_LENGTH} characters`);
-    if (/[\u0000-\u001f\u007f]/.test(term)) throw unprocessable('vocabulary terms must not contain control characters');
+    const problem = termProblem(term);
+    if (problem) throw unprocessable(problem);
     const key = term.toLowerCase();
     if (!seen.has(key)) {
       seen.add(key);

@@ -123,6 +123,9 @@ t.test('field validation: status and code per the contract', async (t) => {
     [{ model: 'svc-medical-1', vocabulary: JSON.stringify(['x'.repeat(97)]) }, 422],
     [{ model: 'svc-medical-1', language: 'ar', vocabulary: JSON.stringify(Array.from({ length: 31 }, (_, i) => `t${i}`)) }, 422],
     [{ model: 'svc-medical-1', language: 'auto', vocabulary: JSON.stringify(Array.from({ length: 31 }, (_, i) => `t${i}`)) }, 422],
+    [{ model: 'svc-medical-1', keywords: 'metoprolol' }, 422],
+    [{ model: 'svc-medical-1', prompt: 'p'.repeat(801) }, 422],
+    [{ model: 'svc-medical-1', prompt: 'bad\u0001prompt' }, 422],
     [{ model: 'svc-medical-1', webhook_url: 'http://example.com/hook' }, 422],
     [{ model: 'svc-medical-1', webhook_url: 'https://example.com:8443/hook' }, 422],
     [{ model: 'svc-medical-1', webhook_url: 'https://user:pw@example.com/hook' }, 422],
@@ -149,7 +152,28 @@ t.test('field validation: status and code per the contract', async (t) => {
   const body = (await ok.json()) as Record<string, any>;
   t.equal(body.vocabulary.enabled, true);
   t.equal(body.vocabulary.requested_terms, 1000);
-  t.equal(body.vocabulary.prompted_terms, 50);
+  t.equal(body.vocabulary.mode, 'retrieval');
+  t.ok(body.vocabulary.prompted_terms <= 50 * Math.max(1, body.vocabulary.prompted_chunks), 'at most 50 per window');
+  t.equal(body.vocabulary.delivered + body.vocabulary.unresolved, 1000);
+});
+
+t.test('the openai client sends prompt and keywords: both honoured, audited', async (t) => {
+  const client = new OpenAI({ apiKey: svc.key, baseURL: `${svc.url}/v1` });
+  const verbose = (await client.audio.transcriptions.create({
+    file: await toFile(short, 'visit.wav', { type: 'audio/wav' }),
+    model: 'svc-medical-1' as 'whisper-1',
+    language: 'en',
+    response_format: 'verbose_json',
+    prompt: 'Cardiology follow-up.',
+    keywords: ['metoprolol', 'Lisinopril'],
+  } as never)) as unknown as Record<string, any>;
+  const audit = verbose.vocabulary;
+  t.equal(audit.enabled, true);
+  t.equal(audit.requested_terms, 2, 'keywords[] is the vocabulary');
+  t.equal(audit.prompt_supplied, true);
+  t.equal(audit.delivered + audit.unresolved, 2);
+  const both = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', vocabulary: '["a"]', keywords: '["b"]' }, wav(short));
+  await expectError(t, both, 400, 'invalid_request');
 });
 
 t.test('deprecated profiles answer with Deprecation and Warning headers', async (t) => {

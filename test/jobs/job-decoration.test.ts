@@ -78,6 +78,7 @@ async function createJob(): Promise<JobRecord> {
       wordTimestamps: false,
       dictionary: false,
       vocabulary: [],
+      prompt: null,
       patterns: [],
       webhookUrl: 'https://receiver.example/hook',
       profile: 'default',

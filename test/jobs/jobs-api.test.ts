@@ -137,6 +137,10 @@ t.test('every field of the creation table is validated before a slot exists', as
     ['1001 terms', { ...base, vocabulary: Array.from({ length: 1001 }, (_, i) => `term${i}`) }, 422, 'invalid_request'],
     ['97-character term', { ...base, vocabulary: ['x'.repeat(97)] }, 422, 'invalid_request'],
     ['31 terms with auto', { ...base, language: 'auto', vocabulary: Array.from({ length: 31 }, (_, i) => `t${i}`) }, 422, 'invalid_request'],
+    ['vocabulary and keywords', { ...base, vocabulary: ['a'], keywords: ['b'] }, 400, 'invalid_request'],
+    ['keywords not an array', { ...base, keywords: 'metoprolol' }, 422, 'invalid_request'],
+    ['prompt not a string', { ...base, prompt: ['a'] }, 422, 'invalid_request'],
+    ['prompt too long', { ...base, prompt: 'a'.repeat(801) }, 422, 'invalid_request'],
     ['long patterns', { ...base, patterns: 'a'.repeat(2049) }, 422, 'invalid_request'],
     ['patterns without entitlement', { ...base, patterns: '\\d+' }, 403, 'entitlement_denied'],
     ['max_speakers 5', { ...base, max_speakers: 5 }, 422, 'invalid_request'],
@@ -159,6 +163,26 @@ t.test('every field of the creation table is validated before a slot exists', as
   const paused = await svc.createKey();
   await svc.updateKey(paused.id, { billingState: 'paused' });
   await expectError(t, await createJobRequest(svc.url, paused.key, base), 402, 'billing_blocked');
+});
+
+t.test('a job with keywords and a prompt carries the whole vocabulary audit', async (t) => {
+  const job = await createJob(svc.url, svc.key, { ...jobBody(speech), response_format: 'verbose_json', keywords: ['metoprolol', 'Lisinopril'], prompt: 'Cardiology follow-up.' });
+  t.equal((await uploadFile(job, speech)).status, 204);
+  t.equal((await completeJob(job, svc.key)).status, 202);
+  const done = await waitForEnd(job.poll_url, svc.key);
+  t.equal(done.status, 'succeeded');
+  const result = (await (await fetch(done.result.download_url, { headers: auth(svc.key) })).json()) as any;
+  const audit = result.vocabulary;
+  t.equal(audit.schema, 'svc-vocabulary-audit-v3');
+  t.equal(audit.enabled, true);
+  t.equal(audit.requested_terms, 2);
+  t.equal(audit.prompt_supplied, true);
+  t.ok(audit.prompted_chunks >= 1, 'the speech was decoded with the prompt');
+  t.equal(audit.prompted_terms, 2);
+  t.ok(['prompted', 'partial_fallback', 'fallback'].includes(audit.prompt_status), audit.prompt_status);
+  t.equal(audit.safety_fallback, audit.fallback_chunks > 0);
+  t.equal(audit.delivered + audit.unresolved, audit.requested_terms);
+  t.same([...audit.delivered_terms, ...audit.unresolved_terms].sort(), ['Lisinopril', 'metoprolol']);
 });
 
 t.test('Idempotency-Key: same request, same job; different request, 409', async (t) => {

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_SPEAKERS, type StoredJobRequest } from '../../jobs/job-requ
 import { parseLanguageTag, type LanguageTag } from '../../pipeline/languages.js';
 import { parsePatterns } from '../../pipeline/patterns.js';
 import { PROFILES, RESPONSE_FORMATS, omittedLanguage, type LanguageChoice, type Profile, type ResponseFormat } from '../../pipeline/transcription-request.js';
+import { parsePrompt } from '../../pipeline/prompt-field.js';
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from '../../pipeline/webhook-url.js';
 import type { ApiKeyRecord } from '../../store/key-store.js';
@@ -26,6 +27,8 @@ const FIELDS = [
   'language',
   'language_hints',
   'vocabulary',
+  'keywords',
+  'prompt',
   'patterns',
   'profile',
   'diarize',
@@ -82,7 +85,11 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   }
 
   const language = parseLanguage(fields, key);
-  const vocabulary = present('vocabulary') ? validateTerms(fields.vocabulary, vocabularyLanguageOf(language)) : [];
+  // OpenAI's `keywords` is `vocabulary` by another name.
+  if (present('vocabulary') && present('keywords')) throw bad('send vocabulary or keywords, not both');
+  const terms = present('vocabulary') ? fields.vocabulary : fields.keywords;
+  const vocabulary = terms !== undefined && terms !== null ? validateTerms(terms, vocabularyLanguageOf(language)) : [];
+  const prompt = parsePrompt(fields.prompt);
   let patterns: string[] = [];
   if (present('patterns')) {
     if (typeof fields.patterns !== 'string') throw unprocessable('patterns must be a string of comma-separated expressions');
@@ -109,6 +116,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       wordTimestamps: false,
       dictionary: true,
       vocabulary,
+      prompt,
       patterns,
       webhookUrl,
       profile,
