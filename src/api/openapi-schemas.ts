@@ -3,7 +3,10 @@
 // enforces them, so the document cannot drift from what the server accepts.
 import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
 import { LANGUAGE_FAMILIES } from '../pipeline/languages.js';
+import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js';
+import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
+import { VOCABULARY_AUDIT_SCHEMA } from '../pipeline/vocabulary-audit.js';
 import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, TIMESTAMP_GRANULARITIES, TIMESTAMP_GRANULARITIES_FIELD } from '../pipeline/transcription-request.js';
 import type { ApiErrorCode } from './api-error.js';
 import type { Reference, Schema } from './openapi-types.js';
@@ -95,7 +98,10 @@ const transcriptionRequest: Schema = {
       contentMediaType: 'application/json',
       contentSchema: stringArray({ maxItems: 1000 }),
     }),
-    patterns: string({ description: 'Comma-separated request-only structured-token expressions, at most 32. Needs the `patterns` entitlement.' }),
+    patterns: string({
+      maxLength: MAX_PATTERNS_LENGTH,
+      description: `Comma-separated request-only structured-token expressions (PATTERNS.md), at most ${MAX_PATTERNS}; a comma inside brackets, braces or parentheses, or escaped, belongs to its pattern. Needs the \`patterns\` entitlement.`,
+    }),
     webhook_url: string({
       format: 'uri',
       maxLength: 2048,
@@ -161,7 +167,7 @@ const vocabularyAudit: Schema = {
     suspect_insertions: integer(),
     safety_fallback: boolean(),
     language: string(),
-    schema: string({ const: 'svc-vocabulary-audit-v3' }),
+    schema: string({ const: VOCABULARY_AUDIT_SCHEMA }),
     delivered_terms: stringArray({ description: 'Requested terms present in the transcript.' }),
     delivered: { deprecated: true, description: 'Alias of `delivered_terms`.' },
     corrected_terms: stringArray({ description: 'Conservative caller-owned surface corrections.' }),
@@ -173,6 +179,44 @@ const vocabularyAudit: Schema = {
     prompted_chunks: integer(),
     fallback_chunks: integer(),
     dropped: stringArray({ description: 'Reserved for terms rejected before decoding.' }),
+  },
+};
+
+const patternsReport: Schema = {
+  type: 'object',
+  description: 'What the request-only patterns matched (PATTERNS.md); present when `patterns` was sent. Patterns are named by their place in the request, never echoed.',
+  required: ['schema', 'requested', 'matches', 'results', 'budget_exhausted'],
+  properties: {
+    schema: string({ const: PATTERNS_SCHEMA }),
+    requested: integer({ maximum: MAX_PATTERNS }),
+    matches: integer({ description: 'Matches over all patterns.' }),
+    results: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'count', 'spans', 'spans_truncated'],
+        properties: {
+          index: integer({ description: "The pattern's place in the request's list, from 0." }),
+          count: integer(),
+          spans: {
+            type: 'array',
+            maxItems: MAX_LISTED_SPANS,
+            items: {
+              type: 'object',
+              required: ['start', 'end', 'text', 'source'],
+              properties: {
+                start: number({ description: 'seconds' }),
+                end: number({ description: 'seconds' }),
+                text: string({ description: 'The transcript text as the pattern formatted it.' }),
+                source: string({ description: 'The transcript text it replaced.' }),
+              },
+            },
+          },
+          spans_truncated: boolean({ description: `More than ${MAX_LISTED_SPANS} matches: \`count\` is complete, \`spans\` lists the first.` }),
+        },
+      },
+    },
+    budget_exhausted: integer({ description: 'Segment searches stopped by the linear work budget before the segment ended (0 in practice).' }),
   },
 };
 
@@ -230,7 +274,7 @@ const transcriptionVerboseJson: Schema = {
     speaker_timing: ref('SpeakerTiming'),
     language_detection: ref('LanguageDetection'),
     vocabulary: ref('VocabularyAudit'),
-    patterns: { type: 'object', additionalProperties: true },
+    patterns: ref('PatternsReport'),
     metadata: ref('Metadata'),
   },
 };
@@ -358,7 +402,7 @@ const jobCreationRequest: Schema = {
     language: string({ pattern: LANGUAGE_TAG_PATTERN, description: "Default: the key's default language; without one, the dominant language is detected from the speech." }),
     language_hints: stringArray({ minItems: 1, maxItems: 8, uniqueItems: true }),
     vocabulary: { type: 'array', items: string({ maxLength: 96 }), maxItems: 1000 },
-    patterns: string({ maxLength: 2048 }),
+    patterns: string({ maxLength: MAX_PATTERNS_LENGTH, description: `As on the inline route: at most ${MAX_PATTERNS} comma-separated expressions.` }),
     profile: string({ enum: PROFILES, default: 'default', description: '`standard` and `turbo` are deprecated aliases of `default`.' }),
     diarize: boolean({ default: false }),
     max_speakers: integer({ minimum: 1, maximum: 4, default: 4 }),
@@ -398,6 +442,7 @@ export const schemas: Record<string, Schema> = {
   SpeakerTiming: speakerTiming,
   LanguageDetection: languageDetection,
   VocabularyAudit: vocabularyAudit,
+  PatternsReport: patternsReport,
   Metadata: metadata,
   AcceptedJob: acceptedJob,
   JobCreationRequest: jobCreationRequest,

@@ -5,6 +5,7 @@ import { Engine } from '../engine/engine.js';
 import { DIARIZER_MAX_VOICES } from '../engine/speaker-diarizer.js';
 import { resolveModelFile } from '../models/model-paths.js';
 import { vadModelPath } from '../models/vad-model-path.js';
+import { parsePatterns } from '../pipeline/patterns.js';
 import { transcribePcm } from '../pipeline/transcribe-pcm.js';
 import { formatTranscript, OUTPUT_FORMATS, type OutputFormat } from './transcript-output.js';
 import { UsageError } from './usage-error.js';
@@ -31,11 +32,13 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
       words: { type: 'boolean', default: false },
       // Word times by DTW over the model's alignment heads (slower: see `bench word-alignment`).
       dtw: { type: 'boolean', default: false },
+      // Structured-token patterns, comma-separated as in the API (PATTERNS.md).
+      patterns: { type: 'string' },
     },
   });
   const file = positionals[0];
   if (!file) {
-    throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] [--no-vad] [--diarize [--max-speakers 1-4]] [--words [--dtw]]');
+    throw new UsageError('usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] [--no-vad] [--diarize [--max-speakers 1-4]] [--words [--dtw]] [--patterns EXPRS]');
   }
   const format = values.format as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${OUTPUT_FORMATS.join(', ')}`);
@@ -45,6 +48,7 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
   const maxSpeakers = optionalInteger(values['max-speakers'], '--max-speakers', 1, DIARIZER_MAX_VOICES);
   if (maxSpeakers !== undefined && !values.diarize) throw new UsageError('--max-speakers needs --diarize');
   if (values.dtw && !values.words && !values.diarize) throw new UsageError('--dtw times words: it needs --words or --diarize');
+  const patterns = parsePatterns(values.patterns);
   const modelArg = values.model ?? process.env.SVC_MODEL;
   if (!modelArg) throw new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (see `svc-stt models list`)');
 
@@ -63,6 +67,7 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
       vad,
       diarize: values.diarize,
       wordTimestamps: values.words,
+      patterns,
       ...(maxSpeakers !== undefined ? { maxSpeakers } : {}),
       decoding: {
         ...(beamSize ? { beamSize } : {}),

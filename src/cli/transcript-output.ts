@@ -1,5 +1,6 @@
 // The local runtime's output formats, shaped like the service's (text, json, verbose_json).
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { patternsBlock } from '../pipeline/pattern-stage.js';
 import { wordsFromSegments } from '../pipeline/words.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'verbose_json'] as const;
@@ -44,6 +45,7 @@ export function formatTranscript(outcome: TranscriptionOutcome, format: OutputFo
         }
       : {}),
     ...(outcome.detection ? { language_detection: outcome.detection } : {}),
+    ...(outcome.patterns ? { patterns: patternsBlock(outcome.patterns) } : {}),
   };
   return `${JSON.stringify(verbose, null, 2)}\n`;
 }

@@ -2,6 +2,7 @@
 // the file, what was decided about its language, the timings so far and, for a diarized job, its
 // speech regions (the decoration diarizes them over the whole recording at once).
 import type { AudioContainer } from '../audio/index.js';
+import type { PatternTally } from '../pipeline/pattern-stage.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
 import type { verboseBody } from '../pipeline/response-body.js';
 import { INITIAL_LANGUAGE_STATE, type JobLanguageState } from './job-language.js';
@@ -22,6 +23,8 @@ export interface CarryOver extends Record<string, unknown> {
   endSeconds?: number;
   /** What prompting did over the chunks so far (vocabulary or prompt), corrections in the recording's time. */
   vocabulary?: VocabularyTally;
+  /** What the request's patterns matched over the chunks so far, in the recording's time. */
+  patterns?: PatternTally;
 }
 
 /**

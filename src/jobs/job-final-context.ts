@@ -2,6 +2,7 @@
 // decisions carried over its chunks, the request, and the key's dictionary for the vocabulary audit.
 // Shared by the succeeding chunk and the decoration, which rebuilds the result with speakers.
 import { isLanguageFamily } from '../pipeline/languages.js';
+import { emptyPatternTally } from '../pipeline/pattern-stage.js';
 import { EMPTY_TALLY } from '../pipeline/prompted-recognition.js';
 import { planVocabulary, prompts } from '../pipeline/vocabulary-audit.js';
 import { vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
@@ -41,6 +42,8 @@ export async function finalContextOf(
     durationSeconds: carry.endSeconds ?? job.completedAudioSeconds,
     asrMs: carry.asrMs,
     vocabulary: vocabularyOf(request, dictionary, carry),
+    // A job whose chunks were all silent still reports its patterns, with no matches.
+    patterns: request.patterns.length > 0 ? (carry.patterns ?? emptyPatternTally(request.patterns.length)) : null,
     speakerTiming: carry.speakerTiming ?? {
       word_timing: false,
       speaker_ceiling_reached: false,

@@ -31,6 +31,7 @@ import { chooseCut, cutSearchSeconds } from '../pipeline/chunk-cut.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
 import { verboseBody } from '../pipeline/response-body.js';
 import { runTranscription } from '../pipeline/run-transcription.js';
+import { addPatternTallies, emptyPatternTally, shiftPatternTally } from '../pipeline/pattern-stage.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import { findSpeech } from '../pipeline/speech-stage.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
@@ -330,6 +331,7 @@ export class JobRunner implements JobQueue {
         wordTiming: outcome.wordTiming,
         asrMs: carry.asrMs + outcome.asrMs,
         ...(outcome.vocabularyTally ? { vocabulary: addTallies(carry.vocabulary ?? EMPTY_TALLY, shiftTally(outcome.vocabularyTally, start)) } : {}),
+        ...(outcome.patterns ? { patterns: addPatternTallies(carry.patterns ?? emptyPatternTally(outcome.patterns.results.length), shiftPatternTally(outcome.patterns, start)) } : {}),
         ...(decorates(request) ? { speech: [...(carry.speech ?? []), ...outcome.speech.regions.map((r): [number, number] => [round3(start + r.start), round3(start + r.end)])] } : {}),
       };
     }

@@ -7,6 +7,7 @@ import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import type { ModelId, ResponseFormat } from '../pipeline/transcription-request.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
+import { patternsBlock, type PatternTally } from '../pipeline/pattern-stage.js';
 import { auditVocabulary, disabledVocabularyAudit, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -91,6 +92,8 @@ export interface FinalContext {
   /** The terms the request asked for and the key's dictionary, to audit against the whole text. */
   /** The merged terms and prompt, and what prompting did over the chunks; null when nothing was prompted. */
   vocabulary: { plan: VocabularyPlan; tally: VocabularyTally } | null;
+  /** What the request's patterns matched over the whole recording; null without patterns. */
+  patterns: PatternTally | null;
   speakerTiming: ReturnType<typeof verboseBody>['speaker_timing'];
   apiVersion: string;
   /** Speakers attached by the job's decoration; absent: none attached (not requested, or pending). */
@@ -142,6 +145,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     speaker_timing: attached?.timing ?? ctx.speakerTiming,
     ...(ctx.detection ? { language_detection: ctx.detection } : {}),
     vocabulary: ctx.vocabulary ? auditVocabulary(ctx.vocabulary.plan, ctx.vocabulary.tally, transcript.text, language) : disabledVocabularyAudit(language),
+    ...(ctx.patterns ? { patterns: patternsBlock(ctx.patterns) } : {}),
   });
 }
 

@@ -8,6 +8,8 @@
 // time lies in speech the VAD found. Either signal alone is not enough: whisper's no-speech
 // probability is high on quiet or accented speech, and a VAD region's edges are approximate; text
 // that both call silence is what whisper invents over silence ("Thank you.", "Subtitles by ...").
+import { addPatternTallies, applyPatterns, emptyPatternTally, type PatternTally } from './pattern-stage.js';
+import type { PatternProgram } from './patterns/pattern-program.js';
 import type { TranscribeOptions } from '../engine/engine.js';
 import type { Transcript, TranscriptSegment } from '../engine/transcript.js';
 import type { LanguageFamily } from './languages.js';
@@ -35,6 +37,8 @@ export interface RecognisedSpeech {
   engineCalls: number;
   /** What prompting did; null without a prompt. */
   vocabulary: VocabularyTally | null;
+  /** What the patterns matched; null without patterns. */
+  patterns: PatternTally | null;
 }
 
 export type Transcribe = (pcm: Float32Array, options: TranscribeOptions, signal?: AbortSignal) => Promise<Transcript>;
@@ -48,6 +52,8 @@ export interface RecogniseInput {
   transcribe: Transcribe;
   /** A prompt and its safety check (prompted-recognition.ts): runs are decoded window by window. */
   prompting?: Prompting;
+  /** The request's patterns (pattern-stage.ts), applied to each window's text after corrections. */
+  patterns?: readonly PatternProgram[];
   signal?: AbortSignal;
 }
 
@@ -57,6 +63,8 @@ export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSp
   let dropped = 0;
   let engineCalls = 0;
   let vocabulary: VocabularyTally | null = input.prompting ? EMPTY_TALLY : null;
+  const programs = input.patterns ?? [];
+  let patterns: PatternTally | null = programs.length > 0 ? emptyPatternTally(programs.length) : null;
   for (const run of input.runs) {
     const groups = input.prompting ? windowRegions(run.regions) : [run.regions];
     for (const regions of groups) {
@@ -83,12 +91,17 @@ export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSp
         kept = corrected.segments;
         vocabulary = addTallies(vocabulary ?? EMPTY_TALLY, { ...EMPTY_TALLY, corrections: corrected.corrections });
       }
+      if (patterns !== null) {
+        const formatted = applyPatterns(kept, programs);
+        kept = formatted.segments;
+        patterns = addPatternTallies(patterns, formatted.tally);
+      }
       segments.push(...kept);
       const text = kept.map((s) => s.text).join('').trim();
       if (text !== '') texts.push(text);
     }
   }
-  return { text: texts.join(' '), segments, droppedSegments: dropped, engineCalls, vocabulary };
+  return { text: texts.join(' '), segments, droppedSegments: dropped, engineCalls, vocabulary, patterns };
 }
 
 export function isLikelyHallucination(segment: TranscriptSegment, speech: readonly SpeechRegion[]): boolean {

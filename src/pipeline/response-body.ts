@@ -2,6 +2,7 @@
 // `verbose_json` and `diarized_json`, with every required field of the contract.
 import type { ModelId, ResponseFormat } from './transcription-request.js';
 import type { TranscriptionOutcome } from './run-transcription.js';
+import { patternsBlock } from './pattern-stage.js';
 import { disabledVocabularyAudit } from './vocabulary-audit.js';
 import { wordsFromSegments } from './words.js';
 
@@ -51,6 +52,7 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
     speaker_timing: attached.timing,
     ...(outcome.detection ? { language_detection: outcome.detection } : {}),
     vocabulary: outcome.vocabulary ?? disabledVocabularyAudit(outcome.language),
+    ...(outcome.patterns ? { patterns: patternsBlock(outcome.patterns) } : {}),
     metadata: {
       api_version: API_VERSION,
       runtime: 'svc-runtime',

@@ -13,6 +13,8 @@ import type { Diarize } from './speaker-stage.js';
 import { EMPTY_TALLY, type VocabularyTally } from './prompted-recognition.js';
 import { auditVocabulary, planVocabulary, prompts, type VocabularyAudit, type VocabularyPlan } from './vocabulary-audit.js';
 import { vocabularyLanguageOf } from './vocabulary-terms.js';
+import { emptyPatternTally, type PatternTally } from './pattern-stage.js';
+import { patternPrograms } from './patterns.js';
 
 export type { LanguageDetectionBlock, LanguageSource };
 
@@ -34,6 +36,8 @@ export interface TranscriptionOutcome {
   vocabulary: VocabularyAudit | null;
   /** What prompting did over this stretch (a job sums it over chunks); null without a prompt. */
   vocabularyTally: VocabularyTally | null;
+  /** What the request's patterns matched and formatted; null without patterns. */
+  patterns: PatternTally | null;
   /** Word timestamps are available (requested, by diarize or word granularity, and the languages have them). */
   wordTiming: boolean;
   /** Segments with their speakers (split at changes of voice when diarized), words, speakers. */
@@ -56,6 +60,8 @@ export interface PipelineRequest {
   maxSpeakers?: number;
   /** `timestamp_granularities[]` includes `word`: words without diarize. */
   wordTimestamps?: boolean;
+  /** Request-only structured-token patterns (patterns.ts), already validated. */
+  patterns?: readonly string[];
 }
 
 export interface DecodingSettings {
@@ -104,6 +110,7 @@ export async function runTranscription(
   const prompted = prompts(vocabularyPlan);
   const wantsWords = request.diarize || request.wordTimestamps === true;
   const wordTiming = wantsWords && families.every((f) => WORD_TIMING_FAMILIES.includes(f));
+  const programs = patternPrograms(request.patterns ?? []);
 
   const recognised = plan
     ? await recogniseRuns({
@@ -113,9 +120,10 @@ export async function runTranscription(
         optionsFor: (family) => decodingOptions(family, deps.decoding, wantsWords),
         transcribe: deps.transcribe,
         ...(prompted ? { prompting: { terms: vocabularyPlan.terms, prompt: vocabularyPlan.prompt, wordTiming: wordTiming } } : {}),
+        patterns: programs,
         signal,
       })
-    : { text: '', segments: [], droppedSegments: 0, engineCalls: 0, vocabulary: prompted ? EMPTY_TALLY : null };
+    : { text: '', segments: [], droppedSegments: 0, engineCalls: 0, vocabulary: prompted ? EMPTY_TALLY : null, patterns: programs.length > 0 ? emptyPatternTally(programs.length) : null };
 
   const language = recognised.text === '' || !plan ? NO_SPEECH_LANGUAGE : plan.language;
   const asrMs = Math.round(performance.now() - started);
@@ -139,6 +147,7 @@ export async function runTranscription(
     detection: plan ? plan.detection : null,
     vocabulary: prompted ? auditVocabulary(vocabularyPlan, recognised.vocabulary ?? EMPTY_TALLY, recognised.text, language) : null,
     vocabularyTally: recognised.vocabulary,
+    patterns: recognised.patterns,
     wordTiming,
     speakers,
     speech,

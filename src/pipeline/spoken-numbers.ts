@@ -46,16 +46,26 @@ export function readNumbers(words: TextWord[]): SpokenItem[] {
       i++;
       continue;
     }
-    if (!isNumberWord(w) || w === 'hundred' || w === 'thousand' || w === 'million') {
+    const run = spokenNumberAt(words, i);
+    if (run === null) {
       items.push({ kind: 'word', text: w, from: words[i].from, to: words[i].to });
       i++;
       continue;
     }
-    const run = readSpokenRun(words, i);
     items.push({ kind: 'number', value: canonicalNumber(run.value), from: words[i].from, to: words[run.end - 1].to });
     i = run.end;
   }
   return items;
+}
+
+/**
+ * The spoken number starting at word `i` (digits as said, leading zeros kept: "zero five" → "05"),
+ * and the index of the word after it; null when word `i` does not start one.
+ */
+export function spokenNumberAt(words: TextWord[], i: number): { value: string; end: number } | null {
+  const w = words[i].text;
+  if (!isNumberWord(w) || w in SCALE_WORDS) return null;
+  return readSpokenRun(words, i);
 }
 
 /** Reads number words from `start`: groups concatenated, then an optional "point" and digit words. */

@@ -5,6 +5,7 @@ import { SAMPLE_RATE } from '../engine/transcript.js';
 import type { LanguageChoice } from './language-stage.js';
 import { parseLanguageTag, type LanguageTag } from './languages.js';
 import { pipelineStages } from './pipeline-engine.js';
+import { checkPatterns } from './patterns.js';
 import { UnprocessableRequest } from './pipeline-errors.js';
 import { runTranscription, type DecodingSettings, type TranscriptionOutcome } from './run-transcription.js';
 
@@ -18,6 +19,8 @@ export interface TranscribePcmOptions {
   vocabulary?: string[];
   /** A text to guide spelling (OpenAI's `prompt`), ahead of the vocabulary and under the same safety check. */
   prompt?: string;
+  /** Structured-token patterns (PATTERNS.md), at most 32: matches are formatted and reported. */
+  patterns?: string[];
   /** Word timestamps (token-level timing) where the language has them. */
   wordTimestamps?: boolean;
   /** Speaker labels (who spoke when), attached by the contract's rules; implies word timestamps. */
@@ -39,6 +42,7 @@ export function transcribePcm(engine: Engine, pcm: Float32Array, options: Transc
       dictionary: false,
       vocabulary: options.vocabulary ?? [],
       prompt: options.prompt ?? null,
+      patterns: checkPatterns(options.patterns ?? []),
       diarize: options.diarize ?? false,
       wordTimestamps: options.wordTimestamps ?? false,
       ...(options.maxSpeakers !== undefined ? { maxSpeakers: options.maxSpeakers } : {}),
