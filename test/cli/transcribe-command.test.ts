@@ -8,6 +8,7 @@ import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { transcribePcm } from '../../src/pipeline/transcribe-pcm.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
 import { capturedStdout } from '../helpers/captured-stdout.js';
 import { conversation } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
@@ -60,4 +61,13 @@ t.test('usage errors of the speaker flags', async (t) => {
   const model = await testModelPath('micro');
   await t.rejects(runTranscribeCommand(['x.wav', '--model', model, '--max-speakers', '2']), new UsageError('--max-speakers needs --diarize'));
   await t.rejects(runTranscribeCommand(['x.wav', '--model', model, '--diarize', '--max-speakers', '5']), { message: /--max-speakers must be an integer from 1 to 4/ });
+});
+
+t.test('svc-stt transcribe --patterns: the report in verbose_json; a refused pattern before any audio is read', async (t) => {
+  const path = await speechWav(4);
+  const model = await testModelPath('micro');
+  const verbose = JSON.parse(await captured([path, '--model', model, '--max-tokens', '12', '--no-fallback', '--patterns', '(?i)[a-z]+,\\d+', '--format', 'verbose_json']));
+  t.match(verbose.patterns, { schema: 'svc-patterns-v1', requested: 2, budget_exhausted: 0 });
+  t.equal(verbose.patterns.matches, verbose.patterns.results[0].count + verbose.patterns.results[1].count);
+  await t.rejects(runTranscribeCommand(['missing.wav', '--model', model, '--patterns', 'a+?']), { message: /pattern 1: lazy/ });
 });

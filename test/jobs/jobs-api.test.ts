@@ -185,6 +185,38 @@ t.test('a job with keywords and a prompt carries the whole vocabulary audit', as
   t.same([...audit.delivered_terms, ...audit.unresolved_terms].sort(), ['Lisinopril', 'metoprolol']);
 });
 
+t.test('patterns: refused before a slot exists, then applied chunk by chunk and reported for the recording', async (t) => {
+  const entitled = (await svc.createKey({ entitlements: ['patterns', 'language_detection'] })).key;
+  const base = { ...jobBody(speech), response_format: 'verbose_json' };
+  for (const [patterns, reason] of [
+    ['(canary)\\1', /unsupported escape/],
+    [Array.from({ length: 33 }, (_, i) => `canary${i}`).join(','), /at most 32 patterns/],
+    ['(canary{100}){100}', /more than 2000 instructions/],
+  ] as const) {
+    const res = await createJobRequest(svc.url, entitled, { ...base, patterns });
+    t.equal(res.status, 422);
+    const body = (await res.json()) as any;
+    t.equal(body.error.code, 'invalid_request');
+    t.match(body.error.message, reason);
+    t.notOk(body.error.message.includes('canary'), 'never echoed');
+  }
+  const job = await createJob(svc.url, entitled, { ...base, patterns: '(?i)[a-z]+,(a+)+$' });
+  t.equal((await uploadFile(job, speech)).status, 204);
+  t.equal((await completeJob(job, entitled)).status, 202);
+  const done = await waitForEnd(job.poll_url, entitled);
+  t.equal(done.status, 'succeeded');
+  const result = (await (await fetch(done.result.download_url, { headers: auth(entitled) })).json()) as any;
+  const report = result.patterns;
+  t.match(report, { schema: 'svc-patterns-v1', requested: 2, budget_exhausted: 0 });
+  t.same(report.results.map((r: any) => r.index), [0, 1]);
+  t.equal(report.matches, report.results[0].count + report.results[1].count);
+  const spans = report.results[0].spans;
+  t.equal(spans.length, report.results[0].count);
+  t.ok(spans.every((s: any, i: number) => s.end <= result.duration + 1e-6 && (i === 0 || s.start >= spans[i - 1].start)), 'spans in the recording\'s time, in order over chunks');
+  if (spans.length > 0) t.ok(spans[spans.length - 1].start > 5 || result.duration <= 5 || !result.segments.some((s: any) => s.start > 5), 'later chunks are shifted');
+  for (const s of spans) t.ok(result.text.includes(s.text));
+});
+
 t.test('Idempotency-Key: same request, same job; different request, 409', async (t) => {
   const body = jobBody(speech);
   const headers = { 'idempotency-key': 'long-visit-1' };
