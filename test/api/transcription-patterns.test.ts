@@ -6,8 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { schemas } from '../../src/api/openapi-schemas.js';
-import { readText } from '../../src/pipeline/token-reading.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
+import { numbersSaid } from '../helpers/numbers-said.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
@@ -33,13 +33,6 @@ async function expectError(t: any, res: Response, status: number, code: string, 
   return body.error.message;
 }
 
-function digitRuns(text: string): string[] {
-  return Array.from(readText(text).units, (u) => (u >= 0x30 && u <= 0x39 ? String.fromCodePoint(u) : ' '))
-    .join('')
-    .split(' ')
-    .filter((d) => d !== '');
-}
-
 t.test('a catastrophic-backtracking pattern is served like any other, and the report has its shape', async (t) => {
   const plain = (await (await post(entitled, { response_format: 'verbose_json' })).json()) as any;
   const res = await post(entitled, { response_format: 'verbose_json', patterns: '(a+)+$,(?i)[a-z]+,\\d+(?:\\.\\d+)?' });
@@ -60,7 +53,7 @@ t.test('a catastrophic-backtracking pattern is served like any other, and the re
       t.ok(body.text.includes(s.text), 'the formatted text is in the transcript');
     }
   }
-  t.same(digitRuns(body.text), digitRuns(plain.text), 'the numbers said are the numbers written');
+  t.same(numbersSaid(body.text), numbersSaid(plain.text), 'the numbers said are the numbers written');
   t.equal(body.segments.map((s: any) => s.text).join(' '), body.text, 'segments spell the text');
   const none = (await (await post(entitled, { response_format: 'verbose_json' })).json()) as any;
   t.notOk('patterns' in none, 'no patterns requested: no report');

@@ -11,6 +11,7 @@ import type { RecognisedSegment } from '../../src/pipeline/recognise-stage.js';
 import { recogniseRuns } from '../../src/pipeline/recognise-stage.js';
 import { readText } from '../../src/pipeline/token-reading.js';
 import { wordsOfSegment } from '../../src/pipeline/words.js';
+import { numbersSaid } from '../helpers/numbers-said.js';
 import { recordedPass, recordedSegment } from '../helpers/recorded-pass.js';
 
 /** The reading with soft gaps shown: `~` may be dropped, `=` may not. */
@@ -130,14 +131,6 @@ t.test('matches stay within a segment; the tally adds up over segments and shift
     budget_exhausted: 0,
   });
 });
-
-/** The digit runs of a text's reading: what was said in numbers, in order. */
-function numbersSaid(text: string): string[] {
-  return Array.from(readText(text).units, (u) => (u >= 0x30 && u <= 0x39 ? String.fromCodePoint(u) : ' '))
-    .join('')
-    .split(' ')
-    .filter((d) => d !== '');
-}
 
 t.test('formatting never adds a digit, drops one, or runs two numbers together', async (t) => {
   const vocabulary = [
