@@ -10,7 +10,7 @@ import { defaultVadModelPath } from '../models/vad-model-path.js';
 import { ConfigError } from './config-error.js';
 import { readConfigFile, type ConfigFile } from './config-file.js';
 import { s3SettingsProblems } from '../store/s3/s3-settings.js';
-import { DEFAULTS, SERVICE_ROLES, type ConnectionLimits, type S3StorageConfig, type ServiceConfig } from './service-config.js';
+import { DEFAULTS, REALTIME_TRANSPORTS, SERVICE_ROLES, type ConnectionLimits, type S3StorageConfig, type ServiceConfig } from './service-config.js';
 import { SettingsReader, type SettingName } from './settings-reader.js';
 
 type Env = Record<string, string | undefined>;
@@ -37,6 +37,7 @@ const S = {
   host: { env: 'SVC_HOST', file: 'host' },
   port: { env: 'SVC_PORT', file: 'port' },
   realtimePort: { env: 'SVC_REALTIME_PORT', file: 'realtimePort' },
+  realtimeTransport: { env: 'SVC_REALTIME_TRANSPORT', file: 'realtimeTransport' },
   model: { env: 'SVC_MODEL', file: 'models.svc-medical-1' },
   edgeModel: { env: 'SVC_EDGE_MODEL', file: 'models.svc-medical-edge-1' },
   vad: { env: 'SVC_VAD', file: 'vad.enabled' },
@@ -116,6 +117,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     port,
     metricsPort,
     realtimePort,
+    realtimeTransport: reader.oneOf(S.realtimeTransport, DEFAULTS.realtimeTransport, REALTIME_TRANSPORTS),
     lifecycle: {
       drainMs: reader.integer(S.drainMs, DEFAULTS.lifecycle.drainMs, 0, 3_600_000),
       // Several 5-second heartbeats must fit in it.

@@ -4,6 +4,10 @@ import type { WordAlignment } from '../engine/alignment-heads.js';
 import type { S3BucketSettings } from '../store/s3/s3-settings.js';
 
 /** The bucket settings (SVC_S3_*); the process adds its local spool folder itself. */
+/** The realtime listener's transports (src/realtime/transport/): `auto` picks uWS.js where it loads. */
+export const REALTIME_TRANSPORTS = ['auto', 'uws', 'ws'] as const;
+export type RealtimeTransportChoice = (typeof REALTIME_TRANSPORTS)[number];
+
 export type S3StorageConfig = S3BucketSettings;
 
 /**
@@ -33,6 +37,8 @@ export interface ServiceConfig {
   /** A separate listener for /metrics (on `host`); null serves it on the main port with the health routes. */
   metricsPort: number | null;
   realtimePort: number;
+  /** Which WebSocket server serves the realtime listener: `auto` (uWS.js where its binary loads, else ws). */
+  realtimeTransport: RealtimeTransportChoice;
   /**
    * Shutdown (SIGTERM): how long requests and job chunks in flight may take to finish before they
    * are cut off and their work given back (a webhook attempt in flight ends within its own timeout); `instanceTtlMs`: a process whose heartbeat
@@ -106,6 +112,7 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   port: 8080,
   realtimePort: 8081,
+  realtimeTransport: 'auto',
   lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
   vad: { enabled: true },
   wordAlignment: 'tokens',

@@ -395,7 +395,8 @@ function dtwLoadOptions(alignment: WordAlignment, header: ModelHeader): NativeLo
   return dtw === 'none' ? {} : { dtw };
 }
 
-function audioContextFor(seconds: number, header: ModelHeader): number {
+/** Encoder positions (20 ms each) that cover `seconds` of audio: whisper.cpp's `audio_ctx` for short audio. */
+export function audioContextFor(seconds: number, header: ModelHeader): number {
   if (!(seconds > 0)) throw new RangeError('audioSeconds must be a positive number');
   return Math.min(header.nAudioCtx, Math.ceil(seconds / ENCODER_POSITION_SECONDS));
 }

@@ -30,6 +30,7 @@ import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
 import { WebhookAdmission } from '../webhooks/webhook-admission.js';
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
+import { startRealtimeListener, type RealtimeListener } from '../realtime/realtime-listener.js';
 import { openEngines, type OpenedEngines } from './open-engines.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
@@ -43,6 +44,8 @@ export interface RunningService {
   url: string;
   /** The separate metrics listener's URL (SVC_METRICS_PORT), else null. */
   metricsUrl: string | null;
+  /** The realtime listener (SVC_REALTIME_PORT, `ws://`), on roles that serve the API; else null. */
+  realtime: RealtimeListener | null;
   /** Present when the database had no key and one was created at start (also in `firstKeyFile`). */
   firstKey: string | null;
   /** The 0600 file in the data folder holding `firstKey`; null when no key was created. */
@@ -243,6 +246,13 @@ async function startRole(
     closers.push(() => deliveries.stop());
   }
   await app.listen({ host: config.host, port: config.port });
+  let realtime: RealtimeListener | null = null;
+  if (plan.serves) {
+    realtime = await startRealtimeListener({ host: config.host, port: config.realtimePort, transport: config.realtimeTransport, keys, engines: engines.engines });
+    const listener = realtime;
+    closers.push(() => listener.close());
+    app.log.info(`realtime listening ${realtime.url} (transport ${realtime.transport}; paths /v1/realtime, /v1/stream)`);
+  }
   let metricsListener: MetricsListener | null = null;
   if (config.metricsPort !== null) {
     metricsListener = await startMetricsListener(config.host, config.metricsPort, metrics);
@@ -259,6 +269,7 @@ async function startRole(
     app,
     url,
     metricsUrl: metricsListener ? urlOf(config.host, metricsListener.port) : null,
+    realtime,
     firstKey,
     firstKeyFile: firstKey === null ? null : firstKeyPath(config.dataDir),
     queue,
@@ -279,6 +290,7 @@ async function startRole(
         try {
           await Promise.all([
             app.close(),
+            realtime?.close(),
             runner?.stop(drainMs).then(() => notices.publish({ kind: 'queued' })),
             deliveries?.stop(),
             sweeper?.stop(),

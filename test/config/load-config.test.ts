@@ -44,6 +44,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     host: '127.0.0.1',
     port: 8080,
     realtimePort: 8081,
+    realtimeTransport: 'auto',
     models: { 'svc-medical-1': flagship, 'svc-medical-edge-1': flagship },
     vad: { enabled: true, model: defaultVadModelPath() },
     wordAlignment: 'tokens',
@@ -94,9 +95,11 @@ t.test('every environment variable', async (t) => {
     SVC_WEBHOOK_DNS_SERVERS: '127.0.0.1:5353, [::1]:53',
     SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000',
     SVC_WORD_ALIGNMENT: 'dtw',
+    SVC_REALTIME_TRANSPORT: 'ws',
   });
   t.match(config, {
     wordAlignment: 'dtw',
+    realtimeTransport: 'ws',
     dataDir: join(dir, 'data'),
     host: '0.0.0.0',
     port: 0,
@@ -200,6 +203,7 @@ t.test('every problem at once, each on its own line naming its variable', async 
       SVC_PUBLIC_BASE_URL: 'ftp://example.com',
       SVC_LOG_LEVEL: 'loud',
       SVC_HOST: 'http://example.com/',
+      SVC_REALTIME_TRANSPORT: 'socketio',
     }),
   );
   const expected: Array<[string, RegExp]> = [
@@ -222,6 +226,7 @@ t.test('every problem at once, each on its own line naming its variable', async 
     ['SVC_TEMPERATURE_FALLBACK', /must be true or false/],
     ['SVC_PUBLIC_BASE_URL', /must be an http\(s\) URL/],
     ['SVC_LOG_LEVEL', /must be one of fatal, error, warn, info, debug, trace, silent/],
+    ['SVC_REALTIME_TRANSPORT', /must be one of auto, uws, ws/],
   ];
   for (const [variable, pattern] of expected) {
     const line = problems.find((problem) => problem.startsWith(`${variable} `));

@@ -1,0 +1,38 @@
+// Why a realtime session ends early, in the terms a client branches on: the contract's error code
+// (sent in an `error` event), then a WebSocket close code and a short reason token. The realtime
+// listener is its own edge: these are its errors, mapped to close codes here and nowhere else.
+// Messages are fixed text: nothing a client sent is ever echoed.
+import { CLOSE_BACKPRESSURE, CLOSE_TOO_BIG } from './transport/transport.js';
+
+/** WebSocket close codes of the realtime protocol (REALTIME.md). */
+export const CLOSE = {
+  normal: 1000,
+  goingAway: 1001,
+  policy: 1008,
+  internal: 1011,
+  tryAgainLater: 1013,
+  invalidRequest: 4400,
+  unauthorized: 4401,
+  billingBlocked: 4402,
+  timeout: 4408,
+  tooFast: 4429,
+  backpressure: CLOSE_BACKPRESSURE,
+  tooBig: CLOSE_TOO_BIG,
+} as const;
+
+export type RealtimeErrorCode = 'invalid_request' | 'unauthorized' | 'billing_blocked' | 'rate_limited' | 'capacity_unavailable' | 'internal_error';
+
+export class RealtimeRefusal extends Error {
+  constructor(
+    readonly code: RealtimeErrorCode,
+    readonly closeCode: number,
+    /** The close frame's reason: an upper-case token (at most 123 bytes). */
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RealtimeRefusal';
+  }
+}
+
+export const invalidStart = (message: string) => new RealtimeRefusal('invalid_request', CLOSE.invalidRequest, 'INVALID_START', message);

@@ -1,0 +1,339 @@
+// One realtime session (the contract's flow): `start` → `ready` → binary PCM16 frames → `stop` →
+// `final` and close. Audio since the last turn ended is kept (bounded by the turn limit) and looked
+// at every `stepSeconds` of new audio: the VAD finds its speech (turn-detector.ts decides where the
+// turn stands), a short decode with the encoder shrunk to the audio gives the partial, and a turn
+// that ended is decoded in full once for its immutable turn_final. One analysis runs at a time per
+// session; audio that arrives meanwhile waits for the next. Audio is never written anywhere.
+import { audioContextFor, type Engine } from '../engine/engine.js';
+import type { TranscribeOptions } from '../engine/engine.js';
+import type { ModelId } from '../pipeline/transcription-request.js';
+import type { KeyStore } from '../store/key-store.js';
+import { CLOSE, RealtimeRefusal } from './realtime-errors.js';
+import { EventSequence, type TurnText } from './realtime-events.js';
+import type { SessionCapacity } from './session-capacity.js';
+import { EVENT_SCHEMA, parseStart, REALTIME_SAMPLE_RATE, type StartMessage } from './start-message.js';
+import type { ConnectionHandlers, RealtimeConnection, TransportName } from './transport/transport.js';
+import { DEFAULT_ENDPOINTING, turnState, type Endpointing } from './turn-detector.js';
+
+export interface SessionLimits {
+  /** New audio (s) between two analyses. */
+  stepSeconds: number;
+  /** How far (s) the audio received may run ahead of the wall clock since `ready`. */
+  maxAheadSeconds: number;
+  /** Seconds without speech after which the session is closed. */
+  silenceTimeoutSeconds: number;
+  /** Seconds to send `start` after connecting. */
+  startTimeoutSeconds: number;
+  endpointing: Endpointing;
+}
+
+export const DEFAULT_SESSION_LIMITS: SessionLimits = {
+  stepSeconds: 0.25,
+  maxAheadSeconds: 20,
+  silenceTimeoutSeconds: 300,
+  startTimeoutSeconds: 10,
+  endpointing: DEFAULT_ENDPOINTING,
+};
+
+export interface SessionDeps {
+  keys: KeyStore;
+  capacity: SessionCapacity;
+  engines: Record<ModelId, Engine>;
+  transport: TransportName;
+  limits?: Partial<SessionLimits>;
+  /** Milliseconds, for the real-time check (tests may inject). */
+  now?: () => number;
+  onEnd?: (outcome: { sessionId: string | null; audioSeconds: number; turns: number; closeCode: number }) => void;
+}
+
+type Phase = 'awaiting_start' | 'starting' | 'streaming' | 'stopping' | 'closed';
+
+const PAD_SECONDS = 0.15;
+const TEXT = new TextDecoder('utf-8', { fatal: false });
+
+export class RealtimeSession implements ConnectionHandlers {
+  private phase: Phase = 'awaiting_start';
+  private readonly limits: SessionLimits;
+  private readonly events = new EventSequence();
+  private start: StartMessage | null = null;
+  private engine: Engine | null = null;
+  private release: (() => void) | null = null;
+  private readyAt = 0;
+  /** Samples received since `ready`. */
+  private received = 0;
+  /** Audio since the last turn ended, as chunks; `bufferStart` is its first sample's session index. */
+  private chunks: Float32Array[] = [];
+  private buffered = 0;
+  private bufferStart = 0;
+  private analysedAt = 0;
+  private busy: Promise<void> | null = null;
+  private turnNumber = 1;
+  private candidate = false;
+  private lastPartial = '';
+  private partials = 0;
+  private lastSpeechAt = 0;
+  private readonly turns: TurnText[] = [];
+  private readonly startTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly connection: RealtimeConnection,
+    private readonly deps: SessionDeps,
+  ) {
+    this.limits = { ...DEFAULT_SESSION_LIMITS, ...deps.limits };
+    this.startTimer = setTimeout(() => this.refuse(new RealtimeRefusal('invalid_request', CLOSE.timeout, 'START_TIMEOUT', 'no start message was received in time')), this.limits.startTimeoutSeconds * 1000);
+  }
+
+  private now(): number {
+    return this.deps.now?.() ?? performance.now();
+  }
+
+  private get turnId(): string {
+    return `t${this.turnNumber}`;
+  }
+
+  message(data: Uint8Array, binary: boolean): void {
+    if (this.isClosed()) return;
+    if (this.phase === 'awaiting_start') {
+      if (binary) return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_BEFORE_READY', 'send the start message and wait for ready before any audio'));
+      this.phase = 'starting';
+      clearTimeout(this.startTimer);
+      void this.begin(data.slice());
+      return;
+    }
+    if (this.phase === 'starting') {
+      return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_BEFORE_READY', 'wait for ready before sending anything else'));
+    }
+    if (!binary) return this.control(data);
+    if (this.phase !== 'streaming') return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_AFTER_STOP', 'no audio after stop'));
+    this.audio(data);
+  }
+
+  closed(code: number): void {
+    clearTimeout(this.startTimer);
+    const wasOpen = this.phase !== 'closed';
+    this.phase = 'closed';
+    this.release?.();
+    this.release = null;
+    this.chunks = [];
+    if (wasOpen) this.deps.onEnd?.({ sessionId: this.start?.sessionId ?? null, audioSeconds: this.received / REALTIME_SAMPLE_RATE, turns: this.turns.length, closeCode: code });
+  }
+
+  /** Read through a method: a session may close while an await is pending. */
+  private isClosed(): boolean {
+    return this.phase === 'closed';
+  }
+
+  private isStopping(): boolean {
+    return this.phase === 'stopping';
+  }
+
+  private send(event: Record<string, unknown>): void {
+    if (this.phase !== 'closed') this.connection.send(JSON.stringify(event));
+  }
+
+  private refuse(refusal: RealtimeRefusal): void {
+    if (this.isClosed()) return;
+    this.send(this.events.next('error', { code: refusal.code, message: refusal.message, reason: refusal.reason }));
+    this.end(refusal.closeCode, refusal.reason);
+  }
+
+  private end(code: number, reason: string): void {
+    if (this.isClosed()) return;
+    this.connection.close(code, reason);
+    this.closed(code);
+  }
+
+  private async begin(frame: Uint8Array): Promise<void> {
+    try {
+      const start = parseStart(frame);
+      const key = await this.deps.keys.authenticate(start.apiKey);
+      if (this.isClosed()) return;
+      if (key === null || key.revokedAt !== null) throw new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
+      if (key.billingState !== 'active') throw new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', 'usage is paused for this key');
+      this.release = this.deps.capacity.take(key.tenant, key.plan, start.diarization);
+      this.start = start;
+      this.engine = this.deps.engines[start.model];
+      this.phase = 'streaming';
+      this.readyAt = this.now();
+      this.send(
+        this.events.next('ready', {
+          session_id: start.sessionId,
+          event_schema: EVENT_SCHEMA,
+          language: start.language,
+          model: start.model,
+          audio: { encoding: 'pcm16', sample_rate: REALTIME_SAMPLE_RATE, channels: 1 },
+          transport: this.deps.transport,
+          // Said explicitly, as the contract asks: live labels are not produced by this version.
+          speakers: start.diarization ? { status: 'unavailable', reason: 'live speaker labels are not available in this version; turns carry no speaker' } : { status: 'off' },
+        }),
+      );
+    } catch (error) {
+      this.refuse(error instanceof RealtimeRefusal ? error : new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session could not start'));
+    }
+  }
+
+  private control(frame: Uint8Array): void {
+    let type: unknown;
+    try {
+      type = (JSON.parse(TEXT.decode(frame)) as { type?: unknown }).type;
+    } catch {
+      type = undefined;
+    }
+    if (type !== 'stop') return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'UNEXPECTED_TEXT', 'text frames after start must be {"type":"stop"}; audio goes in binary frames'));
+    if (this.phase !== 'streaming') return;
+    this.phase = 'stopping';
+    void this.finish();
+  }
+
+  private audio(frame: Uint8Array): void {
+    if (frame.length % 2 !== 0) return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'INVALID_AUDIO', 'audio frames are 16-bit PCM: an even number of bytes'));
+    const samples = frame.length / 2;
+    const aheadSeconds = (this.received + samples) / REALTIME_SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
+    if (aheadSeconds > this.limits.maxAheadSeconds) {
+      return this.refuse(new RealtimeRefusal('rate_limited', CLOSE.tooFast, 'AUDIO_FASTER_THAN_REALTIME', `audio may run at most ${this.limits.maxAheadSeconds} s ahead of real time`));
+    }
+    const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+    const pcm = new Float32Array(samples);
+    for (let i = 0; i < samples; i++) pcm[i] = view.getInt16(i * 2, true) / 32768;
+    this.chunks.push(pcm);
+    this.buffered += samples;
+    this.received += samples;
+    if (this.received - this.lastSpeechAt > this.limits.silenceTimeoutSeconds * REALTIME_SAMPLE_RATE) {
+      return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.timeout, 'SILENCE_TIMEOUT', `no speech for ${this.limits.silenceTimeoutSeconds} s`));
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.busy || this.phase !== 'streaming') return;
+    if (this.received - this.analysedAt < this.limits.stepSeconds * REALTIME_SAMPLE_RATE) return;
+    this.busy = this.analyse(false)
+      .catch((error: unknown) => this.failed(error))
+      .finally(() => {
+        this.busy = null;
+        this.schedule();
+      });
+  }
+
+  private failed(error: unknown): void {
+    void error;
+    this.refuse(new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session failed while decoding'));
+  }
+
+  private buffer(): Float32Array {
+    if (this.chunks.length !== 1) {
+      const joined = new Float32Array(this.buffered);
+      let at = 0;
+      for (const c of this.chunks) {
+        joined.set(c, at);
+        at += c.length;
+      }
+      this.chunks = [joined];
+    }
+    return this.chunks[0] ?? new Float32Array(0);
+  }
+
+  /** Drops the buffer's first `samples` (they belong to a finished turn, or to silence). */
+  private drop(samples: number): void {
+    const pcm = this.buffer().subarray(Math.min(samples, this.buffered));
+    this.chunks = pcm.length > 0 ? [pcm.slice()] : [];
+    this.bufferStart += this.buffered - pcm.length;
+    this.buffered = pcm.length;
+  }
+
+  /** One look at the buffer; `closing`: the stream ended, so any speech left ends its turn. */
+  private async analyse(closing: boolean): Promise<void> {
+    this.analysedAt = this.received;
+    const pcm = this.buffer();
+    const seconds = pcm.length / REALTIME_SAMPLE_RATE;
+    if (pcm.length < REALTIME_SAMPLE_RATE * 0.1) return;
+    const regions = (await this.engine!.detectSpeech(pcm)).segments;
+    if (this.isClosed()) return;
+    const state = turnState(regions, seconds, this.limits.endpointing);
+    if (state.kind === 'silence') {
+      // Nothing said: keep only a little, so the next word's start is not lost.
+      this.drop(Math.max(0, pcm.length - Math.round(0.5 * REALTIME_SAMPLE_RATE)));
+      if (closing) return;
+      return;
+    }
+    this.lastSpeechAt = this.bufferStart + Math.round(state.speechEnd * REALTIME_SAMPLE_RATE);
+    const ended = closing ? { ...state, kind: 'ended' as const, cut: seconds } : state;
+    if (ended.kind === 'ended') {
+      const until = Math.min(seconds, ended.speechEnd + PAD_SECONDS);
+      const text = await this.decode(pcm.subarray(0, Math.round(until * REALTIME_SAMPLE_RATE)), false);
+      if (this.isClosed()) return;
+      const turn = this.turnText(text, state.speechStart, ended.speechEnd);
+      if (text !== '' || this.partials > 0) {
+        this.send(this.events.revision('turn_final', turn));
+        this.turns.push(turn);
+      }
+      this.drop(Math.round(('cut' in ended ? ended.cut : seconds) * REALTIME_SAMPLE_RATE));
+      this.turnNumber++;
+      this.candidate = false;
+      this.lastPartial = '';
+      this.partials = 0;
+      return;
+    }
+    if (ended.kind === 'speaking' && this.candidate) {
+      this.candidate = false;
+      this.send(this.events.next('turn_continuation', { turn_id: this.turnId }));
+    }
+    const text = await this.decode(pcm.subarray(0, Math.round(Math.min(seconds, state.speechEnd + PAD_SECONDS) * REALTIME_SAMPLE_RATE)), true);
+    if (this.isClosed()) return;
+    if (text !== '' && text !== this.lastPartial) {
+      this.lastPartial = text;
+      this.partials++;
+      this.send(this.events.revision('partial', this.turnText(text, state.speechStart, state.speechEnd)));
+    }
+    if (ended.kind === 'pausing' && !this.candidate) {
+      this.candidate = true;
+      this.send(this.events.next('turn_end_candidate', { turn_id: this.turnId, end: Math.round((this.bufferStart / REALTIME_SAMPLE_RATE + state.speechEnd) * 1000) / 1000 }));
+    }
+  }
+
+  private turnText(text: string, start: number, end: number): TurnText {
+    const offset = this.bufferStart / REALTIME_SAMPLE_RATE;
+    return { turnId: this.turnId, text, start: offset + start, end: offset + end };
+  }
+
+  /** Greedy, without context from earlier turns; a partial shrinks the encoder to the audio it has. */
+  private async decode(pcm: Float32Array, partial: boolean): Promise<string> {
+    const seconds = pcm.length / REALTIME_SAMPLE_RATE;
+    const options: TranscribeOptions = {
+      language: this.start!.language,
+      strategy: 'greedy',
+      temperatureInc: 0,
+      noContext: true,
+      // Speech runs at about 3 tokens a second: a cap well above it keeps a runaway decode short.
+      maxTokens: Math.ceil(seconds * 8) + 16,
+      ...(partial ? { audioCtx: audioContextFor(Math.max(seconds, 1), this.engine!.header) } : {}),
+    };
+    const transcript = await this.engine!.transcribe(pcm, options);
+    return transcript.text.trim();
+  }
+
+  private async finish(): Promise<void> {
+    await this.busy;
+    try {
+      if (!this.isStopping()) return;
+      // Whatever is still buffered ends its turn (a finished turn's tail may hold another one).
+      for (let pass = 0; pass < 4 && this.buffered > 0; pass++) {
+        const before = this.bufferStart;
+        await this.analyse(true);
+        if (this.isClosed() || this.bufferStart === before) break;
+      }
+      if (!this.isStopping()) return;
+      this.send(
+        this.events.next('final', {
+          session_id: this.start!.sessionId,
+          text: this.turns.map((t) => t.text).filter((t) => t !== '').join(' '),
+          turns: this.turns.map((t) => ({ turn_id: t.turnId, text: t.text, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 })),
+          audio_seconds: Math.round((this.received / REALTIME_SAMPLE_RATE) * 1000) / 1000,
+        }),
+      );
+      this.end(CLOSE.normal, 'FINAL');
+    } catch (error) {
+      this.failed(error);
+    }
+  }
+}

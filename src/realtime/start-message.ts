@@ -1,0 +1,62 @@
+// The realtime `start` message (DESIGN.md "Interfaces that scripts rely on"), validated field by
+// field before the session is accepted and before any audio is taken:
+//   {"type":"start","api_key":"svc_...","streaming_mode":"realtime",
+//    "audio":{"encoding":"pcm16","sample_rate":16000,"channels":1},"language":"en",
+//    "diarization":{"enabled":true},"event_schema":"svc-agent-v1","session_id":"<unique>"}
+// `model` (svc-medical-1 default, or svc-medical-edge-1) is optional. Unknown fields are refused.
+import { LANGUAGE_FAMILIES, type LanguageFamily } from '../pipeline/languages.js';
+import { MODEL_IDS, type ModelId } from '../pipeline/transcription-request.js';
+import { invalidStart } from './realtime-errors.js';
+
+export const EVENT_SCHEMA = 'svc-agent-v1';
+export const REALTIME_SAMPLE_RATE = 16_000;
+/** Longest start message, in bytes: anything longer is refused unparsed. */
+export const MAX_START_BYTES = 4096;
+const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const FIELDS = new Set(['type', 'api_key', 'streaming_mode', 'audio', 'language', 'diarization', 'event_schema', 'session_id', 'model']);
+
+export interface StartMessage {
+  apiKey: string;
+  language: LanguageFamily;
+  diarization: boolean;
+  sessionId: string;
+  model: ModelId;
+}
+
+/** The start message of a text frame; throws RealtimeRefusal (invalid_request) naming the field. */
+export function parseStart(frame: Uint8Array): StartMessage {
+  if (frame.length > MAX_START_BYTES) throw invalidStart(`the start message is over ${MAX_START_BYTES} bytes`);
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(frame));
+  } catch {
+    throw invalidStart('the start message is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidStart('the start message must be a JSON object');
+  const m = value as Record<string, unknown>;
+  if (m.type !== 'start') throw invalidStart('the first message must be {"type":"start",...}');
+  if (Object.keys(m).some((k) => !FIELDS.has(k))) throw invalidStart('the start message has an unknown field');
+  if (typeof m.api_key !== 'string' || m.api_key === '') throw invalidStart('api_key is required');
+  if (m.streaming_mode !== 'realtime') throw invalidStart('streaming_mode must be "realtime"');
+  const audio = m.audio as Record<string, unknown> | undefined;
+  if (typeof audio !== 'object' || audio === null || Array.isArray(audio)) throw invalidStart('audio is required: {"encoding":"pcm16","sample_rate":16000,"channels":1}');
+  if (Object.keys(audio).some((k) => !['encoding', 'sample_rate', 'channels'].includes(k))) throw invalidStart('audio has an unknown field');
+  if (audio.encoding !== 'pcm16') throw invalidStart('audio.encoding must be "pcm16"');
+  if (audio.sample_rate !== REALTIME_SAMPLE_RATE) throw invalidStart('audio.sample_rate must be 16000');
+  if (audio.channels !== 1) throw invalidStart('audio.channels must be 1');
+  if (typeof m.language !== 'string' || !(LANGUAGE_FAMILIES as readonly string[]).includes(m.language)) {
+    throw invalidStart(`language must be one of ${LANGUAGE_FAMILIES.join(', ')}`);
+  }
+  let diarization = false;
+  if (m.diarization !== undefined) {
+    const d = m.diarization as Record<string, unknown>;
+    if (typeof d !== 'object' || d === null || Array.isArray(d) || Object.keys(d).some((k) => k !== 'enabled') || typeof d.enabled !== 'boolean') {
+      throw invalidStart('diarization must be {"enabled":true|false}');
+    }
+    diarization = d.enabled;
+  }
+  if (m.event_schema !== EVENT_SCHEMA) throw invalidStart(`event_schema must be "${EVENT_SCHEMA}"`);
+  if (typeof m.session_id !== 'string' || !SESSION_ID.test(m.session_id)) throw invalidStart('session_id must be 1 to 128 letters, digits or . _ : -');
+  if (m.model !== undefined && !(MODEL_IDS as readonly string[]).includes(m.model as string)) throw invalidStart(`model must be one of ${MODEL_IDS.join(', ')}`);
+  return { apiKey: m.api_key, language: m.language as LanguageFamily, diarization, sessionId: m.session_id, model: (m.model as ModelId | undefined) ?? 'svc-medical-1' };
+}
