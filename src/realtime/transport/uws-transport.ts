@@ -13,6 +13,8 @@ interface SocketData {
   handlers?: ConnectionHandlers;
   connection?: RealtimeConnection;
   closed: boolean;
+  /** Our own idle timer, as on the ws transport (uWS's own closes without a code: a backstop only). */
+  idle?: NodeJS.Timeout;
 }
 
 /** The transport, or null where this platform and Node.js version have no binary. */
@@ -30,11 +32,15 @@ export function loadUwsTransport(): RealtimeTransport | null {
     async listen(host, port, paths, limits, accept): Promise<ListeningTransport> {
       const app = uws.App();
       const open = new Set<Uws.WebSocket<SocketData>>();
+      const armIdle = (data: SocketData) => {
+        clearTimeout(data.idle);
+        data.idle = setTimeout(() => data.connection?.close(1000, 'IDLE_TIMEOUT'), limits.idleSeconds * 1000);
+      };
       const behavior: Uws.WebSocketBehavior<SocketData> = {
         maxPayloadLength: limits.maxFrameBytes * HARD_FRAME_FACTOR,
         maxBackpressure: limits.maxBufferedBytes,
         closeOnBackpressureLimit: 0,
-        idleTimeout: Math.max(8, Math.round(limits.idleSeconds)),
+        idleTimeout: Math.max(8, Math.round(limits.idleSeconds * 2)),
         sendPingsAutomatically: true,
         compression: uws.DISABLED,
         upgrade: (res, req, context) => {
@@ -68,9 +74,11 @@ export function loadUwsTransport(): RealtimeTransport | null {
           };
           data.connection = connection;
           data.handlers = accept(connection);
+          armIdle(data);
         },
         message: (ws, message, isBinary) => {
           const data = ws.getUserData();
+          armIdle(data);
           if (message.byteLength > limits.maxFrameBytes) return data.connection?.close(CLOSE_TOO_BIG, 'FRAME_TOO_BIG');
           // The ArrayBuffer is neutered when this returns: handlers copy what they keep.
           data.handlers?.message(new Uint8Array(message), isBinary);
@@ -78,6 +86,7 @@ export function loadUwsTransport(): RealtimeTransport | null {
         close: (ws, code) => {
           open.delete(ws);
           const data = ws.getUserData();
+          clearTimeout(data.idle);
           if (data.closed) return;
           data.closed = true;
           data.handlers?.closed(code);
