@@ -215,8 +215,8 @@ export class RealtimeSession implements ConnectionHandlers {
       });
   }
 
-  private failed(error: unknown): void {
-    void error;
+  /** A decode or VAD call failed (the engine's error is not the client's business: a fixed message). */
+  private failed(_error: unknown): void {
     this.refuse(new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session failed while decoding'));
   }
 
@@ -253,7 +253,6 @@ export class RealtimeSession implements ConnectionHandlers {
     if (state.kind === 'silence') {
       // Nothing said: keep only a little, so the next word's start is not lost.
       this.drop(Math.max(0, pcm.length - Math.round(0.5 * REALTIME_SAMPLE_RATE)));
-      if (closing) return;
       return;
     }
     this.lastSpeechAt = this.bufferStart + Math.round(state.speechEnd * REALTIME_SAMPLE_RATE);
