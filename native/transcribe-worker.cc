@@ -23,7 +23,7 @@ Napi::Value TranscribeWorker::Start(const Napi::CallbackInfo& info) {
   if (options.contextFreeCheck && pcm.ElementLength() > static_cast<size_t>(WHISPER_SAMPLE_RATE) * WHISPER_CHUNK_SIZE) {
     throw Napi::RangeError::New(env, "contextFreeCheck needs at most 30 s of audio");
   }
-  auto* worker = new TranscribeWorker(env, std::move(model), pcm, std::move(options), info[3], info[4]);
+  auto* worker = new TranscribeWorker(env, std::move(model), pcm, std::move(options), info[3], info[4], info[5]);
   Napi::Promise promise = worker->Promise();
   worker->Queue();
   return promise;
@@ -31,7 +31,7 @@ Napi::Value TranscribeWorker::Start(const Napi::CallbackInfo& info) {
 
 TranscribeWorker::TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
                                    TranscribeOptions options, const Napi::Value& control,
-                                   const Napi::Value& onProgress)
+                                   const Napi::Value& onProgress, const Napi::Value& onSegments)
     : SafeAsyncWorker(env, "svc-stt:transcribe"),
       deferred_(Napi::Promise::Deferred::New(env)),
       model_(std::move(model)),
@@ -45,10 +45,32 @@ TranscribeWorker::TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> m
     progress_ = Napi::ThreadSafeFunction::New(env, onProgress.As<Napi::Function>(), "svc-stt:progress", 0, 1);
     hasProgress_ = true;
   }
+  if (!onSegments.IsUndefined() && !onSegments.IsNull()) {
+    if (!onSegments.IsFunction()) throw Napi::TypeError::New(env, "onSegments must be a function");
+    segmentsFn_ = Napi::ThreadSafeFunction::New(env, onSegments.As<Napi::Function>(), "svc-stt:segments", 0, 1);
+    hasSegments_ = true;
+  }
 }
 
 TranscribeWorker::~TranscribeWorker() {
   if (hasProgress_) progress_.Release();
+  if (hasSegments_) segmentsFn_.Release();
+}
+
+void TranscribeWorker::OnNewSegment(whisper_context* ctx, whisper_state* state, int, void* self) {
+  auto* worker = static_cast<TranscribeWorker*>(self);
+  const int total = whisper_full_n_segments_from_state(state);
+  if (total <= worker->reportedSegments_) return;
+  auto fresh = std::make_shared<std::vector<SegmentResult>>();
+  for (int i = worker->reportedSegments_; i < total; i++) fresh->push_back(ReadSegment(ctx, state, i));
+  worker->reportedSegments_ = total;
+  worker->segmentsFn_.NonBlockingCall([fresh](Napi::Env env, Napi::Function callback) {
+    // Advisory like progress: the final result carries every segment whatever happens here.
+    try {
+      callback.Call({SegmentsToJs(env, *fresh)});
+    } catch (const Napi::Error&) {
+    }
+  });
 }
 
 void TranscribeWorker::ReportProgress(int percent) {
@@ -147,6 +169,10 @@ void TranscribeWorker::Compute() {
   params.progress_callback_user_data = this;
   params.encoder_begin_callback = &TranscribeWorker::OnEncoderBegin;
   params.encoder_begin_callback_user_data = this;
+  if (hasSegments_) {
+    params.new_segment_callback = &TranscribeWorker::OnNewSegment;
+    params.new_segment_callback_user_data = this;
+  }
   params.logits_filter_callback = &TranscribeWorker::OnLogits;
   params.logits_filter_callback_user_data = this;
   params.abort_callback = &AbortControl::GgmlAbortCallback;
@@ -176,44 +202,13 @@ void TranscribeWorker::Compute() {
 
 void TranscribeWorker::Collect(whisper_state* state) {
   whisper_context* ctx = model_->context();
-  const whisper_token eot = whisper_token_eot(ctx);
   language_ = whisper_lang_str(whisper_full_lang_id_from_state(state));
   const int nSegments = whisper_full_n_segments_from_state(state);
   segments_.reserve(nSegments);
-  for (int i = 0; i < nSegments; i++) {
-    SegmentResult seg;
-    seg.t0 = whisper_full_get_segment_t0_from_state(state, i);
-    seg.t1 = whisper_full_get_segment_t1_from_state(state, i);
-    seg.bytes = whisper_full_get_segment_text_from_state(state, i);
-    seg.noSpeechProb = whisper_full_get_segment_no_speech_prob_from_state(state, i);
-    seg.speakerTurnNext = whisper_full_get_segment_speaker_turn_next_from_state(state, i);
-    const int nTokens = whisper_full_n_tokens_from_state(state, i);
-    seg.tokens.reserve(nTokens);
-    for (int j = 0; j < nTokens; j++) {
-      const whisper_token_data d = whisper_full_get_token_data_from_state(state, i, j);
-      TokenResult t;
-      t.id = d.id;
-      t.bytes = whisper_full_get_token_text_from_state(ctx, state, i, j);
-      t.p = d.p;
-      t.plog = d.plog;
-      t.t0 = d.t0;
-      t.t1 = d.t1;
-      t.tDtw = d.t_dtw;
-      t.special = d.id >= eot;
-      seg.tokens.push_back(std::move(t));
-    }
-    segments_.push_back(std::move(seg));
-  }
+  for (int i = 0; i < nSegments; i++) segments_.push_back(ReadSegment(ctx, state, i));
 }
 
 namespace {
-
-// whisper.cpp times are in 10 ms units; -1 means "not computed" and stays -1.
-double Seconds(int64_t centiseconds) { return centiseconds < 0 ? -1.0 : static_cast<double>(centiseconds) / 100.0; }
-
-Napi::Buffer<uint8_t> Bytes(Napi::Env env, const std::string& s) {
-  return Napi::Buffer<uint8_t>::Copy(env, reinterpret_cast<const uint8_t*>(s.data()), s.size());
-}
 
 Napi::Object CheckResult(Napi::Env env, const CheckPass& check) {
   Napi::Object out = Napi::Object::New(env);
@@ -252,33 +247,7 @@ void TranscribeWorker::OnOK() {
   result.Set("language", language_);
   result.Set("languageProbability",
              languageProbability_ < 0 ? env.Null() : Napi::Number::New(env, languageProbability_));
-  Napi::Array segments = Napi::Array::New(env, segments_.size());
-  for (size_t i = 0; i < segments_.size(); i++) {
-    const SegmentResult& s = segments_[i];
-    Napi::Object seg = Napi::Object::New(env);
-    seg.Set("t0", Seconds(s.t0));
-    seg.Set("t1", Seconds(s.t1));
-    seg.Set("bytes", Bytes(env, s.bytes));
-    seg.Set("noSpeechProb", s.noSpeechProb);
-    seg.Set("speakerTurnNext", s.speakerTurnNext);
-    Napi::Array tokens = Napi::Array::New(env, s.tokens.size());
-    for (size_t j = 0; j < s.tokens.size(); j++) {
-      const TokenResult& t = s.tokens[j];
-      Napi::Object tok = Napi::Object::New(env);
-      tok.Set("id", t.id);
-      tok.Set("bytes", Bytes(env, t.bytes));
-      tok.Set("p", t.p);
-      tok.Set("plog", t.plog);
-      tok.Set("t0", Seconds(t.t0));
-      tok.Set("t1", Seconds(t.t1));
-      tok.Set("tDtw", Seconds(t.tDtw));
-      tok.Set("special", t.special);
-      tokens.Set(static_cast<uint32_t>(j), tok);
-    }
-    seg.Set("tokens", tokens);
-    segments.Set(static_cast<uint32_t>(i), seg);
-  }
-  result.Set("segments", segments);
+  result.Set("segments", SegmentsToJs(env, segments_));
   Napi::Object timings = Napi::Object::New(env);
   timings.Set("totalMs", timer_.totalMs);
   timings.Set("setupMs", timer_.setupMs);

@@ -3,6 +3,8 @@
 // With contextFreeCheck, the first window's encoder output is decoded a second time without the prompt
 // (the vocabulary safety check), either when whisper_full is about to encode its second window or, for
 // a one-window call, after it returns.
+// With onSegments, each segment whisper_full finishes is reported as it is decoded, in the final
+// result's shape (transcript-segments.h): a caller can stream text before the call returns.
 #pragma once
 
 #include <memory>
@@ -17,32 +19,18 @@
 #include "model-registry.h"
 #include "stopwatch.h"
 #include "transcribe-options.h"
+#include "transcript-segments.h"
 
 namespace svc {
 
-struct TokenResult {
-  int id;
-  std::string bytes;
-  float p, plog;
-  int64_t t0, t1, tDtw;
-  bool special;
-};
-
-struct SegmentResult {
-  int64_t t0, t1;
-  std::string bytes;
-  float noSpeechProb;
-  bool speakerTurnNext;
-  std::vector<TokenResult> tokens;
-};
-
 class TranscribeWorker : public SafeAsyncWorker {
  public:
-  // transcribe(model, pcm, options, control?, onProgress?) -> Promise<NativeTranscribeResult>
+  // transcribe(model, pcm, options, control?, onProgress?, onSegments?) -> Promise<NativeTranscribeResult>
   static Napi::Value Start(const Napi::CallbackInfo& info);
 
   TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
-                   TranscribeOptions options, const Napi::Value& control, const Napi::Value& onProgress);
+                   TranscribeOptions options, const Napi::Value& control, const Napi::Value& onProgress,
+                   const Napi::Value& onSegments);
   ~TranscribeWorker() override;
 
   Napi::Promise Promise() { return deferred_.Promise(); }
@@ -56,6 +44,7 @@ class TranscribeWorker : public SafeAsyncWorker {
  private:
   static void OnWhisperProgress(whisper_context*, whisper_state*, int progress, void* self);
   static bool OnEncoderBegin(whisper_context*, whisper_state*, void* self);
+  static void OnNewSegment(whisper_context*, whisper_state*, int, void* self);
   static void OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int, float*, void* self);
   void ReportProgress(int percent);
   void Collect(whisper_state* state);
@@ -72,6 +61,11 @@ class TranscribeWorker : public SafeAsyncWorker {
   AbortControl abort_;
   Napi::ThreadSafeFunction progress_;
   bool hasProgress_ = false;
+  Napi::ThreadSafeFunction segmentsFn_;
+  bool hasSegments_ = false;
+  // Segments already reported through onSegments (whisper.cpp's own count argument is unreliable
+  // under DTW, so the state's segment count is what decides what is new).
+  int reportedSegments_ = 0;
   bool aborted_ = false;
 
   // Results, filled on the compute thread and converted on the JavaScript thread.

@@ -20,6 +20,8 @@ const audit = join('test', 'adversarial', 'log-audit.audit.ts');
 const logRoot = join(root, 'test', '.cache', 'logs');
 // Folders of runs that did not clean up (failed, or killed) are kept a day for a look, then go.
 const KEEP_FAILED_RUN_LOGS_MS = 24 * 3600 * 1000;
+// The lines of a failure's diagnostic block worth repeating in the summary.
+const TELLING = /^\s*(found|wanted|pattern|message|compare|fileName|lineNumber|[+-][^-]|[+-]$)/;
 
 pruneOldRuns();
 const logDir = join(logRoot, `run-${Date.now()}-${process.pid}`);
@@ -32,6 +34,9 @@ const pass = suite.pass + logs.pass;
 const fail = suite.fail + logs.fail;
 if (fail === 0 && suite.code === 0 && logs.code === 0) rmSync(logDir, { recursive: true, force: true });
 else console.log(`server logs of this run are kept in ${logDir}`);
+// CI keeps only the output's tail: the failures are repeated there, each with its subtest path.
+const failures = [...suite.failures, ...logs.failures];
+if (failures.length > 0) console.log(`failures (${failures.length}):\n${failures.slice(0, 20).join('\n')}`);
 console.log(`${pass} passed, ${fail} failed`);
 process.exit(suite.code || logs.code);
 
@@ -40,18 +45,65 @@ function runTap(args) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [tap, ...args], { cwd: root, env, stdio: ['inherit', 'pipe', 'inherit'] });
     let tail = '';
+    const failures = failureCollector();
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
       tail = (tail + chunk.toString()).slice(-4096);
+      failures.feed(chunk.toString());
     });
     child.on('close', (code) => {
       // tap ends with a line such as "# { total: 12, pass: 11, fail: 1 }".
       const match = /#\s*\{\s*total:\s*(\d+)(?:,\s*pass:\s*(\d+))?(?:,\s*fail:\s*(\d+))?/.exec(tail);
       const pass = match?.[2] ? Number(match[2]) : 0;
       const fail = match?.[3] ? Number(match[3]) : code === 0 ? 0 : Math.max(1, Number(match?.[1] ?? 1) - pass);
-      resolve({ code: code ?? 1, pass, fail });
+      resolve({ code: code ?? 1, pass, fail, failures: failures.found });
     });
   });
+}
+
+/**
+ * Reads TAP as it streams: each `not ok` with the subtests it sits in (tracked by indentation, four
+ * spaces a level) and the telling lines of its diagnostic block. A subtest's own closing `not ok`
+ * repeats what failed inside it and is left out, unless nothing inside failed (a file that crashed).
+ */
+function failureCollector() {
+  const path = [];
+  const entries = [];
+  let pending = '';
+  let open = null; // the failure whose diagnostic block is being read
+  const line = (text) => {
+    if (open) {
+      if (/^\s*\.\.\.\s*$/.test(text) || open.lines.length >= 12) open = null;
+      else if (TELLING.test(text)) open.lines.push(text.trim());
+      return;
+    }
+    const depth = Math.floor(/^ */.exec(text)[0].length / 4);
+    const subtest = /^\s*# Subtest: (.*)$/.exec(text);
+    if (subtest) {
+      path.length = depth;
+      path.push(subtest[1]);
+      return;
+    }
+    const failed = /^\s*not ok \d+ - (.*)$/.exec(text);
+    if (failed && path[depth] !== undefined && failed[1].startsWith(path[depth])) {
+      const inside = `${path.slice(0, depth + 1).join(' › ')} › `;
+      if (entries.some((e) => e.name.startsWith(inside))) return;
+    }
+    if (failed) {
+      open = { name: [...path.slice(0, depth), failed[1]].join(' › '), lines: [] };
+      entries.push(open);
+    }
+  };
+  return {
+    feed(chunk) {
+      const lines = (pending + chunk).split('\n');
+      pending = lines.pop();
+      for (const l of lines) line(l);
+    },
+    get found() {
+      return entries.map((e) => `  ✗ ${e.name}${e.lines.length ? `\n      ${e.lines.join('\n      ')}` : ''}`);
+    },
+  };
 }
 
 /** A folder argument as a glob of the test files in it; anything else unchanged. */

@@ -28,12 +28,13 @@ import {
   type NativeVadModel,
   type NativeVadModelInfo,
 } from './native-addon.js';
-import type { DetectLanguageTask, DetectSpeechTask, DiarizeTask, PoolTask, PoolWorkerData, SpeakerFeaturesTask, TranscribeTask } from './pool-task.js';
+import type { CallReport, DetectLanguageTask, DetectSpeechTask, DiarizeTask, PoolTask, PoolWorkerData, SpeakerFeaturesTask, TranscribeTask } from './pool-task.js';
 import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer, type SpeakerFeatures } from './speaker-diarizer.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { joinPieces, pieceStarts } from './vad-split.js';
 import { defaultPoolShape, defaultVadWorkers } from './pool-shape.js';
-import { SAMPLE_RATE, shapeTranscript, type Transcript } from './transcript.js';
+import { SegmentReports } from './segment-reports.js';
+import { SAMPLE_RATE, shapeTranscript, type Transcript, type TranscriptSegment } from './transcript.js';
 
 export interface EngineOpenOptions {
   /** Path of a whisper.cpp ggml model file. */
@@ -64,6 +65,11 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Percent 0..100, non-decreasing, ending at 100 on success. */
   onProgress?: (percent: number) => void;
+  /**
+   * Segments as they are decoded, in order, each once, before the call resolves: the same segments
+   * the transcript holds (a caller may stream their text). Not called for a call that fails.
+   */
+  onSegments?: (segments: TranscriptSegment[]) => void;
 }
 
 export interface LanguageDetection {
@@ -211,7 +217,7 @@ export class Engine implements SpeakerDiarizer {
 
   async transcribe(pcm: Float32Array, options: TranscribeOptions = {}, call: CallOptions = {}): Promise<Transcript> {
     checkPcm(pcm);
-    const channel = call.onProgress ? new MessageChannel() : undefined;
+    const channel = call.onProgress || call.onSegments ? new MessageChannel() : undefined;
     let reported = 0;
     const report = (percent: number) => {
       // Progress messages travel apart from the result: keep them monotonic and finite.
@@ -220,17 +226,25 @@ export class Engine implements SpeakerDiarizer {
         call.onProgress?.(percent);
       }
     };
-    channel?.port1.on('message', report);
+    const segments = new SegmentReports(pcm.length, call.onSegments);
+    channel?.port1.on('message', (message: CallReport) => {
+      if (message.kind === 'progress') report(message.percent);
+      else segments.decoded(message.segments);
+    });
     try {
       const task: Omit<TranscribeTask, 'control'> = {
         kind: 'transcribe',
         pcm,
         options: { ...options, threads: this.threadsPerWorker },
-        progressPort: channel?.port2,
+        reportPort: channel?.port2,
+        reportSegments: call.onSegments !== undefined,
       };
       const raw = (await this.submit(this.whisper, task, call.signal, channel ? [channel.port2] : [])) as NativeTranscribeResult;
+      channel?.port1.close();
       report(100);
-      return shapeTranscript(raw, pcm.length);
+      const transcript = shapeTranscript(raw, pcm.length);
+      segments.finished(transcript.segments);
+      return transcript;
     } finally {
       channel?.port1.close();
     }

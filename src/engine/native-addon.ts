@@ -281,6 +281,8 @@ export interface NativeAddon {
   /**
    * control: optional Int32Array over a SharedArrayBuffer; a non-zero value in slot 0 aborts.
    * onProgress: percent 0..100, called on the calling thread's event loop.
+   * onSegments: the segments whisper.cpp finished since the last call, in the result's own shape, as
+   * they are decoded. Advisory: a report may arrive after the promise settles; the result holds all.
    */
   transcribe(
     model: NativeModel,
@@ -288,6 +290,7 @@ export interface NativeAddon {
     options: NativeTranscribeOptions,
     control?: Int32Array,
     onProgress?: (percent: number) => void,
+    onSegments?: (segments: NativeSegment[]) => void,
   ): Promise<NativeTranscribeResult>;
   detectLanguage(
     model: NativeModel,

@@ -5,6 +5,7 @@ import type {
   NativeDiarizeOptions,
   NativeLanguageResult,
   NativeLoadOptions,
+  NativeSegment,
   NativeSpeakerFeatures,
   NativeSpeechDetection,
   NativeTranscribeOptions,
@@ -24,8 +25,14 @@ export interface TranscribeTask {
   options: NativeTranscribeOptions;
   /** Int32Array over a SharedArrayBuffer: slot 0 non-zero = abort. */
   control: Int32Array;
-  progressPort?: MessagePort;
+  /** Where the worker posts the call's reports (progress, segments decoded so far) when asked for. */
+  reportPort?: MessagePort;
+  /** Report segments as they are decoded (engine.ts CallOptions.onSegments). */
+  reportSegments?: boolean;
 }
+
+/** What a transcribe call reports while it runs, through its reportPort. */
+export type CallReport = { kind: 'progress'; percent: number } | { kind: 'segments'; segments: NativeSegment[] };
 
 export interface DetectLanguageTask {
   kind: 'detectLanguage';

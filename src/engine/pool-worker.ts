@@ -2,7 +2,8 @@
 // acquired from the process-wide registries, so a worker adds a reference, not a copy of the weights.
 import { workerData } from 'node:worker_threads';
 import { loadNativeAddon } from './native-addon.js';
-import type { PoolResult, PoolTask, PoolWorkerData } from './pool-task.js';
+import type { NativeSegment } from './native-addon.js';
+import type { CallReport, PoolResult, PoolTask, PoolWorkerData } from './pool-task.js';
 import { abortError } from './engine-errors.js';
 
 const { whisper, vadModelPath } = workerData as PoolWorkerData;
@@ -26,14 +27,16 @@ export default async function runTask(task: PoolTask): Promise<PoolResult> {
   if (task.kind === 'detectLanguage') {
     return addon.detectLanguage(model, task.pcm, { offsetMs: task.offsetMs, threads: task.threads, audioCtx: task.audioCtx }, task.control);
   }
-  const port = task.progressPort;
+  const port = task.reportPort;
+  const report = (message: CallReport) => port?.postMessage(message);
   try {
     return await addon.transcribe(
       model,
       task.pcm,
       task.options,
       task.control,
-      port ? (percent: number) => port.postMessage(percent) : undefined,
+      port ? (percent: number) => report({ kind: 'progress', percent }) : undefined,
+      port && task.reportSegments ? (segments: NativeSegment[]) => report({ kind: 'segments', segments }) : undefined,
     );
   } finally {
     port?.close();

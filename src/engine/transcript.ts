@@ -51,9 +51,24 @@ function clampTime(seconds: number, duration: number): number | null {
 
 export function shapeTranscript(raw: NativeTranscribeResult, sampleCount: number): Transcript {
   const duration = sampleCount / SAMPLE_RATE;
+  const segments = shapeSegments(raw.segments, sampleCount);
+  return {
+    text: segments.map((s) => s.text).join('').trim(),
+    language: raw.language,
+    languageProbability: raw.languageProbability,
+    durationSeconds: duration,
+    segments,
+    timings: raw.timings,
+    ...(raw.check ? { check: { ...shapeTranscript(checkAsResult(raw.check, raw), sampleCount), capped: raw.check.capped } } : {}),
+  };
+}
+
+/** The addon's segments with text decoded and times clamped to the audio's `sampleCount` samples. */
+export function shapeSegments(raw: readonly NativeSegment[], sampleCount: number): TranscriptSegment[] {
+  const duration = sampleCount / SAMPLE_RATE;
   // One assembler across segments: a character split at a segment boundary still joins.
   const text = new Utf8Assembler();
-  const segments = raw.segments.map((segment: NativeSegment) => {
+  const segments = raw.map((segment: NativeSegment) => {
     const start = clamp(segment.t0, 0, duration);
     const end = clamp(Math.max(segment.t1, start), start, duration);
     let segmentText = '';
@@ -83,15 +98,7 @@ export function shapeTranscript(raw: NativeTranscribeResult, sampleCount: number
     };
   });
   text.flush();
-  return {
-    text: segments.map((s) => s.text).join('').trim(),
-    language: raw.language,
-    languageProbability: raw.languageProbability,
-    durationSeconds: duration,
-    segments,
-    timings: raw.timings,
-    ...(raw.check ? { check: { ...shapeTranscript(checkAsResult(raw.check, raw), sampleCount), capped: raw.check.capped } } : {}),
-  };
+  return segments;
 }
 
 /** The check pass in the addon's transcript shape: one no-speech probability, no token times. */

@@ -1,4 +1,4 @@
-// The Engine's pool: shared model, concurrency, cancellation, progress, a bounded queue.
+// The Engine's pool: shared model, concurrency, cancellation, progress, segments as decoded, a bounded queue.
 import t from 'tap';
 import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -91,6 +91,29 @@ t.test('progress is monotonic and reaches 100', async (t) => {
   t.ok(seen.length >= 2, `several progress reports (${seen.join(',')})`);
   t.same([...seen].sort((a, b) => a - b), seen, 'non-decreasing');
   t.equal(seen.at(-1), 100);
+});
+
+t.test('segments are reported as they are decoded, each once, in order, the same as the result holds', async (t) => {
+  const pcm = await decodeAudio(await speechWav(70), { maxSeconds: 120, timeoutMs: 60_000 });
+  for (const wordAlignment of ['tokens', 'dtw'] as const) {
+    const engine = await Engine.open({ model: await testModelPath('tiny'), workers: 1, threadsPerWorker: 2, wordAlignment });
+    t.teardown(() => engine.close());
+    const batches: Array<{ count: number; settled: boolean }> = [];
+    const reported: unknown[] = [];
+    let settled = false;
+    const options = { ...GREEDY_CAPPED, tokenTimestamps: true };
+    const transcript = await engine.transcribe(pcm, options, {
+      onSegments: (segments) => {
+        batches.push({ count: segments.length, settled });
+        reported.push(...segments);
+      },
+    });
+    settled = true;
+    t.ok(transcript.segments.length >= 3, `${wordAlignment}: ${transcript.segments.length} segments over three windows`);
+    t.same(reported, transcript.segments, `${wordAlignment}: the reports are the result's segments, each once, in order`);
+    t.ok(batches.every((b) => !b.settled), `${wordAlignment}: every report came before the call resolved`);
+    if (wordAlignment === 'tokens') t.ok(batches.length >= 3, `reported while decoding, in ${batches.length} batches`);
+  }
 });
 
 t.test('a full queue rejects fast with queue_full', async (t) => {
