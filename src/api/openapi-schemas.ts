@@ -7,7 +7,7 @@ import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js'
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
 import { VOCABULARY_AUDIT_SCHEMA } from '../pipeline/vocabulary-audit.js';
-import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, TIMESTAMP_GRANULARITIES, TIMESTAMP_GRANULARITIES_FIELD } from '../pipeline/transcription-request.js';
+import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, STREAMED_FORMATS, TIMESTAMP_GRANULARITIES, TIMESTAMP_GRANULARITIES_FIELD } from '../pipeline/transcription-request.js';
 import type { ApiErrorCode } from './api-error.js';
 import type { Reference, Schema } from './openapi-types.js';
 
@@ -106,6 +106,10 @@ const transcriptionRequest: Schema = {
       format: 'uri',
       maxLength: 2048,
       description: 'HTTPS, port 443. Forces asynchronous dispatch (202). Needs an active webhook signing secret on the key.',
+    }),
+    stream: boolean({
+      default: false,
+      description: `Answer with server-sent events (text/event-stream) as the text is decoded: \`transcript.text.delta\`, then \`transcript.text.segment\` per segment for \`diarized_json\`, then \`transcript.text.done\`. Needs response_format ${STREAMED_FORMATS.join(', ')}, audio within the inline boundary and no \`webhook_url\` (422 otherwise).`,
     }),
     profile: string({
       enum: PROFILES,
@@ -242,6 +246,18 @@ const metadata: Schema = {
 };
 
 const transcriptionJson: Schema = { type: 'object', required: ['text'], properties: { text: string() } };
+
+// OpenAI's stream events (CreateTranscriptionResponseStreamEvent), as this service sends them; a
+// failure after the stream opened is sent as the error envelope, the last event.
+const transcriptionStreamEvent: Schema = {
+  oneOf: [
+    { type: 'object', required: ['type', 'delta'], properties: { type: string({ const: 'transcript.text.delta' }), delta: string() } },
+    { $ref: '#/components/schemas/Segment' },
+    { type: 'object', required: ['type', 'text'], properties: { type: string({ const: 'transcript.text.done' }), text: string() } },
+    { $ref: '#/components/schemas/Error' },
+  ],
+  description: 'One `data:` line per event. A failure after the stream opened is the last event: the error envelope.',
+};
 
 const transcriptionVerboseJson: Schema = {
   type: 'object',
@@ -436,6 +452,7 @@ export const schemas: Record<string, Schema> = {
   Error: errorEnvelope,
   TranscriptionRequest: transcriptionRequest,
   TranscriptionJson: transcriptionJson,
+  TranscriptionStreamEvent: transcriptionStreamEvent,
   TranscriptionVerboseJson: transcriptionVerboseJson,
   Segment: segment,
   Word: word,

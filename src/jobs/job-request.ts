@@ -52,6 +52,8 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     patterns: strings(stored.patterns),
     webhookUrl: typeof stored.webhookUrl === 'string' ? stored.webhookUrl : null,
     profile: 'default',
+    // A job answers by polling or webhook, never on the connection that created it.
+    stream: false,
     maxSpeakers: typeof stored.maxSpeakers === 'number' ? stored.maxSpeakers : DEFAULT_MAX_SPEAKERS,
   };
 }

@@ -27,7 +27,7 @@ export interface StageOptions {
 
 export function pipelineStages(engine: Engine, options: StageOptions = {}): PipelineStages {
   return {
-    transcribe: (pcm, transcribeOptions, signal) => engine.transcribe(pcm, transcribeOptions, { signal }),
+    transcribe: (pcm, transcribeOptions, signal, onSegments) => engine.transcribe(pcm, transcribeOptions, { signal, ...(onSegments ? { onSegments } : {}) }),
     // The stages hand over packed audio (arrays of their own), never views into a larger recording,
     // whose whole buffer would be copied to the worker thread.
     // Packed speech is shorter than a window more often than not: only its length is encoded.

@@ -16,6 +16,7 @@ import type { LanguageFamily } from './languages.js';
 import type { LanguageRun } from './language-runs.js';
 import { addTallies, EMPTY_TALLY, recognisePromptedWindow, type Prompting, type VocabularyTally } from './prompted-recognition.js';
 import { correctTerms } from './term-corrections.js';
+import { TextDeltas, type TextDelta } from './text-deltas.js';
 import { overlapWithSpeech, packRegions, toOriginalTime, windowRegions, type PackedAudio, type SpeechRegion } from './speech-regions.js';
 
 export const NO_SPEECH_DROP_THRESHOLD = 0.6;
@@ -41,7 +42,13 @@ export interface RecognisedSpeech {
   patterns: PatternTally | null;
 }
 
-export type Transcribe = (pcm: Float32Array, options: TranscribeOptions, signal?: AbortSignal) => Promise<Transcript>;
+/** `onSegments`: the call's segments as they are decoded (the engine's CallOptions.onSegments). */
+export type Transcribe = (
+  pcm: Float32Array,
+  options: TranscribeOptions,
+  signal?: AbortSignal,
+  onSegments?: (segments: TranscriptSegment[]) => void,
+) => Promise<Transcript>;
 
 export interface RecogniseInput {
   pcm: Float32Array;
@@ -55,6 +62,12 @@ export interface RecogniseInput {
   /** The request's patterns (pattern-stage.ts), applied to each window's text after corrections. */
   patterns?: readonly PatternProgram[];
   signal?: AbortSignal;
+  /**
+   * The text as it is decoded, as deltas. Segments are told as the engine decodes them where nothing
+   * after decoding can change them (no prompt, no term corrections, no patterns); otherwise each
+   * window is told once it is final.
+   */
+  onTextDelta?: TextDelta;
 }
 
 export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSpeech> {
@@ -65,6 +78,8 @@ export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSp
   let vocabulary: VocabularyTally | null = input.prompting ? EMPTY_TALLY : null;
   const programs = input.patterns ?? [];
   let patterns: PatternTally | null = programs.length > 0 ? emptyPatternTally(programs.length) : null;
+  const deltas = input.onTextDelta ? new TextDeltas(input.onTextDelta) : null;
+  const segmentwise = deltas !== null && !input.prompting && programs.length === 0;
   for (const run of input.runs) {
     const groups = input.prompting ? windowRegions(run.regions) : [run.regions];
     for (const regions of groups) {
@@ -77,7 +92,18 @@ export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSp
         decoded = window.segments;
         vocabulary = addTallies(vocabulary ?? EMPTY_TALLY, window.tally);
       } else {
-        decoded = (await input.transcribe(packed.pcm, options, input.signal)).segments;
+        // Segments told as decoded pass the same mapping and guard as the kept ones below.
+        const live: string[] = [];
+        const onSegments = segmentwise
+          ? (fresh: TranscriptSegment[]) => {
+              for (const segment of fresh) {
+                const mapped = mapSegment(segment, packed);
+                if (!isLikelyHallucination(mapped, regions)) live.push(mapped.text);
+              }
+              deltas!.show([...texts, live.join('').trim()]);
+            }
+          : undefined;
+        decoded = (await input.transcribe(packed.pcm, options, input.signal, onSegments)).segments;
       }
       engineCalls++;
       let kept: RecognisedSegment[] = [];
@@ -99,6 +125,7 @@ export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSp
       segments.push(...kept);
       const text = kept.map((s) => s.text).join('').trim();
       if (text !== '') texts.push(text);
+      deltas?.show(texts);
     }
   }
   return { text: texts.join(' '), segments, droppedSegments: dropped, engineCalls, vocabulary, patterns };

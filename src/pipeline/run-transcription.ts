@@ -15,6 +15,7 @@ import { auditVocabulary, planVocabulary, prompts, type VocabularyAudit, type Vo
 import { vocabularyLanguageOf } from './vocabulary-terms.js';
 import { emptyPatternTally, type PatternTally } from './pattern-stage.js';
 import { patternPrograms } from './patterns.js';
+import type { TextDelta } from './text-deltas.js';
 
 export type { LanguageDetectionBlock, LanguageSource };
 
@@ -87,6 +88,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Speech regions already found in this PCM (a job finds them to choose its cut): not searched again. */
   regions?: SpeechRegion[];
+  /** The text as it is decoded, as deltas that add up to the outcome's text (recognise-stage.ts). */
+  onTextDelta?: TextDelta;
 }
 
 export async function runTranscription(
@@ -122,6 +125,7 @@ export async function runTranscription(
         ...(prompted ? { prompting: { terms: vocabularyPlan.terms, prompt: vocabularyPlan.prompt, wordTiming: wordTiming } } : {}),
         patterns: programs,
         signal,
+        ...(options.onTextDelta ? { onTextDelta: options.onTextDelta } : {}),
       })
     : { text: '', segments: [], droppedSegments: 0, engineCalls: 0, vocabulary: prompted ? EMPTY_TALLY : null, patterns: programs.length > 0 ? emptyPatternTally(programs.length) : null };
 

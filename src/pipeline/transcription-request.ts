@@ -52,7 +52,12 @@ export interface TranscriptionRequest {
   patterns: string[];
   webhookUrl: string | null;
   profile: Profile;
+  /** OpenAI's `stream`: answer with server-sent events as the text is decoded (inline only). */
+  stream: boolean;
 }
+
+/** The formats a streamed answer has events for: text deltas and done, plus segments for diarized_json. */
+export const STREAMED_FORMATS: readonly ResponseFormat[] = ['json', 'text', 'diarized_json'];
 
 const bad = (message: string) => new InvalidRequestField(message);
 const unprocessable = (message: string) => new UnprocessableRequest(message);
@@ -162,5 +167,12 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
     throw unprocessable(`word timestamps are not available for ${language.language.family}; speakers come as speaker_segments`);
   }
   const webhookUrl = fields.webhook_url === undefined || fields.webhook_url === '' ? null : validateWebhookUrl(fields.webhook_url);
-  return { model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile };
+  const stream = booleanField(fields.stream, false, 'stream');
+  if (stream && webhookUrl !== null) {
+    throw unprocessable('stream=true answers on this connection, webhook_url makes the request a job: send one or the other');
+  }
+  if (stream && !STREAMED_FORMATS.includes(responseFormat)) {
+    throw unprocessable(`stream=true needs response_format ${STREAMED_FORMATS.join(', ')}`);
+  }
+  return { model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile, stream };
 }

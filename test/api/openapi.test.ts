@@ -114,7 +114,7 @@ t.test('the direct-upload form is the contract table, with its enums and default
   const form = deref<{ required: string[]; properties: Record<string, Json> }>(doc, (body['multipart/form-data'] as Json).schema);
   t.same(
     Object.keys(form.properties).sort(),
-    ['diarize', 'dictionary', 'file', 'language', 'language_hints', 'model', 'patterns', 'profile', 'response_format', 'timestamp_granularities[]', 'vocabulary', 'webhook_url'],
+    ['diarize', 'dictionary', 'file', 'language', 'language_hints', 'model', 'patterns', 'profile', 'response_format', 'stream', 'timestamp_granularities[]', 'vocabulary', 'webhook_url'],
   );
   t.same(form.required.sort(), ['file', 'model']);
   t.same(form.properties.model.enum, MODEL_IDS);

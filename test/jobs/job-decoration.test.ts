@@ -82,6 +82,7 @@ async function createJob(): Promise<JobRecord> {
       patterns: [],
       webhookUrl: 'https://receiver.example/hook',
       profile: 'default',
+      stream: false,
     },
     { maxSpeakers: 4 },
   );

@@ -6,6 +6,7 @@ import type { TranscribeOptions } from '../../src/engine/engine.js';
 import type { Transcript, TranscriptSegment } from '../../src/engine/transcript.js';
 import { NO_SPEECH_DROP_THRESHOLD, isLikelyHallucination, recogniseRuns } from '../../src/pipeline/recognise-stage.js';
 import { SEPARATOR_SECONDS } from '../../src/pipeline/speech-regions.js';
+import { patternPrograms } from '../../src/pipeline/patterns.js';
 
 const RATE = 16_000;
 
@@ -111,4 +112,41 @@ t.test('the hallucination guard drops only what whisper and the VAD both call si
   });
   t.equal(out.droppedSegments, 1);
   t.equal(out.text, 'Yes.');
+});
+
+t.test('text deltas: segments told as the engine reports them, through the same guard; windows told once they stand', async (t) => {
+  const pcm = new Float32Array(40 * RATE);
+  const decoded = [segment(0, 1.9, ' Yes.'), segment(2.0, 2.1, ' Thank you.', 0.9), segment(2.2, 2.9, ' Admit.')];
+  const told: string[] = [];
+  const reportsMade: number[] = [];
+  // The engine reports each segment as it finishes, then returns them all.
+  const transcribe = async (pcm: Float32Array, options: TranscribeOptions, _signal?: AbortSignal, onSegments?: (s: TranscriptSegment[]) => void): Promise<Transcript> => {
+    for (const s of decoded) {
+      onSegments?.([s]);
+      reportsMade.push(told.length);
+    }
+    return (await recordedTranscribe(decoded).transcribe(pcm, options));
+  };
+  const runs = [
+    { language: 'en' as const, regions: [{ start: 1, end: 3 }, { start: 10, end: 12 }] },
+    { language: 'es' as const, regions: [{ start: 20, end: 23 }] },
+  ];
+  const out = await recogniseRuns({ pcm, sampleRate: RATE, runs, optionsFor: (language) => ({ language }), transcribe, onTextDelta: (d) => told.push(d) });
+  t.equal(out.text, 'Yes. Admit. Yes. Thank you. Admit.', 'the guard dropped the separator segment of the first run only');
+  t.same(told, ['Yes.', ' Admit.', ' Yes.', ' Thank you.', ' Admit.'], 'one delta per kept segment, none for the dropped one');
+  t.equal(told.join(''), out.text, 'the deltas add up to the text');
+  t.same(reportsMade, [1, 1, 2, 3, 4, 5], 'each told as soon as the engine reported it');
+
+  // With patterns, a window's text is told only after they are applied.
+  const formatted: string[] = [];
+  const withPatterns = await recogniseRuns({
+    pcm,
+    sampleRate: RATE,
+    runs: [runs[0]],
+    optionsFor: (language) => ({ language }),
+    transcribe,
+    patterns: patternPrograms(['Admit\\.']),
+    onTextDelta: (d) => formatted.push(d),
+  });
+  t.same(formatted, [withPatterns.text], 'one delta for the window, its final text');
 });

@@ -120,6 +120,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       patterns,
       webhookUrl,
       profile,
+      stream: false,
       maxSpeakers,
     },
     filename,

@@ -24,6 +24,7 @@ import { requireActiveBilling, requireKeyStillActive } from '../authenticate.js'
 import { capacityUnavailable, serviceUnavailable } from '../capacity.js';
 import { applyProfileDeprecation } from '../deprecation.js';
 import { receiveUpload } from './receive-upload.js';
+import { streamedAnswer } from './transcription-stream.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
 
 export interface TranscriptionRouteDeps {
@@ -79,6 +80,9 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
       // is then exact and no separate probe runs (a probe costs a process start, ~10 % of a short
       // request). Only audio longer than the boundary is probed, to route it to a job or refuse it.
       const pcm = transcription.webhookUrl ? null : await decodeUpToBoundary(upload.path, container, config, abort.signal);
+      if (!pcm && transcription.stream) {
+        throw new ApiError(422, 'invalid_request', `stream=true is answered on this connection for audio up to ${config.inlineBoundarySeconds} seconds; longer audio becomes a job: send it without stream`);
+      }
       const durationSeconds = pcm ? pcm.length / DECODED_SAMPLE_RATE : (await probeAudio(upload.path, { timeoutMs: 60_000, container }).catch(audioErrorToApi)).durationSeconds;
       if (durationSeconds > config.maxAudioSeconds) {
         throw new ApiError(413, 'upload_too_large', `the audio is longer than ${config.maxAudioSeconds} seconds`);
@@ -90,7 +94,7 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
         // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
         await rm(tempPath, { force: true });
         // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
-        return await answerInline(request, reply, deps, transcription, pcm, abort.signal);
+        return await answerInline(request, reply, deps, transcription, pcm, abort);
       }
       return await acceptJob(request, reply, deps, transcription, upload, durationSeconds, idempotencyKey, webhookSecretVersion);
     } finally {
@@ -117,28 +121,37 @@ async function answerInline(
   deps: TranscriptionRouteDeps,
   transcription: TranscriptionRequest,
   pcm: Float32Array,
-  signal: AbortSignal,
+  abort: AbortController,
 ) {
   const engine = deps.engines[transcription.model];
   const stats = engine.stats;
   if (stats.queued >= stats.maxQueue) throw capacityUnavailable(5);
   const key = request.apiKey!;
-  const outcome = await runTranscription(
-    pcm,
-    transcription,
-    {
-      ...deps.stages[transcription.model],
-      decoding: deps.config.decoding,
-      sampleRate: DECODED_SAMPLE_RATE,
-      dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),
-    },
-    { signal },
-  ).catch(engineErrorToApi);
-  const { contentType, body } = responseBody(outcome, transcription.responseFormat, {
-    requestId: request.id,
-    model: transcription.model,
-    modelBuild: deps.modelBuilds[transcription.model],
-  });
+  const streamed = transcription.stream ? streamedAnswer(request, reply, abort) : null;
+  const ctx = { requestId: request.id, model: transcription.model, modelBuild: deps.modelBuilds[transcription.model] };
+  let outcome;
+  try {
+    outcome = await runTranscription(
+      pcm,
+      transcription,
+      {
+        ...deps.stages[transcription.model],
+        decoding: deps.config.decoding,
+        sampleRate: DECODED_SAMPLE_RATE,
+        dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),
+      },
+      { signal: abort.signal, ...(streamed ? { onTextDelta: streamed.onTextDelta } : {}) },
+    ).catch(engineErrorToApi);
+  } catch (error) {
+    if (!streamed?.opened) throw error;
+    streamed.fail(error);
+    return reply;
+  }
+  if (streamed) {
+    streamed.finish(outcome, transcription.responseFormat, ctx);
+    return reply;
+  }
+  const { contentType, body } = responseBody(outcome, transcription.responseFormat, ctx);
   return reply.code(200).type(contentType).send(body);
 }
 

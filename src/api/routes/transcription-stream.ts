@@ -1,0 +1,68 @@
+// `stream=true` on POST /v1/audio/transcriptions: the answer as server-sent events in OpenAI's shapes
+// (their published schema's CreateTranscriptionResponseStreamEvent): `transcript.text.delta` as the
+// text is decoded, `transcript.text.segment` per segment for diarized_json once speakers are known,
+// then `transcript.text.done` with the whole text, which equals the non-streamed answer's.
+//
+// The stream opens (status 200) at the first event. A refusal or failure before it is an ordinary
+// error answer; after it, the error is the last event, carrying the contract's envelope
+// ({"error":{"code","message"}}, which the official client raises as an APIError), and the stream
+// ends. A client that hangs up stops the decoding.
+import { PassThrough } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { verboseBody, type ResponseContext } from '../../pipeline/response-body.js';
+import type { TranscriptionOutcome } from '../../pipeline/run-transcription.js';
+import type { ResponseFormat } from '../../pipeline/transcription-request.js';
+import type { TextDelta } from '../../pipeline/text-deltas.js';
+import { mapError } from '../error-mapping.js';
+
+export const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';
+
+export interface StreamedAnswer {
+  onTextDelta: TextDelta;
+  /** The outcome's remaining events (segments, done); the stream ends. */
+  finish(outcome: TranscriptionOutcome, format: ResponseFormat, ctx: ResponseContext): void;
+  /** Whether the stream has opened: a failure is then told in it (fail) rather than as an answer. */
+  readonly opened: boolean;
+  fail(error: unknown): void;
+}
+
+export function streamedAnswer(request: FastifyRequest, reply: FastifyReply, abort: AbortController): StreamedAnswer {
+  let body: PassThrough | null = null;
+  let ended = false;
+  const open = (): PassThrough => {
+    if (body) return body;
+    body = new PassThrough();
+    // Once the answer is a stream, a client that leaves mid-stream must stop the decoding.
+    reply.raw.on('close', () => {
+      if (!ended) abort.abort();
+    });
+    reply.code(200).type(EVENT_STREAM_TYPE).header('cache-control', 'no-cache').header('x-accel-buffering', 'no').send(body);
+    return body;
+  };
+  const event = (data: Record<string, unknown>) => {
+    if (!ended) open().write(`data: ${JSON.stringify(data)}\n\n`);
+  };
+  const end = () => {
+    if (ended) return;
+    open();
+    ended = true;
+    body!.end();
+  };
+  return {
+    onTextDelta: (delta) => event({ type: 'transcript.text.delta', delta }),
+    finish(outcome, format, ctx) {
+      if (format === 'diarized_json') for (const segment of verboseBody(outcome, ctx).segments) event(segment);
+      event({ type: 'transcript.text.done', text: outcome.text });
+      end();
+    },
+    get opened() {
+      return body !== null;
+    },
+    fail(error) {
+      const { apiError, unexpected } = mapError(error);
+      if (unexpected) request.log.error({ err: error, route: request.routeOptions.url ?? null }, 'unexpected error in a streamed answer');
+      event(apiError.toBody());
+      end();
+    },
+  };
+}
