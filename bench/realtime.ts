@@ -1,0 +1,181 @@
+// bench realtime: N concurrent realtime sessions, each replaying speech at real time (PCM16 frames of
+// 100 ms on the wall clock), on the tiny architecture, through the real service and a `ws` client.
+//   npm run bench -- realtime [--sessions 1,2,4] [--arch tiny] [--pieces 5] [--speech 4] [--silence 1.5]
+//                              [--transports uws,ws] [--ws-sessions 2]
+// Latencies, measured on the client's clock against the moment it sent the audio in question:
+//   partial    the event's arrival − the send time of the audio at its `end`, for each partial that
+//              carries audio no earlier partial of its turn did (a revision of words already shown,
+//              e.g. during a pause, is not when they were first seen);
+//   turn_final the event's arrival − the send time of the turn's end: its speech `end` plus the
+//              endpointing silence (0.6 s) that says the turn is over.
+// Bars (DESIGN.md): partial p95 < 500 ms and turn_final p95 < 1000 ms at N = 2 on 2 cores.
+// Each session speaks `pieces` stretches of `speech` seconds separated by `silence` seconds (a turn
+// each), a different sentence order per session.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { loadConfig } from '../src/config/load-config.js';
+import { DEFAULT_ENDPOINTING } from '../src/realtime/turn-detector.js';
+import { startService } from '../src/service/start-service.js';
+import { openStores } from '../src/store/open-stores.js';
+import { interleavedSilenceWav } from '../test/helpers/audio-fixtures.js';
+import { testModelPath } from '../test/helpers/test-models.js';
+import { flag, printResult, printTable, round } from './lib-report.js';
+
+const FRAME_MS = 100;
+const BYTES_PER_MS = 32; // 16 kHz × 2 bytes
+
+interface SessionFigures {
+  partials: number[];
+  turnFinals: number[];
+  closeCode: number;
+}
+
+interface RunFigures {
+  transport: string;
+  sessions: number;
+  partial: { count: number; p50: number; p95: number };
+  turnFinal: { count: number; p50: number; p95: number };
+  failed: number;
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** One session: start, stream at real time recording each frame's send time, stop, wait for close. */
+async function replay(url: string, key: string, pcm: Uint8Array, id: string): Promise<SessionFigures> {
+  const socket = new WebSocket(`${url}/v1/realtime`);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const sentAt: number[] = []; // wall time (ms) at which audio ms i·FRAME_MS was sent
+  const sendTimeOf = (audioSeconds: number) => {
+    const frame = Math.min(sentAt.length - 1, Math.floor((audioSeconds * 1000) / FRAME_MS));
+    // The frame holding that moment was sent whole: its words could not be heard earlier.
+    return sentAt[Math.max(0, frame)];
+  };
+  const figures: SessionFigures = { partials: [], turnFinals: [], closeCode: 0 };
+  const shownUntil = new Map<string, number>(); // per turn: the latest audio a partial carried
+  const ready = new Promise<void>((resolve) => {
+    socket.on('message', (data) => {
+      const now = performance.now();
+      const event = JSON.parse(String(data)) as { type: string; end?: number; turn_id?: string };
+      if (event.type === 'ready') resolve();
+      if (event.type === 'partial' && event.end !== undefined && event.end > (shownUntil.get(event.turn_id!) ?? -1)) {
+        shownUntil.set(event.turn_id!, event.end);
+        figures.partials.push(now - sendTimeOf(event.end));
+      }
+      if (event.type === 'turn_final' && event.end !== undefined) {
+        figures.turnFinals.push(now - sendTimeOf(event.end + DEFAULT_ENDPOINTING.finalSilence));
+      }
+    });
+  });
+  const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+  socket.send(
+    JSON.stringify({
+      type: 'start',
+      api_key: key,
+      streaming_mode: 'realtime',
+      audio: { encoding: 'pcm16', sample_rate: 16000, channels: 1 },
+      language: 'en',
+      event_schema: 'svc-agent-v1',
+      session_id: id,
+    }),
+  );
+  await ready;
+  const frameBytes = FRAME_MS * BYTES_PER_MS;
+  const started = performance.now();
+  for (let i = 0; i * frameBytes < pcm.length && socket.readyState === WebSocket.OPEN; i++) {
+    // Paced on the clock, not on timer ticks, so a late tick does not slow the stream down.
+    const due = started + i * FRAME_MS;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    sentAt.push(performance.now());
+    socket.send(pcm.subarray(i * frameBytes, Math.min(pcm.length, (i + 1) * frameBytes)));
+  }
+  socket.send(JSON.stringify({ type: 'stop' }));
+  figures.closeCode = await closed;
+  return figures;
+}
+
+async function measure(transport: string, counts: number[], audio: Uint8Array[], arch: 'tiny' | 'micro'): Promise<RunFigures[]> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-realtime-'));
+  const config = loadConfig({
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: '0',
+    SVC_REALTIME_PORT: '0',
+    SVC_REALTIME_TRANSPORT: transport,
+    SVC_MODEL: await testModelPath(arch),
+    SVC_LOG_LEVEL: 'silent',
+  });
+  const service = await startService(config, { logger: false });
+  const stores = await openStores({ instanceId: 'bench', dataDir, databaseUrl: config.database.url, webhookMasterKey: () => Buffer.alloc(32) });
+  try {
+    // Enterprise seats (50 sessions): the plan limit is not what is measured.
+    const { key } = await stores.keys.create({ plan: 'enterprise' });
+    const url = service.realtime!.url;
+    await replay(url, key, audio[0].subarray(0, 3 * 32_000), 'warm-up');
+    const results: RunFigures[] = [];
+    for (const n of counts) {
+      const runs = await Promise.all(Array.from({ length: n }, (_, i) => replay(url, key, audio[i % audio.length], `${transport}-${n}-${i}`)));
+      const partials = runs.flatMap((r) => r.partials);
+      const finals = runs.flatMap((r) => r.turnFinals);
+      results.push({
+        transport,
+        sessions: n,
+        partial: { count: partials.length, p50: round(percentile(partials, 50), 0), p95: round(percentile(partials, 95), 0) },
+        turnFinal: { count: finals.length, p50: round(percentile(finals, 50), 0), p95: round(percentile(finals, 95), 0) },
+        failed: runs.filter((r) => r.closeCode !== 1000).length,
+      });
+    }
+    return results;
+  } finally {
+    await stores.close();
+    await service.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function run(args: string[]): Promise<void> {
+  const counts = flag(args, 'sessions', '1,2,4').split(',').map(Number);
+  const arch = flag(args, 'arch', 'tiny') as 'tiny' | 'micro';
+  const pieces = Number(flag(args, 'pieces', '5'));
+  const speech = Number(flag(args, 'speech', '4'));
+  const silence = Number(flag(args, 'silence', '1.5'));
+  const transports = flag(args, 'transports', 'uws,ws').split(',');
+  const wsSessions = Number(flag(args, 'ws-sessions', '2'));
+  const maxSessions = Math.max(...counts, wsSessions);
+  const audio = await Promise.all(
+    Array.from({ length: maxSessions }, async (_, i) => (await readFile(await interleavedSilenceWav(pieces, speech, silence, { seed: 1 + i }))).subarray(44)),
+  );
+
+  const results: RunFigures[] = [];
+  for (const transport of transports) {
+    results.push(...(await measure(transport, transport === transports[0] ? counts : [wsSessions], audio, arch)));
+  }
+  printTable(
+    ['transport', 'sessions', 'partials', 'partial p50 ms', 'partial p95 ms', 'turn_finals', 'turn_final p50 ms', 'turn_final p95 ms', 'not closed 1000'],
+    results.map((r) => [r.transport, r.sessions, r.partial.count, r.partial.p50, r.partial.p95, r.turnFinal.count, r.turnFinal.p50, r.turnFinal.p95, r.failed]),
+  );
+  const seconds = pieces * (speech + silence);
+  console.log(`\n${arch} model, ${seconds} s per session (${pieces} turns of ${speech} s speech + ${silence} s silence), real time, ${FRAME_MS} ms frames`);
+  console.log('bars at 2 sessions: partial p95 < 500 ms, turn_final p95 < 1000 ms (from the end of the turn: speech end + 0.6 s)');
+  const primary = results.find((r) => r.transport === transports[0] && r.sessions === 2) ?? results[0];
+  const other = results.find((r) => r.transport !== primary.transport);
+  printResult('realtime', {
+    sessions: primary.sessions,
+    partial_p95_ms: primary.partial.p95,
+    turn_final_p95_ms: primary.turnFinal.p95,
+    transport: primary.transport,
+    partial_p50_ms: primary.partial.p50,
+    turn_final_p50_ms: primary.turnFinal.p50,
+    arch,
+    runs: results.map((r) => ({ transport: r.transport, sessions: r.sessions, partial_p95_ms: r.partial.p95, turn_final_p95_ms: r.turnFinal.p95, failed: r.failed })),
+    ...(other ? { compared_transport: other.transport, compared_partial_p95_ms: other.partial.p95, compared_turn_final_p95_ms: other.turnFinal.p95 } : {}),
+  });
+}
