@@ -203,9 +203,6 @@ export class RealtimeSession implements ConnectionHandlers {
     this.chunks.push(pcm);
     this.buffered += samples;
     this.received += samples;
-    if (this.received - this.lastSpeechAt > this.limits.silenceTimeoutSeconds * REALTIME_SAMPLE_RATE) {
-      return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.timeout, 'SILENCE_TIMEOUT', `no speech for ${this.limits.silenceTimeoutSeconds} s`));
-    }
     this.schedule();
   }
 
@@ -256,6 +253,10 @@ export class RealtimeSession implements ConnectionHandlers {
     if (this.isClosed()) return;
     const state = turnState(regions, seconds, this.limits.endpointing);
     if (state.kind === 'silence') {
+      // Only audio the VAD has looked at counts as silence: a session whose analyses lag is not timed out.
+      if (this.bufferStart + pcm.length - this.lastSpeechAt > this.limits.silenceTimeoutSeconds * REALTIME_SAMPLE_RATE) {
+        return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.timeout, 'SILENCE_TIMEOUT', `no speech for ${this.limits.silenceTimeoutSeconds} s`));
+      }
       // Nothing said: keep only a little, so the next word's start is not lost.
       this.drop(Math.max(0, pcm.length - Math.round(0.5 * REALTIME_SAMPLE_RATE)));
       return;

@@ -13,6 +13,8 @@ interface SocketData {
   handlers?: ConnectionHandlers;
   connection?: RealtimeConnection;
   closed: boolean;
+  /** The code a connection we cut without a close frame is reported with (backpressure). */
+  cutWith?: number;
   /** Our own idle timer, as on the ws transport (uWS's own closes without a code: a backstop only). */
   idle?: NodeJS.Timeout;
 }
@@ -68,8 +70,10 @@ export function loadUwsTransport(): RealtimeTransport | null {
             close(code, reason) {
               if (data.closed) return;
               // A client that stopped reading cannot take a close frame either: cut it.
-              if (code === CLOSE_BACKPRESSURE) ws.close();
-              else ws.end(code, reason);
+              if (code === CLOSE_BACKPRESSURE) {
+                data.cutWith = code;
+                ws.close();
+              } else ws.end(code, reason);
             },
           };
           data.connection = connection;
@@ -89,7 +93,7 @@ export function loadUwsTransport(): RealtimeTransport | null {
           clearTimeout(data.idle);
           if (data.closed) return;
           data.closed = true;
-          data.handlers?.closed(code);
+          data.handlers?.closed(data.cutWith ?? code);
         },
       };
       for (const path of paths) app.ws(path, behavior);

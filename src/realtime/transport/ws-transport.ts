@@ -23,6 +23,8 @@ export const wsTransport: RealtimeTransport = {
 
     const serve = (ws: WebSocket) => {
       let closed = false;
+      // The code a connection we cut without a close frame is reported with (backpressure).
+      let cutWith: number | null = null;
       let idle: NodeJS.Timeout;
       const armIdle = () => {
         clearTimeout(idle);
@@ -42,8 +44,10 @@ export const wsTransport: RealtimeTransport = {
         close(code, reason) {
           if (closed) return;
           // A client that stopped reading cannot take a close frame either: cut it.
-          if (code === CLOSE_BACKPRESSURE) ws.terminate();
-          else ws.close(code, reason);
+          if (code === CLOSE_BACKPRESSURE) {
+            cutWith = code;
+            ws.terminate();
+          } else ws.close(code, reason);
         },
       };
       const handlers = accept(connection);
@@ -58,7 +62,7 @@ export const wsTransport: RealtimeTransport = {
         clearTimeout(idle);
         if (closed) return;
         closed = true;
-        handlers.closed(code);
+        handlers.closed(cutWith ?? code);
       });
       ws.on('error', () => ws.terminate());
     };
