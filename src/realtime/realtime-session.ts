@@ -289,7 +289,7 @@ export class RealtimeSession implements ConnectionHandlers {
     if (this.isClosed()) return;
     // In a pause the turn may be over: its final decode starts now, beside the partials, rather than
     // when the pause has lasted long enough to end the turn.
-    if (ended.kind === 'pausing') this.settle(pcm, turnSamples);
+    if (ended.kind === 'pausing') void this.settle(pcm, turnSamples);
     if (text !== '' && text !== this.lastPartial) {
       this.lastPartial = text;
       this.partials++;
