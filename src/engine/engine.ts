@@ -240,7 +240,7 @@ export class Engine implements SpeakerDiarizer {
         reportSegments: call.onSegments !== undefined,
       };
       const raw = (await this.submit(this.whisper, task, call.signal, channel ? [channel.port2] : [])) as NativeTranscribeResult;
-      channel?.port1.close();
+      // Reports arriving after this are ignored: progress never goes back from 100, segments are finished.
       report(100);
       const transcript = shapeTranscript(raw, pcm.length);
       segments.finished(transcript.segments);
