@@ -1,13 +1,17 @@
 // bench realtime: N concurrent realtime sessions, each replaying speech at real time (PCM16 frames of
 // 100 ms on the wall clock), on the tiny architecture, through the real service and a `ws` client.
 //   npm run bench -- realtime [--sessions 1,2,4] [--arch tiny] [--pieces 5] [--speech 4] [--silence 1.5]
-//                              [--transports uws,ws] [--ws-sessions 2]
+//                              [--transports uws,ws] [--ws-sessions 2] [--speaker-sessions 2]
 // Latencies, measured on the client's clock against the moment it sent the audio in question:
 //   partial    the event's arrival − the send time of the audio at its `end`, for each partial that
 //              carries audio no earlier partial of its turn did (a revision of words already shown,
 //              e.g. during a pause, is not when they were first seen);
 //   turn_final the event's arrival − the send time of the turn's end: its speech `end` plus the
 //              endpointing silence (0.6 s) that says the turn is over.
+//   labels     (sessions with diarization) the arrival of the first speaker_labels naming a turn −
+//              the send time of the turn's end, as for turn_final.
+// One more run on the first transport has `speaker-sessions` sessions with diarization on: the cost
+// of live speaker labels to the text's latency, compared with the same count without.
 // Bars (DESIGN.md): partial p95 < 500 ms and turn_final p95 < 1000 ms at N = 2 on 2 cores.
 // Each session speaks `pieces` stretches of `speech` seconds separated by `silence` seconds (a turn
 // each), a different sentence order per session.
@@ -29,12 +33,15 @@ const BYTES_PER_MS = 32; // 16 kHz × 2 bytes
 interface SessionFigures {
   partials: number[];
   turnFinals: number[];
+  labels: number[];
   closeCode: number;
 }
 
 interface RunFigures {
   transport: string;
   sessions: number;
+  speakers: boolean;
+  labels: { count: number; p50: number; p95: number };
   partial: { count: number; p50: number; p95: number };
   turnFinal: { count: number; p50: number; p95: number };
   failed: number;
@@ -47,7 +54,7 @@ function percentile(values: number[], p: number): number {
 }
 
 /** One session: start, stream at real time recording each frame's send time, stop, wait for close. */
-async function replay(url: string, key: string, pcm: Uint8Array, id: string): Promise<SessionFigures> {
+async function replay(url: string, key: string, pcm: Uint8Array, id: string, speakers: boolean): Promise<SessionFigures> {
   const socket = new WebSocket(`${url}/v1/realtime`);
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -59,12 +66,14 @@ async function replay(url: string, key: string, pcm: Uint8Array, id: string): Pr
     // The frame holding that moment was sent whole: its words could not be heard earlier.
     return sentAt[Math.max(0, frame)];
   };
-  const figures: SessionFigures = { partials: [], turnFinals: [], closeCode: 0 };
+  const figures: SessionFigures = { partials: [], turnFinals: [], labels: [], closeCode: 0 };
   const shownUntil = new Map<string, number>(); // per turn: the latest audio a partial carried
+  const turnEnds = new Map<string, number>(); // per turn: its turn_final's end
+  const labelled = new Set<string>();
   const ready = new Promise<void>((resolve) => {
     socket.on('message', (data) => {
       const now = performance.now();
-      const event = JSON.parse(String(data)) as { type: string; end?: number; turn_id?: string };
+      const event = JSON.parse(String(data)) as { type: string; end?: number; turn_id?: string; turns?: Array<{ turn_id: string }> };
       if (event.type === 'ready') resolve();
       if (event.type === 'partial' && event.end !== undefined && event.end > (shownUntil.get(event.turn_id!) ?? -1)) {
         shownUntil.set(event.turn_id!, event.end);
@@ -72,6 +81,13 @@ async function replay(url: string, key: string, pcm: Uint8Array, id: string): Pr
       }
       if (event.type === 'turn_final' && event.end !== undefined) {
         figures.turnFinals.push(now - sendTimeOf(event.end + DEFAULT_ENDPOINTING.finalSilence));
+        turnEnds.set(event.turn_id!, event.end);
+      }
+      for (const turn of event.type === 'speaker_labels' ? (event.turns ?? []) : []) {
+        const end = turnEnds.get(turn.turn_id);
+        if (end === undefined || labelled.has(turn.turn_id)) continue;
+        labelled.add(turn.turn_id);
+        figures.labels.push(now - sendTimeOf(end + DEFAULT_ENDPOINTING.finalSilence));
       }
     });
   });
@@ -85,6 +101,7 @@ async function replay(url: string, key: string, pcm: Uint8Array, id: string): Pr
       language: 'en',
       event_schema: 'svc-agent-v1',
       session_id: id,
+      ...(speakers ? { diarization: { enabled: true } } : {}),
     }),
   );
   await ready;
@@ -103,7 +120,9 @@ async function replay(url: string, key: string, pcm: Uint8Array, id: string): Pr
   return figures;
 }
 
-async function measure(transport: string, counts: number[], audio: Uint8Array[], arch: 'tiny' | 'micro'): Promise<RunFigures[]> {
+const summary = (values: number[]) => ({ count: values.length, p50: round(percentile(values, 50), 0), p95: round(percentile(values, 95), 0) });
+
+async function measure(transport: string, plan: Array<{ sessions: number; speakers: boolean }>, audio: Uint8Array[], arch: 'tiny' | 'micro'): Promise<RunFigures[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-realtime-'));
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
@@ -119,17 +138,17 @@ async function measure(transport: string, counts: number[], audio: Uint8Array[],
     // Enterprise seats (50 sessions): the plan limit is not what is measured.
     const { key } = await stores.keys.create({ plan: 'enterprise' });
     const url = service.realtime!.url;
-    await replay(url, key, audio[0].subarray(0, 3 * 32_000), 'warm-up');
+    await replay(url, key, audio[0].subarray(0, 3 * 32_000), 'warm-up', false);
     const results: RunFigures[] = [];
-    for (const n of counts) {
-      const runs = await Promise.all(Array.from({ length: n }, (_, i) => replay(url, key, audio[i % audio.length], `${transport}-${n}-${i}`)));
-      const partials = runs.flatMap((r) => r.partials);
-      const finals = runs.flatMap((r) => r.turnFinals);
+    for (const { sessions: n, speakers } of plan) {
+      const runs = await Promise.all(Array.from({ length: n }, (_, i) => replay(url, key, audio[i % audio.length], `${transport}-${n}-${speakers}-${i}`, speakers)));
       results.push({
         transport,
         sessions: n,
-        partial: { count: partials.length, p50: round(percentile(partials, 50), 0), p95: round(percentile(partials, 95), 0) },
-        turnFinal: { count: finals.length, p50: round(percentile(finals, 50), 0), p95: round(percentile(finals, 95), 0) },
+        speakers,
+        partial: summary(runs.flatMap((r) => r.partials)),
+        turnFinal: summary(runs.flatMap((r) => r.turnFinals)),
+        labels: summary(runs.flatMap((r) => r.labels)),
         failed: runs.filter((r) => r.closeCode !== 1000).length,
       });
     }
@@ -149,24 +168,31 @@ export async function run(args: string[]): Promise<void> {
   const silence = Number(flag(args, 'silence', '1.5'));
   const transports = flag(args, 'transports', 'uws,ws').split(',');
   const wsSessions = Number(flag(args, 'ws-sessions', '2'));
-  const maxSessions = Math.max(...counts, wsSessions);
+  const speakerSessions = Number(flag(args, 'speaker-sessions', '2'));
+  const maxSessions = Math.max(...counts, wsSessions, speakerSessions);
   const audio = await Promise.all(
     Array.from({ length: maxSessions }, async (_, i) => (await readFile(await interleavedSilenceWav(pieces, speech, silence, { seed: 1 + i }))).subarray(44)),
   );
 
   const results: RunFigures[] = [];
   for (const transport of transports) {
-    results.push(...(await measure(transport, transport === transports[0] ? counts : [wsSessions], audio, arch)));
+    const plan =
+      transport === transports[0]
+        ? [...counts.map((sessions) => ({ sessions, speakers: false })), ...(speakerSessions > 0 ? [{ sessions: speakerSessions, speakers: true }] : [])]
+        : [{ sessions: wsSessions, speakers: false }];
+    results.push(...(await measure(transport, plan, audio, arch)));
   }
   printTable(
-    ['transport', 'sessions', 'partials', 'partial p50 ms', 'partial p95 ms', 'turn_finals', 'turn_final p50 ms', 'turn_final p95 ms', 'not closed 1000'],
-    results.map((r) => [r.transport, r.sessions, r.partial.count, r.partial.p50, r.partial.p95, r.turnFinal.count, r.turnFinal.p50, r.turnFinal.p95, r.failed]),
+    ['transport', 'sessions', 'speakers', 'partials', 'partial p50 ms', 'partial p95 ms', 'turn_finals', 'turn_final p50 ms', 'turn_final p95 ms', 'labels p50 ms', 'labels p95 ms', 'not closed 1000'],
+    results.map((r) => [r.transport, r.sessions, r.speakers ? 'on' : 'off', r.partial.count, r.partial.p50, r.partial.p95, r.turnFinal.count, r.turnFinal.p50, r.turnFinal.p95, r.speakers ? r.labels.p50 : '', r.speakers ? r.labels.p95 : '', r.failed]),
   );
   const seconds = pieces * (speech + silence);
   console.log(`\n${arch} model, ${seconds} s per session (${pieces} turns of ${speech} s speech + ${silence} s silence), real time, ${FRAME_MS} ms frames`);
   console.log('bars at 2 sessions: partial p95 < 500 ms, turn_final p95 < 1000 ms (from the end of the turn: speech end + 0.6 s)');
-  const primary = results.find((r) => r.transport === transports[0] && r.sessions === 2) ?? results[0];
+  const primary = results.find((r) => r.transport === transports[0] && r.sessions === 2 && !r.speakers) ?? results[0];
   const other = results.find((r) => r.transport !== primary.transport);
+  const diarized = results.find((r) => r.speakers);
+  const plain = diarized && results.find((r) => r.transport === diarized.transport && r.sessions === diarized.sessions && !r.speakers);
   printResult('realtime', {
     sessions: primary.sessions,
     partial_p95_ms: primary.partial.p95,
@@ -175,7 +201,17 @@ export async function run(args: string[]): Promise<void> {
     partial_p50_ms: primary.partial.p50,
     turn_final_p50_ms: primary.turnFinal.p50,
     arch,
-    runs: results.map((r) => ({ transport: r.transport, sessions: r.sessions, partial_p95_ms: r.partial.p95, turn_final_p95_ms: r.turnFinal.p95, failed: r.failed })),
+    runs: results.map((r) => ({ transport: r.transport, sessions: r.sessions, speakers: r.speakers, partial_p95_ms: r.partial.p95, turn_final_p95_ms: r.turnFinal.p95, failed: r.failed })),
+    ...(diarized
+      ? {
+          speaker_sessions: diarized.sessions,
+          speakers_partial_p95_ms: diarized.partial.p95,
+          speakers_turn_final_p95_ms: diarized.turnFinal.p95,
+          speaker_labels_p50_ms: diarized.labels.p50,
+          speaker_labels_p95_ms: diarized.labels.p95,
+          ...(plain ? { speakers_partial_p95_ratio: round(diarized.partial.p95 / plain.partial.p95, 2), speakers_turn_final_p95_ratio: round(diarized.turnFinal.p95 / plain.turnFinal.p95, 2) } : {}),
+        }
+      : {}),
     ...(other ? { compared_transport: other.transport, compared_partial_p95_ms: other.partial.p95, compared_turn_final_p95_ms: other.turnFinal.p95 } : {}),
   });
 }

@@ -13,6 +13,7 @@ import type { ModelId } from '../pipeline/transcription-request.js';
 import type { KeyStore } from '../store/key-store.js';
 import { CLOSE, RealtimeRefusal } from './realtime-errors.js';
 import { EventSequence, type TurnText } from './realtime-events.js';
+import { LiveSpeakers, SPEAKERS_LIVE, SPEAKERS_OFF } from './live-speakers.js';
 import type { SessionCapacity } from './session-capacity.js';
 import { EVENT_SCHEMA, parseStart, REALTIME_SAMPLE_RATE, type StartMessage } from './start-message.js';
 import type { ConnectionHandlers, RealtimeConnection, TransportName } from './transport/transport.js';
@@ -60,6 +61,8 @@ export class RealtimeSession implements ConnectionHandlers {
   private readonly events = new EventSequence();
   private start: StartMessage | null = null;
   private engine: Engine | null = null;
+  /** Live speaker labels, when the start asked for diarization. */
+  private speakers: LiveSpeakers | null = null;
   private release: (() => void) | null = null;
   private readyAt = 0;
   /** Samples received since `ready`. */
@@ -158,6 +161,12 @@ export class RealtimeSession implements ConnectionHandlers {
       this.release = this.deps.capacity.take(key.tenant, key.plan, start.diarization);
       this.start = start;
       this.engine = this.deps.engines[start.model];
+      if (start.diarization) {
+        this.speakers = new LiveSpeakers(this.engine, {
+          labels: (fields) => this.send(this.events.next('speaker_labels', fields)),
+          unavailable: (reason) => this.send(this.events.next('speaker_status', { status: 'unavailable', reason })),
+        });
+      }
       this.phase = 'streaming';
       this.readyAt = this.now();
       this.send(
@@ -168,8 +177,7 @@ export class RealtimeSession implements ConnectionHandlers {
           model: start.model,
           audio: { encoding: 'pcm16', sample_rate: REALTIME_SAMPLE_RATE, channels: 1 },
           transport: this.deps.transport,
-          // Said explicitly, as the contract asks: live labels are not produced by this version.
-          speakers: start.diarization ? { status: 'unavailable', reason: 'live speaker labels are not available in this version; turns carry no speaker' } : { status: 'off' },
+          speakers: start.diarization ? SPEAKERS_LIVE : SPEAKERS_OFF,
         }),
       );
     } catch (error) {
@@ -272,6 +280,9 @@ export class RealtimeSession implements ConnectionHandlers {
       if (text !== '' || this.partials > 0) {
         this.send(this.events.revision('turn_final', turn));
         this.turns.push(turn);
+        const turnEnd = turnSamples / REALTIME_SAMPLE_RATE;
+        const speech = regions.filter((r) => r.start < turnEnd).map((r) => ({ start: r.start, end: Math.min(r.end, turnEnd) }));
+        this.speakers?.addTurn(turn.turnId, this.bufferStart / REALTIME_SAMPLE_RATE, pcm.slice(0, turnSamples), speech);
       }
       this.drop(Math.round(('cut' in ended ? ended.cut : seconds) * REALTIME_SAMPLE_RATE));
       this.turnNumber++;
@@ -347,6 +358,9 @@ export class RealtimeSession implements ConnectionHandlers {
         await this.analyse(true);
         if (this.isClosed() || this.bufferStart === before) break;
       }
+      if (!this.isStopping()) return;
+      // The last turns' labels come before the final record, so the session's labelling is complete.
+      await this.speakers?.settled();
       if (!this.isStopping()) return;
       this.send(
         this.events.next('final', {

@@ -84,13 +84,21 @@ for (const transport of ['uws', 'ws'] as const) {
       }
     });
 
-    t.test('diarization asked for: the session says live labels are unavailable', async (t) => {
+    t.test('diarization asked for: provisional labels in their own revisions, the text unchanged', async (t) => {
       const c = await connectRealtime(url);
       c.start(startMessage(svc.key, { diarization: { enabled: true } }));
       const ready = await c.next('ready');
-      t.equal((ready.speakers as { status: string }).status, 'unavailable');
+      t.same(ready.speakers, { status: 'provisional', event: 'speaker_labels' });
+      await c.stream(speech, { pace: 4 });
+      await c.stream(new Uint8Array(32_000), { pace: 4 });
       c.stop();
-      t.equal((await c.closed).code, 1000);
+      t.same(await c.closed, { code: 1000, reason: 'FINAL' });
+      const { turnFinals } = checkStream(t, c.events);
+      const labels = c.events.filter((e) => e.type === 'speaker_labels');
+      t.ok(labels.length >= 1, 'labels came');
+      const labelled = new Map(labels.flatMap((e) => (e.turns as Array<{ turn_id: string; speaker: string }>).map((x) => [x.turn_id, x.speaker] as const)));
+      t.same([...labelled.keys()].sort(), turnFinals.map((e) => e.turn_id).sort(), 'every turn is labelled, before final');
+      t.same(new Set(labelled.values()), new Set(['A']), 'one voice, one label');
     });
 
     t.test('a bad start is refused before ready, in the envelope\'s terms, never echoing it', async (t) => {

@@ -1,0 +1,128 @@
+// Live speaker labels for a realtime session (the contract: off by default, provisional, revisioned
+// independently of the text, never rewriting turn_final or final). Each finished turn's audio is
+// reduced at once to the diarizer's features over its speech (speakerFeatures), and the audio is let
+// go. After each turn, the features of the session's turns laid end to end (the silences between
+// them left out) are diarized together, so a voice heard in turn 2 and in turn 9 keeps one label.
+// A revision lists only the turns whose labels changed: re-clustering with more speech may move an
+// earlier turn to another voice, which is why labels are provisional. Features are kept for the last
+// MAX_LABELLED_SECONDS of turns (7.6 kB a second); older turns keep the labels they last had.
+// Work is serial, one turn behind another; turns that queue up meanwhile are diarized once, together.
+import type { SpeakerDiarizer } from '../engine/speaker-diarizer.js';
+import { FEATURES_PER_FRAME, FEATURE_FRAMES_PER_SECOND, type SpeakerFeatures } from '../engine/speaker-diarizer.js';
+import { nameVoices, turnSpeakers, voicePieces, type TurnSpeakers } from './speaker-labelling.js';
+
+/** Seconds of turn audio whose features a session keeps for re-diarization. */
+export const MAX_LABELLED_SECONDS = 1200;
+
+/** What `ready` says of speakers, and what the session says if labelling stops. */
+export const SPEAKERS_OFF = { status: 'off' } as const;
+export const SPEAKERS_LIVE = { status: 'provisional', event: 'speaker_labels' } as const;
+const UNAVAILABLE_REASON = 'live speaker labelling failed; the text continues without labels';
+
+export interface LiveSpeakersEvents {
+  /** A new revision of the labels: the turns whose labels changed. */
+  labels(fields: { revision_id: string; replaces_revision_id?: string; turns: Array<{ turn_id: string; speaker: string | null; segments: TurnSpeakers['segments'] }> }): void;
+  /** Labelling stopped for the rest of the session (the text goes on). */
+  unavailable(reason: string): void;
+}
+
+interface KeptTurn {
+  turnId: string;
+  /** Session seconds of the features' first frame. */
+  sessionStart: number;
+  features: SpeakerFeatures;
+  /** Speech within the turn, seconds from its first frame. */
+  regions: Array<{ start: number; end: number }>;
+}
+
+export class LiveSpeakers {
+  private readonly kept: KeptTurn[] = [];
+  private readonly labels = new Map<string, TurnSpeakers>();
+  /** Labels of turns whose features were let go: a new voice does not take them. */
+  private readonly frozen = new Set<string>();
+  private revision = 0;
+  private queued = 0;
+  private work: Promise<void> = Promise.resolve();
+  private failed = false;
+
+  constructor(
+    private readonly diarizer: SpeakerDiarizer,
+    private readonly events: LiveSpeakersEvents,
+    private readonly keepSeconds = MAX_LABELLED_SECONDS,
+  ) {}
+
+  /** A finished turn: `pcm` starts at `sessionStart` seconds; `regions` (seconds from its start) hold its speech. */
+  addTurn(turnId: string, sessionStart: number, pcm: Float32Array, regions: Array<{ start: number; end: number }>): void {
+    if (this.failed || regions.length === 0) return;
+    this.queued++;
+    this.work = this.work.then(async () => {
+      this.queued--;
+      if (this.failed) return;
+      try {
+        const features = await this.diarizer.speakerFeatures(pcm, regions);
+        this.keep({ turnId, sessionStart, features, regions });
+        if (this.queued === 0) await this.relabel();
+      } catch {
+        this.failed = true;
+        this.events.unavailable(UNAVAILABLE_REASON);
+      }
+    });
+  }
+
+  /** Resolves when every turn given so far is labelled (or labelling has stopped). */
+  settled(): Promise<void> {
+    return this.work;
+  }
+
+  private keep(turn: KeptTurn): void {
+    this.kept.push(turn);
+    let frames = this.kept.reduce((sum, t) => sum + t.features.frames, 0);
+    while (this.kept.length > 1 && frames > this.keepSeconds * FEATURE_FRAMES_PER_SECOND) {
+      const old = this.kept.shift()!;
+      frames -= old.features.frames;
+      for (const s of this.labels.get(old.turnId)?.segments ?? []) this.frozen.add(s.speaker);
+    }
+  }
+
+  private async relabel(): Promise<void> {
+    const joined = joinFeatures(this.kept.map((t) => t.features));
+    const layout: Array<{ turnId: string; offset: number; seconds: number; sessionStart: number }> = [];
+    const regions: Array<{ start: number; end: number }> = [];
+    let offset = 0;
+    for (const t of this.kept) {
+      const seconds = t.features.frames / FEATURE_FRAMES_PER_SECOND;
+      layout.push({ turnId: t.turnId, offset, seconds, sessionStart: t.sessionStart });
+      for (const r of t.regions) if (Math.min(r.end, seconds) > r.start) regions.push({ start: offset + r.start, end: offset + Math.min(r.end, seconds) });
+      offset += seconds;
+    }
+    const diarization = await this.diarizer.diarize(joined, regions);
+    const pieces = voicePieces(diarization.turns, layout);
+    const names = nameVoices(pieces, this.labels, this.frozen);
+    const changed = turnSpeakers(
+      layout.map((t) => t.turnId),
+      pieces,
+      names,
+    ).filter((next) => JSON.stringify(next) !== JSON.stringify(this.labels.get(next.turnId)));
+    if (changed.length === 0) return;
+    for (const turn of changed) this.labels.set(turn.turnId, turn);
+    this.revision++;
+    this.events.labels({
+      revision_id: `speakers.${this.revision}`,
+      ...(this.revision > 1 ? { replaces_revision_id: `speakers.${this.revision - 1}` } : {}),
+      turns: changed.map((t) => ({ turn_id: t.turnId, speaker: t.speaker, segments: t.segments })),
+    });
+  }
+}
+
+/** Turns' features end to end, as one recording's. */
+function joinFeatures(parts: SpeakerFeatures[]): SpeakerFeatures {
+  const frames = parts.reduce((sum, p) => sum + p.frames, 0);
+  const joined: SpeakerFeatures = { frames, values: new Float32Array(frames * FEATURES_PER_FRAME), audible: new Uint8Array(frames) };
+  let at = 0;
+  for (const p of parts) {
+    joined.values.set(p.values.subarray(0, p.frames * FEATURES_PER_FRAME), at * FEATURES_PER_FRAME);
+    joined.audible.set(p.audible.subarray(0, p.frames), at);
+    at += p.frames;
+  }
+  return joined;
+}

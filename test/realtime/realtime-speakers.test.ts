@@ -1,0 +1,110 @@
+// Live speaker labels on a real session (engine, Silero VAD, the native diarizer, SQLite keys): a
+// generated conversation streamed at real time with diarization on. The labels come as their own
+// revisioned events, name every turn, tell the voices apart across turns, never carry or change text,
+// and are complete before `final`. A diarizer that fails is said to have failed; the text goes on.
+import { readFile } from 'node:fs/promises';
+import t from 'tap';
+import { Engine } from '../../src/engine/engine.js';
+import { vadModelPath } from '../../src/models/vad-model-path.js';
+import { startRealtimeListener } from '../../src/realtime/realtime-listener.js';
+import { conversation } from '../helpers/conversations.js';
+import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
+import { connectRealtime, startMessage, wavPcm, type RealtimeEvent } from '../helpers/realtime-client.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import { testModelPath } from '../helpers/test-models.js';
+
+let svc: TestService;
+let engine: Engine;
+
+t.before(async () => {
+  svc = await startTestService();
+  engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
+});
+t.teardown(async () => {
+  await engine.close();
+  await svc.close();
+});
+
+interface LabelledTurn {
+  turn_id: string;
+  speaker: string | null;
+  segments: Array<{ speaker: string; start: number; end: number }>;
+}
+
+/** The labels after every revision, folded in order (a revision lists the turns it changes). */
+function foldLabels(t: any, events: RealtimeEvent[]): Map<string, LabelledTurn> {
+  const labels = new Map<string, LabelledTurn>();
+  const revisions = events.filter((e) => e.type === 'speaker_labels');
+  revisions.forEach((e, i) => {
+    t.equal(e.revision_id, `speakers.${i + 1}`, 'speaker revisions are numbered on their own');
+    t.equal(e.replaces_revision_id, i === 0 ? undefined : `speakers.${i}`);
+    t.notOk('text' in e, 'a speaker revision carries no text');
+    for (const turn of e.turns as LabelledTurn[]) labels.set(turn.turn_id, turn);
+  });
+  return labels;
+}
+
+/** The diarizer over the whole recording at once: the yardstick for labels made turn by turn. */
+async function wholeRecordingDer(path: string, reference: Array<{ speaker: string; start: number; end: number }>): Promise<number> {
+  const bytes = wavPcm(await readFile(path));
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const pcm = Float32Array.from({ length: bytes.length / 2 }, (_, i) => view.getInt16(i * 2, true) / 32768);
+  const diarization = await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments);
+  return diarizationErrorRate(reference, diarization.turns.map((d) => ({ ...d, speaker: String(d.speaker) }))).der;
+}
+
+t.test('a two-voice conversation at real time: labels per turn, revisioned, before final', async (t) => {
+  const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
+  const pcm = wavPcm(await readFile(talk.path));
+  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'uws', keys: svc.stores.keys, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
+  t.teardown(() => listener.close());
+  const c = await connectRealtime(listener.url);
+  c.start(startMessage(svc.key, { diarization: { enabled: true } }));
+  const ready = await c.next('ready');
+  t.same(ready.speakers, { status: 'provisional', event: 'speaker_labels' });
+  await c.stream(pcm, { pace: 1 });
+  c.stop();
+  t.same(await c.closed, { code: 1000, reason: 'FINAL' });
+  const turnFinals = c.events.filter((e) => e.type === 'turn_final');
+  const final = c.events.at(-1)!;
+  t.equal(final.type, 'final');
+  const labels = foldLabels(t, c.events);
+  const lastLabels = c.events.map((e) => e.type).lastIndexOf('speaker_labels');
+  t.ok(lastLabels >= 0 && lastLabels < c.events.length - 1, 'the labels are complete before final');
+  t.same([...labels.keys()].sort(), turnFinals.map((e) => e.turn_id as string).sort(), 'every turn is labelled');
+  for (const e of turnFinals) {
+    const turn = labels.get(e.turn_id as string)!;
+    for (const s of turn.segments) t.ok(s.start >= (e.start as number) - 0.5 && s.end <= (e.end as number) + 0.5, `${e.turn_id}: its labels lie within the turn`);
+  }
+  const hypothesis = [...labels.values()].flatMap((turn) => turn.segments);
+  const score = diarizationErrorRate(talk.turns, hypothesis);
+  const yardstick = await wholeRecordingDer(talk.path, talk.turns);
+  t.comment(`live DER ${score.der.toFixed(3)} over ${turnFinals.length} turns in ${c.events.filter((e) => e.type === 'speaker_labels').length} revisions; whole recording ${yardstick.toFixed(3)}`);
+  t.same(new Set(hypothesis.map((s) => s.speaker)), new Set(['A', 'B']), 'both voices are told apart, labelled A and B');
+  t.ok(score.der <= Math.max(0.25, yardstick + 0.1), `live DER ${score.der.toFixed(3)} is near the whole recording's ${yardstick.toFixed(3)}`);
+});
+
+t.test('a diarizer that fails: the session says so once and the text goes on to final', async (t) => {
+  const failing = Object.create(engine, {
+    diarize: {
+      value: async () => {
+        throw new Error('diarizer down');
+      },
+    },
+  }) as Engine;
+  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, engines: { 'svc-medical-1': failing, 'svc-medical-edge-1': failing } });
+  t.teardown(() => listener.close());
+  const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
+  const c = await connectRealtime(listener.url);
+  c.start(startMessage(svc.key, { diarization: { enabled: true } }));
+  await c.next('ready');
+  await c.stream(wavPcm(await readFile(talk.path)), { pace: 2 });
+  c.stop();
+  t.same(await c.closed, { code: 1000, reason: 'FINAL' });
+  const status = c.events.filter((e) => e.type === 'speaker_status');
+  t.match(status, [{ status: 'unavailable', reason: String }], 'said once');
+  t.notOk(JSON.stringify(status).includes('diarizer down'), 'the engine error is not passed on');
+  t.equal(c.events.filter((e) => e.type === 'speaker_labels').length, 0);
+  t.ok(c.events.filter((e) => e.type === 'turn_final').length >= 1, 'turns go on');
+  t.equal(c.events.at(-1)?.type, 'final');
+});
