@@ -17,6 +17,8 @@ export async function runServeCommand(args: string[] = []): Promise<void> {
     const terminal = process.stdout.isTTY === true;
     (terminal ? process.stdout : process.stderr).write(firstKeyBanner(service.url, service.firstKeyFile, terminal ? service.firstKey : null));
   }
+  // The realtime line first: `listening` is the last line a supervisor waits for.
+  if (service.realtime) process.stdout.write(`realtime listening ${service.realtime.url}\n`);
   process.stdout.write(`listening ${service.url}\n`);
   let stopping = false;
   const stop = (signal: string) => {

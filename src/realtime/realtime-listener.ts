@@ -1,10 +1,11 @@
 // The realtime listener (SVC_REALTIME_PORT): the session protocol at /v1/realtime and /v1/stream on
 // the transport chosen at start (uWS.js where it loads, else ws), with the project seat counts shared
-// by both paths.
+// by both paths and by every process on the database.
 import type { RealtimeTransportChoice } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { RealtimeSeatStore } from '../store/realtime-seat-store.js';
 import { RealtimeSession, type SessionDeps, type SessionLimits } from './realtime-session.js';
 import { SessionCapacity } from './session-capacity.js';
 import { MAX_START_BYTES } from './start-message.js';
@@ -25,8 +26,9 @@ export interface RealtimeListenerOptions {
   port: number;
   transport: RealtimeTransportChoice;
   keys: KeyStore;
+  /** Where seats are counted: shared by every process on the database. */
+  seats: RealtimeSeatStore;
   engines: Record<ModelId, Engine>;
-  capacity?: SessionCapacity;
   limits?: Partial<SessionLimits>;
   onSessionEnd?: SessionDeps['onEnd'];
 }
@@ -43,7 +45,7 @@ export interface RealtimeListener {
 
 export async function startRealtimeListener(options: RealtimeListenerOptions): Promise<RealtimeListener> {
   const transport = await openTransport(options.transport);
-  const capacity = options.capacity ?? new SessionCapacity();
+  const capacity = new SessionCapacity(options.seats);
   let open = 0;
   const listening = await transport.listen(options.host, options.port, REALTIME_PATHS, TRANSPORT_LIMITS, (connection) => {
     open++;

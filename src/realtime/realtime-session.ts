@@ -11,7 +11,8 @@ import { audioContextFor, type Engine } from '../engine/engine.js';
 import type { TranscribeOptions } from '../engine/engine.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
 import type { KeyStore } from '../store/key-store.js';
-import { CLOSE, RealtimeRefusal } from './realtime-errors.js';
+import { CLOSE, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
+import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { EventSequence, type TurnText } from './realtime-events.js';
 import { LiveSpeakers, SPEAKERS_LIVE, SPEAKERS_OFF } from './live-speakers.js';
 import type { SessionCapacity } from './session-capacity.js';
@@ -158,7 +159,9 @@ export class RealtimeSession implements ConnectionHandlers {
       if (this.isClosed()) return;
       if (key === null || key.revokedAt !== null) throw new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
       if (key.billingState !== 'active') throw new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', 'usage is paused for this key');
-      this.release = this.deps.capacity.take(key.tenant, key.plan, start.diarization);
+      const release = await this.deps.capacity.take(key.tenant, key.plan, start.diarization);
+      if (this.isClosed()) return release();
+      this.release = release;
       this.start = start;
       this.engine = this.deps.engines[start.model];
       if (start.diarization) {
@@ -181,7 +184,8 @@ export class RealtimeSession implements ConnectionHandlers {
         }),
       );
     } catch (error) {
-      this.refuse(error instanceof RealtimeRefusal ? error : new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session could not start'));
+      if (error instanceof RealtimeRefusal) return this.refuse(error);
+      this.refuse(isStoreUnavailable(error) ? storeUnavailable() : new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session could not start'));
     }
   }
 

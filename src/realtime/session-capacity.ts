@@ -1,13 +1,12 @@
-// Realtime concurrency per project (tenant), across both paths (DESIGN.md decision 9): builder 2
-// sessions of which 1 with speakers, payg 10 and 2, enterprise as configured. A session holds its
-// seats from `ready` to its close; a start over the limit is refused before any audio with 1013.
+// Realtime concurrency per project (tenant), across both paths and every process serving the
+// listener on one database (DESIGN.md decision 9): builder 2 sessions of which 1 with speakers, payg
+// 10 and 2, enterprise 50 and 10. A session holds its seats from `ready` to its close; a start over
+// the limit is refused before any audio with 1013. Seats live in the RealtimeSeatStore; a release the
+// store could not take (an outage) is retried before the next take, so a seat is never kept for good.
 import type { Plan } from '../store/key-store.js';
+import { randomBase62 } from '../store/random-id.js';
+import type { HeldSeats, RealtimeSeatStore, SeatLimits } from '../store/realtime-seat-store.js';
 import { CLOSE, RealtimeRefusal } from './realtime-errors.js';
-
-export interface SeatLimits {
-  sessions: number;
-  speakerSessions: number;
-}
 
 export const DEFAULT_SEAT_LIMITS: Readonly<Record<Plan, SeatLimits>> = {
   builder: { sessions: 2, speakerSessions: 1 },
@@ -16,34 +15,43 @@ export const DEFAULT_SEAT_LIMITS: Readonly<Record<Plan, SeatLimits>> = {
 };
 
 export class SessionCapacity {
-  private readonly held = new Map<string, { sessions: number; speakerSessions: number }>();
+  private readonly unreleased = new Set<string>();
 
-  constructor(private readonly limits: Readonly<Record<Plan, SeatLimits>> = DEFAULT_SEAT_LIMITS) {}
+  constructor(
+    private readonly seats: RealtimeSeatStore,
+    private readonly limits: Readonly<Record<Plan, SeatLimits>> = DEFAULT_SEAT_LIMITS,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
-  /** Takes a seat (and a speaker seat) for the tenant, or throws the contract's 1013 refusal. Returns the release. */
-  take(tenant: string, plan: Plan, speakers: boolean): () => void {
+  /** Takes a seat (and a speaker seat) for the tenant, or throws the contract's 1013 refusal. Resolves to the release. */
+  async take(tenant: string, plan: Plan, speakers: boolean): Promise<() => void> {
+    await this.retryReleases();
     const limit = this.limits[plan];
-    const now = this.held.get(tenant) ?? { sessions: 0, speakerSessions: 0 };
-    if (now.sessions >= limit.sessions) {
+    const seatId = `seat_${randomBase62(20)}`;
+    const outcome = await this.seats.take({ seatId, tenant, speakers }, limit, this.clock());
+    if (outcome === 'sessions_full') {
       throw new RealtimeRefusal('rate_limited', CLOSE.tryAgainLater, 'TOO_MANY_STREAMS', `the project's ${limit.sessions} realtime sessions are in use`);
     }
-    if (speakers && now.speakerSessions >= limit.speakerSessions) {
+    if (outcome === 'speakers_full') {
       throw new RealtimeRefusal('rate_limited', CLOSE.tryAgainLater, 'SPEAKER_CAPACITY_FULL', `the project's ${limit.speakerSessions} realtime sessions with speakers are in use; reconnect without diarization or retry later`);
     }
-    this.held.set(tenant, { sessions: now.sessions + 1, speakerSessions: now.speakerSessions + (speakers ? 1 : 0) });
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const held = this.held.get(tenant)!;
-      const next = { sessions: held.sessions - 1, speakerSessions: held.speakerSessions - (speakers ? 1 : 0) };
-      if (next.sessions === 0) this.held.delete(tenant);
-      else this.held.set(tenant, next);
+      this.seats.release(seatId).catch(() => this.unreleased.add(seatId));
     };
   }
 
-  /** Sessions held now by a tenant (for tests and metrics). */
-  heldBy(tenant: string): { sessions: number; speakerSessions: number } {
-    return this.held.get(tenant) ?? { sessions: 0, speakerSessions: 0 };
+  /** Seats held now by a tenant's sessions on live instances (tests, operators). */
+  heldBy(tenant: string): Promise<HeldSeats> {
+    return this.seats.held(tenant, this.clock());
+  }
+
+  private async retryReleases(): Promise<void> {
+    for (const seatId of [...this.unreleased]) {
+      await this.seats.release(seatId);
+      this.unreleased.delete(seatId);
+    }
   }
 }

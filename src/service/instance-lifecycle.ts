@@ -16,6 +16,7 @@ export interface RecoveredWork {
   uploads: number;
   webhookLeases: number;
   idempotencyClaims: number;
+  realtimeSeats: number;
 }
 
 export interface InstanceLogger {
@@ -23,7 +24,7 @@ export interface InstanceLogger {
   warn(details: object, message: string): void;
 }
 
-type LifecycleStores = Pick<Stores, 'kind' | 'instances' | 'jobs' | 'outbox' | 'idempotency' | 'notices'>;
+type LifecycleStores = Pick<Stores, 'kind' | 'instances' | 'jobs' | 'outbox' | 'idempotency' | 'seats' | 'notices'>;
 
 export class InstanceLifecycle {
   private timer: NodeJS.Timeout | null = null;
@@ -60,17 +61,18 @@ export class InstanceLifecycle {
 
   /** Frees the work of instances found dead now (their heartbeat expired). */
   async recover(options: { allBut?: string } = {}): Promise<RecoveredWork> {
-    const { instances, jobs, outbox, idempotency } = this.stores;
+    const { instances, jobs, outbox, idempotency, seats } = this.stores;
     const dead = await instances.reapDead(this.now(), options);
-    const [released, webhookLeases, idempotencyClaims] = await Promise.all([
+    const [released, webhookLeases, idempotencyClaims, realtimeSeats] = await Promise.all([
       jobs.releaseWorkOfDeadInstances(this.now()),
       outbox.releaseLeasesOfDeadInstances(),
       idempotency.releaseClaimsOfDeadInstances(),
+      seats.releaseSeatsOfDeadInstances(),
     ]);
-    const recovered = { instances: dead, ...released, webhookLeases, idempotencyClaims };
+    const recovered = { instances: dead, ...released, webhookLeases, idempotencyClaims, realtimeSeats };
     // Released leases are claimable now: idle workers in every process should look.
     if (released.leases > 0) this.stores.notices.publish({ kind: 'queued' });
-    if (released.leases + released.uploads + webhookLeases + idempotencyClaims > 0 || dead.length > 0) {
+    if (released.leases + released.uploads + webhookLeases + idempotencyClaims + realtimeSeats > 0 || dead.length > 0) {
       this.logger?.info({ ...recovered }, 'released the work of stopped instances');
     }
     return recovered;

@@ -7,12 +7,14 @@ import type { InstanceRegistry } from './instance-registry.js';
 import { InProcessJobNotices, type JobNotices } from './job-notices.js';
 import type { JobStore } from './job-store.js';
 import type { KeyStore } from './key-store.js';
+import type { RealtimeSeatStore } from './realtime-seat-store.js';
 import { openPostgres } from './postgres/database.js';
 import { PgIdempotencyStore } from './postgres/pg-idempotency-store.js';
 import { PgInstanceRegistry } from './postgres/pg-instance-registry.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
 import { PgJobStore } from './postgres/pg-job-store.js';
 import { PgKeyStore } from './postgres/pg-key-store.js';
+import { PgRealtimeSeatStore } from './postgres/pg-realtime-seat-store.js';
 import { PgWebhookOutbox } from './postgres/pg-webhook-outbox.js';
 import { PgWebhookSecretStore } from './postgres/pg-webhook-secret-store.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
@@ -20,6 +22,7 @@ import { SqliteIdempotencyStore } from './sqlite/sqlite-idempotency-store.js';
 import { SqliteInstanceRegistry } from './sqlite/sqlite-instance-registry.js';
 import { SqliteJobStore } from './sqlite/sqlite-job-store.js';
 import { SqliteKeyStore } from './sqlite/sqlite-key-store.js';
+import { SqliteRealtimeSeatStore } from './sqlite/sqlite-realtime-seat-store.js';
 import { SqliteWebhookOutbox } from './sqlite/sqlite-webhook-outbox.js';
 import { SqliteWebhookSecretStore } from './sqlite/sqlite-webhook-secret-store.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
@@ -34,6 +37,8 @@ export interface Stores {
   webhookSecrets: WebhookSecretStore;
   outbox: WebhookOutbox;
   instances: InstanceRegistry;
+  /** Realtime sessions held per project, counted across the processes on this database. */
+  seats: RealtimeSeatStore;
   /** Wake-ups between the processes sharing the database (job changed, work queued). */
   notices: JobNotices;
   /** Whether the database answers now (readiness). */
@@ -75,6 +80,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       },
       outbox: new PgWebhookOutbox(db),
       instances: new PgInstanceRegistry(db),
+      seats: new PgRealtimeSeatStore(db, { instanceId: location.instanceId }),
       notices,
       ping: async () => {
         await db.query('SELECT 1');
@@ -98,6 +104,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
     },
     outbox: new SqliteWebhookOutbox(db),
     instances: new SqliteInstanceRegistry(db),
+    seats: new SqliteRealtimeSeatStore(db, { instanceId: location.instanceId }),
     notices: new InProcessJobNotices(),
     ping: async () => {
       db.prepare('SELECT 1').get();

@@ -18,6 +18,8 @@ export interface ScaleOutCluster {
   /** The API key the api process created on its first start. */
   key: string;
   addWorker(): Promise<ServeProcess>;
+  /** Another `serve --role api` process on the same database and bucket. */
+  addApi(): Promise<ServeProcess>;
   /** SIGKILLs a worker (no drain, no deregistration): what a crash or an OOM kill does. */
   killWorker(worker: ServeProcess): Promise<void>;
   close(): Promise<void>;
@@ -74,6 +76,7 @@ export async function startScaleOutCluster(options: ClusterOptions): Promise<Sca
         workers.push(worker);
         return worker;
       },
+      addApi: async () => (await start('api')).process,
       killWorker: (worker) => kill(worker),
       close: stopAll,
     };

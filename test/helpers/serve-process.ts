@@ -31,6 +31,8 @@ export async function serveEnv(dataDir: string, extra: Record<string, string> = 
 
 export interface ServeProcess {
   url: string;
+  /** The realtime listener's ws:// URL (roles that serve the API). */
+  realtimeUrl: string | null;
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
@@ -60,7 +62,8 @@ export async function serve(env: NodeJS.ProcessEnv, args: string[] = []): Promis
     });
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
-  return { url, child, stdout: () => stdout, stderr: () => stderr, exited };
+  const realtimeUrl = /^realtime listening (ws:\/\/\S+)$/m.exec(stdout)?.[1] ?? null;
+  return { url, realtimeUrl, child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
 /** The API key the server created on its first start in `dataDir`: the 0600 file it wrote (never its output). */

@@ -34,6 +34,7 @@ for (const transport of ['uws', 'ws'] as const) {
       port: 0,
       transport,
       keys: svc.stores.keys,
+      seats: svc.stores.seats,
       engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
       limits: { startTimeoutSeconds: 0.5, silenceTimeoutSeconds: 2 },
     });

@@ -56,7 +56,7 @@ async function wholeRecordingDer(path: string, reference: Array<{ speaker: strin
 t.test('a two-voice conversation at real time: labels per turn, revisioned, before final', async (t) => {
   const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
   const pcm = wavPcm(await readFile(talk.path));
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'uws', keys: svc.stores.keys, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
+  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'uws', keys: svc.stores.keys, seats: svc.stores.seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
   t.teardown(() => listener.close());
   const c = await connectRealtime(listener.url);
   c.start(startMessage(svc.key, { diarization: { enabled: true } }));
@@ -92,7 +92,7 @@ t.test('a diarizer that fails: the session says so once and the text goes on to 
       },
     },
   }) as Engine;
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, engines: { 'svc-medical-1': failing, 'svc-medical-edge-1': failing } });
+  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, seats: svc.stores.seats, engines: { 'svc-medical-1': failing, 'svc-medical-edge-1': failing } });
   t.teardown(() => listener.close());
   const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
   const c = await connectRealtime(listener.url);

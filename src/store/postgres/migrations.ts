@@ -169,6 +169,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_decorating ON jobs (lease_expires_at_ms NULLS FIRST, id) WHERE decoration = 'processing';
     `,
   },
+  {
+    version: 4,
+    name: 'realtime seats: the sessions each project holds open, counted across processes',
+    sql: `
+      CREATE TABLE realtime_seats (
+        id          TEXT COLLATE "C" PRIMARY KEY,
+        tenant      TEXT COLLATE "C" NOT NULL,
+        instance_id TEXT COLLATE "C" NOT NULL,
+        speakers    BOOLEAN NOT NULL,
+        taken_at_ms BIGINT NOT NULL
+      );
+      CREATE INDEX realtime_seats_tenant ON realtime_seats (tenant);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

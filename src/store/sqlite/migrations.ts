@@ -180,6 +180,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_decorating ON jobs (lease_expires_at_ms, id) WHERE decoration = 'processing';
     `,
   },
+  {
+    version: 6,
+    name: 'realtime seats: the sessions each project holds open, counted across processes',
+    sql: `
+      CREATE TABLE realtime_seats (
+        id          TEXT PRIMARY KEY,
+        tenant      TEXT NOT NULL,
+        instance_id TEXT NOT NULL,
+        speakers    INTEGER NOT NULL CHECK (speakers IN (0, 1)),
+        taken_at_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX realtime_seats_tenant ON realtime_seats (tenant);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {
