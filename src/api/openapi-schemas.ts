@@ -7,7 +7,18 @@ import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js'
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
 import { VOCABULARY_AUDIT_SCHEMA } from '../pipeline/vocabulary-audit.js';
-import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, STREAMED_FORMATS, TIMESTAMP_GRANULARITIES, TIMESTAMP_GRANULARITIES_FIELD } from '../pipeline/transcription-request.js';
+import {
+  INCLUDE_FIELD,
+  INCLUDE_VALUES,
+  KEYWORDS_FIELD,
+  MODEL_IDS,
+  PROFILES,
+  RESPONSE_FORMATS,
+  STREAMED_FORMATS,
+  TIMESTAMP_GRANULARITIES,
+  TIMESTAMP_GRANULARITIES_FIELD,
+} from '../pipeline/transcription-request.js';
+import { MAX_PROMPT_CHARACTERS } from '../pipeline/prompt-field.js';
 import type { ApiErrorCode } from './api-error.js';
 import type { Reference, Schema } from './openapi-types.js';
 
@@ -115,6 +126,33 @@ const transcriptionRequest: Schema = {
       enum: PROFILES,
       default: 'default',
       description: '`standard` and `turbo` are deprecated aliases of `default` with identical behaviour; responses to them carry `Deprecation` and `Warning` headers.',
+    }),
+    prompt: string({
+      maxLength: MAX_PROMPT_CHARACTERS,
+      description: "OpenAI's parameter: text that guides the wording and style (VOCABULARY.md: prompted with the terms, under the same safety check).",
+    }),
+    keywords: string({
+      description: "OpenAI's parameter, the same as `vocabulary` (send one of the two): a JSON array string of terms.",
+      contentMediaType: 'application/json',
+      contentSchema: stringArray({ maxItems: 1000 }),
+    }),
+    [KEYWORDS_FIELD]: { type: 'array', items: string(), description: "`keywords` as OpenAI's client sends an array: the field repeated per term." },
+    temperature: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      default: 0,
+      description: "OpenAI's parameter: whisper's first decoding temperature. 0 decodes deterministically (greedy or beam search); above 0 whisper samples.",
+    },
+    [INCLUDE_FIELD]: {
+      type: 'array',
+      items: string({ enum: INCLUDE_VALUES }),
+      description:
+        "OpenAI's parameter (`include` for a single value). `logprobs` adds `logprobs` to the `json` answer: the decoder's tokens with their log-probability and bytes, before vocabulary corrections. Needs `json` and an inline answer (422 otherwise).",
+    },
+    chunking_strategy: string({
+      enum: ['auto'],
+      description: "OpenAI's parameter. `auto` is what the service always does: the VAD's speech regions decide the boundaries. A `server_vad` object is refused (422).",
     }),
   },
 };
@@ -245,7 +283,22 @@ const metadata: Schema = {
   },
 };
 
-const transcriptionJson: Schema = { type: 'object', required: ['text'], properties: { text: string() } };
+const transcriptionJson: Schema = {
+  type: 'object',
+  required: ['text'],
+  properties: {
+    text: string(),
+    logprobs: {
+      type: 'array',
+      description: 'With `include[]=logprobs`: the decoder\'s text tokens in order.',
+      items: {
+        type: 'object',
+        required: ['token', 'logprob', 'bytes'],
+        properties: { token: string(), logprob: { type: 'number' }, bytes: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } } },
+      },
+    },
+  },
+};
 
 // OpenAI's stream events (CreateTranscriptionResponseStreamEvent), as this service sends them; a
 // failure after the stream opened is sent as the error envelope, the last event.

@@ -118,11 +118,12 @@ const createTranscription: Operation = {
   responses: {
     '200': {
       description:
-        'The transcript: `text` as text/plain, `json` as {text}, `verbose_json` and `diarized_json` as the verbose shape; with `stream=true`, server-sent events as the text is decoded.',
+        'The transcript: `text` and `srt` as text/plain, `vtt` as text/vtt, `json` as {text} (with `logprobs` when asked), `verbose_json` and `diarized_json` as the verbose shape; with `stream=true`, server-sent events as the text is decoded.',
       headers: { 'x-request-id': header('RequestId'), Deprecation: header('Deprecation'), Warning: header('Warning') },
       content: {
         'application/json': { schema: { oneOf: [ref('TranscriptionVerboseJson'), ref('TranscriptionJson')] } },
         'text/plain': { schema: { type: 'string' } },
+        'text/vtt': { schema: { type: 'string' } },
         'text/event-stream': { schema: ref('TranscriptionStreamEvent') },
       },
     },

@@ -4,7 +4,7 @@
 // but a row from an older version with a missing field still gets the defaults rather than a crash.
 import { parseLanguageTag } from '../pipeline/languages.js';
 import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
-import type { LanguageChoice, TranscriptionRequest } from '../pipeline/transcription-request.js';
+import { RESPONSE_FORMATS, type LanguageChoice, type TranscriptionRequest } from '../pipeline/transcription-request.js';
 
 export interface StoredJobRequest extends TranscriptionRequest {
   /** Labelling ceiling for diarization (1 to 4). */
@@ -42,7 +42,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
   const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
   return {
     model: stored.model === 'svc-medical-edge-1' ? 'svc-medical-edge-1' : 'svc-medical-1',
-    responseFormat: (['verbose_json', 'json', 'text', 'diarized_json'] as const).find((f) => f === stored.responseFormat) ?? 'json',
+    responseFormat: RESPONSE_FORMATS.find((f) => f === stored.responseFormat) ?? 'json',
     language: choice,
     diarize: stored.diarize === true,
     wordTimestamps: stored.wordTimestamps === true,
@@ -54,6 +54,9 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     profile: 'default',
     // A job answers by polling or webhook, never on the connection that created it.
     stream: false,
+    temperature: typeof stored.temperature === 'number' && stored.temperature >= 0 && stored.temperature <= 1 ? stored.temperature : 0,
+    // Token log-probabilities come with inline answers only.
+    logprobs: false,
     maxSpeakers: typeof stored.maxSpeakers === 'number' ? stored.maxSpeakers : DEFAULT_MAX_SPEAKERS,
   };
 }

@@ -1,5 +1,6 @@
 // The inline response in each format: `text` (plain), `json` ({text}) and the verbose shape shared by
 // `verbose_json` and `diarized_json`, with every required field of the contract.
+import { subtitles } from './subtitles.js';
 import type { ModelId, ResponseFormat } from './transcription-request.js';
 import type { TranscriptionOutcome } from './run-transcription.js';
 import { patternsBlock } from './pattern-stage.js';
@@ -62,8 +63,27 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
   };
 }
 
-export function responseBody(outcome: TranscriptionOutcome, format: ResponseFormat, ctx: ResponseContext): { contentType: string; body: string } {
+/**
+ * OpenAI's `logprobs` (include[]=logprobs): the decoder's text tokens in order, with their
+ * log-probability and bytes. They are what the decoder emitted, before vocabulary corrections and
+ * patterns, so their text may differ from the answer's where a term was corrected.
+ */
+export function tokenLogprobs(outcome: TranscriptionOutcome): Array<{ token: string; logprob: number; bytes: number[] }> {
+  return outcome.segments.flatMap((s) =>
+    s.tokens.filter((t) => !t.special).map((t) => ({ token: t.text, logprob: Math.round(t.logprob * 1e6) / 1e6, bytes: [...t.bytes] })),
+  );
+}
+
+export function responseBody(
+  outcome: TranscriptionOutcome,
+  format: ResponseFormat,
+  ctx: ResponseContext,
+  options: { logprobs?: boolean } = {},
+): { contentType: string; body: string } {
   if (format === 'text') return { contentType: 'text/plain; charset=utf-8', body: outcome.text };
-  if (format === 'json') return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ text: outcome.text }) };
+  if (format === 'json') {
+    return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ text: outcome.text, ...(options.logprobs ? { logprobs: tokenLogprobs(outcome) } : {}) }) };
+  }
+  if (format === 'srt' || format === 'vtt') return subtitles(format, verboseBody(outcome, ctx).segments);
   return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(verboseBody(outcome, ctx)) };
 }

@@ -63,6 +63,8 @@ export interface PipelineRequest {
   wordTimestamps?: boolean;
   /** Request-only structured-token patterns (patterns.ts), already validated. */
   patterns?: readonly string[];
+  /** Whisper's first decoding temperature (OpenAI's `temperature`, 0 to 1); 0 by default. */
+  temperature?: number;
 }
 
 export interface DecodingSettings {
@@ -120,7 +122,7 @@ export async function runTranscription(
         pcm,
         sampleRate: deps.sampleRate,
         runs: plan.runs,
-        optionsFor: (family) => decodingOptions(family, deps.decoding, wantsWords),
+        optionsFor: (family) => decodingOptions(family, deps.decoding, wantsWords, request.temperature ?? 0),
         transcribe: deps.transcribe,
         ...(prompted ? { prompting: { terms: vocabularyPlan.terms, prompt: vocabularyPlan.prompt, wordTiming: wordTiming } } : {}),
         patterns: programs,
@@ -165,9 +167,11 @@ function silentSource(choice: LanguageChoice): LanguageSource {
   return choice.mode === 'explicit' ? choice.source : 'default';
 }
 
-function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, wantsWords: boolean): TranscribeOptions {
+function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, wantsWords: boolean, temperature: number): TranscribeOptions {
   return {
     language: family,
+    // Above 0 whisper samples (and falls back from there, if fallback is on); 0 is greedy or beam search.
+    ...(temperature > 0 ? { temperature } : {}),
     strategy: decoding.beamSize > 1 ? 'beam' : 'greedy',
     beamSize: Math.max(1, decoding.beamSize),
     ...(decoding.maxTokens > 0 ? { maxTokens: decoding.maxTokens } : {}),

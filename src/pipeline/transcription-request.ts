@@ -13,7 +13,7 @@ import { validateWebhookUrl } from './webhook-url.js';
 
 export const MODEL_IDS = ['svc-medical-1', 'svc-medical-edge-1'] as const;
 export type ModelId = (typeof MODEL_IDS)[number];
-export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json'] as const;
+export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json', 'srt', 'vtt'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 export const PROFILES = ['default', 'standard', 'turbo'] as const;
 export type Profile = (typeof PROFILES)[number];
@@ -26,6 +26,50 @@ export const TIMESTAMP_GRANULARITIES = ['word', 'segment'] as const;
 export const TIMESTAMP_GRANULARITIES_FIELD = 'timestamp_granularities[]';
 /** OpenAI's `keywords` as its client sends an array. */
 export const KEYWORDS_FIELD = 'keywords[]';
+/** OpenAI's `include[]`: extra response content; `logprobs` gives the decoder's token log-probabilities (json). */
+export const INCLUDE_VALUES = ['logprobs'] as const;
+export const INCLUDE_FIELD = 'include[]';
+/** The formats whose answer is the segments as subtitles (subtitles.ts). */
+export const SUBTITLE_FORMATS: readonly ResponseFormat[] = ['srt', 'vtt'];
+/** The formats that carry segments and speakers: diarize and word timestamps need one. */
+const SEGMENT_FORMATS: readonly ResponseFormat[] = ['verbose_json', 'diarized_json', 'srt', 'vtt'];
+
+/**
+ * Every field the route knows: the contract's, then OpenAI's. Anything else is refused (a misspelt
+ * field would otherwise be silently ignored). `file` arrives as the upload, not as a field.
+ */
+export const TRANSCRIPTION_FIELDS = [
+  'model',
+  'response_format',
+  'language',
+  'language_hints',
+  'diarize',
+  'dictionary',
+  'vocabulary',
+  'patterns',
+  'webhook_url',
+  'profile',
+  'prompt',
+  'keywords',
+  KEYWORDS_FIELD,
+  'timestamp_granularities',
+  TIMESTAMP_GRANULARITIES_FIELD,
+  'stream',
+  'temperature',
+  'include',
+  INCLUDE_FIELD,
+  'chunking_strategy',
+] as const;
+
+/** OpenAI's fields this service refuses with a reason (rather than as unknown). */
+const REFUSED_OPENAI_FIELDS: Readonly<Record<string, string>> = {
+  languages: 'languages is not supported: send language=auto with language_hints (a JSON array of tags)',
+  'languages[]': 'languages is not supported: send language=auto with language_hints (a JSON array of tags)',
+  'known_speaker_names[]': 'known speakers are not supported: speaker labels are anonymous, session-local clusters',
+  'known_speaker_references[]': 'known speakers are not supported: speaker labels are anonymous, session-local clusters',
+  known_speaker_names: 'known speakers are not supported: speaker labels are anonymous, session-local clusters',
+  known_speaker_references: 'known speakers are not supported: speaker labels are anonymous, session-local clusters',
+};
 
 export type { LanguageChoice };
 
@@ -54,6 +98,10 @@ export interface TranscriptionRequest {
   profile: Profile;
   /** OpenAI's `stream`: answer with server-sent events as the text is decoded (inline only). */
   stream: boolean;
+  /** OpenAI's `temperature` (0 to 1): whisper's first decoding temperature; 0 is deterministic. */
+  temperature: number;
+  /** OpenAI's `include[]=logprobs`: the json answer carries the decoder's token log-probabilities (inline only). */
+  logprobs: boolean;
 }
 
 /** The formats a streamed answer has events for: text deltas and done, plus segments for diarized_json. */
@@ -114,7 +162,55 @@ function parseGranularities(raw: string | undefined): Array<(typeof TIMESTAMP_GR
   return list as Array<(typeof TIMESTAMP_GRANULARITIES)[number]>;
 }
 
+/** OpenAI's `temperature`: a number from 0 to 1 (a form field, so a decimal string). */
+function parseTemperature(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 0;
+  const value = Number(raw);
+  if (!/^\s*[0-9.eE+-]+\s*$/.test(raw) || !Number.isFinite(value) || value < 0 || value > 1) throw bad('temperature must be a number from 0 to 1');
+  return value;
+}
+
+/** OpenAI's `include[]` (or `include`): only `logprobs`, which needs the json format. */
+function parseInclude(raw: string | undefined, responseFormat: ResponseFormat): boolean {
+  if (raw === undefined || raw === '') return false;
+  let values: unknown;
+  try {
+    values = raw.startsWith('[') ? JSON.parse(raw) : [raw];
+  } catch {
+    values = [raw];
+  }
+  const list = Array.isArray(values) ? values : [values];
+  if (list.some((v) => !(INCLUDE_VALUES as readonly unknown[]).includes(v))) throw bad(`include[] values must be ${INCLUDE_VALUES.join(', ')}`);
+  if (responseFormat !== 'json') throw unprocessable('include[]=logprobs needs response_format json');
+  return list.length > 0;
+}
+
+/**
+ * OpenAI's `chunking_strategy`: `auto` is what this service always does (speech found by the VAD
+ * decides the boundaries). A `server_vad` object (sent by OpenAI's client as chunking_strategy[type]
+ * and siblings) is refused until its parameters are honoured.
+ */
+function checkChunkingStrategy(fields: Record<string, string>): void {
+  if (Object.keys(fields).some((name) => name.startsWith('chunking_strategy['))) {
+    throw unprocessable('chunking_strategy server_vad parameters are not supported; send chunking_strategy=auto or leave it out');
+  }
+  const raw = fields.chunking_strategy;
+  if (raw !== undefined && raw !== '' && raw !== 'auto') throw bad('chunking_strategy must be auto');
+}
+
+/** Refuses a field the route does not know, or an OpenAI field it does not support, before reading any. */
+function checkFieldNames(fields: Record<string, string>): void {
+  for (const name of Object.keys(fields)) {
+    if (REFUSED_OPENAI_FIELDS[name]) throw unprocessable(REFUSED_OPENAI_FIELDS[name]);
+    if (!(TRANSCRIPTION_FIELDS as readonly string[]).includes(name) && !name.startsWith('chunking_strategy[')) {
+      throw bad(`the request has a field that is not one of: ${TRANSCRIPTION_FIELDS.join(', ')}`);
+    }
+  }
+}
+
 export function parseTranscriptionFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
+  checkFieldNames(fields);
+  checkChunkingStrategy(fields);
   const model = oneOf(fields.model, MODEL_IDS, undefined, 'model');
   const responseFormat = oneOf(fields.response_format, RESPONSE_FORMATS, 'diarized_json', 'response_format');
   const profile = oneOf(fields.profile, PROFILES, 'default', 'profile');
@@ -152,8 +248,8 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (patterns.length > 0 && !key.entitlements.includes('patterns')) {
     throw new EntitlementMissing('this key is not entitled to patterns');
   }
-  if (diarize && (responseFormat === 'json' || responseFormat === 'text')) {
-    throw unprocessable('diarize needs response_format verbose_json or diarized_json');
+  if (diarize && !SEGMENT_FORMATS.includes(responseFormat)) {
+    throw unprocessable(`diarize needs response_format ${SEGMENT_FORMATS.join(', ')}`);
   }
   if (fields[TIMESTAMP_GRANULARITIES_FIELD] !== undefined && fields.timestamp_granularities !== undefined) {
     throw bad('send timestamp_granularities[] or timestamp_granularities, not both');
@@ -174,5 +270,9 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (stream && !STREAMED_FORMATS.includes(responseFormat)) {
     throw unprocessable(`stream=true needs response_format ${STREAMED_FORMATS.join(', ')}`);
   }
-  return { model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile, stream };
+  const temperature = parseTemperature(fields.temperature);
+  if (fields[INCLUDE_FIELD] !== undefined && fields.include !== undefined) throw bad('send include[] or include, not both');
+  const logprobs = parseInclude(fields[INCLUDE_FIELD] ?? fields.include, responseFormat);
+  if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
+  return { model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile, stream, temperature, logprobs };
 }

@@ -3,7 +3,7 @@ import t from 'tap';
 import { jobSucceededEvent } from '../../src/jobs/job-succeeded-event.js';
 import { buildOpenApiDocument } from '../../src/api/openapi.js';
 import { ERROR_CODES } from '../../src/api/openapi-schemas.js';
-import { MODEL_IDS, PROFILES, RESPONSE_FORMATS } from '../../src/pipeline/transcription-request.js';
+import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, TRANSCRIPTION_FIELDS } from '../../src/pipeline/transcription-request.js';
 import { buildTestApp } from '../helpers/api-test-app.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -114,7 +114,7 @@ t.test('the direct-upload form is the contract table, with its enums and default
   const form = deref<{ required: string[]; properties: Record<string, Json> }>(doc, (body['multipart/form-data'] as Json).schema);
   t.same(
     Object.keys(form.properties).sort(),
-    ['diarize', 'dictionary', 'file', 'language', 'language_hints', 'model', 'patterns', 'profile', 'response_format', 'stream', 'timestamp_granularities[]', 'vocabulary', 'webhook_url'],
+    ['file', ...TRANSCRIPTION_FIELDS].sort(),
   );
   t.same(form.required.sort(), ['file', 'model']);
   t.same(form.properties.model.enum, MODEL_IDS);

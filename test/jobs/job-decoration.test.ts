@@ -83,6 +83,8 @@ async function createJob(): Promise<JobRecord> {
       webhookUrl: 'https://receiver.example/hook',
       profile: 'default',
       stream: false,
+      temperature: 0,
+      logprobs: false,
     },
     { maxSpeakers: 4 },
   );

@@ -99,7 +99,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
     throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to patterns');
   }
   if (diarize && (responseFormat === 'json' || responseFormat === 'text')) {
-    throw unprocessable('diarize needs response_format verbose_json or diarized_json');
+    throw unprocessable('diarize needs response_format verbose_json, diarized_json, srt or vtt');
   }
   let webhookUrl: string | null = null;
   if (present('webhook_url')) {
@@ -121,6 +121,8 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       webhookUrl,
       profile,
       stream: false,
+      temperature: 0,
+      logprobs: false,
       maxSpeakers,
     },
     filename,

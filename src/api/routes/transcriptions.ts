@@ -80,8 +80,9 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
       // is then exact and no separate probe runs (a probe costs a process start, ~10 % of a short
       // request). Only audio longer than the boundary is probed, to route it to a job or refuse it.
       const pcm = transcription.webhookUrl ? null : await decodeUpToBoundary(upload.path, container, config, abort.signal);
-      if (!pcm && transcription.stream) {
-        throw new ApiError(422, 'invalid_request', `stream=true is answered on this connection for audio up to ${config.inlineBoundarySeconds} seconds; longer audio becomes a job: send it without stream`);
+      if (!pcm && (transcription.stream || transcription.logprobs)) {
+        const asked = transcription.stream ? 'stream=true' : 'include[]=logprobs';
+        throw new ApiError(422, 'invalid_request', `${asked} is answered on this connection for audio up to ${config.inlineBoundarySeconds} seconds; longer audio becomes a job: send it without ${asked}`);
       }
       const durationSeconds = pcm ? pcm.length / DECODED_SAMPLE_RATE : (await probeAudio(upload.path, { timeoutMs: 60_000, container }).catch(audioErrorToApi)).durationSeconds;
       if (durationSeconds > config.maxAudioSeconds) {
@@ -151,7 +152,7 @@ async function answerInline(
     streamed.finish(outcome, transcription.responseFormat, ctx);
     return reply;
   }
-  const { contentType, body } = responseBody(outcome, transcription.responseFormat, ctx);
+  const { contentType, body } = responseBody(outcome, transcription.responseFormat, ctx, { logprobs: transcription.logprobs });
   return reply.code(200).type(contentType).send(body);
 }
 
