@@ -144,8 +144,8 @@ function parseHints(raw: string | undefined): LanguageTag[] | null {
   return tags as LanguageTag[];
 }
 
-/** The values of `timestamp_granularities[]` (one value, or the JSON array of repeated values). */
-function parseGranularities(raw: string | undefined): Array<(typeof TIMESTAMP_GRANULARITIES)[number]> {
+/** The values of an OpenAI array field (`name[]`): one value, or the JSON array of repeated values. */
+function arrayFieldValues(raw: string | undefined): unknown[] {
   if (raw === undefined || raw === '') return [];
   let values: unknown;
   try {
@@ -153,7 +153,12 @@ function parseGranularities(raw: string | undefined): Array<(typeof TIMESTAMP_GR
   } catch {
     values = [raw];
   }
-  const list = Array.isArray(values) ? values : [values];
+  return Array.isArray(values) ? values : [values];
+}
+
+/** The values of `timestamp_granularities[]`. */
+function parseGranularities(raw: string | undefined): Array<(typeof TIMESTAMP_GRANULARITIES)[number]> {
+  const list = arrayFieldValues(raw);
   for (const v of list) {
     if (typeof v !== 'string' || !(TIMESTAMP_GRANULARITIES as readonly string[]).includes(v)) {
       throw unprocessable(`timestamp_granularities[] values must be ${TIMESTAMP_GRANULARITIES.join(' or ')}`);
@@ -172,17 +177,11 @@ function parseTemperature(raw: string | undefined): number {
 
 /** OpenAI's `include[]` (or `include`): only `logprobs`, which needs the json format. */
 function parseInclude(raw: string | undefined, responseFormat: ResponseFormat): boolean {
-  if (raw === undefined || raw === '') return false;
-  let values: unknown;
-  try {
-    values = raw.startsWith('[') ? JSON.parse(raw) : [raw];
-  } catch {
-    values = [raw];
-  }
-  const list = Array.isArray(values) ? values : [values];
+  const list = arrayFieldValues(raw);
+  if (list.length === 0) return false;
   if (list.some((v) => !(INCLUDE_VALUES as readonly unknown[]).includes(v))) throw bad(`include[] values must be ${INCLUDE_VALUES.join(', ')}`);
   if (responseFormat !== 'json') throw unprocessable('include[]=logprobs needs response_format json');
-  return list.length > 0;
+  return true;
 }
 
 /**

@@ -105,7 +105,7 @@ t.test('field validation: status and code per the contract', async (t) => {
   const cases: Array<[Record<string, string>, number]> = [
     [{}, 400],
     [{ model: 'whisper-1' }, 400],
-    [{ model: 'svc-medical-1', response_format: 'srt' }, 400],
+    [{ model: 'svc-medical-1', response_format: 'ass' }, 400],
     [{ model: 'svc-medical-1', profile: 'fast' }, 400],
     [{ model: 'svc-medical-1', diarize: 'maybe' }, 400],
     [{ model: 'svc-medical-1', dictionary: 'yes' }, 400],

@@ -87,9 +87,6 @@ export async function startTestService(env: Record<string, string> = {}, options
     databaseUrl: config.database.url,
     webhookMasterKey: () => loadWebhookMasterKey(dataDir, config.webhooks.masterKey),
   });
-  // Seats taken through these stores (realtime listeners a test starts itself) count only for a live
-  // instance: this one lives as long as the test.
-  await stores.instances.register('test', 'all', Date.now(), 24 * 3_600_000);
   const bucket = s3
     ? new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3.credentials })
     : null;

@@ -129,7 +129,7 @@ t.test('every field of the creation table is validated before a slot exists', as
     ['fractional length', { ...base, content_length_bytes: 1.5 }, 400, 'invalid_request'],
     ['over 1 GiB', { ...base, content_length_bytes: 1_073_741_825 }, 413, 'upload_too_large'],
     ['other model', { ...base, model: 'svc-medical-edge-1' }, 400, 'invalid_request'],
-    ['bad format', { ...base, response_format: 'srt' }, 400, 'invalid_request'],
+    ['bad format', { ...base, response_format: 'ass' }, 400, 'invalid_request'],
     ['bad language', { ...base, language: 'xx' }, 422, 'invalid_request'],
     ['hints without auto', { ...base, language_hints: ['en'] }, 422, 'invalid_request'],
     ['nine hints', { ...base, language: 'auto', language_hints: ['en', 'es', 'pt', 'fr', 'de', 'nl', 'ar', 'hi', 'en-GB'] }, 422, 'invalid_request'],

@@ -19,6 +19,8 @@ let speech: Uint8Array;
 
 t.before(async () => {
   svc = await startTestService();
+  // The listeners started here take seats through these stores: they count for a live instance only.
+  await svc.stores.instances.register('test', 'all', Date.now(), 24 * 3_600_000);
   engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
   speech = wavPcm(await readFile(await speechWav(3)));
 });
