@@ -17,9 +17,9 @@ export interface ResponseContext {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext) {
-  const attached = outcome.speakers;
-  const segments = attached.segments
+/** The answer's segments (verbose formats and subtitles): those with text, with their speakers. */
+export function responseSegments(outcome: TranscriptionOutcome) {
+  return outcome.speakers.segments
     .filter((s) => s.text.trim() !== '')
     .map((s, i) => {
       const textTokens = s.tokens.filter((t) => !t.special);
@@ -37,6 +37,11 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
         ...(s.reviewRequired ? { review_required: true as const } : {}),
       };
     });
+}
+
+export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext) {
+  const attached = outcome.speakers;
+  const segments = responseSegments(outcome);
   const words = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
   return {
     task: 'transcribe' as const,
@@ -84,6 +89,6 @@ export function responseBody(
   if (format === 'json') {
     return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ text: outcome.text, ...(options.logprobs ? { logprobs: tokenLogprobs(outcome) } : {}) }) };
   }
-  if (format === 'srt' || format === 'vtt') return subtitles(format, verboseBody(outcome, ctx).segments);
+  if (format === 'srt' || format === 'vtt') return subtitles(format, responseSegments(outcome));
   return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(verboseBody(outcome, ctx)) };
 }

@@ -61,15 +61,19 @@ export const TRANSCRIPTION_FIELDS = [
   'chunking_strategy',
 ] as const;
 
-/** OpenAI's fields this service refuses with a reason (rather than as unknown). */
-const REFUSED_OPENAI_FIELDS: Readonly<Record<string, string>> = {
-  languages: 'languages is not supported: send language=auto with language_hints (a JSON array of tags)',
-  'languages[]': 'languages is not supported: send language=auto with language_hints (a JSON array of tags)',
-  'known_speaker_names[]': 'known speakers are not supported: speaker labels are anonymous, session-local clusters',
-  'known_speaker_references[]': 'known speakers are not supported: speaker labels are anonymous, session-local clusters',
-  known_speaker_names: 'known speakers are not supported: speaker labels are anonymous, session-local clusters',
-  known_speaker_references: 'known speakers are not supported: speaker labels are anonymous, session-local clusters',
-};
+const NO_LANGUAGES = 'languages is not supported: send language=auto with language_hints (a JSON array of tags)';
+const NO_KNOWN_SPEAKERS = 'known speakers are not supported: speaker labels are anonymous, session-local clusters';
+/** OpenAI's fields this service refuses with a reason (rather than as unknown), single and `[]` forms. */
+const REFUSED_OPENAI_FIELDS: Readonly<Record<string, string>> = Object.fromEntries(
+  [
+    ['languages', NO_LANGUAGES],
+    ['known_speaker_names', NO_KNOWN_SPEAKERS],
+    ['known_speaker_references', NO_KNOWN_SPEAKERS],
+  ].flatMap(([name, reason]) => [
+    [name, reason],
+    [`${name}[]`, reason],
+  ]),
+);
 
 export type { LanguageChoice };
 

@@ -7,8 +7,7 @@
 // earlier turn to another voice, which is why labels are provisional. Features are kept for the last
 // MAX_LABELLED_SECONDS of turns (7.6 kB a second); older turns keep the labels they last had.
 // Work is serial, one turn behind another; turns that queue up meanwhile are diarized once, together.
-import type { SpeakerDiarizer } from '../engine/speaker-diarizer.js';
-import { FEATURES_PER_FRAME, FEATURE_FRAMES_PER_SECOND, type SpeakerFeatures } from '../engine/speaker-diarizer.js';
+import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas, type SpeakerDiarizer, type SpeakerFeatures } from '../engine/speaker-diarizer.js';
 import { nameVoices, turnSpeakers, voicePieces, type TurnSpeakers } from './speaker-labelling.js';
 
 /** Seconds of turn audio whose features a session keeps for re-diarization. */
@@ -85,17 +84,19 @@ export class LiveSpeakers {
   }
 
   private async relabel(): Promise<void> {
-    const joined = joinFeatures(this.kept.map((t) => t.features));
+    // The turns end to end, as one recording's features (each turn starts on the frame grid).
+    const joined = new SpeakerFeatureCanvas(this.kept.reduce((sum, t) => sum + t.features.frames, 0) / FEATURE_FRAMES_PER_SECOND);
     const layout: Array<{ turnId: string; offset: number; seconds: number; sessionStart: number }> = [];
     const regions: Array<{ start: number; end: number }> = [];
     let offset = 0;
     for (const t of this.kept) {
       const seconds = t.features.frames / FEATURE_FRAMES_PER_SECOND;
       layout.push({ turnId: t.turnId, offset, seconds, sessionStart: t.sessionStart });
+      joined.place(offset, t.features);
       for (const r of t.regions) if (Math.min(r.end, seconds) > r.start) regions.push({ start: offset + r.start, end: offset + Math.min(r.end, seconds) });
       offset += seconds;
     }
-    const diarization = await this.diarizer.diarize(joined, regions);
+    const diarization = await this.diarizer.diarize(joined.features, regions);
     const pieces = voicePieces(diarization.turns, layout);
     const names = nameVoices(pieces, this.labels, this.frozen);
     const changed = turnSpeakers(
@@ -112,17 +113,4 @@ export class LiveSpeakers {
       turns: changed.map((t) => ({ turn_id: t.turnId, speaker: t.speaker, segments: t.segments })),
     });
   }
-}
-
-/** Turns' features end to end, as one recording's. */
-function joinFeatures(parts: SpeakerFeatures[]): SpeakerFeatures {
-  const frames = parts.reduce((sum, p) => sum + p.frames, 0);
-  const joined: SpeakerFeatures = { frames, values: new Float32Array(frames * FEATURES_PER_FRAME), audible: new Uint8Array(frames) };
-  let at = 0;
-  for (const p of parts) {
-    joined.values.set(p.values.subarray(0, p.frames * FEATURES_PER_FRAME), at * FEATURES_PER_FRAME);
-    joined.audible.set(p.audible.subarray(0, p.frames), at);
-    at += p.frames;
-  }
-  return joined;
 }
