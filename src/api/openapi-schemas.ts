@@ -501,6 +501,29 @@ const jobSucceededEvent: Schema = {
   },
 };
 
+const jobFailedEvent: Schema = {
+  type: 'object',
+  description: 'Carries the failure code only (never its message, transcript text or file names): read the message from `data.poll_url`.',
+  required: ['id', 'type', 'created', 'data'],
+  additionalProperties: false,
+  properties: {
+    id: string({ pattern: '^evt_', description: 'Equals the `webhook-id` header; stable across attempts.' }),
+    type: string({ const: 'transcription.job.failed' }),
+    created: string({ format: 'date-time' }),
+    data: {
+      type: 'object',
+      required: ['job_id', 'status', 'error', 'poll_url'],
+      additionalProperties: false,
+      properties: {
+        job_id: string(),
+        status: string({ const: 'failed' }),
+        error: { type: 'object', required: ['code'], additionalProperties: false, properties: { code: string({ enum: JOB_FAILURE_CODES }) } },
+        poll_url: string({ format: 'uri', description: 'Authenticate with the API key that created the job.' }),
+      },
+    },
+  },
+};
+
 export const schemas: Record<string, Schema> = {
   Error: errorEnvelope,
   TranscriptionRequest: transcriptionRequest,
@@ -524,4 +547,5 @@ export const schemas: Record<string, Schema> = {
   JobError: jobError,
   JobProgress: jobProgress,
   JobSucceededEvent: jobSucceededEvent,
+  JobFailedEvent: jobFailedEvent,
 };

@@ -291,12 +291,19 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
           description:
             'Signed the Standard Webhooks way: `webhook-signature` is `v1,` + Base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<raw body>`)), the key being the Base64-decoded secret after its `whsec_` prefix. Reject timestamps outside ±300 s. Attempts: immediately, then after 1 min, 5 min, 30 min, 2 h and 8 h; 10 s each; redirects are not followed; any 2xx acknowledges.',
           security: [],
-          parameters: [
-            { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'Stable event id (`evt_...`), for deduplication.' },
-            { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Unix seconds of this attempt.' },
-            { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' }, description: '`v1,<base64>`.' },
-          ],
+          parameters: WEBHOOK_HEADERS,
           requestBody: { required: true, content: { 'application/json': { schema: ref('JobSucceededEvent') } } },
+          responses: { '2XX': { description: 'Accepted durably by the receiver; no further attempts.' } },
+        },
+      },
+      'transcription.job.failed': {
+        post: {
+          operationId: 'jobFailedWebhook',
+          summary: 'A job reached `failed` (sent once; at least once on the wire — deduplicate by `webhook-id`)',
+          description: 'Signed, attempted and acknowledged exactly like `transcription.job.succeeded`. Not sent for upload slots closed by a key revocation.',
+          security: [],
+          parameters: WEBHOOK_HEADERS,
+          requestBody: { required: true, content: { 'application/json': { schema: ref('JobFailedEvent') } } },
           responses: { '2XX': { description: 'Accepted durably by the receiver; no further attempts.' } },
         },
       },
@@ -310,3 +317,10 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
     },
   };
 }
+
+/** The Standard Webhooks headers of every event attempt. */
+const WEBHOOK_HEADERS: Parameter[] = [
+  { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'Stable event id (`evt_...`), for deduplication.' },
+  { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Unix seconds of this attempt.' },
+  { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' }, description: '`v1,<base64>`.' },
+];

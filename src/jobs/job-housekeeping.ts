@@ -9,6 +9,7 @@ import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES } from './job-failure.js';
+import { jobEventInput, jobFailedEvent } from './job-webhook-events.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
 
 export interface JobHousekeepingDeps {
@@ -16,6 +17,10 @@ export interface JobHousekeepingDeps {
   blobs: BlobStore;
   keys: KeyStore;
   events: JobEvents;
+  /** Told when a failure wrote a webhook event (the delivery worker sends it now). */
+  webhooks?: { kick(): void };
+  /** For the poll URL in webhook events; read when used (known once the server listens). */
+  config: { readonly publicBaseUrl: string };
   defaultRetentionHours: number;
 }
 
@@ -26,14 +31,19 @@ export class JobHousekeeping {
   async expireUpload(job: JobRecord, nowMs: number): Promise<boolean> {
     if (job.status !== 'awaiting_upload' || job.completeByMs === null || job.completeByMs > nowMs) return false;
     const hours = job.retentionHours ?? (await this.deps.keys.get(job.keyId))?.retentionHours ?? this.deps.defaultRetentionHours;
+    // A job that asked for a webhook hears that its upload never came.
+    const eventInput = jobEventInput(job, this.deps.config.publicBaseUrl, nowMs);
+    const event = eventInput ? jobFailedEvent(eventInput, 'job_expired') : null;
     const released = await this.deps.jobs.fail(
       job.id,
       { status: 'awaiting_upload' },
       { code: 'job_expired', message: JOB_FAILURE_MESSAGES.uploadExpired },
       retentionFrom(nowMs, effectiveRetentionHours(job, hours)),
       nowMs,
+      event,
     );
     if (!released) return false;
+    if (event) this.deps.webhooks?.kick();
     for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
     // A file posted straight to the bucket but never completed goes with the slot.
     await this.deps.blobs.directUploads?.discard(job.id).catch(() => {});

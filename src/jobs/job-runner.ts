@@ -49,7 +49,7 @@ import { JobLease } from './job-lease.js';
 import type { JobQueue } from './job-queue.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
-import { jobSucceededEvent } from './job-succeeded-event.js';
+import { jobEventInput, jobFailedEvent, jobSucceededEvent } from './job-webhook-events.js';
 import { appendChunk, emptyTranscript, finalResult, type AssembledTranscript } from './job-transcript.js';
 
 /** A job whose speakers are attached after its text (job-decoration.ts): diarized, in a format with segments. */
@@ -221,6 +221,8 @@ export class JobRunner implements JobQueue {
       }
       // Other loops may have work waiting too.
       this.wake();
+      // A long poll returns on every state change: `accepted` -> `running` too.
+      this.deps.events.notify(job.id);
       let backoffMs: number;
       try {
         backoffMs = await this.step(job, workerId);
@@ -406,17 +408,8 @@ export class JobRunner implements JobQueue {
     // The decoration reads the whole transcript (with its words) from the provisional result.
     const partial = decorating ? await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript)) : null;
     // The webhook event is written with the transition itself (one transaction), never after it.
-    const event =
-      job.webhookUrl && job.webhookSecretVersion !== null
-        ? jobSucceededEvent({
-            jobId: job.id,
-            keyId: job.keyId,
-            secretVersion: job.webhookSecretVersion,
-            url: job.webhookUrl,
-            pollUrl: `${this.deps.config.publicBaseUrl}/v1/jobs/${job.id}`,
-            nowMs: now,
-          })
-        : null;
+    const eventInput = jobEventInput(job, this.deps.config.publicBaseUrl, now);
+    const event = eventInput ? jobSucceededEvent(eventInput) : null;
     const won = await jobs.succeed(
       job.id,
       workerId,
@@ -497,9 +490,12 @@ export class JobRunner implements JobQueue {
 
   private async fail(job: JobRecord, workerId: string, failure: JobFailure): Promise<void> {
     const now = this.now();
-    const released = await this.deps.jobs.fail(job.id, { workerId }, { code: failure.code, message: failure.message }, await this.retention(job, now), now);
+    const eventInput = jobEventInput(job, this.deps.config.publicBaseUrl, now);
+    const event = eventInput ? jobFailedEvent(eventInput, failure.code) : null;
+    const released = await this.deps.jobs.fail(job.id, { workerId }, { code: failure.code, message: failure.message }, await this.retention(job, now), now, event);
     if (!released) return;
     this.deps.observer?.jobFailed();
+    if (event) this.deps.webhooks?.kick();
     for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
     this.deps.events.notify(job.id);
   }

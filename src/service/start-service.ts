@@ -114,7 +114,10 @@ async function startRole(
     allowLoopback: config.webhooks.allowLoopback,
     dnsServers: config.webhooks.dnsServers,
   });
-  const housekeeping = new JobHousekeeping({ jobs, blobs, keys, events, defaultRetentionHours: config.retentionHours });
+  // The delivery worker is created with the app (it logs through it); until then a new event waits
+  // for the worker's first pass.
+  const webhooks = { kick: () => {} };
+  const housekeeping = new JobHousekeeping({ jobs, blobs, keys, events, webhooks, config, defaultRetentionHours: config.retentionHours });
 
   // Registered before any work is taken; what dead instances held (with SQLite: every earlier
   // process) is released — job leases, uploads cut off mid-stream, webhook attempts, idempotency claims.
@@ -144,8 +147,7 @@ async function startRole(
 
   const runner = plan.works
     ? new JobRunner({
-        // The delivery worker is created with the app (it logs through it); a job succeeds only after start.
-        webhooks: { kick: () => deliveries?.kick() },
+        webhooks,
         config,
         instanceId,
         jobs,
@@ -242,6 +244,7 @@ async function startRole(
     closers.push(() => runner.stop());
   }
   if (deliveries) {
+    webhooks.kick = () => deliveries.kick();
     deliveries.start();
     closers.push(() => deliveries.stop());
   }

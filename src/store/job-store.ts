@@ -121,9 +121,9 @@ export interface FinalResult {
 }
 
 /**
- * The completion event of a job with a webhook, handed to `succeed` so that the event is written to
- * the delivery outbox in the same transaction that marks the job succeeded: an event exists exactly
- * when its job succeeded, whatever crashes.
+ * The end event of a job with a webhook, handed to `succeed` (or `fail`) so that the event is written
+ * to the delivery outbox in the same transaction that ends the job: an event exists exactly when its
+ * job ended that way, whatever crashes.
  */
 export interface OutboxEvent {
   eventId: string;
@@ -247,7 +247,7 @@ export interface JobStore {
   /**
    * -> `failed` from `from`: a leased `running` job (workerId given) or an `awaiting_upload` one.
    * Clears the audio and provisional paths; returns the paths it cleared, or null when the job was
-   * not in that state.
+   * not in that state. With an event, the event joins the webhook outbox in the same transaction.
    */
   fail(
     id: string,
@@ -255,6 +255,7 @@ export interface JobStore {
     error: { code: JobFailureCode; message: string },
     retention: Retention,
     nowMs: number,
+    event?: OutboxEvent | null,
   ): Promise<ReleasedBlobs | null>;
 
   /**

@@ -1,6 +1,6 @@
 // GET /v1/openapi.json: public, and a structurally sound OpenAPI 3.1 document of the contract.
 import t from 'tap';
-import { jobSucceededEvent } from '../../src/jobs/job-succeeded-event.js';
+import { JOB_EVENT_TYPES, JOB_FAILED_EVENT_TYPE, JOB_SUCCEEDED_EVENT_TYPE, jobFailedEvent, jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { buildOpenApiDocument } from '../../src/api/openapi.js';
 import { ERROR_CODES } from '../../src/api/openapi-schemas.js';
 import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, TRANSCRIPTION_FIELDS } from '../../src/pipeline/transcription-request.js';
@@ -156,17 +156,24 @@ t.test('jobs routes: wait and include_result, DELETE is 405 cancellation_not_sup
   t.ok(create['201'], 'POST /v1/jobs answers 201');
 });
 
-t.test('the webhook event is documented as the body the service sends', async (t) => {
+t.test('the webhook events are documented as the bodies the service sends', async (t) => {
   const doc = JSON.parse(JSON.stringify(buildOpenApiDocument())) as Json;
-  const hook = ((doc.webhooks as Json)['transcription.job.succeeded'] as Json).post as Json;
-  t.same(((hook.parameters as Json[]) ?? []).map((p) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
-  const schema = resolve(doc, '#/components/schemas/JobSucceededEvent') as Json;
-  t.same((((hook.requestBody as Json).content as Json)['application/json'] as Json).schema, { $ref: '#/components/schemas/JobSucceededEvent' });
-  const body = JSON.parse(
-    jobSucceededEvent({ jobId: 'job_1', keyId: 'key_1', secretVersion: 1, url: 'https://h.example/x', pollUrl: 'https://s.example/v1/jobs/job_1', nowMs: 0 }).body,
-  );
-  t.same(Object.keys(body).sort(), [...(schema.required as string[])].sort(), 'the event has exactly the documented fields');
-  const data = (schema.properties as Json).data as Json;
-  t.same(Object.keys(body.data).sort(), [...(data.required as string[])].sort());
-  t.match(body.id, new RegExp(((schema.properties as Json).id as Json).pattern as string));
+  const input = { jobId: 'job_1', keyId: 'key_1', secretVersion: 1, url: 'https://h.example/x', pollUrl: 'https://s.example/v1/jobs/job_1', nowMs: 0 };
+  const events: Array<[string, string, string]> = [
+    [JOB_SUCCEEDED_EVENT_TYPE, 'JobSucceededEvent', jobSucceededEvent(input).body],
+    [JOB_FAILED_EVENT_TYPE, 'JobFailedEvent', jobFailedEvent(input, 'audio_undecodable').body],
+  ];
+  t.same(Object.keys(doc.webhooks as Json).sort(), [...JOB_EVENT_TYPES].sort(), 'every event type, no other');
+  for (const [type, name, sent] of events) {
+    const hook = ((doc.webhooks as Json)[type] as Json).post as Json;
+    t.same(((hook.parameters as Json[]) ?? []).map((p) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    const schema = resolve(doc, `#/components/schemas/${name}`) as Json;
+    t.same((((hook.requestBody as Json).content as Json)['application/json'] as Json).schema, { $ref: `#/components/schemas/${name}` });
+    const body = JSON.parse(sent);
+    t.equal(body.type, type);
+    t.same(Object.keys(body).sort(), [...(schema.required as string[])].sort(), `${type}: exactly the documented fields`);
+    const data = (schema.properties as Json).data as Json;
+    t.same(Object.keys(body.data).sort(), [...(data.required as string[])].sort());
+    t.match(body.id, new RegExp(((schema.properties as Json).id as Json).pattern as string));
+  }
 });

@@ -8,7 +8,7 @@ import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import { SqliteJobStore } from '../../src/store/sqlite/sqlite-job-store.js';
 import { SqliteWebhookOutbox } from '../../src/store/sqlite/sqlite-webhook-outbox.js';
 import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
-import { jobSucceededEvent } from '../../src/jobs/job-succeeded-event.js';
+import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { postWebhook } from '../../src/webhooks/post-webhook.js';
 import { createDestinationValidator } from '../../src/webhooks/validate-destination.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';

@@ -12,7 +12,7 @@ import { SqliteWebhookOutbox } from '../../src/store/sqlite/sqlite-webhook-outbo
 import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { isKeyActive } from '../../src/api/authenticate.js';
 import { KEY_REVOKED_DELIVERY_STATUS } from '../../src/jobs/key-revocation.js';
-import { jobSucceededEvent } from '../../src/jobs/job-succeeded-event.js';
+import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
 import { TestClock } from '../helpers/api-test-app.js';
 import { revokeKeyWithCli } from '../helpers/revoke-key-cli.js';

@@ -212,14 +212,7 @@ export class PgJobStore implements JobStore {
         ],
       );
       const won = rowCount === 1;
-      if (won && event) {
-        // Due at once: the first attempt is immediate.
-        await client.query(
-          `INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body, state, next_attempt_at_ms, created_at_ms)
-            VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7)`,
-          [event.eventId, id, event.keyId, event.secretVersion, event.url, event.body, nowMs],
-        );
-      }
+      if (won && event) await recordEvent(client, id, event, nowMs);
       return won;
     });
   }
@@ -263,11 +256,14 @@ export class PgJobStore implements JobStore {
     });
   }
 
-  async fail(id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number): Promise<ReleasedBlobs | null> {
+  async fail(id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number, event: OutboxEvent | null = null): Promise<ReleasedBlobs | null> {
+    // As `succeed`: the failure and its event commit together or not at all.
     return this.db.transaction(async (client) => {
       const { rows } = await client.query<JobRow>('SELECT * FROM jobs WHERE id = $1 FOR UPDATE', [id]);
       if (!rows[0] || !mayFail(rows[0], from)) return null;
-      return markFailed(client, rows[0], error, retention, nowMs);
+      const released = await markFailed(client, rows[0], error, retention, nowMs);
+      if (event) await recordEvent(client, id, event, nowMs);
+      return released;
     });
   }
 
@@ -346,6 +342,15 @@ export class PgJobStore implements JobStore {
 }
 
 /** Marks a row (locked by the caller) failed; returns the blobs it no longer references. */
+/** The outbox row of a job's webhook event, due at once (the first attempt is immediate). */
+async function recordEvent(client: Queryable, id: string, event: OutboxEvent, nowMs: number): Promise<void> {
+  await client.query(
+    `INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body, state, next_attempt_at_ms, created_at_ms)
+      VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $7)`,
+    [event.eventId, id, event.keyId, event.secretVersion, event.url, event.body, nowMs],
+  );
+}
+
 async function markFailed(client: Queryable, row: JobRow, error: FailError, retention: Retention, nowMs: number): Promise<ReleasedBlobs> {
   await client.query(
     `UPDATE jobs SET status = 'failed', error_code = $1, error_message = $2,

@@ -146,6 +146,21 @@ export class SqliteJobStore implements JobStore {
     });
     this.completeTransaction = (...args) => complete.immediate(...args);
 
+    // The outbox row of the webhook event: due at once (the first attempt is immediate).
+    const insertEvent = db.prepare(`INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body,
+        state, next_attempt_at_ms, created_at_ms)
+      VALUES (@event_id, @job_id, @key_id, @secret_version, @url, @body, 'pending', @now, @now)`);
+    /** Writes `event` to the outbox for job `id`: called inside the transaction of its transition. */
+    const recordEvent = (id: string, event: OutboxEvent, nowMs: number) =>
+      insertEvent.run({
+        event_id: event.eventId,
+        job_id: id,
+        key_id: event.keyId,
+        secret_version: event.secretVersion,
+        url: event.url,
+        body: event.body,
+        now: nowMs,
+      });
     const markFailed = db.prepare(`UPDATE jobs SET status = 'failed', error_code = @code, error_message = @message,
         audio_path = NULL, partial_path = NULL, lease_owner = NULL, lease_expires_at_ms = NULL,
         upload_state = (CASE WHEN upload_state = 'receiving' THEN 'empty' ELSE upload_state END),
@@ -164,10 +179,12 @@ export class SqliteJobStore implements JobStore {
       });
       return releasedByFailure(row);
     };
-    const fail = db.transaction((id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number) => {
+    const fail = db.transaction((id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number, event: OutboxEvent | null) => {
       const row = this.selectById.get(id);
       if (!row || !mayFail(row, from)) return null;
-      return markRowFailed(row, error, retention, nowMs);
+      const released = markRowFailed(row, error, retention, nowMs);
+      if (event) recordEvent(id, event, nowMs);
+      return released;
     });
     this.failTransaction = (...args) => fail.immediate(...args);
 
@@ -207,10 +224,6 @@ export class SqliteJobStore implements JobStore {
         decoration = (CASE WHEN @decorating = 1 THEN 'processing' ELSE decoration END),
         decoration_attempts = (CASE WHEN @decorating = 1 THEN 1 ELSE decoration_attempts END)
       WHERE id = @id AND status = 'running' AND lease_owner = @worker`);
-    // The outbox row of the webhook event: due at once (the first attempt is immediate).
-    const insertEvent = db.prepare(`INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body,
-        state, next_attempt_at_ms, created_at_ms)
-      VALUES (@event_id, @job_id, @key_id, @secret_version, @url, @body, 'pending', @now, @now)`);
     const succeed = db.transaction(
       (
         id: string,
@@ -237,17 +250,7 @@ export class SqliteJobStore implements JobStore {
             id,
             worker: workerId,
           }).changes === 1;
-        if (won && event) {
-          insertEvent.run({
-            event_id: event.eventId,
-            job_id: id,
-            key_id: event.keyId,
-            secret_version: event.secretVersion,
-            url: event.url,
-            body: event.body,
-            now: nowMs,
-          });
-        }
+        if (won && event) recordEvent(id, event, nowMs);
         return won;
       },
     );
@@ -361,8 +364,8 @@ export class SqliteJobStore implements JobStore {
     return this.endDecorationTransaction(id, workerId, outcome, nowMs);
   }
 
-  async fail(id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number): Promise<ReleasedBlobs | null> {
-    return this.failTransaction(id, from, error, retention, nowMs);
+  async fail(id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number, event: OutboxEvent | null = null): Promise<ReleasedBlobs | null> {
+    return this.failTransaction(id, from, error, retention, nowMs, event);
   }
 
   async closeUploadSlotsOfKey(keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number): Promise<ReleasedBlobs[]> {
@@ -423,4 +426,4 @@ export class SqliteJobStore implements JobStore {
 }
 
 type CloseSlotsFn = (keyId: string, error: FailError, retentionOf: (job: JobRecord) => Retention, nowMs: number) => ReleasedBlobs[];
-type ReleasedBlobsFn = (id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number) => ReleasedBlobs | null;
+type ReleasedBlobsFn = (id: string, from: FailFrom, error: FailError, retention: Retention, nowMs: number, event: OutboxEvent | null) => ReleasedBlobs | null;

@@ -596,7 +596,7 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       }
     });
 
-    t.test("the lease holder's succeed racing a stale worker and a fail: exactly one wins; the event exists exactly when the job succeeded", async (t) => {
+    t.test("the lease holder's succeed racing a stale worker and a fail: exactly one wins; the winner's event, and only it, is in the outbox", async (t) => {
       const { jobs, outbox, another } = await open(t);
       const second = (await another()).jobs;
       const outcomes: string[] = [];
@@ -608,8 +608,8 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
         const calls = [
           async () => ((await jobs.succeed(job.id, 'w-new', result(`/r/${round}`), retention, 4000, eventFor(job.id))) ? 'holder succeeded' : null),
           async () => ((await second.succeed(job.id, 'w-old', result('/r/stale'), retention, 4000, eventFor(`${job.id}-stale`))) ? 'stale succeeded' : null),
-          async () => ((await second.fail(job.id, { workerId: 'w-old' }, internalError, retention, 4000)) ? 'stale failed' : null),
-          async () => ((await second.fail(job.id, { status: 'running' }, internalError, retention, 4000)) ? 'failed' : null),
+          async () => ((await second.fail(job.id, { workerId: 'w-old' }, internalError, retention, 4000, eventFor(`${job.id}-stale-failed`))) ? 'stale failed' : null),
+          async () => ((await second.fail(job.id, { status: 'running' }, internalError, retention, 4000, eventFor(`${job.id}-failed`))) ? 'failed' : null),
         ];
         // Both orders of issue, so on PostgreSQL either side may get the row first.
         const winners = (await Promise.all((round % 2 === 0 ? calls : calls.reverse()).map((call) => call()))).filter((w) => w !== null);
@@ -622,7 +622,7 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
           t.equal(event?.eventId, `evt_${job.id}`, 'its event is in the outbox');
         } else {
           t.match(after, { status: 'failed', resultPath: null, errorCode: 'internal_error', audioPath: null });
-          t.equal(event, null, 'no event for a job that did not succeed');
+          t.equal(event?.eventId, `evt_${job.id}-failed`, 'the failure event, and only it, is in the outbox');
         }
       }
       t.equal(count(outcomes, 'stale succeeded') + count(outcomes, 'stale failed'), 0, 'a stale worker never moves the job');

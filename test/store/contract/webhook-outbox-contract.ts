@@ -3,7 +3,7 @@
 // leases, attempted, rescheduled, delivered, given up or abandoned; and delivery workers on separate
 // connections never get the same event at once.
 import type { Test } from 'tap';
-import { jobSucceededEvent } from '../../../src/jobs/job-succeeded-event.js';
+import { jobSucceededEvent } from '../../../src/jobs/job-webhook-events.js';
 import type { JobStore, NewJob, OutboxEvent } from '../../../src/store/job-store.js';
 import type { WebhookOutbox } from '../../../src/store/webhook-outbox.js';
 import { failureOf } from './refusal.js';
