@@ -5,16 +5,20 @@ const USAGE = `svc-stt — self-hosted medical speech-to-text
 
 Usage:
   svc-stt serve [--role api|worker|all]   (configured by SVC_* environment variables; see README)
-  svc-stt transcribe FILE [--model PATH|NAME] [--language CODE] [--format text|json|verbose_json]
-                          [--threads N] [--max-tokens N]
+  svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json]
+                          [--threads N] [--beam-size N] [--max-tokens N] [--no-fallback] [--no-vad]
+                          [--diarize [--max-speakers 1-4]] [--words] [--dtw] [--patterns EXPRS]
+  svc-stt bench [--model PATH|NAME] [--audio FILE ...] [--seconds N] [--workers N] [--threads N]
+                [--calls N] [--max-tokens N] [--json]
+                          (speed on this machine; without --audio it speaks its own audio with espeak-ng)
   svc-stt models list
   svc-stt models download NAME [--dir DIR] [--no-verify]
   svc-stt models make-test --arch micro|tiny|base|small --seed N --out FILE
   svc-stt keys create [--json] [--tenant T] [--plan builder|payg|enterprise] [--entitlement E ...]
                       [--no-language-detection] [--default-language L] [--retention-hours N] [--rate-limit N]
   svc-stt keys list [--json]
-  svc-stt keys revoke ID
-  svc-stt keys update ID [--plan P] [--billing active|paused] [--entitlement E ...|none]
+  svc-stt keys revoke ID [--json]
+  svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
                       [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
   svc-stt dictionary set --key ID --language FAMILY FILE     (one term per line)
   svc-stt dictionary show --key ID --language FAMILY [--json]
@@ -26,8 +30,16 @@ Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_WEBHOOK_MASTER_KEY (encrypts webhook secrets; default <data dir>/webhook-master.key).
 `;
 
+const COMMANDS = ['serve', 'transcribe', 'bench', 'models', 'keys', 'dictionary', 'webhooks'];
+
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  // `svc-stt COMMAND --help` and `svc-stt help COMMAND`: that command's lines of the usage.
+  const helpFor = COMMANDS.includes(command) && asksForHelp(rest) ? command : command === 'help' && COMMANDS.includes(rest[0]) ? rest[0] : undefined;
+  if (helpFor) {
+    process.stdout.write(usageOf(helpFor));
+    return;
+  }
   try {
     switch (command) {
       case 'serve':
@@ -35,6 +47,9 @@ export async function main(argv: string[]): Promise<void> {
         break;
       case 'transcribe':
         await (await import('./transcribe-command.js')).runTranscribeCommand(rest);
+        break;
+      case 'bench':
+        await (await import('./bench-command.js')).runBenchCommand(rest);
         break;
       case 'models':
         await (await import('./models-command.js')).runModelsCommand(rest);
@@ -60,6 +75,30 @@ export async function main(argv: string[]): Promise<void> {
     }
   } catch (error) {
     process.stderr.write(`svc-stt: ${(error as Error).message}\n`);
-    process.exitCode = (error as { exitCode?: number }).exitCode ?? 1;
+    process.exitCode = exitCodeOf(error);
   }
+}
+
+/** 2 for a mistake in the command line (ours, or an unknown or malformed option found by parseArgs), else 1. */
+function exitCodeOf(error: unknown): number {
+  const { exitCode, code } = error as { exitCode?: number; code?: unknown };
+  if (exitCode !== undefined) return exitCode;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_') ? 2 : 1;
+}
+
+function asksForHelp(args: string[]): boolean {
+  const options = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  return options.includes('--help') || options.includes('-h');
+}
+
+/** The lines of USAGE for one command: each `svc-stt COMMAND ...` line with the lines continuing it. */
+function usageOf(command: string): string {
+  const lines: string[] = [];
+  let inside = false;
+  for (const line of USAGE.split('\n')) {
+    if (line.startsWith('  svc-stt ')) inside = line.startsWith(`  svc-stt ${command} `) || line === `  svc-stt ${command}`;
+    else if (!/^ {4,}\S/.test(line)) inside = false;
+    if (inside) lines.push(line);
+  }
+  return `Usage:\n${lines.join('\n')}\n`;
 }

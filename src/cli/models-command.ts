@@ -7,6 +7,7 @@ import { loadManifest } from '../models/manifest.js';
 import { modelsDir } from '../models/model-paths.js';
 import { ModelFileError, readVadModelHeader } from '../models/vad-model-header.js';
 import { VAD_MODEL_ENV, vadModelPath } from '../models/vad-model-path.js';
+import { describeModelFile, megabytes, modelDirectoryFiles, type ModelDirectoryFile } from './model-directory.js';
 import { ProgressBar } from './progress-bar.js';
 import { UsageError } from './usage-error.js';
 
@@ -18,14 +19,40 @@ export async function runModelsCommand(argv: string[]): Promise<void> {
   throw new UsageError('usage: svc-stt models [list] | download NAME | make-test --arch A --seed N --out FILE');
 }
 
+/**
+ * The manifest's models, each marked present when its file is in the models directory, then the other
+ * model files there (generated test models, files copied in by hand) and the VAD model.
+ */
 async function listModels(): Promise<void> {
   const manifest = await loadManifest();
+  const dir = modelsDir();
+  const files = await modelDirectoryFiles(dir);
+  const byName = new Map(files.map((file) => [file.name, file]));
+  const source = process.env.SVC_MODELS_DIR ? 'SVC_MODELS_DIR' : 'default; SVC_MODELS_DIR sets another';
+  process.stdout.write(`Models directory (${source})\n  ${dir}\n\n`);
+  process.stdout.write(`${'NAME'.padEnd(24)} ${'SIZE'.padStart(8)}  ${'CHECK'.padEnd(10)}  FILE\n`);
   for (const entry of manifest.models) {
-    const size = entry.sizeBytes ? `${(entry.sizeBytes / 1e6).toFixed(0)} MB` : '? MB';
+    const size = entry.sizeBytes ? megabytes(entry.sizeBytes) : '? MB';
     const check = entry.sha256 ? 'sha256' : entry.sha1 ? 'sha1' : 'unverified';
-    process.stdout.write(`${entry.name.padEnd(24)} ${size.padStart(8)}  ${check}\n`);
+    const file = byName.get(entry.file);
+    byName.delete(entry.file);
+    process.stdout.write(`${entry.name.padEnd(24)} ${size.padStart(8)}  ${check.padEnd(10)}  ${presence(entry.sizeBytes, file)}\n`);
+  }
+  process.stdout.write('get one: svc-stt models download NAME; use one: --model NAME or SVC_MODEL=NAME\n');
+  if (byName.size > 0) {
+    process.stdout.write('\nOther model files there\n');
+    for (const file of byName.values()) {
+      process.stdout.write(`  ${file.name.padEnd(32)} ${megabytes(file.sizeBytes).padStart(8)}  ${await describeModelFile(file.path)}\n`);
+    }
   }
   await listVadModel();
+}
+
+/** Whether a manifest model's file is there; a size other than the published one is worth a warning. */
+function presence(publishedBytes: number | undefined, file: ModelDirectoryFile | undefined): string {
+  if (!file) return '-';
+  if (publishedBytes !== undefined && file.sizeBytes !== publishedBytes) return `present, ${megabytes(file.sizeBytes)}: not the published file`;
+  return 'present';
 }
 
 /** The speech detection model the service would use: where, whether it is there, which release. */

@@ -3,10 +3,10 @@ import { parseArgs } from 'node:util';
 import { decodeAudio } from '../audio/index.js';
 import { Engine } from '../engine/engine.js';
 import { DIARIZER_MAX_VOICES } from '../engine/speaker-diarizer.js';
-import { resolveModelFile } from '../models/model-paths.js';
 import { vadModelPath } from '../models/vad-model-path.js';
 import { parsePatterns } from '../pipeline/patterns.js';
 import { transcribePcm } from '../pipeline/transcribe-pcm.js';
+import { existingModelFile, modelArgument } from './model-file-argument.js';
 import { formatTranscript, OUTPUT_FORMATS, type OutputFormat } from './transcript-output.js';
 import { UsageError } from './usage-error.js';
 
@@ -49,13 +49,14 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
   if (maxSpeakers !== undefined && !values.diarize) throw new UsageError('--max-speakers needs --diarize');
   if (values.dtw && !values.words && !values.diarize) throw new UsageError('--dtw times words: it needs --words or --diarize');
   const patterns = parsePatterns(values.patterns);
-  const modelArg = values.model ?? process.env.SVC_MODEL;
-  if (!modelArg) throw new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (see `svc-stt models list`)');
+  const modelArg = modelArgument(values.model);
+  // Before the audio is decoded: a missing model should not cost a long file's decoding first.
+  const model = await existingModelFile(modelArg.value, modelArg.from);
 
   const pcm = await decodeAudio(file, { maxSeconds: MAX_LOCAL_SECONDS, timeoutMs: 10 * 60_000 });
   const vad = !values['no-vad'];
   const engine = await Engine.open({
-    model: resolveModelFile(modelArg),
+    model,
     workers: 1,
     threadsPerWorker: threads,
     wordAlignment: values.dtw ? 'dtw' : 'tokens',

@@ -1,6 +1,8 @@
 // `svc-stt transcribe FILE --diarize` (the local runtime) and the library call under it,
 // `transcribePcm(engine, pcm, {diarize: true})`: who spoke when on a generated 2-voice conversation,
-// the words with their speakers, the dialogue text format, and the usage errors of the new flags.
+// the words with their speakers, the dialogue text format, and the usage errors of the new flags; and
+// a model file that is not there, which is refused with how to get it.
+import { join, resolve } from 'node:path';
 import t from 'tap';
 import { runTranscribeCommand } from '../../src/cli/transcribe-command.js';
 import { UsageError } from '../../src/cli/usage-error.js';
@@ -70,4 +72,25 @@ t.test('svc-stt transcribe --patterns: the report in verbose_json; a refused pat
   t.match(verbose.patterns, { schema: 'svc-patterns-v1', requested: 2, budget_exhausted: 0 });
   t.equal(verbose.patterns.matches, verbose.patterns.results[0].count + verbose.patterns.results[1].count);
   await t.rejects(runTranscribeCommand(['missing.wav', '--model', model, '--patterns', 'a+?']), { message: /pattern 1: lazy/ });
+});
+
+t.test('a model that is not there: the path, and how to get it, before any audio is decoded', async (t) => {
+  const saved = { dir: process.env.SVC_MODELS_DIR, model: process.env.SVC_MODEL };
+  process.env.SVC_MODELS_DIR = t.testdir();
+  t.teardown(() => {
+    for (const [name, value] of [['SVC_MODELS_DIR', saved.dir], ['SVC_MODEL', saved.model]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+  const expected = join(t.testdir(), 'ggml-tiny.bin');
+  // missing.wav does not exist either: the model is checked first.
+  await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'tiny']), {
+    constructor: UsageError,
+    message: `--model: model 'tiny' is not downloaded (no file ${expected}); get it with: svc-stt models download tiny (\`svc-stt models list\` shows what is downloaded; SVC_MODELS_DIR sets where models are)`,
+  });
+  process.env.SVC_MODEL = 'base.en';
+  await t.rejects(runTranscribeCommand(['missing.wav']), { constructor: UsageError, message: /^SVC_MODEL: model 'base\.en' is not downloaded .*svc-stt models download base\.en/ });
+  await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'tinyy']), { constructor: UsageError, message: /'tinyy' is no model name that can be downloaded; `svc-stt models list` shows the names/ });
+  await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'models/mine.bin']), { constructor: UsageError, message: `--model: no model file ${resolve('models/mine.bin')}` });
 });
