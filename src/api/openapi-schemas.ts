@@ -20,6 +20,7 @@ import {
 } from '../pipeline/transcription-request.js';
 import { MAX_PROMPT_CHARACTERS } from '../pipeline/prompt-field.js';
 import type { ApiErrorCode } from './api-error.js';
+import { MODEL_LIST_SCHEMA, MODEL_SCHEMA } from './routes/models.js';
 import type { Reference, Schema } from './openapi-types.js';
 
 export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
@@ -548,4 +549,6 @@ export const schemas: Record<string, Schema> = {
   JobProgress: jobProgress,
   JobSucceededEvent: jobSucceededEvent,
   JobFailedEvent: jobFailedEvent,
+  Model: MODEL_SCHEMA,
+  ModelList: { ...MODEL_LIST_SCHEMA, properties: { ...MODEL_LIST_SCHEMA.properties, data: { type: 'array', items: ref('Model') } } },
 };

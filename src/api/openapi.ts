@@ -244,6 +244,23 @@ const deleteJob: Operation = {
   responses: { '405': response('CancellationNotSupported'), ...errors() },
 };
 
+const listModels: Operation = {
+  operationId: 'listModels',
+  summary: 'The models this server answers to (OpenAI list shape)',
+  tags: ['models'],
+  security: BEARER,
+  responses: { '200': { description: 'Both model ids, with the file serving each.', headers: { 'x-request-id': header('RequestId') }, content: json('ModelList') }, ...errors() },
+};
+
+const retrieveModel: Operation = {
+  operationId: 'retrieveModel',
+  summary: 'One model',
+  tags: ['models'],
+  security: BEARER,
+  parameters: [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }],
+  responses: { '200': { description: 'The model.', headers: { 'x-request-id': header('RequestId') }, content: json('Model') }, ...errors('404') },
+};
+
 const getOpenApi: Operation = {
   operationId: 'getOpenApiDocument',
   summary: 'This document',
@@ -280,6 +297,8 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
       '/v1/jobs/{job_id}/result': { get: getJobResult },
       '/v1/jobs/{job_id}/partial': { get: getJobPartial },
       '/v1/uploads/{job_id}': { post: uploadToSlot },
+      '/v1/models': { get: listModels },
+      '/v1/models/{model}': { get: retrieveModel },
       '/v1/openapi.json': { get: getOpenApi },
     },
     // OpenAPI 3.1 webhooks: what this service POSTs to a job's `webhook_url`.

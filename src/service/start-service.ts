@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { isKeyActive } from '../api/authenticate.js';
 import { buildApp } from '../api/build-app.js';
+import { modelRoutes } from '../api/routes/models.js';
 import { healthRoutes } from '../api/routes/health.js';
 import { jobRoutes } from '../api/routes/jobs.js';
 import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
@@ -202,6 +203,20 @@ async function startRole(
         blobs,
         queue,
         webhooks,
+      }),
+    );
+    routes.push(
+      modelRoutes({
+        files: config.models,
+        builds: engines.modelBuilds,
+        loaded: () => {
+          try {
+            engines.assertOpen();
+            return true;
+          } catch {
+            return false;
+          }
+        },
       }),
     );
     // The embedded upload target of presigned forms; with S3 the forms post straight to the bucket.

@@ -63,6 +63,8 @@ t.test('structure: operations, security, responses, references', async (t) => {
       'GET /v1/jobs/{job_id}',
       'GET /v1/jobs/{job_id}/partial',
       'GET /v1/jobs/{job_id}/result',
+      'GET /v1/models',
+      'GET /v1/models/{model}',
       'GET /v1/openapi.json',
       'POST /v1/audio/transcriptions',
       'POST /v1/jobs',

@@ -8,6 +8,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { loadConfig } from '../../src/config/load-config.js';
+import type { ServiceConfig } from '../../src/config/service-config.js';
 import { startService, type RunningService, type StartOptions } from '../../src/service/start-service.js';
 import { openStores, type Stores } from '../../src/store/open-stores.js';
 import type { CreateKeyOptions, KeyPatch } from '../../src/store/key-store.js';
@@ -32,6 +33,8 @@ export function testStorePair(): 'sqlite+local' | 'postgres+s3' {
 
 export interface TestService {
   service: RunningService;
+  /** The configuration the service was started with. */
+  config: ServiceConfig;
   url: string;
   dataDir: string;
   /** The key the server created on first start (read from the file it wrote); '' when the database had keys. */
@@ -98,6 +101,7 @@ export async function startTestService(env: Record<string, string> = {}, options
   const files = (folder: string) => readdir(join(dataDir, 'blobs', folder)).catch(() => [] as string[]);
   return {
     service,
+    config,
     url: service.url,
     dataDir,
     key: service.firstKeyFile === null ? '' : (await readFile(service.firstKeyFile, 'utf8')).trim(),
