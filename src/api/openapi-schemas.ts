@@ -171,6 +171,13 @@ const segment: Schema = {
     confidence: { type: ['number', 'null'] },
     language: string(),
     review_required: boolean({ const: true, description: 'The voice is beyond `max_speakers`: unlabelled, to be reviewed.' }),
+    // OpenAI's TranscriptionSegment fields (src/pipeline/openai-segment-fields.ts says how each is computed).
+    seek: integer({ description: 'The start in 10 ms frames.' }),
+    tokens: { type: 'array', items: integer(), description: "The decoder's token ids (special tokens included), before vocabulary corrections." },
+    temperature: number({ description: 'The temperature decoding began at (whisper.cpp does not report a fallback).' }),
+    avg_logprob: number({ description: "Mean log-probability of the segment's tokens." }),
+    compression_ratio: number({ description: 'UTF-8 length over zlib-compressed length; above 2.4 suggests a repetitive, hallucinated text.' }),
+    no_speech_prob: number({ description: "Whisper's probability that the window held no speech." }),
   },
 };
 
@@ -346,6 +353,12 @@ const transcriptionVerboseJson: Schema = {
     vocabulary: ref('VocabularyAudit'),
     patterns: ref('PatternsReport'),
     metadata: ref('Metadata'),
+    usage: {
+      type: 'object',
+      required: ['type', 'seconds'],
+      properties: { type: string({ const: 'duration' }), seconds: integer({ description: 'Whole seconds of audio, rounded up.' }) },
+      description: "OpenAI's duration usage.",
+    },
   },
 };
 

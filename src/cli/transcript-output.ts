@@ -1,6 +1,7 @@
 // The local runtime's output formats, shaped like the service's (text, json, verbose_json).
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { patternsBlock } from '../pipeline/pattern-stage.js';
+import { durationUsage, responseSegments } from '../pipeline/response-body.js';
 import { wordsFromSegments } from '../pipeline/words.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'verbose_json'] as const;
@@ -22,20 +23,14 @@ export function formatTranscript(outcome: TranscriptionOutcome, format: OutputFo
   if (format === 'json') return `${JSON.stringify({ text: outcome.text })}\n`;
   const words = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
   const verbose = {
+    task: 'transcribe',
     text: outcome.text,
     language: outcome.language,
     language_source: outcome.languageSource,
     duration: round(outcome.durationSeconds),
     speech_seconds: round(outcome.speech.seconds),
-    segments: attached.segments.map((segment, index) => ({
-      id: String(index),
-      start: round(segment.start),
-      end: round(segment.end),
-      text: segment.text.trim(),
-      language: segment.language,
-      no_speech_prob: segment.noSpeechProb,
-      ...(diarized ? { speaker: segment.speaker, ...(segment.reviewRequired ? { review_required: true } : {}) } : {}),
-    })),
+    // The service's segments exactly (ids `seg_N`, OpenAI's fields); the speaker only when diarized.
+    segments: responseSegments(outcome).map(({ speaker, ...segment }) => ({ ...segment, ...(diarized ? { speaker } : {}) })),
     ...(words ? { words: words.map((w) => ({ ...w, start: round(w.start), end: round(w.end) })) } : {}),
     ...(diarized
       ? {
@@ -46,6 +41,7 @@ export function formatTranscript(outcome: TranscriptionOutcome, format: OutputFo
       : {}),
     ...(outcome.detection ? { language_detection: outcome.detection } : {}),
     ...(outcome.patterns ? { patterns: patternsBlock(outcome.patterns) } : {}),
+    usage: durationUsage(outcome.durationSeconds),
   };
   return `${JSON.stringify(verbose, null, 2)}\n`;
 }

@@ -2,7 +2,8 @@
 // verboseBody as an inline answer, then its times are shifted by the chunk's offset and appended.
 // The assembled state is the provisional result a poll may fetch while the job runs (it is stored
 // as a blob, so rows stay small however long the recording); the final result is built from it.
-import { verboseBody } from '../pipeline/response-body.js';
+import { durationUsage, verboseBody } from '../pipeline/response-body.js';
+import { seekOf, type OpenAiSegmentFields } from '../pipeline/openai-segment-fields.js';
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { subtitles } from '../pipeline/subtitles.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
@@ -13,7 +14,7 @@ import { auditVocabulary, disabledVocabularyAudit, type VocabularyPlan } from '.
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-export interface TimedSegment {
+export interface TimedSegment extends Partial<OpenAiSegmentFields> {
   id: string;
   speaker: string;
   text: string;
@@ -64,6 +65,7 @@ export function appendChunk(
     id: `seg_${first + i}`,
     start: round3(s.start + offsetSeconds),
     end: round3(s.end + offsetSeconds),
+    seek: seekOf(s.start + offsetSeconds),
   }));
   const words = body.words?.map((w) => ({ ...w, start: round3(w.start + offsetSeconds), end: round3(w.end + offsetSeconds) }));
   const text = [previous.text, outcome.text.trim()].filter((t) => t !== '').join(' ');
@@ -139,6 +141,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
   };
   if (ctx.format === 'json') return json(common);
   return json({
+    task: 'transcribe',
     ...common,
     model: ctx.model,
     request_id: ctx.jobId,
@@ -149,6 +152,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     ...(ctx.detection ? { language_detection: ctx.detection } : {}),
     vocabulary: ctx.vocabulary ? auditVocabulary(ctx.vocabulary.plan, ctx.vocabulary.tally, transcript.text, language) : disabledVocabularyAudit(language),
     ...(ctx.patterns ? { patterns: patternsBlock(ctx.patterns) } : {}),
+    usage: durationUsage(ctx.durationSeconds),
   });
 }
 

@@ -1,5 +1,6 @@
 // The inline response in each format: `text` (plain), `json` ({text}) and the verbose shape shared by
 // `verbose_json` and `diarized_json`, with every required field of the contract.
+import { openAiSegmentFields } from './openai-segment-fields.js';
 import { subtitles } from './subtitles.js';
 import type { ModelId, ResponseFormat } from './transcription-request.js';
 import type { TranscriptionOutcome } from './run-transcription.js';
@@ -35,6 +36,7 @@ export function responseSegments(outcome: TranscriptionOutcome) {
         confidence: confidence === null ? null : round3(confidence),
         language: s.language,
         ...(s.reviewRequired ? { review_required: true as const } : {}),
+        ...openAiSegmentFields({ ...s, text: s.text.trim() }, outcome.temperature),
       };
     });
 }
@@ -65,7 +67,13 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
       processing_ms: { asr: outcome.asrMs, diarization: outcome.diarizationMs },
       model_build: ctx.modelBuild,
     },
+    usage: durationUsage(outcome.durationSeconds),
   };
+}
+
+/** OpenAI's usage of a transcription billed by duration: whole seconds of audio, rounded up. */
+export function durationUsage(seconds: number): { type: 'duration'; seconds: number } {
+  return { type: 'duration', seconds: Math.ceil(seconds - 1e-9) };
 }
 
 /**

@@ -47,6 +47,8 @@ export interface TranscriptionOutcome {
   asrMs: number;
   /** Time spent diarizing (0 when not requested). */
   diarizationMs: number;
+  /** The temperature decoding began at (the request's; 0 by default). */
+  temperature: number;
 }
 
 /** What the stages need of the request. */
@@ -159,6 +161,7 @@ export async function runTranscription(
     speech,
     asrMs,
     diarizationMs,
+    temperature: request.temperature ?? 0,
   };
 }
 
