@@ -15,10 +15,12 @@ import {
   PROFILES,
   RESPONSE_FORMATS,
   STREAMED_FORMATS,
+  TASKS,
   TIMESTAMP_GRANULARITIES,
   TIMESTAMP_GRANULARITIES_FIELD,
 } from '../pipeline/transcription-request.js';
 import { MAX_PROMPT_CHARACTERS } from '../pipeline/prompt-field.js';
+import { TRANSLATION_FIELDS, TRANSLATION_FORMATS } from '../pipeline/translation-request.js';
 import type { ApiErrorCode } from './api-error.js';
 import { MODEL_LIST_SCHEMA, MODEL_SCHEMA } from './routes/models.js';
 import type { Reference, Schema } from './openapi-types.js';
@@ -325,7 +327,8 @@ const transcriptionVerboseJson: Schema = {
   description: 'The `verbose_json` shape, also returned for the historical `diarized_json`.',
   required: ['task', 'text', 'language', 'segments'],
   properties: {
-    task: string({ const: 'transcribe', description: "OpenAI's `task` (always `transcribe`)." }),
+    task: string({ enum: TASKS, description: "OpenAI's `task`: `translate` on /v1/audio/translations." }),
+    source_language: string({ description: 'Translations: the spoken language (`language` is then `en`, the text\'s).' }),
     text: string(),
     language: string({ description: 'Effective language: `mixed` for multilingual auto, `und` for silence.' }),
     language_source: string({ enum: LANGUAGE_SOURCES, description: '`requested` (given), `default` (the key default, or nothing was said), `detected` (`auto`, or omitted without a key default).' }),
@@ -538,9 +541,23 @@ const jobFailedEvent: Schema = {
   },
 };
 
+/** The translation form: the transcription form's fields that apply (translation-request.ts). */
+const translationRequest: Schema = {
+  type: 'object',
+  required: ['file', 'model'],
+  description: "Whisper's translate task: English text. Not medically evaluated: review before clinical use.",
+  properties: {
+    ...Object.fromEntries(TRANSLATION_FIELDS.filter((f) => f !== 'response_format').map((f) => [f, (transcriptionRequest.properties as Record<string, Schema>)[f]])),
+    file: (transcriptionRequest.properties as Record<string, Schema>).file,
+    response_format: string({ enum: TRANSLATION_FORMATS, default: 'json' }),
+    language: string({ description: 'The spoken language (a tag, or `auto`); omitted: as on transcriptions. The text is English.' }),
+  },
+};
+
 export const schemas: Record<string, Schema> = {
   Error: errorEnvelope,
   TranscriptionRequest: transcriptionRequest,
+  TranslationRequest: translationRequest,
   TranscriptionJson: transcriptionJson,
   TranscriptionStreamEvent: transcriptionStreamEvent,
   TranscriptionVerboseJson: transcriptionVerboseJson,

@@ -142,6 +142,30 @@ const createTranscription: Operation = {
   },
 };
 
+const createTranslation: Operation = {
+  operationId: 'createTranslation',
+  summary: 'Translate an uploaded audio file into English text',
+  description:
+    "Whisper's translate task, routed as transcriptions are (inline, or a job above the inline boundary or with `webhook_url`). Not medically evaluated: review before clinical use. Speakers, word times, vocabulary, patterns and streaming are transcription features (422 here).",
+  tags: ['transcriptions'],
+  security: BEARER,
+  parameters: [parameter('IdempotencyKey')],
+  requestBody: { required: true, content: { 'multipart/form-data': { schema: ref('TranslationRequest') } } },
+  responses: {
+    '200': {
+      description: 'The translation: `text` and `srt` as text/plain, `vtt` as text/vtt, `json` as {text}, `verbose_json` with `task: translate`, `language: en` and `source_language`.',
+      headers: { 'x-request-id': header('RequestId') },
+      content: {
+        'application/json': { schema: { oneOf: [ref('TranscriptionVerboseJson'), ref('TranscriptionJson')] } },
+        'text/plain': { schema: { type: 'string' } },
+        'text/vtt': { schema: { type: 'string' } },
+      },
+    },
+    '202': { description: 'Accepted as a job: poll `poll_url` (also in Location).', headers: { 'x-request-id': header('RequestId'), Location: header('Location'), 'Retry-After': header('RetryAfter') }, content: json('AcceptedJob') },
+    ...errors('400', '402', '403', '408', '409', '413', '415', '422'),
+  },
+};
+
 const createJob: Operation = {
   operationId: 'createJob',
   summary: 'Create a job with a presigned upload slot (long recordings, up to 1 GiB)',
@@ -297,6 +321,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Open
       '/v1/jobs/{job_id}/result': { get: getJobResult },
       '/v1/jobs/{job_id}/partial': { get: getJobPartial },
       '/v1/uploads/{job_id}': { post: uploadToSlot },
+      '/v1/audio/translations': { post: createTranslation },
       '/v1/models': { get: listModels },
       '/v1/models/{model}': { get: retrieveModel },
       '/v1/openapi.json': { get: getOpenApi },

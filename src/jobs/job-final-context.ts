@@ -35,6 +35,7 @@ export async function finalContextOf(
     jobId: job.id,
     model: request.model,
     modelBuild: deps.modelBuilds[request.model],
+    task: request.task,
     format: request.responseFormat,
     languageSource: finalSource(carry.language, request.language),
     detection: carry.language.detection,

@@ -41,6 +41,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
   }
   const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
   return {
+    task: stored.task === 'translate' ? 'translate' : 'transcribe',
     model: stored.model === 'svc-medical-edge-1' ? 'svc-medical-edge-1' : 'svc-medical-1',
     responseFormat: RESPONSE_FORMATS.find((f) => f === stored.responseFormat) ?? 'json',
     language: choice,

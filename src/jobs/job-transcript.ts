@@ -2,12 +2,12 @@
 // verboseBody as an inline answer, then its times are shifted by the chunk's offset and appended.
 // The assembled state is the provisional result a poll may fetch while the job runs (it is stored
 // as a blob, so rows stay small however long the recording); the final result is built from it.
-import { durationUsage, verboseBody } from '../pipeline/response-body.js';
+import { durationUsage, languageFields, verboseBody } from '../pipeline/response-body.js';
 import { seekOf, type OpenAiSegmentFields } from '../pipeline/openai-segment-fields.js';
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { subtitles } from '../pipeline/subtitles.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
-import type { ModelId, ResponseFormat } from '../pipeline/transcription-request.js';
+import type { ModelId, ResponseFormat, Task } from '../pipeline/transcription-request.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
 import { patternsBlock, type PatternTally } from '../pipeline/pattern-stage.js';
 import { auditVocabulary, disabledVocabularyAudit, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
@@ -84,6 +84,7 @@ export function appendChunk(
 
 export interface FinalContext {
   jobId: string;
+  task: Task;
   model: ModelId;
   modelBuild: string;
   format: ResponseFormat;
@@ -131,7 +132,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
   const words = ctx.decoration ? null : (attached ? attached.words : transcript.words) ?? null;
   const common = {
     text: transcript.text,
-    language,
+    ...languageFields(ctx.task, language),
     language_source: ctx.languageSource,
     duration: round3(ctx.durationSeconds),
     segments,
@@ -141,7 +142,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
   };
   if (ctx.format === 'json') return json(common);
   return json({
-    task: 'transcribe',
+    task: ctx.task,
     ...common,
     model: ctx.model,
     request_id: ctx.jobId,
@@ -150,7 +151,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     speaker_segments: attached?.speakerSegments.map((t) => ({ ...t, start: round3(t.start), end: round3(t.end) })) ?? [],
     speaker_timing: attached?.timing ?? ctx.speakerTiming,
     ...(ctx.detection ? { language_detection: ctx.detection } : {}),
-    vocabulary: ctx.vocabulary ? auditVocabulary(ctx.vocabulary.plan, ctx.vocabulary.tally, transcript.text, language) : disabledVocabularyAudit(language),
+    vocabulary: ctx.vocabulary ? auditVocabulary(ctx.vocabulary.plan, ctx.vocabulary.tally, transcript.text, common.language) : disabledVocabularyAudit(common.language),
     ...(ctx.patterns ? { patterns: patternsBlock(ctx.patterns) } : {}),
     usage: durationUsage(ctx.durationSeconds),
   });

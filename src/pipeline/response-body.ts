@@ -2,7 +2,7 @@
 // `verbose_json` and `diarized_json`, with every required field of the contract.
 import { openAiSegmentFields } from './openai-segment-fields.js';
 import { subtitles } from './subtitles.js';
-import type { ModelId, ResponseFormat } from './transcription-request.js';
+import type { ModelId, ResponseFormat, Task } from './transcription-request.js';
 import type { TranscriptionOutcome } from './run-transcription.js';
 import { patternsBlock } from './pattern-stage.js';
 import { disabledVocabularyAudit } from './vocabulary-audit.js';
@@ -46,9 +46,9 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
   const segments = responseSegments(outcome);
   const words = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
   return {
-    task: 'transcribe' as const,
+    task: outcome.task,
     text: outcome.text,
-    language: outcome.language,
+    ...languageFields(outcome.task, outcome.language),
     language_source: outcome.languageSource,
     duration: round3(outcome.durationSeconds),
     model: ctx.model,
@@ -70,6 +70,17 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
     usage: durationUsage(outcome.durationSeconds),
   };
 }
+
+/**
+ * `language` is the text's language: the spoken one, or English for a translation, which names the
+ * spoken language in `source_language` (OpenAI's translations say only "english").
+ */
+export function languageFields(task: Task, spoken: string): { language: string; source_language?: string } {
+  return task === 'translate' ? { language: TRANSLATION_LANGUAGE, source_language: spoken } : { language: spoken };
+}
+
+/** The language of a translation's text. */
+export const TRANSLATION_LANGUAGE = 'en';
 
 /** OpenAI's usage of a transcription billed by duration: whole seconds of audio, rounded up. */
 export function durationUsage(seconds: number): { type: 'duration'; seconds: number } {

@@ -16,6 +16,7 @@ import { vocabularyLanguageOf } from './vocabulary-terms.js';
 import { emptyPatternTally, type PatternTally } from './pattern-stage.js';
 import { patternPrograms } from './patterns.js';
 import type { TextDelta } from './text-deltas.js';
+import type { Task } from './transcription-request.js';
 
 export type { LanguageDetectionBlock, LanguageSource };
 
@@ -49,6 +50,8 @@ export interface TranscriptionOutcome {
   diarizationMs: number;
   /** The temperature decoding began at (the request's; 0 by default). */
   temperature: number;
+  /** What was asked: the spoken language's text, or its English translation. */
+  task: Task;
 }
 
 /** What the stages need of the request. */
@@ -67,6 +70,8 @@ export interface PipelineRequest {
   patterns?: readonly string[];
   /** Whisper's first decoding temperature (OpenAI's `temperature`, 0 to 1); 0 by default. */
   temperature?: number;
+  /** `translate`: whisper decodes the speech as English text (default `transcribe`). */
+  task?: Task;
 }
 
 export interface DecodingSettings {
@@ -124,7 +129,7 @@ export async function runTranscription(
         pcm,
         sampleRate: deps.sampleRate,
         runs: plan.runs,
-        optionsFor: (family) => decodingOptions(family, deps.decoding, wantsWords, request.temperature ?? 0),
+        optionsFor: (family) => ({ ...decodingOptions(family, deps.decoding, wantsWords, request.temperature ?? 0), ...(request.task === 'translate' ? { translate: true } : {}) }),
         transcribe: deps.transcribe,
         ...(prompted ? { prompting: { terms: vocabularyPlan.terms, prompt: vocabularyPlan.prompt, wordTiming: wordTiming } } : {}),
         patterns: programs,
@@ -162,6 +167,7 @@ export async function runTranscription(
     asrMs,
     diarizationMs,
     temperature: request.temperature ?? 0,
+    task: request.task ?? 'transcribe',
   };
 }
 

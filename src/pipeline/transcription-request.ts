@@ -15,6 +15,9 @@ export const MODEL_IDS = ['svc-medical-1', 'svc-medical-edge-1'] as const;
 export type ModelId = (typeof MODEL_IDS)[number];
 export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json', 'srt', 'vtt'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+/** Whisper's tasks: `transcribe` keeps the spoken language; `translate` gives English text. */
+export const TASKS = ['transcribe', 'translate'] as const;
+export type Task = (typeof TASKS)[number];
 export const PROFILES = ['default', 'standard', 'turbo'] as const;
 export type Profile = (typeof PROFILES)[number];
 /** OpenAI's `timestamp_granularities[]`: `segment` is always given; `word` adds `words`. */
@@ -87,6 +90,8 @@ export function omittedLanguage(defaultLanguage: string | null): LanguageChoice 
 }
 
 export interface TranscriptionRequest {
+  /** `translate` on /v1/audio/translations (translation-request.ts); `transcribe` here. */
+  task: Task;
   model: ModelId;
   responseFormat: ResponseFormat;
   language: LanguageChoice;
@@ -114,7 +119,7 @@ export const STREAMED_FORMATS: readonly ResponseFormat[] = ['json', 'text', 'dia
 const bad = (message: string) => new InvalidRequestField(message);
 const unprocessable = (message: string) => new UnprocessableRequest(message);
 
-function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T | undefined, field: string): T {
+export function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T | undefined, field: string): T {
   if (value === undefined || value === '') {
     if (fallback === undefined) throw bad(`${field} is required`);
     return fallback;
@@ -172,7 +177,7 @@ function parseGranularities(raw: string | undefined): Array<(typeof TIMESTAMP_GR
 }
 
 /** OpenAI's `temperature`: a number from 0 to 1 (a form field, so a decimal string). */
-function parseTemperature(raw: string | undefined): number {
+export function parseTemperature(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 0;
   const value = Number(raw);
   if (!/^\s*[0-9.eE+-]+\s*$/.test(raw) || !Number.isFinite(value) || value < 0 || value > 1) throw bad('temperature must be a number from 0 to 1');
@@ -211,6 +216,24 @@ function checkFieldNames(fields: Record<string, string>): void {
   }
 }
 
+/** `language` (a tag, `auto` with optional `language_hints`, or omitted) as the language stage's choice. */
+export function parseLanguageChoice(fields: Record<string, string>, key: ApiKeyRecord): LanguageChoice {
+  const rawLanguage = fields.language;
+  if (rawLanguage === 'auto') {
+    if (!key.entitlements.includes('language_detection')) {
+      throw new EntitlementMissing('this key is not entitled to automatic language detection');
+    }
+    return { mode: 'auto', hints: parseHints(fields.language_hints) };
+  }
+  if (fields.language_hints !== undefined && fields.language_hints !== '') {
+    throw unprocessable('language_hints is only valid with language=auto');
+  }
+  if (rawLanguage === undefined || rawLanguage === '') return omittedLanguage(key.defaultLanguage);
+  const tag = parseLanguageTag(rawLanguage);
+  if (!tag) throw unprocessable('language is not a supported language tag');
+  return { mode: 'explicit', language: tag, source: 'requested' };
+}
+
 export function parseTranscriptionFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
   checkFieldNames(fields);
   checkChunkingStrategy(fields);
@@ -219,26 +242,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   const profile = oneOf(fields.profile, PROFILES, 'default', 'profile');
   const diarize = booleanField(fields.diarize, false, 'diarize');
   const dictionary = booleanField(fields.dictionary, true, 'dictionary');
-
-  let language: LanguageChoice;
-  const rawLanguage = fields.language;
-  if (rawLanguage === 'auto') {
-    if (!key.entitlements.includes('language_detection')) {
-      throw new EntitlementMissing('this key is not entitled to automatic language detection');
-    }
-    language = { mode: 'auto', hints: parseHints(fields.language_hints) };
-  } else {
-    if (fields.language_hints !== undefined && fields.language_hints !== '') {
-      throw unprocessable('language_hints is only valid with language=auto');
-    }
-    if (rawLanguage !== undefined && rawLanguage !== '') {
-      const tag = parseLanguageTag(rawLanguage);
-      if (!tag) throw unprocessable('language is not a supported language tag');
-      language = { mode: 'explicit', language: tag, source: 'requested' };
-    } else {
-      language = omittedLanguage(key.defaultLanguage);
-    }
-  }
+  const language = parseLanguageChoice(fields, key);
 
   // OpenAI's `keywords` (an array: `keywords[]` repeated, or a JSON array string) is `vocabulary` by another name.
   const keywords = fields[KEYWORDS_FIELD] ?? fields.keywords;
@@ -277,5 +281,5 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (fields[INCLUDE_FIELD] !== undefined && fields.include !== undefined) throw bad('send include[] or include, not both');
   const logprobs = parseInclude(fields[INCLUDE_FIELD] ?? fields.include, responseFormat);
   if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
-  return { model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile, stream, temperature, logprobs };
+  return { task: 'transcribe', model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile, stream, temperature, logprobs };
 }

@@ -67,6 +67,7 @@ t.test('structure: operations, security, responses, references', async (t) => {
       'GET /v1/models/{model}',
       'GET /v1/openapi.json',
       'POST /v1/audio/transcriptions',
+      'POST /v1/audio/translations',
       'POST /v1/jobs',
       'POST /v1/jobs/{job_id}/complete',
       'POST /v1/uploads/{job_id}',

@@ -138,11 +138,12 @@ export async function postTranscription(
   fields: Record<string, string>,
   file: { data: Uint8Array; name: string; type?: string } | null,
   headers: Record<string, string> = {},
+  path = '/v1/audio/transcriptions',
 ): Promise<Response> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   if (file) form.append("file", new Blob([file.data as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }), file.name);
-  return fetch(`${url}/v1/audio/transcriptions`, {
+  return fetch(`${url}${path}`, {
     method: 'POST',
     body: form,
     headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },

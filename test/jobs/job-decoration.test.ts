@@ -71,6 +71,7 @@ async function createJob(): Promise<JobRecord> {
   const audioPath = await blobs.moveToJobAudio(upload, id);
   const request = serializeJobRequest(
     {
+      task: 'transcribe',
       model: 'svc-medical-1',
       responseFormat: 'diarized_json',
       language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },

@@ -108,6 +108,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   }
   return {
     request: {
+      task: 'transcribe',
       model: 'svc-medical-1',
       responseFormat,
       language,

@@ -1,4 +1,4 @@
-// POST /v1/audio/transcriptions: receive and store the upload, validate the fields, check the audio,
+// POST /v1/audio/transcriptions (and /v1/audio/translations, whisper's translate task): receive and store the upload, validate the fields, check the audio,
 // then answer inline (200) or hand a durable job to the queue (202). The uploaded file is gone when
 // the request ends, whatever the outcome (moved into job storage for a 202).
 import { createHash, randomUUID } from 'node:crypto';
@@ -15,10 +15,11 @@ import { responseBody } from '../../pipeline/response-body.js';
 import type { PipelineEngines } from '../../pipeline/pipeline-engine.js';
 import { runTranscription } from '../../pipeline/run-transcription.js';
 import { parseTranscriptionFields, type ModelId, type TranscriptionRequest } from '../../pipeline/transcription-request.js';
+import { parseTranslationFields } from '../../pipeline/translation-request.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
 import type { JobStore } from '../../store/job-store.js';
-import type { KeyStore } from '../../store/key-store.js';
+import type { ApiKeyRecord, KeyStore } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
 import { requireActiveBilling, requireKeyStillActive } from '../authenticate.js';
 import { capacityUnavailable, serviceUnavailable } from '../capacity.js';
@@ -45,11 +46,16 @@ export interface TranscriptionRouteDeps {
 export function transcriptionRoutes(deps: TranscriptionRouteDeps) {
   return async function register(app: FastifyInstance): Promise<void> {
     await app.register(multipart);
-    app.post('/v1/audio/transcriptions', (request, reply) => handle(request, reply, deps));
+    app.post('/v1/audio/transcriptions', (request, reply) => handle(request, reply, deps, parseTranscriptionFields));
+    // Whisper's translate task: the same upload, checks and routing (inline or a job), English text out.
+    app.post('/v1/audio/translations', (request, reply) => handle(request, reply, deps, parseTranslationFields));
   };
 }
 
-async function handle(request: FastifyRequest, reply: FastifyReply, deps: TranscriptionRouteDeps) {
+/** Reads a route's form fields into the request the pipeline runs. */
+type ParseFields = (fields: Record<string, string>, key: ApiKeyRecord) => TranscriptionRequest;
+
+async function handle(request: FastifyRequest, reply: FastifyReply, deps: TranscriptionRouteDeps, parseFields: ParseFields) {
   const { config } = deps;
   const key = request.apiKey!;
   requireActiveBilling(request);
@@ -62,7 +68,7 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
       reply.header('connection', 'close');
       throw error;
     });
-    const transcription = parseTranscriptionFields(upload.fields, key);
+    const transcription = parseFields(upload.fields, key);
     const webhookSecretVersion = transcription.webhookUrl ? await deps.webhooks.admit(key.id, transcription.webhookUrl) : null;
     applyProfileDeprecation(reply, transcription.profile);
 

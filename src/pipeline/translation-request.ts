@@ -1,0 +1,44 @@
+// Validates the form of POST /v1/audio/translations: whisper's translate task, English text out. The
+// fields are OpenAI's for translations (model, prompt, response_format, temperature) and those of the
+// transcription route that mean the same here: `language` names the spoken language (a tag, `auto`, or
+// omitted as on transcriptions) and `webhook_url` makes the request a job. Fields that shape a
+// transcript this route does not make (speakers, word times, vocabulary audit, patterns, streaming)
+// are refused, never ignored.
+import type { ApiKeyRecord } from '../store/key-store.js';
+import { InvalidRequestField, UnprocessableRequest } from './pipeline-errors.js';
+import { parsePrompt } from './prompt-field.js';
+import { MODEL_IDS, oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type ResponseFormat, type TranscriptionRequest } from './transcription-request.js';
+import { validateWebhookUrl } from './webhook-url.js';
+
+/** OpenAI's translation formats: no diarized_json (translations carry no speakers). */
+export const TRANSLATION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const satisfies readonly ResponseFormat[];
+
+export const TRANSLATION_FIELDS = ['model', 'response_format', 'language', 'language_hints', 'prompt', 'temperature', 'webhook_url'] as const;
+
+export function parseTranslationFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
+  for (const name of Object.keys(fields)) {
+    if ((TRANSLATION_FIELDS as readonly string[]).includes(name)) continue;
+    if ((TRANSCRIPTION_FIELDS as readonly string[]).includes(name) || name.startsWith('chunking_strategy[')) {
+      throw new UnprocessableRequest(`${name.replace(/\[.*$/, '')} is a transcription field: translations take ${TRANSLATION_FIELDS.join(', ')}`);
+    }
+    throw new InvalidRequestField(`the request has a field that is not one of: ${TRANSLATION_FIELDS.join(', ')}`);
+  }
+  return {
+    task: 'translate',
+    model: oneOf(fields.model, MODEL_IDS, undefined, 'model'),
+    responseFormat: oneOf(fields.response_format, TRANSLATION_FORMATS, 'json', 'response_format'),
+    language: parseLanguageChoice(fields, key),
+    diarize: false,
+    wordTimestamps: false,
+    // The key's dictionary holds terms of the spoken language, not of the English text.
+    dictionary: false,
+    vocabulary: [],
+    prompt: parsePrompt(fields.prompt),
+    patterns: [],
+    webhookUrl: fields.webhook_url === undefined || fields.webhook_url === '' ? null : validateWebhookUrl(fields.webhook_url),
+    profile: 'default',
+    stream: false,
+    temperature: parseTemperature(fields.temperature),
+    logprobs: false,
+  };
+}
