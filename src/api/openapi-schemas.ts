@@ -154,8 +154,8 @@ const transcriptionRequest: Schema = {
         "OpenAI's parameter (`include` for a single value). `logprobs` adds `logprobs` to the `json` answer: the decoder's tokens with their log-probability and bytes, before vocabulary corrections. Needs `json` and an inline answer (422 otherwise).",
     },
     chunking_strategy: string({
-      enum: ['auto'],
-      description: "OpenAI's parameter. `auto` is what the service always does: the VAD's speech regions decide the boundaries. A `server_vad` object is refused (422).",
+      description:
+        "OpenAI's parameter: `auto` (what the service always does: the VAD's speech regions decide the boundaries) or a `server_vad` object, sent as `chunking_strategy[type]=server_vad` with `chunking_strategy[threshold]` (0-1, default 0.5), `chunking_strategy[prefix_padding_ms]` (default 300) and `chunking_strategy[silence_duration_ms]` (default 200), or as its JSON string: the VAD's threshold, padding and minimum silence for this request (jobs too).",
     }),
   },
 };

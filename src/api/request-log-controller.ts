@@ -1,11 +1,19 @@
 // Fastify's per-request log lines, rewritten so none of them can carry content. Fastify's defaults log
 // the URL with its query string ("incoming request", "Route GET:/... not found") and error messages
 // that may quote the body; these log the route pattern, status and duration, and error codes only.
-// One line per request, at completion; the request id comes from the request's child logger.
+// One line per request, at completion; the request id comes from the request's child logger. An
+// authenticated request's line names its key and tenant by id (the access audit trail, issue 13).
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+import './fastify-augment.js';
 
 function routeOf(request: FastifyRequest): string | null {
   return request.routeOptions?.url ?? null;
+}
+
+/** Who made the request, when it was authenticated: public ids only, never the key or its hash. */
+function callerOf(request: FastifyRequest): { keyId: string; tenantId: string } | null {
+  const key = request.apiKey ?? null;
+  return key === null ? null : { keyId: key.id, tenantId: key.tenant };
 }
 
 function codeOf(error: unknown): string | null {
@@ -20,7 +28,7 @@ export class ContentFreeLogController extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
-    const line = { method: request.method, route: routeOf(request), statusCode: reply.statusCode, responseTime: reply.elapsedTime };
+    const line = { method: request.method, route: routeOf(request), statusCode: reply.statusCode, responseTime: reply.elapsedTime, ...callerOf(request) };
     if (error) reply.log.warn({ ...line, errorCode: codeOf(error) }, 'request ended with an error');
     else reply.log.info(line, 'request completed');
   }

@@ -22,6 +22,7 @@ import type { ModelId } from '../pipeline/transcription-request.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { carryOf } from './job-carry-over.js';
 import { finalContextOf } from './job-final-context.js';
 import { parseStoredJobRequest } from './job-request.js';
@@ -52,7 +53,7 @@ export interface JobDecoratorDeps {
   /** A decodable source for the job's audio (a file, or a presigned URL). */
   audioSource: (path: string) => Promise<AudioSource>;
   clock: () => number;
-  log?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  log?: { info(obj: object, msg: string): void; error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 export class JobDecorator {
@@ -109,6 +110,7 @@ export class JobDecorator {
       { status, result: { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType } },
       this.deps.clock(),
     );
+    if (released) logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.decorated, jobOwnerSubject(job), { decoration: status });
     // Lost the lease meanwhile: the holder's result counts, this one goes.
     const unreferenced = released ? released.paths : [stored.path];
     for (const path of unreferenced) await blobs.delete(path).catch(() => {});

@@ -7,6 +7,7 @@
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit, type JobAuditLog } from './job-audit.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES } from './job-failure.js';
 import { jobEventInput, jobFailedEvent } from './job-webhook-events.js';
@@ -22,6 +23,8 @@ export interface JobHousekeepingDeps {
   /** For the poll URL in webhook events; read when used (known once the server listens). */
   config: { readonly publicBaseUrl: string };
   defaultRetentionHours: number;
+  /** Where an expired upload's audit line goes (job-audit.ts). */
+  log?: JobAuditLog;
 }
 
 export class JobHousekeeping {
@@ -43,6 +46,7 @@ export class JobHousekeeping {
       event,
     );
     if (!released) return false;
+    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.failed, jobOwnerSubject(job), { errorCode: 'job_expired' });
     if (event) this.deps.webhooks?.kick();
     for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
     // A file posted straight to the bucket but never completed goes with the slot.

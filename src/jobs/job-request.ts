@@ -2,6 +2,7 @@
 // TranscriptionRequest with its language flattened to plain data (see serializeJobRequest); the worker
 // rebuilds the typed request from it. Stored requests are trusted (validated before they were stored),
 // but a row from an older version with a missing field still gets the defaults rather than a crash.
+import type { RequestVadParams } from '../pipeline/chunking-strategy.js';
 import { parseLanguageTag } from '../pipeline/languages.js';
 import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
 import { RESPONSE_FORMATS, type LanguageChoice, type TranscriptionRequest } from '../pipeline/transcription-request.js';
@@ -58,6 +59,14 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     temperature: typeof stored.temperature === 'number' && stored.temperature >= 0 && stored.temperature <= 1 ? stored.temperature : 0,
     // Token log-probabilities come with inline answers only.
     logprobs: false,
+    vad: storedVad(stored.vad),
     maxSpeakers: typeof stored.maxSpeakers === 'number' ? stored.maxSpeakers : DEFAULT_MAX_SPEAKERS,
   };
+}
+
+/** The stored server_vad parameters (validated when the request was made); null when absent. */
+function storedVad(value: unknown): RequestVadParams | null {
+  const v = value as Partial<RequestVadParams> | null | undefined;
+  if (!v || typeof v.threshold !== 'number' || typeof v.minSilenceDurationMs !== 'number' || typeof v.speechPadMs !== 'number') return null;
+  return { threshold: v.threshold, minSilenceDurationMs: v.minSilenceDurationMs, speechPadMs: v.speechPadMs };
 }

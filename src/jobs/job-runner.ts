@@ -13,6 +13,9 @@
 // claims keep ending without progress (it crashes the process, say) fails `internal_error` after
 // MAX_STALLED_CLAIMS instead of looping forever. Audio is deleted only after the terminal transition
 // is committed; a crash between the two leaves an unreferenced file, which the sweeper removes.
+//
+// Audit: each claim, committed chunk and terminal transition is a job audit line (job-audit.ts),
+// written only once the store has recorded it.
 import { addTallies, EMPTY_TALLY, shiftTally } from '../pipeline/prompted-recognition.js';
 import {
   AudioSourceUnavailableError,
@@ -39,6 +42,7 @@ import type { BlobStore } from '../store/blob-store.js';
 import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import { JOB_AUDIT_EVENTS, auditSeconds, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.js';
 import { carryOf, type CarryOver } from './job-carry-over.js';
@@ -97,7 +101,7 @@ export interface JobRunnerDeps {
   leaseMs?: number;
   /** How long a decoration is held before another worker may take it over (default DECORATION_LEASE_MS). */
   decorationLeaseMs?: number;
-  log?: { error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  log?: { info(obj: object, msg: string): void; error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /** Told when a job with a webhook succeeded, so its event's first attempt is immediate. */
   webhooks?: { kick(): void };
   /** Told when a job ends here (the service's metrics). */
@@ -219,6 +223,10 @@ export class JobRunner implements JobQueue {
         else await this.idle();
         continue;
       }
+      logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.claimed, jobOwnerSubject(job), {
+        chunkIndex: job.resultRevision,
+        completedAudioSeconds: auditSeconds(job.completedAudioSeconds),
+      });
       // Other loops may have work waiting too.
       this.wake();
       // A long poll returns on every state change: `accepted` -> `running` too.
@@ -302,7 +310,7 @@ export class JobRunner implements JobQueue {
     if (start === 0 && reachedEnd && windowSeconds < MIN_AUDIO_SECONDS) {
       throw new JobFailure('audio_undecodable', window.length === 0 ? JOB_FAILURE_MESSAGES.undecodable : JOB_FAILURE_MESSAGES.tooShort);
     }
-    const regions = await findSpeech(window, DECODED_SAMPLE_RATE, stages.detectSpeech, signal);
+    const regions = await findSpeech(window, DECODED_SAMPLE_RATE, stages.detectSpeech, signal, request.vad);
     const cut = chooseCut(regions, windowSeconds, this.chunkSeconds, reachedEnd);
     const last = reachedEnd && cut >= windowSeconds;
     const pcm = window.subarray(0, Math.min(window.length, Math.round(cut * DECODED_SAMPLE_RATE)));
@@ -351,6 +359,11 @@ export class JobRunner implements JobQueue {
       this.now(),
     );
     if (!committed) return; // Lost the lease meanwhile; the new holder redoes this chunk.
+    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.chunkDone, jobOwnerSubject(job), {
+      chunkIndex: job.resultRevision,
+      chunkSeconds: auditSeconds(chunkSeconds),
+      completedAudioSeconds: auditSeconds(end),
+    });
     if (job.partialPath && job.partialPath !== partialPath) await blobs.delete(job.partialPath);
     this.deps.events.notify(job.id);
   }
@@ -424,6 +437,16 @@ export class JobRunner implements JobQueue {
       return;
     }
     this.deps.observer?.jobSucceeded(request.model, (carry.processingMs ?? 0) / 1000, endSeconds);
+    // The last chunk is committed with the success itself.
+    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.chunkDone, jobOwnerSubject(job), {
+      chunkIndex: job.resultRevision,
+      chunkSeconds: auditSeconds(endSeconds - job.completedAudioSeconds),
+      completedAudioSeconds: auditSeconds(endSeconds),
+    });
+    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.succeeded, jobOwnerSubject(job), {
+      audioSeconds: auditSeconds(endSeconds),
+      processingSeconds: auditSeconds((carry.processingMs ?? 0) / 1000),
+    });
     if (event) this.deps.webhooks?.kick();
     // Committed: the audio and the provisional result are no longer needed (DESIGN: deleted when the
     // job ends), unless the decoration still reads them.
@@ -494,6 +517,7 @@ export class JobRunner implements JobQueue {
     const event = eventInput ? jobFailedEvent(eventInput, failure.code) : null;
     const released = await this.deps.jobs.fail(job.id, { workerId }, { code: failure.code, message: failure.message }, await this.retention(job, now), now, event);
     if (!released) return;
+    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.failed, jobOwnerSubject(job), { errorCode: failure.code });
     this.deps.observer?.jobFailed();
     if (event) this.deps.webhooks?.kick();
     for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});

@@ -35,7 +35,7 @@ export function pipelineStages(engine: Engine, options: StageOptions = {}): Pipe
     detectSpeech:
       options.vad === false
         ? null
-        : async (pcm, signal) => (await engine.detectSpeech(pcm, {}, { signal })).segments,
+        : async (pcm, signal, params) => (await engine.detectSpeech(pcm, params ?? {}, { signal })).segments,
     // Every voice up to the diarizer's maximum is detected; the request's ceiling only limits labels.
     diarize: (input, regions, signal) => engine.diarize(input, regions, {}, { signal }),
     speakerFeatures: (pcm, regions, signal) => engine.speakerFeatures(pcm, regions, { signal }),

@@ -17,6 +17,7 @@ import { emptyPatternTally, type PatternTally } from './pattern-stage.js';
 import { patternPrograms } from './patterns.js';
 import type { TextDelta } from './text-deltas.js';
 import type { Task } from './transcription-request.js';
+import type { VadParams } from '../engine/vad-params.js';
 
 export type { LanguageDetectionBlock, LanguageSource };
 
@@ -70,6 +71,8 @@ export interface PipelineRequest {
   patterns?: readonly string[];
   /** Whisper's first decoding temperature (OpenAI's `temperature`, 0 to 1); 0 by default. */
   temperature?: number;
+  /** The request's VAD parameters (OpenAI's chunking_strategy server_vad); null or absent: the defaults. */
+  vad?: Partial<VadParams> | null;
   /** `translate`: whisper decodes the speech as English text (default `transcribe`). */
   task?: Task;
 }
@@ -110,7 +113,7 @@ export async function runTranscription(
   const started = performance.now();
   const { signal } = options;
   const durationSeconds = pcm.length / deps.sampleRate;
-  const regions = options.regions ?? (await findSpeech(pcm, deps.sampleRate, deps.detectSpeech, signal));
+  const regions = options.regions ?? (await findSpeech(pcm, deps.sampleRate, deps.detectSpeech, signal, request.vad));
   const speech = { regions, seconds: speechSecondsOf(regions) };
 
   // Silence costs nothing and says nothing: no language call, no recogniser call.

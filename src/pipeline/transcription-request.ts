@@ -7,6 +7,7 @@ import type { LanguageChoice } from './language-stage.js';
 import { parseLanguageTag, WORD_TIMING_FAMILIES, type LanguageTag } from './languages.js';
 import { parsePatterns } from './patterns.js';
 import { parsePrompt } from './prompt-field.js';
+import { isChunkingStrategyField, parseChunkingStrategy, type RequestVadParams } from './chunking-strategy.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from './pipeline-errors.js';
 import { parseVocabulary, vocabularyLanguageOf } from './vocabulary-terms.js';
 import { validateWebhookUrl } from './webhook-url.js';
@@ -111,6 +112,8 @@ export interface TranscriptionRequest {
   temperature: number;
   /** OpenAI's `include[]=logprobs`: the json answer carries the decoder's token log-probabilities (inline only). */
   logprobs: boolean;
+  /** OpenAI's `chunking_strategy` server_vad parameters for the VAD; null: the service's own (`auto`). */
+  vad: RequestVadParams | null;
 }
 
 /** The formats a streamed answer has events for: text deltas and done, plus segments for diarized_json. */
@@ -193,24 +196,11 @@ function parseInclude(raw: string | undefined, responseFormat: ResponseFormat): 
   return true;
 }
 
-/**
- * OpenAI's `chunking_strategy`: `auto` is what this service always does (speech found by the VAD
- * decides the boundaries). A `server_vad` object (sent by OpenAI's client as chunking_strategy[type]
- * and siblings) is refused until its parameters are honoured.
- */
-function checkChunkingStrategy(fields: Record<string, string>): void {
-  if (Object.keys(fields).some((name) => name.startsWith('chunking_strategy['))) {
-    throw unprocessable('chunking_strategy server_vad parameters are not supported; send chunking_strategy=auto or leave it out');
-  }
-  const raw = fields.chunking_strategy;
-  if (raw !== undefined && raw !== '' && raw !== 'auto') throw bad('chunking_strategy must be auto');
-}
-
 /** Refuses a field the route does not know, or an OpenAI field it does not support, before reading any. */
 function checkFieldNames(fields: Record<string, string>): void {
   for (const name of Object.keys(fields)) {
     if (REFUSED_OPENAI_FIELDS[name]) throw unprocessable(REFUSED_OPENAI_FIELDS[name]);
-    if (!(TRANSCRIPTION_FIELDS as readonly string[]).includes(name) && !name.startsWith('chunking_strategy[')) {
+    if (!(TRANSCRIPTION_FIELDS as readonly string[]).includes(name) && !isChunkingStrategyField(name)) {
       throw bad(`the request has a field that is not one of: ${TRANSCRIPTION_FIELDS.join(', ')}`);
     }
   }
@@ -236,7 +226,7 @@ export function parseLanguageChoice(fields: Record<string, string>, key: ApiKeyR
 
 export function parseTranscriptionFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
   checkFieldNames(fields);
-  checkChunkingStrategy(fields);
+  const vad = parseChunkingStrategy(fields);
   const model = oneOf(fields.model, MODEL_IDS, undefined, 'model');
   const responseFormat = oneOf(fields.response_format, RESPONSE_FORMATS, 'diarized_json', 'response_format');
   const profile = oneOf(fields.profile, PROFILES, 'default', 'profile');
@@ -281,5 +271,5 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (fields[INCLUDE_FIELD] !== undefined && fields.include !== undefined) throw bad('send include[] or include, not both');
   const logprobs = parseInclude(fields[INCLUDE_FIELD] ?? fields.include, responseFormat);
   if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
-  return { task: 'transcribe', model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile, stream, temperature, logprobs };
+  return { task: 'transcribe', model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile, stream, temperature, logprobs, vad };
 }

@@ -6,6 +6,7 @@
 // are refused, never ignored.
 import type { ApiKeyRecord } from '../store/key-store.js';
 import { InvalidRequestField, UnprocessableRequest } from './pipeline-errors.js';
+import { isChunkingStrategyField } from './chunking-strategy.js';
 import { parsePrompt } from './prompt-field.js';
 import { MODEL_IDS, oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type ResponseFormat, type TranscriptionRequest } from './transcription-request.js';
 import { validateWebhookUrl } from './webhook-url.js';
@@ -18,7 +19,7 @@ export const TRANSLATION_FIELDS = ['model', 'response_format', 'language', 'lang
 export function parseTranslationFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
   for (const name of Object.keys(fields)) {
     if ((TRANSLATION_FIELDS as readonly string[]).includes(name)) continue;
-    if ((TRANSCRIPTION_FIELDS as readonly string[]).includes(name) || name.startsWith('chunking_strategy[')) {
+    if ((TRANSCRIPTION_FIELDS as readonly string[]).includes(name) || isChunkingStrategyField(name)) {
       throw new UnprocessableRequest(`${name.replace(/\[.*$/, '')} is a transcription field: translations take ${TRANSLATION_FIELDS.join(', ')}`);
     }
     throw new InvalidRequestField(`the request has a field that is not one of: ${TRANSLATION_FIELDS.join(', ')}`);
@@ -40,5 +41,6 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
     stream: false,
     temperature: parseTemperature(fields.temperature),
     logprobs: false,
+    vad: null,
   };
 }

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { isKeyActive } from '../api/authenticate.js';
 import { buildApp } from '../api/build-app.js';
 import { modelRoutes } from '../api/routes/models.js';
+import { ForwardingLog } from './forwarding-log.js';
 import { healthRoutes } from '../api/routes/health.js';
 import { jobRoutes } from '../api/routes/jobs.js';
 import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
@@ -118,7 +119,9 @@ async function startRole(
   // The delivery worker is created with the app (it logs through it); until then a new event waits
   // for the worker's first pass.
   const webhooks = { kick: () => {} };
-  const housekeeping = new JobHousekeeping({ jobs, blobs, keys, events, webhooks, config, defaultRetentionHours: config.retentionHours });
+  // The workers are built before the app (its routes need the runner): their lines reach its logger once it exists.
+  const workerLog = new ForwardingLog();
+  const housekeeping = new JobHousekeeping({ jobs, blobs, keys, events, webhooks, config, defaultRetentionHours: config.retentionHours, log: workerLog });
 
   // Registered before any work is taken; what dead instances held (with SQLite: every earlier
   // process) is released — job leases, uploads cut off mid-stream, webhook attempts, idempotency claims.
@@ -149,6 +152,7 @@ async function startRole(
   const runner = plan.works
     ? new JobRunner({
         webhooks,
+        log: workerLog,
         config,
         instanceId,
         jobs,
@@ -237,6 +241,7 @@ async function startRole(
   const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics });
   closers.push(() => app.close());
   instance.useLogger(app.log);
+  workerLog.use(app.log);
   if (config.webhooks.allowLoopback) {
     app.log.warn('SVC_WEBHOOK_ALLOW_LOOPBACK is set: webhooks may reach loopback addresses on any port (tests only; never in production)');
   }

@@ -1,5 +1,6 @@
 // Request logs identify requests without carrying content: no credentials, query strings, concrete
 // paths or bodies, whichever way the logger is given. An unexpected error is logged with its stack.
+// An authenticated request's line names its key and tenant by id (the access audit trail).
 import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
 import Fastify from 'fastify';
@@ -30,7 +31,7 @@ function capture(): { stream: Writable; lines: () => Array<Record<string, unknow
 
 async function exercise(t: Test, logger: AppLogger) {
   const { app, key } = await buildTestApp(t, { logger });
-  const good = key();
+  const good = key({ tenant: 'tenant-logging' });
   const requests = [
     { method: 'GET' as const, url: `/v1/things/${CANARY}?q=${CANARY}`, headers: { authorization: `Bearer ${SECRET}` } },
     { method: 'GET' as const, url: `/v1/things/${CANARY}?q=${CANARY}`, headers: { ...good.auth, cookie: `session=${SECRET}` } },
@@ -41,12 +42,12 @@ async function exercise(t: Test, logger: AppLogger) {
   ];
   const statuses: number[] = [];
   for (const request of requests) statuses.push((await app.inject(request)).statusCode);
-  return { statuses, goodKey: good.key };
+  return { statuses, goodKey: good.key, goodKeyId: good.id };
 }
 
 t.test('pino options with a destination stream: no secret, no content, one line per request', async (t) => {
   const log = capture();
-  const { statuses, goodKey } = await exercise(t, { level: 'info', stream: log.stream });
+  const { statuses, goodKey, goodKeyId } = await exercise(t, { level: 'info', stream: log.stream });
   t.same(statuses, [401, 200, 400, 400, 404, 500]);
   const text = log.text();
   t.notOk(text.includes(SECRET), 'the bearer secret is never logged');
@@ -66,6 +67,18 @@ t.test('pino options with a destination stream: no secret, no content, one line 
       ['POST', '/v1/things', 400],
       ['GET', null, 404],
       ['GET', '/v1/boom', 500],
+    ],
+  );
+  // The key's public id and its tenant on authenticated requests; nothing where no key was accepted.
+  t.same(
+    completed.map((l) => [l.keyId, l.tenantId]),
+    [
+      [undefined, undefined],
+      [goodKeyId, 'tenant-logging'],
+      [goodKeyId, 'tenant-logging'],
+      [goodKeyId, 'tenant-logging'],
+      [undefined, undefined],
+      [goodKeyId, 'tenant-logging'],
     ],
   );
   for (const line of completed) {

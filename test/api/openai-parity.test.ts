@@ -105,11 +105,27 @@ t.test('srt and vtt: one cue per segment, speakers as voices when diarized', asy
   t.notMatch(await srtRaw.text(), /: /, 'no speakers without diarize');
 });
 
-t.test('chunking_strategy auto is what the service does; other OpenAI fields and unknown fields are refused', async (t) => {
+t.test('chunking_strategy: auto is what the service does; server_vad sets the VAD; other OpenAI fields and unknown fields are refused', async (t) => {
   const auto = await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'json', chunking_strategy: 'auto' });
   const plain = await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'json' });
   t.equal(auto.text, plain.text, 'auto: the same answer');
-  await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), chunking_strategy: { type: 'server_vad', threshold: 0.6 } }), 422, /server_vad/);
+  t.ok(plain.text.length > 0, 'speech found with the service VAD');
+  // A threshold no frame's speech probability can exceed: the VAD finds no speech, nothing is decoded.
+  const deaf = await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'verbose_json', chunking_strategy: { type: 'server_vad', threshold: 1 } });
+  t.match(deaf, { text: '', language: 'und', segments: [] }, 'server_vad threshold honoured');
+  const defaults = await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'json', chunking_strategy: { type: 'server_vad' } });
+  t.ok(defaults.text.length > 0, "server_vad with OpenAI's defaults finds the speech");
+  const json = await postTranscription(svc.url, svc.key, { ...base, response_format: 'json', chunking_strategy: '{"type":"server_vad","threshold":1}' }, { data: speech, name: 'visit.wav', type: 'audio/wav' });
+  t.same(await json.json(), { text: '' }, 'the object as a JSON string too');
+  for (const [strategy, message] of [
+    [{ type: 'server_vad', threshold: 1.5 }, /chunking_strategy\[threshold\] must be a number from 0 to 1/],
+    [{ type: 'server_vad', silence_duration_ms: 2.5 }, /chunking_strategy\[silence_duration_ms\] must be an integer from 0 to 10000/],
+    [{ type: 'server_vad', prefix_padding_ms: -1 }, /chunking_strategy\[prefix_padding_ms\] must be an integer/],
+    [{ type: 'client_vad' }, /chunking_strategy\[type\] must be server_vad/],
+    [{ type: 'server_vad', canary: 1 }, /takes type, threshold, prefix_padding_ms and silence_duration_ms only/],
+  ] as const) {
+    await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), chunking_strategy: strategy as never }), 400, message);
+  }
   await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), known_speaker_names: ['canary'] } as never), 422, /anonymous/);
   await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), languages: ['en'] } as never), 422, /language_hints/);
   const unknown = await postTranscription(svc.url, svc.key, { ...base, canary_field: 'x' }, { data: speech, name: 'visit.wav', type: 'audio/wav' });

@@ -72,6 +72,7 @@ async function createJob(): Promise<JobRecord> {
   const request = serializeJobRequest(
     {
       task: 'transcribe',
+      vad: null,
       model: 'svc-medical-1',
       responseFormat: 'diarized_json',
       language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },

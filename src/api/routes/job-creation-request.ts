@@ -109,6 +109,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   return {
     request: {
       task: 'transcribe',
+      vad: null,
       model: 'svc-medical-1',
       responseFormat,
       language,

@@ -9,6 +9,9 @@
 // Upload deadlines: the presigned form is valid for `uploadExpirySeconds` (1 hour by default); a job
 // not completed within COMPLETE_GRACE_MS (1 hour) after the form expires fails `job_expired`, and any
 // audio it received is deleted then.
+//
+// Audit: creation, acceptance, an upload collected from the bucket and every read of result content
+// are logged as job audit lines (src/jobs/job-audit.ts) with the acting key's id.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceConfig } from '../../config/service-config.js';
@@ -16,6 +19,7 @@ import type { JobEvents } from '../../jobs/job-events.js';
 import type { JobHousekeeping } from '../../jobs/job-housekeeping.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import { collectDirectUpload } from '../../jobs/direct-upload.js';
+import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit, logJobCreated, requestKeySubject } from '../../jobs/job-audit.js';
 import { serializeJobRequest } from '../../jobs/job-request.js';
 import { newJobId } from '../../store/job-record.js';
 import { signUploadForm } from '../../jobs/upload-policy.js';
@@ -121,6 +125,7 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
       },
       now,
     );
+    logJobCreated(request.log, job);
     const urls = jobUrls(deps.config.publicBaseUrl, job.id);
     const response: StoredResponse = {
       status: 201,
@@ -146,9 +151,12 @@ async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRo
   const job = await loadJob(request, deps);
   const now = deps.clock().getTime();
   const { directUploads } = deps.blobs;
-  if (directUploads && (await collectDirectUpload({ jobs: deps.jobs, blobs: deps.blobs, directUploads }, job, now)) === 'mismatch') {
+  const collected = directUploads ? await collectDirectUpload({ jobs: deps.jobs, blobs: deps.blobs, directUploads }, job, now) : null;
+  if (collected === 'mismatch') {
     throw new ApiError(409, 'upload_not_complete', 'the uploaded file does not have the declared content_length_bytes and content_type; it was removed: upload the right file with the same form');
   }
+  // The bucket took the file without the service seeing it: this is when the service receives it.
+  if (collected === 'stored') logJobAudit(request.log, JOB_AUDIT_EVENTS.uploadReceived, jobOwnerSubject(job), { bytes: job.uploadBytes ?? undefined });
   const outcome = await deps.jobs.complete(request.params.job_id, request.apiKey!.tenant, now);
   if (outcome.outcome === 'not_found') throw notFound();
   if (outcome.outcome === 'not_uploaded') {
@@ -159,6 +167,7 @@ async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRo
     throw new ApiError(409, 'upload_not_complete', message);
   }
   if (outcome.outcome === 'accepted') {
+    logJobAudit(request.log, JOB_AUDIT_EVENTS.accepted, requestKeySubject(outcome.job.id, request.apiKey!));
     deps.queue.enqueue(outcome.job.id);
     deps.events.notify(outcome.job.id);
   }
@@ -197,6 +206,7 @@ async function pollJob(request: JobRequest, reply: FastifyReply, deps: JobRouteD
   let inline: { content: Buffer } | { tooLarge: true } | null = null;
   if (include === 'true' && job.status === 'succeeded' && !resultExpired(job, now)) {
     inline = (job.resultBytes ?? Infinity) <= INLINE_RESULT_LIMIT_BYTES ? { content: await deps.blobs.readResult(job.resultPath!) } : { tooLarge: true };
+    if ('content' in inline) logResultRead(request, job.id, 'poll');
   }
   return reply.code(200).send(jobView(job, deps.config.publicBaseUrl, now, inline));
 }
@@ -205,6 +215,7 @@ async function downloadResult(request: JobRequest, reply: FastifyReply, deps: Jo
   const job = await loadJob(request, deps);
   if (job.status !== 'succeeded') throw new ApiError(404, 'not_found', 'this job has no final result yet; poll the job');
   if (resultExpired(job, deps.clock().getTime())) throw new ApiError(404, 'not_found', "this job's result has expired");
+  logResultRead(request, job.id, 'result');
   return reply.code(200).type(job.resultContentType ?? 'application/octet-stream').send(deps.blobs.openResult(job.resultPath!));
 }
 
@@ -214,7 +225,13 @@ async function downloadPartial(request: JobRequest, reply: FastifyReply, deps: J
   // Read whole (it is replaced by rename, never written in place): the revision read is consistent.
   const content = await deps.blobs.readResult(job.partialPath).catch(() => null);
   if (!content) throw new ApiError(404, 'not_found', 'no provisional result is available; poll the job');
+  logResultRead(request, job.id, 'partial');
   return reply.code(200).type('application/json; charset=utf-8').send(content);
+}
+
+/** Transcript content is about to be served to the request's key. */
+function logResultRead(request: JobRequest, jobId: string, via: 'result' | 'poll' | 'partial'): void {
+  logJobAudit(request.log, JOB_AUDIT_EVENTS.resultRead, requestKeySubject(jobId, request.apiKey!), { via });
 }
 
 /** The caller's job with its time-driven transitions applied; 404 for unknown, foreign or ended ones. */

@@ -5,7 +5,8 @@
 // (as S3 requires); the fields are verified before a byte of the file is stored. The file streams to
 // disk (memory stays flat for 1 GiB), must have exactly the signed length, and becomes the job's
 // audio only once it is complete and durable: a refused, cut-off or failed upload leaves nothing
-// behind and the form may be retried until it expires.
+// behind and the form may be retried until it expires. A stored upload is a job audit line under the
+// key that issued the form (the request itself carries none).
 import { rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -15,10 +16,11 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageFault } from '../storage-fault.js';
 import type { ServiceConfig } from '../../config/service-config.js';
+import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from '../../jobs/job-audit.js';
 import { closeUploadSlotsOfKey } from '../../jobs/key-revocation.js';
 import { FORM_ERRORS, UploadFormError, verifyUploadForm } from '../../jobs/upload-policy.js';
 import type { BlobStore } from '../../store/blob-store.js';
-import type { JobStore } from '../../store/job-store.js';
+import type { JobRecord, JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
 import { KEY_RECHECK_INTERVAL_MS } from '../authenticate.js';
 import { multipartBoundary } from '../multipart-boundary.js';
@@ -85,7 +87,7 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
         const now = deps.clock().getTime();
         const policy = verifyUploadForm(deps.secret, fields, jobId, now);
         if (await issuerRevoked(deps, jobId)) throw UPLOAD_REFUSALS.keyRevoked();
-        await claimSlot(deps.jobs, jobId, policy.contentLength, now);
+        const slot = await claimSlot(deps.jobs, jobId, policy.contentLength, now);
         claimed = true;
         tempPath = deps.blobs.createUploadPath('presigned');
         currentFile = part.file as unknown as { destroy(error?: Error): void };
@@ -114,6 +116,7 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
           throw (await slotRefusal(deps, jobId)) ?? FORM_ERRORS.used();
         }
         stored = true;
+        logJobAudit(request.log, JOB_AUDIT_EVENTS.uploadReceived, jobOwnerSubject(slot), { bytes });
       }
     };
     await Promise.race([stalled, readParts()]);
@@ -161,11 +164,11 @@ async function slotRefusal(deps: PresignedUploadDeps, jobId: string): Promise<Up
   return (await deps.jobs.getById(jobId))?.status === 'awaiting_upload' ? null : FORM_ERRORS.used();
 }
 
-/** Takes the job's slot for this upload, or says in S3's terms why it cannot be used. */
-async function claimSlot(jobs: JobStore, jobId: string, contentLength: number, nowMs: number): Promise<void> {
+/** Takes the job's slot for this upload (returns the job as it was read then), or says in S3's terms why it cannot be used. */
+async function claimSlot(jobs: JobStore, jobId: string, contentLength: number, nowMs: number): Promise<JobRecord> {
   if (await jobs.beginUpload(jobId, nowMs)) {
     const job = (await jobs.getById(jobId))!;
-    if (job.uploadBytes === contentLength) return;
+    if (job.uploadBytes === contentLength) return job;
     await jobs.abandonUpload(jobId);
     throw FORM_ERRORS.conditionFailed();
   }

@@ -10,6 +10,7 @@ import type { ServiceConfig } from '../../config/service-config.js';
 import type { Engine } from '../../engine/engine.js';
 import { EngineError, isAbortError } from '../../engine/engine-errors.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
+import { logJobCreated } from '../../jobs/job-audit.js';
 import { serializeJobRequest } from '../../jobs/job-request.js';
 import { responseBody } from '../../pipeline/response-body.js';
 import type { PipelineEngines } from '../../pipeline/pipeline-engine.js';
@@ -200,6 +201,7 @@ async function acceptJob(
       webhookSecretVersion,
     });
     jobCreated = true;
+    logJobCreated(request.log, job);
     deps.queue.enqueue(job.id);
     const pollUrl = `${deps.config.publicBaseUrl}/v1/jobs/${job.id}`;
     const response: StoredResponse = {
