@@ -496,50 +496,42 @@ const jobCreationRequest: Schema = {
   },
 };
 
-const jobSucceededEvent: Schema = {
-  type: 'object',
-  description: 'Never carries transcript text, file names, result URLs or decoder errors: fetch the result from `data.poll_url`.',
-  required: ['id', 'type', 'created', 'data'],
-  additionalProperties: false,
-  properties: {
-    id: string({ pattern: '^evt_', description: 'Equals the `webhook-id` header; stable across attempts.' }),
-    type: string({ const: 'transcription.job.succeeded' }),
-    created: string({ format: 'date-time' }),
-    data: {
-      type: 'object',
-      required: ['job_id', 'status', 'poll_url'],
-      additionalProperties: false,
-      properties: {
-        job_id: string(),
-        status: string({ const: 'succeeded' }),
-        poll_url: string({ format: 'uri', description: 'Authenticate with the API key that created the job.' }),
+/** A job webhook event: the envelope every event shares, around its own `data` (which always ends with `poll_url`). */
+function jobEvent(type: string, description: string, data: Record<string, Schema>): Schema {
+  return {
+    type: 'object',
+    description,
+    required: ['id', 'type', 'created', 'data'],
+    additionalProperties: false,
+    properties: {
+      id: string({ pattern: '^evt_', description: 'Equals the `webhook-id` header; stable across attempts.' }),
+      type: string({ const: type }),
+      created: string({ format: 'date-time' }),
+      data: {
+        type: 'object',
+        required: [...Object.keys(data), 'poll_url'],
+        additionalProperties: false,
+        properties: { ...data, poll_url: string({ format: 'uri', description: 'Authenticate with the API key that created the job.' }) },
       },
     },
-  },
-};
+  };
+}
 
-const jobFailedEvent: Schema = {
-  type: 'object',
-  description: 'Carries the failure code only (never its message, transcript text or file names): read the message from `data.poll_url`.',
-  required: ['id', 'type', 'created', 'data'],
-  additionalProperties: false,
-  properties: {
-    id: string({ pattern: '^evt_', description: 'Equals the `webhook-id` header; stable across attempts.' }),
-    type: string({ const: 'transcription.job.failed' }),
-    created: string({ format: 'date-time' }),
-    data: {
-      type: 'object',
-      required: ['job_id', 'status', 'error', 'poll_url'],
-      additionalProperties: false,
-      properties: {
-        job_id: string(),
-        status: string({ const: 'failed' }),
-        error: { type: 'object', required: ['code'], additionalProperties: false, properties: { code: string({ enum: JOB_FAILURE_CODES }) } },
-        poll_url: string({ format: 'uri', description: 'Authenticate with the API key that created the job.' }),
-      },
-    },
+const jobSucceededEvent = jobEvent(
+  'transcription.job.succeeded',
+  'Never carries transcript text, file names, result URLs or decoder errors: fetch the result from `data.poll_url`.',
+  { job_id: string(), status: string({ const: 'succeeded' }) },
+);
+
+const jobFailedEvent = jobEvent(
+  'transcription.job.failed',
+  'Carries the failure code only (never its message, transcript text or file names): read the message from `data.poll_url`.',
+  {
+    job_id: string(),
+    status: string({ const: 'failed' }),
+    error: { type: 'object', required: ['code'], additionalProperties: false, properties: { code: string({ enum: JOB_FAILURE_CODES }) } },
   },
-};
+);
 
 /** The translation form: the transcription form's fields that apply (translation-request.ts). */
 const translationRequest: Schema = {

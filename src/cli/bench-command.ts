@@ -11,6 +11,7 @@ import { existingModelFile, modelArgument } from './model-file-argument.js';
 import { benchSummary, humanBenchReport } from './bench-report.js';
 import { measurePoolShape, type PoolShapeThroughput } from './pool-shape-throughput.js';
 import { ProgressBar } from './progress-bar.js';
+import { boundedNumber, optionalInteger } from './numeric-options.js';
 import { UsageError } from './usage-error.js';
 
 export const BENCH_USAGE =
@@ -89,15 +90,4 @@ async function measureShapes(model: string, shapes: BenchPoolShape[], batch: Flo
     bar.done();
   }
   return results;
-}
-
-function optionalInteger(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
-  return raw === undefined ? undefined : boundedNumber(raw, flag, min, max, true);
-}
-
-function boundedNumber(raw: string, flag: string, min: number, max: number, integer: boolean): number {
-  const value = Number(raw);
-  const ok = raw.trim() !== '' && (integer ? Number.isInteger(value) : Number.isFinite(value)) && value >= min && value <= max;
-  if (!ok) throw new UsageError(`${flag} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`);
-  return value;
 }

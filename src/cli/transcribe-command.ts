@@ -8,6 +8,7 @@ import { parsePatterns } from '../pipeline/patterns.js';
 import { transcribePcm } from '../pipeline/transcribe-pcm.js';
 import { existingModelFile, modelArgument } from './model-file-argument.js';
 import { formatTranscript, OUTPUT_FORMATS, type OutputFormat } from './transcript-output.js';
+import { optionalInteger } from './numeric-options.js';
 import { UsageError } from './usage-error.js';
 
 const MAX_LOCAL_SECONDS = 7200;
@@ -80,11 +81,4 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
   } finally {
     await engine.close();
   }
-}
-
-function optionalInteger(raw: string | undefined, flag: string, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}`);
-  return value;
 }
