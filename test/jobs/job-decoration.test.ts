@@ -143,6 +143,13 @@ const job = async (id: string) => (await stores.jobs.getById(id))!;
 const resultOf = async (id: string) => JSON.parse((await blobs.readResult((await job(id)).resultPath!)).toString('utf8'));
 const resultFiles = async (id: string) => (await readdir(join(dataDir, 'blobs', 'results'))).filter((f) => f.startsWith(id));
 
+/**
+ * The store releases a decoration before the worker deletes the files it no longer references (the
+ * swap is the commit; deleting is clean-up after it), so a test waits for the deletions to be done.
+ */
+const filesDeleted = (id: string) =>
+  until('the unreferenced audio and results to be deleted', async () => (await resultFiles(id)).length === 1 && !(await readdir(join(dataDir, 'blobs', 'jobs'))).some((f) => f.startsWith(id)));
+
 function webhookEvents(id: string): number {
   const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
   try {
@@ -192,6 +199,7 @@ t.test('succeeded with the final text first; then speakers and words replace the
 
   held.open();
   await until('the decoration to end', async () => (await job(created.id)).decoration === null);
+  await filesDeleted(created.id);
   const final = await resultOf(created.id);
   const done = await job(created.id);
   t.equal(done.status, 'succeeded');
@@ -250,6 +258,7 @@ t.test('a failed decoration is unavailable and marked for review; the job stays 
   t.teardown(() => r.stop(0));
   const created = await createJob();
   await until('the decoration to end', async () => (await job(created.id)).decoration === 'unavailable');
+  await filesDeleted(created.id);
   const done = await job(created.id);
   t.equal(done.status, 'succeeded');
   const result = await resultOf(created.id);
