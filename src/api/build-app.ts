@@ -19,6 +19,7 @@ import { attachRequestId, generateRequestId } from './request-id.js';
 import { ContentFreeLogController } from './request-log-controller.js';
 import { revokedKeyGuard } from './revoked-key-guard.js';
 import { RouteMethodRegistry } from './route-methods.js';
+import { OpenApiCollector } from './openapi-document.js';
 import { openApiRoute } from './routes/openapi.js';
 import { TokenBuckets } from './token-bucket.js';
 import { UnreadOutputGuard } from './unread-output-guard.js';
@@ -50,7 +51,15 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     clientErrorHandler: handleClientError,
     // Node's bare answers (and silent drops) are handed to the app: see node-http-server.ts.
     http: NODE_HTTP_OPTIONS,
+    // Route schemas (openapi-types.ts RouteSchema) are validated as documented: no type coercion,
+    // no defaults written into the request and nothing removed from it, so a handler sees what the
+    // client sent and the contract's own checks judge it.
+    ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false } },
   });
+  // Bodies are built by the handlers (transcripts as JSON text); response schemas document them and
+  // the tests hold real answers to them. fast-json-stringify would drop any field a schema leaves
+  // out, and a transcript silently losing a field is worse than JSON.stringify's speed.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   configureNodeHttpServer(app.server, app.log);
 
   // Before anything else looks at a request: a connection over its unread-output limits is closed.
@@ -67,6 +76,9 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
 
   const routeMethods = new RouteMethodRegistry();
   app.addHook('onRoute', (route) => routeMethods.record(route));
+  const openApi = new OpenApiCollector();
+  app.addHook('onRoute', (route) => openApi.record(route));
+  app.decorate('openApi', openApi);
 
   app.addHook('onRequest', attachRequestId);
   app.addHook('onRequest', httpRequirementsHook);
@@ -84,7 +96,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     });
   }
 
-  app.register(async (scope) => openApiRoute(scope, deps));
+  app.register(async (scope) => openApiRoute(scope, deps, openApi));
   for (const plugin of deps.routes ?? []) {
     app.register(async (scope) => plugin(scope, deps));
   }

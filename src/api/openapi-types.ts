@@ -18,6 +18,7 @@ export interface Schema {
   allOf?: Array<Schema | Reference>;
   oneOf?: Array<Schema | Reference>;
   anyOf?: Array<Schema | Reference>;
+  not?: Schema | Reference;
   enum?: readonly unknown[];
   const?: unknown;
   default?: unknown;
@@ -91,8 +92,36 @@ export interface OpenApiDocument {
   components: {
     schemas: Record<string, Schema>;
     responses: Record<string, Response>;
-    parameters: Record<string, Parameter>;
-    headers: Record<string, Header>;
+    parameters?: Record<string, Parameter>;
+    headers?: Record<string, Header>;
     securitySchemes: Record<string, { type: 'http'; scheme: 'bearer'; description?: string }>;
   };
+}
+
+/** An object schema whose properties are a route's path, query or header parameters. */
+export interface ParameterSchema extends Schema {
+  type: 'object';
+  properties: Record<string, Schema>;
+}
+
+/**
+ * A route's `schema` option, the one source of its documentation. Fastify validates `params`,
+ * `querystring`, `headers` and the JSON `body` with it before the handler runs (response bodies are
+ * serialised with JSON.stringify: see build-app.ts); the OpenAPI document is generated from it
+ * (openapi-document.ts). A multipart form is read as a stream, field by field, by the route's own
+ * reader, which enforces the same declarations: it is described in `multipartBody`, which Fastify
+ * ignores.
+ */
+export interface RouteSchema {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security: SecurityRequirement[];
+  params?: ParameterSchema;
+  querystring?: ParameterSchema;
+  headers?: ParameterSchema;
+  body?: Schema;
+  multipartBody?: MediaType;
+  response: Record<string, Response>;
 }

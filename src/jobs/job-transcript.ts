@@ -5,7 +5,7 @@
 import { durationUsage, languageFields, verboseBody } from '../pipeline/response-body.js';
 import { seekOf, type OpenAiSegmentFields } from '../pipeline/openai-segment-fields.js';
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
-import { subtitles } from '../pipeline/subtitles.js';
+import { isSubtitleFormat, subtitles } from '../pipeline/subtitles.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import type { ModelId, ResponseFormat, Task } from '../pipeline/transcription-request.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
@@ -117,7 +117,7 @@ export type Decoration = { status: 'processing'; stale_after: string } | { statu
 export function finalResult(transcript: AssembledTranscript, ctx: FinalContext): { contentType: string; body: string } {
   if (ctx.format === 'text') return { contentType: 'text/plain; charset=utf-8', body: transcript.text };
   // Subtitles follow the decoration: speakers appear as voices once it attached them.
-  if (ctx.format === 'srt' || ctx.format === 'vtt') return subtitles(ctx.format, ctx.speakers?.segments ?? transcript.segments);
+  if (isSubtitleFormat(ctx.format)) return subtitles(ctx.format, ctx.speakers?.segments ?? transcript.segments);
   const ms = (seconds: number) => Math.round(seconds * 1000);
   const attached = ctx.speakers;
   const segments = (attached?.segments ?? transcript.segments).map((s) => ({ ...s, start_ms: ms(s.start), end_ms: ms(s.end) }));

@@ -1,7 +1,7 @@
 // How a BCP-47 tag maps onto the contract's language families, and what each family supports.
 // The families themselves are the store's (keys keep defaults and dictionaries per family); the
 // pipeline's modules and callers get them from here with the rest of the language rules.
-import { isLanguageFamily, type LanguageFamily } from '../store/language-families.js';
+import { isLanguageFamily, LANGUAGE_TAG_SYNTAX, type LanguageFamily } from '../store/language-families.js';
 
 export { LANGUAGE_FAMILIES, isLanguageFamily, type LanguageFamily } from '../store/language-families.js';
 
@@ -17,11 +17,9 @@ export interface LanguageTag {
   family: LanguageFamily;
 }
 
-const TAG = /^([A-Za-z]{2})(?:-([A-Za-z]{2}|\d{3}))?$/;
-
 /** A supported family or regional tag, normalized; null for malformed or unsupported tags. */
 export function parseLanguageTag(raw: string): LanguageTag | null {
-  const m = TAG.exec(raw.trim());
+  const m = LANGUAGE_TAG_SYNTAX.exec(raw.trim());
   if (!m) return null;
   const family = m[1].toLowerCase();
   if (!isLanguageFamily(family)) return null;

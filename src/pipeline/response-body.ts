@@ -1,7 +1,7 @@
 // The inline response in each format: `text` (plain), `json` ({text}) and the verbose shape shared by
 // `verbose_json` and `diarized_json`, with every required field of the contract.
 import { openAiSegmentFields } from './openai-segment-fields.js';
-import { subtitles } from './subtitles.js';
+import { isSubtitleFormat, subtitles } from './subtitles.js';
 import type { ModelId, ResponseFormat, Task } from './transcription-request.js';
 import type { TranscriptionOutcome } from './run-transcription.js';
 import { patternsBlock } from './pattern-stage.js';
@@ -108,6 +108,6 @@ export function responseBody(
   if (format === 'json') {
     return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ text: outcome.text, ...(options.logprobs ? { logprobs: tokenLogprobs(outcome) } : {}) }) };
   }
-  if (format === 'srt' || format === 'vtt') return subtitles(format, responseSegments(outcome));
+  if (isSubtitleFormat(format)) return subtitles(format, responseSegments(outcome));
   return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(verboseBody(outcome, ctx)) };
 }

@@ -2,6 +2,7 @@
 // a voice when speakers were attached (WebVTT's `<v A>` voice span; SubRip has none, so `A: ` leads
 // the text). A segment nobody is attributed to has no voice. Times are the segments' own.
 import { UNATTRIBUTED_SPEAKER } from './speaker-attachment.js';
+import type { ResponseFormat } from './transcription-request.js';
 
 export interface SubtitleCue {
   start: number;
@@ -10,7 +11,13 @@ export interface SubtitleCue {
   speaker?: string | null;
 }
 
-export type SubtitleFormat = 'srt' | 'vtt';
+/** The formats whose answer is the segments as subtitles. */
+export const SUBTITLE_FORMATS = ['srt', 'vtt'] as const satisfies readonly ResponseFormat[];
+export type SubtitleFormat = (typeof SUBTITLE_FORMATS)[number];
+
+export function isSubtitleFormat(format: ResponseFormat): format is SubtitleFormat {
+  return (SUBTITLE_FORMATS as readonly ResponseFormat[]).includes(format);
+}
 
 /** OpenAI answers both as plain text; WebVTT has a media type of its own. */
 const CONTENT_TYPES: Readonly<Record<SubtitleFormat, string>> = {

@@ -14,6 +14,8 @@ import { validateWebhookUrl } from './webhook-url.js';
 
 export const MODEL_IDS = ['svc-medical-1', 'svc-medical-edge-1'] as const;
 export type ModelId = (typeof MODEL_IDS)[number];
+/** OpenAI's `owned_by` of the models this service answers to. */
+export const MODEL_OWNER = 'svc-stt';
 export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json', 'srt', 'vtt'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 /** Whisper's tasks: `transcribe` keeps the spoken language; `translate` gives English text. */
@@ -21,6 +23,8 @@ export const TASKS = ['transcribe', 'translate'] as const;
 export type Task = (typeof TASKS)[number];
 export const PROFILES = ['default', 'standard', 'turbo'] as const;
 export type Profile = (typeof PROFILES)[number];
+/** Aliases of `default` that still work, announced as deprecated on the response (DESIGN.md decision 6). */
+export const DEPRECATED_PROFILES: readonly Profile[] = PROFILES.filter((p) => p !== 'default');
 /** OpenAI's `timestamp_granularities[]`: `segment` is always given; `word` adds `words`. */
 export const TIMESTAMP_GRANULARITIES = ['word', 'segment'] as const;
 /**
@@ -33,8 +37,6 @@ export const KEYWORDS_FIELD = 'keywords[]';
 /** OpenAI's `include[]`: extra response content; `logprobs` gives the decoder's token log-probabilities (json). */
 export const INCLUDE_VALUES = ['logprobs'] as const;
 export const INCLUDE_FIELD = 'include[]';
-/** The formats whose answer is the segments as subtitles (subtitles.ts). */
-export const SUBTITLE_FORMATS: readonly ResponseFormat[] = ['srt', 'vtt'];
 /** The formats that carry segments and speakers: diarize and word timestamps need one. */
 const SEGMENT_FORMATS: readonly ResponseFormat[] = ['verbose_json', 'diarized_json', 'srt', 'vtt'];
 

@@ -18,6 +18,9 @@ import { termLimitFor, termProblem } from './vocabulary-terms.js';
 
 export const VOCABULARY_AUDIT_SCHEMA = 'svc-vocabulary-audit-v3';
 
+/** How the terms reach the decoder: all in the prompt, or the chunk's relevant ones (over the prompt budget). */
+export const VOCABULARY_MODES = ['direct', 'retrieval'] as const;
+
 export interface VocabularyPlan {
   /** Request terms merged above the key's stored dictionary, deduplicated case-insensitively. */
   terms: string[];
@@ -25,7 +28,7 @@ export interface VocabularyPlan {
   dictionaryTerms: number;
   /** Dictionary terms rejected before decoding. */
   dropped: string[];
-  mode: 'direct' | 'retrieval';
+  mode: (typeof VOCABULARY_MODES)[number];
   /** OpenAI's `prompt`, decoded ahead of the terms and checked the same way. */
   prompt: string | null;
 }

@@ -2,6 +2,7 @@
 // row, takes the same decisions on a row it has read (may this caller fail it, what does `complete`
 // answer, which blobs does a failure release) and returns the same records. No database here.
 import {
+  JOB_MODEL,
   JOB_STATUSES,
   type CompleteOutcome,
   type DecorationStatus,
@@ -95,7 +96,7 @@ export function newJobRow(job: NewJob, now: Date): NewJobRow {
     tenant: job.tenant,
     key_id: job.keyId,
     status: job.status,
-    model: 'svc-medical-1',
+    model: JOB_MODEL,
     request: JSON.stringify(job.request),
     audio_path: job.audioPath,
     audio_seconds: job.audioSeconds,

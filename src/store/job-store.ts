@@ -14,6 +14,11 @@
 
 export const JOB_STATUSES = ['awaiting_upload', 'accepted', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
+/** The statuses of a job once its audio is stored (what a job accepted with its upload can be in). */
+export const ACCEPTED_JOB_STATUSES = JOB_STATUSES.filter((s) => s !== 'awaiting_upload') as readonly Exclude<JobStatus, 'awaiting_upload'>[];
+
+/** The model a job's envelope names: the service's, whichever engine (`request.model`) transcribes it. */
+export const JOB_MODEL = 'svc-medical-1';
 
 export const JOB_FAILURE_CODES = ['audio_too_long', 'audio_undecodable', 'internal_error', 'job_expired'] as const;
 export type JobFailureCode = (typeof JOB_FAILURE_CODES)[number];
@@ -38,7 +43,7 @@ export interface JobRecord {
   tenant: string;
   keyId: string;
   status: JobStatus;
-  model: 'svc-medical-1';
+  model: typeof JOB_MODEL;
   /** The validated request (format, language, vocabulary, ...), as JSON-safe data. */
   request: Record<string, unknown>;
   /** Durable audio location in the blob store (null once deleted). */

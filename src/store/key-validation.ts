@@ -2,7 +2,7 @@
 // message that names the field; returns the normalized value.
 import { KeyStoreError } from './key-store-error.js';
 import { ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from './key-store.js';
-import { LANGUAGE_FAMILIES } from './language-families.js';
+import { LANGUAGE_FAMILIES, LANGUAGE_TAG_SYNTAX } from './language-families.js';
 
 export const MAX_DICTIONARY_TERMS = 1000;
 export const MAX_DICTIONARY_TERM_LENGTH = 96;
@@ -10,7 +10,6 @@ export const MIN_RETENTION_HOURS = 1;
 export const MAX_RETENTION_HOURS = 72;
 const BILLING_STATES: readonly BillingState[] = ['active', 'paused'];
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
-const LANGUAGE_TAG = /^([A-Za-z]{2})(?:-([A-Za-z]{2}|\d{3}))?$/;
 
 const invalid = (message: string) => new KeyStoreError('invalid_argument', message);
 
@@ -63,7 +62,7 @@ export function validateRateLimit(value: number | null): number | null {
  */
 export function validateDefaultLanguage(value: string | null): string | null {
   if (value === null) return null;
-  const match = LANGUAGE_TAG.exec(value.trim());
+  const match = LANGUAGE_TAG_SYNTAX.exec(value.trim());
   if (!match) throw invalid(`default language must be a tag like 'en', 'en-GB' or 'es-419'`);
   const family = validateLanguageFamily(match[1].toLowerCase(), 'default language');
   return match[2] ? `${family}-${match[2].toUpperCase()}` : family;

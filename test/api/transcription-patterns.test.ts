@@ -5,7 +5,7 @@
 // formatting leaves every number said as it was. Wording-dependent formatting: pattern-stage.test.ts.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { schemas } from '../../src/api/openapi-schemas.js';
+import { schemas } from '../../src/api/openapi-components.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { numbersSaid } from '../helpers/numbers-said.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';

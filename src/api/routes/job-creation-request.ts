@@ -11,6 +11,7 @@ import { PROFILES, RESPONSE_FORMATS, omittedLanguage, type LanguageChoice, type 
 import { parsePrompt } from '../../pipeline/prompt-field.js';
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from '../../pipeline/webhook-url.js';
+import { JOB_MODEL } from '../../store/job-store.js';
 import type { ApiKeyRecord } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
 
@@ -55,7 +56,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   }
   const present = (name: (typeof FIELDS)[number]) => fields[name] !== undefined && fields[name] !== null;
 
-  if (present('model') && fields.model !== 'svc-medical-1') throw bad('model must be svc-medical-1 on /v1/jobs');
+  if (present('model') && fields.model !== JOB_MODEL) throw bad(`model must be ${JOB_MODEL} on /v1/jobs`);
 
   const filename = fields.filename;
   if (typeof filename !== 'string' || filename.length < 1 || filename.length > MAX_FILENAME) {
@@ -110,7 +111,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
     request: {
       task: 'transcribe',
       vad: null,
-      model: 'svc-medical-1',
+      model: JOB_MODEL,
       responseFormat,
       language,
       diarize,

@@ -27,6 +27,9 @@ export function resultExpired(job: JobRecord, nowMs: number): boolean {
   return job.status === 'succeeded' && (job.resultPath === null || (job.resultExpiresAtMs !== null && job.resultExpiresAtMs <= nowMs));
 }
 
+/** The `object` of a job envelope. */
+export const JOB_OBJECT = 'transcription.job';
+
 export function jobView(
   job: JobRecord,
   baseUrl: string,
@@ -36,7 +39,7 @@ export function jobView(
   const urls = jobUrls(baseUrl, job.id);
   const view: Record<string, unknown> = {
     id: job.id,
-    object: 'transcription.job',
+    object: JOB_OBJECT,
     status: job.status,
     created_at: job.createdAt,
     updated_at: job.updatedAt,

@@ -32,6 +32,7 @@ import { KEY_RECHECK_INTERVAL_MS, requireActiveBilling, requireKeyStillActive } 
 import { applyProfileDeprecation } from '../deprecation.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
 import { parseJobCreation } from './job-creation-request.js';
+import { COMPLETE_JOB_SCHEMA, CREATE_JOB_SCHEMA, DELETE_JOB_SCHEMA, GET_JOB_PARTIAL_SCHEMA, GET_JOB_RESULT_SCHEMA, GET_JOB_SCHEMA } from './job-schemas.js';
 import { INLINE_RESULT_LIMIT_BYTES, isPastTombstone, jobUrls, jobView, resultExpired } from './job-view.js';
 
 export const MAX_WAIT_SECONDS = 30;
@@ -63,13 +64,15 @@ const notFound = () => new ApiError(404, 'not_found', 'no job with this id exist
 
 export function jobRoutes(deps: JobRouteDeps) {
   return async function register(app: FastifyInstance): Promise<void> {
-    app.post('/v1/jobs', (request, reply) => createJob(request, reply, deps));
-    app.post('/v1/jobs/:job_id/complete', (request: JobRequest, reply) => completeJob(request, reply, deps));
-    app.get('/v1/jobs/:job_id', (request: JobRequest, reply) => pollJob(request, reply, deps));
-    app.get('/v1/jobs/:job_id/result', (request: JobRequest, reply) => downloadResult(request, reply, deps));
-    app.get('/v1/jobs/:job_id/partial', (request: JobRequest, reply) => downloadPartial(request, reply, deps));
+    // The body is checked against its schema after the contract's own checks (attachValidation), which
+    // tell a malformed request (400) from an unsupported value (422).
+    app.post('/v1/jobs', { schema: CREATE_JOB_SCHEMA, attachValidation: true }, (request, reply) => createJob(request, reply, deps));
+    app.post('/v1/jobs/:job_id/complete', { schema: COMPLETE_JOB_SCHEMA }, (request: JobRequest, reply) => completeJob(request, reply, deps));
+    app.get('/v1/jobs/:job_id', { schema: GET_JOB_SCHEMA }, (request: JobRequest, reply) => pollJob(request, reply, deps));
+    app.get('/v1/jobs/:job_id/result', { schema: GET_JOB_RESULT_SCHEMA }, (request: JobRequest, reply) => downloadResult(request, reply, deps));
+    app.get('/v1/jobs/:job_id/partial', { schema: GET_JOB_PARTIAL_SCHEMA }, (request: JobRequest, reply) => downloadPartial(request, reply, deps));
     // Registered so the answer is the contract's code, not the frame's generic 405.
-    app.delete('/v1/jobs/:job_id', async () => {
+    app.delete('/v1/jobs/:job_id', { schema: DELETE_JOB_SCHEMA }, async () => {
       throw new ApiError(405, 'cancellation_not_supported', 'jobs cannot be cancelled in v1', { allow: 'GET' });
     });
   };
@@ -80,6 +83,7 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
   requireActiveBilling(request);
   const idempotencyKey = idempotencyKeyOf(request);
   const creation = parseJobCreation(request.body, key);
+  if (request.validationError) throw request.validationError;
   const webhookSecretVersion = creation.request.webhookUrl ? await deps.webhooks.admit(key.id, creation.request.webhookUrl) : null;
   applyProfileDeprecation(reply, creation.request.profile);
   // Webhook admission may have waited on DNS: a slot is never opened for a key revoked meanwhile.
@@ -175,9 +179,9 @@ async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRo
 }
 
 async function pollJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
-  const waitSeconds = parseWait(request.query.wait);
+  // The route schema admits only whole seconds and true/false.
+  const waitSeconds = Math.min(Number(request.query.wait ?? 0), MAX_WAIT_SECONDS);
   const include = request.query.include_result;
-  if (include !== undefined && include !== 'true' && include !== 'false') throw new ApiError(400, 'invalid_request', 'include_result must be true or false');
   let job = await loadJob(request, deps);
   if (waitSeconds > 0 && (job.status !== 'succeeded' && job.status !== 'failed')) {
     // The client leaving ends the wait (ServerResponse 'close' fires on a dropped connection).
@@ -241,12 +245,6 @@ async function loadJob(request: JobRequest, deps: JobRouteDeps): Promise<JobReco
   if (!job || isPastTombstone(job, now)) throw notFound();
   if (await deps.housekeeping.expireUpload(job, now)) job = (await deps.jobs.get(job.id, job.tenant)) ?? job;
   return job;
-}
-
-function parseWait(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return 0;
-  if (!/^\d{1,6}$/.test(raw)) throw new ApiError(400, 'invalid_request', 'wait must be a whole number of seconds');
-  return Math.min(Number(raw), MAX_WAIT_SECONDS);
 }
 
 /** JSON with object keys sorted, so the same request fingerprints the same whatever the key order. */

@@ -28,6 +28,7 @@ import { MAX_JOB_UPLOAD_BYTES } from './job-creation-request.js';
 import { sendS3Error } from './s3-error-response.js';
 import { UPLOAD_REFUSALS } from './upload-form-refusals.js';
 import { UploadMonitor } from './upload-monitor.js';
+import { UPLOAD_JOB_AUDIO_SCHEMA } from './upload-schemas.js';
 
 export interface PresignedUploadDeps {
   config: ServiceConfig;
@@ -44,7 +45,7 @@ export interface PresignedUploadDeps {
 export function presignedUploadRoutes(deps: PresignedUploadDeps) {
   return async function register(app: FastifyInstance): Promise<void> {
     await app.register(multipart);
-    app.post<{ Params: { job_id: string } }>('/v1/uploads/:job_id', { config: { public: true } }, (request, reply) =>
+    app.post<{ Params: { job_id: string } }>('/v1/uploads/:job_id', { config: { public: true }, schema: UPLOAD_JOB_AUDIO_SCHEMA }, (request, reply) =>
       receive(request, reply, deps),
     );
   };

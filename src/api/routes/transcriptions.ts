@@ -19,15 +19,17 @@ import { parseTranscriptionFields, type ModelId, type TranscriptionRequest } fro
 import { parseTranslationFields } from '../../pipeline/translation-request.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
-import type { JobStore } from '../../store/job-store.js';
+import { JOB_MODEL, type JobStore } from '../../store/job-store.js';
 import type { ApiKeyRecord, KeyStore } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
 import { requireActiveBilling, requireKeyStillActive } from '../authenticate.js';
 import { capacityUnavailable, serviceUnavailable } from '../capacity.js';
 import { applyProfileDeprecation } from '../deprecation.js';
+import { JOB_OBJECT } from './job-view.js';
 import { receiveUpload } from './receive-upload.js';
 import { streamedAnswer } from './transcription-stream.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
+import { CREATE_TRANSCRIPTION_SCHEMA, CREATE_TRANSLATION_SCHEMA } from './transcription-schemas.js';
 
 export interface TranscriptionRouteDeps {
   config: ServiceConfig;
@@ -47,9 +49,9 @@ export interface TranscriptionRouteDeps {
 export function transcriptionRoutes(deps: TranscriptionRouteDeps) {
   return async function register(app: FastifyInstance): Promise<void> {
     await app.register(multipart);
-    app.post('/v1/audio/transcriptions', (request, reply) => handle(request, reply, deps, parseTranscriptionFields));
+    app.post('/v1/audio/transcriptions', { schema: CREATE_TRANSCRIPTION_SCHEMA }, (request, reply) => handle(request, reply, deps, parseTranscriptionFields));
     // Whisper's translate task: the same upload, checks and routing (inline or a job), English text out.
-    app.post('/v1/audio/translations', (request, reply) => handle(request, reply, deps, parseTranslationFields));
+    app.post('/v1/audio/translations', { schema: CREATE_TRANSLATION_SCHEMA }, (request, reply) => handle(request, reply, deps, parseTranslationFields));
   };
 }
 
@@ -209,10 +211,10 @@ async function acceptJob(
       headers: { location: pollUrl, 'retry-after': '5', 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({
         id: job.id,
-        object: 'transcription.job',
+        object: JOB_OBJECT,
         status: job.status,
         created_at: job.createdAt,
-        model: 'svc-medical-1',
+        model: JOB_MODEL,
         poll_url: pollUrl,
         webhook: { requested: job.webhookUrl !== null },
       }),

@@ -3,15 +3,18 @@
 // enforces them, so the document cannot drift from what the server accepts.
 import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
 import { LANGUAGE_FAMILIES } from '../pipeline/languages.js';
+import { LANGUAGE_REGION_SYNTAX } from '../store/language-families.js';
 import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js';
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
-import { VOCABULARY_AUDIT_SCHEMA } from '../pipeline/vocabulary-audit.js';
+import { VOCABULARY_AUDIT_SCHEMA, VOCABULARY_MODES } from '../pipeline/vocabulary-audit.js';
+import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_MODEL, JOB_STATUSES } from '../store/job-store.js';
 import {
   INCLUDE_FIELD,
   INCLUDE_VALUES,
   KEYWORDS_FIELD,
   MODEL_IDS,
+  MODEL_OWNER,
   PROFILES,
   RESPONSE_FORMATS,
   STREAMED_FORMATS,
@@ -21,41 +24,17 @@ import {
 } from '../pipeline/transcription-request.js';
 import { MAX_PROMPT_CHARACTERS } from '../pipeline/prompt-field.js';
 import { TRANSLATION_FIELDS, TRANSLATION_FORMATS } from '../pipeline/translation-request.js';
-import type { ApiErrorCode } from './api-error.js';
-import { MODEL_LIST_SCHEMA, MODEL_SCHEMA } from './routes/models.js';
+import { API_ERROR_CODES } from './api-error.js';
+import { JOB_OBJECT } from './routes/job-view.js';
 import type { Reference, Schema } from './openapi-types.js';
 
 export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
 
-/** Every error code the API answers with; the compile-time check below keeps it complete. */
-export const ERROR_CODES = [
-  'invalid_request',
-  'unauthorized',
-  'billing_blocked',
-  'entitlement_denied',
-  'not_found',
-  'cancellation_not_supported',
-  'method_not_allowed',
-  'upload_timeout',
-  'upload_too_slow',
-  'idempotency_conflict',
-  'idempotency_in_progress',
-  'upload_not_complete',
-  'upload_too_large',
-  'unsupported_media_type',
-  'rate_limited',
-  'capacity_unavailable',
-  'service_unavailable',
-  'internal_error',
-] as const satisfies readonly ApiErrorCode[];
-type MissingErrorCode = Exclude<ApiErrorCode, (typeof ERROR_CODES)[number]>;
-const errorCodesComplete: [MissingErrorCode] extends [never] ? true : MissingErrorCode = true;
-void errorCodesComplete;
-
-export const JOB_FAILURE_CODES = ['audio_too_long', 'audio_undecodable', 'internal_error', 'job_expired'] as const;
 
 const AUDIO_FORMATS = 'WAV, MP3, M4A/MP4, WebM, OGG, FLAC or AAC';
-const LANGUAGE_TAG_PATTERN = `^(auto|(${LANGUAGE_FAMILIES.join('|')})(-([A-Za-z]{2}|[0-9]{3}))?)$`;
+/** `en` -> `[eE][nN]`: tags are read in any case (languages.ts), and JSON Schema patterns have no flags. */
+const anyCase = (text: string) => [...text].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
+const LANGUAGE_TAG_PATTERN = `^(auto|(${LANGUAGE_FAMILIES.map(anyCase).join('|')})(-(${LANGUAGE_REGION_SYNTAX}))?)$`;
 const string = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
 const integer = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
 const number = (extra: Schema = {}): Schema => ({ type: 'number', ...extra });
@@ -72,7 +51,7 @@ const errorEnvelope: Schema = {
       type: 'object',
       required: ['code', 'message'],
       additionalProperties: false,
-      properties: { code: string({ enum: ERROR_CODES }), message: string() },
+      properties: { code: string({ enum: API_ERROR_CODES }), message: string() },
     },
   },
 };
@@ -213,7 +192,7 @@ const vocabularyAudit: Schema = {
   required: ['enabled', 'mode', 'requested_terms', 'applied_terms', 'suspect_insertions', 'safety_fallback'],
   properties: {
     enabled: boolean(),
-    mode: string({ enum: ['direct', 'retrieval'] }),
+    mode: string({ enum: VOCABULARY_MODES }),
     requested_terms: integer(),
     applied_terms: integer({ deprecated: true, description: 'Deprecated alias of the delivered outcome; never prompt coverage.' }),
     suspect_insertions: integer(),
@@ -293,9 +272,11 @@ const metadata: Schema = {
   },
 };
 
+/** The `json` answer: closed, so a verbose answer (which requires `task`) can never match it too. */
 const transcriptionJson: Schema = {
   type: 'object',
   required: ['text'],
+  additionalProperties: false,
   properties: {
     text: string(),
     logprobs: {
@@ -365,6 +346,17 @@ const transcriptionVerboseJson: Schema = {
   },
 };
 
+const decoration: Schema = {
+  type: 'object',
+  description: 'Present while speakers are being attached (`processing`), or when that failed (`unavailable`: review the transcript).',
+  required: ['status'],
+  properties: {
+    status: string({ enum: DECORATION_STATUSES }),
+    stale_after: string({ format: 'date-time' }),
+    review_required: boolean(),
+  },
+};
+
 const jobTranscript: Schema = {
   description: 'Final job result content: the verbose shape plus decoration state.',
   allOf: [
@@ -372,18 +364,47 @@ const jobTranscript: Schema = {
     {
       type: 'object',
       properties: {
-        decoration: {
-          type: 'object',
-          properties: {
-            status: string({ enum: ['processing', 'unavailable'] }),
-            stale_after: string({ format: 'date-time' }),
-            review_required: boolean(),
-          },
-        },
+        decoration: ref('Decoration'),
         word_timing_available: boolean({ description: 'false while decoration is processing.' }),
       },
     },
   ],
+};
+
+/** A job's `json` result: the job transcript without the verbose fields (no `task`, which tells the two apart). */
+const jobTranscriptJson: Schema = {
+  type: 'object',
+  description: "A job's final result in the `json` format.",
+  required: ['text', 'language', 'duration', 'segments', 'metadata'],
+  not: { required: ['task'] },
+  properties: {
+    text: string(),
+    language: string({ description: 'Effective language: `mixed` for multilingual auto, `und` for silence.' }),
+    source_language: string({ description: "Translations: the spoken language (`language` is then `en`, the text's)." }),
+    language_source: string({ enum: LANGUAGE_SOURCES }),
+    duration: number({ description: 'seconds' }),
+    segments: { type: 'array', items: ref('Segment') },
+    decoration: ref('Decoration'),
+    word_timing_available: boolean(),
+    metadata: ref('Metadata'),
+  },
+};
+
+const partialTranscript: Schema = {
+  type: 'object',
+  description: 'What `partial_result_url` serves while a job runs: provisional, replaced by the final result.',
+  required: ['object', 'provisional', 'text', 'language', 'completed_audio_seconds', 'result_revision', 'segments'],
+  properties: {
+    object: string({ const: 'transcription.partial' }),
+    provisional: boolean({ const: true }),
+    text: string(),
+    language: string(),
+    language_source: string({ enum: LANGUAGE_SOURCES }),
+    completed_audio_seconds: number(),
+    result_revision: integer(),
+    segments: { type: 'array', items: ref('Segment') },
+    words: { type: 'array', items: ref('Word') },
+  },
 };
 
 const acceptedJob: Schema = {
@@ -391,10 +412,10 @@ const acceptedJob: Schema = {
   required: ['id', 'object', 'status', 'created_at', 'model', 'poll_url', 'webhook'],
   properties: {
     id: string(),
-    object: string({ const: 'transcription.job' }),
-    status: string({ enum: ['accepted', 'running', 'succeeded', 'failed'] }),
+    object: string({ const: JOB_OBJECT }),
+    status: string({ enum: ACCEPTED_JOB_STATUSES }),
     created_at: string({ format: 'date-time' }),
-    model: string({ const: 'svc-medical-1' }),
+    model: string({ const: JOB_MODEL, description: "The service's model; `request.model` chose the engine." }),
     poll_url: string({ format: 'uri' }),
     webhook: { type: 'object', required: ['requested'], properties: { requested: boolean() } },
   },
@@ -405,10 +426,11 @@ const job: Schema = {
   required: ['id', 'status', 'created_at', 'updated_at', 'model'],
   properties: {
     id: string(),
-    status: string({ enum: ['awaiting_upload', 'accepted', 'running', 'succeeded', 'failed'] }),
+    object: string({ const: JOB_OBJECT }),
+    status: string({ enum: JOB_STATUSES }),
     created_at: string({ format: 'date-time' }),
     updated_at: string({ format: 'date-time' }),
-    model: string({ const: 'svc-medical-1' }),
+    model: string({ const: JOB_MODEL }),
     result: ref('JobResult'),
     error: ref('JobError'),
     transcription: ref('JobProgress'),
@@ -424,7 +446,7 @@ const jobResult: Schema = {
     expired: boolean(),
     content: {
       description: 'With `include_result=true` and a result of at most 4 MiB: the final transcript.',
-      oneOf: [ref('JobTranscript'), ref('TranscriptionJson'), string()],
+      oneOf: [ref('JobTranscript'), ref('JobTranscriptJson'), string()],
     },
     inline: boolean({ description: 'false means fetch `download_url`.' }),
   },
@@ -480,7 +502,7 @@ const jobCreationRequest: Schema = {
   type: 'object',
   required: ['filename', 'content_type', 'content_length_bytes'],
   properties: {
-    model: string({ enum: ['svc-medical-1'], default: 'svc-medical-1' }),
+    model: string({ const: JOB_MODEL, default: JOB_MODEL }),
     filename: string({ maxLength: 255, description: 'Must match the declared content type.' }),
     content_type: string({ maxLength: 100, description: 'A supported audio MIME type.' }),
     content_length_bytes: integer({ minimum: 1, maximum: 1_073_741_824, description: 'The exact byte length of the file.' }),
@@ -546,6 +568,29 @@ const translationRequest: Schema = {
   },
 };
 
+const model: Schema = {
+  type: 'object',
+  description: "OpenAI's model object, with what serves the model on this server.",
+  required: ['id', 'object', 'created', 'owned_by', 'file', 'model_build', 'loaded'],
+  additionalProperties: false,
+  properties: {
+    id: string({ enum: MODEL_IDS }),
+    object: string({ const: 'model' }),
+    created: integer({ description: 'Unix seconds: when the model file was last written.' }),
+    owned_by: string({ const: MODEL_OWNER }),
+    file: string({ description: 'The ggml file serving this model (its name, not its path).' }),
+    model_build: string({ description: "As in results' `metadata.model_build`." }),
+    loaded: boolean({ description: 'Its engine is open and takes work.' }),
+  },
+};
+
+const modelList: Schema = {
+  type: 'object',
+  required: ['object', 'data'],
+  additionalProperties: false,
+  properties: { object: string({ const: 'list' }), data: { type: 'array', items: ref('Model') } },
+};
+
 export const schemas: Record<string, Schema> = {
   Error: errorEnvelope,
   TranscriptionRequest: transcriptionRequest,
@@ -567,10 +612,13 @@ export const schemas: Record<string, Schema> = {
   UploadForm: uploadForm,
   JobResult: jobResult,
   JobTranscript: jobTranscript,
+  JobTranscriptJson: jobTranscriptJson,
+  PartialTranscript: partialTranscript,
+  Decoration: decoration,
   JobError: jobError,
   JobProgress: jobProgress,
   JobSucceededEvent: jobSucceededEvent,
   JobFailedEvent: jobFailedEvent,
-  Model: MODEL_SCHEMA,
-  ModelList: { ...MODEL_LIST_SCHEMA, properties: { ...MODEL_LIST_SCHEMA.properties, data: { type: 'array', items: ref('Model') } } },
+  Model: model,
+  ModelList: modelList,
 };
