@@ -2,17 +2,20 @@
 // bodies, inline transcripts, jobs and the error envelope. Enumerations come from the code that
 // enforces them, so the document cannot drift from what the server accepts.
 import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
-import { LANGUAGE_FAMILIES } from '../pipeline/languages.js';
+import { LANGUAGE_FAMILIES, MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
 import { LANGUAGE_REGION_SYNTAX } from '../store/language-families.js';
 import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js';
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
-import { SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
+import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS, SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
 import { VOCABULARY_AUDIT_SCHEMA, VOCABULARY_MODES } from '../pipeline/vocabulary-audit.js';
 import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_MODEL, JOB_STATUSES } from '../store/job-store.js';
 import {
   INCLUDE_FIELD,
   INCLUDE_VALUES,
   KEYWORDS_FIELD,
+  DEFAULT_JOB_RESPONSE_FORMAT,
+  DEFAULT_PROFILE,
+  DEFAULT_RESPONSE_FORMAT,
   MODEL_IDS,
   MODEL_OWNER,
   PROFILES,
@@ -23,9 +26,15 @@ import {
   TIMESTAMP_GRANULARITIES_FIELD,
 } from '../pipeline/transcription-request.js';
 import { MAX_PROMPT_CHARACTERS } from '../pipeline/prompt-field.js';
-import { TRANSLATION_FIELDS, TRANSLATION_FORMATS } from '../pipeline/translation-request.js';
+import { DEFAULT_TRANSLATION_FORMAT, TRANSLATION_FIELDS, TRANSLATION_FORMATS } from '../pipeline/translation-request.js';
+import { MAX_TERM_LENGTH, MAX_TERMS, MAX_TERMS_SMALL } from '../pipeline/vocabulary-terms.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '../pipeline/webhook-url.js';
+import { MAX_CONTENT_TYPE, MAX_FILENAME, MAX_JOB_UPLOAD_BYTES } from './routes/job-creation-request.js';
+import { EVENT_ID_PREFIX } from '../jobs/job-webhook-events.js';
+import { PARTIAL_OBJECT } from '../jobs/job-transcript.js';
+import { RUNTIME_NAME, STREAM_EVENT_TYPES } from '../pipeline/response-body.js';
 import { API_ERROR_CODES } from './api-error.js';
-import { JOB_OBJECT } from './routes/job-view.js';
+import { JOB_OBJECT, MIN_AUDIO_SECONDS_ADVISORY } from './routes/job-view.js';
 import type { Reference, Schema } from './openapi-types.js';
 
 export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
@@ -66,7 +75,7 @@ const transcriptionRequest: Schema = {
       description: `The audio: ${AUDIO_FORMATS}. At most 100,000,000 bytes; larger files use /v1/jobs. The bytes decide the container, not the file name or declared type.`,
     }),
     model: string({ enum: MODEL_IDS }),
-    response_format: string({ enum: RESPONSE_FORMATS, default: 'diarized_json' }),
+    response_format: string({ enum: RESPONSE_FORMATS, default: DEFAULT_RESPONSE_FORMAT }),
     language: string({
       description:
         "A supported BCP-47 tag (family `xx` or regional `xx-YY`) or `auto` (each utterance detected). Omitted: the key's default language; without one, the dominant language is detected from the speech.",
@@ -76,7 +85,7 @@ const transcriptionRequest: Schema = {
     language_hints: string({
       description: 'JSON array string of 1 to 8 candidate BCP-47 tags. Valid only with `language=auto`.',
       contentMediaType: 'application/json',
-      contentSchema: stringArray({ minItems: 1, maxItems: 8, uniqueItems: true }),
+      contentSchema: stringArray({ minItems: 1, maxItems: MAX_LANGUAGE_HINTS, uniqueItems: true }),
     }),
     diarize: boolean({ default: false, description: 'Attach speaker labels and word timestamps. Use with `response_format=verbose_json`.' }),
     [TIMESTAMP_GRANULARITIES_FIELD]: {
@@ -87,9 +96,9 @@ const transcriptionRequest: Schema = {
     },
     dictionary: boolean({ default: true, description: "`false` suppresses the key's stored terms for this request." }),
     vocabulary: string({
-      description: 'JSON array string of exact expected terms, up to 1,000 (at most 30 when the language is `auto`, Arabic or Hindi).',
+      description: `JSON array string of exact expected terms, up to ${MAX_TERMS} (at most ${MAX_TERMS_SMALL} when the language is \`auto\`, Arabic or Hindi).`,
       contentMediaType: 'application/json',
-      contentSchema: stringArray({ maxItems: 1000 }),
+      contentSchema: stringArray({ maxItems: MAX_TERMS }),
     }),
     patterns: string({
       maxLength: MAX_PATTERNS_LENGTH,
@@ -97,7 +106,7 @@ const transcriptionRequest: Schema = {
     }),
     webhook_url: string({
       format: 'uri',
-      maxLength: 2048,
+      maxLength: MAX_WEBHOOK_URL_LENGTH,
       description: 'HTTPS, port 443. Forces asynchronous dispatch (202). Needs an active webhook signing secret on the key.',
     }),
     stream: boolean({
@@ -106,7 +115,7 @@ const transcriptionRequest: Schema = {
     }),
     profile: string({
       enum: PROFILES,
-      default: 'default',
+      default: DEFAULT_PROFILE,
       description: '`standard` and `turbo` are deprecated aliases of `default` with identical behaviour; responses to them carry `Deprecation` and `Warning` headers.',
     }),
     prompt: string({
@@ -116,7 +125,7 @@ const transcriptionRequest: Schema = {
     keywords: string({
       description: "OpenAI's parameter, the same as `vocabulary` (send one of the two): a JSON array string of terms.",
       contentMediaType: 'application/json',
-      contentSchema: stringArray({ maxItems: 1000 }),
+      contentSchema: stringArray({ maxItems: MAX_TERMS }),
     }),
     [KEYWORDS_FIELD]: { type: 'array', items: string(), description: "`keywords` as OpenAI's client sends an array: the field repeated per term." },
     temperature: {
@@ -143,7 +152,7 @@ const segment: Schema = {
   type: 'object',
   required: ['id', 'speaker', 'text', 'start', 'end'],
   properties: {
-    type: string({ const: 'transcript.text.segment', description: "OpenAI's diarized segment type." }),
+    type: string({ const: STREAM_EVENT_TYPES.segment, description: "OpenAI's diarized segment type." }),
     id: string(),
     speaker: string(),
     text: string(),
@@ -266,7 +275,7 @@ const metadata: Schema = {
   type: 'object',
   properties: {
     api_version: string(),
-    runtime: string({ const: 'svc-runtime' }),
+    runtime: string({ const: RUNTIME_NAME }),
     processing_ms: { type: 'object', properties: { asr: integer(), diarization: integer() } },
     model_build: string(),
   },
@@ -295,9 +304,9 @@ const transcriptionJson: Schema = {
 // failure after the stream opened is sent as the error envelope, the last event.
 const transcriptionStreamEvent: Schema = {
   oneOf: [
-    { type: 'object', required: ['type', 'delta'], properties: { type: string({ const: 'transcript.text.delta' }), delta: string() } },
+    { type: 'object', required: ['type', 'delta'], properties: { type: string({ const: STREAM_EVENT_TYPES.delta }), delta: string() } },
     { $ref: '#/components/schemas/Segment' },
-    { type: 'object', required: ['type', 'text'], properties: { type: string({ const: 'transcript.text.done' }), text: string() } },
+    { type: 'object', required: ['type', 'text'], properties: { type: string({ const: STREAM_EVENT_TYPES.done }), text: string() } },
     { $ref: '#/components/schemas/Error' },
   ],
   description: 'One `data:` line per event. A failure after the stream opened is the last event: the error envelope.',
@@ -395,7 +404,7 @@ const partialTranscript: Schema = {
   description: 'What `partial_result_url` serves while a job runs: provisional, replaced by the final result.',
   required: ['object', 'provisional', 'text', 'language', 'completed_audio_seconds', 'result_revision', 'segments'],
   properties: {
-    object: string({ const: 'transcription.partial' }),
+    object: string({ const: PARTIAL_OBJECT }),
     provisional: boolean({ const: true }),
     text: string(),
     language: string(),
@@ -491,7 +500,7 @@ const createdJob: Schema = {
         upload: ref('UploadForm'),
         complete_url: string({ format: 'uri' }),
         poll_url: string({ format: 'uri' }),
-        min_audio_seconds: integer({ const: 30 }),
+        min_audio_seconds: integer({ const: MIN_AUDIO_SECONDS_ADVISORY }),
         max_audio_seconds: integer({ description: 'The live authority on the longest audio a job accepts.' }),
       },
     },
@@ -503,18 +512,18 @@ const jobCreationRequest: Schema = {
   required: ['filename', 'content_type', 'content_length_bytes'],
   properties: {
     model: string({ const: JOB_MODEL, default: JOB_MODEL }),
-    filename: string({ maxLength: 255, description: 'Must match the declared content type.' }),
-    content_type: string({ maxLength: 100, description: 'A supported audio MIME type.' }),
-    content_length_bytes: integer({ minimum: 1, maximum: 1_073_741_824, description: 'The exact byte length of the file.' }),
-    response_format: string({ enum: RESPONSE_FORMATS, default: 'json' }),
+    filename: string({ maxLength: MAX_FILENAME, description: 'Must match the declared content type.' }),
+    content_type: string({ maxLength: MAX_CONTENT_TYPE, description: 'A supported audio MIME type.' }),
+    content_length_bytes: integer({ minimum: 1, maximum: MAX_JOB_UPLOAD_BYTES, description: 'The exact byte length of the file.' }),
+    response_format: string({ enum: RESPONSE_FORMATS, default: DEFAULT_JOB_RESPONSE_FORMAT }),
     language: string({ pattern: LANGUAGE_TAG_PATTERN, description: "Default: the key's default language; without one, the dominant language is detected from the speech." }),
-    language_hints: stringArray({ minItems: 1, maxItems: 8, uniqueItems: true }),
-    vocabulary: { type: 'array', items: string({ maxLength: 96 }), maxItems: 1000 },
+    language_hints: stringArray({ minItems: 1, maxItems: MAX_LANGUAGE_HINTS, uniqueItems: true }),
+    vocabulary: { type: 'array', items: string({ maxLength: MAX_TERM_LENGTH }), maxItems: MAX_TERMS },
     patterns: string({ maxLength: MAX_PATTERNS_LENGTH, description: `As on the inline route: at most ${MAX_PATTERNS} comma-separated expressions.` }),
-    profile: string({ enum: PROFILES, default: 'default', description: '`standard` and `turbo` are deprecated aliases of `default`.' }),
+    profile: string({ enum: PROFILES, default: DEFAULT_PROFILE, description: '`standard` and `turbo` are deprecated aliases of `default`.' }),
     diarize: boolean({ default: false }),
-    max_speakers: integer({ minimum: 1, maximum: 4, default: 4 }),
-    webhook_url: string({ format: 'uri', maxLength: 2048, description: 'HTTPS, port 443. Needs an active webhook signing secret.' }),
+    max_speakers: integer({ minimum: 1, maximum: MAX_SPEAKERS, default: DEFAULT_MAX_SPEAKERS }),
+    webhook_url: string({ format: 'uri', maxLength: MAX_WEBHOOK_URL_LENGTH, description: 'HTTPS, port 443. Needs an active webhook signing secret.' }),
   },
 };
 
@@ -526,7 +535,7 @@ function jobEvent(type: string, description: string, data: Record<string, Schema
     required: ['id', 'type', 'created', 'data'],
     additionalProperties: false,
     properties: {
-      id: string({ pattern: '^evt_', description: 'Equals the `webhook-id` header; stable across attempts.' }),
+      id: string({ pattern: `^${EVENT_ID_PREFIX}`, description: 'Equals the `webhook-id` header; stable across attempts.' }),
       type: string({ const: type }),
       created: string({ format: 'date-time' }),
       data: {
@@ -563,7 +572,7 @@ const translationRequest: Schema = {
   properties: {
     ...Object.fromEntries(TRANSLATION_FIELDS.filter((f) => f !== 'response_format').map((f) => [f, (transcriptionRequest.properties as Record<string, Schema>)[f]])),
     file: (transcriptionRequest.properties as Record<string, Schema>).file,
-    response_format: string({ enum: TRANSLATION_FORMATS, default: 'json' }),
+    response_format: string({ enum: TRANSLATION_FORMATS, default: DEFAULT_TRANSLATION_FORMAT }),
     language: string({ description: 'The spoken language (a tag, or `auto`); omitted: as on transcriptions. The text is English.' }),
   },
 };

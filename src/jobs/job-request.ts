@@ -5,7 +5,7 @@
 import type { RequestVadParams } from '../pipeline/chunking-strategy.js';
 import { parseLanguageTag } from '../pipeline/languages.js';
 import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
-import { RESPONSE_FORMATS, type LanguageChoice, type TranscriptionRequest } from '../pipeline/transcription-request.js';
+import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, RESPONSE_FORMATS, type LanguageChoice, type TranscriptionRequest } from '../pipeline/transcription-request.js';
 
 export interface StoredJobRequest extends TranscriptionRequest {
   /** Labelling ceiling for diarization (1 to 4). */
@@ -44,7 +44,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
   return {
     task: stored.task === 'translate' ? 'translate' : 'transcribe',
     model: stored.model === 'svc-medical-edge-1' ? 'svc-medical-edge-1' : 'svc-medical-1',
-    responseFormat: RESPONSE_FORMATS.find((f) => f === stored.responseFormat) ?? 'json',
+    responseFormat: RESPONSE_FORMATS.find((f) => f === stored.responseFormat) ?? DEFAULT_JOB_RESPONSE_FORMAT,
     language: choice,
     diarize: stored.diarize === true,
     wordTimestamps: stored.wordTimestamps === true,
@@ -53,7 +53,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     prompt: typeof stored.prompt === 'string' ? stored.prompt : null,
     patterns: strings(stored.patterns),
     webhookUrl: typeof stored.webhookUrl === 'string' ? stored.webhookUrl : null,
-    profile: 'default',
+    profile: DEFAULT_PROFILE,
     // A job answers by polling or webhook, never on the connection that created it.
     stream: false,
     temperature: typeof stored.temperature === 'number' && stored.temperature >= 0 && stored.temperature <= 1 ? stored.temperature : 0,

@@ -2,7 +2,7 @@
 // verboseBody as an inline answer, then its times are shifted by the chunk's offset and appended.
 // The assembled state is the provisional result a poll may fetch while the job runs (it is stored
 // as a blob, so rows stay small however long the recording); the final result is built from it.
-import { durationUsage, languageFields, verboseBody } from '../pipeline/response-body.js';
+import { durationUsage, languageFields, RUNTIME_NAME, verboseBody } from '../pipeline/response-body.js';
 import { seekOf, type OpenAiSegmentFields } from '../pipeline/openai-segment-fields.js';
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { isSubtitleFormat, subtitles } from '../pipeline/subtitles.js';
@@ -31,9 +31,12 @@ export interface TimedWord {
   speaker?: string;
 }
 
+/** The `object` of a provisional transcript. */
+export const PARTIAL_OBJECT = 'transcription.partial';
+
 /** The provisional transcript: what `partial_result_url` serves while a job runs. */
 export interface AssembledTranscript {
-  object: 'transcription.partial';
+  object: typeof PARTIAL_OBJECT;
   provisional: true;
   text: string;
   language: string;
@@ -46,7 +49,7 @@ export interface AssembledTranscript {
 }
 
 export function emptyTranscript(language: string): AssembledTranscript {
-  return { object: 'transcription.partial', provisional: true, text: '', language, completed_audio_seconds: 0, result_revision: 0, segments: [] };
+  return { object: PARTIAL_OBJECT, provisional: true, text: '', language, completed_audio_seconds: 0, result_revision: 0, segments: [] };
 }
 
 /** The transcript with one more chunk, whose audio started `offsetSeconds` into the recording. */
@@ -70,7 +73,7 @@ export function appendChunk(
   const words = body.words?.map((w) => ({ ...w, start: round3(w.start + offsetSeconds), end: round3(w.end + offsetSeconds) }));
   const text = [previous.text, outcome.text.trim()].filter((t) => t !== '').join(' ');
   return {
-    object: 'transcription.partial',
+    object: PARTIAL_OBJECT,
     provisional: true,
     text,
     language: outcome.language,
@@ -124,7 +127,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
   const language = transcript.text === '' ? NO_SPEECH_LANGUAGE : transcript.language;
   const metadata = {
     api_version: ctx.apiVersion,
-    runtime: 'svc-runtime',
+    runtime: RUNTIME_NAME,
     processing_ms: { asr: ctx.asrMs, diarization: ctx.diarizationMs ?? 0 },
     model_build: ctx.modelBuild,
   };

@@ -8,6 +8,8 @@ import { randomBase62 } from '../store/random-id.js';
 export const JOB_SUCCEEDED_EVENT_TYPE = 'transcription.job.succeeded';
 export const JOB_FAILED_EVENT_TYPE = 'transcription.job.failed';
 export const JOB_EVENT_TYPES = [JOB_SUCCEEDED_EVENT_TYPE, JOB_FAILED_EVENT_TYPE] as const;
+/** Every event id starts with it (the `webhook-id` header). */
+export const EVENT_ID_PREFIX = 'evt_';
 
 export interface JobEventInput {
   jobId: string;
@@ -38,7 +40,7 @@ export function jobEventInput(
 }
 
 function jobEvent(input: JobEventInput, type: string, data: Record<string, unknown>): OutboxEvent {
-  const eventId = `evt_${randomBase62(22)}`;
+  const eventId = `${EVENT_ID_PREFIX}${randomBase62(22)}`;
   const body = JSON.stringify({ id: eventId, type, created: new Date(input.nowMs).toISOString(), data });
   return { eventId, keyId: input.keyId, secretVersion: input.secretVersion, url: input.url, body };
 }

@@ -9,6 +9,9 @@ export { LANGUAGE_FAMILIES, isLanguageFamily, type LanguageFamily } from '../sto
 export const WORD_TIMING_FAMILIES: readonly LanguageFamily[] = ['en', 'es', 'pt', 'fr', 'de', 'nl'];
 
 /** Vocabulary lists are capped lower where detection or script makes prompting fragile (DESIGN.md 3). */
+/** The most candidate languages `language_hints` may name. */
+export const MAX_LANGUAGE_HINTS = 8;
+
 export const SMALL_VOCABULARY_LANGUAGES = ['auto', 'ar', 'hi'] as const;
 
 export interface LanguageTag {

@@ -9,6 +9,10 @@ import { disabledVocabularyAudit } from './vocabulary-audit.js';
 import { wordsFromSegments } from './words.js';
 
 export const API_VERSION = '2026-07-27';
+/** `metadata.runtime` of every transcript. */
+export const RUNTIME_NAME = 'svc-runtime';
+/** OpenAI's stream event types (a diarized segment is one too, as a segment's `type`). */
+export const STREAM_EVENT_TYPES = { delta: 'transcript.text.delta', segment: 'transcript.text.segment', done: 'transcript.text.done' } as const;
 
 export interface ResponseContext {
   requestId: string;
@@ -27,7 +31,7 @@ export function responseSegments(outcome: TranscriptionOutcome) {
       const confidence = textTokens.length ? textTokens.reduce((a, t) => a + t.p, 0) / textTokens.length : null;
       return {
         // OpenAI's diarized segment type; the contract's fields follow.
-        type: 'transcript.text.segment' as const,
+        type: STREAM_EVENT_TYPES.segment,
         id: `seg_${i}`,
         speaker: s.speaker,
         text: s.text.trim(),
@@ -63,7 +67,7 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
     ...(outcome.patterns ? { patterns: patternsBlock(outcome.patterns) } : {}),
     metadata: {
       api_version: API_VERSION,
-      runtime: 'svc-runtime',
+      runtime: RUNTIME_NAME,
       processing_ms: { asr: outcome.asrMs, diarization: outcome.diarizationMs },
       model_build: ctx.modelBuild,
     },

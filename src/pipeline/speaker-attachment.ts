@@ -13,7 +13,9 @@ import { nonOverlapping, wordsOfSegment, type Word } from './words.js';
 
 /** What a segment's `speaker` says when nobody is attributed (diarization off, no word timing, over the ceiling). */
 export const UNATTRIBUTED_SPEAKER = 'unknown';
-export const DEFAULT_MAX_SPEAKERS = 4;
+/** The most voices a transcript labels (`max_speakers` is 1 to this); also the default. */
+export const MAX_SPEAKERS = 4;
+export const DEFAULT_MAX_SPEAKERS = MAX_SPEAKERS;
 export const SPEAKER_CEILING_ACTIONS = ['none', 'unlabelled_review_required'] as const;
 export type SpeakerCeilingAction = (typeof SPEAKER_CEILING_ACTIONS)[number];
 

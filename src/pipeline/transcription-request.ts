@@ -4,7 +4,7 @@
 // hints or feature combination 422, a missing entitlement 403.
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { LanguageChoice } from './language-stage.js';
-import { parseLanguageTag, WORD_TIMING_FAMILIES, type LanguageTag } from './languages.js';
+import { MAX_LANGUAGE_HINTS, parseLanguageTag, WORD_TIMING_FAMILIES, type LanguageTag } from './languages.js';
 import { parsePatterns } from './patterns.js';
 import { parsePrompt } from './prompt-field.js';
 import { isChunkingStrategyField, parseChunkingStrategy, type RequestVadParams } from './chunking-strategy.js';
@@ -18,13 +18,17 @@ export type ModelId = (typeof MODEL_IDS)[number];
 export const MODEL_OWNER = 'svc-stt';
 export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json', 'srt', 'vtt'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
+/** The inline route's format when none is sent (the contract's), and a job's (OpenAI's). */
+export const DEFAULT_RESPONSE_FORMAT: ResponseFormat = 'diarized_json';
+export const DEFAULT_JOB_RESPONSE_FORMAT: ResponseFormat = 'json';
 /** Whisper's tasks: `transcribe` keeps the spoken language; `translate` gives English text. */
 export const TASKS = ['transcribe', 'translate'] as const;
 export type Task = (typeof TASKS)[number];
 export const PROFILES = ['default', 'standard', 'turbo'] as const;
 export type Profile = (typeof PROFILES)[number];
+export const DEFAULT_PROFILE: Profile = 'default';
 /** Aliases of `default` that still work, announced as deprecated on the response (DESIGN.md decision 6). */
-export const DEPRECATED_PROFILES: readonly Profile[] = PROFILES.filter((p) => p !== 'default');
+export const DEPRECATED_PROFILES: readonly Profile[] = PROFILES.filter((p) => p !== DEFAULT_PROFILE);
 /** OpenAI's `timestamp_granularities[]`: `segment` is always given; `word` adds `words`. */
 export const TIMESTAMP_GRANULARITIES = ['word', 'segment'] as const;
 /**
@@ -148,8 +152,8 @@ function parseHints(raw: string | undefined): LanguageTag[] | null {
   } catch {
     throw unprocessable('language_hints must be a JSON array of language tags');
   }
-  if (!Array.isArray(value) || value.length < 1 || value.length > 8) {
-    throw unprocessable('language_hints must be a JSON array of 1 to 8 language tags');
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_LANGUAGE_HINTS) {
+    throw unprocessable(`language_hints must be a JSON array of 1 to ${MAX_LANGUAGE_HINTS} language tags`);
   }
   const tags = value.map((v) => (typeof v === 'string' ? parseLanguageTag(v) : null));
   if (tags.some((t) => t === null)) throw unprocessable('language_hints contains an unsupported language tag');
@@ -230,8 +234,8 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   checkFieldNames(fields);
   const vad = parseChunkingStrategy(fields);
   const model = oneOf(fields.model, MODEL_IDS, undefined, 'model');
-  const responseFormat = oneOf(fields.response_format, RESPONSE_FORMATS, 'diarized_json', 'response_format');
-  const profile = oneOf(fields.profile, PROFILES, 'default', 'profile');
+  const responseFormat = oneOf(fields.response_format, RESPONSE_FORMATS, DEFAULT_RESPONSE_FORMAT, 'response_format');
+  const profile = oneOf(fields.profile, PROFILES, DEFAULT_PROFILE, 'profile');
   const diarize = booleanField(fields.diarize, false, 'diarize');
   const dictionary = booleanField(fields.dictionary, true, 'dictionary');
   const language = parseLanguageChoice(fields, key);

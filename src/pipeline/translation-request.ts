@@ -13,6 +13,7 @@ import { validateWebhookUrl } from './webhook-url.js';
 
 /** OpenAI's translation formats: no diarized_json (translations carry no speakers). */
 export const TRANSLATION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const satisfies readonly ResponseFormat[];
+export const DEFAULT_TRANSLATION_FORMAT = 'json' satisfies (typeof TRANSLATION_FORMATS)[number];
 
 export const TRANSLATION_FIELDS = ['model', 'response_format', 'language', 'language_hints', 'prompt', 'temperature', 'webhook_url'] as const;
 
@@ -27,7 +28,7 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
   return {
     task: 'translate',
     model: oneOf(fields.model, MODEL_IDS, undefined, 'model'),
-    responseFormat: oneOf(fields.response_format, TRANSLATION_FORMATS, 'json', 'response_format'),
+    responseFormat: oneOf(fields.response_format, TRANSLATION_FORMATS, DEFAULT_TRANSLATION_FORMAT, 'response_format'),
     language: parseLanguageChoice(fields, key),
     diarize: false,
     wordTimestamps: false,

@@ -5,6 +5,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
 import { JOB_EVENT_TYPES, JOB_FAILED_EVENT_TYPE, JOB_SUCCEEDED_EVENT_TYPE, jobFailedEvent, jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { API_ERROR_CODES } from '../../src/api/api-error.js';
+import { LANGUAGE_FAMILIES } from '../../src/pipeline/languages.js';
+import { TRANSLATION_FORMATS } from '../../src/pipeline/translation-request.js';
+import { DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../../src/store/job-store.js';
 import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, TRANSCRIPTION_FIELDS } from '../../src/pipeline/transcription-request.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -222,4 +225,21 @@ t.test('the webhook events are documented as the bodies the service sends', asyn
     t.same(Object.keys(body.data).sort(), [...(data.required as string[])].sort());
     t.match(body.id, new RegExp(((schema.properties as Json).id as Json).pattern as string));
   }
+});
+
+t.test("the document's enums are the code's own declarations", async (t) => {
+  const schemas = (served.components as Json).schemas as Record<string, Json>;
+  const property = (schema: string, name: string) => (schemas[schema].properties as Record<string, Json>)[name];
+  t.same(property('Job', 'status').enum, JOB_STATUSES);
+  t.same(property('AcceptedJob', 'status').enum, JOB_STATUSES.filter((s) => s !== 'awaiting_upload'));
+  t.same(property('JobError', 'code').enum, JOB_FAILURE_CODES);
+  t.same(property('Decoration', 'status').enum, DECORATION_STATUSES);
+  t.same(property('JobCreationRequest', 'response_format').enum, RESPONSE_FORMATS);
+  t.same(property('TranslationRequest', 'response_format').enum, TRANSLATION_FORMATS);
+  const language = new RegExp(property('JobCreationRequest', 'language').pattern as string);
+  for (const family of LANGUAGE_FAMILIES) {
+    t.ok(language.test(family) && language.test(`${family.toUpperCase()}-gb`) && language.test(`${family}-419`), `${family} in any case, with a region`);
+  }
+  t.notOk(language.test('xx'), 'an unsupported family is not');
+  t.ok(language.test('auto'));
 });

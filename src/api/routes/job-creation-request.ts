@@ -5,9 +5,10 @@
 // entitlement 403. Messages name only our own field names, never request content.
 import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
 import { DEFAULT_MAX_SPEAKERS, type StoredJobRequest } from '../../jobs/job-request.js';
-import { parseLanguageTag, type LanguageTag } from '../../pipeline/languages.js';
+import { MAX_LANGUAGE_HINTS, parseLanguageTag, type LanguageTag } from '../../pipeline/languages.js';
+import { MAX_SPEAKERS } from '../../pipeline/speaker-attachment.js';
 import { parsePatterns } from '../../pipeline/patterns.js';
-import { PROFILES, RESPONSE_FORMATS, omittedLanguage, type LanguageChoice, type Profile, type ResponseFormat } from '../../pipeline/transcription-request.js';
+import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, PROFILES, RESPONSE_FORMATS, omittedLanguage, type LanguageChoice, type Profile, type ResponseFormat } from '../../pipeline/transcription-request.js';
 import { parsePrompt } from '../../pipeline/prompt-field.js';
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from '../../pipeline/webhook-url.js';
@@ -16,8 +17,8 @@ import type { ApiKeyRecord } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
 
 export const MAX_JOB_UPLOAD_BYTES = 1_073_741_824;
-const MAX_FILENAME = 255;
-const MAX_CONTENT_TYPE = 100;
+export const MAX_FILENAME = 255;
+export const MAX_CONTENT_TYPE = 100;
 
 const FIELDS = [
   'model',
@@ -74,13 +75,13 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   if (length > MAX_JOB_UPLOAD_BYTES) throw new ApiError(413, 'upload_too_large', `content_length_bytes is at most ${MAX_JOB_UPLOAD_BYTES}`);
   if (length < 1) throw bad('content_length_bytes is at least 1');
 
-  const responseFormat = enumField<ResponseFormat>(fields.response_format, RESPONSE_FORMATS, 'json', 'response_format');
-  const profile = enumField<Profile>(fields.profile, PROFILES, 'default', 'profile');
+  const responseFormat = enumField<ResponseFormat>(fields.response_format, RESPONSE_FORMATS, DEFAULT_JOB_RESPONSE_FORMAT, 'response_format');
+  const profile = enumField<Profile>(fields.profile, PROFILES, DEFAULT_PROFILE, 'profile');
   const diarize = booleanField(fields.diarize, 'diarize');
   let maxSpeakers = DEFAULT_MAX_SPEAKERS;
   if (present('max_speakers')) {
-    if (typeof fields.max_speakers !== 'number' || !Number.isInteger(fields.max_speakers) || fields.max_speakers < 1 || fields.max_speakers > 4) {
-      throw unprocessable('max_speakers must be an integer from 1 to 4');
+    if (typeof fields.max_speakers !== 'number' || !Number.isInteger(fields.max_speakers) || fields.max_speakers < 1 || fields.max_speakers > MAX_SPEAKERS) {
+      throw unprocessable(`max_speakers must be an integer from 1 to ${MAX_SPEAKERS}`);
     }
     maxSpeakers = fields.max_speakers;
   }
@@ -154,7 +155,7 @@ function parseLanguage(fields: Record<string, unknown>, key: ApiKeyRecord): Lang
 }
 
 function parseHints(value: unknown): LanguageTag[] {
-  if (!Array.isArray(value) || value.length < 1 || value.length > 8) throw unprocessable('language_hints must be an array of 1 to 8 language tags');
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_LANGUAGE_HINTS) throw unprocessable(`language_hints must be an array of 1 to ${MAX_LANGUAGE_HINTS} language tags`);
   const tags = value.map((v) => (typeof v === 'string' ? parseLanguageTag(v) : null));
   if (tags.some((t) => t === null)) throw unprocessable('language_hints contains an unsupported language tag');
   if (new Set(tags.map((t) => t!.tag)).size !== tags.length) throw unprocessable('language_hints must not repeat a tag');

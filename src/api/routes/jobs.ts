@@ -33,13 +33,11 @@ import { applyProfileDeprecation } from '../deprecation.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
 import { parseJobCreation } from './job-creation-request.js';
 import { COMPLETE_JOB_SCHEMA, CREATE_JOB_SCHEMA, DELETE_JOB_SCHEMA, GET_JOB_PARTIAL_SCHEMA, GET_JOB_RESULT_SCHEMA, GET_JOB_SCHEMA } from './job-schemas.js';
-import { INLINE_RESULT_LIMIT_BYTES, isPastTombstone, jobUrls, jobView, resultExpired } from './job-view.js';
+import { INLINE_RESULT_LIMIT_BYTES, MIN_AUDIO_SECONDS_ADVISORY, isPastTombstone, jobUrls, jobView, resultExpired } from './job-view.js';
 
 export const MAX_WAIT_SECONDS = 30;
 export const DEFAULT_UPLOAD_EXPIRY_SECONDS = 3600;
 export const COMPLETE_GRACE_MS = 3_600_000;
-/** The job envelope's advisory floor (DESIGN.md decision 1); shorter audio is still transcribed. */
-export const MIN_AUDIO_SECONDS_ADVISORY = 30;
 
 export interface JobRouteDeps {
   config: ServiceConfig;

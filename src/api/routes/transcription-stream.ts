@@ -9,7 +9,7 @@
 // ends. A client that hangs up stops the decoding.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { verboseBody, type ResponseContext } from '../../pipeline/response-body.js';
+import { STREAM_EVENT_TYPES, verboseBody, type ResponseContext } from '../../pipeline/response-body.js';
 import type { TranscriptionOutcome } from '../../pipeline/run-transcription.js';
 import type { ResponseFormat } from '../../pipeline/transcription-request.js';
 import type { TextDelta } from '../../pipeline/text-deltas.js';
@@ -49,10 +49,10 @@ export function streamedAnswer(request: FastifyRequest, reply: FastifyReply, abo
     body!.end();
   };
   return {
-    onTextDelta: (delta) => event({ type: 'transcript.text.delta', delta }),
+    onTextDelta: (delta) => event({ type: STREAM_EVENT_TYPES.delta, delta }),
     finish(outcome, format, ctx) {
       if (format === 'diarized_json') for (const segment of verboseBody(outcome, ctx).segments) event(segment);
-      event({ type: 'transcript.text.done', text: outcome.text });
+      event({ type: STREAM_EVENT_TYPES.done, text: outcome.text });
       end();
     },
     get opened() {
