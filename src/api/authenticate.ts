@@ -95,15 +95,3 @@ export function requireEntitlement(request: FastifyRequest, entitlement: Entitle
     throw new ApiError(403, 'entitlement_denied', `this key is not entitled to ${ENTITLEMENT_NAMES[entitlement]}`);
   }
 }
-
-/**
- * 402 billing_blocked when the key's usage is paused. Called by routes that create new work; result
- * retrieval does not call it, so paused accounts can still collect what they already paid for.
- */
-export function requireActiveBilling(request: FastifyRequest): void {
-  const key = request.apiKey;
-  if (key === null) throw unauthorized();
-  if (key.billingState !== 'active') {
-    throw new ApiError(402, 'billing_blocked', 'usage is paused for this account; result retrieval keeps working');
-  }
-}

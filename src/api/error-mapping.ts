@@ -8,6 +8,7 @@ import { ApiError, type ApiErrorCode } from './api-error.js';
 import { isStorageFault, storageUnavailable } from './storage-fault.js';
 import { serviceUnavailable } from './capacity.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
+import { BillingBlockedError } from '../billing/billing-errors.js';
 import { PipelineError, type PipelineErrorKind } from '../pipeline/pipeline-errors.js';
 import { WebhookAdmissionError, type WebhookAdmissionErrorKind } from '../webhooks/webhook-admission-errors.js';
 
@@ -98,6 +99,8 @@ export function mapError(error: unknown): MappedError {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   if (error instanceof PipelineError) return expected([...PIPELINE_STATUSES[error.kind], error.message]);
   if (error instanceof WebhookAdmissionError) return expected([...WEBHOOK_ADMISSION_STATUSES[error.kind], error.message]);
+  // The message names the limit and when it lifts (billing-errors.ts), never the account's figures.
+  if (error instanceof BillingBlockedError) return expected([402, 'billing_blocked', error.message]);
   // Logged for the operator (the database or bucket is down); retryable for the client, and nothing
   // was acknowledged.
   if (isStoreUnavailable(error)) return { apiError: storeUnavailable(), unexpected: true };

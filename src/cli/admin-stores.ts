@@ -1,7 +1,10 @@
 // The administrative commands' access to the service's stores: the same database `svc-stt serve`
 // uses (SVC_DATABASE_URL, else <SVC_DATA_DIR>/svc-stt.db), opened for one command and closed after it.
 import { loadDataDir, loadDatabaseUrl, loadS3Settings, loadWebhookMasterKeySetting } from '../config/load-config.js';
+import { UsageBilling } from '../billing/usage-billing.js';
 import type { KeyRevocationStores } from '../jobs/key-revocation.js';
+import type { BillingSettingsStore } from '../store/billing-settings-store.js';
+import type { UsageLedger } from '../store/usage-ledger.js';
 import { isKeyStoreError } from '../store/key-store-error.js';
 import type { KeyStore } from '../store/key-store.js';
 import { openBlobStore } from '../store/open-blob-store.js';
@@ -25,15 +28,27 @@ async function withStores<T>(run: (stores: Stores, dataDir: string) => T | Promi
 }
 
 export async function withKeyStore<T>(run: (keys: KeyStore) => T | Promise<T>): Promise<T> {
-  return withStores(async ({ keys }) => {
-    try {
-      return await run(keys);
-    } catch (error) {
-      // A refused value is a mistake on the command line (exit 2); a missing key stays an error (1).
-      if (isKeyStoreError(error) && error.code === 'invalid_argument') throw new UsageError(error.message);
-      throw error;
-    }
-  });
+  return withStores(({ keys }) => administering(() => run(keys)));
+}
+
+/** Plans' and keys' billing terms, credit and the period start day. */
+export async function withBillingSettings<T>(run: (settings: BillingSettingsStore) => T | Promise<T>): Promise<T> {
+  return withStores(({ billing }) => administering(() => run(billing)));
+}
+
+/** What the usage report reads: the keys, the ledger, and the billing desk over them. */
+export async function withUsageStores<T>(run: (stores: { keys: KeyStore; ledger: UsageLedger; billing: UsageBilling; settings: BillingSettingsStore }) => T | Promise<T>): Promise<T> {
+  return withStores(({ keys, usage, billing }) => administering(() => run({ keys, ledger: usage, settings: billing, billing: new UsageBilling(usage, billing) })));
+}
+
+async function administering<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    // A refused value is a mistake on the command line (exit 2); a missing key stays an error (1).
+    if (isKeyStoreError(error) && error.code === 'invalid_argument') throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 export async function withWebhookSecretStore<T>(run: (secrets: WebhookSecretStore) => T | Promise<T>): Promise<T> {

@@ -2,7 +2,11 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_ENTITLEMENTS, type Entitlement, type KeyPatch, type Plan, type BillingState } from '../store/key-store.js';
 import { revokeKey as revokeKeyAndClose } from '../jobs/key-revocation.js';
-import { withKeyRevocationStores, withKeyStore } from './admin-stores.js';
+import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
+import { termsJson } from '../billing/usage-report-json.js';
+import { keyNotFound } from '../store/key-record.js';
+import { withBillingSettings, withKeyRevocationStores, withKeyStore } from './admin-stores.js';
+import { moneyFlag, TERM_FLAGS_USAGE, TERM_OPTIONS, termsPatchOf } from './billing-amounts.js';
 import type { CommandOutput } from './command-output.js';
 import { keyListing, keyTable } from './key-listing.js';
 import { UsageError } from './usage-error.js';
@@ -12,7 +16,9 @@ const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--en
        svc-stt keys list [--json]
        svc-stt keys revoke ID [--json]
        svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
-                        [--retention-hours N] [--default-language L|none] [--rate-limit N|none]`;
+                        [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
+                        ${TERM_FLAGS_USAGE}
+                        [--add-credit C] [--clear-terms]    (the key's own billing terms over its plan's)`;
 
 /** `out` is where results go (stdout unless a test captures them); errors are thrown. */
 export async function runKeysCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
@@ -98,6 +104,9 @@ async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
     'retention-hours': { type: 'string' },
     'default-language': { type: 'string' },
     'rate-limit': { type: 'string' },
+    ...TERM_OPTIONS,
+    'add-credit': { type: 'string' },
+    'clear-terms': { type: 'boolean', default: false },
   });
   const id = singleId(positionals, 'update');
   const patch: KeyPatch = {};
@@ -116,10 +125,21 @@ async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
   if (values['rate-limit'] !== undefined) {
     patch.rateLimitPerMinute = values['rate-limit'] === 'none' ? null : integerFlag(values['rate-limit'], '--rate-limit');
   }
-  if (Object.keys(patch).length === 0) throw new UsageError(`keys update: nothing to change\n${USAGE}`);
-  const record = await withKeyStore((keys) => keys.update(id, patch));
-  if (values.json) out.write(`${JSON.stringify(keyListing(record))}\n`);
-  else out.write(`updated ${id}\n${keyTable([record])}`);
+  const overrides = termsPatchOf(values);
+  const credit = values['add-credit'] === undefined ? null : moneyFlag(values['add-credit'], '--add-credit');
+  const billingChange = {
+    ...(Object.keys(overrides).length > 0 ? { overrides } : {}),
+    ...(values['clear-terms'] ? { clearOverrides: true } : {}),
+    ...(credit !== null ? { addCreditMicros: credit } : {}),
+  };
+  const changesBilling = Object.keys(billingChange).length > 0;
+  if (Object.keys(patch).length === 0 && !changesBilling) throw new UsageError(`keys update: nothing to change\n${USAGE}`);
+  const record = Object.keys(patch).length > 0 ? await withKeyStore((keys) => keys.update(id, patch)) : await withKeyStore((keys) => keys.get(id));
+  if (record === null) throw keyNotFound(id);
+  const billing = await withBillingSettings((settings) => (changesBilling ? settings.updateKey(id, billingChange) : settings.keyBilling(id)));
+  const billingJson = { terms: termsJson(billing.overrides), credit_granted: billing.creditGrantedMicros === null ? null : billing.creditGrantedMicros / MICROS_PER_UNIT };
+  if (values.json) out.write(`${JSON.stringify({ ...keyListing(record), billing: billingJson })}\n`);
+  else out.write(`updated ${id}\n${keyTable([record])}${changesBilling ? `billing terms over the plan's: ${JSON.stringify(billingJson)}\n` : ''}`);
 }
 
 type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];

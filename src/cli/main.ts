@@ -20,6 +20,14 @@ Usage:
   svc-stt keys revoke ID [--json]
   svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
                       [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
+                      [--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none]
+                      [--realtime-price P|none] [--spend-cap C|none] [--add-credit C] [--clear-terms]
+  svc-stt plans list [--json]
+  svc-stt plans update PLAN [--json] [--batch-hours H|unlimited] [--realtime-hours H|unlimited]
+                      [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none]
+  svc-stt plans reset PLAN
+  svc-stt plans start-day DAY          (billing periods start on this day of the month, 1-28, UTC)
+  svc-stt usage [--tenant T] [--month YYYY-MM] [--json|--csv]
   svc-stt dictionary set --key ID --language FAMILY FILE     (one term per line)
   svc-stt dictionary show --key ID --language FAMILY [--json]
   svc-stt webhooks secret create|rotate|list --key ID [--json]    (a new secret is shown once)
@@ -30,7 +38,7 @@ Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_WEBHOOK_MASTER_KEY (encrypts webhook secrets; default <data dir>/webhook-master.key).
 `;
 
-const COMMANDS = ['serve', 'transcribe', 'bench', 'models', 'keys', 'dictionary', 'webhooks'];
+const COMMANDS = ['serve', 'transcribe', 'bench', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks'];
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -56,6 +64,12 @@ export async function main(argv: string[]): Promise<void> {
         break;
       case 'keys':
         await (await import('./keys-command.js')).runKeysCommand(rest);
+        break;
+      case 'plans':
+        await (await import('./plans-command.js')).runPlansCommand(rest);
+        break;
+      case 'usage':
+        await (await import('./usage-command.js')).runUsageCommand(rest);
         break;
       case 'dictionary':
         await (await import('./dictionary-command.js')).runDictionaryCommand(rest);

@@ -54,6 +54,8 @@ import type { JobQueue } from './job-queue.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
 import { jobEventInput, jobFailedEvent, jobSucceededEvent } from './job-webhook-events.js';
+import { jobUsage, meterUnsupportedLanguage } from './job-usage.js';
+import type { UsageBilling } from '../billing/usage-billing.js';
 import { appendChunk, emptyTranscript, finalResult, type AssembledTranscript } from './job-transcript.js';
 
 /** A job whose speakers are attached after its text (job-decoration.ts): diarized, in a format with segments. */
@@ -94,6 +96,8 @@ export interface JobRunnerDeps {
   stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
   events: JobEvents;
+  /** Meters each job as it ends (recorded with its success). */
+  billing: UsageBilling;
   clock?: () => Date;
   /** Chunks processed at once (default: the engine's worker count). */
   concurrency?: number;
@@ -431,6 +435,8 @@ export class JobRunner implements JobQueue {
       now,
       event,
       partial ? { leaseMs: this.decorationLeaseMs, progress: finalCarry, partialPath: partial.path } : null,
+      // Metered with the success itself: exactly once, whatever crashed or ran again before.
+      await jobUsage(this.deps.billing, this.deps.keys, job, request, carry, endSeconds),
     );
     if (!won) {
       if (partial) await blobs.delete(partial.path).catch(() => {});
@@ -519,6 +525,10 @@ export class JobRunner implements JobQueue {
     if (!released) return;
     logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.failed, jobOwnerSubject(job), { errorCode: failure.code });
     this.deps.observer?.jobFailed();
+    // A safety counter only (no audio is billed for a failed job); losing it to an outage loses no money.
+    await meterUnsupportedLanguage(this.deps.billing, this.deps.keys, job, parseStoredJobRequest(job.request), failure).catch((error: unknown) => {
+      this.deps.log?.warn({ err: error, jobId: job.id }, 'metering a failed job failed');
+    });
     if (event) this.deps.webhooks?.kick();
     for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
     this.deps.events.notify(job.id);

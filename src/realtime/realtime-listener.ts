@@ -26,6 +26,7 @@ export interface RealtimeListenerOptions {
   port: number;
   transport: RealtimeTransportChoice;
   keys: KeyStore;
+  billing: SessionDeps['billing'];
   /** Where seats are counted: shared by every process on the database. */
   seats: RealtimeSeatStore;
   engines: Record<ModelId, Engine>;
@@ -51,6 +52,7 @@ export async function startRealtimeListener(options: RealtimeListenerOptions): P
     open++;
     const session = new RealtimeSession(connection, {
       keys: options.keys,
+      billing: options.billing,
       capacity,
       engines: options.engines,
       transport: transport.name,

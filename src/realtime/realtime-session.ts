@@ -10,7 +10,10 @@
 import { audioContextFor, type Engine } from '../engine/engine.js';
 import type { TranscribeOptions } from '../engine/engine.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
+import { BillingBlockedError } from '../billing/billing-errors.js';
+import type { UsageBilling } from '../billing/usage-billing.js';
 import type { KeyStore } from '../store/key-store.js';
+import { RealtimeUsage } from './realtime-usage.js';
 import { CLOSE, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { EventSequence, type TurnText } from './realtime-events.js';
@@ -42,6 +45,8 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
 
 export interface SessionDeps {
   keys: KeyStore;
+  /** Refuses a start when usage is blocked; meters the audio received. */
+  billing: Pick<UsageBilling, 'requireAllowance' | 'meter'>;
   capacity: SessionCapacity;
   engines: Record<ModelId, Engine>;
   transport: TransportName;
@@ -65,6 +70,7 @@ export class RealtimeSession implements ConnectionHandlers {
   /** Live speaker labels, when the start asked for diarization. */
   private speakers: LiveSpeakers | null = null;
   private release: (() => void) | null = null;
+  private usage: RealtimeUsage | null = null;
   private readyAt = 0;
   /** Samples received since `ready`. */
   private received = 0;
@@ -123,6 +129,8 @@ export class RealtimeSession implements ConnectionHandlers {
     this.phase = 'closed';
     this.release?.();
     this.release = null;
+    void this.usage?.close();
+    this.usage = null;
     this.chunks = [];
     if (wasOpen) this.deps.onEnd?.({ sessionId: this.start?.sessionId ?? null, audioSeconds: this.received / REALTIME_SAMPLE_RATE, turns: this.turns.length, closeCode: code });
   }
@@ -158,11 +166,16 @@ export class RealtimeSession implements ConnectionHandlers {
       const key = await this.deps.keys.authenticate(start.apiKey);
       if (this.isClosed()) return;
       if (key === null || key.revokedAt !== null) throw new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
-      if (key.billingState !== 'active') throw new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', 'usage is paused for this key');
+      // Before any seat or audio: the allowance, spend cap and credit decide, and an operator's pause.
+      await this.deps.billing.requireAllowance(key, 'realtime').catch((error: unknown) => {
+        throw error instanceof BillingBlockedError ? new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', error.message) : error;
+      });
+      if (this.isClosed()) return;
       const release = await this.deps.capacity.take(key.tenant, key.plan, start.diarization);
       if (this.isClosed()) return release();
       this.release = release;
       this.start = start;
+      this.usage = new RealtimeUsage(this.deps.billing, key, start, REALTIME_SAMPLE_RATE);
       this.engine = this.deps.engines[start.model];
       if (start.diarization) {
         this.speakers = new LiveSpeakers(this.engine, {
@@ -215,6 +228,7 @@ export class RealtimeSession implements ConnectionHandlers {
     this.chunks.push(pcm);
     this.buffered += samples;
     this.received += samples;
+    this.usage?.received(samples);
     this.schedule();
   }
 

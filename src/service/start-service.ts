@@ -5,6 +5,7 @@
 //   all     both in one process (the default, and the only choice on SQLite's one-server database).
 // Every role registers as an instance (its work is released if it dies), serves /healthz, /readyz
 // and /metrics, prints the ready line scripts wait for, and drains on close.
+import { UsageBilling } from '../billing/usage-billing.js';
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { isKeyActive } from '../api/authenticate.js';
@@ -110,6 +111,7 @@ async function startRole(
   closers.push(() => opened.close());
   const blobs = options.wrapBlobs?.(opened.blobs) ?? opened.blobs;
   const clock = options.clock ?? (() => new Date());
+  const billing = new UsageBilling(stores.usage, stores.billing, () => clock().getTime());
   const events = new JobEvents(notices);
   closers.push(() => events.close());
   const validateDestination = createDestinationValidator({
@@ -162,6 +164,7 @@ async function startRole(
         stages: engines.stages,
         modelBuilds: engines.modelBuilds,
         events,
+        billing,
         clock,
         chunkSeconds: config.jobs?.chunkSeconds,
         observer: metrics,
@@ -195,6 +198,7 @@ async function startRole(
         uploadExpirySeconds: config.jobs?.uploadExpirySeconds,
         webhooks,
         keys,
+        billing,
       }),
       transcriptionRoutes({
         config,
@@ -207,6 +211,7 @@ async function startRole(
         blobs,
         queue,
         webhooks,
+        billing,
       }),
     );
     routes.push(
@@ -271,7 +276,7 @@ async function startRole(
   await app.listen({ host: config.host, port: config.port });
   let realtime: RealtimeListener | null = null;
   if (plan.serves) {
-    realtime = await startRealtimeListener({ host: config.host, port: config.realtimePort, transport: config.realtimeTransport, keys, seats: stores.seats, engines: engines.engines });
+    realtime = await startRealtimeListener({ host: config.host, port: config.realtimePort, transport: config.realtimeTransport, keys, billing, seats: stores.seats, engines: engines.engines });
     const listener = realtime;
     closers.push(() => listener.close());
     app.log.info(`realtime listening ${realtime.url} (transport ${realtime.transport}; paths /v1/realtime, /v1/stream)`);

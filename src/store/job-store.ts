@@ -11,6 +11,7 @@
 // succeeded row as on a running one, and `endDecoration` replaces the stored result. A worker that
 // dies mid-decoration loses its lease as any lease is lost (expiry, or its instance reaped), and
 // `claimDecoration` hands the decoration to another worker: it is resumed, never stuck.
+import type { MeteredWork } from './usage-record.js';
 
 export const JOB_STATUSES = ['awaiting_upload', 'accepted', 'running', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -225,6 +226,8 @@ export interface JobStore {
    * succeeds all the same (its event too) but is left to be decorated: `decoration = 'processing'`
    * (its first attempt), the audio and provisional paths kept (or the provisional one and the
    * carry-over replaced, see PendingDecoration), and the lease kept by `workerId` for `leaseMs` more.
+   * With `usage`, the job's work is recorded in the usage ledger in the same transaction (once: a
+   * job whose event is recorded already records nothing more).
    */
   succeed(
     id: string,
@@ -234,6 +237,7 @@ export interface JobStore {
     nowMs: number,
     event?: OutboxEvent | null,
     decoration?: PendingDecoration | null,
+    usage?: MeteredWork | null,
   ): Promise<boolean>;
   /**
    * Takes the decoration whose lease is free (never held, given back, or expired) that has waited

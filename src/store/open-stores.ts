@@ -25,6 +25,12 @@ import { SqliteKeyStore } from './sqlite/sqlite-key-store.js';
 import { SqliteRealtimeSeatStore } from './sqlite/sqlite-realtime-seat-store.js';
 import { SqliteWebhookOutbox } from './sqlite/sqlite-webhook-outbox.js';
 import { SqliteWebhookSecretStore } from './sqlite/sqlite-webhook-secret-store.js';
+import type { UsageLedger } from './usage-ledger.js';
+import type { BillingSettingsStore } from './billing-settings-store.js';
+import { PgUsageLedger } from './postgres/pg-usage-ledger.js';
+import { PgBillingSettingsStore } from './postgres/pg-billing-settings-store.js';
+import { SqliteUsageLedger } from './sqlite/sqlite-usage-ledger.js';
+import { SqliteBillingSettingsStore } from './sqlite/sqlite-billing-settings-store.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
 
@@ -39,6 +45,10 @@ export interface Stores {
   instances: InstanceRegistry;
   /** Realtime sessions held per project, counted across the processes on this database. */
   seats: RealtimeSeatStore;
+  /** Work done, metered once per unit (counters only). */
+  usage: UsageLedger;
+  /** Plans' and keys' billing terms, credit, the period start day. */
+  billing: BillingSettingsStore;
   /** Wake-ups between the processes sharing the database (job changed, work queued). */
   notices: JobNotices;
   /** Whether the database answers now (readiness). */
@@ -81,6 +91,8 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       outbox: new PgWebhookOutbox(db),
       instances: new PgInstanceRegistry(db),
       seats: new PgRealtimeSeatStore(db, { instanceId: location.instanceId }),
+      usage: new PgUsageLedger(db),
+      billing: new PgBillingSettingsStore(db),
       notices,
       ping: async () => {
         await db.query('SELECT 1');
@@ -105,6 +117,8 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
     outbox: new SqliteWebhookOutbox(db),
     instances: new SqliteInstanceRegistry(db),
     seats: new SqliteRealtimeSeatStore(db, { instanceId: location.instanceId }),
+    usage: new SqliteUsageLedger(db),
+    billing: new SqliteBillingSettingsStore(db),
     notices: new InProcessJobNotices(),
     ping: async () => {
       db.prepare('SELECT 1').get();

@@ -65,11 +65,13 @@ t.test('requireEntitlement: 403 entitlement_denied without it, passes with it', 
   t.equal(allowed.statusCode, 200);
 });
 
-t.test('requireActiveBilling: 402 billing_blocked while paused; reads keep working', async (t) => {
+t.test('a billing block is 402 billing_blocked in the envelope; reads keep working', async (t) => {
   const { app, key, keys } = await buildTestApp(t);
   const paused = key();
   await keys.update(paused.id, { billingState: 'paused' });
-  assertEnvelope(t, await app.inject({ method: 'POST', url: '/v1/new-work', headers: paused.auth }), 402, 'billing_blocked');
+  const blocked = await app.inject({ method: 'POST', url: '/v1/new-work', headers: paused.auth });
+  assertEnvelope(t, blocked, 402, 'billing_blocked');
+  t.match(blocked.json().error.message, /paused.*result retrieval keeps working/);
   t.equal((await app.inject({ method: 'GET', url: '/v1/things/1', headers: paused.auth })).statusCode, 200, 'retrieval is not blocked');
   t.equal((await app.inject({ method: 'POST', url: '/v1/new-work', headers: key().auth })).statusCode, 200);
 });

@@ -16,6 +16,7 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   models: 1,
   store: 1,
   config: 2,
+  billing: 2,
   pipeline: 3,
   jobs: 4,
   webhooks: 5,

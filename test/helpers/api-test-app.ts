@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
 import type { AppDependencies, RoutePlugin } from '../../src/api/app-dependencies.js';
 import { buildApp } from '../../src/api/build-app.js';
-import { requireActiveBilling, requireEntitlement } from '../../src/api/authenticate.js';
+import { requireEntitlement } from '../../src/api/authenticate.js';
+import { BillingBlockedError } from '../../src/billing/billing-errors.js';
 import { applyProfileDeprecation } from '../../src/api/deprecation.js';
 import { DEFAULTS, type ServiceConfig } from '../../src/config/service-config.js';
 import type { CreateKeyOptions } from '../../src/store/key-store.js';
@@ -70,7 +71,8 @@ export const probeRoutes: RoutePlugin = async (app) => {
     return { ok: true };
   });
   app.post('/v1/new-work', async (request) => {
-    requireActiveBilling(request);
+    // The billing layer's refusal, as UsageBilling throws it for a paused key (tested in test/billing/).
+    if (request.apiKey!.billingState !== 'active') throw new BillingBlockedError('paused', 'batch', null);
     return { ok: true };
   });
   app.get('/v1/profile', async (request, reply) => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
+import { UsageBilling } from '../../src/billing/usage-billing.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ServiceConfig } from '../../src/config/service-config.js';
 import { MAX_DECORATION_ATTEMPTS } from '../../src/jobs/job-decoration.js';
@@ -121,6 +122,7 @@ function runner(name: string, stages: PipelineEngines, decorationLeaseMs?: numbe
     stages,
     modelBuilds: engines.modelBuilds,
     events: { notify: () => {} } as never,
+    billing: new UsageBilling(stores.usage, stores.billing),
     chunkSeconds: CHUNK_SECONDS,
     concurrency: 1,
     ...(decorationLeaseMs ? { decorationLeaseMs } : {}),

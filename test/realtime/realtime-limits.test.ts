@@ -2,6 +2,7 @@
 // `start`, minutes of silence, and a client that never reads its events (backpressure). Each on both
 // transports, each closing only the offending connection: a well-behaved session beside it finishes.
 import { readFile } from 'node:fs/promises';
+import { UsageBilling } from '../../src/billing/usage-billing.js';
 import t from 'tap';
 import WebSocket from 'ws';
 import { Engine } from '../../src/engine/engine.js';
@@ -35,7 +36,7 @@ for (const transport of ['uws', 'ws'] as const) {
       host: '127.0.0.1',
       port: 0,
       transport,
-      keys: svc.stores.keys,
+      keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
       seats: svc.stores.seats,
       engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
       limits: { startTimeoutSeconds: 0.5, silenceTimeoutSeconds: 2 },

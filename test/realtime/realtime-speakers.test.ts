@@ -3,6 +3,7 @@
 // revisioned events, name every turn, tell the voices apart across turns, never carry or change text,
 // and are complete before `final`. A diarizer that fails is said to have failed; the text goes on.
 import { readFile } from 'node:fs/promises';
+import { UsageBilling } from '../../src/billing/usage-billing.js';
 import t from 'tap';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
@@ -58,7 +59,7 @@ async function wholeRecordingDer(path: string, reference: Array<{ speaker: strin
 t.test('a two-voice conversation at real time: labels per turn, revisioned, before final', async (t) => {
   const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
   const pcm = wavPcm(await readFile(talk.path));
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'uws', keys: svc.stores.keys, seats: svc.stores.seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
+  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'uws', keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing), seats: svc.stores.seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
   t.teardown(() => listener.close());
   const c = await connectRealtime(listener.url);
   c.start(startMessage(svc.key, { diarization: { enabled: true } }));
@@ -94,7 +95,7 @@ t.test('a diarizer that fails: the session says so once and the text goes on to 
       },
     },
   }) as Engine;
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, seats: svc.stores.seats, engines: { 'svc-medical-1': failing, 'svc-medical-edge-1': failing } });
+  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing), seats: svc.stores.seats, engines: { 'svc-medical-1': failing, 'svc-medical-edge-1': failing } });
   t.teardown(() => listener.close());
   const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
   const c = await connectRealtime(listener.url);

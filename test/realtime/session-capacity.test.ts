@@ -4,6 +4,7 @@
 // 1013 SERVICE_UNAVAILABLE on a real listener. The store's outage is injected at its boundary; the
 // stores' own mapping of a dead database to StoreUnavailableError is tested in test/store/.
 import { join } from 'node:path';
+import { UsageBilling } from '../../src/billing/usage-billing.js';
 import t from 'tap';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { Engine } from '../../src/engine/engine.js';
@@ -64,7 +65,7 @@ t.test('a start that finds the seat store down: 1013 SERVICE_UNAVAILABLE, then s
   t.teardown(() => svc.close());
   const engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
   t.teardown(() => engine.close());
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
+  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing), seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
   t.teardown(() => listener.close());
   failing.add('take');
   const refused = await connectRealtime(listener.url);

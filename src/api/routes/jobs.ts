@@ -27,8 +27,9 @@ import type { BlobStore } from '../../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
 import type { JobRecord, JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
+import type { UsageBilling } from '../../billing/usage-billing.js';
 import { ApiError } from '../api-error.js';
-import { KEY_RECHECK_INTERVAL_MS, requireActiveBilling, requireKeyStillActive } from '../authenticate.js';
+import { KEY_RECHECK_INTERVAL_MS, requireKeyStillActive } from '../authenticate.js';
 import { applyProfileDeprecation } from '../deprecation.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
 import { parseJobCreation } from './job-creation-request.js';
@@ -54,6 +55,8 @@ export interface JobRouteDeps {
   webhooks: { admit(keyId: string, url: string): Promise<number> };
   /** Read again while a long poll waits, and before a slot is created: a revoked key gets 401. */
   keys: Pick<KeyStore, 'get'>;
+  /** Decides whether new work is accepted (402 billing_blocked otherwise). */
+  billing: Pick<UsageBilling, 'requireAllowance'>;
 }
 
 type JobRequest = FastifyRequest<{ Params: { job_id: string }; Querystring: Record<string, string | undefined> }>;
@@ -78,7 +81,8 @@ export function jobRoutes(deps: JobRouteDeps) {
 
 async function createJob(request: FastifyRequest, reply: FastifyReply, deps: JobRouteDeps) {
   const key = request.apiKey!;
-  requireActiveBilling(request);
+  // The audio's length is not known before it is uploaded: what is used already decides.
+  await deps.billing.requireAllowance(key, 'job');
   const idempotencyKey = idempotencyKeyOf(request);
   const creation = parseJobCreation(request.body, key);
   if (request.validationError) throw request.validationError;
@@ -159,6 +163,9 @@ async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRo
   }
   // The bucket took the file without the service seeing it: this is when the service receives it.
   if (collected === 'stored') logJobAudit(request.log, JOB_AUDIT_EVENTS.uploadReceived, jobOwnerSubject(job), { bytes: job.uploadBytes ?? undefined });
+  // Completing is what hands the work over: refused once usage is blocked. A job already accepted
+  // answers as before (a retried complete, like result retrieval, keeps working).
+  if (job.status === 'awaiting_upload') await deps.billing.requireAllowance(request.apiKey!, 'job');
   const outcome = await deps.jobs.complete(request.params.job_id, request.apiKey!.tenant, now);
   if (outcome.outcome === 'not_found') throw notFound();
   if (outcome.outcome === 'not_uploaded') {

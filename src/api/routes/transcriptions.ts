@@ -21,8 +21,12 @@ import type { BlobStore } from '../../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
 import { JOB_MODEL, type JobStore } from '../../store/job-store.js';
 import type { ApiKeyRecord, KeyStore } from '../../store/key-store.js';
+import type { UsageBilling } from '../../billing/usage-billing.js';
+import { UnsupportedDetectedLanguage } from '../../pipeline/pipeline-errors.js';
+import { unsupportedLanguageCounters, usageCountersOf } from '../../pipeline/usage-counters.js';
+import type { UsageRoute } from '../../store/usage-record.js';
 import { ApiError } from '../api-error.js';
-import { requireActiveBilling, requireKeyStillActive } from '../authenticate.js';
+import { requireKeyStillActive } from '../authenticate.js';
 import { capacityUnavailable, serviceUnavailable } from '../capacity.js';
 import { applyProfileDeprecation } from '../deprecation.js';
 import { JOB_OBJECT } from './job-view.js';
@@ -44,6 +48,8 @@ export interface TranscriptionRouteDeps {
   queue: JobQueue;
   /** Request-time webhook rules (src/webhooks/webhook-admission.ts): the secret version to pin, or a 422. */
   webhooks: { admit(keyId: string, url: string): Promise<number> };
+  /** Decides whether new work is accepted (402 billing_blocked otherwise) and meters inline answers. */
+  billing: Pick<UsageBilling, 'requireAllowance' | 'meter'>;
 }
 
 export function transcriptionRoutes(deps: TranscriptionRouteDeps) {
@@ -61,7 +67,8 @@ type ParseFields = (fields: Record<string, string>, key: ApiKeyRecord) => Transc
 async function handle(request: FastifyRequest, reply: FastifyReply, deps: TranscriptionRouteDeps, parseFields: ParseFields) {
   const { config } = deps;
   const key = request.apiKey!;
-  requireActiveBilling(request);
+  // Before the upload is read: a blocked account does not send 100 MB to be refused.
+  await deps.billing.requireAllowance(key, 'inline');
   const idempotencyKey = idempotencyKeyOf(request);
   const tempPath = deps.blobs.createUploadPath('direct');
   try {
@@ -100,6 +107,8 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
       if (durationSeconds < config.minAudioSeconds) {
         throw new ApiError(422, 'invalid_request', `the audio is shorter than ${config.minAudioSeconds} second`);
       }
+      // Now that its length is known: work that would cross the allowance (or the cap, or the credit) is refused before it starts.
+      await deps.billing.requireAllowance(key, pcm ? inlineRoute(transcription) : 'job', Math.round(durationSeconds * 1000));
       if (pcm) {
         // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
         await rm(tempPath, { force: true });
@@ -151,18 +160,39 @@ async function answerInline(
         dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),
       },
       { signal: abort.signal, ...(streamed ? { onTextDelta: streamed.onTextDelta } : {}) },
-    ).catch(engineErrorToApi);
+    ).catch(async (error: unknown) => {
+      // Counted for the operator's safety figures (nothing billed); the refusal stands whatever the ledger does.
+      if (error instanceof UnsupportedDetectedLanguage) {
+        const counters = unsupportedLanguageCounters(transcription);
+        await deps.billing.meter(key, { eventKey: `inline:${request.id}`, route: inlineRoute(transcription), model: transcription.model, ...counters }).catch(() => {});
+      }
+      return engineErrorToApi(error);
+    });
   } catch (error) {
     if (!streamed?.opened) throw error;
     streamed.fail(error);
     return reply;
   }
+  // Metered once the work is done and before the answer goes out: an answer is never given unmetered
+  // (a ledger that cannot be written fails the request as any store outage does).
+  const metered = deps.billing.meter(key, { eventKey: `inline:${request.id}`, route: inlineRoute(transcription), model: transcription.model, ...usageCountersOf(outcome, transcription) });
   if (streamed) {
+    try {
+      await metered;
+    } catch (error) {
+      streamed.fail(error);
+      return reply;
+    }
     streamed.finish(outcome, transcription.responseFormat, ctx);
     return reply;
   }
+  await metered;
   const { contentType, body } = responseBody(outcome, transcription.responseFormat, ctx, { logprobs: transcription.logprobs });
   return reply.code(200).type(contentType).send(body);
+}
+
+function inlineRoute(transcription: TranscriptionRequest): UsageRoute {
+  return transcription.task === 'translate' ? 'translation' : 'inline';
 }
 
 async function acceptJob(

@@ -183,6 +183,48 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX realtime_seats_tenant ON realtime_seats (tenant);
     `,
   },
+  {
+    version: 5,
+    name: 'usage metering: the ledger of work done, plan and key billing terms, the period start day',
+    sql: `
+      CREATE TABLE usage_events (
+        event_key            TEXT COLLATE "C" PRIMARY KEY,
+        tenant               TEXT COLLATE "C" NOT NULL,
+        key_id               TEXT COLLATE "C" NOT NULL,
+        period               TEXT COLLATE "C" NOT NULL,
+        at_ms                BIGINT NOT NULL,
+        route                TEXT NOT NULL CHECK (route IN ('inline', 'translation', 'job', 'realtime')),
+        pool                 TEXT NOT NULL CHECK (pool IN ('batch', 'realtime')),
+        model                TEXT NOT NULL,
+        language_family      TEXT NOT NULL,
+        diarization          SMALLINT NOT NULL CHECK (diarization IN (0, 1)),
+        vocabulary           SMALLINT NOT NULL CHECK (vocabulary IN (0, 1)),
+        patterns             SMALLINT NOT NULL CHECK (patterns IN (0, 1)),
+        audio_ms             BIGINT NOT NULL CHECK (audio_ms >= 0),
+        overage_ms           BIGINT NOT NULL CHECK (overage_ms >= 0),
+        cost_micros          BIGINT NOT NULL CHECK (cost_micros >= 0),
+        vocabulary_fallbacks INTEGER NOT NULL,
+        suspect_insertions   INTEGER NOT NULL,
+        review_required      INTEGER NOT NULL,
+        unsupported_language INTEGER NOT NULL
+      );
+      CREATE INDEX usage_events_tenant_period ON usage_events (tenant, period, pool);
+      CREATE INDEX usage_events_key ON usage_events (key_id, period);
+      CREATE TABLE billing_plans (
+        plan      TEXT COLLATE "C" PRIMARY KEY,
+        overrides TEXT NOT NULL
+      );
+      CREATE TABLE key_billing (
+        key_id                TEXT COLLATE "C" PRIMARY KEY,
+        overrides             TEXT NOT NULL,
+        credit_granted_micros BIGINT
+      );
+      CREATE TABLE billing_settings (
+        name  TEXT COLLATE "C" PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

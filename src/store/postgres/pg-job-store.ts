@@ -46,7 +46,9 @@ import type {
   ReleasedBlobs,
   Retention,
 } from '../job-store.js';
+import type { MeteredWork } from '../usage-record.js';
 import type { PostgresDatabase, Queryable } from './database.js';
+import { recordUsage } from './pg-usage-ledger.js';
 
 export class PgJobStore implements JobStore {
   private readonly instanceId: string | null;
@@ -176,6 +178,7 @@ export class PgJobStore implements JobStore {
     nowMs: number,
     event: OutboxEvent | null = null,
     decoration: PendingDecoration | null = null,
+    usage: MeteredWork | null = null,
   ): Promise<boolean> {
     // The transition and its event commit together or not at all: an event exists exactly when its
     // job succeeded. A failed insert (say a duplicate) rolls the transition back and rejects.
@@ -213,6 +216,7 @@ export class PgJobStore implements JobStore {
       );
       const won = rowCount === 1;
       if (won && event) await recordEvent(client, id, event, nowMs);
+      if (won && usage) await recordUsage(client, usage.event, usage.terms);
       return won;
     });
   }

@@ -194,6 +194,50 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX realtime_seats_tenant ON realtime_seats (tenant);
     `,
   },
+  {
+    version: 7,
+    name: 'usage metering: the ledger of work done, plan and key billing terms, the period start day',
+    // Counters only (src/store/usage-record.ts): no content, file names or text. Events are never
+    // updated; a period's sums are read through the two indexes.
+    sql: `
+      CREATE TABLE usage_events (
+        event_key            TEXT PRIMARY KEY,
+        tenant               TEXT NOT NULL,
+        key_id               TEXT NOT NULL,
+        period               TEXT NOT NULL,
+        at_ms                INTEGER NOT NULL,
+        route                TEXT NOT NULL CHECK (route IN ('inline', 'translation', 'job', 'realtime')),
+        pool                 TEXT NOT NULL CHECK (pool IN ('batch', 'realtime')),
+        model                TEXT NOT NULL,
+        language_family      TEXT NOT NULL,
+        diarization          INTEGER NOT NULL CHECK (diarization IN (0, 1)),
+        vocabulary           INTEGER NOT NULL CHECK (vocabulary IN (0, 1)),
+        patterns             INTEGER NOT NULL CHECK (patterns IN (0, 1)),
+        audio_ms             INTEGER NOT NULL CHECK (audio_ms >= 0),
+        overage_ms           INTEGER NOT NULL CHECK (overage_ms >= 0),
+        cost_micros          INTEGER NOT NULL CHECK (cost_micros >= 0),
+        vocabulary_fallbacks INTEGER NOT NULL,
+        suspect_insertions   INTEGER NOT NULL,
+        review_required      INTEGER NOT NULL,
+        unsupported_language INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX usage_events_tenant_period ON usage_events (tenant, period, pool);
+      CREATE INDEX usage_events_key ON usage_events (key_id, period);
+      CREATE TABLE billing_plans (
+        plan      TEXT PRIMARY KEY,
+        overrides TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE key_billing (
+        key_id                TEXT PRIMARY KEY,
+        overrides             TEXT NOT NULL,
+        credit_granted_micros INTEGER
+      ) STRICT;
+      CREATE TABLE billing_settings (
+        name  TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

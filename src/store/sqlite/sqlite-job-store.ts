@@ -3,6 +3,8 @@
 // statement autocommits with synchronous=FULL, so a transition that returned is on disk.
 import { leaseOfDeadInstance } from '../instance-record.js';
 import type { Database, Statement } from 'better-sqlite3';
+import type { MeteredWork } from '../usage-record.js';
+import { UsageRecorder } from './sqlite-usage-ledger.js';
 import type {
   ChunkProgress,
   CompleteOutcome,
@@ -61,6 +63,7 @@ export class SqliteJobStore implements JobStore {
     nowMs: number,
     event: OutboxEvent | null,
     decoration: PendingDecoration | null,
+    usage: MeteredWork | null,
   ) => boolean;
 
   private readonly instanceId: string | null;
@@ -151,6 +154,7 @@ export class SqliteJobStore implements JobStore {
         state, next_attempt_at_ms, created_at_ms)
       VALUES (@event_id, @job_id, @key_id, @secret_version, @url, @body, 'pending', @now, @now)`);
     /** Writes `event` to the outbox for job `id`: called inside the transaction of its transition. */
+    const usageRecorder = new UsageRecorder(db);
     const recordEvent = (id: string, event: OutboxEvent, nowMs: number) =>
       insertEvent.run({
         event_id: event.eventId,
@@ -233,6 +237,7 @@ export class SqliteJobStore implements JobStore {
         nowMs: number,
         event: OutboxEvent | null,
         decoration: PendingDecoration | null,
+        usage: MeteredWork | null,
       ) => {
         const won =
           markSucceeded.run({
@@ -251,6 +256,7 @@ export class SqliteJobStore implements JobStore {
             worker: workerId,
           }).changes === 1;
         if (won && event) recordEvent(id, event, nowMs);
+        if (won && usage) usageRecorder.record(usage.event, usage.terms);
         return won;
       },
     );
@@ -352,8 +358,9 @@ export class SqliteJobStore implements JobStore {
     nowMs: number,
     event: OutboxEvent | null = null,
     decoration: PendingDecoration | null = null,
+    usage: MeteredWork | null = null,
   ): Promise<boolean> {
-    return this.succeedTransaction(id, workerId, result, retention, nowMs, event, decoration);
+    return this.succeedTransaction(id, workerId, result, retention, nowMs, event, decoration, usage);
   }
 
   async claimDecoration(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null> {

@@ -1,0 +1,48 @@
+// Whether more work is accepted: a pure decision over a key's terms and where it stands, made before
+// the work is accepted (never in the middle of it). The order is the contract's: an operator's pause
+// wins; then the allowance (on a plan that sells no overage), the spend cap, the prepaid credit.
+import type { BillingTerms } from '../store/billing-settings-store.js';
+import { chargeOf, type PoolTerms, type UsagePool, type UsageStanding } from '../store/usage-record.js';
+import { poolTerms } from './billing-terms.js';
+
+export const BLOCK_REASONS = ['paused', 'allowance', 'spend_cap', 'credit'] as const;
+export type BlockReason = (typeof BLOCK_REASONS)[number];
+
+export interface BillingSituation {
+  terms: BillingTerms;
+  standing: UsageStanding;
+  creditGrantedMicros: number | null;
+  /** The key's billing state was set to paused by an operator (or a failed payment). */
+  paused: boolean;
+}
+
+/** null: accepted. Otherwise why not. `estimateMs`: the audio the work brings, when known (0 when not). */
+export function blockReason(situation: BillingSituation, pool: UsagePool, estimateMs: number): BlockReason | null {
+  if (situation.paused) return 'paused';
+  const terms = poolTerms(situation.terms, pool);
+  if (terms.includedMs === null) return null;
+  const usedMs = situation.standing.tenantUsedMs[pool];
+  if (usedMs < terms.includedMs && usedMs + estimateMs <= terms.includedMs) return null;
+  if (terms.priceMicrosPerHour === null) return 'allowance';
+  // Overage that costs nothing can pass no cap and draws no credit.
+  if (terms.priceMicrosPerHour === 0) return null;
+  const { costMicros } = chargeOf(usedMs, estimateMs, terms);
+  const cap = situation.terms.spendCapMicros;
+  const spent = situation.standing.keyPeriodCostMicros;
+  if (cap !== null && (spent >= cap || spent + costMicros > cap)) return 'spend_cap';
+  if (situation.creditGrantedMicros !== null) {
+    const left = situation.creditGrantedMicros - situation.standing.keyLifetimeCostMicros;
+    if (left <= 0 || costMicros > left) return 'credit';
+  }
+  return null;
+}
+
+/**
+ * Whether a block lifts by itself when the next period starts: the allowance and the cap reset; used
+ * credit is lifted by a new period's allowance if the pool has one (work within it costs nothing);
+ * a pause needs an operator.
+ */
+export function resetsWithPeriod(reason: BlockReason, terms: PoolTerms): boolean {
+  if (reason === 'credit') return terms.includedMs === null || terms.includedMs > 0;
+  return reason === 'allowance' || reason === 'spend_cap';
+}

@@ -1,0 +1,116 @@
+// The billing desk the routes, the job worker and realtime sessions go through: where a key stands
+// this period, whether more work is accepted (before it is, never in its middle), and metering work
+// once it is done. Terms are read from the database on every decision, so a change made with the
+// CLI applies to the next request of every process.
+import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
+import type { ApiKeyRecord } from '../store/key-store.js';
+import type { UsageLedger } from '../store/usage-ledger.js';
+import { poolOf, type MeteredWork, type SafetyCounters, type UsagePool, type UsageRoute, type UsageStanding } from '../store/usage-record.js';
+import { blockReason, resetsWithPeriod, type BillingSituation, type BlockReason } from './billing-decision.js';
+import { BillingBlockedError } from './billing-errors.js';
+import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
+import { poolTerms, resolveTerms } from './billing-terms.js';
+
+export type BilledKey = Pick<ApiKeyRecord, 'id' | 'tenant' | 'plan' | 'billingState'>;
+
+/** A unit of work done, as metered (counters only). */
+export interface WorkDone {
+  /** Unique per unit of work: metering it again is a no-op. */
+  eventKey: string;
+  route: UsageRoute;
+  model: string;
+  languageFamily: string;
+  diarization: boolean;
+  vocabulary: boolean;
+  patterns: boolean;
+  audioMs: number;
+  safety: SafetyCounters;
+}
+
+export interface BillingStatus {
+  period: BillingPeriod;
+  terms: BillingTerms;
+  standing: UsageStanding;
+  creditGrantedMicros: number | null;
+  /** Credit granted less everything the key was charged; null without prepaid credit. */
+  creditLeftMicros: number | null;
+  /** Why new work in each pool would be refused now, or null. */
+  blocked: Record<UsagePool, BlockReason | null>;
+  /** When each pool's block lifts by itself (the next period), or null (not blocked, or an operator must act). */
+  resetsAtMs: Record<UsagePool, number | null>;
+}
+
+export class UsageBilling {
+  constructor(
+    private readonly ledger: UsageLedger,
+    private readonly settings: BillingSettingsStore,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** The current period (by the stored start day). */
+  async period(nowMs = this.clock()): Promise<BillingPeriod> {
+    return billingPeriodAt(nowMs, await this.settings.periodStartDay());
+  }
+
+  async terms(key: BilledKey): Promise<BillingTerms> {
+    const [plans, own] = await Promise.all([this.settings.planOverrides(), this.settings.keyBilling(key.id)]);
+    return resolveTerms(key.plan, plans[key.plan], own.overrides);
+  }
+
+  async status(key: BilledKey, period?: BillingPeriod): Promise<BillingStatus> {
+    const current = period ?? (await this.period());
+    const situation = await this.situation(key, current);
+    const blocked = { batch: blockReason(situation, 'batch', 0), realtime: blockReason(situation, 'realtime', 0) };
+    const resets = (pool: UsagePool, reason: BlockReason | null) => (reason !== null && resetsWithPeriod(reason, poolTerms(situation.terms, pool)) ? current.endMs : null);
+    const credit = situation.creditGrantedMicros;
+    return {
+      period: current,
+      terms: situation.terms,
+      standing: situation.standing,
+      creditGrantedMicros: credit,
+      creditLeftMicros: credit === null ? null : credit - situation.standing.keyLifetimeCostMicros,
+      blocked,
+      resetsAtMs: { batch: resets('batch', blocked.batch), realtime: resets('realtime', blocked.realtime) },
+    };
+  }
+
+  /**
+   * Throws BillingBlockedError when work on `route` bringing `estimateMs` of audio (0 when not known
+   * yet) would not be accepted: paused, allowance used without overage, spend cap, credit.
+   */
+  async requireAllowance(key: BilledKey, route: UsageRoute, estimateMs = 0): Promise<void> {
+    const period = await this.period();
+    const pool = poolOf(route);
+    const situation = await this.situation(key, period);
+    const reason = blockReason(situation, pool, estimateMs);
+    if (reason !== null) throw new BillingBlockedError(reason, pool, resetsWithPeriod(reason, poolTerms(situation.terms, pool)) ? period.endMs : null);
+  }
+
+  /** The ledger entry of work done now, with the terms it is charged under (JobStore.succeed records it with the job). */
+  async meteredWork(key: BilledKey, work: WorkDone): Promise<MeteredWork> {
+    const atMs = this.clock();
+    const [period, terms] = await Promise.all([this.period(atMs), this.terms(key)]);
+    const { eventKey, ...counters } = work;
+    return {
+      event: { eventKey, tenant: key.tenant, keyId: key.id, period: period.label, atMs, ...counters },
+      terms: poolTerms(terms, poolOf(work.route)),
+    };
+  }
+
+  /** Records work done (false when it was recorded already). */
+  async meter(key: BilledKey, work: WorkDone): Promise<boolean> {
+    const { event, terms } = await this.meteredWork(key, work);
+    return this.ledger.record(event, terms);
+  }
+
+  private async situation(key: BilledKey, period: BillingPeriod): Promise<BillingSituation> {
+    const [plans, own] = await Promise.all([this.settings.planOverrides(), this.settings.keyBilling(key.id)]);
+    const paused = key.billingState !== 'active';
+    return {
+      terms: resolveTerms(key.plan, plans[key.plan], own.overrides),
+      standing: await this.ledger.standing(key.tenant, key.id, period.label),
+      creditGrantedMicros: own.creditGrantedMicros,
+      paused,
+    };
+  }
+}

@@ -1,0 +1,74 @@
+// The usage ledger in PostgreSQL (see usage-ledger.ts). Recording takes a transaction-scoped advisory
+// lock on the tenant before its sum, so processes recording the same tenant's work take turns and
+// each charge is figured from the sum of everything recorded before it.
+import type { UsageLedger } from '../usage-ledger.js';
+import {
+  chargeOf,
+  poolOf,
+  USAGE_EVENT_COLUMNS,
+  usageEventRow,
+  type PoolTerms,
+  type UsageEvent,
+  type UsageLine,
+  type UsageQuery,
+  type UsageStanding,
+} from '../usage-record.js';
+import { REPORT_GROUPING, REPORT_SELECT, usageLineOf, type UsageLineRow } from '../usage-report-row.js';
+import type { PostgresDatabase, Queryable } from './database.js';
+
+/** Keeps the ledger's locks apart from other advisory locks. */
+const LOCK_CLASS = 'usage_events:';
+
+const INSERT = `INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}) VALUES (${USAGE_EVENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (event_key) DO NOTHING`;
+
+/** Records the event on `client`, which must be inside a transaction (the lock lasts until it ends). */
+export async function recordUsage(client: Queryable, event: UsageEvent, terms: PoolTerms): Promise<boolean> {
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_CLASS + event.tenant]);
+  const { rows: seen } = await client.query('SELECT 1 FROM usage_events WHERE event_key = $1', [event.eventKey]);
+  if (seen.length > 0) return false;
+  const { rows } = await client.query<{ ms: number }>(
+    'SELECT CAST(coalesce(sum(audio_ms), 0) AS BIGINT) AS ms FROM usage_events WHERE tenant = $1 AND period = $2 AND pool = $3',
+    [event.tenant, event.period, poolOf(event.route)],
+  );
+  const row = usageEventRow(event, chargeOf(rows[0].ms, event.audioMs, terms));
+  const { rowCount } = await client.query(INSERT, USAGE_EVENT_COLUMNS.map((column) => row[column]));
+  return rowCount === 1;
+}
+
+export class PgUsageLedger implements UsageLedger {
+  constructor(private readonly db: PostgresDatabase) {}
+
+  async record(event: UsageEvent, terms: PoolTerms): Promise<boolean> {
+    return this.db.transaction((client) => recordUsage(client, event, terms));
+  }
+
+  async standing(tenant: string, keyId: string, period: string): Promise<UsageStanding> {
+    const { rows: pools } = await this.db.query<{ pool: string; ms: number }>(
+      'SELECT pool, CAST(sum(audio_ms) AS BIGINT) AS ms FROM usage_events WHERE tenant = $1 AND period = $2 GROUP BY pool',
+      [tenant, period],
+    );
+    const { rows } = await this.db.query<{ period_cost: number; lifetime_cost: number }>(
+      `SELECT CAST(coalesce(sum(CASE WHEN period = $1 THEN cost_micros ELSE 0 END), 0) AS BIGINT) AS period_cost,
+         CAST(coalesce(sum(cost_micros), 0) AS BIGINT) AS lifetime_cost
+       FROM usage_events WHERE key_id = $2`,
+      [period, keyId],
+    );
+    const used = (pool: string) => pools.find((row) => row.pool === pool)?.ms ?? 0;
+    return {
+      tenantUsedMs: { batch: used('batch'), realtime: used('realtime') },
+      keyPeriodCostMicros: rows[0].period_cost,
+      keyLifetimeCostMicros: rows[0].lifetime_cost,
+    };
+  }
+
+  async report(query: UsageQuery): Promise<UsageLine[]> {
+    const values: unknown[] = [query.period];
+    if (query.tenant !== undefined) values.push(query.tenant);
+    const { rows } = await this.db.query<UsageLineRow>(
+      `${REPORT_SELECT} WHERE period = $1 ${query.tenant === undefined ? '' : 'AND tenant = $2'} ${REPORT_GROUPING}`,
+      values,
+    );
+    return rows.map(usageLineOf);
+  }
+}

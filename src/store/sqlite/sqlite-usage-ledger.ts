@@ -1,0 +1,77 @@
+// The usage ledger in SQLite (see usage-ledger.ts). `UsageRecorder.record` runs inside the caller's
+// transaction (the job store's success, or the ledger's own IMMEDIATE one): the tenant's sum and
+// the insert see the same database, so charges are never figured from a stale sum.
+import type { Database, Statement } from 'better-sqlite3';
+import type { UsageLedger } from '../usage-ledger.js';
+import {
+  chargeOf,
+  poolOf,
+  USAGE_EVENT_COLUMNS,
+  usageEventRow,
+  type PoolTerms,
+  type UsageEvent,
+  type UsageLine,
+  type UsageQuery,
+  type UsageStanding,
+} from '../usage-record.js';
+import { REPORT_GROUPING, REPORT_SELECT, usageLineOf, type UsageLineRow } from '../usage-report-row.js';
+
+/** Records events; call only inside a transaction. */
+export class UsageRecorder {
+  private readonly exists: Statement<[string], { one: number }>;
+  private readonly used: Statement<[string, string, string], { ms: number }>;
+  private readonly insert: Statement;
+
+  constructor(db: Database) {
+    this.exists = db.prepare('SELECT 1 AS one FROM usage_events WHERE event_key = ?');
+    this.used = db.prepare('SELECT coalesce(sum(audio_ms), 0) AS ms FROM usage_events WHERE tenant = ? AND period = ? AND pool = ?');
+    this.insert = db.prepare(`INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}) VALUES (${USAGE_EVENT_COLUMNS.map((c) => `@${c}`).join(', ')})`);
+  }
+
+  record(event: UsageEvent, terms: PoolTerms): boolean {
+    if (this.exists.get(event.eventKey)) return false;
+    const usedMs = this.used.get(event.tenant, event.period, poolOf(event.route))!.ms;
+    this.insert.run(usageEventRow(event, chargeOf(usedMs, event.audioMs, terms)));
+    return true;
+  }
+}
+
+export class SqliteUsageLedger implements UsageLedger {
+  private readonly recordTransaction: (event: UsageEvent, terms: PoolTerms) => boolean;
+
+  constructor(private readonly db: Database) {
+    const recorder = new UsageRecorder(db);
+    const record = db.transaction((event: UsageEvent, terms: PoolTerms) => recorder.record(event, terms));
+    this.recordTransaction = (event, terms) => record.immediate(event, terms);
+  }
+
+  async record(event: UsageEvent, terms: PoolTerms): Promise<boolean> {
+    return this.recordTransaction(event, terms);
+  }
+
+  async standing(tenant: string, keyId: string, period: string): Promise<UsageStanding> {
+    const pools = this.db
+      .prepare<[string, string], { pool: string; ms: number }>('SELECT pool, sum(audio_ms) AS ms FROM usage_events WHERE tenant = ? AND period = ? GROUP BY pool')
+      .all(tenant, period);
+    const cost = this.db
+      .prepare<[string, string], { period_cost: number; lifetime_cost: number }>(
+        `SELECT coalesce(sum(CASE WHEN period = ? THEN cost_micros ELSE 0 END), 0) AS period_cost, coalesce(sum(cost_micros), 0) AS lifetime_cost
+         FROM usage_events WHERE key_id = ?`,
+      )
+      .get(period, keyId)!;
+    const used = (pool: string) => pools.find((row) => row.pool === pool)?.ms ?? 0;
+    return {
+      tenantUsedMs: { batch: used('batch'), realtime: used('realtime') },
+      keyPeriodCostMicros: cost.period_cost,
+      keyLifetimeCostMicros: cost.lifetime_cost,
+    };
+  }
+
+  async report(query: UsageQuery): Promise<UsageLine[]> {
+    const tenantFilter = query.tenant === undefined ? '' : 'AND tenant = @tenant';
+    return this.db
+      .prepare<{ period: string; tenant?: string }, UsageLineRow>(`${REPORT_SELECT} WHERE period = @period ${tenantFilter} ${REPORT_GROUPING}`)
+      .all({ period: query.period, ...(query.tenant === undefined ? {} : { tenant: query.tenant }) })
+      .map(usageLineOf);
+  }
+}

@@ -1,0 +1,56 @@
+// The report query both ledgers run (sums cast to BIGINT: PostgreSQL sums integers as numeric) and
+// its rows mapped to UsageLines.
+import type { UsageLine, UsageRoute } from './usage-record.js';
+
+const sum = (expression: string, as: string) => `CAST(sum(${expression}) AS BIGINT) AS ${as}`;
+
+export const REPORT_SELECT = `SELECT tenant, key_id, route, model, language_family, CAST(count(*) AS BIGINT) AS units,
+  ${sum('audio_ms', 'audio_ms')}, ${sum('overage_ms', 'overage_ms')}, ${sum('cost_micros', 'cost_micros')},
+  ${sum('audio_ms * diarization', 'diarization_ms')}, ${sum('audio_ms * vocabulary', 'vocabulary_ms')}, ${sum('audio_ms * patterns', 'patterns_ms')},
+  ${sum('vocabulary_fallbacks', 'vocabulary_fallbacks')}, ${sum('suspect_insertions', 'suspect_insertions')},
+  ${sum('review_required', 'review_required')}, ${sum('unsupported_language', 'unsupported_language')}
+  FROM usage_events`;
+
+export const REPORT_GROUPING = 'GROUP BY tenant, key_id, route, model, language_family ORDER BY tenant, key_id, route, model, language_family';
+
+export interface UsageLineRow {
+  tenant: string;
+  key_id: string;
+  route: string;
+  model: string;
+  language_family: string;
+  units: number;
+  audio_ms: number;
+  overage_ms: number;
+  cost_micros: number;
+  diarization_ms: number;
+  vocabulary_ms: number;
+  patterns_ms: number;
+  vocabulary_fallbacks: number;
+  suspect_insertions: number;
+  review_required: number;
+  unsupported_language: number;
+}
+
+export function usageLineOf(row: UsageLineRow): UsageLine {
+  return {
+    tenant: row.tenant,
+    keyId: row.key_id,
+    route: row.route as UsageRoute,
+    model: row.model,
+    languageFamily: row.language_family,
+    units: Number(row.units),
+    audioMs: Number(row.audio_ms),
+    overageMs: Number(row.overage_ms),
+    costMicros: Number(row.cost_micros),
+    diarizationMs: Number(row.diarization_ms),
+    vocabularyMs: Number(row.vocabulary_ms),
+    patternsMs: Number(row.patterns_ms),
+    safety: {
+      vocabularyFallbacks: Number(row.vocabulary_fallbacks),
+      suspectInsertions: Number(row.suspect_insertions),
+      reviewRequired: Number(row.review_required),
+      unsupportedLanguage: Number(row.unsupported_language),
+    },
+  };
+}
