@@ -5,7 +5,7 @@
 import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
-import { poolOf, type MeteredWork, type SafetyCounters, type UsagePool, type UsageRoute, type UsageStanding } from '../store/usage-record.js';
+import { poolOf, type MeteredWork, type UsageEvent, type SafetyCounters, type UsagePool, type UsageRoute, type UsageStanding } from '../store/usage-record.js';
 import { blockReason, resetsWithPeriod, type BillingSituation, type BlockReason } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
 import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
@@ -40,11 +40,18 @@ export interface BillingStatus {
   resetsAtMs: Record<UsagePool, number | null>;
 }
 
+/** Told of what was metered and refused (the service's Prometheus counters). */
+export interface BillingObserver {
+  metered(event: UsageEvent): void;
+  billingRefused(reason: BlockReason, pool: UsagePool): void;
+}
+
 export class UsageBilling {
   constructor(
     private readonly ledger: UsageLedger,
     private readonly settings: BillingSettingsStore,
     private readonly clock: () => number = Date.now,
+    private readonly observer: BillingObserver | null = null,
   ) {}
 
   /** The current period (by the stored start day). */
@@ -83,7 +90,9 @@ export class UsageBilling {
     const pool = poolOf(route);
     const situation = await this.situation(key, period);
     const reason = blockReason(situation, pool, estimateMs);
-    if (reason !== null) throw new BillingBlockedError(reason, pool, resetsWithPeriod(reason, poolTerms(situation.terms, pool)) ? period.endMs : null);
+    if (reason === null) return;
+    this.observer?.billingRefused(reason, pool);
+    throw new BillingBlockedError(reason, pool, resetsWithPeriod(reason, poolTerms(situation.terms, pool)) ? period.endMs : null);
   }
 
   /** The ledger entry of work done now, with the terms it is charged under (JobStore.succeed records it with the job). */
@@ -100,7 +109,14 @@ export class UsageBilling {
   /** Records work done (false when it was recorded already). */
   async meter(key: BilledKey, work: WorkDone): Promise<boolean> {
     const { event, terms } = await this.meteredWork(key, work);
-    return this.ledger.record(event, terms);
+    const recorded = await this.ledger.record(event, terms);
+    if (recorded) this.recorded(event);
+    return recorded;
+  }
+
+  /** Work recorded elsewhere (a job's, with its success) counts in the observer's figures too. */
+  recorded(event: UsageEvent): void {
+    this.observer?.metered(event);
   }
 
   private async situation(key: BilledKey, period: BillingPeriod): Promise<BillingSituation> {

@@ -427,6 +427,7 @@ export class JobRunner implements JobQueue {
     // The webhook event is written with the transition itself (one transaction), never after it.
     const eventInput = jobEventInput(job, this.deps.config.publicBaseUrl, now);
     const event = eventInput ? jobSucceededEvent(eventInput) : null;
+    const usage = await jobUsage(this.deps.billing, this.deps.keys, job, request, carry, endSeconds);
     const won = await jobs.succeed(
       job.id,
       workerId,
@@ -436,13 +437,14 @@ export class JobRunner implements JobQueue {
       event,
       partial ? { leaseMs: this.decorationLeaseMs, progress: finalCarry, partialPath: partial.path } : null,
       // Metered with the success itself: exactly once, whatever crashed or ran again before.
-      await jobUsage(this.deps.billing, this.deps.keys, job, request, carry, endSeconds),
+      usage,
     );
     if (!won) {
       if (partial) await blobs.delete(partial.path).catch(() => {});
       return;
     }
     this.deps.observer?.jobSucceeded(request.model, (carry.processingMs ?? 0) / 1000, endSeconds);
+    this.deps.billing.recorded(usage.event);
     // The last chunk is committed with the success itself.
     logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.chunkDone, jobOwnerSubject(job), {
       chunkIndex: job.resultRevision,

@@ -10,8 +10,17 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ServiceRole } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
+import type { BlockReason } from '../billing/billing-decision.js';
 import type { JobCounts } from '../store/job-store.js';
+import type { SafetyCounters, UsageEvent, UsagePool } from '../store/usage-record.js';
 import type { WebhookAttemptOutcome } from '../webhooks/webhook-delivery-worker.js';
+
+const SAFETY_KINDS: Readonly<Record<keyof SafetyCounters, string>> = {
+  vocabularyFallbacks: 'vocabulary_fallback',
+  suspectInsertions: 'suspect_insertion',
+  reviewRequired: 'review_required',
+  unsupportedLanguage: 'unsupported_language',
+};
 
 /** How long one read of the job counts serves scrapes. */
 const COUNTS_TTL_MS = 5_000;
@@ -32,6 +41,9 @@ export class ServiceMetrics {
   private readonly jobSecondsPerAudioSecond: Histogram<'model'>;
   private readonly jobsFinished: Counter<'outcome'>;
   private readonly webhookAttempts: Counter<'outcome'>;
+  private readonly meteredAudio: Counter<'route' | 'model'>;
+  private readonly safetyEvents: Counter<'kind'>;
+  private readonly billingRefusals: Counter<'reason' | 'pool'>;
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
@@ -54,6 +66,11 @@ export class ServiceMetrics {
     });
     this.jobsFinished = new Counter({ name: 'svc_stt_jobs_finished_total', help: 'Jobs this process brought to an end, by outcome.', labelNames: ['outcome'], registers });
     this.webhookAttempts = new Counter({ name: 'svc_stt_webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by outcome.', labelNames: ['outcome'], registers });
+    // The ledger's figures as this process records them (summed over processes, they are the
+    // ledger's); per tenant they are in `svc-stt usage` and GET /v1/usage, never in labels.
+    this.meteredAudio = new Counter({ name: 'svc_stt_metered_audio_seconds_total', help: 'Audio metered by this process, by route and model.', labelNames: ['route', 'model'], registers });
+    this.safetyEvents = new Counter({ name: 'svc_stt_safety_events_total', help: 'Safety counters of metered work, by kind.', labelNames: ['kind'], registers });
+    this.billingRefusals = new Counter({ name: 'svc_stt_billing_refusals_total', help: 'Work refused with billing_blocked, by the limit that blocked it and the pool.', labelNames: ['reason', 'pool'], registers });
 
     // One read of the database fills three gauges: prom-client collects all metrics at once, so the
     // first collector starts the read and the others share it.
@@ -131,6 +148,15 @@ export class ServiceMetrics {
 
   webhookAttempt(outcome: WebhookAttemptOutcome): void {
     this.webhookAttempts.inc({ outcome });
+  }
+
+  metered(event: UsageEvent): void {
+    this.meteredAudio.inc({ route: event.route, model: event.model }, event.audioMs / 1000);
+    for (const [kind, count] of Object.entries(event.safety)) if (count > 0) this.safetyEvents.inc({ kind: SAFETY_KINDS[kind as keyof SafetyCounters] }, count);
+  }
+
+  billingRefused(reason: BlockReason, pool: UsagePool): void {
+    this.billingRefusals.inc({ reason, pool });
   }
 
   get contentType(): string {

@@ -5,6 +5,7 @@
 //   all     both in one process (the default, and the only choice on SQLite's one-server database).
 // Every role registers as an instance (its work is released if it dies), serves /healthz, /readyz
 // and /metrics, prints the ready line scripts wait for, and drains on close.
+import { usageRoutes } from '../api/routes/usage.js';
 import { UsageBilling } from '../billing/usage-billing.js';
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
@@ -111,7 +112,6 @@ async function startRole(
   closers.push(() => opened.close());
   const blobs = options.wrapBlobs?.(opened.blobs) ?? opened.blobs;
   const clock = options.clock ?? (() => new Date());
-  const billing = new UsageBilling(stores.usage, stores.billing, () => clock().getTime());
   const events = new JobEvents(notices);
   closers.push(() => events.close());
   const validateDestination = createDestinationValidator({
@@ -150,6 +150,7 @@ async function startRole(
   const engines: OpenedEngines = await openEngines(config);
   closers.push(() => engines.close());
   const metrics = new ServiceMetrics({ role: config.role, jobCounts: (now) => jobs.jobCounts(now), engines: () => engines.engines });
+  const billing = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics);
 
   const runner = plan.works
     ? new JobRunner({
@@ -215,6 +216,7 @@ async function startRole(
       }),
     );
     routes.push(
+      usageRoutes({ ledger: stores.usage, billing, keys }),
       modelRoutes({
         files: config.models,
         builds: engines.modelBuilds,

@@ -8,7 +8,8 @@ export type Entitlement = (typeof ENTITLEMENTS)[number];
 /** What a new key gets unless told otherwise (DESIGN.md: language detection on, patterns off). */
 export const DEFAULT_ENTITLEMENTS: readonly Entitlement[] = ['language_detection'];
 
-export type BillingState = 'active' | 'paused';
+export const BILLING_STATES = ['active', 'paused'] as const;
+export type BillingState = (typeof BILLING_STATES)[number];
 
 export interface ApiKeyRecord {
   id: string;

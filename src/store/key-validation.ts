@@ -1,14 +1,13 @@
 // Validation of the administrative inputs to a KeyStore (CLI, console). Throws KeyStoreError with a
 // message that names the field; returns the normalized value.
 import { KeyStoreError } from './key-store-error.js';
-import { ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from './key-store.js';
+import { BILLING_STATES, ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from './key-store.js';
 import { LANGUAGE_FAMILIES, LANGUAGE_TAG_SYNTAX } from './language-families.js';
 
 export const MAX_DICTIONARY_TERMS = 1000;
 export const MAX_DICTIONARY_TERM_LENGTH = 96;
 export const MIN_RETENTION_HOURS = 1;
 export const MAX_RETENTION_HOURS = 72;
-const BILLING_STATES: readonly BillingState[] = ['active', 'paused'];
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 
 const invalid = (message: string) => new KeyStoreError('invalid_argument', message);

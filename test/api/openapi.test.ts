@@ -112,6 +112,7 @@ t.test('structure: operations, security, responses, references', async (t) => {
       'GET /v1/models',
       'GET /v1/models/{model}',
       'GET /v1/openapi.json',
+      'GET /v1/usage',
       'POST /v1/audio/transcriptions',
       'POST /v1/audio/translations',
       'POST /v1/jobs',

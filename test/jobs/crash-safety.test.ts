@@ -1,6 +1,7 @@
 // Crash safety with real processes: `svc-stt serve` is SIGKILLed while jobs are uploading, queued,
 // running and finishing, then restarted on the same data folder (twice). Every job must end
-// succeeded (or explicitly failed), none may vanish, and no audio or provisional result may be left.
+// succeeded (or explicitly failed), none may vanish, and no audio or provisional result may be left;
+// each job is metered once.
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -99,6 +100,15 @@ t.test('SIGKILL while uploading, queued, running and finishing: every job ends, 
   const results = await readdir(join(blobs, 'results'));
   t.equal(results.length, all.length, 'one final result per job');
   t.ok(results.every((name) => name.endsWith('.result')), 'no provisional result left');
+
+  // Metered exactly once each, although chunks ran again after each kill: the ledger entry is
+  // written with the success itself. The audio reconciles with the recordings to the millisecond.
+  const usage = (await (await fetch(`${server.url}/v1/usage`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+    keys: Array<{ lines: Array<{ route: string; units: number; audio_seconds: number }> }>;
+  };
+  const jobLines = usage.keys.flatMap((k) => k.lines).filter((line) => line.route === 'job');
+  t.equal(jobLines.reduce((n, line) => n + line.units, 0), all.length, 'one ledger entry per job');
+  t.equal(jobLines.reduce((n, line) => n + line.audio_seconds, 0), 40 + 6 * 12, 'the audio of every job, counted once');
 
   server.child.kill('SIGTERM');
   await server.exited;

@@ -1,0 +1,197 @@
+// Usage metering end to end on a real service (micro model, the test store pair): every route's work
+// metered to the millisecond (inline, translation, a job, a realtime session by the audio received),
+// GET /v1/usage for the key's own tenant only, and 402 billing_blocked decided by metering before
+// work is accepted, never in its middle: the allowance on a plan without overage, the spend cap, the
+// prepaid credit, the monthly rollover on a controllable clock, and an operator's pause winning.
+import { readFile } from 'node:fs/promises';
+import t, { type Test } from 'tap';
+import { runUsageCommand } from '../../src/cli/usage-command.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
+import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
+import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
+import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
+import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
+
+const HOUR_MICROS_PER_SECOND = 3_600_000_000; // a price of 1 currency unit per audio-second
+let offsetMs = 0;
+const clock = () => new Date(Date.now() + offsetMs);
+let svc: TestService;
+let documented: OwnDocumentValidator;
+const wav: Record<number, Uint8Array> = {};
+
+t.before(async () => {
+  svc = await startTestService({}, { clock });
+  documented = await OwnDocumentValidator.fetch(svc.url);
+  for (const seconds of [1, 2, 3, 4]) wav[seconds] = await readFile(await speechWav(seconds));
+});
+t.teardown(() => svc?.close());
+
+const transcribe = (key: string, seconds: number, path?: string) =>
+  postTranscription(svc.url, key, { model: 'svc-medical-1', response_format: 'json' }, { data: wav[seconds], name: 'a.wav', type: 'audio/wav' }, {}, path);
+
+async function usageOf(key: string, query = ''): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${svc.url}/v1/usage${query}`, { headers: auth(key) });
+  return { status: res.status, body: await res.json() };
+}
+
+/** The ledger is written after a realtime session closes: wait for it. */
+async function usageWith(key: string, until: (body: any) => boolean): Promise<any> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const { body } = await usageOf(key);
+    if (until(body) || Date.now() > deadline) return body;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const lines = (body: any) => body.keys.flatMap((k: any) => k.lines) as Array<{ route: string; units: number; audio_seconds: number; overage_hours: number; cost: number }>;
+
+async function assertBlocked(t: Test, res: Response, reason: RegExp) {
+  t.equal(res.status, 402);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  t.same(Object.keys(body), ['error']);
+  t.equal(body.error.code, 'billing_blocked');
+  t.match(body.error.message, reason);
+}
+
+async function runJob(key: string, seconds: number) {
+  const job = await createJob(svc.url, key, jobBody(wav[seconds]));
+  t.equal((await uploadFile(job, wav[seconds])).status, 204);
+  t.equal((await completeJob(job, key)).status, 202);
+  return { job, done: await waitForEnd(job.poll_url, key) };
+}
+
+async function realtimeSession(key: string, seconds: number) {
+  const client = await connectRealtime(svc.service.realtime!.url);
+  client.start(startMessage(key));
+  await client.next('ready');
+  await client.stream(wavPcm(wav[seconds]), { pace: Infinity });
+  client.stop();
+  await client.next('final');
+  return client.closed;
+}
+
+t.test('every route is metered to the millisecond; GET /v1/usage shows the own tenant only', async (t) => {
+  const a = await svc.createKey({ tenant: 'clinic-a', plan: 'payg' });
+  const b = await svc.createKey({ tenant: 'clinic-b', plan: 'payg' });
+  t.equal((await transcribe(a.key, 3)).status, 200);
+  t.equal((await transcribe(a.key, 2, '/v1/audio/translations')).status, 200);
+  t.equal((await runJob(a.key, 4)).done.status, 'succeeded');
+  t.equal((await realtimeSession(a.key, 2)).code, 1000);
+
+  const body = await usageWith(a.key, (u) => lines(u).some((l) => l.route === 'realtime'));
+  t.same(documented.errors('get', '/v1/usage', 200, 'application/json', body), [], 'the answer matches the document');
+  t.equal(body.tenant, 'clinic-a');
+  const byRoute = Object.fromEntries(lines(body).map((l) => [l.route, { units: l.units, audio_seconds: l.audio_seconds, cost: l.cost }]));
+  t.same(byRoute, {
+    inline: { units: 1, audio_seconds: 3, cost: 0 },
+    translation: { units: 1, audio_seconds: 2, cost: 0 },
+    job: { units: 1, audio_seconds: 4, cost: 0 },
+    realtime: { units: 1, audio_seconds: 2, cost: 0 },
+  });
+  t.equal(body.batch_seconds, 9, 'inline, translation and the job share the batch pool');
+  t.equal(body.realtime_seconds, 2);
+  t.same(body.keys[0].blocked, { batch: null, realtime: null });
+
+  const metrics = await (await fetch(`${svc.url}/metrics`)).text();
+  const metered = (route: string) => Number(new RegExp(`^svc_stt_metered_audio_seconds_total\\{route="${route}",model="svc-medical-1"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+  t.same(['inline', 'translation', 'job', 'realtime'].map(metered), [3, 2, 4, 2], 'Prometheus counts the same seconds');
+  t.notMatch(metrics, /clinic-a|key_/, 'without tenant or key labels');
+
+  t.equal((await usageOf(b.key, '?tenant=clinic-a')).status, 404, "another tenant's figures: 404");
+  t.equal((await usageOf(a.key, '?tenant=clinic-a')).status, 200, 'naming the own tenant is fine');
+  const other = await usageOf(b.key);
+  t.equal(other.body.tenant, 'clinic-b');
+  t.same(lines(other.body), [], 'nothing of clinic-a is shown to clinic-b');
+  t.equal(other.body.batch_seconds, 0);
+
+  // The operator's report of the same period, as `svc-stt usage --tenant clinic-a` prints it.
+  const saved = { dir: process.env.SVC_DATA_DIR, url: process.env.SVC_DATABASE_URL };
+  process.env.SVC_DATA_DIR = svc.dataDir;
+  if (svc.config.database.url) process.env.SVC_DATABASE_URL = svc.config.database.url;
+  t.teardown(() => {
+    if (saved.dir === undefined) delete process.env.SVC_DATA_DIR;
+    else process.env.SVC_DATA_DIR = saved.dir;
+    if (saved.url === undefined) delete process.env.SVC_DATABASE_URL;
+    else process.env.SVC_DATABASE_URL = saved.url;
+  });
+  let table = '';
+  await runUsageCommand(['--tenant', 'clinic-a'], { write: (text: string) => (table += text) }, clock().getTime());
+  t.comment(`svc-stt usage --tenant clinic-a\n${table}`);
+  t.match(table, /clinic-a/);
+  t.notMatch(table, /clinic-b/);
+  let csv = '';
+  await runUsageCommand(['--tenant', 'clinic-a', '--csv'], { write: (text: string) => (csv += text) }, clock().getTime());
+  const rows = csv.trim().split('\n');
+  t.equal(rows.length, 5, 'a header and one row per route');
+  t.equal(rows.slice(1).reduce((sum, row) => sum + Number(row.split(',')[8]), 0), 11, 'the CSV reconciles: 11 audio-seconds');
+});
+
+t.test('the allowance on a plan without overage: the next request is refused, accepted work finishes; the month resets it; a pause wins', async (t) => {
+  const key = await svc.createKey({ tenant: 'clinic-builder', plan: 'builder' });
+  await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 5_000, realtimeIncludedMs: 0 } });
+
+  t.equal((await transcribe(key.key, 3)).status, 200, '3 of 5 s');
+  await assertBlocked(t, await transcribe(key.key, 3), /monthly batch allowance is used.*until \d{4}-\d\d-\d\dT/);
+  // A job's length is not known at creation: it is accepted while the allowance lasts, then finishes.
+  const { job, done } = await runJob(key.key, 4);
+  t.equal(done.status, 'succeeded', 'accepted work finishes beyond the allowance');
+  let body = (await usageOf(key.key)).body;
+  t.equal(body.batch_seconds, 7, 'and is metered in full');
+  t.equal(lines(body).find((l) => l.route === 'job')!.overage_hours, 2 / 3600, 'two seconds beyond it');
+  t.equal(body.keys[0].cost, 0, 'builder sells no overage: nothing is charged');
+  t.equal(body.keys[0].blocked.batch.reason, 'allowance');
+  t.equal(body.keys[0].blocked.batch.resets_at, body.resets_at, 'lifts when the period ends');
+
+  await assertBlocked(t, await createJobRequest(svc.url, key.key, jobBody(wav[2])), /allowance/);
+  t.equal((await fetch(job.poll_url, { headers: auth(key.key) })).status, 200, 'result retrieval keeps working');
+  t.equal((await fetch(`${job.poll_url}/result`, { headers: auth(key.key) })).status, 200);
+
+  const client = await connectRealtime(svc.service.realtime!.url);
+  client.start(startMessage(key.key));
+  const error = await client.next('error');
+  t.equal(error.code, 'billing_blocked');
+  t.same(await client.closed, { code: 4402, reason: 'BILLING_BLOCKED' }, 'refused before any audio');
+  t.notOk(client.events.some((e) => e.type === 'ready'));
+
+  // The next period: the allowance is there again.
+  offsetMs = Date.parse(body.resets_at) - Date.now() + 60_000;
+  t.teardown(() => {
+    offsetMs = 0;
+  });
+  t.equal((await transcribe(key.key, 3)).status, 200, 'the monthly reset unblocks by itself');
+  body = (await usageOf(key.key)).body;
+  t.equal(body.batch_seconds, 3, 'a new period counts afresh');
+
+  await svc.updateKey(key.id, { billingState: 'paused' });
+  await assertBlocked(t, await transcribe(key.key, 1), /paused/);
+  t.match(await (await fetch(`${svc.url}/metrics`)).text(), /^svc_stt_billing_refusals_total\{reason="allowance",pool="batch"[^}]*\} [1-9]/m, 'refusals are counted by limit');
+  t.equal((await usageOf(key.key)).body.keys[0].blocked.batch.resets_at, null, 'a pause waits for an operator');
+});
+
+t.test('the spend cap: work that would pass it is refused; work that reaches it exactly is not', async (t) => {
+  const key = await svc.createKey({ tenant: 'clinic-capped', plan: 'payg' });
+  await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 1_000, batchPriceMicros: HOUR_MICROS_PER_SECOND, spendCapMicros: 2_000_000 } });
+  t.equal((await transcribe(key.key, 2)).status, 200, '1 s included, 1 s charged: 1 of 2');
+  await assertBlocked(t, await transcribe(key.key, 2), /spend cap/);
+  t.equal((await transcribe(key.key, 1)).status, 200, 'one more second reaches the cap exactly');
+  const body = (await usageOf(key.key)).body;
+  t.equal(body.keys[0].cost, 2);
+  t.equal(body.keys[0].blocked.batch.reason, 'spend_cap');
+  await assertBlocked(t, await transcribe(key.key, 1), /spend cap/);
+});
+
+t.test('prepaid credit: used up, refused; a top-up lets work in again', async (t) => {
+  const key = await svc.createKey({ tenant: 'clinic-prepaid', plan: 'payg' });
+  await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 0, batchPriceMicros: HOUR_MICROS_PER_SECOND }, addCreditMicros: 2_000_000 });
+  await assertBlocked(t, await transcribe(key.key, 3), /credit/);
+  t.equal((await transcribe(key.key, 2)).status, 200, 'two seconds use the credit up');
+  let body = (await usageOf(key.key)).body;
+  t.equal(body.keys[0].credit_left, 0);
+  t.same(body.keys[0].blocked.batch, { reason: 'credit', resets_at: null }, 'no allowance: only a top-up lifts it');
+  await assertBlocked(t, await transcribe(key.key, 1), /credit/);
+  await svc.stores.billing.updateKey(key.id, { addCreditMicros: 5_000_000 });
+  t.equal((await transcribe(key.key, 1)).status, 200);
+  body = (await usageOf(key.key)).body;
+  t.equal(body.keys[0].credit_left, 4);
+});
