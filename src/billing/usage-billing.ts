@@ -5,7 +5,7 @@
 import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
-import { poolOf, type MeteredWork, type UsageEvent, type SafetyCounters, type UsagePool, type UsageRoute, type UsageStanding } from '../store/usage-record.js';
+import { poolOf, type MeteredWork, type UsageEvent, type UsagePool, type UsageRoute, type UsageStanding } from '../store/usage-record.js';
 import { blockReason, resetsWithPeriod, type BillingSituation, type BlockReason } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
 import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
@@ -13,19 +13,8 @@ import { poolTerms, resolveTerms } from './billing-terms.js';
 
 export type BilledKey = Pick<ApiKeyRecord, 'id' | 'tenant' | 'plan' | 'billingState'>;
 
-/** A unit of work done, as metered (counters only). */
-export interface WorkDone {
-  /** Unique per unit of work: metering it again is a no-op. */
-  eventKey: string;
-  route: UsageRoute;
-  model: string;
-  languageFamily: string;
-  diarization: boolean;
-  vocabulary: boolean;
-  patterns: boolean;
-  audioMs: number;
-  safety: SafetyCounters;
-}
+/** A unit of work done, as metered (counters only): the ledger's event before it is given its key, period and time. */
+export type WorkDone = Omit<UsageEvent, 'tenant' | 'keyId' | 'period' | 'atMs'>;
 
 export interface BillingStatus {
   period: BillingPeriod;

@@ -1,5 +1,4 @@
 // svc-stt keys create | list | revoke ID | update ID: API key administration on the service database.
-import { parseArgs } from 'node:util';
 import { DEFAULT_ENTITLEMENTS, type Entitlement, type KeyPatch, type Plan, type BillingState } from '../store/key-store.js';
 import { revokeKey as revokeKeyAndClose } from '../jobs/key-revocation.js';
 import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
@@ -9,6 +8,7 @@ import { withBillingSettings, withKeyRevocationStores, withKeyStore } from './ad
 import { moneyFlag, TERM_FLAGS_USAGE, TERM_OPTIONS, termsPatchOf } from './billing-amounts.js';
 import type { CommandOutput } from './command-output.js';
 import { keyListing, keyTable } from './key-listing.js';
+import { parseCommandArgs } from './parse-command-args.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--entitlement E ...] [--no-language-detection]
@@ -31,7 +31,7 @@ export async function runKeysCommand(argv: string[], out: CommandOutput = proces
 }
 
 async function createKey(argv: string[], out: CommandOutput): Promise<void> {
-  const { values, positionals } = parse(argv, {
+  const { values, positionals } = parseCommandArgs(argv, USAGE, {
     json: { type: 'boolean', default: false },
     tenant: { type: 'string' },
     plan: { type: 'string' },
@@ -68,7 +68,7 @@ async function createKey(argv: string[], out: CommandOutput): Promise<void> {
 }
 
 async function listKeys(argv: string[], out: CommandOutput): Promise<void> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+  const { values, positionals } = parseCommandArgs(argv, USAGE, { json: { type: 'boolean', default: false } });
   if (positionals.length > 0) throw new UsageError(`keys list takes no arguments\n${USAGE}`);
   const records = await withKeyStore((keys) => keys.list());
   out.write(values.json ? `${JSON.stringify(records.map(keyListing))}\n` : keyTable(records));
@@ -80,7 +80,7 @@ async function listKeys(argv: string[], out: CommandOutput): Promise<void> {
  * events are cancelled (src/jobs/key-revocation.ts says why).
  */
 async function revokeKey(argv: string[], out: CommandOutput): Promise<void> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+  const { values, positionals } = parseCommandArgs(argv, USAGE, { json: { type: 'boolean', default: false } });
   const id = singleId(positionals, 'revoke');
   const outcome = await withKeyRevocationStores((stores) => revokeKeyAndClose(stores, id, Date.now()));
   const { revoked, record, slotsClosed, filesDeleted, webhookEventsCancelled } = outcome;
@@ -96,7 +96,7 @@ async function revokeKey(argv: string[], out: CommandOutput): Promise<void> {
 }
 
 async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
-  const { values, positionals } = parse(argv, {
+  const { values, positionals } = parseCommandArgs(argv, USAGE, {
     json: { type: 'boolean', default: false },
     plan: { type: 'string' },
     billing: { type: 'string' },
@@ -140,16 +140,6 @@ async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
   const billingJson = { terms: termsJson(billing.overrides), credit_granted: billing.creditGrantedMicros === null ? null : billing.creditGrantedMicros / MICROS_PER_UNIT };
   if (values.json) out.write(`${JSON.stringify({ ...keyListing(record), billing: billingJson })}\n`);
   else out.write(`updated ${id}\n${keyTable([record])}${changesBilling ? `billing terms over the plan's: ${JSON.stringify(billingJson)}\n` : ''}`);
-}
-
-type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
-
-function parse<O extends Options>(argv: string[], options: O) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
-  }
 }
 
 function singleId(positionals: string[], command: string): string {

@@ -1,6 +1,5 @@
 // svc-stt plans list | update PLAN | reset PLAN | start-day N: what each plan includes and costs, and
 // the day billing periods start, in the service database (every server process reads it per request).
-import { parseArgs } from 'node:util';
 import { DEFAULT_PLAN_TERMS, resolveTerms } from '../billing/billing-terms.js';
 import { billingPeriodAt } from '../billing/billing-period.js';
 import { termsJson } from '../billing/usage-report-json.js';
@@ -10,6 +9,7 @@ import { withBillingSettings } from './admin-stores.js';
 import { hours, money, TERM_FLAGS_USAGE, TERM_OPTIONS, termsPatchOf } from './billing-amounts.js';
 import type { CommandOutput } from './command-output.js';
 import { textTable } from './text-table.js';
+import { parseCommandArgs } from './parse-command-args.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: svc-stt plans list [--json]
@@ -27,7 +27,7 @@ export async function runPlansCommand(argv: string[], out: CommandOutput = proce
 }
 
 async function listPlans(argv: string[], out: CommandOutput): Promise<void> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+  const { values, positionals } = parseCommandArgs(argv, USAGE, { json: { type: 'boolean', default: false } });
   if (positionals.length > 0) throw new UsageError(`plans list takes no arguments\n${USAGE}`);
   const { overrides, startDay } = await withBillingSettings(async (settings) => ({ overrides: await settings.planOverrides(), startDay: await settings.periodStartDay() }));
   const plans = PLANS.map((plan) => ({ plan, terms: resolveTerms(plan, overrides[plan], {}), changed: Object.keys(overrides[plan] ?? {}).length > 0 }));
@@ -45,7 +45,7 @@ async function listPlans(argv: string[], out: CommandOutput): Promise<void> {
 }
 
 async function updatePlan(argv: string[], out: CommandOutput): Promise<void> {
-  const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false }, ...TERM_OPTIONS });
+  const { values, positionals } = parseCommandArgs(argv, USAGE, { json: { type: 'boolean', default: false }, ...TERM_OPTIONS });
   const plan = singlePlan(positionals, 'update');
   const patch = termsPatchOf(values);
   if (Object.keys(patch).length === 0) throw new UsageError(`plans update: nothing to change\n${USAGE}`);
@@ -55,14 +55,14 @@ async function updatePlan(argv: string[], out: CommandOutput): Promise<void> {
 }
 
 async function resetPlan(argv: string[], out: CommandOutput): Promise<void> {
-  const { positionals } = parse(argv, {});
+  const { positionals } = parseCommandArgs(argv, USAGE, {});
   const plan = singlePlan(positionals, 'reset');
   await withBillingSettings((settings) => settings.resetPlan(plan));
   out.write(`plan ${plan} is back to its built-in terms: ${describe(DEFAULT_PLAN_TERMS[plan])}\n`);
 }
 
 async function setStartDay(argv: string[], out: CommandOutput): Promise<void> {
-  const { positionals } = parse(argv, {});
+  const { positionals } = parseCommandArgs(argv, USAGE, {});
   if (positionals.length !== 1 || !/^\d{1,2}$/.test(positionals[0])) throw new UsageError(`plans start-day takes one day of the month (1 to 28)\n${USAGE}`);
   const day = Number(positionals[0]);
   await withBillingSettings((settings) => settings.setPeriodStartDay(day));
@@ -79,15 +79,5 @@ function singlePlan(positionals: string[], command: string): Plan {
     return validatePlan(positionals[0]);
   } catch (error) {
     throw new UsageError((error as Error).message);
-  }
-}
-
-type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
-
-function parse<O extends Options>(argv: string[], options: O) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
 }
