@@ -33,7 +33,21 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
   );
   t.same(
     rows.map((row) => row.table_name),
-    ['api_keys', 'idempotency_records', 'jobs', 'key_dictionaries', 'realtime_seats', 'schema_migrations', 'service_instances', 'webhook_deliveries', 'webhook_secrets'],
+    [
+      'api_keys',
+      'billing_plans',
+      'billing_settings',
+      'idempotency_records',
+      'jobs',
+      'key_billing',
+      'key_dictionaries',
+      'realtime_seats',
+      'schema_migrations',
+      'service_instances',
+      'usage_events',
+      'webhook_deliveries',
+      'webhook_secrets',
+    ],
   );
   await db.close();
   const again = await open(t, url);
