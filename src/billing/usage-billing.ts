@@ -49,15 +49,13 @@ export class UsageBilling {
   }
 
   async terms(key: BilledKey): Promise<BillingTerms> {
-    const [plans, own] = await Promise.all([this.settings.planOverrides(), this.settings.keyBilling(key.id)]);
-    return resolveTerms(key.plan, plans[key.plan], own.overrides);
+    return (await this.keyTerms(key)).terms;
   }
 
   async status(key: BilledKey, period?: BillingPeriod): Promise<BillingStatus> {
     const current = period ?? (await this.period());
     const situation = await this.situation(key, current);
     const blocked = { batch: blockReason(situation, 'batch', 0), realtime: blockReason(situation, 'realtime', 0) };
-    const resets = (pool: UsagePool, reason: BlockReason | null) => (reason !== null && resetsWithPeriod(reason, poolTerms(situation.terms, pool)) ? current.endMs : null);
     const credit = situation.creditGrantedMicros;
     return {
       period: current,
@@ -66,7 +64,7 @@ export class UsageBilling {
       creditGrantedMicros: credit,
       creditLeftMicros: credit === null ? null : credit - situation.standing.keyLifetimeCostMicros,
       blocked,
-      resetsAtMs: { batch: resets('batch', blocked.batch), realtime: resets('realtime', blocked.realtime) },
+      resetsAtMs: { batch: resetsAt(blocked.batch, situation, 'batch', current), realtime: resetsAt(blocked.realtime, situation, 'realtime', current) },
     };
   }
 
@@ -81,7 +79,7 @@ export class UsageBilling {
     const reason = blockReason(situation, pool, estimateMs);
     if (reason === null) return;
     this.observer?.billingRefused(reason, pool);
-    throw new BillingBlockedError(reason, pool, resetsWithPeriod(reason, poolTerms(situation.terms, pool)) ? period.endMs : null);
+    throw new BillingBlockedError(reason, pool, resetsAt(reason, situation, pool, period));
   }
 
   /** The ledger entry of work done now, with the terms it is charged under (JobStore.succeed records it with the job). */
@@ -109,13 +107,18 @@ export class UsageBilling {
   }
 
   private async situation(key: BilledKey, period: BillingPeriod): Promise<BillingSituation> {
-    const [plans, own] = await Promise.all([this.settings.planOverrides(), this.settings.keyBilling(key.id)]);
-    const paused = key.billingState !== 'active';
-    return {
-      terms: resolveTerms(key.plan, plans[key.plan], own.overrides),
-      standing: await this.ledger.standing(key.tenant, key.id, period.label),
-      creditGrantedMicros: own.creditGrantedMicros,
-      paused,
-    };
+    const [own, standing] = await Promise.all([this.keyTerms(key), this.ledger.standing(key.tenant, key.id, period.label)]);
+    return { ...own, standing, paused: key.billingState !== 'active' };
   }
+
+  /** The key's resolved terms (built-in plan, the plan's overrides, its own) and its credit. */
+  private async keyTerms(key: BilledKey): Promise<{ terms: BillingTerms; creditGrantedMicros: number | null }> {
+    const [plans, own] = await Promise.all([this.settings.planOverrides(), this.settings.keyBilling(key.id)]);
+    return { terms: resolveTerms(key.plan, plans[key.plan], own.overrides), creditGrantedMicros: own.creditGrantedMicros };
+  }
+}
+
+/** When a block lifts by itself (the period's end), or null (none, or an operator must act). */
+function resetsAt(reason: BlockReason | null, situation: BillingSituation, pool: UsagePool, period: BillingPeriod): number | null {
+  return reason !== null && resetsWithPeriod(reason, poolTerms(situation.terms, pool)) ? period.endMs : null;
 }

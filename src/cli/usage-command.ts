@@ -3,6 +3,7 @@
 // work and when it lifts. CSV: one row per key, route, model and language family, for chargeback.
 import { parseArgs } from 'node:util';
 import { blockDescription } from '../billing/billing-errors.js';
+import { MS_PER_HOUR } from '../billing/billing-terms.js';
 import { billingPeriodAt, billingPeriodNamed } from '../billing/billing-period.js';
 import { usageReport, type UsageReport } from '../billing/usage-report.js';
 import { usageReportJson } from '../billing/usage-report-json.js';
@@ -89,7 +90,7 @@ function csvOf(report: UsageReport): string {
     tenant.keys.flatMap((k) =>
       k.lines.map((line) => [
         report.period.label, tenant.tenant, k.key.id, k.key.plan, line.route, line.model, line.languageFamily, line.units,
-        seconds(line.audioMs), (line.audioMs / 3_600_000).toFixed(6), (line.overageMs / 3_600_000).toFixed(6), money(line.costMicros),
+        seconds(line.audioMs), (line.audioMs / MS_PER_HOUR).toFixed(6), (line.overageMs / MS_PER_HOUR).toFixed(6), money(line.costMicros),
         seconds(line.diarizationMs), seconds(line.vocabularyMs), seconds(line.patternsMs),
         line.safety.vocabularyFallbacks, line.safety.suspectInsertions, line.safety.reviewRequired, line.safety.unsupportedLanguage,
       ]),
