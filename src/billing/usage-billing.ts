@@ -5,7 +5,7 @@
 import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
-import { poolOf, type MeteredWork, type UsageEvent, type UsagePool, type UsageRoute, type UsageStanding } from '../store/usage-record.js';
+import { poolOf, type MeteredWork, type SafetyCounters, type UsageEvent, type UsagePool, type UsageRoute, type UsageStanding } from '../store/usage-record.js';
 import { blockReason, resetsWithPeriod, type BillingSituation, type BlockReason } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
 import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
@@ -32,6 +32,8 @@ export interface BillingStatus {
 /** Told of what was metered and refused (the service's Prometheus counters). */
 export interface BillingObserver {
   metered(event: UsageEvent): void;
+  /** Safety counters added to work metered earlier (a job's decoration). */
+  safetyCounted(counters: Partial<SafetyCounters>): void;
   billingRefused(reason: BlockReason, pool: UsagePool): void;
 }
 
@@ -104,6 +106,11 @@ export class UsageBilling {
   /** Work recorded elsewhere (a job's, with its success) counts in the observer's figures too. */
   recorded(event: UsageEvent): void {
     this.observer?.metered(event);
+  }
+
+  /** Safety counters a store added to work recorded earlier (JobStore.endDecoration) count in the observer's figures too. */
+  safetyRecorded(counters: Partial<SafetyCounters>): void {
+    this.observer?.safetyCounted(counters);
   }
 
   private async situation(key: BilledKey, period: BillingPeriod): Promise<BillingSituation> {

@@ -13,6 +13,7 @@
 // it again; after MAX_DECORATION_ATTEMPTS claims, or when it fails outright, the result is marked
 // `decoration: {status: unavailable, review_required: true}`. It is never left `processing`.
 import { DECODED_SAMPLE_RATE, decodeAudioWindow, type AudioContainer, type AudioSource } from '../audio/index.js';
+import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas } from '../engine/speaker-diarizer.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
@@ -26,6 +27,7 @@ import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { carryOf } from './job-carry-over.js';
 import { finalContextOf } from './job-final-context.js';
 import { parseStoredJobRequest } from './job-request.js';
+import { jobUsageKey } from './job-usage.js';
 import { finalResult, type AssembledTranscript, type Decoration } from './job-transcript.js';
 
 /** How long a decorating worker holds the row before another may take the decoration over. */
@@ -48,6 +50,8 @@ export interface JobDecoratorDeps {
   jobs: JobStore;
   blobs: BlobStore;
   keys: KeyStore;
+  /** Told of the passages a decoration marked for review (they are added to the job's usage event). */
+  billing: Pick<UsageBilling, 'safetyRecorded'>;
   stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
   /** A decodable source for the job's audio (a file, or a presigned URL). */
@@ -89,7 +93,7 @@ export class JobDecorator {
     });
     const context = await finalContextOf(job, request, carry, this.deps);
     const result = finalResult(transcript, { ...context, speakers, diarizationMs: Math.round(performance.now() - started) });
-    await this.end(job, workerId, 'done', result);
+    await this.end(job, workerId, 'done', result, speakers.segments.filter((s) => s.review_required).length);
   }
 
   /** Ends the decoration as unavailable: the stored result stays, marked for review. */
@@ -97,20 +101,37 @@ export class JobDecorator {
     if (!job.resultPath) return;
     const stored = JSON.parse((await this.deps.blobs.readResult(job.resultPath)).toString('utf8')) as Record<string, unknown>;
     const body = JSON.stringify({ ...stored, decoration: UNAVAILABLE_DECORATION, word_timing_available: false });
-    await this.end(job, workerId, 'unavailable', { contentType: job.resultContentType ?? 'application/json; charset=utf-8', body });
+    // The whole transcript is one passage to review.
+    await this.end(job, workerId, 'unavailable', { contentType: job.resultContentType ?? 'application/json; charset=utf-8', body }, 1);
   }
 
-  /** Writes the new result under a name of its own and swaps it in, if this worker still holds the decoration. */
-  private async end(job: JobRecord, workerId: string, status: 'done' | 'unavailable', result: { contentType: string; body: string }): Promise<void> {
+  /**
+   * Writes the new result under a name of its own and swaps it in, if this worker still holds the
+   * decoration; `reviewRequired` passages are metered with the swap (the job's usage event).
+   */
+  private async end(
+    job: JobRecord,
+    workerId: string,
+    status: 'done' | 'unavailable',
+    result: { contentType: string; body: string },
+    reviewRequired: number,
+  ): Promise<void> {
     const { blobs, jobs } = this.deps;
     const stored = await blobs.writeResult(job.id, { kind: 'final', revision: job.decorationAttempts }, result.body);
     const released = await jobs.endDecoration(
       job.id,
       workerId,
-      { status, result: { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType } },
+      {
+        status,
+        result: { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType },
+        reviewRequired: { usageEventKey: jobUsageKey(job.id), passages: reviewRequired },
+      },
       this.deps.clock(),
     );
-    if (released) logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.decorated, jobOwnerSubject(job), { decoration: status });
+    if (released) {
+      logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.decorated, jobOwnerSubject(job), { decoration: status });
+      this.deps.billing.safetyRecorded({ reviewRequired });
+    }
     // Lost the lease meanwhile: the holder's result counts, this one goes.
     const unreferenced = released ? released.paths : [stored.path];
     for (const path of unreferenced) await blobs.delete(path).catch(() => {});

@@ -152,7 +152,11 @@ export class ServiceMetrics {
 
   metered(event: UsageEvent): void {
     this.meteredAudio.inc({ route: event.route, model: event.model }, event.audioMs / 1000);
-    for (const [kind, count] of Object.entries(event.safety)) if (count > 0) this.safetyEvents.inc({ kind: SAFETY_KINDS[kind as keyof SafetyCounters] }, count);
+    this.safetyCounted(event.safety);
+  }
+
+  safetyCounted(counters: Partial<SafetyCounters>): void {
+    for (const [kind, count] of Object.entries(counters)) if (count > 0) this.safetyEvents.inc({ kind: SAFETY_KINDS[kind as keyof SafetyCounters] }, count);
   }
 
   billingRefused(reason: BlockReason, pool: UsagePool): void {

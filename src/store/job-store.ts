@@ -159,6 +159,11 @@ export interface PendingDecoration {
 export interface DecorationOutcome {
   status: 'done' | 'unavailable';
   result: FinalResult;
+  /**
+   * Passages the decoration marked review_required: added to the job's usage event (metered with its
+   * success) in the same transaction, so they are counted once, by the worker whose decoration ends.
+   */
+  reviewRequired?: { usageEventKey: string; passages: number };
 }
 
 export interface Retention {

@@ -5,7 +5,9 @@
 // processing` and no word timing; the result replaced in place with speakers that keep their labels
 // across chunks; the audio kept until then and deleted after; one webhook event only; a crash during
 // decoration taken over by another worker (the dead one's late answer refused); a failure, or too
-// many claims, ending as `unavailable` with `review_required` while the job stays `succeeded`.
+// many claims, ending as `unavailable` with `review_required` while the job stays `succeeded`; the
+// passages marked review_required (speakers beyond the ceiling, or a decoration given up) added to
+// the job's usage event once, by the worker whose decoration ends.
 import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,7 +67,7 @@ t.teardown(async () => {
 });
 
 /** A diarized job of the 3-voice conversation, with a webhook (its event goes to the outbox only). */
-async function createJob(): Promise<JobRecord> {
+async function createJob(maxSpeakers = 4): Promise<JobRecord> {
   const id = newJobId();
   const upload = blobs.createUploadPath('test');
   await copyFile(recording.path, upload);
@@ -89,7 +91,7 @@ async function createJob(): Promise<JobRecord> {
       temperature: 0,
       logprobs: false,
     },
-    { maxSpeakers: 4 },
+    { maxSpeakers },
   );
   return stores.jobs.create({
     id,
@@ -152,14 +154,25 @@ const resultFiles = async (id: string) => (await readdir(join(dataDir, 'blobs', 
 const filesDeleted = (id: string) =>
   until('the unreferenced audio and results to be deleted', async () => (await resultFiles(id)).length === 1 && !(await readdir(join(dataDir, 'blobs', 'jobs'))).some((f) => f.startsWith(id)));
 
-function webhookEvents(id: string): number {
+function queryDatabase<T>(sql: string, id: string): T {
   const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare('SELECT count(*) AS n FROM webhook_deliveries WHERE job_id = ?').get(id) as { n: number }).n;
+    return db.prepare(sql).get(id) as T;
   } finally {
     db.close();
   }
 }
+
+const webhookEvents = (id: string) => queryDatabase<{ n: number }>('SELECT count(*) AS n FROM webhook_deliveries WHERE job_id = ?', id).n;
+
+/** The job's usage events: one, recorded with its success; the decoration adds its review_required passages to it. */
+const usageOf = (id: string) =>
+  queryDatabase<{ n: number; review_required: number }>(
+    "SELECT count(*) AS n, sum(review_required) AS review_required FROM usage_events WHERE event_key LIKE 'job:' || ? || '%'",
+    id,
+  );
+
+const passagesToReview = (result: { segments: Array<{ review_required?: true }> }) => result.segments.filter((s) => s.review_required).length;
 
 /** A gate a stage waits at until opened; aborting the call rejects it (shutdown). */
 function gate() {
@@ -222,6 +235,23 @@ t.test('succeeded with the final text first; then speakers and words replace the
   t.same(await readdir(join(dataDir, 'blobs', 'jobs')), [], 'the audio is deleted once decorated');
   t.same(await resultFiles(created.id), [done.resultPath!.split('/').pop()], 'one result is left');
   t.equal(webhookEvents(created.id), 1, 'no second webhook');
+  t.match(usageOf(created.id), { n: 1, review_required: passagesToReview(final) }, 'metered once, with the passages to review');
+});
+
+t.test('passages of voices beyond max_speakers are metered as review_required with the job', async (t) => {
+  const r = runner('decorate-ceiling', engines.stages);
+  t.teardown(() => r.stop(0));
+  const created = await createJob(1);
+  await until('the decoration to end', async () => {
+    const now = await job(created.id);
+    return now.status === 'succeeded' && now.decoration === null;
+  });
+  const final = await resultOf(created.id);
+  t.equal(final.speakers.length, 1, 'one voice labelled');
+  t.equal(final.speaker_timing.speaker_ceiling_action, 'unlabelled_review_required');
+  const passages = passagesToReview(final);
+  t.ok(passages > 0, `${passages} passages to review`);
+  t.match(usageOf(created.id), { n: 1, review_required: passages });
 });
 
 t.test('a worker dies during the decoration: another takes it over, the late answer is refused', async (t) => {
@@ -251,6 +281,7 @@ t.test('a worker dies during the decoration: another takes it over, the late ans
   t.same(await resultOf(created.id), final, 'the result is the one the lease holder wrote');
   t.equal((await job(created.id)).resultPath, done.resultPath);
   t.equal(webhookEvents(created.id), 1, 'no second webhook');
+  t.equal(usageOf(created.id).review_required, passagesToReview(final), 'the late answer adds nothing to the metering');
 });
 
 t.test('a failed decoration is unavailable and marked for review; the job stays succeeded', async (t) => {
@@ -271,6 +302,7 @@ t.test('a failed decoration is unavailable and marked for review; the job stays 
   t.equal(done.audioPath, null, 'the audio is deleted');
   t.same(await resultFiles(created.id), [done.resultPath!.split('/').pop()]);
   t.equal(webhookEvents(created.id), 1);
+  t.match(usageOf(created.id), { n: 1, review_required: 1 }, 'the whole transcript is one passage to review');
 });
 
 t.test('a decoration claimed too often (it keeps killing its worker) is given up as unavailable', async (t) => {
@@ -297,4 +329,5 @@ t.test('a decoration claimed too often (it keeps killing its worker) is given up
   t.equal(done.status, 'succeeded');
   t.same((await resultOf(created.id)).decoration, { status: 'unavailable', review_required: true });
   t.equal(done.audioPath, null);
+  t.match(usageOf(created.id), { n: 1, review_required: 1 });
 });

@@ -48,7 +48,7 @@ import type {
 } from '../job-store.js';
 import type { MeteredWork } from '../usage-record.js';
 import type { PostgresDatabase, Queryable } from './database.js';
-import { recordUsage } from './pg-usage-ledger.js';
+import { addReviewRequired, recordUsage } from './pg-usage-ledger.js';
 
 export class PgJobStore implements JobStore {
   private readonly instanceId: string | null;
@@ -256,6 +256,8 @@ export class PgJobStore implements JobStore {
           workerId,
         ],
       );
+      const review = outcome.reviewRequired;
+      if (review && review.passages > 0) await addReviewRequired(client, review.usageEventKey, review.passages);
       return releasedByDecoration(rows[0], outcome.result);
     });
   }

@@ -36,6 +36,11 @@ export async function recordUsage(client: Queryable, event: UsageEvent, terms: P
   return rowCount === 1;
 }
 
+/** Passages found to need review after the event was recorded (a job's decoration). */
+export async function addReviewRequired(client: Queryable, eventKey: string, passages: number): Promise<void> {
+  await client.query('UPDATE usage_events SET review_required = review_required + $1 WHERE event_key = $2', [passages, eventKey]);
+}
+
 export class PgUsageLedger implements UsageLedger {
   constructor(private readonly db: PostgresDatabase) {}
 

@@ -117,6 +117,7 @@ export class SqliteJobStore implements JobStore {
     });
     this.claimDecorationTransaction = (...args) => claimDecoration.immediate(...args);
 
+    const usageRecorder = new UsageRecorder(db);
     const markDecorated = db.prepare(`UPDATE jobs SET decoration = @decoration, result_path = @path, result_bytes = @bytes,
         result_content_type = @type, audio_path = NULL, partial_path = NULL, lease_owner = NULL,
         lease_expires_at_ms = NULL, updated_at = @at
@@ -133,6 +134,8 @@ export class SqliteJobStore implements JobStore {
         id,
         worker: workerId,
       });
+      const review = outcome.reviewRequired;
+      if (review && review.passages > 0) usageRecorder.addReviewRequired(review.usageEventKey, review.passages);
       return releasedByDecoration(row, outcome.result);
     });
     this.endDecorationTransaction = (...args) => endDecoration.immediate(...args);
@@ -154,7 +157,6 @@ export class SqliteJobStore implements JobStore {
         state, next_attempt_at_ms, created_at_ms)
       VALUES (@event_id, @job_id, @key_id, @secret_version, @url, @body, 'pending', @now, @now)`);
     /** Writes `event` to the outbox for job `id`: called inside the transaction of its transition. */
-    const usageRecorder = new UsageRecorder(db);
     const recordEvent = (id: string, event: OutboxEvent, nowMs: number) =>
       insertEvent.run({
         event_id: event.eventId,

@@ -21,11 +21,13 @@ export class UsageRecorder {
   private readonly exists: Statement<[string], { one: number }>;
   private readonly used: Statement<[string, string, string], { ms: number }>;
   private readonly insert: Statement;
+  private readonly reviewRequired: Statement<[number, string]>;
 
   constructor(db: Database) {
     this.exists = db.prepare('SELECT 1 AS one FROM usage_events WHERE event_key = ?');
     this.used = db.prepare('SELECT coalesce(sum(audio_ms), 0) AS ms FROM usage_events WHERE tenant = ? AND period = ? AND pool = ?');
     this.insert = db.prepare(`INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}) VALUES (${USAGE_EVENT_COLUMNS.map((c) => `@${c}`).join(', ')})`);
+    this.reviewRequired = db.prepare('UPDATE usage_events SET review_required = review_required + ? WHERE event_key = ?');
   }
 
   record(event: UsageEvent, terms: PoolTerms): boolean {
@@ -33,6 +35,11 @@ export class UsageRecorder {
     const usedMs = this.used.get(event.tenant, event.period, poolOf(event.route))!.ms;
     this.insert.run(usageEventRow(event, chargeOf(usedMs, event.audioMs, terms)));
     return true;
+  }
+
+  /** Passages found to need review after the event was recorded (a job's decoration). */
+  addReviewRequired(eventKey: string, passages: number): void {
+    this.reviewRequired.run(passages, eventKey);
   }
 }
 

@@ -6,14 +6,19 @@
 // run one after another, so there these cases check the outcome rules only; on PostgreSQL they race.)
 // Decoration: a succeeded job whose result a worker still decorates under a lease (succeed with
 // `decoration`, claimDecoration, endDecoration), and how leases, dead instances and retention treat it.
+// Metering: the usage event a success records with it, and the passages to review its decoration adds.
 import type { Test } from 'tap';
 import type { DecorationOutcome, JobRecord, JobStore, NewJob, OutboxEvent, ReleasedBlobs, Retention } from '../../../src/store/job-store.js';
 import { leaseOwnerOf, type InstanceRegistry } from '../../../src/store/instance-registry.js';
+import type { UsageLedger } from '../../../src/store/usage-ledger.js';
+import { NO_SAFETY_EVENTS, type MeteredWork } from '../../../src/store/usage-record.js';
 import type { WebhookOutbox } from '../../../src/store/webhook-outbox.js';
 
 export interface JobStores {
   jobs: JobStore;
   outbox: WebhookOutbox;
+  /** The usage ledger of the same database (succeed and endDecoration write to it). */
+  usage: UsageLedger;
 }
 
 export interface JobStoresHarness extends JobStores {
@@ -93,6 +98,26 @@ const decorated = (path: string, overrides: Partial<DecorationOutcome> = {}): De
   status: 'done',
   result: { resultPath: path, resultBytes: 42, contentType: 'application/json' },
   ...overrides,
+});
+
+/** A job's usage event, as the job worker meters it (src/jobs/job-usage.ts): 90 s of audio, two suspect insertions. */
+const jobUsage = (jobId: string): MeteredWork => ({
+  event: {
+    eventKey: `job:${jobId}`,
+    tenant: 'ten_a',
+    keyId: KEY,
+    period: '2026-05',
+    atMs: 2000,
+    route: 'job',
+    model: 'svc-medical-1',
+    languageFamily: 'en',
+    diarization: true,
+    vocabulary: false,
+    patterns: false,
+    audioMs: 90_000,
+    safety: { ...NO_SAFETY_EVENTS, suspectInsertions: 2 },
+  },
+  terms: { includedMs: null, priceMicrosPerHour: null },
 });
 
 export function jobStoreContract(t: Test, name: string, make: MakeJobStores): void {
@@ -361,6 +386,21 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.equal(await jobs.endDecoration(other.id, 'w1', decorated('/r/u.result-1'), 51_001), null, 'an unavailable decoration is over');
       t.equal(await jobs.claimDecoration('w2', 1_000_000, 60_000), null, 'and never claimed');
       t.ok(await jobs.referencesBlob('/r/u.result'));
+    });
+
+    t.test('succeed records the job\'s usage event with it, once; endDecoration adds the passages to review to it, once, by the holder', async (t) => {
+      const { jobs, usage } = await open(t);
+      const job = await heldWithPartial(t, jobs, 'w1', 'm', 1000);
+      const metered = jobUsage(job.id);
+      t.ok(await jobs.succeed(job.id, 'w1', result('/r/m.result'), retention, 2000, null, { leaseMs: 60_000 }, metered));
+      t.notOk(await jobs.succeed(job.id, 'w1', result('/r/m.result'), retention, 2001, null, { leaseMs: 60_000 }, metered), 'succeeded once');
+      const review = (passages: number) => decorated('/r/m.result-1', { reviewRequired: { usageEventKey: metered.event.eventKey, passages } });
+      t.equal(await jobs.endDecoration(job.id, 'w2', review(5), 3000), null, 'not the holder: nothing added');
+      t.ok(await jobs.endDecoration(job.id, 'w1', review(3), 3000));
+      t.equal(await jobs.endDecoration(job.id, 'w1', review(4), 3001), null, 'ended once: nothing added');
+      t.match(await usage.report({ period: '2026-05' }), [
+        { keyId: KEY, route: 'job', units: 1, audioMs: 90_000, safety: { ...NO_SAFETY_EVENTS, suspectInsertions: 2, reviewRequired: 3 } },
+      ]);
     });
 
     t.test('endDecoration by anyone but the holder, or of a job not being decorated, changes nothing', async (t) => {

@@ -4,9 +4,11 @@
 import type { Test } from 'tap';
 import { PgInstanceRegistry } from '../../../src/store/postgres/pg-instance-registry.js';
 import { PgJobStore } from '../../../src/store/postgres/pg-job-store.js';
+import { PgUsageLedger } from '../../../src/store/postgres/pg-usage-ledger.js';
 import { PgWebhookOutbox } from '../../../src/store/postgres/pg-webhook-outbox.js';
 import { SqliteInstanceRegistry } from '../../../src/store/sqlite/sqlite-instance-registry.js';
 import { SqliteJobStore } from '../../../src/store/sqlite/sqlite-job-store.js';
+import { SqliteUsageLedger } from '../../../src/store/sqlite/sqlite-usage-ledger.js';
 import { SqliteWebhookOutbox } from '../../../src/store/sqlite/sqlite-webhook-outbox.js';
 import type { JobStoresHarness } from './job-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './store-databases.js';
@@ -20,11 +22,12 @@ export async function sqliteJobStores(t: Test): Promise<JobStoresHarness> {
   return {
     jobs: new SqliteJobStore(db),
     outbox: new SqliteWebhookOutbox(db),
+    usage: new SqliteUsageLedger(db),
     instances: new SqliteInstanceRegistry(db),
     ownedBy: (instanceId) => new SqliteJobStore(db, { instanceId }),
     another: async () => {
       const other = await databases.open();
-      return { jobs: new SqliteJobStore(other), outbox: new SqliteWebhookOutbox(other) };
+      return { jobs: new SqliteJobStore(other), outbox: new SqliteWebhookOutbox(other), usage: new SqliteUsageLedger(other) };
     },
     reopen: async () => {
       db.close();
@@ -43,11 +46,12 @@ export async function postgresJobStores(): Promise<JobStoresHarness> {
   return {
     jobs: new PgJobStore(db),
     outbox: new PgWebhookOutbox(db),
+    usage: new PgUsageLedger(db),
     instances: new PgInstanceRegistry(db),
     ownedBy: (instanceId) => new PgJobStore(db, { instanceId }),
     another: async () => {
       const other = await databases.open();
-      return { jobs: new PgJobStore(other), outbox: new PgWebhookOutbox(other) };
+      return { jobs: new PgJobStore(other), outbox: new PgWebhookOutbox(other), usage: new PgUsageLedger(other) };
     },
     reopen: async () => {
       await db.close();
