@@ -22,6 +22,7 @@ const HOST = /^[A-Za-z0-9.:%-]+$/;
 const S = {
   role: { env: 'SVC_ROLE', file: 'role' },
   metricsPort: { env: 'SVC_METRICS_PORT', file: 'metricsPort' },
+  metricsTenantLabels: { env: 'SVC_METRICS_TENANT_LABELS', file: 'metricsTenantLabels' },
   drainMs: { env: 'SVC_DRAIN_MS', file: 'lifecycle.drainMs' },
   instanceTtlMs: { env: 'SVC_INSTANCE_TTL_MS', file: 'lifecycle.instanceTtlMs' },
   dataDir: { env: 'SVC_DATA_DIR', file: 'dataDir' },
@@ -116,6 +117,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     host,
     port,
     metricsPort,
+    metricsTenantLabels: reader.integer(S.metricsTenantLabels, DEFAULTS.metricsTenantLabels, 0, 1000),
     realtimePort,
     realtimeTransport: reader.oneOf(S.realtimeTransport, DEFAULTS.realtimeTransport, REALTIME_TRANSPORTS),
     lifecycle: {

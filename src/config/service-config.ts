@@ -36,6 +36,11 @@ export interface ServiceConfig {
   port: number;
   /** A separate listener for /metrics (on `host`); null serves it on the main port with the health routes. */
   metricsPort: number | null;
+  /**
+   * How many tenants /metrics names in the usage gauges (those with the most audio this period); the
+   * others are summed under `_others`. 0 names none. Bounded, so tenants never make unbounded series.
+   */
+  metricsTenantLabels: number;
   realtimePort: number;
   /** Which WebSocket server serves the realtime listener: `auto` (uWS.js where its binary loads, else ws). */
   realtimeTransport: RealtimeTransportChoice;
@@ -113,6 +118,7 @@ export const DEFAULTS = {
   port: 8080,
   realtimePort: 8081,
   realtimeTransport: 'auto',
+  metricsTenantLabels: 20,
   lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
   vad: { enabled: true },
   wordAlignment: 'tokens',

@@ -1,18 +1,21 @@
 // The process's Prometheus metrics (prom-client, one Registry per service, never the global one:
 // tests run several services in one process). Labels are bounded and carry no content: route
 // templates (`/v1/jobs/:job_id`, never a concrete id or query), methods, statuses, job states,
-// model ids, webhook outcomes. No key, tenant, file name or transcript ever becomes a label.
+// model ids, webhook outcomes. No key, file name or transcript ever becomes a label; tenant ids only
+// in the usage gauges, at most `tenantLabels` of them (usage-gauges.ts).
 //
-// Jobs by state and the queue depth are read from the database at scrape time (every process
-// shows the shared queue); a scrape while the database is away reports `svc_stt_store_up 0`
-// and leaves those gauges at their last values rather than failing.
+// Jobs by state, the queue depth and the period's usage are read from the database at scrape time
+// (every process shows the shared figures); a scrape while the database is away reports
+// `svc_stt_store_up 0` and leaves those gauges at their last values rather than failing.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceRole } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
 import type { BlockReason } from '../billing/billing-decision.js';
 import type { JobCounts } from '../store/job-store.js';
-import type { SafetyCounters, UsageEvent, UsagePool } from '../store/usage-record.js';
+import type { SafetyCounters, UsageEvent, UsageLine, UsagePool } from '../store/usage-record.js';
+import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
+import { usageByTenant, type TenantPoolUsage } from './usage-gauges.js';
 import type { WebhookAttemptOutcome } from '../webhooks/webhook-delivery-worker.js';
 
 const SAFETY_KINDS: Readonly<Record<keyof SafetyCounters, string>> = {
@@ -22,8 +25,8 @@ const SAFETY_KINDS: Readonly<Record<keyof SafetyCounters, string>> = {
   unsupportedLanguage: 'unsupported_language',
 };
 
-/** How long one read of the job counts serves scrapes. */
-const COUNTS_TTL_MS = 5_000;
+/** How long one read of the database (job counts, the period's usage) serves scrapes. */
+const READ_TTL_MS = 5_000;
 /** Methods as labels; anything else is `OTHER` (a client could otherwise invent unbounded ones). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -32,6 +35,30 @@ export interface MetricSources {
   jobCounts: (nowMs: number) => Promise<JobCounts>;
   /** The engines this process runs (none for a process without them). */
   engines: () => Partial<Record<ModelId, Engine>>;
+  /** The current billing period's ledger lines (all tenants). */
+  usageLines: () => Promise<UsageLine[]>;
+  /** How many tenants the usage gauges name (config.metricsTenantLabels). */
+  tenantLabels: number;
+}
+
+/**
+ * A read of the database shared by the gauges filled from it (prom-client collects all metrics at
+ * once: the first collector starts the read, the others share it) and serving scrapes for
+ * READ_TTL_MS: /metrics needs no key, and a burst of scrapes must not become a burst of queries.
+ * A failed read yields null.
+ */
+function sharedRead<T>(read: (nowMs: number) => Promise<T>): () => Promise<T | null> {
+  let reading: Promise<T | null> | null = null;
+  let readAt = -Infinity;
+  return () => {
+    if (reading && Date.now() - readAt < READ_TTL_MS) return reading;
+    readAt = Date.now();
+    reading = read(readAt).then(
+      (value) => value,
+      () => null,
+    );
+    return reading;
+  };
 }
 
 export class ServiceMetrics {
@@ -72,21 +99,7 @@ export class ServiceMetrics {
     this.safetyEvents = new Counter({ name: 'svc_stt_safety_events_total', help: 'Safety counters of metered work, by kind.', labelNames: ['kind'], registers });
     this.billingRefusals = new Counter({ name: 'svc_stt_billing_refusals_total', help: 'Work refused with billing_blocked, by the limit that blocked it and the pool.', labelNames: ['reason', 'pool'], registers });
 
-    // One read of the database fills three gauges: prom-client collects all metrics at once, so the
-    // first collector starts the read and the others share it.
-    // A read serves scrapes for COUNTS_TTL_MS: /metrics needs no key, and a burst of scrapes must
-    // not become a burst of count(*) over the jobs table.
-    let reading: Promise<JobCounts | null> | null = null;
-    let readAt = -Infinity;
-    const readCounts = () => {
-      if (reading && Date.now() - readAt < COUNTS_TTL_MS) return reading;
-      readAt = Date.now();
-      reading = sources.jobCounts(readAt).then(
-        (counts) => counts,
-        () => null,
-      );
-      return reading;
-    };
+    const readCounts = sharedRead<JobCounts>(sources.jobCounts);
     new Gauge({
       name: 'svc_stt_store_up',
       help: '1 when this scrape could read the database, else 0.',
@@ -114,6 +127,26 @@ export class ServiceMetrics {
         if (counts) for (const [state, n] of Object.entries(counts.byStatus)) this.set({ state }, n);
       },
     });
+    // The ledger's figures of the period so far, per tenant (bounded) and pool: what `svc-stt usage`
+    // reports, for dashboards and alerts on spend.
+    const readUsage = sharedRead(async () => usageByTenant(await sources.usageLines(), sources.tenantLabels));
+    const usageGauge = (name: string, help: string, figure: (usage: TenantPoolUsage) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['tenant', 'pool'],
+        registers,
+        async collect() {
+          const usage = await readUsage();
+          if (!usage) return;
+          // A new period, or a tenant no longer named: its old series go.
+          this.reset();
+          for (const u of usage) this.set({ tenant: u.tenant, pool: u.pool }, figure(u));
+        },
+      });
+    usageGauge('svc_stt_usage_period_audio_seconds', 'Audio metered this billing period (all processes), by tenant and pool.', (u) => u.audioMs / 1000);
+    usageGauge('svc_stt_usage_period_overage_seconds', 'Audio beyond the allowance this billing period, by tenant and pool.', (u) => u.overageMs / 1000);
+    usageGauge('svc_stt_usage_period_cost', 'Charged for overage this billing period, in currency units, by tenant and pool.', (u) => u.costMicros / MICROS_PER_UNIT);
     const engineGauge = (name: string, help: string, read: (stats: Engine['stats']) => number) =>
       new Gauge({
         name,

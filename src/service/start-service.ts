@@ -149,8 +149,15 @@ async function startRole(
 
   const engines: OpenedEngines = await openEngines(config);
   closers.push(() => engines.close());
-  const metrics = new ServiceMetrics({ role: config.role, jobCounts: (now) => jobs.jobCounts(now), engines: () => engines.engines });
-  const billing = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics);
+  const metrics: ServiceMetrics = new ServiceMetrics({
+    role: config.role,
+    jobCounts: (now) => jobs.jobCounts(now),
+    engines: () => engines.engines,
+    // `billing` (below) is told by the metrics of what it meters; the gauges read its period at scrape time.
+    usageLines: async () => stores.usage.report({ period: (await billing.period()).label }),
+    tenantLabels: config.metricsTenantLabels,
+  });
+  const billing: UsageBilling = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics);
 
   const runner = plan.works
     ? new JobRunner({

@@ -96,7 +96,11 @@ t.test('every route is metered to the millisecond; GET /v1/usage shows the own t
   const metrics = await (await fetch(`${svc.url}/metrics`)).text();
   const metered = (route: string) => Number(new RegExp(`^svc_stt_metered_audio_seconds_total\\{route="${route}",model="svc-medical-1"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
   t.same(['inline', 'translation', 'job', 'realtime'].map(metered), [3, 2, 4, 2], 'Prometheus counts the same seconds');
-  t.notMatch(metrics, /clinic-a|key_/, 'without tenant or key labels');
+  const period = (name: string, pool: string) => Number(new RegExp(`^svc_stt_usage_period_${name}\\{tenant="clinic-a",pool="${pool}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+  t.same([period('audio_seconds', 'batch'), period('audio_seconds', 'realtime'), period('overage_seconds', 'batch'), period('cost', 'batch')], [9, 2, 0, 0], "the period's ledger figures per tenant and pool");
+  t.notMatch(metrics, /key_/, 'without key labels');
+  t.same(metrics.split('\n').filter((l) => l.includes('clinic-')).map((l) => l.split('{')[0]).filter((n, i, all) => all.indexOf(n) === i).sort(),
+    ['svc_stt_usage_period_audio_seconds', 'svc_stt_usage_period_cost', 'svc_stt_usage_period_overage_seconds'], 'tenant ids in the usage gauges only');
 
   t.equal((await usageOf(b.key, '?tenant=clinic-a')).status, 404, "another tenant's figures: 404");
   t.equal((await usageOf(a.key, '?tenant=clinic-a')).status, 200, 'naming the own tenant is fine');

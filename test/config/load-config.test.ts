@@ -40,6 +40,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     database: { url: null },
     storage: { s3: null },
     metricsPort: null,
+    metricsTenantLabels: 20,
     lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
     host: '127.0.0.1',
     port: 8080,
@@ -381,10 +382,11 @@ t.test('SVC_S3_* select the S3 blob store; without a bucket they are refused; th
 
 t.test('role, metrics port and lifecycle settings', async (t) => {
   const { flagship } = models(t);
-  const config = loadConfig({ SVC_MODEL: flagship, SVC_ROLE: 'worker', SVC_METRICS_PORT: '9464', SVC_DRAIN_MS: '5000', SVC_INSTANCE_TTL_MS: '6000' });
-  t.match(config, { role: 'worker', metricsPort: 9464, lifecycle: { drainMs: 5000, instanceTtlMs: 6000 } });
+  const config = loadConfig({ SVC_MODEL: flagship, SVC_ROLE: 'worker', SVC_METRICS_PORT: '9464', SVC_METRICS_TENANT_LABELS: '0', SVC_DRAIN_MS: '5000', SVC_INSTANCE_TTL_MS: '6000' });
+  t.match(config, { role: 'worker', metricsPort: 9464, metricsTenantLabels: 0, lifecycle: { drainMs: 5000, instanceTtlMs: 6000 } });
   const refused = (env: Record<string, string>) => problemsOf(() => loadConfig({ SVC_MODEL: flagship, ...env })).join('\n');
   t.match(refused({ SVC_ROLE: 'scheduler' }), /SVC_ROLE must be one of api, worker, all/);
   t.match(refused({ SVC_METRICS_PORT: '8080' }), /SVC_METRICS_PORT must differ from the other ports/);
+  t.match(refused({ SVC_METRICS_TENANT_LABELS: '-1' }), /SVC_METRICS_TENANT_LABELS must be an integer from 0/);
   t.match(refused({ SVC_INSTANCE_TTL_MS: '1000' }), /SVC_INSTANCE_TTL_MS must be an integer from 3000/);
 });
