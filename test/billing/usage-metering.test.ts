@@ -3,13 +3,18 @@
 // GET /v1/usage for the key's own tenant only, and 402 billing_blocked decided by metering before
 // work is accepted, never in its middle: the allowance on a plan without overage, the spend cap, the
 // prepaid credit, the monthly rollover on a controllable clock, and an operator's pause winning.
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { runUsageCommand } from '../../src/cli/usage-command.js';
+import { openPostgres } from '../../src/store/postgres/database.js';
+import { databasePath } from '../../src/store/sqlite/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
+import { recordCanary } from '../helpers/test-logs.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
 const HOUR_MICROS_PER_SECOND = 3_600_000_000; // a price of 1 currency unit per audio-second
@@ -198,4 +203,51 @@ t.test('prepaid credit: used up, refused; a top-up lets work in again', async (t
   t.equal((await transcribe(key.key, 1)).status, 200);
   body = (await usageOf(key.key)).body;
   t.equal(body.keys[0].credit_left, 4);
+});
+
+/** Every row of a table of the service's database, on whichever store pair the suite runs. */
+async function rawRows(table: string): Promise<Record<string, unknown>[]> {
+  if (svc.config.database.url) {
+    const db = await openPostgres(svc.config.database.url);
+    try {
+      return (await db.query<Record<string, unknown>>(`SELECT * FROM ${table}`)).rows;
+    } finally {
+      await db.close();
+    }
+  }
+  const db = new Database(databasePath(svc.dataDir), { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
+}
+
+t.test('the ledger holds counters only: no file name, prompt, vocabulary or text of the work in it (nor in the logs)', async (t) => {
+  const key = await svc.createKey({ tenant: 'clinic-audit', plan: 'payg' });
+  const canary = `zq${randomBytes(4).toString('hex')}`;
+  const fileName = `jane-doe-${canary}.wav`;
+  const prompt = `Jane Doe ${canary} takes warfarin`;
+  const term = `Canarycillin${canary}`;
+  const inline = await postTranscription(svc.url, key.key, { model: 'svc-medical-1', response_format: 'json', prompt }, { data: wav[3], name: fileName, type: 'audio/wav' });
+  t.equal(inline.status, 200);
+  const said = ((await inline.json()) as { text: string }).text;
+  const job = await createJob(svc.url, key.key, jobBody(wav[2], { filename: fileName, prompt, vocabulary: [term] }));
+  t.equal((await uploadFile(job, wav[2])).status, 204);
+  t.equal((await completeJob(job, key.key)).status, 202);
+  t.equal((await waitForEnd(job.poll_url, key.key)).status, 'succeeded');
+  // The suite's log audit (test/adversarial/log-audit.audit.ts) looks for these in every server log.
+  recordCanary('filename', fileName);
+  recordCanary('transcript', said);
+  recordCanary('transcript', prompt);
+
+  const events = (await rawRows('usage_events')).filter((row) => row.tenant === 'clinic-audit');
+  t.same(events.map((row) => [row.route, Number(row.audio_ms), Number(row.vocabulary)]).sort(), [['inline', 3000, 1], ['job', 2000, 1]], 'both metered, vocabulary used');
+  const stored = JSON.stringify([...events, ...(await rawRows('key_billing')), ...(await rawRows('billing_plans')), ...(await rawRows('billing_settings'))]);
+  for (const secret of [canary, fileName, prompt, term, 'warfarin', 'visit.wav']) t.notOk(stored.includes(secret), `no ${JSON.stringify(secret)} in the billing tables`);
+  if (said.trim().length >= 8) t.notOk(stored.includes(said.trim()), 'nor the transcript');
+  for (const row of events) {
+    const words = Object.values(row).filter((value): value is string => typeof value === 'string');
+    t.ok(words.every((value) => /^[\w:.-]+$/.test(value)), `identifiers and categories only: ${words.join(' ')}`);
+  }
 });
