@@ -11,7 +11,7 @@ import { runUsageCommand } from '../../src/cli/usage-command.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { databasePath } from '../../src/store/sqlite/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
+import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { recordCanary } from '../helpers/test-logs.js';
@@ -141,6 +141,10 @@ t.test('the allowance on a plan without overage: the next request is refused, ac
   await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 5_000, realtimeIncludedMs: 0 } });
 
   t.equal((await transcribe(key.key, 3)).status, 200, '3 of 5 s');
+  const retried = { 'idempotency-key': `visit-${randomBytes(4).toString('hex')}` };
+  const waiting = await createJobRequest(svc.url, key.key, jobBody(wav[2]), retried);
+  t.equal(waiting.status, 201, 'a job created while the allowance lasts, its audio not sent yet');
+  const waitingJob = (await waiting.json()) as CreatedJob;
   await assertBlocked(t, await transcribe(key.key, 3), /monthly batch allowance is used.*until \d{4}-\d\d-\d\dT/);
   // A job's length is not known at creation: it is accepted while the allowance lasts, then finishes.
   const { job, done } = await runJob(key.key, 4);
@@ -153,6 +157,12 @@ t.test('the allowance on a plan without overage: the next request is refused, ac
   t.equal(body.keys[0].blocked.batch.resets_at, body.resets_at, 'lifts when the period ends');
 
   await assertBlocked(t, await createJobRequest(svc.url, key.key, jobBody(wav[2])), /allowance/);
+  const replayed = await createJobRequest(svc.url, key.key, jobBody(wav[2]), retried);
+  t.equal(replayed.status, 201, 'a retry of a creation that succeeded is answered as before, not refused');
+  t.equal(((await replayed.json()) as { id: string }).id, waitingJob.id);
+  t.equal((await uploadFile(waitingJob, wav[2])).status, 204, 'its upload is taken');
+  await assertBlocked(t, await completeJob(waitingJob, key.key), /allowance/);
+  t.equal(((await (await fetch(`${svc.url}/v1/jobs/${waitingJob.id}`, { headers: auth(key.key) })).json()) as { status: string }).status, 'awaiting_upload', 'its completion is refused; the job waits, nothing lost');
   t.equal((await fetch(job.poll_url, { headers: auth(key.key) })).status, 200, 'result retrieval keeps working');
   t.equal((await fetch(`${job.poll_url}/result`, { headers: auth(key.key) })).status, 200);
 

@@ -81,8 +81,6 @@ export function jobRoutes(deps: JobRouteDeps) {
 
 async function createJob(request: FastifyRequest, reply: FastifyReply, deps: JobRouteDeps) {
   const key = request.apiKey!;
-  // The audio's length is not known before it is uploaded: what is used already decides.
-  await deps.billing.requireAllowance(key, 'job');
   const idempotencyKey = idempotencyKeyOf(request);
   const creation = parseJobCreation(request.body, key);
   if (request.validationError) throw request.validationError;
@@ -98,6 +96,9 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
     if (claim.state === 'in_progress') throw new ApiError(409, 'idempotency_in_progress', 'a request with this Idempotency-Key is in progress');
   }
   try {
+    // After the replay: a retry of a job created earlier gets its answer whatever the key's standing.
+    // The audio's length is not known before it is uploaded: what is used already decides.
+    await deps.billing.requireAllowance(key, 'job');
     const now = deps.clock();
     const expirySeconds = deps.uploadExpirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS;
     const expiresAtMs = now.getTime() + expirySeconds * 1000;

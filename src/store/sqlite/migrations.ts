@@ -197,8 +197,9 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 7,
     name: 'usage metering: the ledger of work done, plan and key billing terms, the period start day',
-    // Counters only (src/store/usage-record.ts): no content, file names or text. Events are never
-    // updated; a period's sums are read through the two indexes.
+    // Counters only (src/store/usage-record.ts): no content, file names or text. An event's only
+    // change is a job's decoration adding its review_required passages; a period's sums are read
+    // through the two indexes.
     sql: `
       CREATE TABLE usage_events (
         event_key            TEXT PRIMARY KEY,
