@@ -45,6 +45,8 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
       'schema_migrations',
       'service_instances',
       'usage_events',
+      'usage_key_costs',
+      'usage_pool_totals',
       'webhook_deliveries',
       'webhook_secrets',
     ],

@@ -225,6 +225,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: "usage totals: a tenant's audio per period and pool, a key's charges per period, kept with each event",
+    // As SQLite's version 8: one row per sum instead of a scan of the events.
+    sql: `
+      CREATE TABLE usage_pool_totals (
+        tenant   TEXT COLLATE "C" NOT NULL,
+        period   TEXT COLLATE "C" NOT NULL,
+        pool     TEXT COLLATE "C" NOT NULL CHECK (pool IN ('batch', 'realtime')),
+        audio_ms BIGINT NOT NULL CHECK (audio_ms >= 0),
+        PRIMARY KEY (tenant, period, pool)
+      );
+      INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms)
+        SELECT tenant, period, pool, sum(audio_ms) FROM usage_events GROUP BY tenant, period, pool;
+      CREATE TABLE usage_key_costs (
+        key_id      TEXT COLLATE "C" NOT NULL,
+        period      TEXT COLLATE "C" NOT NULL,
+        cost_micros BIGINT NOT NULL CHECK (cost_micros >= 0),
+        PRIMARY KEY (key_id, period)
+      );
+      INSERT INTO usage_key_costs (key_id, period, cost_micros)
+        SELECT key_id, period, sum(cost_micros) FROM usage_events GROUP BY key_id, period;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

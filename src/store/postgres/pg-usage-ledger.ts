@@ -1,6 +1,7 @@
 // The usage ledger in PostgreSQL (see usage-ledger.ts). Recording takes a transaction-scoped advisory
 // lock on the tenant before its sum, so processes recording the same tenant's work take turns and
-// each charge is figured from the sum of everything recorded before it.
+// each charge is figured from the sum of everything recorded before it. The sums are read from
+// running totals kept with each event (usage_pool_totals, usage_key_costs), one row each.
 import type { UsageLedger } from '../usage-ledger.js';
 import {
   chargeOf,
@@ -28,11 +29,22 @@ export async function recordUsage(client: Queryable, event: UsageEvent, terms: P
   const { rows: seen } = await client.query('SELECT 1 FROM usage_events WHERE event_key = $1', [event.eventKey]);
   if (seen.length > 0) return false;
   const { rows } = await client.query<{ ms: number }>(
-    'SELECT CAST(coalesce(sum(audio_ms), 0) AS BIGINT) AS ms FROM usage_events WHERE tenant = $1 AND period = $2 AND pool = $3',
+    'SELECT CAST(coalesce((SELECT audio_ms FROM usage_pool_totals WHERE tenant = $1 AND period = $2 AND pool = $3), 0) AS BIGINT) AS ms',
     [event.tenant, event.period, poolOf(event.route)],
   );
-  const row = usageEventRow(event, chargeOf(rows[0].ms, event.audioMs, terms));
+  const row = usageEventRow(event, chargeOf(Number(rows[0].ms), event.audioMs, terms));
   const { rowCount } = await client.query(INSERT, USAGE_EVENT_COLUMNS.map((column) => row[column]));
+  // The running totals (migration 6) move with every event.
+  await client.query(
+    `INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (tenant, period, pool) DO UPDATE SET audio_ms = usage_pool_totals.audio_ms + excluded.audio_ms`,
+    [row.tenant, row.period, row.pool, row.audio_ms],
+  );
+  await client.query(
+    `INSERT INTO usage_key_costs (key_id, period, cost_micros) VALUES ($1, $2, $3)
+      ON CONFLICT (key_id, period) DO UPDATE SET cost_micros = usage_key_costs.cost_micros + excluded.cost_micros`,
+    [row.key_id, row.period, row.cost_micros],
+  );
   return rowCount === 1;
 }
 
@@ -50,13 +62,13 @@ export class PgUsageLedger implements UsageLedger {
 
   async standing(tenant: string, keyId: string, period: string): Promise<UsageStanding> {
     const { rows: pools } = await this.db.query<{ pool: string; ms: number }>(
-      'SELECT pool, CAST(sum(audio_ms) AS BIGINT) AS ms FROM usage_events WHERE tenant = $1 AND period = $2 GROUP BY pool',
+      'SELECT pool, audio_ms AS ms FROM usage_pool_totals WHERE tenant = $1 AND period = $2',
       [tenant, period],
     );
     const { rows } = await this.db.query<{ period_cost: number; lifetime_cost: number }>(
       `SELECT CAST(coalesce(sum(CASE WHEN period = $1 THEN cost_micros ELSE 0 END), 0) AS BIGINT) AS period_cost,
          CAST(coalesce(sum(cost_micros), 0) AS BIGINT) AS lifetime_cost
-       FROM usage_events WHERE key_id = $2`,
+       FROM usage_key_costs WHERE key_id = $2`,
       [period, keyId],
     );
     const used = (pool: string) => pools.find((row) => row.pool === pool)?.ms ?? 0;

@@ -1,6 +1,7 @@
 // The usage ledger in SQLite (see usage-ledger.ts). `UsageRecorder.record` runs inside the caller's
 // transaction (the job store's success, or the ledger's own IMMEDIATE one): the tenant's sum and
-// the insert see the same database, so charges are never figured from a stale sum.
+// the insert see the same database, so charges are never figured from a stale sum. The sums are read
+// from running totals kept with each event (usage_pool_totals, usage_key_costs), one row each.
 import type { Database, Statement } from 'better-sqlite3';
 import type { UsageLedger } from '../usage-ledger.js';
 import {
@@ -21,19 +22,29 @@ export class UsageRecorder {
   private readonly exists: Statement<[string], { one: number }>;
   private readonly used: Statement<[string, string, string], { ms: number }>;
   private readonly insert: Statement;
+  private readonly addAudio: Statement;
+  private readonly addCost: Statement;
   private readonly reviewRequired: Statement<[number, string]>;
 
   constructor(db: Database) {
     this.exists = db.prepare('SELECT 1 AS one FROM usage_events WHERE event_key = ?');
-    this.used = db.prepare('SELECT coalesce(sum(audio_ms), 0) AS ms FROM usage_events WHERE tenant = ? AND period = ? AND pool = ?');
+    this.used = db.prepare('SELECT coalesce((SELECT audio_ms FROM usage_pool_totals WHERE tenant = ? AND period = ? AND pool = ?), 0) AS ms');
     this.insert = db.prepare(`INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}) VALUES (${USAGE_EVENT_COLUMNS.map((c) => `@${c}`).join(', ')})`);
+    // The running totals (migration 8) move with every event.
+    this.addAudio = db.prepare(`INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms) VALUES (@tenant, @period, @pool, @audio_ms)
+      ON CONFLICT (tenant, period, pool) DO UPDATE SET audio_ms = usage_pool_totals.audio_ms + excluded.audio_ms`);
+    this.addCost = db.prepare(`INSERT INTO usage_key_costs (key_id, period, cost_micros) VALUES (@key_id, @period, @cost_micros)
+      ON CONFLICT (key_id, period) DO UPDATE SET cost_micros = usage_key_costs.cost_micros + excluded.cost_micros`);
     this.reviewRequired = db.prepare('UPDATE usage_events SET review_required = review_required + ? WHERE event_key = ?');
   }
 
   record(event: UsageEvent, terms: PoolTerms): boolean {
     if (this.exists.get(event.eventKey)) return false;
     const usedMs = this.used.get(event.tenant, event.period, poolOf(event.route))!.ms;
-    this.insert.run(usageEventRow(event, chargeOf(usedMs, event.audioMs, terms)));
+    const row = usageEventRow(event, chargeOf(usedMs, event.audioMs, terms));
+    this.insert.run(row);
+    this.addAudio.run({ tenant: row.tenant, period: row.period, pool: row.pool, audio_ms: row.audio_ms });
+    this.addCost.run({ key_id: row.key_id, period: row.period, cost_micros: row.cost_micros });
     return true;
   }
 
@@ -58,12 +69,12 @@ export class SqliteUsageLedger implements UsageLedger {
 
   async standing(tenant: string, keyId: string, period: string): Promise<UsageStanding> {
     const pools = this.db
-      .prepare<[string, string], { pool: string; ms: number }>('SELECT pool, sum(audio_ms) AS ms FROM usage_events WHERE tenant = ? AND period = ? GROUP BY pool')
+      .prepare<[string, string], { pool: string; ms: number }>('SELECT pool, audio_ms AS ms FROM usage_pool_totals WHERE tenant = ? AND period = ?')
       .all(tenant, period);
     const cost = this.db
       .prepare<[string, string], { period_cost: number; lifetime_cost: number }>(
         `SELECT coalesce(sum(CASE WHEN period = ? THEN cost_micros ELSE 0 END), 0) AS period_cost, coalesce(sum(cost_micros), 0) AS lifetime_cost
-         FROM usage_events WHERE key_id = ?`,
+         FROM usage_key_costs WHERE key_id = ?`,
       )
       .get(period, keyId)!;
     const used = (pool: string) => pools.find((row) => row.pool === pool)?.ms ?? 0;
