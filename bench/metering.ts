@@ -1,12 +1,13 @@
 // bench metering: what recording a unit of work costs, and how it grows with the tenant's events in
 // the period. The ledger's record (in one transaction: the event seen already? the pool's sum so far,
-// the charge, the insert) versus the same row inserted alone, on a real SQLite file, as a tenant's
-// period fills up. Alternating, medians of --records calls per size.
+// the charge, the insert) versus the same row inserted alone (the database's totals trigger fires for
+// both), on a real SQLite file, as a tenant's period fills up. Alternating, medians of --records
+// calls per size.
 //   npm run bench -- metering [--records 300] [--sizes 0,10000,100000]
 // No bar: the figure to watch is the ratio at a busy tenant's size (a month of one-minute realtime
 // slices at 25 h is 1,500 events; 100,000 is a very busy tenant). Summing the events on every record
-// measured 1.3x at 0 events, 6.7x at 10,000 and 43x (6 ms) at 100,000; the running totals (SQLite
-// migration 8) keep it flat.
+// measured 1.3x at 0 events, 6.7x at 10,000 and 43x (6 ms) at 100,000; the totals the database keeps
+// (SQLite migration 8) keep it flat.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -38,7 +38,8 @@ export interface ServiceConfig {
   metricsPort: number | null;
   /**
    * How many tenants /metrics names in the usage gauges (those with the most audio this period); the
-   * others are summed under `_others`. 0 names none. Bounded, so tenants never make unbounded series.
+   * others are summed under `_others`. Bounded, so tenants never make unbounded series; 0 (the
+   * default) names none, since /metrics needs no key: name them where only operators reach it.
    */
   metricsTenantLabels: number;
   realtimePort: number;
@@ -118,7 +119,7 @@ export const DEFAULTS = {
   port: 8080,
   realtimePort: 8081,
   realtimeTransport: 'auto',
-  metricsTenantLabels: 20,
+  metricsTenantLabels: 0,
   lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
   vad: { enabled: true },
   wordAlignment: 'tokens',

@@ -13,9 +13,9 @@ import type { Engine } from '../engine/engine.js';
 import type { ModelId } from '../pipeline/transcription-request.js';
 import type { BlockReason } from '../billing/billing-decision.js';
 import type { JobCounts } from '../store/job-store.js';
-import type { SafetyCounters, UsageEvent, UsageLine, UsagePool } from '../store/usage-record.js';
+import type { PoolTotals, SafetyCounters, UsageEvent, UsagePool } from '../store/usage-record.js';
 import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
-import { usageByTenant, type TenantPoolUsage } from './usage-gauges.js';
+import { usageByTenant } from './usage-gauges.js';
 import type { WebhookAttemptOutcome } from '../webhooks/webhook-delivery-worker.js';
 
 const SAFETY_KINDS: Readonly<Record<keyof SafetyCounters, string>> = {
@@ -35,8 +35,8 @@ export interface MetricSources {
   jobCounts: (nowMs: number) => Promise<JobCounts>;
   /** The engines this process runs (none for a process without them). */
   engines: () => Partial<Record<ModelId, Engine>>;
-  /** The current billing period's ledger lines (all tenants). */
-  usageLines: () => Promise<UsageLine[]>;
+  /** The current billing period's totals per tenant and pool (all tenants). */
+  usageTotals: () => Promise<PoolTotals[]>;
   /** How many tenants the usage gauges name (config.metricsTenantLabels). */
   tenantLabels: number;
 }
@@ -100,12 +100,14 @@ export class ServiceMetrics {
     this.billingRefusals = new Counter({ name: 'svc_stt_billing_refusals_total', help: 'Work refused with billing_blocked, by the limit that blocked it and the pool.', labelNames: ['reason', 'pool'], registers });
 
     const readCounts = sharedRead<JobCounts>(sources.jobCounts);
+    const readUsage = sharedRead(async () => usageByTenant(await sources.usageTotals(), sources.tenantLabels));
     new Gauge({
       name: 'svc_stt_store_up',
-      help: '1 when this scrape could read the database, else 0.',
+      help: '1 when this scrape could read the database (job counts and usage), else 0.',
       registers,
       async collect() {
-        this.set((await readCounts()) === null ? 0 : 1);
+        const [counts, usage] = await Promise.all([readCounts(), readUsage()]);
+        this.set(counts === null || usage === null ? 0 : 1);
       },
     });
     new Gauge({
@@ -129,8 +131,7 @@ export class ServiceMetrics {
     });
     // The ledger's figures of the period so far, per tenant (bounded) and pool: what `svc-stt usage`
     // reports, for dashboards and alerts on spend.
-    const readUsage = sharedRead(async () => usageByTenant(await sources.usageLines(), sources.tenantLabels));
-    const usageGauge = (name: string, help: string, figure: (usage: TenantPoolUsage) => number) =>
+    const usageGauge = (name: string, help: string, figure: (usage: PoolTotals) => number) =>
       new Gauge({
         name,
         help,

@@ -154,7 +154,7 @@ async function startRole(
     jobCounts: (now) => jobs.jobCounts(now),
     engines: () => engines.engines,
     // `billing` (below) is told by the metrics of what it meters; the gauges read its period at scrape time.
-    usageLines: async () => stores.usage.report({ period: (await billing.period()).label }),
+    usageTotals: async () => stores.usage.periodTotals((await billing.period()).label),
     tenantLabels: config.metricsTenantLabels,
   });
   const billing: UsageBilling = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics);

@@ -24,6 +24,12 @@ export interface IdempotencyStore {
    * concurrent callers with the same key, exactly one gets 'started'.
    */
   begin(tenant: string, key: string, fingerprint: string, now?: Date): Promise<IdempotencyBegin>;
+  /**
+   * Whether a response is stored for (tenant, key) and still kept: a retry that `begin` will answer
+   * with it if its content matches. Lets a route skip checks that must not stand between a client
+   * and the answer it already had (billing, before a long upload is read).
+   */
+  hasResponse(tenant: string, key: string, now?: Date): Promise<boolean>;
   /** Stores the final response for replay. */
   complete(tenant: string, key: string, response: StoredResponse): Promise<void>;
   /** Releases a claim whose request failed in a way the client may retry (5xx, aborted upload). */

@@ -2,7 +2,7 @@
 // decide whether more work is accepted (src/billing/) and that reports show. Recording is keyed by
 // the unit of work (UsageEvent.eventKey): a retried chunk or a job run again after a crash records
 // nothing new. A job's event is recorded with its success, in the same transaction (JobStore.succeed).
-import type { PoolTerms, UsageEvent, UsageLine, UsageQuery, UsageStanding } from './usage-record.js';
+import type { PoolTerms, PoolTotals, UsageEvent, UsageLine, UsageQuery, UsageStanding } from './usage-record.js';
 
 export interface UsageLedger {
   /**
@@ -15,4 +15,6 @@ export interface UsageLedger {
   standing(tenant: string, keyId: string, period: string): Promise<UsageStanding>;
   /** The period's lines, per tenant, key, route, model and language family. */
   report(query: UsageQuery): Promise<UsageLine[]>;
+  /** The period's totals per tenant and pool, ordered by tenant and pool (kept by the database: no scan of the events). */
+  periodTotals(period: string): Promise<PoolTotals[]>;
 }

@@ -140,6 +140,15 @@ export interface UsageStanding {
   keyLifetimeCostMicros: number;
 }
 
+/** A tenant's totals in one pool for a period. */
+export interface PoolTotals {
+  tenant: string;
+  pool: UsagePool;
+  audioMs: number;
+  overageMs: number;
+  costMicros: number;
+}
+
 /** One line of a usage report: a key's work in a period by route, model and language family. */
 export interface UsageLine {
   tenant: string;

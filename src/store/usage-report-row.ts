@@ -1,6 +1,6 @@
-// The report query both ledgers run (sums cast to BIGINT: PostgreSQL sums integers as numeric) and
-// its rows mapped to UsageLines.
-import type { UsageLine, UsageRoute } from './usage-record.js';
+// The report queries both ledgers run (sums cast to BIGINT: PostgreSQL sums integers as numeric) and
+// their rows mapped to UsageLines and PoolTotals.
+import type { PoolTotals, UsageLine, UsagePool, UsageRoute } from './usage-record.js';
 
 const sum = (expression: string, as: string) => `CAST(sum(${expression}) AS BIGINT) AS ${as}`;
 
@@ -53,4 +53,19 @@ export function usageLineOf(row: UsageLineRow): UsageLine {
       unsupportedLanguage: Number(row.unsupported_language),
     },
   };
+}
+
+export const POOL_TOTALS_SELECT = 'SELECT tenant, pool, audio_ms, overage_ms, cost_micros FROM usage_pool_totals';
+export const POOL_TOTALS_ORDER = 'ORDER BY tenant, pool';
+
+export interface PoolTotalsRow {
+  tenant: string;
+  pool: string;
+  audio_ms: number;
+  overage_ms: number;
+  cost_micros: number;
+}
+
+export function poolTotalsOf(row: PoolTotalsRow): PoolTotals {
+  return { tenant: row.tenant, pool: row.pool as UsagePool, audioMs: Number(row.audio_ms), overageMs: Number(row.overage_ms), costMicros: Number(row.cost_micros) };
 }

@@ -25,7 +25,8 @@ let documented: OwnDocumentValidator;
 const wav: Record<number, Uint8Array> = {};
 
 t.before(async () => {
-  svc = await startTestService({}, { clock });
+  // Audio over 3.5 s sent to /v1/audio/transcriptions becomes a job (the direct upload's retry below).
+  svc = await startTestService({ SVC_METRICS_TENANT_LABELS: '20', SVC_INLINE_BOUNDARY_SECONDS: '3.5' }, { clock });
   documented = await OwnDocumentValidator.fetch(svc.url);
   for (const seconds of [1, 2, 3, 4]) wav[seconds] = await readFile(await speechWav(seconds));
 });
@@ -186,6 +187,22 @@ t.test('the allowance on a plan without overage: the next request is refused, ac
   await assertBlocked(t, await transcribe(key.key, 1), /paused/);
   t.match(await (await fetch(`${svc.url}/metrics`)).text(), /^svc_stt_billing_refusals_total\{reason="allowance",pool="batch"[^}]*\} [1-9]/m, 'refusals are counted by limit');
   t.equal((await usageOf(key.key)).body.keys[0].blocked.batch.resets_at, null, 'a pause waits for an operator');
+});
+
+t.test('a direct upload that became a job, retried with its Idempotency-Key once the allowance is used: the same job, not 402', async (t) => {
+  const key = await svc.createKey({ tenant: 'clinic-direct', plan: 'builder' });
+  await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 5_000 } });
+  const retried = { 'idempotency-key': `direct-${randomBytes(4).toString('hex')}` };
+  const send = () => postTranscription(svc.url, key.key, { model: 'svc-medical-1', response_format: 'json' }, { data: wav[4], name: 'visit.wav', type: 'audio/wav' }, retried);
+  const first = await send();
+  t.equal(first.status, 202, '4 s is beyond the inline boundary: a job');
+  const created = (await first.json()) as { id: string; poll_url: string };
+  t.equal((await waitForEnd(created.poll_url, key.key)).status, 'succeeded');
+  await assertBlocked(t, await transcribe(key.key, 2), /allowance/);
+  const again = await send();
+  t.equal(again.status, 202, 'the retry is answered as before');
+  t.equal(((await again.json()) as { id: string }).id, created.id);
+  t.equal((await usageOf(key.key)).body.batch_seconds, 4, 'and nothing more is metered');
 });
 
 t.test('the spend cap: work that would pass it is refused; work that reaches it exactly is not', async (t) => {

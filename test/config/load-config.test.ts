@@ -40,7 +40,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     database: { url: null },
     storage: { s3: null },
     metricsPort: null,
-    metricsTenantLabels: 20,
+    metricsTenantLabels: 0,
     lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
     host: '127.0.0.1',
     port: 8080,
@@ -382,8 +382,8 @@ t.test('SVC_S3_* select the S3 blob store; without a bucket they are refused; th
 
 t.test('role, metrics port and lifecycle settings', async (t) => {
   const { flagship } = models(t);
-  const config = loadConfig({ SVC_MODEL: flagship, SVC_ROLE: 'worker', SVC_METRICS_PORT: '9464', SVC_METRICS_TENANT_LABELS: '0', SVC_DRAIN_MS: '5000', SVC_INSTANCE_TTL_MS: '6000' });
-  t.match(config, { role: 'worker', metricsPort: 9464, metricsTenantLabels: 0, lifecycle: { drainMs: 5000, instanceTtlMs: 6000 } });
+  const config = loadConfig({ SVC_MODEL: flagship, SVC_ROLE: 'worker', SVC_METRICS_PORT: '9464', SVC_METRICS_TENANT_LABELS: '5', SVC_DRAIN_MS: '5000', SVC_INSTANCE_TTL_MS: '6000' });
+  t.match(config, { role: 'worker', metricsPort: 9464, metricsTenantLabels: 5, lifecycle: { drainMs: 5000, instanceTtlMs: 6000 } });
   const refused = (env: Record<string, string>) => problemsOf(() => loadConfig({ SVC_MODEL: flagship, ...env })).join('\n');
   t.match(refused({ SVC_ROLE: 'scheduler' }), /SVC_ROLE must be one of api, worker, all/);
   t.match(refused({ SVC_METRICS_PORT: '8080' }), /SVC_METRICS_PORT must differ from the other ports/);

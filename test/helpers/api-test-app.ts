@@ -24,7 +24,7 @@ export function testConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfi
     database: { url: null },
     storage: { s3: null },
     metricsPort: null,
-    metricsTenantLabels: 20,
+    metricsTenantLabels: 0,
     lifecycle: { ...DEFAULTS.lifecycle },
     models: { 'svc-medical-1': '/nonexistent/model.bin', 'svc-medical-edge-1': '/nonexistent/model.bin' },
     vad: { enabled: false, model: '/nonexistent/vad.bin' },

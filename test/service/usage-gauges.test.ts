@@ -1,37 +1,23 @@
-// The usage gauges' figures (src/service/usage-gauges.ts): ledger lines summed per tenant and pool,
-// the tenants with the most audio named up to the bound, the rest summed under `_others`.
+// The usage gauges' figures (src/service/usage-gauges.ts): the period's totals per tenant and pool,
+// the tenants with the most audio named up to the bound, the rest summed per pool under `_others`.
 import t from 'tap';
 import { OTHER_TENANTS, usageByTenant } from '../../src/service/usage-gauges.js';
-import { NO_SAFETY_EVENTS, type UsageLine, type UsageRoute } from '../../src/store/usage-record.js';
+import type { PoolTotals, UsagePool } from '../../src/store/usage-record.js';
 
-const line = (tenant: string, route: UsageRoute, audioMs: number, overageMs = 0, costMicros = 0): UsageLine => ({
-  tenant,
-  keyId: `key_${tenant}`,
-  route,
-  model: 'svc-medical-1',
-  languageFamily: 'en',
-  units: 1,
-  audioMs,
-  overageMs,
-  costMicros,
-  diarizationMs: 0,
-  vocabularyMs: 0,
-  patternsMs: 0,
-  safety: NO_SAFETY_EVENTS,
-});
+const total = (tenant: string, pool: UsagePool, audioMs: number, overageMs = 0, costMicros = 0): PoolTotals => ({ tenant, pool, audioMs, overageMs, costMicros });
 
-const lines = [
-  line('big', 'inline', 5_000, 1_000, 10),
-  line('big', 'job', 7_000, 2_000, 20),
-  line('big', 'realtime', 1_000),
-  line('mid', 'translation', 4_000),
-  line('tie-b', 'job', 2_000, 500, 5),
-  line('tie-a', 'realtime', 2_000, 0, 0),
-  line('small', 'job', 1_000, 1_000, 7),
+// As the ledger gives them: one row per tenant and pool.
+const totals = [
+  total('big', 'batch', 12_000, 3_000, 30),
+  total('big', 'realtime', 1_000),
+  total('mid', 'batch', 4_000),
+  total('small', 'batch', 1_000, 1_000, 7),
+  total('tie-a', 'realtime', 2_000),
+  total('tie-b', 'batch', 2_000, 500, 5),
 ];
 
-t.test('every tenant named when the bound allows: sums per tenant and pool', async (t) => {
-  t.same(usageByTenant(lines, 10), [
+t.test('every tenant named when the bound allows', async (t) => {
+  t.same(usageByTenant(totals, 10), [
     { tenant: 'big', pool: 'batch', audioMs: 12_000, overageMs: 3_000, costMicros: 30 },
     { tenant: 'big', pool: 'realtime', audioMs: 1_000, overageMs: 0, costMicros: 0 },
     { tenant: 'mid', pool: 'batch', audioMs: 4_000, overageMs: 0, costMicros: 0 },
@@ -42,7 +28,7 @@ t.test('every tenant named when the bound allows: sums per tenant and pool', asy
 });
 
 t.test('beyond the bound: the most audio named (ties by id), the rest summed as _others', async (t) => {
-  t.same(usageByTenant(lines, 3), [
+  t.same(usageByTenant(totals, 3), [
     { tenant: OTHER_TENANTS, pool: 'batch', audioMs: 3_000, overageMs: 1_500, costMicros: 12 },
     { tenant: 'big', pool: 'batch', audioMs: 12_000, overageMs: 3_000, costMicros: 30 },
     { tenant: 'big', pool: 'realtime', audioMs: 1_000, overageMs: 0, costMicros: 0 },
@@ -52,7 +38,7 @@ t.test('beyond the bound: the most audio named (ties by id), the rest summed as 
 });
 
 t.test('a bound of 0 names no tenant: the totals per pool', async (t) => {
-  t.same(usageByTenant(lines, 0), [
+  t.same(usageByTenant(totals, 0), [
     { tenant: OTHER_TENANTS, pool: 'batch', audioMs: 19_000, overageMs: 4_500, costMicros: 42 },
     { tenant: OTHER_TENANTS, pool: 'realtime', audioMs: 3_000, overageMs: 0, costMicros: 0 },
   ]);

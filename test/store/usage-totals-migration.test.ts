@@ -1,5 +1,7 @@
-// The running usage totals (SQLite migration 8, PostgreSQL 6) filled from the events a database
-// recorded before them: an upgraded database decides and charges as if it had kept them all along.
+// The usage totals (SQLite migration 8, PostgreSQL 6) filled from the events a database recorded
+// before them: an upgraded database decides and charges as if it had kept them all along; and kept
+// by the database itself, so an event inserted by a writer that knows nothing of them (a process of
+// the previous version, during a rolling upgrade) is in them too.
 import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
@@ -10,7 +12,7 @@ import { openDatabase } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS, runMigrations } from '../../src/store/sqlite/migrations.js';
 import { SqliteUsageLedger } from '../../src/store/sqlite/sqlite-usage-ledger.js';
 import type { UsageLedger } from '../../src/store/usage-ledger.js';
-import { NO_SAFETY_EVENTS, USAGE_EVENT_COLUMNS, usageEventRow, type UsageEvent } from '../../src/store/usage-record.js';
+import { NO_SAFETY_EVENTS, USAGE_EVENT_COLUMNS, usageEventRow, type UsageEvent, type UsageEventRow } from '../../src/store/usage-record.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
 
 const HOUR = 3_600_000;
@@ -42,7 +44,12 @@ const OLD_ROWS = [
   usageEventRow(event(6, { tenant: 'beta', keyId: 'key_z', audioMs: 7 * HOUR }), { overageMs: 0, costMicros: 0 }),
 ];
 
-async function checkUpgraded(t: Test, ledger: UsageLedger) {
+async function checkUpgraded(t: Test, ledger: UsageLedger, insertRaw: (row: UsageEventRow) => Promise<unknown>) {
+  t.same(await ledger.periodTotals('2026-10'), [
+    { tenant: 'acme', pool: 'batch', audioMs: 4 * HOUR, overageMs: 2 * HOUR, costMicros: 750_000 },
+    { tenant: 'acme', pool: 'realtime', audioMs: HOUR / 2, overageMs: 0, costMicros: 0 },
+    { tenant: 'beta', pool: 'batch', audioMs: 7 * HOUR, overageMs: 0, costMicros: 0 },
+  ]);
   t.same(await ledger.standing('acme', 'key_a', '2026-10'), {
     tenantUsedMs: { batch: 4 * HOUR, realtime: HOUR / 2 },
     keyPeriodCostMicros: 300_000,
@@ -57,6 +64,13 @@ async function checkUpgraded(t: Test, ledger: UsageLedger) {
     keyPeriodCostMicros: 600_000,
     keyLifetimeCostMicros: 1_800_000,
   });
+  // A writer of the previous version inserts the row alone: the database adds it to the totals.
+  await insertRaw(usageEventRow(event(8, { route: 'realtime', audioMs: HOUR }), { overageMs: HOUR, costMicros: 450_000 }));
+  t.same(await ledger.standing('acme', 'key_a', '2026-10'), {
+    tenantUsedMs: { batch: 5 * HOUR, realtime: 1.5 * HOUR },
+    keyPeriodCostMicros: 1_050_000,
+    keyLifetimeCostMicros: 2_250_000,
+  });
 }
 
 const INSERT = `INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}) VALUES (${USAGE_EVENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
@@ -70,7 +84,8 @@ t.test('SQLite: migration 8 fills the totals from the events', async (t) => {
   old.close();
   const db = openDatabase(file);
   t.teardown(() => db.close());
-  await checkUpgraded(t, new SqliteUsageLedger(db));
+  const raw = db.prepare(INSERT.replace(/\$\d+/g, '?'));
+  await checkUpgraded(t, new SqliteUsageLedger(db), async (row) => raw.run(...USAGE_EVENT_COLUMNS.map((c) => row[c])));
 });
 
 t.test('PostgreSQL: migration 6 fills the totals from the events', async (t) => {
@@ -80,5 +95,5 @@ t.test('PostgreSQL: migration 6 fills the totals from the events', async (t) => 
   await old.close();
   const db = await openPostgres(url);
   t.teardown(() => db.close());
-  await checkUpgraded(t, new PgUsageLedger(db));
+  await checkUpgraded(t, new PgUsageLedger(db), (row) => db.query(INSERT, USAGE_EVENT_COLUMNS.map((c) => row[c])));
 });

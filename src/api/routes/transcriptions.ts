@@ -67,9 +67,11 @@ type ParseFields = (fields: Record<string, string>, key: ApiKeyRecord) => Transc
 async function handle(request: FastifyRequest, reply: FastifyReply, deps: TranscriptionRouteDeps, parseFields: ParseFields) {
   const { config } = deps;
   const key = request.apiKey!;
-  // Before the upload is read: a blocked account does not send 100 MB to be refused.
-  await deps.billing.requireAllowance(key, 'inline');
   const idempotencyKey = idempotencyKeyOf(request);
+  // Before the upload is read: a blocked account does not send 100 MB to be refused. A retry of a
+  // job created earlier is let through to its replay (acceptJob decides billing after it).
+  const replayable = idempotencyKey !== null && (await deps.idempotency.hasResponse(key.tenant, idempotencyKey));
+  if (!replayable) await deps.billing.requireAllowance(key, 'inline');
   const tempPath = deps.blobs.createUploadPath('direct');
   try {
     const upload = await receiveUpload(request, deps.blobs, tempPath, { ...config.upload, maxBytes: config.maxUploadBytes }).catch((error) => {
@@ -107,9 +109,9 @@ async function handle(request: FastifyRequest, reply: FastifyReply, deps: Transc
       if (durationSeconds < config.minAudioSeconds) {
         throw new ApiError(422, 'invalid_request', `the audio is shorter than ${config.minAudioSeconds} second`);
       }
-      // Now that its length is known: work that would cross the allowance (or the cap, or the credit) is refused before it starts.
-      await deps.billing.requireAllowance(key, pcm ? inlineRoute(transcription) : 'job', Math.round(durationSeconds * 1000));
       if (pcm) {
+        // Now that its length is known: work that would cross the allowance (or the cap, or the credit) is refused before it starts.
+        await deps.billing.requireAllowance(key, inlineRoute(transcription), Math.round(durationSeconds * 1000));
         // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
         await rm(tempPath, { force: true });
         // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
@@ -220,6 +222,8 @@ async function acceptJob(
   let audioPath: string | null = null;
   let jobCreated = false;
   try {
+    // After the replay: a retry of a job created earlier gets its answer whatever the key's standing.
+    await deps.billing.requireAllowance(key, 'job', Math.round(durationSeconds * 1000));
     // Durable before acknowledged: audio moved into job storage, then the job row committed.
     audioPath = await deps.blobs.moveToJobAudio(upload.path, randomUUID());
     const job = await deps.jobs.create({

@@ -227,24 +227,40 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    name: "usage totals: a tenant's audio per period and pool, a key's charges per period, kept with each event",
-    // As SQLite's version 8: one row per sum instead of a scan of the events.
+    name: "usage totals: a tenant's audio, overage and charges per period and pool, a key's charges per period",
+    // As SQLite's version 8: one row per sum, kept by a trigger on every event inserted, whatever
+    // process inserts it. The trigger is created before the events are summed: from then on inserts
+    // wait for this transaction, and those committed before it are in the sum.
     sql: `
       CREATE TABLE usage_pool_totals (
-        tenant   TEXT COLLATE "C" NOT NULL,
-        period   TEXT COLLATE "C" NOT NULL,
-        pool     TEXT COLLATE "C" NOT NULL CHECK (pool IN ('batch', 'realtime')),
-        audio_ms BIGINT NOT NULL CHECK (audio_ms >= 0),
+        tenant      TEXT COLLATE "C" NOT NULL,
+        period      TEXT COLLATE "C" NOT NULL,
+        pool        TEXT COLLATE "C" NOT NULL CHECK (pool IN ('batch', 'realtime')),
+        audio_ms    BIGINT NOT NULL CHECK (audio_ms >= 0),
+        overage_ms  BIGINT NOT NULL CHECK (overage_ms >= 0),
+        cost_micros BIGINT NOT NULL CHECK (cost_micros >= 0),
         PRIMARY KEY (tenant, period, pool)
       );
-      INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms)
-        SELECT tenant, period, pool, sum(audio_ms) FROM usage_events GROUP BY tenant, period, pool;
       CREATE TABLE usage_key_costs (
         key_id      TEXT COLLATE "C" NOT NULL,
         period      TEXT COLLATE "C" NOT NULL,
         cost_micros BIGINT NOT NULL CHECK (cost_micros >= 0),
         PRIMARY KEY (key_id, period)
       );
+      CREATE FUNCTION usage_events_add_totals() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms, overage_ms, cost_micros)
+          VALUES (NEW.tenant, NEW.period, NEW.pool, NEW.audio_ms, NEW.overage_ms, NEW.cost_micros)
+          ON CONFLICT (tenant, period, pool) DO UPDATE SET audio_ms = usage_pool_totals.audio_ms + excluded.audio_ms,
+            overage_ms = usage_pool_totals.overage_ms + excluded.overage_ms, cost_micros = usage_pool_totals.cost_micros + excluded.cost_micros;
+        INSERT INTO usage_key_costs (key_id, period, cost_micros) VALUES (NEW.key_id, NEW.period, NEW.cost_micros)
+          ON CONFLICT (key_id, period) DO UPDATE SET cost_micros = usage_key_costs.cost_micros + excluded.cost_micros;
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER usage_events_totals AFTER INSERT ON usage_events FOR EACH ROW EXECUTE FUNCTION usage_events_add_totals();
+      INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms, overage_ms, cost_micros)
+        SELECT tenant, period, pool, sum(audio_ms), sum(overage_ms), sum(cost_micros) FROM usage_events GROUP BY tenant, period, pool;
       INSERT INTO usage_key_costs (key_id, period, cost_micros)
         SELECT key_id, period, sum(cost_micros) FROM usage_events GROUP BY key_id, period;
     `,

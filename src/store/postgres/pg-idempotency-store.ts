@@ -49,6 +49,14 @@ export class PgIdempotencyStore implements IdempotencyStore {
     }
   }
 
+  async hasResponse(tenant: string, key: string, now = new Date()): Promise<boolean> {
+    const { rows } = await this.db.query(
+      `SELECT 1 FROM idempotency_records WHERE tenant = $1 AND key = $2 AND state = 'completed' AND $3 - created_at_ms < $4`,
+      [tenant, key, now.getTime(), IDEMPOTENCY_RETENTION_MS],
+    );
+    return rows.length > 0;
+  }
+
   async complete(tenant: string, key: string, response: StoredResponse): Promise<void> {
     const { status, headers, body } = responseColumns(response);
     await this.db.query(

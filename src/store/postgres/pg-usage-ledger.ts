@@ -1,7 +1,7 @@
 // The usage ledger in PostgreSQL (see usage-ledger.ts). Recording takes a transaction-scoped advisory
 // lock on the tenant before its sum, so processes recording the same tenant's work take turns and
-// each charge is figured from the sum of everything recorded before it. The sums are read from
-// running totals kept with each event (usage_pool_totals, usage_key_costs), one row each.
+// each charge is figured from the sum of everything recorded before it. The sums are read from the
+// totals the database keeps with each event (migration 6), one row each.
 import type { UsageLedger } from '../usage-ledger.js';
 import {
   chargeOf,
@@ -9,12 +9,13 @@ import {
   USAGE_EVENT_COLUMNS,
   usageEventRow,
   type PoolTerms,
+  type PoolTotals,
   type UsageEvent,
   type UsageLine,
   type UsageQuery,
   type UsageStanding,
 } from '../usage-record.js';
-import { REPORT_GROUPING, REPORT_SELECT, usageLineOf, type UsageLineRow } from '../usage-report-row.js';
+import { POOL_TOTALS_ORDER, POOL_TOTALS_SELECT, poolTotalsOf, REPORT_GROUPING, REPORT_SELECT, usageLineOf, type PoolTotalsRow, type UsageLineRow } from '../usage-report-row.js';
 import type { PostgresDatabase, Queryable } from './database.js';
 
 /** Keeps the ledger's locks apart from other advisory locks. */
@@ -32,19 +33,8 @@ export async function recordUsage(client: Queryable, event: UsageEvent, terms: P
     'SELECT CAST(coalesce((SELECT audio_ms FROM usage_pool_totals WHERE tenant = $1 AND period = $2 AND pool = $3), 0) AS BIGINT) AS ms',
     [event.tenant, event.period, poolOf(event.route)],
   );
-  const row = usageEventRow(event, chargeOf(Number(rows[0].ms), event.audioMs, terms));
+  const row = usageEventRow(event, chargeOf(rows[0].ms, event.audioMs, terms));
   const { rowCount } = await client.query(INSERT, USAGE_EVENT_COLUMNS.map((column) => row[column]));
-  // The running totals (migration 6) move with every event.
-  await client.query(
-    `INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms) VALUES ($1, $2, $3, $4)
-      ON CONFLICT (tenant, period, pool) DO UPDATE SET audio_ms = usage_pool_totals.audio_ms + excluded.audio_ms`,
-    [row.tenant, row.period, row.pool, row.audio_ms],
-  );
-  await client.query(
-    `INSERT INTO usage_key_costs (key_id, period, cost_micros) VALUES ($1, $2, $3)
-      ON CONFLICT (key_id, period) DO UPDATE SET cost_micros = usage_key_costs.cost_micros + excluded.cost_micros`,
-    [row.key_id, row.period, row.cost_micros],
-  );
   return rowCount === 1;
 }
 
@@ -87,5 +77,10 @@ export class PgUsageLedger implements UsageLedger {
       values,
     );
     return rows.map(usageLineOf);
+  }
+
+  async periodTotals(period: string): Promise<PoolTotals[]> {
+    const { rows } = await this.db.query<PoolTotalsRow>(`${POOL_TOTALS_SELECT} WHERE period = $1 ${POOL_TOTALS_ORDER}`, [period]);
+    return rows.map(poolTotalsOf);
   }
 }

@@ -198,8 +198,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: 'usage metering: the ledger of work done, plan and key billing terms, the period start day',
     // Counters only (src/store/usage-record.ts): no content, file names or text. An event's only
-    // change is a job's decoration adding its review_required passages; a period's sums are read
-    // through the two indexes.
+    // change is a job's decoration adding its review_required passages; reports read a period's
+    // events through the indexes (the sums decisions need are kept since migration 8).
     sql: `
       CREATE TABLE usage_events (
         event_key            TEXT PRIMARY KEY,
@@ -241,27 +241,38 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
-    name: "usage totals: a tenant's audio per period and pool, a key's charges per period, kept with each event",
+    name: "usage totals: a tenant's audio, overage and charges per period and pool, a key's charges per period",
     // Every decision and every recorded event needs these sums; read from the events they cost a
     // scan that grows with the tenant's work in the period (bench/metering.ts: 6 ms at 100,000
-    // events) and, for a key's credit, with all its work ever. Kept beside the events in the same
-    // transaction, they are one row each; filled here from the events already recorded.
+    // events) and, for a key's credit, with all its work ever. The database keeps them, one row
+    // each, by a trigger on every event inserted (whatever process or version inserts it); the
+    // events already recorded are summed once here.
     sql: `
       CREATE TABLE usage_pool_totals (
-        tenant   TEXT NOT NULL,
-        period   TEXT NOT NULL,
-        pool     TEXT NOT NULL CHECK (pool IN ('batch', 'realtime')),
-        audio_ms INTEGER NOT NULL CHECK (audio_ms >= 0),
+        tenant      TEXT NOT NULL,
+        period      TEXT NOT NULL,
+        pool        TEXT NOT NULL CHECK (pool IN ('batch', 'realtime')),
+        audio_ms    INTEGER NOT NULL CHECK (audio_ms >= 0),
+        overage_ms  INTEGER NOT NULL CHECK (overage_ms >= 0),
+        cost_micros INTEGER NOT NULL CHECK (cost_micros >= 0),
         PRIMARY KEY (tenant, period, pool)
       ) STRICT;
-      INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms)
-        SELECT tenant, period, pool, sum(audio_ms) FROM usage_events GROUP BY tenant, period, pool;
       CREATE TABLE usage_key_costs (
         key_id      TEXT NOT NULL,
         period      TEXT NOT NULL,
         cost_micros INTEGER NOT NULL CHECK (cost_micros >= 0),
         PRIMARY KEY (key_id, period)
       ) STRICT;
+      CREATE TRIGGER usage_events_totals AFTER INSERT ON usage_events BEGIN
+        INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms, overage_ms, cost_micros)
+          VALUES (NEW.tenant, NEW.period, NEW.pool, NEW.audio_ms, NEW.overage_ms, NEW.cost_micros)
+          ON CONFLICT (tenant, period, pool) DO UPDATE SET audio_ms = audio_ms + excluded.audio_ms,
+            overage_ms = overage_ms + excluded.overage_ms, cost_micros = cost_micros + excluded.cost_micros;
+        INSERT INTO usage_key_costs (key_id, period, cost_micros) VALUES (NEW.key_id, NEW.period, NEW.cost_micros)
+          ON CONFLICT (key_id, period) DO UPDATE SET cost_micros = cost_micros + excluded.cost_micros;
+      END;
+      INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms, overage_ms, cost_micros)
+        SELECT tenant, period, pool, sum(audio_ms), sum(overage_ms), sum(cost_micros) FROM usage_events GROUP BY tenant, period, pool;
       INSERT INTO usage_key_costs (key_id, period, cost_micros)
         SELECT key_id, period, sum(cost_micros) FROM usage_events GROUP BY key_id, period;
     `,

@@ -44,6 +44,11 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     return this.beginTransaction(tenant, key, fingerprint, now.getTime());
   }
 
+  async hasResponse(tenant: string, key: string, now = new Date()): Promise<boolean> {
+    const row = this.select.get(tenant, key);
+    return row !== undefined && row.state === 'completed' && !isExpired(row.created_at_ms, now.getTime());
+  }
+
   async complete(tenant: string, key: string, response: StoredResponse): Promise<void> {
     const { status, headers, body } = responseColumns(response);
     this.store.run(status, headers, body, tenant, key);

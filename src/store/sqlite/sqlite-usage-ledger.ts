@@ -1,7 +1,7 @@
 // The usage ledger in SQLite (see usage-ledger.ts). `UsageRecorder.record` runs inside the caller's
 // transaction (the job store's success, or the ledger's own IMMEDIATE one): the tenant's sum and
 // the insert see the same database, so charges are never figured from a stale sum. The sums are read
-// from running totals kept with each event (usage_pool_totals, usage_key_costs), one row each.
+// from the totals the database keeps with each event (migration 8), one row each.
 import type { Database, Statement } from 'better-sqlite3';
 import type { UsageLedger } from '../usage-ledger.js';
 import {
@@ -10,41 +10,32 @@ import {
   USAGE_EVENT_COLUMNS,
   usageEventRow,
   type PoolTerms,
+  type PoolTotals,
   type UsageEvent,
   type UsageLine,
   type UsageQuery,
   type UsageStanding,
 } from '../usage-record.js';
-import { REPORT_GROUPING, REPORT_SELECT, usageLineOf, type UsageLineRow } from '../usage-report-row.js';
+import { POOL_TOTALS_ORDER, POOL_TOTALS_SELECT, poolTotalsOf, REPORT_GROUPING, REPORT_SELECT, usageLineOf, type PoolTotalsRow, type UsageLineRow } from '../usage-report-row.js';
 
 /** Records events; call only inside a transaction. */
 export class UsageRecorder {
   private readonly exists: Statement<[string], { one: number }>;
   private readonly used: Statement<[string, string, string], { ms: number }>;
   private readonly insert: Statement;
-  private readonly addAudio: Statement;
-  private readonly addCost: Statement;
   private readonly reviewRequired: Statement<[number, string]>;
 
   constructor(db: Database) {
     this.exists = db.prepare('SELECT 1 AS one FROM usage_events WHERE event_key = ?');
     this.used = db.prepare('SELECT coalesce((SELECT audio_ms FROM usage_pool_totals WHERE tenant = ? AND period = ? AND pool = ?), 0) AS ms');
     this.insert = db.prepare(`INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}) VALUES (${USAGE_EVENT_COLUMNS.map((c) => `@${c}`).join(', ')})`);
-    // The running totals (migration 8) move with every event.
-    this.addAudio = db.prepare(`INSERT INTO usage_pool_totals (tenant, period, pool, audio_ms) VALUES (@tenant, @period, @pool, @audio_ms)
-      ON CONFLICT (tenant, period, pool) DO UPDATE SET audio_ms = usage_pool_totals.audio_ms + excluded.audio_ms`);
-    this.addCost = db.prepare(`INSERT INTO usage_key_costs (key_id, period, cost_micros) VALUES (@key_id, @period, @cost_micros)
-      ON CONFLICT (key_id, period) DO UPDATE SET cost_micros = usage_key_costs.cost_micros + excluded.cost_micros`);
     this.reviewRequired = db.prepare('UPDATE usage_events SET review_required = review_required + ? WHERE event_key = ?');
   }
 
   record(event: UsageEvent, terms: PoolTerms): boolean {
     if (this.exists.get(event.eventKey)) return false;
     const usedMs = this.used.get(event.tenant, event.period, poolOf(event.route))!.ms;
-    const row = usageEventRow(event, chargeOf(usedMs, event.audioMs, terms));
-    this.insert.run(row);
-    this.addAudio.run({ tenant: row.tenant, period: row.period, pool: row.pool, audio_ms: row.audio_ms });
-    this.addCost.run({ key_id: row.key_id, period: row.period, cost_micros: row.cost_micros });
+    this.insert.run(usageEventRow(event, chargeOf(usedMs, event.audioMs, terms)));
     return true;
   }
 
@@ -91,5 +82,12 @@ export class SqliteUsageLedger implements UsageLedger {
       .prepare<{ period: string; tenant?: string }, UsageLineRow>(`${REPORT_SELECT} WHERE period = @period ${tenantFilter} ${REPORT_GROUPING}`)
       .all({ period: query.period, ...(query.tenant === undefined ? {} : { tenant: query.tenant }) })
       .map(usageLineOf);
+  }
+
+  async periodTotals(period: string): Promise<PoolTotals[]> {
+    return this.db
+      .prepare<[string], PoolTotalsRow>(`${POOL_TOTALS_SELECT} WHERE period = ? ${POOL_TOTALS_ORDER}`)
+      .all(period)
+      .map(poolTotalsOf);
   }
 }

@@ -49,6 +49,18 @@ export function idempotencyStoreContract(t: Test, name: string, make: MakeIdempo
       t.same(await store.begin('ten_a', 'never-begun', 'fp1', at(3)), { state: 'started' }, 'complete without a claim stores nothing');
     });
 
+    t.test('hasResponse: only a completed record of the tenant, until it expires', async (t) => {
+      const { store } = await open(t);
+      t.equal(await store.hasResponse('ten_a', 'k', T0), false, 'no record');
+      await store.begin('ten_a', 'k', 'fp1', T0);
+      t.equal(await store.hasResponse('ten_a', 'k', at(1)), false, 'in progress');
+      await store.complete('ten_a', 'k', response);
+      t.equal(await store.hasResponse('ten_a', 'k', at(2)), true);
+      t.equal(await store.hasResponse('ten_b', 'k', at(2)), false, "another tenant's");
+      t.equal(await store.hasResponse('ten_a', 'k', at(IDEMPOTENCY_RETENTION_MS - 1)), true);
+      t.equal(await store.hasResponse('ten_a', 'k', at(IDEMPOTENCY_RETENTION_MS)), false, 'expired');
+    });
+
     t.test('keys are scoped to the tenant', async (t) => {
       const { store } = await open(t);
       t.same(await store.begin('ten_a', 'k', 'fp1', T0), { state: 'started' });

@@ -401,6 +401,7 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.match(await usage.report({ period: '2026-05' }), [
         { keyId: KEY, route: 'job', units: 1, audioMs: 90_000, safety: { ...NO_SAFETY_EVENTS, suspectInsertions: 2, reviewRequired: 3 } },
       ]);
+      t.same((await usage.standing('ten_a', KEY, '2026-05')).tenantUsedMs, { batch: 90_000, realtime: 0 }, 'in the totals decisions read');
     });
 
     t.test('endDecoration by anyone but the holder, or of a job not being decorated, changes nothing', async (t) => {

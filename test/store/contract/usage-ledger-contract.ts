@@ -205,6 +205,12 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       t.strictSame(await ledger.report({ period: MAY, tenant: 'beta' }), beta);
       t.strictSame(await ledger.report({ period: MAY, tenant: 'nobody' }), []);
       t.strictSame(await ledger.report({ period: '2031-07' }), [], 'an empty period');
+      t.strictSame(await ledger.periodTotals(MAY), [
+        { tenant: 'acme', pool: 'batch', audioMs: 319_000, overageMs: 0, costMicros: 0 },
+        { tenant: 'acme', pool: 'realtime', audioMs: 192_000, overageMs: 0, costMicros: 0 },
+        { tenant: 'beta', pool: 'batch', audioMs: 512_000, overageMs: 0, costMicros: 0 },
+      ], "the period's totals per tenant and pool, every key's work in its tenant's");
+      t.strictSame(await ledger.periodTotals('2031-07'), []);
       const june = await ledger.report({ period: JUNE });
       t.equal(june.length, 1);
       t.match(june[0], { keyId: 'key_k1', units: 1, audioMs: 1_024_000, diarizationMs: 1_024_000, safety: safety(9, 9, 9, 9) });
