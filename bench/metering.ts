@@ -14,27 +14,14 @@ import { join } from 'node:path';
 import { runMigrations } from '../src/store/sqlite/migrations.js';
 import { openDatabase } from '../src/store/sqlite/database.js';
 import { SqliteUsageLedger } from '../src/store/sqlite/sqlite-usage-ledger.js';
-import { NO_SAFETY_EVENTS, USAGE_EVENT_COLUMNS, usageEventRow, type PoolTerms, type UsageEvent } from '../src/store/usage-record.js';
+import { USAGE_EVENT_COLUMNS, usageEventRow, type PoolTerms } from '../src/store/usage-record.js';
+import { usageEvent } from '../test/helpers/usage-events.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const PERIOD = '2026-11';
 const TERMS: PoolTerms = { includedMs: 25 * 3_600_000, priceMicrosPerHour: 300_000 };
 
-const event = (n: number, tenant = 'busy'): UsageEvent => ({
-  eventKey: `job:bench-${tenant}-${n}`,
-  tenant,
-  keyId: `key_${tenant}`,
-  period: PERIOD,
-  atMs: n,
-  route: 'job',
-  model: 'svc-medical-1',
-  languageFamily: 'en',
-  diarization: false,
-  vocabulary: false,
-  patterns: false,
-  audioMs: 60_000,
-  safety: NO_SAFETY_EVENTS,
-});
+const event = (n: number, tenant = 'busy') => usageEvent({ eventKey: `job:bench-${tenant}-${n}`, tenant, keyId: `key_${tenant}`, period: PERIOD, atMs: n, audioMs: 60_000 });
 
 export async function run(args: string[]): Promise<void> {
   const records = Number(flag(args, 'records', '300'));

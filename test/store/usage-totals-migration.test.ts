@@ -12,27 +12,13 @@ import { openDatabase } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS, runMigrations } from '../../src/store/sqlite/migrations.js';
 import { SqliteUsageLedger } from '../../src/store/sqlite/sqlite-usage-ledger.js';
 import type { UsageLedger } from '../../src/store/usage-ledger.js';
-import { NO_SAFETY_EVENTS, USAGE_EVENT_COLUMNS, usageEventRow, type UsageEvent, type UsageEventRow } from '../../src/store/usage-record.js';
+import { USAGE_EVENT_COLUMNS, usageEventRow, type UsageEvent, type UsageEventRow } from '../../src/store/usage-record.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
+import { usageEvent } from '../helpers/usage-events.js';
 
 const HOUR = 3_600_000;
 
-const event = (n: number, fields: Partial<UsageEvent>): UsageEvent => ({
-  eventKey: `job:old-${n}`,
-  tenant: 'acme',
-  keyId: 'key_a',
-  period: '2026-10',
-  atMs: n,
-  route: 'job',
-  model: 'svc-medical-1',
-  languageFamily: 'en',
-  diarization: false,
-  vocabulary: false,
-  patterns: false,
-  audioMs: HOUR,
-  safety: NO_SAFETY_EVENTS,
-  ...fields,
-});
+const event = (n: number, fields: Partial<UsageEvent>) => usageEvent({ eventKey: `job:old-${n}`, period: '2026-10', atMs: n, audioMs: HOUR, ...fields });
 
 /** Recorded before the totals existed: rows with their charges as the ledger had figured them. */
 const OLD_ROWS = [

@@ -13,6 +13,7 @@ import { leaseOwnerOf, type InstanceRegistry } from '../../../src/store/instance
 import type { UsageLedger } from '../../../src/store/usage-ledger.js';
 import { NO_SAFETY_EVENTS, type MeteredWork } from '../../../src/store/usage-record.js';
 import type { WebhookOutbox } from '../../../src/store/webhook-outbox.js';
+import { usageEvent } from '../../helpers/usage-events.js';
 
 export interface JobStores {
   jobs: JobStore;
@@ -102,21 +103,7 @@ const decorated = (path: string, overrides: Partial<DecorationOutcome> = {}): De
 
 /** A job's usage event, as the job worker meters it (src/jobs/job-usage.ts): 90 s of audio, two suspect insertions. */
 const jobUsage = (jobId: string): MeteredWork => ({
-  event: {
-    eventKey: `job:${jobId}`,
-    tenant: 'ten_a',
-    keyId: KEY,
-    period: '2026-05',
-    atMs: 2000,
-    route: 'job',
-    model: 'svc-medical-1',
-    languageFamily: 'en',
-    diarization: true,
-    vocabulary: false,
-    patterns: false,
-    audioMs: 90_000,
-    safety: { ...NO_SAFETY_EVENTS, suspectInsertions: 2 },
-  },
+  event: usageEvent({ eventKey: `job:${jobId}`, tenant: 'ten_a', keyId: KEY, atMs: 2000, diarization: true, audioMs: 90_000, safety: { ...NO_SAFETY_EVENTS, suspectInsertions: 2 } }),
   terms: { includedMs: null, priceMicrosPerHour: null },
 });
 
