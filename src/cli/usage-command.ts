@@ -34,7 +34,7 @@ export async function runUsageCommand(argv: string[], out: CommandOutput = proce
     const startDay = await settings.periodStartDay();
     const period = values.month === undefined ? billingPeriodAt(nowMs, startDay) : billingPeriodNamed(values.month, startDay);
     if (period === null) throw new UsageError(`--month must be YYYY-MM\n${USAGE}`);
-    return usageReport({ ledger, billing, keys: await keys.list() }, period, values.tenant);
+    return usageReport({ ledger, billing, keys: await keys.list(values.tenant) }, period, values.tenant);
   });
   if (values.json) out.write(`${JSON.stringify(usageReportJson(report))}\n`);
   else if (values.csv) out.write(csvOf(report));

@@ -44,7 +44,8 @@ export interface KeyStore {
   /** The active (not revoked) key matching a presented secret, compared in constant time; else null. */
   authenticate(presented: string): Promise<ApiKeyRecord | null>;
   get(id: string): Promise<ApiKeyRecord | null>;
-  list(): Promise<ApiKeyRecord[]>;
+  /** Every key, or one tenant's, oldest first (then by id in byte order). */
+  list(tenant?: string): Promise<ApiKeyRecord[]>;
   update(id: string, patch: KeyPatch): Promise<ApiKeyRecord>;
   revoke(id: string): Promise<boolean>;
   count(): Promise<number>;

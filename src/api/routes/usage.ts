@@ -21,7 +21,7 @@ export function usageRoutes(deps: UsageRouteDeps) {
     app.get<{ Querystring: { tenant?: string } }>('/v1/usage', { schema: GET_USAGE_SCHEMA }, async (request) => {
       const key = request.apiKey!;
       if (request.query.tenant !== undefined && request.query.tenant !== key.tenant) throw new ApiError(404, 'not_found', 'no usage is available for this tenant with this key');
-      const keys = (await deps.keys.list()).filter((k) => k.tenant === key.tenant);
+      const keys = await deps.keys.list(key.tenant);
       const report = await usageReport({ ledger: deps.ledger, billing: deps.billing, keys }, await deps.billing.period(), key.tenant);
       const { tenants, ...period } = usageReportJson(report);
       return { ...period, ...(tenants[0] ?? { tenant: key.tenant, batch_seconds: 0, realtime_seconds: 0, keys: [] }) };

@@ -44,8 +44,11 @@ export class PgKeyStore implements KeyStore {
     return row ? keyRecordOf(row) : null;
   }
 
-  async list(): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.db.query<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
+  async list(tenant?: string): Promise<ApiKeyRecord[]> {
+    const { rows } =
+      tenant === undefined
+        ? await this.db.query<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')
+        : await this.db.query<KeyRow>('SELECT * FROM api_keys WHERE tenant = $1 ORDER BY created_at, id', [tenant]);
     return rows.map(keyRecordOf);
   }
 

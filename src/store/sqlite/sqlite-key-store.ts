@@ -10,6 +10,7 @@ export class SqliteKeyStore implements KeyStore {
   private readonly insertKey: Statement;
   private readonly selectKey: Statement<[string], KeyRow>;
   private readonly selectAll: Statement<[], KeyRow>;
+  private readonly selectTenant: Statement<[string], KeyRow>;
   private readonly countKeys: Statement<[], { n: number }>;
   private readonly revokeKey: Statement<[string, string]>;
   private readonly upsertDictionary: Statement<[string, string, string, string]>;
@@ -21,6 +22,7 @@ export class SqliteKeyStore implements KeyStore {
       VALUES (@id, @tenant, @secret_sha256, @plan, @entitlements, @default_language, @billing_state, @retention_hours, @rate_limit_per_minute, @created_at)`);
     this.selectKey = db.prepare('SELECT * FROM api_keys WHERE id = ?');
     this.selectAll = db.prepare('SELECT * FROM api_keys ORDER BY created_at, id');
+    this.selectTenant = db.prepare('SELECT * FROM api_keys WHERE tenant = ? ORDER BY created_at, id');
     this.countKeys = db.prepare('SELECT count(*) AS n FROM api_keys');
     this.revokeKey = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.upsertDictionary = db.prepare(`INSERT INTO key_dictionaries (key_id, language, terms, updated_at) VALUES (?, ?, ?, ?)
@@ -56,8 +58,8 @@ export class SqliteKeyStore implements KeyStore {
     return this.find(id);
   }
 
-  async list(): Promise<ApiKeyRecord[]> {
-    return this.selectAll.all().map(keyRecordOf);
+  async list(tenant?: string): Promise<ApiKeyRecord[]> {
+    return (tenant === undefined ? this.selectAll.all() : this.selectTenant.all(tenant)).map(keyRecordOf);
   }
 
   async update(id: string, patch: KeyPatch): Promise<ApiKeyRecord> {

@@ -183,6 +183,17 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       t.same((await store.list()).slice(2).map((r) => r.id), byteOrder);
     });
 
+    t.test('list(tenant): that tenant\'s keys only, in the same order', async (t) => {
+      const { store } = await open(t);
+      const a1 = await store.create({ tenant: 'clinic-a' }, new Date('2030-01-02T00:00:00Z'));
+      const b1 = await store.create({ tenant: 'clinic-b' }, new Date('2030-01-01T00:00:00Z'));
+      const a0 = await store.create({ tenant: 'clinic-a' }, new Date('2030-01-01T00:00:00Z'));
+      t.same((await store.list('clinic-a')).map((r) => r.id), [a0.record.id, a1.record.id]);
+      t.same((await store.list('clinic-b')).map((r) => r.id), [b1.record.id]);
+      t.same(await store.list('clinic-c'), []);
+      t.equal((await store.list()).length, 3);
+    });
+
     t.test('dictionaries: per key and language family, trimmed, deduplicated, replaced', async (t) => {
       const { store } = await open(t);
       const { record } = await store.create();
