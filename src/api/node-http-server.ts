@@ -16,11 +16,16 @@
 //   longer ends a long poll early (it holds its socket until its wait, at most 30 s, is over), and a
 //   client that really went away is noticed when the answer is written (its kernel refuses it and the
 //   socket closes). The transcription route never stopped on a FIN anyway: it listens for the
-//   request's 'close', which Node emits as soon as the body has been read.
+//   request's 'close', which Node emits as soon as the body has been read;
+// - a connection closed after its answer (`connection: close`, CONNECT) is destroyed at once, and a
+//   client still sending then loses the answer to a reset: it closes lingering instead
+//   (lingering-close.ts); Node serves no request the client sends on it meanwhile (protocol-edges.test.ts).
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { ApiError } from './api-error.js';
 import { writeRawError } from './raw-error-response.js';
+import { lingeringClose } from './lingering-close.js';
 import { generateRequestId } from './request-id.js';
 
 /** Options for `http.createServer` (Fastify's `http` option). */
@@ -32,6 +37,10 @@ export function configureNodeHttpServer(server: Server, log: FastifyBaseLogger):
   // Neither in Node's typings nor its docs, but read on every FIN by its server (lib/_http_server.js,
   // socketOnEnd) for a decade; protocol-edges.test.ts fails if it ever stops working.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  // Node closes a connection after its last answer with destroySoon (lib/_http_server.js, resOnFinish).
+  server.on('connection', (socket: Socket & { destroySoon(): void }) => {
+    socket.destroySoon = () => lingeringClose(socket);
+  });
   // Node emits 'request' itself for 100-continue; any other expectation is passed on the same way.
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   server.on('connect', (_request, socket) => {
