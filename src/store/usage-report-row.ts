@@ -1,6 +1,6 @@
 // The report queries both ledgers run (sums cast to BIGINT: PostgreSQL sums integers as numeric) and
-// their rows mapped to UsageLines and PoolTotals.
-import type { PoolTotals, UsageLine, UsagePool, UsageRoute } from './usage-record.js';
+// their rows mapped to UsageLines and PoolTotals; a standing from the rows both ledgers read for it.
+import { USAGE_POOLS, type PoolTotals, type UsageLine, type UsagePool, type UsageRoute, type UsageStanding } from './usage-record.js';
 
 const sum = (expression: string, as: string) => `CAST(sum(${expression}) AS BIGINT) AS ${as}`;
 
@@ -68,4 +68,20 @@ export interface PoolTotalsRow {
 
 export function poolTotalsOf(row: PoolTotalsRow): PoolTotals {
   return { tenant: row.tenant, pool: row.pool as UsagePool, audioMs: Number(row.audio_ms), overageMs: Number(row.overage_ms), costMicros: Number(row.cost_micros) };
+}
+
+export interface StandingRows {
+  /** The tenant's totals of the period, a row per pool that has any. */
+  pools: ReadonlyArray<{ pool: string; ms: number }>;
+  /** The key's charges this period and ever. */
+  cost: { period_cost: number; lifetime_cost: number };
+}
+
+export function standingOf({ pools, cost }: StandingRows): UsageStanding {
+  const used = (pool: UsagePool) => Number(pools.find((row) => row.pool === pool)?.ms ?? 0);
+  return {
+    tenantUsedMs: Object.fromEntries(USAGE_POOLS.map((pool) => [pool, used(pool)])) as Record<UsagePool, number>,
+    keyPeriodCostMicros: Number(cost.period_cost),
+    keyLifetimeCostMicros: Number(cost.lifetime_cost),
+  };
 }

@@ -15,7 +15,7 @@ import {
   type UsageQuery,
   type UsageStanding,
 } from '../usage-record.js';
-import { POOL_TOTALS_ORDER, POOL_TOTALS_SELECT, poolTotalsOf, REPORT_GROUPING, REPORT_SELECT, usageLineOf, type PoolTotalsRow, type UsageLineRow } from '../usage-report-row.js';
+import { POOL_TOTALS_ORDER, POOL_TOTALS_SELECT, poolTotalsOf, REPORT_GROUPING, REPORT_SELECT, standingOf, usageLineOf, type PoolTotalsRow, type UsageLineRow } from '../usage-report-row.js';
 import type { PostgresDatabase, Queryable } from './database.js';
 
 /** Keeps the ledger's locks apart from other advisory locks. */
@@ -61,12 +61,7 @@ export class PgUsageLedger implements UsageLedger {
        FROM usage_key_costs WHERE key_id = $2`,
       [period, keyId],
     );
-    const used = (pool: string) => pools.find((row) => row.pool === pool)?.ms ?? 0;
-    return {
-      tenantUsedMs: { batch: used('batch'), realtime: used('realtime') },
-      keyPeriodCostMicros: rows[0].period_cost,
-      keyLifetimeCostMicros: rows[0].lifetime_cost,
-    };
+    return standingOf({ pools, cost: rows[0] });
   }
 
   async report(query: UsageQuery): Promise<UsageLine[]> {

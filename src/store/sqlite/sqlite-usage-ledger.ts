@@ -16,7 +16,7 @@ import {
   type UsageQuery,
   type UsageStanding,
 } from '../usage-record.js';
-import { POOL_TOTALS_ORDER, POOL_TOTALS_SELECT, poolTotalsOf, REPORT_GROUPING, REPORT_SELECT, usageLineOf, type PoolTotalsRow, type UsageLineRow } from '../usage-report-row.js';
+import { POOL_TOTALS_ORDER, POOL_TOTALS_SELECT, poolTotalsOf, REPORT_GROUPING, REPORT_SELECT, standingOf, usageLineOf, type PoolTotalsRow, type UsageLineRow } from '../usage-report-row.js';
 
 /** Records events; call only inside a transaction. */
 export class UsageRecorder {
@@ -68,12 +68,7 @@ export class SqliteUsageLedger implements UsageLedger {
          FROM usage_key_costs WHERE key_id = ?`,
       )
       .get(period, keyId)!;
-    const used = (pool: string) => pools.find((row) => row.pool === pool)?.ms ?? 0;
-    return {
-      tenantUsedMs: { batch: used('batch'), realtime: used('realtime') },
-      keyPeriodCostMicros: cost.period_cost,
-      keyLifetimeCostMicros: cost.lifetime_cost,
-    };
+    return standingOf({ pools, cost });
   }
 
   async report(query: UsageQuery): Promise<UsageLine[]> {
