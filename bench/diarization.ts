@@ -4,7 +4,7 @@
 // - overhead: the diarization of each conversation over the transcription of the same audio (the
 //   same pipeline with the language given, greedy, no fallback), alternating, medians per file.
 //   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0]
-// Bar (DESIGN.md): overhead <= 0.10. DER: as low as it goes, reported as it is.
+// Bar (docs/DESIGN.md "Benchmark bars"): overhead <= 0.10. DER: as low as it goes, reported as it is.
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';

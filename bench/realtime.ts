@@ -12,7 +12,7 @@
 //              the send time of the turn's end, as for turn_final.
 // One more run on the first transport has `speaker-sessions` sessions with diarization on: the cost
 // of live speaker labels to the text's latency, compared with the same count without.
-// Bars (DESIGN.md): partial p95 < 500 ms and turn_final p95 < 1000 ms at N = 2 on 2 cores.
+// Bars (docs/DESIGN.md "Benchmark bars"): partial p95 < 500 ms and turn_final p95 < 1000 ms at N = 2 on 2 cores.
 // Each session speaks `pieces` stretches of `speech` seconds separated by `silence` seconds (a turn
 // each), a different sentence order per session.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

@@ -2,8 +2,8 @@
 // (s3rver) with a separate api process (test/helpers/scale-out-cluster.ts). Each worker runs one
 // engine worker with one thread, so two processes are two cores' worth of work. The batch time
 // runs from the first `complete` to the last `succeeded`; the yardstick is the one-worker batch of
-// the same run (rounds alternate 1, 2, 1, 2...; medians). The bar (issue 12): speedup >= 1.6 and
-// no job lost.
+// the same run (rounds alternate 1, 2, 1, 2...; medians). The bar (issue 12; docs/DESIGN.md
+// "Benchmark bars"): speedup >= 1.6 and no job lost.
 //   npm run bench -- scaleout [--jobs 12] [--seconds 30] [--rounds 3] [--model tiny] [--max-tokens 16]
 import { readFile } from 'node:fs/promises';
 import { openPostgres } from '../src/store/postgres/database.js';

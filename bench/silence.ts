@@ -2,7 +2,7 @@
 // of silence), tiny architecture, greedy without fallback, same threads: our pipeline (VAD, then only
 // the speech decoded) versus whisper.cpp's own CLI on the whole file, alternating runs.
 //   npm run bench -- silence [--rounds 5] [--threads 2] [--arch tiny] [--seed 3]
-// Bar (DESIGN.md): ours / CLI <= 0.6; the physical floor is about 0.5 (the speech itself).
+// Bar (docs/DESIGN.md "Benchmark bars"): ours / CLI <= 0.6; the physical floor is about 0.5 (the speech itself).
 // Both sides decode without a token cap (whisper-cli has none), so random weights decide how much text
 // each window runs to; the JSON reports the tokens decoded on each side.
 import { execFile } from 'node:child_process';

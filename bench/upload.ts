@@ -1,6 +1,6 @@
 // bench upload: one presigned upload of 1 GiB (by default) through the embedded upload target into
 // job storage, with the server in its own process so its memory is measured alone. The bar
-// (DESIGN.md): RSS growth under 64 MiB while the whole file streams to disk.
+// (docs/DESIGN.md "Benchmark bars"): RSS growth under 64 MiB while the whole file streams to disk.
 //   npm run bench -- upload [--mib 1024]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
 // check decode on the same encoder output + the safety comparison) versus without vocabulary,
 // through the same pipeline, alternating runs.
 //   npm run bench -- vocabulary [--rounds 5] [--threads 2] [--arch tiny] [--seed 3]
-// Bar (DESIGN.md): with / without <= 1.3.
+// Bar (docs/DESIGN.md "Benchmark bars"): with / without <= 1.3.
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';

@@ -1,10 +1,10 @@
-// The vocabulary safety check's second decode (DESIGN.md lever 3: encode once, decode twice): a greedy
-// decode of the encoder output a whisper_state already holds, with no prompt and no past text, so a
-// prompted whisper_full call can be compared with what the audio says on its own without a second
-// encoder run. whisper.cpp's public API gives the last position's logits of whisper_decode_with_state,
-// so the decode goes token by token; the sampling rules are whisper's own at temperature 0 (special
-// tokens suppressed, no blank start, timestamps in pairs and never decreasing, a timestamp when the
-// timestamps together outweigh every text token).
+// The vocabulary safety check's second decode (docs/DESIGN.md lever 3: encode once, decode twice):
+// a greedy decode of the encoder output a whisper_state already holds, with no prompt and no past
+// text, so a prompted whisper_full call can be compared with what the audio says on its own without
+// a second encoder run. whisper.cpp's public API gives the last position's logits of
+// whisper_decode_with_state, so the decode goes token by token; the sampling rules are whisper's
+// own at temperature 0 (special tokens suppressed, no blank start, timestamps in pairs and never
+// decreasing, a timestamp when the timestamps together outweigh every text token).
 #pragma once
 
 #include <cstdint>

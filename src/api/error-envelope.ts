@@ -1,4 +1,4 @@
-// Every non-success answer is exactly {"error":{"code","message"}} (DESIGN.md decision 4): errors
+// Every non-success answer is exactly {"error":{"code","message"}} (docs/DESIGN.md decision 4): errors
 // thrown anywhere in a request, Fastify's own (body parsing, routing, validation), unknown paths
 // (404) and known paths with another method (405 + Allow).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

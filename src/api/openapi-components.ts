@@ -2,37 +2,22 @@
 // bodies, inline transcripts, jobs and the error envelope. Enumerations come from the code that
 // enforces them, so the document cannot drift from what the server accepts.
 import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
-import { LANGUAGE_FAMILIES, MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
-import { LANGUAGE_REGION_SYNTAX } from '../store/language-families.js';
+import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
+import { LANGUAGE_REGION_SYNTAX } from '../domain/language-families.js';
 import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js';
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS, SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
 import { VOCABULARY_AUDIT_SCHEMA, VOCABULARY_MODES } from '../pipeline/vocabulary-audit.js';
-import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_MODEL, JOB_STATUSES } from '../store/job-store.js';
-import {
-  INCLUDE_FIELD,
-  INCLUDE_VALUES,
-  KEYWORDS_FIELD,
-  DEFAULT_JOB_RESPONSE_FORMAT,
-  DEFAULT_PROFILE,
-  DEFAULT_RESPONSE_FORMAT,
-  MODEL_IDS,
-  MODEL_OWNER,
-  PROFILES,
-  RESPONSE_FORMATS,
-  STREAMED_FORMATS,
-  TASKS,
-  TIMESTAMP_GRANULARITIES,
-  TIMESTAMP_GRANULARITIES_FIELD,
-} from '../pipeline/transcription-request.js';
-import { MAX_PROMPT_CHARACTERS } from '../pipeline/prompt-field.js';
-import { DEFAULT_TRANSLATION_FORMAT, TRANSLATION_FIELDS, TRANSLATION_FORMATS } from '../pipeline/translation-request.js';
+import { JOB_MODEL } from '../store/job-store.js';
+import { INCLUDE_FIELD, INCLUDE_VALUES, KEYWORDS_FIELD, DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, DEFAULT_RESPONSE_FORMAT, MODEL_OWNER, PROFILES, RESPONSE_FORMATS, STREAMED_FORMATS, TIMESTAMP_GRANULARITIES, TIMESTAMP_GRANULARITIES_FIELD } from '../contract/transcription-request.js';
+import { MAX_PROMPT_CHARACTERS } from '../contract/prompt-field.js';
+import { DEFAULT_TRANSLATION_FORMAT, TRANSLATION_FIELDS, TRANSLATION_FORMATS } from '../contract/translation-request.js';
 import { MAX_TERM_LENGTH, MAX_TERMS, MAX_TERMS_SMALL } from '../pipeline/vocabulary-terms.js';
-import { MAX_WEBHOOK_URL_LENGTH } from '../pipeline/webhook-url.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '../contract/webhook-url.js';
 import { MAX_CONTENT_TYPE, MAX_FILENAME, MAX_JOB_UPLOAD_BYTES } from './routes/job-creation-request.js';
 import { EVENT_ID_PREFIX } from '../jobs/job-webhook-events.js';
 import { PARTIAL_OBJECT } from '../jobs/job-transcript.js';
-import { RUNTIME_NAME, STREAM_EVENT_TYPES } from '../pipeline/response-body.js';
+import { RUNTIME_NAME, STREAM_EVENT_TYPES } from '../contract/response-body.js';
 import { API_ERROR_CODES } from './api-error.js';
 import { JOB_OBJECT, MIN_AUDIO_SECONDS_ADVISORY } from './routes/job-view.js';
 import { BLOCK_REASONS } from '../billing/billing-decision.js';
@@ -40,6 +25,10 @@ import { BILLING_STATES, PLANS } from '../store/key-store.js';
 import { USAGE_ROUTES } from '../store/usage-record.js';
 import type { Reference, Schema } from './openapi-types.js';
 
+import { MODEL_IDS } from '../domain/model-ids.js';
+import { TASKS } from '../domain/tasks.js';
+import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../domain/job-statuses.js';
+import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
 export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
 
 

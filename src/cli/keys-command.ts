@@ -56,7 +56,7 @@ async function createKey(argv: string[], out: CommandOutput): Promise<void> {
     }),
   );
   if (values.json) {
-    // The interface scripts rely on (DESIGN.md): exactly these three fields, one line.
+    // The interface scripts rely on (docs/DESIGN.md "Interfaces that scripts rely on"): exactly these three fields, one line.
     out.write(`${JSON.stringify({ key, id: record.id, tenant: record.tenant })}\n`);
     return;
   }

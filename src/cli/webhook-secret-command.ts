@@ -1,5 +1,5 @@
 // svc-stt webhooks secret create | rotate | list --key KEY_ID: a key's webhook signing secrets.
-// A new secret is printed once (DESIGN.md: `create --json` prints exactly {"secret","version"});
+// A new secret is printed once (docs/DESIGN.md "Interfaces that scripts rely on": `create --json` prints exactly {"secret","version"});
 // listings show versions and their states, never secret material.
 import { parseArgs } from 'node:util';
 import type { WebhookSecretSummary } from '../store/webhook-secret-store.js';

@@ -1,6 +1,7 @@
 // `svc-stt serve` configuration: environment variables, then the optional JSON file named by
 // SVC_CONFIG (same settings, ServiceConfig's camelCase shape), then DEFAULTS. Every problem is
 // collected and thrown together as one ConfigError.
+import { EDGE_MODEL, FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import { accessSync, constants, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { WORD_ALIGNMENTS } from '../engine/alignment-heads.js';
@@ -93,8 +94,8 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     reader.problem(S.realtimePort, `must differ from ${reader.labelOf(S.port)} (both are ${port})`);
   }
 
-  const flagship = readModelFile(reader, S.model, 'svc-medical-1', true);
-  const edge = reader.has(S.edgeModel) ? readModelFile(reader, S.edgeModel, 'svc-medical-edge-1', false) : flagship;
+  const flagship = readModelFile(reader, S.model, FLAGSHIP_MODEL, true);
+  const edge = reader.has(S.edgeModel) ? readModelFile(reader, S.edgeModel, EDGE_MODEL, false) : flagship;
 
   const minAudioSeconds = reader.positiveNumber(S.minAudioSeconds, DEFAULTS.minAudioSeconds);
   const inlineBoundarySeconds = reader.positiveNumber(S.inlineBoundarySeconds, DEFAULTS.inlineBoundarySeconds);
@@ -125,7 +126,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       // Several 5-second heartbeats must fit in it.
       instanceTtlMs: reader.integer(S.instanceTtlMs, DEFAULTS.lifecycle.instanceTtlMs, 3_000, 3_600_000),
     },
-    models: { 'svc-medical-1': flagship ?? '', 'svc-medical-edge-1': edge ?? '' },
+    models: { [FLAGSHIP_MODEL]: flagship ?? '', [EDGE_MODEL]: edge ?? '' },
     vad: readVad(reader),
     wordAlignment: reader.oneOf(S.wordAlignment, DEFAULTS.wordAlignment, WORD_ALIGNMENTS),
     inlineBoundarySeconds,

@@ -1,5 +1,6 @@
 // The service's configuration: what `svc-stt serve` reads from the environment and an optional
 // JSON config file (SVC_CONFIG), validated at start (see load-config.ts).
+import type { ModelId } from '../domain/model-ids.js';
 import type { WordAlignment } from '../engine/alignment-heads.js';
 import type { S3BucketSettings } from '../store/s3/s3-settings.js';
 
@@ -52,7 +53,7 @@ export interface ServiceConfig {
    */
   lifecycle: { drainMs: number; instanceTtlMs: number };
   /** Model files behind the API's model ids. */
-  models: { 'svc-medical-1': string; 'svc-medical-edge-1': string };
+  models: Record<ModelId, string>;
   /** Speech detection (Silero VAD): on by default; `model` is its ggml file (default: the one made at install). */
   vad: { enabled: boolean; model: string };
   /** Audio at or below this many seconds is answered inline (200); above it, a job (202). */

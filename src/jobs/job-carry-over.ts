@@ -4,7 +4,7 @@
 import type { AudioContainer } from '../audio/index.js';
 import type { PatternTally } from '../pipeline/pattern-stage.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
-import type { verboseBody } from '../pipeline/response-body.js';
+import type { verboseBody } from '../contract/response-body.js';
 import { INITIAL_LANGUAGE_STATE, type JobLanguageState } from './job-language.js';
 
 /** What a job carries from one chunk to the next (stored in the row's `progress`). */

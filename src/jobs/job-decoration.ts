@@ -19,7 +19,7 @@ import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas } from '../engine/speak
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
 import { attachSpeakersToShaped } from '../pipeline/speaker-attachment.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
-import type { ModelId } from '../pipeline/transcription-request.js';
+import type { ModelId } from '../domain/model-ids.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';

@@ -3,7 +3,7 @@
 // stored codes, not HTTP statuses: the job view shows them as they are, so nothing here maps to a status.
 import { AudioSourceUnavailableError, isAudioError } from '../audio/index.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
-import type { JobFailureCode } from '../store/job-store.js';
+import type { JobFailureCode } from '../domain/job-statuses.js';
 
 export class JobFailure extends Error {
   constructor(

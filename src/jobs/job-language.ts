@@ -9,7 +9,7 @@
 // What the job reports is accumulated over the chunks: the effective language (`mixed` once two
 // chunks differ), and a detection block whose utterances and languages cover the whole recording.
 import type { LanguageChoice, LanguageDetectionBlock, LanguageSource } from '../pipeline/language-stage.js';
-import { parseLanguageTag } from '../pipeline/languages.js';
+import { parseLanguageTag } from '../domain/language-families.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 
 /** The language state carried from chunk to chunk. */

@@ -2,10 +2,11 @@
 // TranscriptionRequest with its language flattened to plain data (see serializeJobRequest); the worker
 // rebuilds the typed request from it. Stored requests are trusted (validated before they were stored),
 // but a row from an older version with a missing field still gets the defaults rather than a crash.
-import type { RequestVadParams } from '../pipeline/chunking-strategy.js';
-import { parseLanguageTag } from '../pipeline/languages.js';
+import { FLAGSHIP_MODEL, isModelId } from '../domain/model-ids.js';
+import type { RequestVadParams } from '../contract/chunking-strategy.js';
+import { parseLanguageTag } from '../domain/language-families.js';
 import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
-import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, RESPONSE_FORMATS, type LanguageChoice, type TranscriptionRequest } from '../pipeline/transcription-request.js';
+import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, RESPONSE_FORMATS, type LanguageChoice, type TranscriptionRequest } from '../contract/transcription-request.js';
 
 export interface StoredJobRequest extends TranscriptionRequest {
   /** Labelling ceiling for diarization (1 to 4). */
@@ -43,7 +44,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
   const strings = (value: unknown) => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
   return {
     task: stored.task === 'translate' ? 'translate' : 'transcribe',
-    model: stored.model === 'svc-medical-edge-1' ? 'svc-medical-edge-1' : 'svc-medical-1',
+    model: isModelId(stored.model) ? stored.model : FLAGSHIP_MODEL,
     responseFormat: RESPONSE_FORMATS.find((f) => f === stored.responseFormat) ?? DEFAULT_JOB_RESPONSE_FORMAT,
     language: choice,
     diarize: stored.diarize === true,

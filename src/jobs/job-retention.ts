@@ -1,4 +1,4 @@
-// How long a finished job's result and record are kept (DESIGN.md decision 8): the key's retention
+// How long a finished job's result and record are kept (docs/DESIGN.md decision 8): the key's retention
 // (1 to 72 h, default 24 h), at least 9 h when a webhook was requested (a receiver that was down for
 // the whole retry schedule, which ends 8 h 36 min after the event, can still fetch the result); then
 // a tombstone for 72 h in which polling answers `result: {expired: true}`; then nothing (404).

@@ -16,6 +16,7 @@
 //
 // Audit: each claim, committed chunk and terminal transition is a job audit line (job-audit.ts),
 // written only once the store has recorded it.
+import { FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import { addTallies, EMPTY_TALLY, shiftTally } from '../pipeline/prompted-recognition.js';
 import {
   AudioSourceUnavailableError,
@@ -32,12 +33,12 @@ import { EngineError, isAbortError } from '../engine/engine-errors.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { chooseCut, cutSearchSeconds } from '../pipeline/chunk-cut.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
-import { verboseBody } from '../pipeline/response-body.js';
+import { verboseBody } from '../contract/response-body.js';
 import { runTranscription } from '../pipeline/run-transcription.js';
 import { addPatternTallies, emptyPatternTally, shiftPatternTally } from '../pipeline/pattern-stage.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import { findSpeech } from '../pipeline/speech-stage.js';
-import type { ModelId } from '../pipeline/transcription-request.js';
+import type { ModelId } from '../domain/model-ids.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
@@ -79,7 +80,7 @@ const DECORATION_RETRIES = 10;
 /** A presigned audio URL outlives the longest decode it serves by this much (seconds). */
 const AUDIO_URL_MARGIN_SECONDS = 300;
 const MAX_AUDIO_URL_SECONDS = 7 * 24 * 3600;
-/** Audio shorter than this is not a recording (DESIGN.md decision 1): audio_undecodable. */
+/** Audio shorter than this is not a recording (docs/DESIGN.md decision 1): audio_undecodable. */
 const MIN_AUDIO_SECONDS = 1;
 /** A trailing window shorter than this holds no speech worth an engine call. */
 const MIN_WINDOW_SECONDS = 0.05;
@@ -155,7 +156,7 @@ export class JobRunner implements JobQueue {
 
   /** Starts the loops (work of dead processes is released by the instance lifecycle, src/service/instance-lifecycle.ts). */
   start(): void {
-    const concurrency = this.deps.concurrency ?? this.deps.engines['svc-medical-1'].workers;
+    const concurrency = this.deps.concurrency ?? this.deps.engines[FLAGSHIP_MODEL].workers;
     this.loops = Array.from({ length: Math.max(1, concurrency) }, (_, i) => this.loop(leaseOwnerOf(this.instanceId, i)));
   }
 
@@ -456,7 +457,7 @@ export class JobRunner implements JobQueue {
       processingSeconds: auditSeconds((carry.processingMs ?? 0) / 1000),
     });
     if (event) this.deps.webhooks?.kick();
-    // Committed: the audio and the provisional result are no longer needed (DESIGN: deleted when the
+    // Committed: the audio and the provisional result are no longer needed (docs/DESIGN.md "Reliability rules": deleted when the
     // job ends), unless the decoration still reads them.
     const done = partial ? [job.partialPath] : [job.audioPath, job.partialPath];
     for (const path of done) if (path && path !== partial?.path) await blobs.delete(path).catch(() => {});

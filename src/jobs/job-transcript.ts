@@ -2,16 +2,18 @@
 // verboseBody as an inline answer, then its times are shifted by the chunk's offset and appended.
 // The assembled state is the provisional result a poll may fetch while the job runs (it is stored
 // as a blob, so rows stay small however long the recording); the final result is built from it.
-import { durationUsage, languageFields, RUNTIME_NAME, verboseBody } from '../pipeline/response-body.js';
-import { seekOf, type OpenAiSegmentFields } from '../pipeline/openai-segment-fields.js';
+import { durationUsage, languageFields, RUNTIME_NAME, verboseBody } from '../contract/response-body.js';
+import { seekOf, type OpenAiSegmentFields } from '../contract/openai-segment-fields.js';
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
-import { isSubtitleFormat, subtitles } from '../pipeline/subtitles.js';
+import { isSubtitleFormat, subtitles } from '../contract/subtitles.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
-import type { ModelId, ResponseFormat, Task } from '../pipeline/transcription-request.js';
+import type { ResponseFormat } from '../contract/transcription-request.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
 import { patternsBlock, type PatternTally } from '../pipeline/pattern-stage.js';
 import { auditVocabulary, disabledVocabularyAudit, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
 
+import type { ModelId } from '../domain/model-ids.js';
+import type { Task } from '../domain/tasks.js';
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export interface TimedSegment extends Partial<OpenAiSegmentFields> {
@@ -115,7 +117,7 @@ export type Decoration = { status: 'processing'; stale_after: string } | { statu
 
 /**
  * The final result in the job's response format: `text` as plain text; `json` and the verbose formats
- * as the job transcript (DESIGN.md decision 7: times in seconds plus the legacy `start_ms`/`end_ms`).
+ * as the job transcript (docs/DESIGN.md decision 7: times in seconds plus the legacy `start_ms`/`end_ms`).
  */
 export function finalResult(transcript: AssembledTranscript, ctx: FinalContext): { contentType: string; body: string } {
   if (ctx.format === 'text') return { contentType: 'text/plain; charset=utf-8', body: transcript.text };

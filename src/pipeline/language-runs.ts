@@ -2,7 +2,7 @@
 // it, utterances too short to judge inherit from their neighbours, and consecutive utterances of one
 // language collapse into a run. Runs are what the recogniser transcribes, each in its language.
 // Pure decisions over detection results, so they are tested on recorded detections.
-import type { LanguageFamily } from './languages.js';
+import type { LanguageFamily } from '../domain/language-families.js';
 import type { SpeechRegion } from './speech-regions.js';
 
 /**

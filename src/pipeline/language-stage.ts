@@ -6,7 +6,7 @@
 //   it, and when the two disagree the recording goes the per-utterance way;
 // - `auto`: every utterance detected among the candidates, runs collapsed (`per_utterance` is the
 //   same over every supported family, where mixed dominant probes lead).
-import { LANGUAGE_FAMILIES, type LanguageFamily, type LanguageTag } from './languages.js';
+import { LANGUAGE_FAMILIES, type LanguageFamily, type LanguageTag } from '../domain/language-families.js';
 import {
   DETECTION_SPEECH_SECONDS,
   chooseLanguage,

@@ -7,7 +7,7 @@
 import type { TranscriptToken } from '../engine/transcript.js';
 import { findMatches } from './patterns/pattern-matcher.js';
 import type { PatternProgram } from './patterns/pattern-program.js';
-import type { RecognisedSegment } from './recognise-stage.js';
+import type { RecognisedSegment } from './recognised-segment.js';
 import { readText } from './token-reading.js';
 
 /** Spans listed per pattern in a response; `count` goes on counting past it. */

@@ -4,10 +4,10 @@
 import type { Engine } from '../engine/engine.js';
 import { SAMPLE_RATE } from '../engine/transcript.js';
 import type { DetectLanguage } from './language-stage.js';
-import type { Transcribe } from './recognise-stage.js';
+import type { Transcribe } from './recognised-segment.js';
 import type { Diarize, ExtractSpeakerFeatures } from './speaker-stage.js';
 import type { DetectSpeech } from './speech-stage.js';
-import type { ModelId } from './transcription-request.js';
+import type { ModelId } from '../domain/model-ids.js';
 
 export interface PipelineStages {
   transcribe: Transcribe;

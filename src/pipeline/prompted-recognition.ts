@@ -17,7 +17,7 @@ import { checkSafety, type SafetyReason } from './safety-check.js';
 import type { TermCorrection } from './term-corrections.js';
 import { containsTerm, termSpans } from './term-presence.js';
 import { rankTerms } from './term-retrieval.js';
-import type { Transcribe } from './recognise-stage.js';
+import type { Transcribe } from './recognised-segment.js';
 
 export const MAX_PROMPTED_TERMS = 50;
 export const SUSPECT_TOKEN_PROBABILITY = 0.5;

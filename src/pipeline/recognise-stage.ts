@@ -11,22 +11,18 @@
 import { addPatternTallies, applyPatterns, emptyPatternTally, type PatternTally } from './pattern-stage.js';
 import type { PatternProgram } from './patterns/pattern-program.js';
 import type { TranscribeOptions } from '../engine/engine.js';
-import type { Transcript, TranscriptSegment } from '../engine/transcript.js';
-import type { LanguageFamily } from './languages.js';
+import type { TranscriptSegment } from '../engine/transcript.js';
+import type { LanguageFamily } from '../domain/language-families.js';
 import type { LanguageRun } from './language-runs.js';
 import { addTallies, EMPTY_TALLY, recognisePromptedWindow, type Prompting, type VocabularyTally } from './prompted-recognition.js';
 import { correctTerms } from './term-corrections.js';
 import { TextDeltas, type TextDelta } from './text-deltas.js';
+import type { RecognisedSegment, Transcribe } from './recognised-segment.js';
 import { overlapWithSpeech, packRegions, toOriginalTime, windowRegions, type PackedAudio, type SpeechRegion } from './speech-regions.js';
 
 export const NO_SPEECH_DROP_THRESHOLD = 0.6;
 /** Share of a segment's time that must lie in VAD speech for a high no-speech probability to be overruled. */
 export const MIN_SPEECH_OVERLAP = 0.5;
-
-export interface RecognisedSegment extends TranscriptSegment {
-  /** The language of the run the segment was decoded in. */
-  language: LanguageFamily;
-}
 
 export interface RecognisedSpeech {
   text: string;
@@ -41,14 +37,6 @@ export interface RecognisedSpeech {
   /** What the patterns matched; null without patterns. */
   patterns: PatternTally | null;
 }
-
-/** `onSegments`: the call's segments as they are decoded (the engine's CallOptions.onSegments). */
-export type Transcribe = (
-  pcm: Float32Array,
-  options: TranscribeOptions,
-  signal?: AbortSignal,
-  onSegments?: (segments: TranscriptSegment[]) => void,
-) => Promise<Transcript>;
 
 export interface RecogniseInput {
   pcm: Float32Array;

@@ -3,9 +3,9 @@
 // comes before (the caller owns the audio source) and shaping after (response-body.ts, job-transcript.ts).
 // No HTTP here: refusals are the pipeline's own errors (pipeline-errors.ts).
 import type { TranscribeOptions } from '../engine/engine.js';
-import { WORD_TIMING_FAMILIES, type LanguageFamily } from './languages.js';
+import { WORD_TIMING_FAMILIES } from './languages.js';
 import { planLanguage, type DetectLanguage, type LanguageChoice, type LanguageDetectionBlock, type LanguagePlan, type LanguageSource } from './language-stage.js';
-import { recogniseRuns, type RecognisedSegment, type Transcribe } from './recognise-stage.js';
+import { recogniseRuns } from './recognise-stage.js';
 import { speechSecondsOf, type SpeechRegion } from './speech-regions.js';
 import { findSpeech, type DetectSpeech } from './speech-stage.js';
 import { attachSpeakers, DEFAULT_MAX_SPEAKERS, unattributed, type SpeakerAttachment } from './speaker-attachment.js';
@@ -16,9 +16,11 @@ import { vocabularyLanguageOf } from './vocabulary-terms.js';
 import { emptyPatternTally, type PatternTally } from './pattern-stage.js';
 import { patternPrograms } from './patterns.js';
 import type { TextDelta } from './text-deltas.js';
-import type { Task } from './transcription-request.js';
+import type { Task } from '../domain/tasks.js';
 import type { VadParams } from '../engine/vad-params.js';
 
+import { type LanguageFamily } from '../domain/language-families.js';
+import { type RecognisedSegment, type Transcribe } from './recognised-segment.js';
 export type { LanguageDetectionBlock, LanguageSource };
 
 /** The language reported for audio without speech. */

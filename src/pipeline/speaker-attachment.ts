@@ -8,7 +8,7 @@
 //   labelled, the others' passages keep their times, are unlabelled and marked review_required.
 // Labels are anonymous, session-local capital letters in order of first appearance (as OpenAI's).
 import type { SpeakerDiarization, SpeakerTurn } from '../engine/speaker-diarizer.js';
-import type { RecognisedSegment } from './recognise-stage.js';
+import type { RecognisedSegment } from './recognised-segment.js';
 import { nonOverlapping, wordsOfSegment, type Word } from './words.js';
 
 /** What a segment's `speaker` says when nobody is attributed (diarization off, no word timing, over the ceiling). */

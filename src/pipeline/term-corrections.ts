@@ -12,7 +12,7 @@
 import type { TranscriptToken } from '../engine/transcript.js';
 import { editDistance } from './edit-distance.js';
 import { phoneticKey } from './phonetic-key.js';
-import type { RecognisedSegment } from './recognise-stage.js';
+import type { RecognisedSegment } from './recognised-segment.js';
 import { safetyFacts } from './safety-check.js';
 import { textWords } from './spoken-numbers.js';
 import { containsTerm } from './term-presence.js';

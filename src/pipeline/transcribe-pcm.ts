@@ -3,7 +3,7 @@
 import type { Engine } from '../engine/engine.js';
 import { SAMPLE_RATE } from '../engine/transcript.js';
 import type { LanguageChoice } from './language-stage.js';
-import { parseLanguageTag, type LanguageTag } from './languages.js';
+import { parseLanguageTag, type LanguageTag } from '../domain/language-families.js';
 import { pipelineStages } from './pipeline-engine.js';
 import { checkPatterns } from './patterns.js';
 import { UnprocessableRequest } from './pipeline-errors.js';

@@ -3,7 +3,7 @@
 // the transcript leaves here.
 import type { WorkDone } from '../billing/usage-billing.js';
 import { NO_SAFETY_EVENTS, USAGE_FAMILY_MIXED, USAGE_FAMILY_NONE, type SafetyCounters } from '../store/usage-record.js';
-import { parseLanguageTag } from './languages.js';
+import { parseLanguageTag } from '../domain/language-families.js';
 import type { VocabularyTally } from './prompted-recognition.js';
 import type { PipelineRequest, TranscriptionOutcome } from './run-transcription.js';
 

@@ -1,4 +1,4 @@
-// Vocabulary lists (DESIGN.md decision 3): up to 1,000 terms of up to 96 characters; at most 30 when
+// Vocabulary lists (docs/DESIGN.md decision 3): up to 1,000 terms of up to 96 characters; at most 30 when
 // the effective language is auto, Arabic or Hindi.
 import type { LanguageChoice } from './language-stage.js';
 import { SMALL_VOCABULARY_LANGUAGES } from './languages.js';

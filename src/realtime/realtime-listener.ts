@@ -3,13 +3,14 @@
 // by both paths and by every process on the database.
 import type { RealtimeTransportChoice } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
-import type { ModelId } from '../pipeline/transcription-request.js';
+import type { ModelId } from '../domain/model-ids.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { RealtimeSeatStore } from '../store/realtime-seat-store.js';
 import { RealtimeSession, type SessionDeps, type SessionLimits } from './realtime-session.js';
 import { SessionCapacity } from './session-capacity.js';
 import { MAX_START_BYTES } from './start-message.js';
-import { openTransport, type TransportLimits, type TransportName } from './transport/transport.js';
+import { openTransport } from './transport/open-transport.js';
+import type { TransportLimits, TransportName } from './transport/transport.js';
 
 export const REALTIME_PATHS = ['/v1/realtime', '/v1/stream'] as const;
 

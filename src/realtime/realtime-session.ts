@@ -9,7 +9,7 @@
 // waits for the next. Audio is never written anywhere.
 import { audioContextFor, type Engine } from '../engine/engine.js';
 import type { TranscribeOptions } from '../engine/engine.js';
-import type { ModelId } from '../pipeline/transcription-request.js';
+import type { ModelId } from '../domain/model-ids.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { KeyStore } from '../store/key-store.js';

@@ -1,5 +1,5 @@
 // Realtime concurrency per project (tenant), across both paths and every process serving the
-// listener on one database (DESIGN.md decision 9): builder 2 sessions of which 1 with speakers, payg
+// listener on one database (docs/DESIGN.md decision 9): builder 2 sessions of which 1 with speakers, payg
 // 10 and 2, enterprise 50 and 10. A session holds its seats from `ready` to its close; a start over
 // the limit is refused before any audio with 1013. Seats live in the RealtimeSeatStore; a release the
 // store could not take (an outage) is retried before the next take, so a seat is never kept for good.

@@ -1,11 +1,11 @@
-// The realtime `start` message (DESIGN.md "Interfaces that scripts rely on"), validated field by
+// The realtime `start` message (docs/DESIGN.md "Interfaces that scripts rely on"), validated field by
 // field before the session is accepted and before any audio is taken:
 //   {"type":"start","api_key":"svc_...","streaming_mode":"realtime",
 //    "audio":{"encoding":"pcm16","sample_rate":16000,"channels":1},"language":"en",
 //    "diarization":{"enabled":true},"event_schema":"svc-agent-v1","session_id":"<unique>"}
 // `model` (svc-medical-1 default, or svc-medical-edge-1) is optional. Unknown fields are refused.
-import { LANGUAGE_FAMILIES, type LanguageFamily } from '../pipeline/languages.js';
-import { MODEL_IDS, type ModelId } from '../pipeline/transcription-request.js';
+import { LANGUAGE_FAMILIES, type LanguageFamily } from '../domain/language-families.js';
+import { FLAGSHIP_MODEL, MODEL_IDS, type ModelId } from '../domain/model-ids.js';
 import { invalidStart } from './realtime-errors.js';
 
 export const EVENT_SCHEMA = 'svc-agent-v1';
@@ -58,5 +58,5 @@ export function parseStart(frame: Uint8Array): StartMessage {
   if (m.event_schema !== EVENT_SCHEMA) throw invalidStart(`event_schema must be "${EVENT_SCHEMA}"`);
   if (typeof m.session_id !== 'string' || !SESSION_ID.test(m.session_id)) throw invalidStart('session_id must be 1 to 128 letters, digits or . _ : -');
   if (m.model !== undefined && !(MODEL_IDS as readonly string[]).includes(m.model as string)) throw invalidStart(`model must be one of ${MODEL_IDS.join(', ')}`);
-  return { apiKey: m.api_key, language: m.language as LanguageFamily, diarization, sessionId: m.session_id, model: (m.model as ModelId | undefined) ?? 'svc-medical-1' };
+  return { apiKey: m.api_key, language: m.language as LanguageFamily, diarization, sessionId: m.session_id, model: (m.model as ModelId | undefined) ?? FLAGSHIP_MODEL };
 }

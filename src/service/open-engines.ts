@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import type { ServiceConfig } from '../config/service-config.js';
 import { Engine } from '../engine/engine.js';
 import { pipelineStages, type PipelineEngines } from '../pipeline/pipeline-engine.js';
-import type { ModelId } from '../pipeline/transcription-request.js';
+import { EDGE_MODEL, FLAGSHIP_MODEL, type ModelId } from '../domain/model-ids.js';
 
 export interface OpenedEngines {
   engines: Record<ModelId, Engine>;
@@ -34,18 +34,18 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
     return engine;
   };
   try {
-    const main = await open(config.models['svc-medical-1']);
-    const edge = await open(config.models['svc-medical-edge-1']);
+    const main = await open(config.models[FLAGSHIP_MODEL]);
+    const edge = await open(config.models[EDGE_MODEL]);
     const build = (engine: Engine, file: string) =>
       `whisper.cpp-1.9.1/${engine.header.arch}-${engine.header.weightType}/${basename(file)}`;
     const stageOptions = { vad: config.vad.enabled };
     let closed = false;
     return {
-      engines: { 'svc-medical-1': main, 'svc-medical-edge-1': edge },
-      stages: { 'svc-medical-1': pipelineStages(main, stageOptions), 'svc-medical-edge-1': pipelineStages(edge, stageOptions) },
+      engines: { [FLAGSHIP_MODEL]: main, [EDGE_MODEL]: edge },
+      stages: { [FLAGSHIP_MODEL]: pipelineStages(main, stageOptions), [EDGE_MODEL]: pipelineStages(edge, stageOptions) },
       modelBuilds: {
-        'svc-medical-1': build(main, config.models['svc-medical-1']),
-        'svc-medical-edge-1': build(edge, config.models['svc-medical-edge-1']),
+        [FLAGSHIP_MODEL]: build(main, config.models[FLAGSHIP_MODEL]),
+        [EDGE_MODEL]: build(edge, config.models[EDGE_MODEL]),
       },
       assertOpen: () => {
         if (closed) throw new EnginesClosedError();

@@ -10,7 +10,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceRole } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
-import type { ModelId } from '../pipeline/transcription-request.js';
+import type { ModelId } from '../domain/model-ids.js';
 import type { BlockReason } from '../billing/billing-decision.js';
 import type { JobCounts } from '../store/job-store.js';
 import type { PoolTotals, SafetyCounters, UsageEvent, UsagePool } from '../store/usage-record.js';

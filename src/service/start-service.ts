@@ -1,4 +1,4 @@
-// Wires one service process for its role (config.role; DESIGN.md "Wave 2 decisions", scale-out):
+// Wires one service process for its role (config.role; docs/DESIGN.md "Scale-out"):
 //   api     the HTTP API: accepts, validates and stores requests; answers inline transcriptions
 //           itself (the contract's synchronous 200, so it runs the engines too);
 //   worker  claims and runs jobs, delivers webhooks, sweeps; its listener serves health and metrics;

@@ -1,21 +1,10 @@
 // The pure half of a JobStore, shared by its implementations so that every store writes the same new
 // row, takes the same decisions on a row it has read (may this caller fail it, what does `complete`
 // answer, which blobs does a failure release) and returns the same records. No database here.
-import {
-  JOB_MODEL,
-  JOB_STATUSES,
-  type CompleteOutcome,
-  type DecorationStatus,
-  type FinalResult,
-  type JobFailureCode,
-  type JobRecord,
-  type JobStatus,
-  type NewJob,
-  type ReleasedBlobs,
-  type UploadState,
-} from './job-store.js';
+import { JOB_MODEL, type CompleteOutcome, type FinalResult, type JobRecord, type NewJob, type ReleasedBlobs, type UploadState } from './job-store.js';
 import { randomBase62 } from './random-id.js';
 
+import { JOB_STATUSES, type DecorationStatus, type JobFailureCode, type JobStatus } from '../domain/job-statuses.js';
 /** A row of `jobs`; `request` and `progress` are JSON text, *_ms columns integers. */
 export interface JobRow {
   id: string;

@@ -11,26 +11,12 @@
 // succeeded row as on a running one, and `endDecoration` replaces the stored result. A worker that
 // dies mid-decoration loses its lease as any lease is lost (expiry, or its instance reaped), and
 // `claimDecoration` hands the decoration to another worker: it is resumed, never stuck.
+import { FLAGSHIP_MODEL } from '../domain/model-ids.js';
+import type { DecorationStatus, JobFailureCode, JobStatus } from '../domain/job-statuses.js';
 import type { MeteredWork } from './usage-record.js';
 
-export const JOB_STATUSES = ['awaiting_upload', 'accepted', 'running', 'succeeded', 'failed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
-/** The statuses of a job once its audio is stored (what a job accepted with its upload can be in). */
-export const ACCEPTED_JOB_STATUSES = JOB_STATUSES.filter((s) => s !== 'awaiting_upload') as readonly Exclude<JobStatus, 'awaiting_upload'>[];
-
 /** The model a job's envelope names: the service's, whichever engine (`request.model`) transcribes it. */
-export const JOB_MODEL = 'svc-medical-1';
-
-export const JOB_FAILURE_CODES = ['audio_too_long', 'audio_undecodable', 'internal_error', 'job_expired'] as const;
-export type JobFailureCode = (typeof JOB_FAILURE_CODES)[number];
-
-/**
- * Work pending on a succeeded job's result: `processing` while a worker decorates it (or one may
- * claim it to), `unavailable` when the decoration ended without being attached (the undecorated
- * result stands). Null on every other job, and once a decoration is attached.
- */
-export const DECORATION_STATUSES = ['processing', 'unavailable'] as const;
-export type DecorationStatus = (typeof DECORATION_STATUSES)[number];
+export const JOB_MODEL = FLAGSHIP_MODEL;
 
 /**
  * The presigned upload slot of a `POST /v1/jobs` job: `none` for jobs created with their audio,

@@ -5,7 +5,7 @@ export type Plan = (typeof PLANS)[number];
 
 export const ENTITLEMENTS = ['patterns', 'language_detection'] as const;
 export type Entitlement = (typeof ENTITLEMENTS)[number];
-/** What a new key gets unless told otherwise (DESIGN.md: language detection on, patterns off). */
+/** What a new key gets unless told otherwise (docs/DESIGN.md decision 2: language detection on, patterns off). */
 export const DEFAULT_ENTITLEMENTS: readonly Entitlement[] = ['language_detection'];
 
 export const BILLING_STATES = ['active', 'paused'] as const;

@@ -2,7 +2,7 @@
 // message that names the field; returns the normalized value.
 import { KeyStoreError } from './key-store-error.js';
 import { BILLING_STATES, ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from './key-store.js';
-import { LANGUAGE_FAMILIES, LANGUAGE_TAG_SYNTAX } from './language-families.js';
+import { LANGUAGE_FAMILIES, LANGUAGE_TAG_SYNTAX } from '../domain/language-families.js';
 
 export const MAX_DICTIONARY_TERMS = 1000;
 export const MAX_DICTIONARY_TERM_LENGTH = 96;

@@ -1,5 +1,5 @@
 // Realtime seats: which sessions each project (tenant) holds open, shared by every process serving
-// the realtime listener on one database, so a plan's limit holds across processes (DESIGN.md
+// the realtime listener on one database, so a plan's limit holds across processes (docs/DESIGN.md
 // decision 9) and not once per process. A seat names the instance that holds it
 // (src/store/instance-registry.ts): only seats of live instances count, so a process that dies with
 // sessions open gives their seats back when its heartbeat expires, and rows of instances gone from

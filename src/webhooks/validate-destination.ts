@@ -1,7 +1,7 @@
 // The full destination check of webhook rule 8, run at request time and again before every attempt:
 // syntax, port 443, then every address the host resolves to must be public. The result names the one
 // address the attempt must connect to, so the check and the connection see the same answer.
-import { checkWebhookUrlSyntax } from '../pipeline/webhook-url.js';
+import { checkWebhookUrlSyntax } from '../contract/webhook-url.js';
 import type { DestinationPolicy } from './destination-policy.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
 import { classifyAddress, type ClassifiedAddress } from './public-address.js';

@@ -5,12 +5,13 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
 import { JOB_EVENT_TYPES, JOB_FAILED_EVENT_TYPE, JOB_SUCCEEDED_EVENT_TYPE, jobFailedEvent, jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { API_ERROR_CODES } from '../../src/api/api-error.js';
-import { LANGUAGE_FAMILIES } from '../../src/pipeline/languages.js';
-import { TRANSLATION_FORMATS } from '../../src/pipeline/translation-request.js';
-import { DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../../src/store/job-store.js';
-import { MODEL_IDS, PROFILES, RESPONSE_FORMATS, TRANSCRIPTION_FIELDS } from '../../src/pipeline/transcription-request.js';
+import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
+import { TRANSLATION_FORMATS } from '../../src/contract/translation-request.js';
+import { DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../../src/domain/job-statuses.js';
+import { PROFILES, RESPONSE_FORMATS, TRANSCRIPTION_FIELDS } from '../../src/contract/transcription-request.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
+import { MODEL_IDS } from '../../src/domain/model-ids.js';
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 type Json = Record<string, unknown>;
 

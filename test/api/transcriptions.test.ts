@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import OpenAI, { toFile } from 'openai';
-import { LANGUAGE_FAMILIES } from '../../src/pipeline/languages.js';
+import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
 import { encodeAs, pngImage, randomBytesFile, speechWav, truncatedCopy } from '../helpers/audio-fixtures.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 

@@ -1,8 +1,8 @@
-// Layering (DESIGN.md "Layout"), lowest first: native < engine, audio, models, store < config <
-// pipeline < jobs < webhooks, realtime < api < service < cli. An import stays in its layer or goes
-// down, never up; and HTTP stays at the edge: no layer below src/api imports it (each layer throws its
-// own typed errors, which only src/api/error-mapping.ts turns into statuses). Type-only imports count:
-// a type from a higher layer ties the lower one to it all the same.
+// Layering (docs/DESIGN.md "Layout"), lowest first: native < domain < engine, audio, models, store <
+// config, billing < pipeline < contract < jobs < webhooks, realtime < api < service < cli. An import
+// stays in its layer or goes down, never up; and HTTP stays at the edge: no layer below src/api
+// imports it (each layer throws its own typed errors, which only src/api/error-mapping.ts turns into
+// statuses). Type-only imports count: a type from a higher layer ties the lower one to it all the same.
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { importsOf, readImports, sourceFiles, type SourceImport } from '../helpers/source-imports.js';
@@ -11,6 +11,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Each folder under src/ by rank; peers share one. native/ is C++ outside src/, below all of these. */
 const LAYER_RANK: Readonly<Record<string, number>> = {
+  domain: 0,
   engine: 1,
   audio: 1,
   models: 1,
@@ -18,12 +19,13 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   config: 2,
   billing: 2,
   pipeline: 3,
-  jobs: 4,
-  webhooks: 5,
-  realtime: 5,
-  api: 6,
-  service: 7,
-  cli: 8,
+  contract: 4,
+  jobs: 5,
+  webhooks: 6,
+  realtime: 6,
+  api: 7,
+  service: 8,
+  cli: 9,
 };
 const API_RANK = LAYER_RANK.api;
 /** The package entry: it re-exports the library's surface from whichever layer holds it. */
@@ -57,7 +59,7 @@ t.test('the scan sees the source tree and its imports', async (t) => {
     'a known import is found',
   );
   const unranked = [...new Set(files.filter((file) => file !== PACKAGE_ENTRY).map(layerOf))].filter((layer) => !(layer in LAYER_RANK));
-  t.same(unranked, [], 'every folder under src/ has a place in the layer order (add a new one to LAYER_RANK and DESIGN.md)');
+  t.same(unranked, [], 'every folder under src/ has a place in the layer order (add a new one to LAYER_RANK and docs/DESIGN.md "Layout")');
 });
 
 t.test('the check itself fails on what it forbids', async (t) => {

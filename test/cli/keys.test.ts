@@ -1,4 +1,4 @@
-// The admin commands through a real child process, as scripts use them (DESIGN.md "Interfaces that
+// The admin commands through a real child process, as scripts use them (docs/DESIGN.md "Interfaces that
 // scripts rely on"): `keys create --json` prints exactly {"key","id","tenant"}; `keys list --json`
 // never prints a key; exit codes; stdin for dictionaries. Finer cases: admin-commands.test.ts.
 import { spawnSync } from 'node:child_process';

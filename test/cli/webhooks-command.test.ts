@@ -1,6 +1,7 @@
-// `svc-stt webhooks secret ...` through a real child process, as scripts use it (DESIGN.md: `create
-// --json` prints exactly {"secret","version"}): the printed secret is the one the server signs with,
-// listings carry no secret material, exit codes 1 (refused) and 2 (command line).
+// `svc-stt webhooks secret ...` through a real child process, as scripts use it (docs/DESIGN.md
+// "Interfaces that scripts rely on": `create --json` prints exactly {"secret","version"}): the printed
+// secret is the one the server signs with, listings carry no secret material, exit codes 1 (refused)
+// and 2 (command line).
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { decodeAudio } from '../../src/audio/index.js';
 import { Engine, type TranscribeOptions } from '../../src/engine/engine.js';
 import type { Transcript } from '../../src/engine/transcript.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
-import { parseLanguageTag } from '../../src/pipeline/languages.js';
+import { parseLanguageTag } from '../../src/domain/language-families.js';
 import { pipelineStages } from '../../src/pipeline/pipeline-engine.js';
 import { runTranscription } from '../../src/pipeline/run-transcription.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

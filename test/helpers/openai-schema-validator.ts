@@ -1,7 +1,7 @@
 // OpenAI's own published schemas for the audio and model routes (../shared/spec/openai-audio-openapi.json,
 // MIT) as an ajv validator: `openAiErrors(name, value)` lists where a real response breaks OpenAI's
 // `components.schemas[name]`. The one documented difference is applied to a copy of the schema, never
-// to the responses: segment ids are strings here (the contract's type wins; DESIGN.md, Wave 2 decisions).
+// to the responses: segment ids are strings here (the contract's type wins; docs/DESIGN.md "OpenAI compatibility").
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL 15 cluster for tests (DESIGN.md "Dependencies"): initdb into a temp dir,
+// A throwaway PostgreSQL 15 cluster for tests (docs/DESIGN.md "Dependencies"): initdb into a temp dir,
 // a free loopback port, no password (trust), removed afterwards. It never touches the cluster the
 // Debian package may have created (/var/lib/postgresql/15/main, port 5432).
 //

@@ -1,4 +1,4 @@
-// A throwaway S3-compatible server for tests (DESIGN.md "Dependencies"): s3rver on a free loopback
+// A throwaway S3-compatible server for tests (docs/DESIGN.md "Dependencies"): s3rver on a free loopback
 // port, its data in a temp dir removed afterwards, one bucket created at start. s3rver accepts the
 // access key id and secret 'S3RVER'; it stores POST uploads without enforcing their policy and
 // ignores conditional PUT headers, so tests check what our code signs and does, not its enforcement.

@@ -19,7 +19,7 @@ import type { ServiceConfig } from '../../src/config/service-config.js';
 import { MAX_DECORATION_ATTEMPTS } from '../../src/jobs/job-decoration.js';
 import { serializeJobRequest } from '../../src/jobs/job-request.js';
 import { JobRunner } from '../../src/jobs/job-runner.js';
-import { parseLanguageTag } from '../../src/pipeline/languages.js';
+import { parseLanguageTag } from '../../src/domain/language-families.js';
 import type { PipelineEngines } from '../../src/pipeline/pipeline-engine.js';
 import type { Diarize } from '../../src/pipeline/speaker-stage.js';
 import { openEngines, type OpenedEngines } from '../../src/service/open-engines.js';

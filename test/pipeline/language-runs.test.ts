@@ -7,7 +7,7 @@ import t from 'tap';
 import { UTTERANCE_PAUSE_SECONDS, chooseLanguage, collapseRuns, fillUndetected, utterancesOf } from '../../src/pipeline/language-runs.js';
 import { planLanguage, speechBearingWindows, type DetectLanguage } from '../../src/pipeline/language-stage.js';
 import { UnsupportedDetectedLanguage } from '../../src/pipeline/pipeline-errors.js';
-import { parseLanguageTag } from '../../src/pipeline/languages.js';
+import { parseLanguageTag } from '../../src/domain/language-families.js';
 
 const RATE = 16_000;
 const EN = { en: 0.91, es: 0.03, de: 0.02, it: 0.01 };

@@ -7,7 +7,7 @@ import type { TranscriptToken } from '../../src/engine/transcript.js';
 import { SOFT_JOINABLE, SOFT_SEPARATING } from '../../src/pipeline/patterns/pattern-matcher.js';
 import { addPatternTallies, applyPatterns, patternsBlock, shiftPatternTally } from '../../src/pipeline/pattern-stage.js';
 import { patternPrograms } from '../../src/pipeline/patterns.js';
-import type { RecognisedSegment } from '../../src/pipeline/recognise-stage.js';
+import type { RecognisedSegment } from '../../src/pipeline/recognised-segment.js';
 import { recogniseRuns } from '../../src/pipeline/recognise-stage.js';
 import { readText } from '../../src/pipeline/token-reading.js';
 import { wordsOfSegment } from '../../src/pipeline/words.js';

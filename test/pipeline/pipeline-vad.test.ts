@@ -4,7 +4,7 @@
 import t from 'tap';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
-import { LANGUAGE_FAMILIES } from '../../src/pipeline/languages.js';
+import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
 import { UnsupportedDetectedLanguage } from '../../src/pipeline/pipeline-errors.js';
 import { transcribePcm } from '../../src/pipeline/transcribe-pcm.js';
 import { soxSignal, speechWithSilences, type SpeechSpan } from '../helpers/speech-with-silences.js';

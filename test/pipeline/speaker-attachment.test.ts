@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { SpeakerDiarization } from '../../src/engine/speaker-diarizer.js';
 import type { TranscriptToken } from '../../src/engine/transcript.js';
-import type { RecognisedSegment } from '../../src/pipeline/recognise-stage.js';
+import type { RecognisedSegment } from '../../src/pipeline/recognised-segment.js';
 import { attachSpeakers, attachSpeakersToShaped, unattributed, voiceAt } from '../../src/pipeline/speaker-attachment.js';
 import { wordsFromSegments } from '../../src/pipeline/words.js';
 

@@ -8,12 +8,13 @@ import WebSocket from 'ws';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { startRealtimeListener } from '../../src/realtime/realtime-listener.js';
-import { CLOSE_BACKPRESSURE, openTransport, type RealtimeConnection } from '../../src/realtime/transport/transport.js';
+import { CLOSE_BACKPRESSURE, type RealtimeConnection } from '../../src/realtime/transport/transport.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { testModelPath } from '../helpers/test-models.js';
 
+import { openTransport } from '../../src/realtime/transport/open-transport.js';
 let svc: TestService;
 let engine: Engine;
 let speech: Uint8Array;

@@ -3,7 +3,7 @@
 // a real DNS server on loopback, so the resolver, the wire answers and the refusals are all real.
 import t, { type Test } from 'tap';
 import { UnprocessableRequest } from '../../src/pipeline/pipeline-errors.js';
-import { validateWebhookUrl } from '../../src/pipeline/webhook-url.js';
+import { validateWebhookUrl } from '../../src/contract/webhook-url.js';
 import type { DestinationPolicy } from '../../src/webhooks/destination-policy.js';
 import { DestinationRefusedError } from '../../src/webhooks/destination-refused-error.js';
 import { createDestinationValidator, type ValidatedDestination } from '../../src/webhooks/validate-destination.js';

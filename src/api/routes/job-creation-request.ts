@@ -5,17 +5,18 @@
 // entitlement 403. Messages name only our own field names, never request content.
 import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
 import { DEFAULT_MAX_SPEAKERS, type StoredJobRequest } from '../../jobs/job-request.js';
-import { MAX_LANGUAGE_HINTS, parseLanguageTag, type LanguageTag } from '../../pipeline/languages.js';
+import { MAX_LANGUAGE_HINTS } from '../../pipeline/languages.js';
 import { MAX_SPEAKERS } from '../../pipeline/speaker-attachment.js';
 import { parsePatterns } from '../../pipeline/patterns.js';
-import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, PROFILES, RESPONSE_FORMATS, omittedLanguage, type LanguageChoice, type Profile, type ResponseFormat } from '../../pipeline/transcription-request.js';
-import { parsePrompt } from '../../pipeline/prompt-field.js';
+import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, PROFILES, RESPONSE_FORMATS, omittedLanguage, type LanguageChoice, type Profile, type ResponseFormat } from '../../contract/transcription-request.js';
+import { parsePrompt } from '../../contract/prompt-field.js';
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
-import { validateWebhookUrl } from '../../pipeline/webhook-url.js';
+import { validateWebhookUrl } from '../../contract/webhook-url.js';
 import { JOB_MODEL } from '../../store/job-store.js';
 import type { ApiKeyRecord } from '../../store/key-store.js';
 import { ApiError } from '../api-error.js';
 
+import { parseLanguageTag, type LanguageTag } from '../../domain/language-families.js';
 export const MAX_JOB_UPLOAD_BYTES = 1_073_741_824;
 export const MAX_FILENAME = 255;
 export const MAX_CONTENT_TYPE = 100;

@@ -27,7 +27,7 @@ export function resultExpired(job: JobRecord, nowMs: number): boolean {
   return job.status === 'succeeded' && (job.resultPath === null || (job.resultExpiresAtMs !== null && job.resultExpiresAtMs <= nowMs));
 }
 
-/** The job envelope's advisory floor (DESIGN.md decision 1); shorter audio is still transcribed. */
+/** The job envelope's advisory floor (docs/DESIGN.md decision 1); shorter audio is still transcribed. */
 export const MIN_AUDIO_SECONDS_ADVISORY = 30;
 
 /** The `object` of a job envelope. */

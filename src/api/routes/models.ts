@@ -4,10 +4,11 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { MODEL_IDS, MODEL_OWNER, type ModelId } from '../../pipeline/transcription-request.js';
+import { MODEL_OWNER } from '../../contract/transcription-request.js';
 import { ApiError } from '../api-error.js';
 import { LIST_MODELS_SCHEMA, RETRIEVE_MODEL_SCHEMA } from './model-schemas.js';
 
+import { MODEL_IDS, type ModelId } from '../../domain/model-ids.js';
 export const MODELS_PATH = '/v1/models';
 
 export interface ModelRouteDeps {

@@ -9,9 +9,9 @@
 // ends. A client that hangs up stops the decoding.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { STREAM_EVENT_TYPES, verboseBody, type ResponseContext } from '../../pipeline/response-body.js';
+import { STREAM_EVENT_TYPES, verboseBody, type ResponseContext } from '../../contract/response-body.js';
 import type { TranscriptionOutcome } from '../../pipeline/run-transcription.js';
-import type { ResponseFormat } from '../../pipeline/transcription-request.js';
+import type { ResponseFormat } from '../../contract/transcription-request.js';
 import type { TextDelta } from '../../pipeline/text-deltas.js';
 import { mapError } from '../error-mapping.js';
 

@@ -12,11 +12,11 @@ import { EngineError, isAbortError } from '../../engine/engine-errors.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
 import { logJobCreated } from '../../jobs/job-audit.js';
 import { serializeJobRequest } from '../../jobs/job-request.js';
-import { responseBody } from '../../pipeline/response-body.js';
+import { responseBody } from '../../contract/response-body.js';
 import type { PipelineEngines } from '../../pipeline/pipeline-engine.js';
 import { runTranscription } from '../../pipeline/run-transcription.js';
-import { parseTranscriptionFields, type ModelId, type TranscriptionRequest } from '../../pipeline/transcription-request.js';
-import { parseTranslationFields } from '../../pipeline/translation-request.js';
+import { parseTranscriptionFields, type TranscriptionRequest } from '../../contract/transcription-request.js';
+import { parseTranslationFields } from '../../contract/translation-request.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../../store/idempotency-store.js';
 import { JOB_MODEL, type JobStore } from '../../store/job-store.js';
@@ -35,6 +35,7 @@ import { streamedAnswer } from './transcription-stream.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
 import { CREATE_TRANSCRIPTION_SCHEMA, CREATE_TRANSLATION_SCHEMA } from './transcription-schemas.js';
 
+import { type ModelId } from '../../domain/model-ids.js';
 export interface TranscriptionRouteDeps {
   config: ServiceConfig;
   engines: Record<ModelId, Engine>;

@@ -59,18 +59,3 @@ export const CLOSE_TOO_BIG = 1009;
 export const CLOSE_GOING_AWAY = 1001;
 /** Outgoing buffer full: the client does not read its events (the connection is cut, not closed politely). */
 export const CLOSE_BACKPRESSURE = 4430;
-
-/**
- * The transport to serve with: `uws` where its binary loads, else `ws`. `preference` forces one
- * (`ws` always loads; `uws` throws where its binary does not).
- */
-export async function openTransport(preference: 'auto' | TransportName = 'auto'): Promise<RealtimeTransport> {
-  if (preference !== 'ws') {
-    const { loadUwsTransport } = await import('./uws-transport.js');
-    const uws = loadUwsTransport();
-    if (uws) return uws;
-    if (preference === 'uws') throw new Error('uWebSockets.js has no binary for this platform and Node.js version');
-  }
-  const { wsTransport } = await import('./ws-transport.js');
-  return wsTransport;
-}

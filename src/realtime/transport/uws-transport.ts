@@ -1,4 +1,4 @@
-// The uWebSockets.js transport (the pinned republish @trufflesuite/uws-js-unofficial, DESIGN.md
+// The uWebSockets.js transport (the pinned republish @trufflesuite/uws-js-unofficial, docs/DESIGN.md
 // "Dependencies"). Its binary is loaded directly rather than through the package's entry point,
 // which silently falls back to a JavaScript implementation: here a missing binary means the `ws`
 // transport, chosen and logged by us.

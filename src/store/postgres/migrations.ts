@@ -12,7 +12,7 @@
 // transaction that first takes a transaction-scoped advisory lock (released by COMMIT or ROLLBACK,
 // so a pooled connection can never keep it), so a step runs exactly once and a process never sees
 // a half-built schema.
-import type { Queryable } from './database.js';
+import type { Queryable } from './queryable.js';
 
 export interface Migration {
   version: number;

@@ -6,8 +6,9 @@ import { DEFAULT_PERIOD_START_DAY, type BillingSettingsStore, type KeyBilling, t
 import { keyNotFound } from '../key-record.js';
 import type { Plan } from '../key-store.js';
 import { validatePlan } from '../key-validation.js';
-import type { PostgresDatabase, Queryable } from './database.js';
+import type { PostgresDatabase } from './database.js';
 
+import type { Queryable } from './queryable.js';
 const START_DAY = 'period_start_day';
 
 export class PgBillingSettingsStore implements BillingSettingsStore {

@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { JOB_ID } from '../blob-names.js';
 import type { JobNotice, JobNotices } from '../job-notices.js';
-import type { Queryable } from './database.js';
+import type { Queryable } from './queryable.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE_DELAY_MS } from './database.js';
 
 export const JOB_NOTICE_CHANNEL = 'svc_stt_jobs';

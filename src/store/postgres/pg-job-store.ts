@@ -30,26 +30,13 @@ import {
   type FailFrom,
   type JobRow,
 } from '../job-record.js';
-import type {
-  ChunkProgress,
-  CompleteOutcome,
-  DecorationOutcome,
-  JobCounts,
-  JobStatus,
-  FinalResult,
-  JobRecord,
-  JobStore,
-  JobStoreOptions,
-  NewJob,
-  OutboxEvent,
-  PendingDecoration,
-  ReleasedBlobs,
-  Retention,
-} from '../job-store.js';
+import type { ChunkProgress, CompleteOutcome, DecorationOutcome, JobCounts, FinalResult, JobRecord, JobStore, JobStoreOptions, NewJob, OutboxEvent, PendingDecoration, ReleasedBlobs, Retention } from '../job-store.js';
 import type { MeteredWork } from '../usage-record.js';
-import type { PostgresDatabase, Queryable } from './database.js';
+import type { PostgresDatabase } from './database.js';
 import { addReviewRequired, recordUsage } from './pg-usage-ledger.js';
 
+import type { JobStatus } from '../../domain/job-statuses.js';
+import type { Queryable } from './queryable.js';
 export class PgJobStore implements JobStore {
   private readonly instanceId: string | null;
 

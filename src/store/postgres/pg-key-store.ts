@@ -4,8 +4,9 @@ import { isPublicKeyId, parsePresentedKey } from '../api-key-secret.js';
 import { keyNotFound, keyPatchColumns, keyRecordOf, newKeyRow, presentedKeyMatches, type KeyRow, type NewKeyRow } from '../key-record.js';
 import type { ApiKeyRecord, CreateKeyOptions, KeyPatch, KeyStore } from '../key-store.js';
 import { validateDictionaryTerms, validateLanguageFamily } from '../key-validation.js';
-import type { PostgresDatabase, Queryable } from './database.js';
+import type { PostgresDatabase } from './database.js';
 
+import type { Queryable } from './queryable.js';
 export class PgKeyStore implements KeyStore {
   constructor(private readonly db: PostgresDatabase) {}
 

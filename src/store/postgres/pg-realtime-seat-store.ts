@@ -2,8 +2,9 @@
 // advisory lock on the tenant, so processes racing for a project's last seat take turns; other
 // projects' starts do not wait.
 import { seatOutcome, type HeldSeats, type RealtimeSeatStore, type SeatClaim, type SeatLimits, type SeatOutcome, type SeatStoreOptions } from '../realtime-seat-store.js';
-import type { PostgresDatabase, Queryable } from './database.js';
+import type { PostgresDatabase } from './database.js';
 
+import type { Queryable } from './queryable.js';
 /** Keeps the seat locks apart from other advisory locks (the migration lock's key is a bigint). */
 const LOCK_CLASS = 'realtime_seats:';
 

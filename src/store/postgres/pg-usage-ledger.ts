@@ -16,8 +16,9 @@ import {
   type UsageStanding,
 } from '../usage-record.js';
 import { POOL_TOTALS_ORDER, POOL_TOTALS_SELECT, poolTotalsOf, REPORT_GROUPING, REPORT_SELECT, standingOf, usageLineOf, type PoolTotalsRow, type UsageLineRow } from '../usage-report-row.js';
-import type { PostgresDatabase, Queryable } from './database.js';
+import type { PostgresDatabase } from './database.js';
 
+import type { Queryable } from './queryable.js';
 /** Keeps the ledger's locks apart from other advisory locks. */
 const LOCK_CLASS = 'usage_events:';
 

@@ -6,8 +6,9 @@
 import { isPublicKeyId } from '../api-key-secret.js';
 import { openSigningKey, sealNewVersion, secretRefusal, secretSummaryOf, supersededAt, type SecretRow, type SecretSummaryRow } from '../webhook-secret-record.js';
 import type { WebhookSecretStore, WebhookSecretSummary } from '../webhook-secret-store.js';
-import type { PostgresDatabase, Queryable } from './database.js';
+import type { PostgresDatabase } from './database.js';
 
+import type { Queryable } from './queryable.js';
 export class PgWebhookSecretStore implements WebhookSecretStore {
   constructor(
     private readonly db: PostgresDatabase,

@@ -5,22 +5,7 @@ import { leaseOfDeadInstance } from '../instance-record.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type { MeteredWork } from '../usage-record.js';
 import { UsageRecorder } from './sqlite-usage-ledger.js';
-import type {
-  ChunkProgress,
-  CompleteOutcome,
-  DecorationOutcome,
-  JobCounts,
-  JobStatus,
-  FinalResult,
-  OutboxEvent,
-  JobRecord,
-  PendingDecoration,
-  JobStore,
-  JobStoreOptions,
-  NewJob,
-  ReleasedBlobs,
-  Retention,
-} from '../job-store.js';
+import type { ChunkProgress, CompleteOutcome, DecorationOutcome, JobCounts, FinalResult, OutboxEvent, JobRecord, PendingDecoration, JobStore, JobStoreOptions, NewJob, ReleasedBlobs, Retention } from '../job-store.js';
 import {
   DECORATION_CLAIM_ORDER,
   LEASED_WORK,
@@ -43,6 +28,7 @@ import {
   type JobRow,
 } from '../job-record.js';
 
+import type { JobStatus } from '../../domain/job-statuses.js';
 export class SqliteJobStore implements JobStore {
   private readonly insert: Statement<[Record<string, unknown>]>;
   private readonly selectOwned: Statement<[string, string], JobRow>;

@@ -1,4 +1,4 @@
-// Looks through server logs for what they must never hold (DESIGN.md reliability rules, contract
+// Looks through server logs for what they must never hold (docs/DESIGN.md "Reliability rules", contract
 // rule "events never contain transcript text, filenames"): API keys, webhook signing secrets,
 // transcript text, uploaded file names. Keys and secrets are found by their shapes, so every key any
 // test made is covered whether or not it was recorded; recorded canaries (test-logs.ts) add exact

@@ -1,5 +1,5 @@
 // What every answer of the service must satisfy, whatever was sent (the contract's Errors section and
-// DESIGN.md decision 4): no 5xx but the documented 503s, every error exactly the envelope
+// docs/DESIGN.md decision 4): no 5xx but the documented 503s, every error exactly the envelope
 // {"error":{"code","message"}} — or S3's XML <Error> document on the presigned upload route — and no
 // message quoting the request.
 import { ECHO_CANARY } from './hostile-values.js';

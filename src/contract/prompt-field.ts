@@ -2,7 +2,7 @@
 // of the vocabulary terms, and under the same safety check (prompted-recognition.ts). whisper keeps the
 // last 224 tokens of a prompt; MAX_PROMPT_CHARACTERS keeps a prompt within about that, so what is sent
 // is what is used.
-import { UnprocessableRequest } from './pipeline-errors.js';
+import { UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 
 export const MAX_PROMPT_CHARACTERS = 800;
 

@@ -5,12 +5,13 @@
 // transcript this route does not make (speakers, word times, vocabulary audit, patterns, streaming)
 // are refused, never ignored.
 import type { ApiKeyRecord } from '../store/key-store.js';
-import { InvalidRequestField, UnprocessableRequest } from './pipeline-errors.js';
+import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { isChunkingStrategyField } from './chunking-strategy.js';
 import { parsePrompt } from './prompt-field.js';
-import { MODEL_IDS, oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type ResponseFormat, type TranscriptionRequest } from './transcription-request.js';
+import { oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type ResponseFormat, type TranscriptionRequest } from './transcription-request.js';
 import { validateWebhookUrl } from './webhook-url.js';
 
+import { MODEL_IDS } from '../domain/model-ids.js';
 /** OpenAI's translation formats: no diarized_json (translations carry no speakers). */
 export const TRANSLATION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const satisfies readonly ResponseFormat[];
 export const DEFAULT_TRANSLATION_FORMAT = 'json' satisfies (typeof TRANSLATION_FORMATS)[number];

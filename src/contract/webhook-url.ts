@@ -2,7 +2,7 @@
 // no fragment, at most 2,048 characters. The port and the addresses are the webhooks feature's
 // (src/webhooks/validate-destination.ts): with SVC_WEBHOOK_ALLOW_LOOPBACK a loopback destination
 // may use any port, which only the resolved addresses can tell.
-import { UnprocessableRequest } from './pipeline-errors.js';
+import { UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 

@@ -2,12 +2,14 @@
 // `verbose_json` and `diarized_json`, with every required field of the contract.
 import { openAiSegmentFields } from './openai-segment-fields.js';
 import { isSubtitleFormat, subtitles } from './subtitles.js';
-import type { ModelId, ResponseFormat, Task } from './transcription-request.js';
-import type { TranscriptionOutcome } from './run-transcription.js';
-import { patternsBlock } from './pattern-stage.js';
-import { disabledVocabularyAudit } from './vocabulary-audit.js';
-import { wordsFromSegments } from './words.js';
+import type { ResponseFormat } from './transcription-request.js';
+import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { patternsBlock } from '../pipeline/pattern-stage.js';
+import { disabledVocabularyAudit } from '../pipeline/vocabulary-audit.js';
+import { wordsFromSegments } from '../pipeline/words.js';
 
+import type { ModelId } from '../domain/model-ids.js';
+import type { Task } from '../domain/tasks.js';
 export const API_VERSION = '2026-07-27';
 /** `metadata.runtime` of every transcript. */
 export const RUNTIME_NAME = 'svc-runtime';

@@ -1,7 +1,7 @@
 // The `srt` and `vtt` response formats: one cue per transcript segment, with the segment's speaker as
 // a voice when speakers were attached (WebVTT's `<v A>` voice span; SubRip has none, so `A: ` leads
 // the text). A segment nobody is attributed to has no voice. Times are the segments' own.
-import { UNATTRIBUTED_SPEAKER } from './speaker-attachment.js';
+import { UNATTRIBUTED_SPEAKER } from '../pipeline/speaker-attachment.js';
 import type { ResponseFormat } from './transcription-request.js';
 
 export interface SubtitleCue {

@@ -3,17 +3,18 @@
 // a malformed field or unsupported model option 400, an unsupported language, bad vocabulary, patterns,
 // hints or feature combination 422, a missing entitlement 403.
 import type { ApiKeyRecord } from '../store/key-store.js';
-import type { LanguageChoice } from './language-stage.js';
-import { MAX_LANGUAGE_HINTS, parseLanguageTag, WORD_TIMING_FAMILIES, type LanguageTag } from './languages.js';
-import { parsePatterns } from './patterns.js';
+import type { LanguageChoice } from '../pipeline/language-stage.js';
+import { MODEL_IDS, type ModelId } from '../domain/model-ids.js';
+import type { Task } from '../domain/tasks.js';
+import { MAX_LANGUAGE_HINTS, WORD_TIMING_FAMILIES } from '../pipeline/languages.js';
+import { parsePatterns } from '../pipeline/patterns.js';
 import { parsePrompt } from './prompt-field.js';
 import { isChunkingStrategyField, parseChunkingStrategy, type RequestVadParams } from './chunking-strategy.js';
-import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from './pipeline-errors.js';
-import { parseVocabulary, vocabularyLanguageOf } from './vocabulary-terms.js';
+import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
+import { parseVocabulary, vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from './webhook-url.js';
 
-export const MODEL_IDS = ['svc-medical-1', 'svc-medical-edge-1'] as const;
-export type ModelId = (typeof MODEL_IDS)[number];
+import { parseLanguageTag, type LanguageTag } from '../domain/language-families.js';
 /** OpenAI's `owned_by` of the models this service answers to. */
 export const MODEL_OWNER = 'svc-stt';
 export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json', 'srt', 'vtt'] as const;
@@ -22,12 +23,10 @@ export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
 export const DEFAULT_RESPONSE_FORMAT: ResponseFormat = 'diarized_json';
 export const DEFAULT_JOB_RESPONSE_FORMAT: ResponseFormat = 'json';
 /** Whisper's tasks: `transcribe` keeps the spoken language; `translate` gives English text. */
-export const TASKS = ['transcribe', 'translate'] as const;
-export type Task = (typeof TASKS)[number];
 export const PROFILES = ['default', 'standard', 'turbo'] as const;
 export type Profile = (typeof PROFILES)[number];
 export const DEFAULT_PROFILE: Profile = 'default';
-/** Aliases of `default` that still work, announced as deprecated on the response (DESIGN.md decision 6). */
+/** Aliases of `default` that still work, announced as deprecated on the response (docs/DESIGN.md decision 6). */
 export const DEPRECATED_PROFILES: readonly Profile[] = PROFILES.filter((p) => p !== DEFAULT_PROFILE);
 /** OpenAI's `timestamp_granularities[]`: `segment` is always given; `word` adds `words`. */
 export const TIMESTAMP_GRANULARITIES = ['word', 'segment'] as const;

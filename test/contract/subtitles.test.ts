@@ -2,7 +2,7 @@
 // attributed segments, WebVTT escaping (a transcript holding `-->` or markup cannot break a cue),
 // and segments without text left out.
 import t from 'tap';
-import { subtitles } from '../../src/pipeline/subtitles.js';
+import { subtitles } from '../../src/contract/subtitles.js';
 
 const cues = [
   { start: 0, end: 1.5, text: ' Blood pressure <b>120</b> --> fine & stable ', speaker: 'A' },

@@ -5,7 +5,7 @@
 // `threshold` -> threshold, `silence_duration_ms` -> minSilenceDurationMs, `prefix_padding_ms` ->
 // speechPadMs (Silero pads both ends of a region by it; OpenAI's pads the start).
 import type { VadParams } from '../engine/vad-params.js';
-import { InvalidRequestField } from './pipeline-errors.js';
+import { InvalidRequestField } from '../pipeline/pipeline-errors.js';
 
 export const CHUNKING_STRATEGY_FIELD = 'chunking_strategy';
 const OBJECT_FIELD = /^chunking_strategy\[(\w+)\]$/;
