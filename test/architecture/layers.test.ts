@@ -5,28 +5,11 @@
 // statuses). Type-only imports count: a type from a higher layer ties the lower one to it all the same.
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { LAYER_RANK } from '../helpers/layer-ranks.js';
 import { importsOf, readImports, sourceFiles, type SourceImport } from '../helpers/source-imports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Each folder under src/ by rank; peers share one. native/ is C++ outside src/, below all of these. */
-const LAYER_RANK: Readonly<Record<string, number>> = {
-  domain: 0,
-  engine: 1,
-  audio: 1,
-  models: 1,
-  store: 1,
-  config: 2,
-  billing: 2,
-  pipeline: 3,
-  contract: 4,
-  jobs: 5,
-  webhooks: 6,
-  realtime: 6,
-  api: 7,
-  service: 8,
-  cli: 9,
-};
 const API_RANK = LAYER_RANK.api;
 /** The package entry: it re-exports the library's surface from whichever layer holds it. */
 const PACKAGE_ENTRY = 'src/index.ts';

@@ -18,7 +18,7 @@ import { isStorageFault } from '../storage-fault.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from '../../jobs/job-audit.js';
 import { closeUploadSlotsOfKey } from '../../jobs/key-revocation.js';
-import { FORM_ERRORS, UploadFormError, verifyUploadForm } from '../../jobs/upload-policy.js';
+import { UploadFormRefused, verifyUploadForm } from '../../jobs/upload-policy.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { JobRecord, JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
@@ -26,7 +26,7 @@ import { KEY_RECHECK_INTERVAL_MS } from '../authenticate.js';
 import { multipartBoundary } from '../multipart-boundary.js';
 import { MAX_JOB_UPLOAD_BYTES } from './job-creation-request.js';
 import { sendS3Error } from './s3-error-response.js';
-import { UPLOAD_REFUSALS } from './upload-form-refusals.js';
+import { refusalOf, UPLOAD_REFUSALS, UploadFormError } from './upload-form-refusals.js';
 import { UploadMonitor } from './upload-monitor.js';
 import { UPLOAD_JOB_AUDIO_SCHEMA } from './upload-schemas.js';
 
@@ -62,29 +62,29 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
   const stalled = new Promise<never>((_, reject) => (rejectStalled = reject));
   stalled.catch(() => {});
   const monitor = new UploadMonitor(request.raw, deps.config.upload, () => {
-    const error = FORM_ERRORS.timeout();
+    const error = UPLOAD_REFUSALS.timeout();
     currentFile?.destroy(error);
     request.raw.unpipe();
     rejectStalled(error);
   });
   let failure: unknown = null;
   try {
-    if (!request.isMultipart()) throw FORM_ERRORS.malformed();
+    if (!request.isMultipart()) throw UPLOAD_REFUSALS.malformed();
     // Refused before busboy sees it (it throws a plain Error, an InternalError, above 256 characters).
-    if (multipartBoundary(request.headers['content-type']) === null) throw FORM_ERRORS.malformed();
+    if (multipartBoundary(request.headers['content-type']) === null) throw UPLOAD_REFUSALS.malformed();
     const parts = request.parts({ limits: { fileSize: MAX_JOB_UPLOAD_BYTES + 1, files: 1, fields: 16, fieldSize: 16 * 1024, parts: 20 } });
     const fields: Record<string, string> = {};
     const readParts = async () => {
       for await (const part of parts) {
         if (part.type === 'field') {
-          if (tempPath) throw FORM_ERRORS.malformed();
+          if (tempPath) throw UPLOAD_REFUSALS.malformed();
           // A cut value is never checked against the policy: it is not what the client sent.
           if (part.valueTruncated || part.fieldnameTruncated) throw UPLOAD_REFUSALS.fieldTooLarge();
           if (Object.hasOwn(fields, part.fieldname)) throw UPLOAD_REFUSALS.repeatedField();
           fields[part.fieldname] = String(part.value);
           continue;
         }
-        if (part.fieldname !== 'file' || tempPath) throw FORM_ERRORS.malformed();
+        if (part.fieldname !== 'file' || tempPath) throw UPLOAD_REFUSALS.malformed();
         const now = deps.clock().getTime();
         const policy = verifyUploadForm(deps.secret, fields, jobId, now);
         if (await issuerRevoked(deps, jobId)) throw UPLOAD_REFUSALS.keyRevoked();
@@ -98,7 +98,7 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
           transform(chunk: Buffer, _enc, done) {
             bytes += chunk.length;
             // Refused the moment it runs over, not after storing a gigabyte of the wrong file.
-            if (bytes > policy.contentLength) return done(FORM_ERRORS.tooLarge());
+            if (bytes > policy.contentLength) return done(UPLOAD_REFUSALS.tooLarge());
             if (Date.now() < slotCheckDueAt) return done(null, chunk);
             // A key revoked while its file streams in stops the upload now, not after the last byte.
             slotCheckDueAt = Date.now() + KEY_RECHECK_INTERVAL_MS;
@@ -107,21 +107,21 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
         });
         target = deps.blobs.createUploadStream(tempPath);
         await pipeline(part.file, counter, target);
-        if (part.file.truncated || bytes > policy.contentLength) throw FORM_ERRORS.tooLarge();
-        if (bytes < policy.contentLength) throw FORM_ERRORS.tooSmall();
+        if (part.file.truncated || bytes > policy.contentLength) throw UPLOAD_REFUSALS.tooLarge();
+        if (bytes < policy.contentLength) throw UPLOAD_REFUSALS.tooSmall();
         currentFile = null;
         // Durable before acknowledged: flushed and moved into job storage, then the row says so.
         const audioPath = await deps.blobs.moveToJobAudio(tempPath, randomUUID());
         if (!(await deps.jobs.storeUpload(jobId, audioPath, deps.clock().getTime()))) {
           await deps.blobs.delete(audioPath);
-          throw (await slotRefusal(deps, jobId)) ?? FORM_ERRORS.used();
+          throw (await slotRefusal(deps, jobId)) ?? UPLOAD_REFUSALS.used();
         }
         stored = true;
         logJobAudit(request.log, JOB_AUDIT_EVENTS.uploadReceived, jobOwnerSubject(slot), { bytes });
       }
     };
     await Promise.race([stalled, readParts()]);
-    if (!stored) throw new UploadFormError(400, 'InvalidArgument', 'POST requires exactly one file upload per request.');
+    if (!stored) throw UPLOAD_REFUSALS.notOneFile();
   } catch (error) {
     failure = error;
   } finally {
@@ -162,7 +162,7 @@ async function issuerRevoked(deps: PresignedUploadDeps, jobId: string): Promise<
 /** Why a slot this request holds can no longer take its file, or null while it still can. */
 async function slotRefusal(deps: PresignedUploadDeps, jobId: string): Promise<UploadFormError | null> {
   if (await issuerRevoked(deps, jobId)) return UPLOAD_REFUSALS.keyRevoked();
-  return (await deps.jobs.getById(jobId))?.status === 'awaiting_upload' ? null : FORM_ERRORS.used();
+  return (await deps.jobs.getById(jobId))?.status === 'awaiting_upload' ? null : UPLOAD_REFUSALS.used();
 }
 
 /** Takes the job's slot for this upload (returns the job as it was read then), or says in S3's terms why it cannot be used. */
@@ -171,22 +171,23 @@ async function claimSlot(jobs: JobStore, jobId: string, contentLength: number, n
     const job = (await jobs.getById(jobId))!;
     if (job.uploadBytes === contentLength) return job;
     await jobs.abandonUpload(jobId);
-    throw FORM_ERRORS.conditionFailed();
+    throw UPLOAD_REFUSALS.conditionFailed();
   }
   const job = await jobs.getById(jobId);
-  if (!job || job.status !== 'awaiting_upload' || job.uploadState === 'stored' || job.uploadState === 'none') throw FORM_ERRORS.used();
-  if (job.uploadState === 'receiving') throw FORM_ERRORS.busy();
-  throw FORM_ERRORS.expired();
+  if (!job || job.status !== 'awaiting_upload' || job.uploadState === 'stored' || job.uploadState === 'none') throw UPLOAD_REFUSALS.used();
+  if (job.uploadState === 'receiving') throw UPLOAD_REFUSALS.busy();
+  throw UPLOAD_REFUSALS.expired();
 }
 
 function toFormError(error: unknown): UploadFormError {
   if (error instanceof UploadFormError) return error;
+  if (error instanceof UploadFormRefused) return refusalOf(error);
   const code = (error as { code?: unknown } | null)?.code;
-  if (isStorageFault(error)) return FORM_ERRORS.storage();
-  if (error instanceof SyntaxError) return FORM_ERRORS.conditionFailed();
+  if (isStorageFault(error)) return UPLOAD_REFUSALS.storage();
+  if (error instanceof SyntaxError) return UPLOAD_REFUSALS.conditionFailed();
   if (typeof code === 'string' && (code.startsWith('FST_') || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE')) {
-    return FORM_ERRORS.malformed();
+    return UPLOAD_REFUSALS.malformed();
   }
-  if (error instanceof Error && /multipart|Boundary/i.test(error.message)) return FORM_ERRORS.malformed();
-  return FORM_ERRORS.internal();
+  if (error instanceof Error && /multipart|Boundary/i.test(error.message)) return UPLOAD_REFUSALS.malformed();
+  return UPLOAD_REFUSALS.internal();
 }
