@@ -1,5 +1,6 @@
 // Per-environment (main thread or worker thread) data: each Node environment has its own
-// JavaScript constructors, while loaded models are shared process-wide (model-registry.h).
+// JavaScript constructors (one per ModelHandle kind, model-handle.h), while loaded models are shared
+// process-wide (model-registry.h).
 #pragma once
 
 #include <napi.h>

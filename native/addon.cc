@@ -12,11 +12,11 @@
 #include "ggml-backend.h"
 #include "load-model-worker.h"
 #include "load-vad-model-worker.h"
-#include "model-handle.h"
 #include "model-registry.h"
 #include "transcribe-worker.h"
-#include "vad-model-handle.h"
+#include "vad-model-kind.h"
 #include "vad-model-registry.h"
+#include "whisper-model-kind.h"
 #include "whisper.h"
 
 namespace svc {
@@ -85,8 +85,8 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   static std::once_flag logOnce;
   std::call_once(logOnce, [] { whisper_log_set(ForwardLog, nullptr); });
   env.SetInstanceData(new AddonData());
-  ModelHandle::Init(env, exports);
-  VadModelHandle::Init(env, exports);
+  ModelHandle<LoadedModel>::Init(env);
+  ModelHandle<VadModel>::Init(env);
   exports.Set("loadModel", Napi::Function::New(env, LoadModelWorker::Start, "loadModel"));
   exports.Set("loadModelSync", Napi::Function::New(env, LoadModelWorker::LoadSync, "loadModelSync"));
   exports.Set("transcribe", Napi::Function::New(env, TranscribeWorker::Start, "transcribe"));

@@ -4,10 +4,10 @@
 #include "compute-threads.h"
 
 #include "abort-error.h"
-#include "model-handle.h"
 #include "option-readers.h"
 #include "stopwatch.h"
 #include "transcribe-options.h"
+#include "whisper-model-kind.h"
 
 namespace svc {
 
@@ -35,30 +35,22 @@ bool SetAudioContext(whisper_context* ctx, whisper_state* state, int audioCtx, i
 
 Napi::Value DetectLanguageWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::shared_ptr<LoadedModel> model = ModelHandle::ModelFrom(info[0]);
-  Napi::Float32Array pcm = ReadPcm(env, info[1]);
+  std::shared_ptr<LoadedModel> model = ModelHandle<LoadedModel>::ModelFrom(info[0]);
+  PinnedPcm pcm = PinnedPcm::Read(env, info[1]);
   const Napi::Object o = ReadOptions(env, info[2], "language detection options");
   const int threads = ReadThreads(env, o);
   const int audioCtx = HasOption(o, "audioCtx") ? IntegerOption(env, o, "audioCtx", 0, whisper_n_audio_ctx(model->context())) : 0;
   const int offsetMs = HasOption(o, "offsetMs") ? IntegerOption(env, o, "offsetMs", 0, 1 << 30) : 0;
-  auto* worker = new DetectLanguageWorker(env, std::move(model), pcm, offsetMs, threads, audioCtx, info[3]);
-  Napi::Promise promise = worker->deferred_.Promise();
-  worker->Queue();
-  return promise;
+  auto* worker = new DetectLanguageWorker(env, std::move(model), std::move(pcm), offsetMs, threads, audioCtx, info[3]);
+  return worker->Enqueue();
 }
 
-DetectLanguageWorker::DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
+DetectLanguageWorker::DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, PinnedPcm pcm,
                                            int offsetMs, int threads, int audioCtx, const Napi::Value& control)
-    : SafeAsyncWorker(env, "svc-stt:detect-language"),
-      deferred_(Napi::Promise::Deferred::New(env)),
-      model_(std::move(model)),
-      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
-      samples_(pcm.Data()),
-      sampleCount_(pcm.ElementLength()),
+    : ModelPcmWorker(env, "svc-stt:detect-language", std::move(model), std::move(pcm), control),
       offsetMs_(offsetMs),
       threads_(threads),
-      audioCtx_(audioCtx),
-      abort_(env, control) {}
+      audioCtx_(audioCtx) {}
 
 // The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
 void DetectLanguageWorker::Execute() {
@@ -72,7 +64,7 @@ void DetectLanguageWorker::Compute() {
     SetError("this model is English-only and cannot identify languages");
     return;
   }
-  if (static_cast<int64_t>(offsetMs_) * 16 >= static_cast<int64_t>(sampleCount_)) {
+  if (static_cast<int64_t>(offsetMs_) * 16 >= static_cast<int64_t>(pcm_.size())) {
     SetError("offsetMs is beyond the end of the audio");
     return;
   }
@@ -87,7 +79,7 @@ void DetectLanguageWorker::Compute() {
     SetError("could not set the audio context");
     return;
   }
-  if (abort_.Aborted() || whisper_pcm_to_mel_with_state(ctx, state, samples_, static_cast<int>(sampleCount_), threads_) != 0) {
+  if (abort_.Aborted() || whisper_pcm_to_mel_with_state(ctx, state, pcm_.samples(), static_cast<int>(pcm_.size()), threads_) != 0) {
     aborted_ = abort_.Aborted();
     SetError(aborted_ ? kAbortMessage : "could not compute the log-mel spectrogram");
     return;
@@ -95,8 +87,7 @@ void DetectLanguageWorker::Compute() {
   languageId_ = whisper_lang_auto_detect_with_state(ctx, state, offsetMs_, threads_, probs_.data());
   totalMs_ = NowMs() - start;
   if (abort_.Aborted()) {
-    aborted_ = true;
-    SetError(kAbortMessage);
+    SetAborted();
   } else if (languageId_ < 0) {
     SetError("language detection failed");
   }
@@ -113,10 +104,6 @@ void DetectLanguageWorker::OnOK() {
   timings.Set("totalMs", totalMs_);
   result.Set("timings", timings);
   deferred_.Resolve(result);
-}
-
-void DetectLanguageWorker::OnError(const Napi::Error& error) {
-  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
 }
 
 }  // namespace svc

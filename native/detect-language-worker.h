@@ -8,38 +8,28 @@
 #include <vector>
 #include <napi.h>
 
-#include "safe-async-worker.h"
-
-#include "abort-control.h"
 #include "model-registry.h"
+#include "pcm-worker.h"
 
 namespace svc {
 
-class DetectLanguageWorker : public SafeAsyncWorker {
+class DetectLanguageWorker : public ModelPcmWorker<LoadedModel> {
  public:
   // detectLanguage(model, pcm, { offsetMs?, threads?, audioCtx? }, control?) -> Promise<NativeLanguageResult>
   static Napi::Value Start(const Napi::CallbackInfo& info);
 
-  DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm, int offsetMs,
-                       int threads, int audioCtx, const Napi::Value& control);
+  DetectLanguageWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, PinnedPcm pcm, int offsetMs, int threads,
+                       int audioCtx, const Napi::Value& control);
 
  protected:
   void Execute() override;
   void Compute();
   void OnOK() override;
-  void OnError(const Napi::Error& error) override;
 
  private:
-  Napi::Promise::Deferred deferred_;
-  std::shared_ptr<LoadedModel> model_;
-  Napi::ObjectReference pcmRef_;
-  const float* samples_;
-  size_t sampleCount_;
   int offsetMs_;
   int threads_;
   int audioCtx_;
-  AbortControl abort_;
-  bool aborted_ = false;
   int languageId_ = -1;
   std::vector<float> probs_;
   double totalMs_ = 0;

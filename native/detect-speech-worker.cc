@@ -5,10 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "abort-error.h"
-#include "option-readers.h"
 #include "stopwatch.h"
-#include "vad-model-handle.h"
+#include "vad-model-kind.h"
 
 namespace svc {
 
@@ -28,26 +26,17 @@ constexpr size_t kMaxSamples = static_cast<size_t>(INT_MAX / 2);
 
 Napi::Value DetectSpeechWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::shared_ptr<VadModel> model = VadModelHandle::ModelFrom(info[0]);
-  Napi::Float32Array pcm = ReadPcm(env, info[1]);
-  if (pcm.ElementLength() > kMaxSamples) throw Napi::RangeError::New(env, "pcm is too long for voice activity detection");
+  std::shared_ptr<VadModel> model = ModelHandle<VadModel>::ModelFrom(info[0]);
+  PinnedPcm pcm = PinnedPcm::Read(env, info[1]);
+  if (pcm.size() > kMaxSamples) throw Napi::RangeError::New(env, "pcm is too long for voice activity detection");
   VadOptions options = VadOptions::FromJs(env, info[2]);
-  auto* worker = new DetectSpeechWorker(env, std::move(model), pcm, options, info[3]);
-  Napi::Promise promise = worker->deferred_.Promise();
-  worker->Queue();
-  return promise;
+  auto* worker = new DetectSpeechWorker(env, std::move(model), std::move(pcm), options, info[3]);
+  return worker->Enqueue();
 }
 
-DetectSpeechWorker::DetectSpeechWorker(Napi::Env env, std::shared_ptr<VadModel> model, Napi::Float32Array pcm,
+DetectSpeechWorker::DetectSpeechWorker(Napi::Env env, std::shared_ptr<VadModel> model, PinnedPcm pcm,
                                        VadOptions options, const Napi::Value& control)
-    : SafeAsyncWorker(env, "svc-stt:detect-speech"),
-      deferred_(Napi::Promise::Deferred::New(env)),
-      model_(std::move(model)),
-      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
-      samples_(pcm.Data()),
-      sampleCount_(pcm.ElementLength()),
-      options_(options),
-      abort_(env, control) {}
+    : ModelPcmWorker(env, "svc-stt:detect-speech", std::move(model), std::move(pcm), control), options_(options) {}
 
 // Unlike whisper's operations, the VAD computes on the libuv thread itself. It is single-threaded, so
 // ggml starts no OpenMP team for it, and the compute threads stay whisper's alone: were VAD calls
@@ -61,8 +50,7 @@ void DetectSpeechWorker::Execute() {
 void DetectSpeechWorker::Compute() {
   const double start = NowMs();
   if (abort_.Aborted()) {
-    aborted_ = true;
-    SetError(kAbortMessage);
+    SetAborted();
     return;
   }
   std::optional<VadContextLease> checkedOut;
@@ -75,18 +63,19 @@ void DetectSpeechWorker::Compute() {
   VadContextLease& lease = *checkedOut;
   const int frame = model_->info().frameSamples;
   const size_t chunkSamples = static_cast<size_t>(kFramesPerChunk) * frame;
-  probs_.reserve((sampleCount_ + frame - 1) / frame);
+  const float* samples = pcm_.samples();
+  const size_t sampleCount = pcm_.size();
+  probs_.reserve((sampleCount + frame - 1) / frame);
   const double detectStart = NowMs();
-  for (size_t offset = 0; offset < sampleCount_; offset += chunkSamples) {
+  for (size_t offset = 0; offset < sampleCount; offset += chunkSamples) {
     if (abort_.Aborted()) {
-      aborted_ = true;
-      SetError(kAbortMessage);
+      SetAborted();
       return;  // the lease returns the context: the next call resets its state
     }
-    const int n = static_cast<int>(std::min(chunkSamples, sampleCount_ - offset));
+    const int n = static_cast<int>(std::min(chunkSamples, sampleCount - offset));
     // The first chunk resets the LSTM state, so nothing from the context's previous call leaks in.
-    const bool ok = offset == 0 ? whisper_vad_detect_speech(lease.get(), samples_ + offset, n)
-                                : whisper_vad_detect_speech_no_reset(lease.get(), samples_ + offset, n);
+    const bool ok = offset == 0 ? whisper_vad_detect_speech(lease.get(), samples + offset, n)
+                                : whisper_vad_detect_speech_no_reset(lease.get(), samples + offset, n);
     const int produced = whisper_vad_n_probs(lease.get());
     if (!ok || produced != (n + frame - 1) / frame) {
       lease.Discard();
@@ -123,10 +112,6 @@ void DetectSpeechWorker::OnOK() {
   timings.Set("detectMs", detectMs_);
   result.Set("timings", timings);
   deferred_.Resolve(result);
-}
-
-void DetectSpeechWorker::OnError(const Napi::Error& error) {
-  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
 }
 
 }  // namespace svc

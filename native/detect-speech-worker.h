@@ -8,38 +8,28 @@
 #include <vector>
 #include <napi.h>
 
-#include "safe-async-worker.h"
-
-#include "abort-control.h"
+#include "pcm-worker.h"
 #include "speech-segments.h"
 #include "vad-model-registry.h"
 #include "vad-options.h"
 
 namespace svc {
 
-class DetectSpeechWorker : public SafeAsyncWorker {
+class DetectSpeechWorker : public ModelPcmWorker<VadModel> {
  public:
   // detectSpeech(vadModel, pcm, params, control?) -> Promise<NativeSpeechDetection>
   static Napi::Value Start(const Napi::CallbackInfo& info);
 
-  DetectSpeechWorker(Napi::Env env, std::shared_ptr<VadModel> model, Napi::Float32Array pcm, VadOptions options,
+  DetectSpeechWorker(Napi::Env env, std::shared_ptr<VadModel> model, PinnedPcm pcm, VadOptions options,
                      const Napi::Value& control);
 
  protected:
   void Execute() override;
   void Compute();
   void OnOK() override;
-  void OnError(const Napi::Error& error) override;
 
  private:
-  Napi::Promise::Deferred deferred_;
-  std::shared_ptr<VadModel> model_;
-  Napi::ObjectReference pcmRef_;
-  const float* samples_;
-  size_t sampleCount_;
   VadOptions options_;
-  AbortControl abort_;
-  bool aborted_ = false;
 
   std::vector<float> probs_;
   std::vector<SpeechSegment> segments_;

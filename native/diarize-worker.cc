@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "abort-error.h"
 #include "option-readers.h"
 #include "speakers/speaker-embedder.h"
 #include "stopwatch.h"
@@ -24,10 +23,7 @@ bool IsAborted(void* control) { return static_cast<AbortControl*>(control)->Abor
 DiarizationInput DiarizationInput::Read(Napi::Env env, const Napi::Value& value) {
   DiarizationInput input;
   if (value.IsTypedArray()) {
-    Napi::Float32Array pcm = ReadPcm(env, value);
-    input.pcmRef = Napi::Persistent(pcm.As<Napi::Object>());
-    input.samples = pcm.Data();
-    input.sampleCount = pcm.ElementLength();
+    input.pcm = PinnedPcm::Read(env, value);
     return input;
   }
   if (!value.IsObject() || value.IsArray()) {
@@ -35,19 +31,20 @@ DiarizationInput DiarizationInput::Read(Napi::Env env, const Napi::Value& value)
   }
   // {frames, values: Float32Array(frames * 19), audible: Uint8Array(frames)}, as speakerFeatures returns them.
   const Napi::Object o = value.As<Napi::Object>();
+  PinnedFeatures& features = input.features;
   const double frames = NumberOptionInRange(env, o, "frames", 0, 1e9);
   if (frames != static_cast<double>(static_cast<size_t>(frames))) throw Napi::RangeError::New(env, "frames must be an integer");
-  input.frames = static_cast<size_t>(frames);
+  features.frames = static_cast<size_t>(frames);
   Napi::TypedArray values = TypedArrayOption(env, o, "values", napi_float32_array, "a Float32Array");
   Napi::TypedArray audible = TypedArrayOption(env, o, "audible", napi_uint8_array, "a Uint8Array");
-  if (values.ElementLength() != input.frames * speakers::kCepstra) {
+  if (values.ElementLength() != features.frames * speakers::kCepstra) {
     throw Napi::RangeError::New(env, "values must hold frames x " + std::to_string(speakers::kCepstra) + " numbers");
   }
-  if (audible.ElementLength() != input.frames) throw Napi::RangeError::New(env, "audible must hold one flag per frame");
-  input.values = values.As<Napi::Float32Array>().Data();
-  input.audible = audible.As<Napi::Uint8Array>().Data();
-  input.valuesRef = Napi::Persistent(values.As<Napi::Object>());
-  input.audibleRef = Napi::Persistent(audible.As<Napi::Object>());
+  if (audible.ElementLength() != features.frames) throw Napi::RangeError::New(env, "audible must hold one flag per frame");
+  features.values = values.As<Napi::Float32Array>().Data();
+  features.audible = audible.As<Napi::Uint8Array>().Data();
+  features.valuesRef = Napi::Persistent(values.As<Napi::Object>());
+  features.audibleRef = Napi::Persistent(audible.As<Napi::Object>());
   return input;
 }
 
@@ -59,37 +56,32 @@ Napi::Value DiarizeWorker::Start(const Napi::CallbackInfo& info) {
   speakers::DiarizationSettings settings;
   settings.maxVoices = IntegerOption(env, options, "maxVoices", 1, 8);
   auto* worker = new DiarizeWorker(env, std::move(input), std::move(regions), settings, info[3]);
-  Napi::Promise promise = worker->deferred_.Promise();
-  worker->Queue();
-  return promise;
+  return worker->Enqueue();
 }
 
 DiarizeWorker::DiarizeWorker(Napi::Env env, DiarizationInput input, std::vector<speakers::SpeechRegion> regions,
                              speakers::DiarizationSettings settings, const Napi::Value& control)
-    : SafeAsyncWorker(env, "svc-stt:diarize"),
-      deferred_(Napi::Promise::Deferred::New(env)),
-      input_(std::move(input)),
+    : PcmWorker(env, "svc-stt:diarize", std::move(input.pcm), control),
+      features_(std::move(input.features)),
       regions_(std::move(regions)),
-      settings_(settings),
-      abort_(env, control) {}
+      settings_(settings) {}
 
 void DiarizeWorker::Execute() {
   const double start = NowMs();
   const speakers::CepstralStatisticsEmbedder embedder;
   if (!abort_.Aborted()) {
-    if (input_.samples) {
-      result_ = speakers::Diarize(input_.samples, input_.sampleCount, regions_, settings_, embedder, IsAborted, &abort_);
+    if (!pcm_.empty()) {
+      result_ = speakers::Diarize(pcm_.samples(), pcm_.size(), regions_, settings_, embedder, IsAborted, &abort_);
     } else {
       speakers::FeatureMatrix features;
-      features.frames = input_.frames;
-      features.values.assign(input_.values, input_.values + input_.frames * speakers::kCepstra);
-      features.audible.assign(input_.audible, input_.audible + input_.frames);
+      features.frames = features_.frames;
+      features.values.assign(features_.values, features_.values + features_.frames * speakers::kCepstra);
+      features.audible.assign(features_.audible, features_.audible + features_.frames);
       result_ = speakers::DiarizeFeatures(std::move(features), regions_, settings_, embedder, IsAborted, &abort_);
     }
   }
   if (abort_.Aborted()) {
-    aborted_ = true;
-    SetError(kAbortMessage);
+    SetAborted();
     return;
   }
   totalMs_ = NowMs() - start;
@@ -116,35 +108,20 @@ void DiarizeWorker::OnOK() {
   deferred_.Resolve(out);
 }
 
-void DiarizeWorker::OnError(const Napi::Error& error) {
-  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
-}
-
 Napi::Value SpeakerFeaturesWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Napi::Float32Array pcm = ReadPcm(env, info[0]);
-  auto* worker = new SpeakerFeaturesWorker(env, pcm, ReadRegions(env, info[1]), info[2]);
-  Napi::Promise promise = worker->deferred_.Promise();
-  worker->Queue();
-  return promise;
+  PinnedPcm pcm = PinnedPcm::Read(env, info[0]);
+  auto* worker = new SpeakerFeaturesWorker(env, std::move(pcm), ReadRegions(env, info[1]), info[2]);
+  return worker->Enqueue();
 }
 
-SpeakerFeaturesWorker::SpeakerFeaturesWorker(Napi::Env env, Napi::Float32Array pcm, std::vector<speakers::SpeechRegion> regions,
+SpeakerFeaturesWorker::SpeakerFeaturesWorker(Napi::Env env, PinnedPcm pcm, std::vector<speakers::SpeechRegion> regions,
                                              const Napi::Value& control)
-    : SafeAsyncWorker(env, "svc-stt:speaker-features"),
-      deferred_(Napi::Promise::Deferred::New(env)),
-      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
-      samples_(pcm.Data()),
-      sampleCount_(pcm.ElementLength()),
-      regions_(std::move(regions)),
-      abort_(env, control) {}
+    : PcmWorker(env, "svc-stt:speaker-features", std::move(pcm), control), regions_(std::move(regions)) {}
 
 void SpeakerFeaturesWorker::Execute() {
-  if (!abort_.Aborted()) features_ = speakers::SpeakerFeatures(samples_, sampleCount_, regions_);
-  if (abort_.Aborted()) {
-    aborted_ = true;
-    SetError(kAbortMessage);
-  }
+  if (!abort_.Aborted()) features_ = speakers::SpeakerFeatures(pcm_.samples(), pcm_.size(), regions_);
+  if (abort_.Aborted()) SetAborted();
 }
 
 void SpeakerFeaturesWorker::OnOK() {
@@ -159,10 +136,6 @@ void SpeakerFeaturesWorker::OnOK() {
   out.Set("values", values);
   out.Set("audible", audible);
   deferred_.Resolve(out);
-}
-
-void SpeakerFeaturesWorker::OnError(const Napi::Error& error) {
-  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
 }
 
 }  // namespace svc

@@ -10,30 +10,30 @@
 #include <vector>
 #include <napi.h>
 
-#include "abort-control.h"
-#include "safe-async-worker.h"
+#include "pcm-worker.h"
 #include "speakers/cepstral-features.h"
 #include "speakers/diarizer.h"
 
 namespace svc {
 
-/** What diarize reads, pinned (the JavaScript arrays are kept alive while another thread reads them). */
-struct DiarizationInput {
-  // PCM ...
-  Napi::ObjectReference pcmRef;
-  const float* samples = nullptr;
-  size_t sampleCount = 0;
-  // ... or features already computed (samples == nullptr).
+/** Speaker features already computed, pinned like PCM (the arrays are kept alive while another thread reads them). */
+struct PinnedFeatures {
   Napi::ObjectReference valuesRef;
   Napi::ObjectReference audibleRef;
   const float* values = nullptr;
   const uint8_t* audible = nullptr;
   size_t frames = 0;
+};
+
+/** What diarize reads: PCM, or (pcm empty) features. */
+struct DiarizationInput {
+  PinnedPcm pcm;
+  PinnedFeatures features;
 
   static DiarizationInput Read(Napi::Env env, const Napi::Value& value);
 };
 
-class DiarizeWorker : public SafeAsyncWorker {
+class DiarizeWorker : public PcmWorker {
  public:
   // diarize(pcm | features, regions, {maxVoices}, control?) -> Promise<NativeDiarization>
   static Napi::Value Start(const Napi::CallbackInfo& info);
@@ -44,40 +44,30 @@ class DiarizeWorker : public SafeAsyncWorker {
  protected:
   void Execute() override;
   void OnOK() override;
-  void OnError(const Napi::Error& error) override;
 
  private:
-  Napi::Promise::Deferred deferred_;
-  DiarizationInput input_;
+  // Read when pcm_ is empty.
+  const PinnedFeatures features_;
   std::vector<speakers::SpeechRegion> regions_;
   speakers::DiarizationSettings settings_;
-  AbortControl abort_;
-  bool aborted_ = false;
 
   speakers::DiarizationResult result_;
   double totalMs_ = 0;
 };
 
-class SpeakerFeaturesWorker : public SafeAsyncWorker {
+class SpeakerFeaturesWorker : public PcmWorker {
  public:
   // speakerFeatures(pcm, regions, control?) -> Promise<{frames, values: Float32Array, audible: Uint8Array}>
   static Napi::Value Start(const Napi::CallbackInfo& info);
 
-  SpeakerFeaturesWorker(Napi::Env env, Napi::Float32Array pcm, std::vector<speakers::SpeechRegion> regions, const Napi::Value& control);
+  SpeakerFeaturesWorker(Napi::Env env, PinnedPcm pcm, std::vector<speakers::SpeechRegion> regions, const Napi::Value& control);
 
  protected:
   void Execute() override;
   void OnOK() override;
-  void OnError(const Napi::Error& error) override;
 
  private:
-  Napi::Promise::Deferred deferred_;
-  Napi::ObjectReference pcmRef_;
-  const float* samples_;
-  size_t sampleCount_;
   std::vector<speakers::SpeechRegion> regions_;
-  AbortControl abort_;
-  bool aborted_ = false;
 
   speakers::FeatureMatrix features_;
 };

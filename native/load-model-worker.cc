@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "model-handle.h"
 #include "option-readers.h"
+#include "whisper-model-kind.h"
 
 namespace svc {
 
@@ -39,7 +39,7 @@ Napi::Value LoadModelWorker::LoadSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ModelLoadOptions options = ParseLoadOptions(info);
   try {
-    return ModelHandle::NewInstance(env, ModelRegistry::Acquire(ReadString(env, info[0], "model path"), options));
+    return ModelHandle<LoadedModel>::NewInstance(env, ModelRegistry::Acquire(ReadString(env, info[0], "model path"), options));
   } catch (const Napi::Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -61,7 +61,7 @@ void LoadModelWorker::Execute() {
   }
 }
 
-void LoadModelWorker::OnOK() { deferred_.Resolve(ModelHandle::NewInstance(Env(), std::move(model_))); }
+void LoadModelWorker::OnOK() { deferred_.Resolve(ModelHandle<LoadedModel>::NewInstance(Env(), std::move(model_))); }
 
 void LoadModelWorker::OnError(const Napi::Error& error) { deferred_.Reject(error.Value()); }
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "option-readers.h"
-#include "vad-model-handle.h"
+#include "vad-model-kind.h"
 
 namespace svc {
 
@@ -28,7 +28,7 @@ Napi::Value LoadVadModelWorker::LoadSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const std::string path = ReadPath(info);
   try {
-    return VadModelHandle::NewInstance(env, VadModelRegistry::Acquire(path));
+    return ModelHandle<VadModel>::NewInstance(env, VadModelRegistry::Acquire(path));
   } catch (const Napi::Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -47,7 +47,7 @@ void LoadVadModelWorker::Execute() {
   }
 }
 
-void LoadVadModelWorker::OnOK() { deferred_.Resolve(VadModelHandle::NewInstance(Env(), std::move(model_))); }
+void LoadVadModelWorker::OnOK() { deferred_.Resolve(ModelHandle<VadModel>::NewInstance(Env(), std::move(model_))); }
 
 void LoadVadModelWorker::OnError(const Napi::Error& error) { deferred_.Reject(error.Value()); }
 

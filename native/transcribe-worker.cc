@@ -6,40 +6,27 @@
 #include <vector>
 
 #include "abort-error.h"
-#include "model-handle.h"
+#include "whisper-model-kind.h"
 
 namespace svc {
 
 Napi::Value TranscribeWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  std::shared_ptr<LoadedModel> model = ModelHandle::ModelFrom(info[0]);
-  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array) {
-    throw Napi::TypeError::New(env, "pcm must be a Float32Array of 16 kHz mono samples");
-  }
-  Napi::Float32Array pcm = info[1].As<Napi::Float32Array>();
-  if (pcm.ElementLength() == 0) throw Napi::RangeError::New(env, "pcm is empty");
+  std::shared_ptr<LoadedModel> model = ModelHandle<LoadedModel>::ModelFrom(info[0]);
+  PinnedPcm pcm = PinnedPcm::Read(env, info[1]);
   TranscribeOptions options = TranscribeOptions::FromJs(env, info[2]);
   // The check decodes the first window only, so the whole input must fit in it.
-  if (options.contextFreeCheck && pcm.ElementLength() > static_cast<size_t>(WHISPER_SAMPLE_RATE) * WHISPER_CHUNK_SIZE) {
+  if (options.contextFreeCheck && pcm.size() > static_cast<size_t>(WHISPER_SAMPLE_RATE) * WHISPER_CHUNK_SIZE) {
     throw Napi::RangeError::New(env, "contextFreeCheck needs at most 30 s of audio");
   }
-  auto* worker = new TranscribeWorker(env, std::move(model), pcm, std::move(options), info[3], info[4], info[5]);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();
-  return promise;
+  auto* worker = new TranscribeWorker(env, std::move(model), std::move(pcm), std::move(options), info[3], info[4], info[5]);
+  return worker->Enqueue();
 }
 
-TranscribeWorker::TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
+TranscribeWorker::TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, PinnedPcm pcm,
                                    TranscribeOptions options, const Napi::Value& control,
                                    const Napi::Value& onProgress, const Napi::Value& onSegments)
-    : SafeAsyncWorker(env, "svc-stt:transcribe"),
-      deferred_(Napi::Promise::Deferred::New(env)),
-      model_(std::move(model)),
-      pcmRef_(Napi::Persistent(pcm.As<Napi::Object>())),
-      samples_(pcm.Data()),
-      sampleCount_(pcm.ElementLength()),
-      options_(std::move(options)),
-      abort_(env, control) {
+    : ModelPcmWorker(env, "svc-stt:transcribe", std::move(model), std::move(pcm), control), options_(std::move(options)) {
   if (!onProgress.IsUndefined() && !onProgress.IsNull()) {
     if (!onProgress.IsFunction()) throw Napi::TypeError::New(env, "onProgress must be a function");
     progress_ = Napi::ThreadSafeFunction::New(env, onProgress.As<Napi::Function>(), "svc-stt:progress", 0, 1);
@@ -118,7 +105,7 @@ int TranscribeWorker::CheckStepBound(whisper_context* ctx, whisper_state* state)
 
 bool TranscribeWorker::RunCheck(whisper_context* ctx, whisper_state* state, int stepBound) {
   timer_.Switch(PhaseTimer::Phase::Check);
-  const int64_t windowCentis = static_cast<int64_t>(sampleCount_) * 100 / WHISPER_SAMPLE_RATE;
+  const int64_t windowCentis = static_cast<int64_t>(pcm_.size()) * 100 / WHISPER_SAMPLE_RATE;
   const bool ok = DecodeContextFree(ctx, state, options_.language, windowCentis, stepBound, options_.params.n_threads, abort_, check_);
   checkFailed_ = !ok;
   return ok;
@@ -143,14 +130,14 @@ void TranscribeWorker::Compute() {
     return;
   }
   whisper_state* state = owned.get();
-  const int n = static_cast<int>(sampleCount_);
+  const int n = static_cast<int>(pcm_.size());
   whisper_full_params params = options_.params;
 
   if (options_.detectLanguage) {
     timer_.Switch(PhaseTimer::Phase::Detect);
     std::vector<float> probs(whisper_lang_max_id() + 1, 0.0f);
     int id = -1;
-    if (whisper_pcm_to_mel_with_state(ctx, state, samples_, n, params.n_threads) == 0) {
+    if (whisper_pcm_to_mel_with_state(ctx, state, pcm_.samples(), n, params.n_threads) == 0) {
       id = whisper_lang_auto_detect_with_state(ctx, state, params.offset_ms, params.n_threads, probs.data());
     }
     if (id < 0) {
@@ -178,15 +165,14 @@ void TranscribeWorker::Compute() {
   params.abort_callback = &AbortControl::GgmlAbortCallback;
   params.abort_callback_user_data = &abort_;
 
-  int rc = whisper_full_with_state(ctx, state, params, samples_, n);
+  int rc = whisper_full_with_state(ctx, state, params, pcm_.samples(), n);
   if (rc == 0 && options_.contextFreeCheck && !check_.ran && timer_.encoderRuns == 1 &&
       !RunCheck(ctx, state, CheckStepBound(ctx, state))) {
     rc = -100;
   }
   timer_.End();
   if (abort_.Aborted()) {
-    aborted_ = true;
-    SetError(kAbortMessage);
+    SetAborted();
     return;
   }
   if (checkFailed_) {
@@ -260,10 +246,6 @@ void TranscribeWorker::OnOK() {
   result.Set("timings", timings);
   if (check_.ran) result.Set("check", CheckResult(env, check_));
   deferred_.Resolve(result);
-}
-
-void TranscribeWorker::OnError(const Napi::Error& error) {
-  deferred_.Reject(aborted_ ? MakeAbortError(Env()) : error.Value());
 }
 
 }  // namespace svc

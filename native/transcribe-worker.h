@@ -12,34 +12,28 @@
 #include <vector>
 #include <napi.h>
 
-#include "safe-async-worker.h"
-
-#include "abort-control.h"
 #include "context-free-decoder.h"
 #include "model-registry.h"
+#include "pcm-worker.h"
 #include "stopwatch.h"
 #include "transcribe-options.h"
 #include "transcript-segments.h"
 
 namespace svc {
 
-class TranscribeWorker : public SafeAsyncWorker {
+class TranscribeWorker : public ModelPcmWorker<LoadedModel> {
  public:
   // transcribe(model, pcm, options, control?, onProgress?, onSegments?) -> Promise<NativeTranscribeResult>
   static Napi::Value Start(const Napi::CallbackInfo& info);
 
-  TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, Napi::Float32Array pcm,
-                   TranscribeOptions options, const Napi::Value& control, const Napi::Value& onProgress,
-                   const Napi::Value& onSegments);
+  TranscribeWorker(Napi::Env env, std::shared_ptr<LoadedModel> model, PinnedPcm pcm, TranscribeOptions options,
+                   const Napi::Value& control, const Napi::Value& onProgress, const Napi::Value& onSegments);
   ~TranscribeWorker() override;
-
-  Napi::Promise Promise() { return deferred_.Promise(); }
 
  protected:
   void Execute() override;
   void Compute();
   void OnOK() override;
-  void OnError(const Napi::Error& error) override;
 
  private:
   static void OnWhisperProgress(whisper_context*, whisper_state*, int progress, void* self);
@@ -52,13 +46,7 @@ class TranscribeWorker : public SafeAsyncWorker {
   bool RunCheck(whisper_context* ctx, whisper_state* state, int stepBound);
   int CheckStepBound(whisper_context* ctx, whisper_state* state) const;
 
-  Napi::Promise::Deferred deferred_;
-  std::shared_ptr<LoadedModel> model_;
-  Napi::ObjectReference pcmRef_;
-  const float* samples_;
-  size_t sampleCount_;
   TranscribeOptions options_;
-  AbortControl abort_;
   Napi::ThreadSafeFunction progress_;
   bool hasProgress_ = false;
   Napi::ThreadSafeFunction segmentsFn_;
@@ -66,7 +54,6 @@ class TranscribeWorker : public SafeAsyncWorker {
   // Segments already reported through onSegments (whisper.cpp's own count argument is unreliable
   // under DTW, so the state's segment count is what decides what is new).
   int reportedSegments_ = 0;
-  bool aborted_ = false;
 
   // Results, filled on the compute thread and converted on the JavaScript thread.
   std::string language_;
