@@ -39,6 +39,7 @@ import { openEngines, type OpenedEngines } from './open-engines.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
+import { runtimeNotes } from './runtime-notes.js';
 import { rolePlan, RoleRefusedError } from './role-plan.js';
 import { ServiceMetrics } from './service-metrics.js';
 import { startSweeper } from './sweeper.js';
@@ -289,6 +290,10 @@ async function startRole(
     const listener = realtime;
     closers.push(() => listener.close());
     app.log.info(`realtime listening ${realtime.url} (transport ${realtime.transport}; paths /v1/realtime, /v1/stream)`);
+  }
+  const realtimeFacts = realtime ? { asked: config.realtimeTransport, serving: realtime.transport } : null;
+  for (const note of runtimeNotes({ nodeVersion: process.versions.node, abi: process.versions.modules, realtime: realtimeFacts })) {
+    app.log[note.level](note.message);
   }
   let metricsListener: MetricsListener | null = null;
   if (config.metricsPort !== null) {

@@ -13,6 +13,7 @@ import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { connectRealtime, startMessage, wavPcm, type RealtimeEvent } from '../helpers/realtime-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { testModelPath } from '../helpers/test-models.js';
+import { PREFERRED_TRANSPORT } from '../helpers/realtime-transports.js';
 
 let svc: TestService;
 let engine: Engine;
@@ -59,7 +60,7 @@ async function wholeRecordingDer(path: string, reference: Array<{ speaker: strin
 t.test('a two-voice conversation at real time: labels per turn, revisioned, before final', async (t) => {
   const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
   const pcm = wavPcm(await readFile(talk.path));
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'uws', keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing), seats: svc.stores.seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
+  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: PREFERRED_TRANSPORT, keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing), seats: svc.stores.seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
   t.teardown(() => listener.close());
   const c = await connectRealtime(listener.url);
   c.start(startMessage(svc.key, { diarization: { enabled: true } }));
