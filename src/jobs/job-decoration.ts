@@ -26,7 +26,7 @@ import type { KeyStore } from '../store/key-store.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { carryOf } from './job-carry-over.js';
 import { finalContextOf } from './job-final-context.js';
-import { parseStoredJobRequest } from './job-request.js';
+import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { jobUsageKey } from './job-usage.js';
 import { finalResult, type AssembledTranscript, type Decoration } from './job-transcript.js';
 
@@ -40,6 +40,11 @@ const FEATURE_WINDOW_SECONDS = 300;
 const FRAME_OVERHANG_SECONDS = 0.02;
 
 export const UNAVAILABLE_DECORATION: Decoration = { status: 'unavailable', review_required: true };
+
+/** A job whose speakers are attached after its text: diarized, in a format with segments. */
+export function decorates(request: StoredJobRequest): boolean {
+  return request.diarize && request.responseFormat !== 'text';
+}
 
 export function pendingDecoration(nowMs: number, leaseMs: number): Decoration {
   return { status: 'processing', stale_after: new Date(nowMs + leaseMs).toISOString() };

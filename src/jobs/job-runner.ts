@@ -1,5 +1,7 @@
-// The worker loop: claims runnable jobs with a lease, processes one chunk of audio per claim, and
-// records the outcome with a transition that only the lease holder can make.
+// The worker loop: claims runnable jobs with a lease, has one chunk of audio processed per claim
+// (job-chunk.ts), and has the job ended by a transition that only the lease holder can make
+// (job-completion.ts). What happens here is scheduling: the loops, claims, wake-ups and idling,
+// shutdown, and what a failed claim means (retry later, or fail the job).
 //
 // Fairness policy: a claim processes at most one chunk (`chunkSeconds` of audio, 5 minutes by
 // default), then the job goes to the back of the queue (its `ready_at` becomes now). Jobs are claimed
@@ -12,57 +14,33 @@
 // restart its leases are released (InstanceLifecycle) and the chunk runs again. A job whose
 // claims keep ending without progress (it crashes the process, say) fails `internal_error` after
 // MAX_STALLED_CLAIMS instead of looping forever. Audio is deleted only after the terminal transition
-// is committed; a crash between the two leaves an unreferenced file, which the sweeper removes.
+// is committed (job-completion.ts).
 //
 // Audit: each claim, committed chunk and terminal transition is a job audit line (job-audit.ts),
 // written only once the store has recorded it.
-import { FLAGSHIP_MODEL } from '../domain/model-ids.js';
-import { addTallies, EMPTY_TALLY, shiftTally } from '../pipeline/prompted-recognition.js';
-import {
-  AudioSourceUnavailableError,
-  DECODED_SAMPLE_RATE,
-  decodeAudioWindow,
-  probeAudio,
-  sniffWithReader,
-  type AudioContainer,
-  type AudioSource,
-} from '../audio/index.js';
+import { AudioSourceUnavailableError } from '../audio/index.js';
+import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import { FLAGSHIP_MODEL, type ModelId } from '../domain/model-ids.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError, isAbortError } from '../engine/engine-errors.js';
-import { isStoreUnavailable } from '../store/store-unavailable-error.js';
-import { chooseCut, cutSearchSeconds } from '../pipeline/chunk-cut.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
-import { verboseBody } from '../contract/response-body.js';
-import { runTranscription } from '../pipeline/run-transcription.js';
-import { addPatternTallies, emptyPatternTally, shiftPatternTally } from '../pipeline/pattern-stage.js';
-import type { SpeechRegion } from '../pipeline/speech-regions.js';
-import { findSpeech } from '../pipeline/speech-stage.js';
-import type { ModelId } from '../domain/model-ids.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { JOB_AUDIT_EVENTS, auditSeconds, jobOwnerSubject, logJobAudit } from './job-audit.js';
+import { audioUrlSeconds } from './job-audio-url.js';
+import { JobChunkProcessor } from './job-chunk.js';
+import { JobCompletion, type JobObserver } from './job-completion.js';
+import { DECORATION_LEASE_MS, JobDecorator } from './job-decoration.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.js';
-import { carryOf, type CarryOver } from './job-carry-over.js';
-import { DECORATION_LEASE_MS, JobDecorator, pendingDecoration } from './job-decoration.js';
-import { finalContextOf } from './job-final-context.js';
-import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource } from './job-language.js';
 import { JobLease } from './job-lease.js';
 import type { JobQueue } from './job-queue.js';
-import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
-import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
-import { jobEventInput, jobFailedEvent, jobSucceededEvent } from './job-webhook-events.js';
-import { jobUsage, meterUnsupportedLanguage } from './job-usage.js';
-import type { UsageBilling } from '../billing/usage-billing.js';
-import { appendChunk, emptyTranscript, finalResult, type AssembledTranscript } from './job-transcript.js';
 
-/** A job whose speakers are attached after its text (job-decoration.ts): diarized, in a format with segments. */
-function decorates(request: StoredJobRequest): boolean {
-  return request.diarize && request.responseFormat !== 'text';
-}
+export type { JobObserver };
 
 /** Seconds of audio per claim (see the fairness policy above). */
 export const DEFAULT_CHUNK_SECONDS = 300;
@@ -77,13 +55,6 @@ const BUSY_BACKOFF_MS = 500;
 const STORE_BACKOFF_MS = 5_000;
 /** A decoration that meets a busy engine or a storage outage retries this often before giving its lease back. */
 const DECORATION_RETRIES = 10;
-/** A presigned audio URL outlives the longest decode it serves by this much (seconds). */
-const AUDIO_URL_MARGIN_SECONDS = 300;
-const MAX_AUDIO_URL_SECONDS = 7 * 24 * 3600;
-/** Audio shorter than this is not a recording (docs/DESIGN.md decision 1): audio_undecodable. */
-const MIN_AUDIO_SECONDS = 1;
-/** A trailing window shorter than this holds no speech worth an engine call. */
-const MIN_WINDOW_SECONDS = 0.05;
 
 export interface JobRunnerDeps {
   config: ServiceConfig;
@@ -113,27 +84,15 @@ export interface JobRunnerDeps {
   observer?: JobObserver;
 }
 
-export interface JobObserver {
-  /** `processingSeconds`: wall time of this job's chunks on workers, summed over claims. */
-  jobSucceeded(model: ModelId, processingSeconds: number, audioSeconds: number): void;
-  jobFailed(): void;
-}
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
-
-/** Regions clipped to the first `seconds` of the window (the chunk before its cut). */
-function clipRegions(regions: SpeechRegion[], seconds: number): SpeechRegion[] {
-  return regions.filter((r) => r.start < seconds).map((r) => ({ start: r.start, end: Math.min(r.end, seconds) }));
-}
-
 export class JobRunner implements JobQueue {
   /** This process's instance (src/store/instance-registry.ts): its leases are released if it dies. */
   readonly instanceId: string;
   private readonly clock: () => Date;
-  private readonly chunkSeconds: number;
   private readonly leaseMs: number;
   private readonly decorationLeaseMs: number;
   private readonly decorator: JobDecorator;
+  private readonly chunks: JobChunkProcessor;
+  private readonly completion: JobCompletion;
   private readonly stopping = new AbortController();
   /** Set when shutdown begins: no new claim; chunks in flight may finish within the drain time. */
   private draining = false;
@@ -143,15 +102,16 @@ export class JobRunner implements JobQueue {
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.clock = deps.clock ?? (() => new Date());
-    this.chunkSeconds = deps.chunkSeconds ?? DEFAULT_CHUNK_SECONDS;
     this.leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
     this.decorationLeaseMs = deps.decorationLeaseMs ?? DECORATION_LEASE_MS;
     this.instanceId = deps.instanceId;
     this.decorator = new JobDecorator({
       ...deps,
-      audioSource: (path) => deps.blobs.audioSource(path, this.audioUrlSeconds()),
+      audioSource: (path) => deps.blobs.audioSource(path, audioUrlSeconds(deps.config.decodeTimeoutMs)),
       clock: () => this.now(),
     });
+    this.chunks = new JobChunkProcessor(deps, { chunkSeconds: deps.chunkSeconds ?? DEFAULT_CHUNK_SECONDS, clock: this.clock });
+    this.completion = new JobCompletion(deps, { clock: this.clock, decorationLeaseMs: this.decorationLeaseMs });
   }
 
   /** Starts the loops (work of dead processes is released by the instance lifecycle, src/service/instance-lifecycle.ts). */
@@ -257,7 +217,10 @@ export class JobRunner implements JobQueue {
         this.deps.log?.warn({ jobId: job.id, stalledClaims: job.stalledClaims }, 'job failed after repeated stalled claims');
         throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal);
       }
-      await this.processChunk(job, workerId, lease.signal);
+      const finished = await this.chunks.process(job, workerId, lease.signal);
+      // The last chunk ends the job; a decorated job's speakers follow at once, on this worker.
+      const decoration = finished ? await this.completion.succeed(job, workerId, finished) : null;
+      if (decoration) await this.decorate(decoration, workerId);
       return 0;
     } catch (error) {
       if (lease.signal.aborted || isAbortError(error)) {
@@ -277,194 +240,10 @@ export class JobRunner implements JobQueue {
       }
       const failure = failureOfAudio(error);
       if (!failure) this.deps.log?.error({ err: error, jobId: job.id }, 'job failed unexpectedly');
-      await this.fail(job, workerId, failure ?? new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal));
+      await this.completion.fail(job, workerId, failure ?? new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal));
       return 0;
     } finally {
       lease.stop();
-    }
-  }
-
-  private async processChunk(job: JobRecord, workerId: string, signal: AbortSignal): Promise<void> {
-    const { config, blobs } = this.deps;
-    const startedAt = performance.now();
-    const audioPath = job.audioPath;
-    if (!audioPath || !(await blobs.exists(audioPath))) throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.audioMissing);
-    const request = parseStoredJobRequest(job.request);
-    const carry = carryOf(job.progress) ?? (await this.firstLook(audioPath, signal));
-    // Local disk: the file; S3: a fresh presigned URL per chunk, which ffmpeg streams with Range
-    // requests (no copy of the recording on the worker).
-    const source = await blobs.audioSource(audioPath, this.audioUrlSeconds());
-    const stages = this.deps.stages[request.model];
-
-    // The chunk ends in a pause near its target length (chunk-cut.ts): decode the target plus the
-    // range a cut may move into, find the speech, cut, and leave the rest for the next claim.
-    const start = job.completedAudioSeconds;
-    const window = await decodeAudioWindow(source, {
-      startSeconds: start,
-      seconds: this.chunkSeconds + cutSearchSeconds(this.chunkSeconds),
-      container: carry.container,
-      timeoutMs: config.decodeTimeoutMs,
-      signal,
-    });
-    const windowSeconds = window.length / DECODED_SAMPLE_RATE;
-    // Headers can understate a length: the samples decide.
-    if (start + windowSeconds > config.maxAudioSeconds + 1) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
-    // The probed length saves a claim that would only find the end; the samples remain the judge
-    // when the headers overstate it.
-    const reachedEnd = windowSeconds < this.chunkSeconds + cutSearchSeconds(this.chunkSeconds) - 0.001 || start + windowSeconds >= carry.durationSeconds - 0.001;
-    if (start === 0 && reachedEnd && windowSeconds < MIN_AUDIO_SECONDS) {
-      throw new JobFailure('audio_undecodable', window.length === 0 ? JOB_FAILURE_MESSAGES.undecodable : JOB_FAILURE_MESSAGES.tooShort);
-    }
-    const regions = await findSpeech(window, DECODED_SAMPLE_RATE, stages.detectSpeech, signal, request.vad);
-    const cut = chooseCut(regions, windowSeconds, this.chunkSeconds, reachedEnd);
-    const last = reachedEnd && cut >= windowSeconds;
-    const pcm = window.subarray(0, Math.min(window.length, Math.round(cut * DECODED_SAMPLE_RATE)));
-    const chunkSeconds = pcm.length / DECODED_SAMPLE_RATE;
-    const end = start + chunkSeconds;
-
-    const previous = await this.readPartial(job);
-    let transcript = previous;
-    let nextCarry = carry;
-    if (chunkSeconds >= MIN_WINDOW_SECONDS) {
-      const outcome = await runTranscription(
-        pcm,
-        // A decorated job's words are attached to its speakers later: decode them with the text.
-        { ...request, language: chunkChoice(carry.language, request.language), wordTimestamps: request.wordTimestamps || decorates(request) },
-        // Speakers of a long recording are attached globally after its text (decoration), not per chunk.
-        { ...stages, diarize: undefined, decoding: config.decoding, sampleRate: DECODED_SAMPLE_RATE, dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family) },
-        { signal, regions: clipRegions(regions, chunkSeconds) },
-      );
-      const language = afterChunk(carry.language, request.language, outcome);
-      const ctx = { model: request.model, modelBuild: this.deps.modelBuilds[request.model], requestId: job.id };
-      // Partial results declare the language as decided so far, like the final one.
-      const declared = { ...outcome, language: language.language, languageSource: finalSource(language, request.language) };
-      transcript = appendChunk(previous, declared, start, chunkSeconds, job.resultRevision + 1, ctx);
-      nextCarry = {
-        ...carry,
-        language,
-        speakerTiming: carry.speakerTiming ?? verboseBody(outcome, ctx).speaker_timing,
-        wordTiming: outcome.wordTiming,
-        asrMs: carry.asrMs + outcome.asrMs,
-        ...(outcome.vocabularyTally ? { vocabulary: addTallies(carry.vocabulary ?? EMPTY_TALLY, shiftTally(outcome.vocabularyTally, start)) } : {}),
-        ...(outcome.patterns ? { patterns: addPatternTallies(carry.patterns ?? emptyPatternTally(outcome.patterns.results.length), shiftPatternTally(outcome.patterns, start)) } : {}),
-        ...(decorates(request) ? { speech: [...(carry.speech ?? []), ...outcome.speech.regions.map((r): [number, number] => [round3(start + r.start), round3(start + r.end)])] } : {}),
-      };
-    }
-
-    nextCarry = { ...nextCarry, processingMs: (carry.processingMs ?? 0) + (performance.now() - startedAt) };
-    if (last) {
-      await this.succeed(job, workerId, request, nextCarry, transcript, end);
-      return;
-    }
-    const { path: partialPath } = await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript));
-    const committed = await this.deps.jobs.commitChunk(
-      job.id,
-      workerId,
-      { progress: nextCarry, completedAudioSeconds: end, audioSeconds: carry.durationSeconds, partialPath },
-      this.now(),
-    );
-    if (!committed) return; // Lost the lease meanwhile; the new holder redoes this chunk.
-    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.chunkDone, jobOwnerSubject(job), {
-      chunkIndex: job.resultRevision,
-      chunkSeconds: auditSeconds(chunkSeconds),
-      completedAudioSeconds: auditSeconds(end),
-    });
-    if (job.partialPath && job.partialPath !== partialPath) await blobs.delete(job.partialPath);
-    this.deps.events.notify(job.id);
-  }
-
-  /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
-  private async firstLook(audioPath: string, signal: AbortSignal): Promise<CarryOver> {
-    const { blobs } = this.deps;
-    const container = await sniffWithReader((offset, length) => blobs.readRange(audioPath, offset, length));
-    if (!container) throw new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.undecodable);
-    const source: AudioSource = await blobs.audioSource(audioPath, this.audioUrlSeconds());
-    const probe = await probeAudio(source, { timeoutMs: this.deps.config.decodeTimeoutMs, container, signal });
-    if (probe.durationSeconds > this.deps.config.maxAudioSeconds) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
-    return {
-      container,
-      durationSeconds: probe.durationSeconds,
-      language: INITIAL_LANGUAGE_STATE,
-      speakerTiming: null,
-      wordTiming: false,
-      asrMs: 0,
-    };
-  }
-
-  /** A URL outlives any decode it serves (a reconnect or a seek late in a slow decode still works). */
-  private audioUrlSeconds(): number {
-    return Math.min(MAX_AUDIO_URL_SECONDS, Math.ceil(this.deps.config.decodeTimeoutMs / 1000) + AUDIO_URL_MARGIN_SECONDS);
-  }
-
-  private async readPartial(job: JobRecord): Promise<AssembledTranscript> {
-    if (!job.partialPath) return emptyTranscript('und');
-    return JSON.parse((await this.deps.blobs.readResult(job.partialPath)).toString('utf8')) as AssembledTranscript;
-  }
-
-  private async succeed(
-    job: JobRecord,
-    workerId: string,
-    request: StoredJobRequest,
-    carry: CarryOver,
-    transcript: AssembledTranscript,
-    endSeconds: number,
-  ): Promise<void> {
-    const { blobs, jobs } = this.deps;
-    const finalCarry: CarryOver = { ...carry, endSeconds };
-    const context = await finalContextOf(job, request, finalCarry, this.deps);
-    const now = this.now();
-    const decorating = decorates(request);
-    // A decorated job's text is final now; its speakers (and words) follow in the decoration.
-    const result = decorating
-      ? finalResult(transcript, {
-          ...context,
-          decoration: pendingDecoration(now, this.decorationLeaseMs),
-          speakerTiming: { word_timing: false, speaker_ceiling_reached: false, requested_max_speakers: request.maxSpeakers, detected_speaker_count: 0, speaker_ceiling_action: 'none' },
-        })
-      : finalResult(transcript, context);
-    const stored = await blobs.writeResult(job.id, { kind: 'final' }, result.body);
-    // The decoration reads the whole transcript (with its words) from the provisional result.
-    const partial = decorating ? await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript)) : null;
-    // The webhook event is written with the transition itself (one transaction), never after it.
-    const eventInput = jobEventInput(job, this.deps.config.publicBaseUrl, now);
-    const event = eventInput ? jobSucceededEvent(eventInput) : null;
-    const usage = await jobUsage(this.deps.billing, this.deps.keys, job, request, carry, endSeconds);
-    const won = await jobs.succeed(
-      job.id,
-      workerId,
-      { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType },
-      await this.retention(job, now),
-      now,
-      event,
-      partial ? { leaseMs: this.decorationLeaseMs, progress: finalCarry, partialPath: partial.path } : null,
-      // Metered with the success itself: exactly once, whatever crashed or ran again before.
-      usage,
-    );
-    if (!won) {
-      if (partial) await blobs.delete(partial.path).catch(() => {});
-      return;
-    }
-    this.deps.observer?.jobSucceeded(request.model, (carry.processingMs ?? 0) / 1000, endSeconds);
-    this.deps.billing.recorded(usage.event);
-    // The last chunk is committed with the success itself.
-    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.chunkDone, jobOwnerSubject(job), {
-      chunkIndex: job.resultRevision,
-      chunkSeconds: auditSeconds(endSeconds - job.completedAudioSeconds),
-      completedAudioSeconds: auditSeconds(endSeconds),
-    });
-    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.succeeded, jobOwnerSubject(job), {
-      audioSeconds: auditSeconds(endSeconds),
-      processingSeconds: auditSeconds((carry.processingMs ?? 0) / 1000),
-    });
-    if (event) this.deps.webhooks?.kick();
-    // Committed: the audio and the provisional result are no longer needed (docs/DESIGN.md "Reliability rules": deleted when the
-    // job ends), unless the decoration still reads them.
-    const done = partial ? [job.partialPath] : [job.audioPath, job.partialPath];
-    for (const path of done) if (path && path !== partial?.path) await blobs.delete(path).catch(() => {});
-    this.deps.events.notify(job.id);
-    if (partial) {
-      const succeeded = await jobs.getById(job.id);
-      if (succeeded) await this.decorate(succeeded, workerId);
     }
   }
 
@@ -520,32 +299,10 @@ export class JobRunner implements JobQueue {
     });
   }
 
-  private async fail(job: JobRecord, workerId: string, failure: JobFailure): Promise<void> {
-    const now = this.now();
-    const eventInput = jobEventInput(job, this.deps.config.publicBaseUrl, now);
-    const event = eventInput ? jobFailedEvent(eventInput, failure.code) : null;
-    const released = await this.deps.jobs.fail(job.id, { workerId }, { code: failure.code, message: failure.message }, await this.retention(job, now), now, event);
-    if (!released) return;
-    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.failed, jobOwnerSubject(job), { errorCode: failure.code });
-    this.deps.observer?.jobFailed();
-    // A safety counter only (no audio is billed for a failed job); losing it to an outage loses no money.
-    await meterUnsupportedLanguage(this.deps.billing, this.deps.keys, job, parseStoredJobRequest(job.request), failure).catch((error: unknown) => {
-      this.deps.log?.warn({ err: error, jobId: job.id }, 'metering a failed job failed');
-    });
-    if (event) this.deps.webhooks?.kick();
-    for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
-    this.deps.events.notify(job.id);
-  }
-
   /** Gives a lease back; a store fault here only delays the job until the lease expires. */
   private async releaseLease(jobId: string, workerId: string): Promise<void> {
     await this.deps.jobs.releaseLease(jobId, workerId, this.now()).catch((error: unknown) => {
       this.deps.log?.error({ err: error, jobId }, 'releasing a lease failed; the job waits for the lease to expire');
     });
-  }
-
-  private async retention(job: JobRecord, nowMs: number) {
-    const keyHours = job.retentionHours ?? (await this.deps.keys.get(job.keyId))?.retentionHours ?? this.deps.config.retentionHours;
-    return retentionFrom(nowMs, effectiveRetentionHours(job, keyHours));
   }
 }

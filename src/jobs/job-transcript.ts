@@ -1,8 +1,9 @@
 // A long job's transcript, assembled chunk by chunk. Each chunk's outcome is shaped by the same
-// verboseBody as an inline answer, then its times are shifted by the chunk's offset and appended.
+// verboseBody as an inline answer (once, by the chunk's processing, which also reads its speaker
+// timing), then its times are shifted by the chunk's offset and appended.
 // The assembled state is the provisional result a poll may fetch while the job runs (it is stored
 // as a blob, so rows stay small however long the recording); the final result is built from it.
-import { durationUsage, languageFields, RUNTIME_NAME, verboseBody } from '../contract/response-body.js';
+import { durationUsage, languageFields, RUNTIME_NAME, type verboseBody } from '../contract/response-body.js';
 import { seekOf, type OpenAiSegmentFields } from '../contract/openai-segment-fields.js';
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { isSubtitleFormat, subtitles } from '../contract/subtitles.js';
@@ -54,16 +55,21 @@ export function emptyTranscript(language: string): AssembledTranscript {
   return { object: PARTIAL_OBJECT, provisional: true, text: '', language, completed_audio_seconds: 0, result_revision: 0, segments: [] };
 }
 
-/** The transcript with one more chunk, whose audio started `offsetSeconds` into the recording. */
+/** What appending reads of a chunk's verbose body (verboseBody of the same outcome). */
+export type ChunkBody = Pick<ReturnType<typeof verboseBody>, 'segments' | 'words'>;
+
+/**
+ * The transcript with one more chunk, whose audio started `offsetSeconds` into the recording:
+ * `body` is the chunk's outcome shaped by verboseBody.
+ */
 export function appendChunk(
   previous: AssembledTranscript,
-  outcome: TranscriptionOutcome,
+  outcome: Pick<TranscriptionOutcome, 'text' | 'language' | 'languageSource'>,
+  body: ChunkBody,
   offsetSeconds: number,
   chunkSeconds: number,
   revision: number,
-  ctx: { model: ModelId; modelBuild: string; requestId: string },
 ): AssembledTranscript {
-  const body = verboseBody(outcome, ctx);
   const first = previous.segments.length;
   const segments = body.segments.map((s, i) => ({
     ...s,

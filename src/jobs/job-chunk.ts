@@ -1,0 +1,190 @@
+// One chunk of a claimed job: the file's first look (on the first claim), the decoded window, the cut
+// in a pause, the chunk's transcription, and what it adds to the job, committed as the provisional
+// result before the next chunk is claimed. The last chunk is handed over to the job's completion
+// (job-completion.ts) instead, which commits it with the success.
+//
+// The pipeline is called three times a chunk: to cut the window (chunk-window.ts), to transcribe
+// the chunk, and to add its outcome to the totals so far (chunk-accumulation.ts). Its tallies are
+// never opened here.
+import { DECODED_SAMPLE_RATE, decodeAudioWindow, probeAudio, sniffWithReader, type AudioSource } from '../audio/index.js';
+import type { ServiceConfig } from '../config/service-config.js';
+import { verboseBody } from '../contract/response-body.js';
+import type { ModelId } from '../domain/model-ids.js';
+import { accumulateChunk } from '../pipeline/chunk-accumulation.js';
+import { chunkWindowSeconds, cutWindow, type WindowChunk } from '../pipeline/chunk-window.js';
+import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
+import { runTranscription } from '../pipeline/run-transcription.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { JobRecord, JobStore } from '../store/job-store.js';
+import type { KeyStore } from '../store/key-store.js';
+import { JOB_AUDIT_EVENTS, auditSeconds, jobOwnerSubject, logJobAudit } from './job-audit.js';
+import { audioUrlSeconds } from './job-audio-url.js';
+import { carryOf, type CarryOver } from './job-carry-over.js';
+import type { FinishedText } from './job-completion.js';
+import { decorates } from './job-decoration.js';
+import type { JobEvents } from './job-events.js';
+import { JOB_FAILURE_MESSAGES, JobFailure } from './job-failure.js';
+import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource } from './job-language.js';
+import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
+import { appendChunk, emptyTranscript, type AssembledTranscript } from './job-transcript.js';
+
+/** Audio shorter than this is not a recording (docs/DESIGN.md decision 1): audio_undecodable. */
+const MIN_AUDIO_SECONDS = 1;
+/** A trailing window shorter than this holds no speech worth an engine call. */
+const MIN_WINDOW_SECONDS = 0.05;
+
+export interface JobChunkDeps {
+  config: Pick<ServiceConfig, 'decodeTimeoutMs' | 'maxAudioSeconds' | 'decoding'>;
+  jobs: JobStore;
+  blobs: BlobStore;
+  keys: KeyStore;
+  stages: PipelineEngines;
+  modelBuilds: Record<ModelId, string>;
+  events: JobEvents;
+  log?: { info(obj: object, msg: string): void; error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+export class JobChunkProcessor {
+  /** Seconds decoded per claim: the chunk's target length and the range its cut may move into. */
+  private readonly windowSeconds: number;
+
+  constructor(
+    private readonly deps: JobChunkDeps,
+    private readonly settings: { chunkSeconds: number; clock: () => Date },
+  ) {
+    this.windowSeconds = chunkWindowSeconds(settings.chunkSeconds);
+  }
+
+  /**
+   * Processes the next chunk of a job `workerId` holds. Returns what the job's success needs when the
+   * chunk was its last; null when the chunk was committed (or the lease was lost meanwhile).
+   */
+  async process(job: JobRecord, workerId: string, signal: AbortSignal): Promise<FinishedText | null> {
+    const { config, blobs } = this.deps;
+    const startedAt = performance.now();
+    const audioPath = job.audioPath;
+    if (!audioPath || !(await blobs.exists(audioPath))) throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.audioMissing);
+    const request = parseStoredJobRequest(job.request);
+    const carry = carryOf(job.progress) ?? (await this.firstLook(audioPath, signal));
+    // Local disk: the file; S3: a fresh presigned URL per chunk, which ffmpeg streams with Range
+    // requests (no copy of the recording on the worker).
+    const source = await blobs.audioSource(audioPath, audioUrlSeconds(config.decodeTimeoutMs));
+
+    // The chunk ends in a pause near its target length (chunk-cut.ts): decode the target plus the
+    // range a cut may move into, find the speech, cut, and leave the rest for the next claim.
+    const start = job.completedAudioSeconds;
+    const window = await decodeAudioWindow(source, {
+      startSeconds: start,
+      seconds: this.windowSeconds,
+      container: carry.container,
+      timeoutMs: config.decodeTimeoutMs,
+      signal,
+    });
+    const windowSeconds = window.length / DECODED_SAMPLE_RATE;
+    // Headers can understate a length: the samples decide.
+    if (start + windowSeconds > config.maxAudioSeconds + 1) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
+    // The probed length saves a claim that would only find the end; the samples remain the judge
+    // when the headers overstate it.
+    const reachedEnd = windowSeconds < this.windowSeconds - 0.001 || start + windowSeconds >= carry.durationSeconds - 0.001;
+    if (start === 0 && reachedEnd && windowSeconds < MIN_AUDIO_SECONDS) {
+      throw new JobFailure('audio_undecodable', window.length === 0 ? JOB_FAILURE_MESSAGES.undecodable : JOB_FAILURE_MESSAGES.tooShort);
+    }
+    const chunk = await cutWindow(window, {
+      target: this.settings.chunkSeconds,
+      reachedEnd,
+      sampleRate: DECODED_SAMPLE_RATE,
+      detectSpeech: this.deps.stages[request.model].detectSpeech,
+      vad: request.vad,
+      signal,
+    });
+    const end = start + chunk.seconds;
+
+    const previous = await this.readPartial(job);
+    const added = chunk.seconds >= MIN_WINDOW_SECONDS ? await this.transcribe(job, request, carry, chunk, previous, signal) : { transcript: previous, carry };
+    const nextCarry: CarryOver = { ...added.carry, processingMs: (carry.processingMs ?? 0) + (performance.now() - startedAt) };
+    if (chunk.last) return { request, carry: nextCarry, transcript: added.transcript, endSeconds: end };
+    await this.commit(job, workerId, nextCarry, added.transcript, chunk.seconds, end);
+    return null;
+  }
+
+  /** The chunk transcribed, appended to the transcript and added to what is carried to the next one. */
+  private async transcribe(
+    job: JobRecord,
+    request: StoredJobRequest,
+    carry: CarryOver,
+    chunk: WindowChunk,
+    previous: AssembledTranscript,
+    signal: AbortSignal,
+  ): Promise<{ transcript: AssembledTranscript; carry: CarryOver }> {
+    // The chunk starts where the audio done so far ends.
+    const start = job.completedAudioSeconds;
+    const outcome = await runTranscription(
+      chunk.pcm,
+      // A decorated job's words are attached to its speakers later: decode them with the text.
+      { ...request, language: chunkChoice(carry.language, request.language), wordTimestamps: request.wordTimestamps || decorates(request) },
+      // Speakers of a long recording are attached globally after its text (decoration), not per chunk.
+      {
+        ...this.deps.stages[request.model],
+        diarize: undefined,
+        decoding: this.deps.config.decoding,
+        sampleRate: DECODED_SAMPLE_RATE,
+        dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family),
+      },
+      { signal, regions: chunk.regions },
+    );
+    const language = afterChunk(carry.language, request.language, outcome);
+    // Partial results declare the language as decided so far, like the final one.
+    const declared = { ...outcome, language: language.language, languageSource: finalSource(language, request.language) };
+    // Shaped once: its segments and words join the transcript, its speaker timing is carried.
+    const body = verboseBody(declared, { model: request.model, modelBuild: this.deps.modelBuilds[request.model], requestId: job.id });
+    return {
+      transcript: appendChunk(previous, declared, body, start, chunk.seconds, job.resultRevision + 1),
+      carry: accumulateChunk({ ...carry, language, speakerTiming: carry.speakerTiming ?? body.speaker_timing }, outcome, start, {
+        keepSpeech: decorates(request),
+      }),
+    };
+  }
+
+  /** Commits a chunk that is not the last: its transcript as the provisional result, its carry-over in the row. */
+  private async commit(job: JobRecord, workerId: string, carry: CarryOver, transcript: AssembledTranscript, chunkSeconds: number, end: number): Promise<void> {
+    const { blobs } = this.deps;
+    const { path: partialPath } = await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript));
+    const committed = await this.deps.jobs.commitChunk(
+      job.id,
+      workerId,
+      { progress: carry, completedAudioSeconds: end, audioSeconds: carry.durationSeconds, partialPath },
+      this.settings.clock().getTime(),
+    );
+    if (!committed) return; // Lost the lease meanwhile; the new holder redoes this chunk.
+    logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.chunkDone, jobOwnerSubject(job), {
+      chunkIndex: job.resultRevision,
+      chunkSeconds: auditSeconds(chunkSeconds),
+      completedAudioSeconds: auditSeconds(end),
+    });
+    if (job.partialPath && job.partialPath !== partialPath) await blobs.delete(job.partialPath);
+    this.deps.events.notify(job.id);
+  }
+
+  /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
+  private async firstLook(audioPath: string, signal: AbortSignal): Promise<CarryOver> {
+    const { blobs } = this.deps;
+    const container = await sniffWithReader((offset, length) => blobs.readRange(audioPath, offset, length));
+    if (!container) throw new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.undecodable);
+    const source: AudioSource = await blobs.audioSource(audioPath, audioUrlSeconds(this.deps.config.decodeTimeoutMs));
+    const probe = await probeAudio(source, { timeoutMs: this.deps.config.decodeTimeoutMs, container, signal });
+    if (probe.durationSeconds > this.deps.config.maxAudioSeconds) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
+    return {
+      container,
+      durationSeconds: probe.durationSeconds,
+      language: INITIAL_LANGUAGE_STATE,
+      speakerTiming: null,
+      wordTiming: false,
+      asrMs: 0,
+    };
+  }
+
+  private async readPartial(job: JobRecord): Promise<AssembledTranscript> {
+    if (!job.partialPath) return emptyTranscript('und');
+    return JSON.parse((await this.deps.blobs.readResult(job.partialPath)).toString('utf8')) as AssembledTranscript;
+  }
+}
