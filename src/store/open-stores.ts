@@ -8,8 +8,9 @@ import { InProcessJobNotices, type JobNotices } from './job-notices.js';
 import type { JobStore } from './job-store.js';
 import type { KeyStore } from './key-store.js';
 import type { RealtimeSeatStore } from './realtime-seat-store.js';
+import { KyselyIdempotencyStore } from './kysely/kysely-idempotency-store.js';
+import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
 import { openPostgres } from './postgres/database.js';
-import { PgIdempotencyStore } from './postgres/pg-idempotency-store.js';
 import { PgInstanceRegistry } from './postgres/pg-instance-registry.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
 import { PgJobStore } from './postgres/pg-job-store.js';
@@ -18,7 +19,6 @@ import { PgRealtimeSeatStore } from './postgres/pg-realtime-seat-store.js';
 import { PgWebhookOutbox } from './postgres/pg-webhook-outbox.js';
 import { PgWebhookSecretStore } from './postgres/pg-webhook-secret-store.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
-import { SqliteIdempotencyStore } from './sqlite/sqlite-idempotency-store.js';
 import { SqliteInstanceRegistry } from './sqlite/sqlite-instance-registry.js';
 import { SqliteJobStore } from './sqlite/sqlite-job-store.js';
 import { SqliteKeyStore } from './sqlite/sqlite-key-store.js';
@@ -84,7 +84,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       kind: 'postgres',
       keys: new PgKeyStore(db),
       jobs: new PgJobStore(db, { instanceId: location.instanceId }),
-      idempotency: new PgIdempotencyStore(db, { owner: location.instanceId }),
+      idempotency: new KyselyIdempotencyStore(postgresStoreDb(db), { owner: location.instanceId }),
       get webhookSecrets() {
         return (secrets ??= new PgWebhookSecretStore(db, location.webhookMasterKey()));
       },
@@ -110,7 +110,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
     kind: 'sqlite',
     keys: new SqliteKeyStore(db),
     jobs: new SqliteJobStore(db, { instanceId: location.instanceId }),
-    idempotency: new SqliteIdempotencyStore(db, { owner: location.instanceId }),
+    idempotency: new KyselyIdempotencyStore(sqliteStoreDb(db), { owner: location.instanceId }),
     get webhookSecrets() {
       return (secrets ??= new SqliteWebhookSecretStore(db, location.webhookMasterKey()));
     },

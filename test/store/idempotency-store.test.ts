@@ -1,30 +1,44 @@
-// The IdempotencyStore contract (contract/idempotency-store-contract.ts) against SQLite and PostgreSQL.
+// The IdempotencyStore contract (contract/idempotency-store-contract.ts) against its one
+// implementation (src/store/kysely/kysely-idempotency-store.ts) on SQLite and on PostgreSQL.
+import pg from 'pg';
 import t from 'tap';
-import { PgIdempotencyStore } from '../../src/store/postgres/pg-idempotency-store.js';
+import { KyselyIdempotencyStore } from '../../src/store/kysely/kysely-idempotency-store.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import type { PostgresDatabase } from '../../src/store/postgres/database.js';
 import { PgInstanceRegistry } from '../../src/store/postgres/pg-instance-registry.js';
-import { SqliteIdempotencyStore } from '../../src/store/sqlite/sqlite-idempotency-store.js';
 import { SqliteInstanceRegistry } from '../../src/store/sqlite/sqlite-instance-registry.js';
+import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';
 import { idempotencyStoreContract } from './contract/idempotency-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 
-idempotencyStoreContract(t, 'SqliteIdempotencyStore', async (t) => {
+idempotencyStoreContract(t, 'KyselyIdempotencyStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
   return {
-    store: new SqliteIdempotencyStore(databases.db),
-    another: async () => new SqliteIdempotencyStore(await databases.open()),
-    ownedBy: async (owner) => new SqliteIdempotencyStore(databases.db, { owner }),
+    store: new KyselyIdempotencyStore(sqliteStoreDb(databases.db)),
+    another: async () => new KyselyIdempotencyStore(sqliteStoreDb(await databases.open())),
+    ownedBy: async (owner) => new KyselyIdempotencyStore(sqliteStoreDb(databases.db), { owner }),
     instances: new SqliteInstanceRegistry(databases.db),
     close: databases.close,
   };
 });
 
-idempotencyStoreContract(t, 'PgIdempotencyStore', async () => {
+idempotencyStoreContract(t, 'KyselyIdempotencyStore on PostgreSQL', async () => {
   const databases = await postgresDatabases();
   return {
-    store: new PgIdempotencyStore(databases.db),
-    another: async () => new PgIdempotencyStore(await databases.open()),
-    ownedBy: async (owner) => new PgIdempotencyStore(databases.db, { owner }),
+    store: new KyselyIdempotencyStore(postgresStoreDb(databases.db)),
+    another: async () => new KyselyIdempotencyStore(postgresStoreDb(await databases.open())),
+    ownedBy: async (owner) => new KyselyIdempotencyStore(postgresStoreDb(databases.db), { owner }),
     instances: new PgInstanceRegistry(databases.db),
     close: databases.close,
   };
+});
+
+t.test('on PostgreSQL, a database that cannot be reached is StoreUnavailableError, as for the hand-written stores', async (t) => {
+  // Nothing listens on port 1: the connection is refused.
+  const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 2_000 });
+  t.teardown(() => pool.end());
+  const store = new KyselyIdempotencyStore(postgresStoreDb({ pool } as unknown as PostgresDatabase));
+  const error = await store.begin('ten_a', 'k', 'fp').catch((e: unknown) => e);
+  t.ok(error instanceof StoreUnavailableError, 'a StoreUnavailableError');
+  t.match((error as StoreUnavailableError).cause, { code: 'ECONNREFUSED' }, 'with the connection failure as its cause');
 });

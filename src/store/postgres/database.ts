@@ -100,7 +100,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
 }
 
 /** A connection failure becomes StoreUnavailableError (a 503 at the edge); any other error stays as it is. */
-function rethrowAsUnavailable(error: unknown): never {
+export function rethrowAsUnavailable(error: unknown): never {
   if (isConnectionFailure(error)) throw new StoreUnavailableError('database', { cause: error });
   throw error;
 }

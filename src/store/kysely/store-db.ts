@@ -1,0 +1,53 @@
+// One Kysely instance over a database handle the process has already opened (sqlite/database.ts,
+// postgres/database.ts): the stores on Kysely are written once and run on either. Nothing here
+// opens, migrates or closes a database; the handle's owner still does, and the instance is never
+// destroyed (Kysely's destroy would close the handle under the stores that still use it).
+//
+// One instance per handle, kept for the handle's life: on SQLite, Kysely serializes its statements
+// (and a transaction's) through a lock of its own instance, so two instances on one connection would
+// not keep each other out.
+import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import type { PostgresDatabase } from '../postgres/database.js';
+import { rethrowAsUnavailable } from '../postgres/database.js';
+import type { Database } from '../sqlite/database.js';
+import type { StoreDb, StoreSchema } from './store-schema.js';
+
+const onSqlite = new WeakMap<Database, StoreDb>();
+const onPostgres = new WeakMap<PostgresDatabase, StoreDb>();
+
+export function sqliteStoreDb(db: Database): StoreDb {
+  let kysely = onSqlite.get(db);
+  if (!kysely) {
+    kysely = new Kysely<StoreSchema>({ dialect: new SqliteDialect({ database: db }) });
+    onSqlite.set(db, kysely);
+  }
+  return kysely;
+}
+
+export function postgresStoreDb(db: PostgresDatabase): StoreDb {
+  let kysely = onPostgres.get(db);
+  if (!kysely) {
+    kysely = new Kysely<StoreSchema>({ dialect: new PostgresDialect({ pool: unavailableAware(db.pool) }) });
+    onPostgres.set(db, kysely);
+  }
+  return kysely;
+}
+
+/**
+ * The database's pool as Kysely takes it, failing as the database's own queries do: a connection
+ * failure is StoreUnavailableError (a 503 at the edge), anything else stays as it is. `end` does
+ * nothing: the pool is the PostgresDatabase's, which ends it on close.
+ */
+function unavailableAware(pool: PostgresDatabase['pool']): PostgresPool {
+  return {
+    connect: async () => {
+      const client = await pool.connect().catch(rethrowAsUnavailable);
+      const wrapped = {
+        query: (text: string, values: readonly unknown[]) => client.query(text, [...values]).catch(rethrowAsUnavailable),
+        release: (destroy?: boolean) => client.release(destroy),
+      };
+      return wrapped as unknown as PostgresPoolClient;
+    },
+    end: async () => {},
+  };
+}
