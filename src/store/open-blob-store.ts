@@ -20,8 +20,8 @@ export function openBlobStore(dataDir: string, s3: S3BucketSettings | null): Ope
     const local = new LocalBlobStore(localBlobRoot(dataDir));
     return { kind: 'local', blobs: local, local, close: () => {} };
   }
-  // The AWS SDK warns on every start under Node 20 (still accepted, past its end of life) that releases
-  // after early 2027 will need Node 22; the warning would land in the service's JSON logs as plain text.
+  // The AWS SDK warns about runtimes it will drop; such a warning would land in the service's JSON logs
+  // as plain text.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const store = new S3BlobStore({ ...s3, spoolDir: join(localBlobRoot(dataDir), 'uploads') });
   return { kind: 's3', blobs: store, local: null, close: () => store.close() };
