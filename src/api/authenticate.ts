@@ -1,7 +1,7 @@
-// Bearer-key authentication for every route not marked `config: { public: true }`, and the checks
-// routes make on the authenticated key (entitlements, billing, still not revoked). Keys are read from
-// the store on every request, never cached: `svc-stt keys revoke` in another process writes the same
-// SQLite file, and the next request already sees it.
+// Bearer-key authentication for every route not marked `config: { public: true }`, and the check
+// routes make on the authenticated key's entitlements. Keys are read from the store on every request,
+// never cached: `svc-stt keys revoke` in another process writes the same SQLite file, and the next
+// request already sees it.
 import type { FastifyRequest } from 'fastify';
 import type { Entitlement, KeyStore } from '../store/key-store.js';
 import { ApiError } from './api-error.js';
@@ -60,27 +60,8 @@ export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
   };
 }
 
-/**
- * How often work that outlives its authentication (a long poll waiting, a presigned upload streaming)
- * reads its key again: the longest a revoked key keeps such work going.
- */
-export const KEY_RECHECK_INTERVAL_MS = 1000;
-
-/** Whether the key is still active now (not revoked since the request was authenticated). */
-export async function isKeyActive(keys: Pick<KeyStore, 'get'>, keyId: string): Promise<boolean> {
-  const record = await keys.get(keyId);
-  return record !== null && record.revokedAt === null;
-}
-
-/**
- * 401 when the request's key has been revoked since the request was authenticated: called by work
- * that outlives the moment of authentication (long polls, before committing a new job). The key
- * store is read each time, so a revocation made by the CLI in another process counts at once.
- */
-export async function requireKeyStillActive(request: FastifyRequest, keys: Pick<KeyStore, 'get'>): Promise<void> {
-  const key = request.apiKey;
-  if (key === null || !(await isKeyActive(keys, key.id))) throw unauthorized();
-}
+// The service's wiring names it here; the rule is the application's (src/application/require-active-key.ts).
+export { isKeyActive } from '../application/require-active-key.js';
 
 const ENTITLEMENT_NAMES: Record<Entitlement, string> = {
   patterns: 'patterns',

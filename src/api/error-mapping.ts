@@ -1,12 +1,17 @@
 // Turns whatever a request failed with into the contract's error: an ApiError as thrown, the typed
-// refusals of the layers below (pipeline, webhook admission) by their kinds, Fastify's and
-// @fastify/multipart's own errors by their codes, a storage fault (disk full, data folder unwritable)
-// into a 503 with Retry-After, and anything else into a generic 500. Every message here is a fixed
-// server text: framework messages can quote the request (JSON parser errors quote the body, busboy's
-// quote headers), so none is passed through.
+// refusals of the layers below (audio, engine, pipeline, webhook admission, billing, the application's
+// use cases) by their kinds, Fastify's and @fastify/multipart's own errors by their codes, a storage
+// fault (disk full, data folder unwritable) into a 503 with Retry-After, and anything else into a
+// generic 500. Every message here is a fixed server text: framework messages can quote the request
+// (JSON parser errors quote the body, busboy's quote headers), so none is passed through.
 import { ApiError, type ApiErrorCode } from './api-error.js';
 import { isStorageFault, storageUnavailable } from './storage-fault.js';
-import { serviceUnavailable } from './capacity.js';
+import { capacityUnavailable, serviceUnavailable } from './capacity.js';
+import { unauthorized } from './authenticate.js';
+import { retryAfterHeader } from './retry-after.js';
+import { ApplicationError, type ApplicationErrorKind } from '../application/application-errors.js';
+import { AudioError, type AudioErrorCode } from '../audio/audio-errors.js';
+import { EngineError } from '../engine/engine-errors.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import { PipelineError, type PipelineErrorKind } from '../pipeline/pipeline-errors.js';
@@ -18,7 +23,7 @@ export interface MappedError {
   unexpected: boolean;
 }
 
-type Answer = readonly [status: number, code: ApiErrorCode, message: string];
+type Answer = readonly [status: number, code: ApiErrorCode, message: string, headers?: Record<string, string>];
 type Status = readonly [status: number, code: ApiErrorCode];
 
 // The only place the lower layers' refusals meet HTTP. Typed over every kind, so a kind added below
@@ -34,6 +39,51 @@ const PIPELINE_STATUSES: Readonly<Record<PipelineErrorKind, Status>> = {
 const WEBHOOK_ADMISSION_STATUSES: Readonly<Record<WebhookAdmissionErrorKind, Status>> = {
   signing_secret_missing: [422, 'invalid_request'],
   destination_not_allowed: [422, 'invalid_request'],
+};
+
+/** Engine queues drain in seconds: the client may retry soon. */
+const ENGINE_RETRY_AFTER_SECONDS = 5;
+/** A retried decode that timed out needs as long again: the client waits longer first. */
+const DECODE_RETRY_AFTER_SECONDS = 30;
+
+// The use cases' refusals: most answered with their own message, a few with the API's standing
+// answer for the case (Retry-After for capacity, WWW-Authenticate for a key that stopped being valid).
+const APPLICATION_ANSWERS: Readonly<Record<ApplicationErrorKind, (message: string) => ApiError>> = {
+  audio_too_long: (message) => new ApiError(413, 'upload_too_large', message),
+  audio_too_short: (message) => new ApiError(422, 'invalid_request', message),
+  inline_only_option: (message) => new ApiError(422, 'invalid_request', message),
+  engines_at_capacity: () => capacityUnavailable(ENGINE_RETRY_AFTER_SECONDS),
+  transcription_cancelled: (message) => new ApiError(400, 'invalid_request', message),
+  idempotency_conflict: (message) => new ApiError(409, 'idempotency_conflict', message),
+  idempotency_in_progress: (message) => new ApiError(409, 'idempotency_in_progress', message),
+  key_revoked: () => unauthorized(),
+  job_not_found: (message) => new ApiError(404, 'not_found', message),
+  upload_not_complete: (message) => new ApiError(409, 'upload_not_complete', message),
+  result_not_available: (message) => new ApiError(404, 'not_found', message),
+};
+
+/** Audio that cannot be read as sent. Answers are in the contract's words, not the audio layer's own messages. */
+const UNDECODABLE: Answer = [400, 'invalid_request', 'the audio could not be decoded'];
+
+const AUDIO_ANSWERS: Readonly<Record<AudioErrorCode, Answer>> = {
+  unsupported_container: [415, 'unsupported_media_type', 'the audio container is not supported'],
+  undecodable_audio: UNDECODABLE,
+  audio_too_long: [413, 'upload_too_large', 'the audio is longer than this route accepts'],
+  audio_too_short: UNDECODABLE,
+  // A decoder that overran its time is the service's trouble, not the request's: retryable.
+  decode_timeout: [503, 'service_unavailable', 'decoding the audio took too long', retryAfterHeader(DECODE_RETRY_AFTER_SECONDS)],
+  decode_aborted: UNDECODABLE,
+};
+
+// The engine's two refusals a request can meet; every other engine failure is a server fault (500).
+const ENGINE_ANSWERS: Readonly<Record<EngineError['code'], (() => ApiError) | null>> = {
+  queue_full: () => capacityUnavailable(ENGINE_RETRY_AFTER_SECONDS),
+  engine_closed: () => serviceUnavailable(ENGINE_RETRY_AFTER_SECONDS, 'the service is shutting down'),
+  model_load_failed: null,
+  vad_model_load_failed: null,
+  vad_not_configured: null,
+  invalid_audio: null,
+  transcription_failed: null,
 };
 
 const INVALID_JSON: Answer = [400, 'invalid_request', 'the request body is not valid JSON'];
@@ -99,6 +149,10 @@ export function mapError(error: unknown): MappedError {
   if (error instanceof ApiError) return { apiError: error, unexpected: false };
   if (error instanceof PipelineError) return expected([...PIPELINE_STATUSES[error.kind], error.message]);
   if (error instanceof WebhookAdmissionError) return expected([...WEBHOOK_ADMISSION_STATUSES[error.kind], error.message]);
+  if (error instanceof ApplicationError) return { apiError: APPLICATION_ANSWERS[error.kind](error.message), unexpected: false };
+  if (error instanceof AudioError) return expected(AUDIO_ANSWERS[error.code]);
+  const engineAnswer = error instanceof EngineError ? ENGINE_ANSWERS[error.code] : null;
+  if (engineAnswer) return { apiError: engineAnswer(), unexpected: false };
   // The message names the limit and when it lifts (billing-errors.ts), never the account's figures.
   if (error instanceof BillingBlockedError) return expected([402, 'billing_blocked', error.message]);
   // Logged for the operator (the database or bucket is down); retryable for the client, and nothing
@@ -135,8 +189,8 @@ function storeUnavailable(): ApiError {
   return serviceUnavailable(STORE_RETRY_AFTER_SECONDS, 'a store of the service is unavailable and nothing was stored; retry after the Retry-After interval');
 }
 
-function expected([status, code, message]: Answer): MappedError {
-  return { apiError: new ApiError(status, code, message), unexpected: false };
+function expected([status, code, message, headers]: Answer): MappedError {
+  return { apiError: new ApiError(status, code, message, headers), unexpected: false };
 }
 
 /**

@@ -4,7 +4,8 @@
 // before committing); this hook is the backstop every route gets, including routes added later.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyStore } from '../store/key-store.js';
-import { isKeyActive, unauthorized } from './authenticate.js';
+import { isKeyActive } from '../application/require-active-key.js';
+import { unauthorized } from './authenticate.js';
 import { ERROR_CONTENT_TYPE } from './error-envelope.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import './fastify-augment.js';

@@ -3,6 +3,32 @@ import t from 'tap';
 import { ApiError } from '../../src/api/api-error.js';
 import { mapError } from '../../src/api/error-mapping.js';
 import {
+  ApplicationError,
+  AudioLongerThanAllowed,
+  AudioShorterThanAllowed,
+  EnginesAtCapacity,
+  IdempotencyConflict,
+  IdempotencyInProgress,
+  InlineOnlyOption,
+  JobNotFound,
+  KeyRevoked,
+  ResultNotAvailable,
+  TranscriptionCancelled,
+  UploadNotComplete,
+  type ApplicationErrorKind,
+} from '../../src/application/application-errors.js';
+import {
+  AudioError,
+  AudioTooLongError,
+  AudioTooShortError,
+  DecodeAbortedError,
+  DecodeTimeoutError,
+  UndecodableAudioError,
+  UnsupportedContainerError,
+  type AudioErrorCode,
+} from '../../src/audio/audio-errors.js';
+import { EngineError } from '../../src/engine/engine-errors.js';
+import {
   EntitlementMissing,
   InvalidRequestField,
   PipelineError,
@@ -131,4 +157,73 @@ t.test('typed refusals carry no HTTP of their own', async (t) => {
     t.notOk('status' in error || 'statusCode' in error, `${error.name}: no status`);
   }
   t.equal(new UnsupportedDetectedLanguage('ja').detected, 'ja', 'the detected tag is kept for logs, out of the message');
+});
+
+// The use cases' refusals (src/application/application-errors.ts), and the audio and engine failures
+// a request can meet: every kind with the answer the transcription route gave before it was split.
+const APPLICATION_CASES: Record<ApplicationErrorKind, [ApplicationError, number, string, string, Record<string, string>]> = {
+  audio_too_long: [new AudioLongerThanAllowed(7200), 413, 'upload_too_large', 'the audio is longer than 7200 seconds', {}],
+  audio_too_short: [new AudioShorterThanAllowed(0.1), 422, 'invalid_request', 'the audio is shorter than 0.1 second', {}],
+  inline_only_option: [
+    new InlineOnlyOption('stream=true', 120),
+    422,
+    'invalid_request',
+    'stream=true is answered on this connection for audio up to 120 seconds; longer audio becomes a job: send it without stream=true',
+    {},
+  ],
+  engines_at_capacity: [
+    new EnginesAtCapacity(),
+    503,
+    'capacity_unavailable',
+    'the service is at capacity; retry after the Retry-After interval',
+    { 'retry-after': '5' },
+  ],
+  transcription_cancelled: [new TranscriptionCancelled(), 400, 'invalid_request', 'the request was cancelled', {}],
+  idempotency_conflict: [new IdempotencyConflict(), 409, 'idempotency_conflict', 'this Idempotency-Key was used with different content', {}],
+  idempotency_in_progress: [new IdempotencyInProgress(), 409, 'idempotency_in_progress', 'a request with this Idempotency-Key is in progress', {}],
+  key_revoked: [new KeyRevoked(), 401, 'unauthorized', 'a valid API key is required: send Authorization: Bearer <API_KEY>', { 'www-authenticate': 'Bearer' }],
+  job_not_found: [new JobNotFound(), 404, 'not_found', 'no job with this id exists for this key', {}],
+  upload_not_complete: [
+    new UploadNotComplete('slot_closed'),
+    409,
+    'upload_not_complete',
+    'the upload slot of this job is closed (deadline passed or key revoked); create a new job',
+    {},
+  ],
+  result_not_available: [new ResultNotAvailable('expired'), 404, 'not_found', "this job's result has expired", {}],
+};
+
+const AUDIO_CASES: Record<AudioErrorCode, [AudioError, number, string, string, Record<string, string>]> = {
+  unsupported_container: [new UnsupportedContainerError(), 415, 'unsupported_media_type', 'the audio container is not supported', {}],
+  undecodable_audio: [new UndecodableAudioError('ffmpeg said ECHO-CANARY-1234'), 400, 'invalid_request', 'the audio could not be decoded', {}],
+  audio_too_long: [new AudioTooLongError(60, 61), 413, 'upload_too_large', 'the audio is longer than this route accepts', {}],
+  audio_too_short: [new AudioTooShortError(1, 0.5), 400, 'invalid_request', 'the audio could not be decoded', {}],
+  decode_timeout: [new DecodeTimeoutError(60_000), 503, 'service_unavailable', 'decoding the audio took too long', { 'retry-after': '30' }],
+  decode_aborted: [new DecodeAbortedError(), 400, 'invalid_request', 'the audio could not be decoded', {}],
+};
+
+t.test('application and audio refusals: every kind has its status, code, message and headers', async (t) => {
+  for (const [kind, [error, status, code, message, headers]] of [...Object.entries(APPLICATION_CASES), ...Object.entries(AUDIO_CASES)]) {
+    const { apiError, unexpected } = mapError(error);
+    t.same({ status: apiError.status, code: apiError.code, message: apiError.message, headers: apiError.headers }, { status, code, message, headers }, kind);
+    t.equal(unexpected, false, `${kind}: a refusal, not a server fault`);
+  }
+  for (const [kind, [error]] of Object.entries(APPLICATION_CASES)) {
+    t.equal(error.kind, kind, `${error.name} declares its kind`);
+    t.notOk(error instanceof ApiError || 'status' in error || 'statusCode' in error, `${error.name}: no HTTP of its own`);
+  }
+});
+
+t.test('engine failures: a full queue and a closing engine are retryable 503s, the rest server faults', async (t) => {
+  const full = mapError(new EngineError('queue_full', 'the queue is full'));
+  t.same([full.apiError.status, full.apiError.code, full.apiError.headers, full.unexpected], [503, 'capacity_unavailable', { 'retry-after': '5' }, false]);
+  const closed = mapError(new EngineError('engine_closed', 'closed'));
+  t.same(
+    [closed.apiError.status, closed.apiError.code, closed.apiError.message, closed.apiError.headers, closed.unexpected],
+    [503, 'service_unavailable', 'the service is shutting down', { 'retry-after': '5' }, false],
+  );
+  for (const code of ['model_load_failed', 'vad_model_load_failed', 'vad_not_configured', 'invalid_audio', 'transcription_failed'] as const) {
+    const { apiError, unexpected } = mapError(new EngineError(code, 'ECHO-CANARY-1234'));
+    t.same([apiError.status, apiError.code, unexpected], [500, 'internal_error', true], code);
+  }
 });

@@ -1,8 +1,9 @@
-// Layering (docs/DESIGN.md "Layout"), lowest first: native < domain < engine, audio, models, store <
-// config, billing < pipeline < contract < jobs < webhooks, realtime < api < service < cli. An import
-// stays in its layer or goes down, never up; and HTTP stays at the edge: no layer below src/api
-// imports it (each layer throws its own typed errors, which only src/api/error-mapping.ts turns into
-// statuses). Type-only imports count: a type from a higher layer ties the lower one to it all the same.
+// Layering (docs/DESIGN.md "Layout"), lowest first: native < domain < models < engine < audio < store <
+// config < billing < pipeline < contract < jobs < webhooks < realtime < application < api < service <
+// cli (test/helpers/layer-ranks.ts). An import stays in its layer or goes down, never up; and HTTP
+// stays at the edge: no layer below src/api imports it (each layer throws its own typed errors, which
+// only src/api/error-mapping.ts turns into statuses). Type-only imports count: a type from a higher
+// layer ties the lower one to it all the same.
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { LAYER_RANK } from '../helpers/layer-ranks.js';
@@ -53,7 +54,8 @@ t.test('the check itself fails on what it forbids', async (t) => {
   t.match(first('src/engine/x.ts', "const y = await import('../config/y.js');"), /up from engine to config/);
   t.match(first('src/store/sqlite/x.ts', "import '../../audio/../jobs/y.js';"), /up from store to jobs/);
   t.match(first('src/cli/x.ts', "import { Engine } from '../index.js';"), /up from cli to index\.js/);
-  t.equal(first('src/webhooks/x.ts', "import { y } from '../realtime/y.js';"), null, 'peers may import each other');
+  t.match(first('src/webhooks/x.ts', "import { y } from '../realtime/y.js';"), /up from webhooks to realtime/, 'neighbours are ordered too');
+  t.equal(first('src/realtime/x.ts', "import { y } from '../webhooks/y.js';"), null, 'down to the neighbour below');
   t.equal(first('src/jobs/x.ts', "import { y } from './y.js';"), null, 'same layer');
   t.equal(first('src/service/x.ts', "import { y } from '../api/build-app.js';"), null, 'down into api');
   t.equal(first('src/index.ts', "export { y } from './cli/y.js';"), null, 'the package entry may import anything');

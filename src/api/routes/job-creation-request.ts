@@ -2,9 +2,11 @@
 // shape and the upload slot's declaration. Everything is checked before any slot exists. Statuses
 // follow the direct route: malformed or unsupported option 400, unsupported media type 415, a length
 // over the cap 413, unsupported language, vocabulary, patterns, hints or combination 422, a missing
-// entitlement 403. Messages name only our own field names, never request content.
+// entitlement 403. Messages name only our own field names, never request content. The two answers
+// with no kind below (a media type, an upload length) are the contract's own, built here.
 import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
-import { DEFAULT_MAX_SPEAKERS, type StoredJobRequest } from '../../jobs/job-request.js';
+import type { JobCreation } from '../../application/job-creation.js';
+import { DEFAULT_MAX_SPEAKERS } from '../../jobs/job-request.js';
 import { MAX_LANGUAGE_HINTS } from '../../pipeline/languages.js';
 import { MAX_SPEAKERS } from '../../pipeline/speaker-attachment.js';
 import { parsePatterns } from '../../pipeline/patterns.js';
@@ -14,6 +16,7 @@ import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-t
 import { validateWebhookUrl } from '../../contract/webhook-url.js';
 import { JOB_MODEL } from '../../store/job-store.js';
 import type { ApiKeyRecord } from '../../store/key-store.js';
+import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
 import { ApiError } from '../api-error.js';
 
 import { parseLanguageTag, type LanguageTag } from '../../domain/language-families.js';
@@ -39,15 +42,10 @@ const FIELDS = [
   'webhook_url',
 ] as const;
 
-export interface JobCreation {
-  request: StoredJobRequest;
-  filename: string;
-  contentType: string;
-  contentLength: number;
-}
-
-const bad = (message: string) => new ApiError(400, 'invalid_request', message);
-const unprocessable = (message: string) => new ApiError(422, 'invalid_request', message);
+// The pipeline's kinds, as the direct route's fields use them (src/contract/transcription-request.ts):
+// src/api/error-mapping.ts answers them 400, 422 and 403.
+const bad = (message: string) => new InvalidRequestField(message);
+const unprocessable = (message: string) => new UnprocessableRequest(message);
 
 export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the request body must be a JSON object');
@@ -99,7 +97,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
     patterns = parsePatterns(fields.patterns);
   }
   if (patterns.length > 0 && !key.entitlements.includes('patterns')) {
-    throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to patterns');
+    throw new EntitlementMissing('this key is not entitled to patterns');
   }
   if (diarize && (responseFormat === 'json' || responseFormat === 'text')) {
     throw unprocessable('diarize needs response_format verbose_json, diarized_json, srt or vtt');
@@ -142,7 +140,7 @@ function parseLanguage(fields: Record<string, unknown>, key: ApiKeyRecord): Lang
   if (raw !== undefined && raw !== null && typeof raw !== 'string') throw unprocessable('language must be a string');
   if (raw === 'auto') {
     if (!key.entitlements.includes('language_detection')) {
-      throw new ApiError(403, 'entitlement_denied', 'this key is not entitled to automatic language detection');
+      throw new EntitlementMissing('this key is not entitled to automatic language detection');
     }
     return { mode: 'auto', hints: hints === undefined || hints === null ? null : parseHints(hints) };
   }

@@ -1,10 +1,9 @@
-// The Job resource as clients see it, from a job record and the clock. Expiry is judged here on the
-// record's own deadlines, so a poll made a second after a result expired already says so, whether or
-// not the sweeper has deleted the file yet.
+// The Job resource as clients see it, from a job record and the clock. Expiry is judged on the
+// record's own deadlines (src/application/job-deadlines.ts), so a poll made a second after a result
+// expired already says so, whether or not the sweeper has deleted the file yet.
+import { resultExpired } from '../../application/job-deadlines.js';
+import type { InlineResult } from '../../application/poll-job.js';
 import type { JobRecord } from '../../store/job-store.js';
-
-/** Results up to this size go inline with `include_result=true` (the contract's limit). */
-export const INLINE_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
 
 export interface JobUrls {
   poll: string;
@@ -18,27 +17,13 @@ export function jobUrls(baseUrl: string, jobId: string): JobUrls {
   return { poll, result: `${poll}/result`, partial: `${poll}/partial`, complete: `${poll}/complete` };
 }
 
-/** Whether the record is gone for clients (its tombstone has ended). */
-export function isPastTombstone(job: JobRecord, nowMs: number): boolean {
-  return job.tombstoneUntilMs !== null && job.tombstoneUntilMs <= nowMs;
-}
-
-export function resultExpired(job: JobRecord, nowMs: number): boolean {
-  return job.status === 'succeeded' && (job.resultPath === null || (job.resultExpiresAtMs !== null && job.resultExpiresAtMs <= nowMs));
-}
-
 /** The job envelope's advisory floor (docs/DESIGN.md decision 1); shorter audio is still transcribed. */
 export const MIN_AUDIO_SECONDS_ADVISORY = 30;
 
 /** The `object` of a job envelope. */
 export const JOB_OBJECT = 'transcription.job';
 
-export function jobView(
-  job: JobRecord,
-  baseUrl: string,
-  nowMs: number,
-  inline: { content: Buffer } | { tooLarge: true } | null = null,
-): Record<string, unknown> {
+export function jobView(job: JobRecord, baseUrl: string, nowMs: number, inline: InlineResult | null = null): Record<string, unknown> {
   const urls = jobUrls(baseUrl, job.id);
   const view: Record<string, unknown> = {
     id: job.id,

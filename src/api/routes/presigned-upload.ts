@@ -22,7 +22,7 @@ import { UploadFormRefused, verifyUploadForm } from '../../jobs/upload-policy.js
 import type { BlobStore } from '../../store/blob-store.js';
 import type { JobRecord, JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
-import { KEY_RECHECK_INTERVAL_MS } from '../authenticate.js';
+import { KEY_RECHECK_INTERVAL_MS } from '../../application/require-active-key.js';
 import { multipartBoundary } from '../multipart-boundary.js';
 import { MAX_JOB_UPLOAD_BYTES } from './job-creation-request.js';
 import { sendS3Error } from './s3-error-response.js';

@@ -9,24 +9,13 @@
 // ends. A client that hangs up stops the decoding.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { STREAM_EVENT_TYPES, verboseBody, type ResponseContext } from '../../contract/response-body.js';
-import type { TranscriptionOutcome } from '../../pipeline/run-transcription.js';
-import type { ResponseFormat } from '../../contract/transcription-request.js';
-import type { TextDelta } from '../../pipeline/text-deltas.js';
+import { STREAM_EVENT_TYPES, verboseBody } from '../../contract/response-body.js';
+import type { TranscriptStream } from '../../application/transcription-connection.js';
 import { mapError } from '../error-mapping.js';
 
 export const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';
 
-export interface StreamedAnswer {
-  onTextDelta: TextDelta;
-  /** The outcome's remaining events (segments, done); the stream ends. */
-  finish(outcome: TranscriptionOutcome, format: ResponseFormat, ctx: ResponseContext): void;
-  /** Whether the stream has opened: a failure is then told in it (fail) rather than as an answer. */
-  readonly opened: boolean;
-  fail(error: unknown): void;
-}
-
-export function streamedAnswer(request: FastifyRequest, reply: FastifyReply, abort: AbortController): StreamedAnswer {
+export function streamedAnswer(request: FastifyRequest, reply: FastifyReply, abort: AbortController): TranscriptStream {
   let body: PassThrough | null = null;
   let ended = false;
   const open = (): PassThrough => {

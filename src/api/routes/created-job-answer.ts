@@ -1,0 +1,26 @@
+// The 201 POST /v1/jobs answers with: the job, its upload form, where to complete and poll it, and
+// the audio lengths it takes. Stored whole with the Idempotency-Key, so a retry is answered byte for
+// byte the same.
+import type { CreatedJob } from '../../application/job-creation-connection.js';
+import type { ServiceConfig } from '../../config/service-config.js';
+import type { StoredResponse } from '../../store/idempotency-store.js';
+import { MIN_AUDIO_SECONDS_ADVISORY, jobUrls, jobView } from './job-view.js';
+
+export function createdJobAnswer(
+  { job, upload, expirySeconds, now }: CreatedJob,
+  config: Pick<ServiceConfig, 'publicBaseUrl' | 'maxAudioSeconds'>,
+): StoredResponse {
+  const urls = jobUrls(config.publicBaseUrl, job.id);
+  return {
+    status: 201,
+    headers: { location: urls.poll, 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify({
+      ...jobView(job, config.publicBaseUrl, now.getTime()),
+      upload: { method: 'POST', url: upload.url, fields: upload.fields, expires_in_seconds: expirySeconds },
+      complete_url: urls.complete,
+      poll_url: urls.poll,
+      min_audio_seconds: MIN_AUDIO_SECONDS_ADVISORY,
+      max_audio_seconds: Math.floor(config.maxAudioSeconds),
+    }),
+  };
+}

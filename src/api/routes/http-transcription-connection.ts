@@ -1,0 +1,38 @@
+// The transcription use case's view of an HTTP request (src/application/transcription-connection.ts):
+// the multipart upload, the deprecation headers, the request's 'close' as the client hanging up, a
+// server-sent event stream, and the 202 a new job is answered with.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TranscriptionConnection } from '../../application/transcription-connection.js';
+import type { ServiceConfig } from '../../config/service-config.js';
+import type { BlobStore } from '../../store/blob-store.js';
+import { applyProfileDeprecation } from '../deprecation.js';
+import { acceptedJobAnswer } from './accepted-job-answer.js';
+import { receiveUpload } from './receive-upload.js';
+import { streamedAnswer } from './transcription-stream.js';
+
+export function httpTranscriptionConnection(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: { config: ServiceConfig; blobs: Pick<BlobStore, 'createUploadStream'> },
+): TranscriptionConnection {
+  const { config } = deps;
+  return {
+    receiveUpload: (path) =>
+      receiveUpload(request, deps.blobs, path, { ...config.upload, maxBytes: config.maxUploadBytes }).catch((error: unknown) => {
+        // The rest of the body will not be read: close the connection once the answer is out, rather
+        // than leave the client's half-sent request holding it open.
+        reply.header('connection', 'close');
+        throw error;
+      }),
+    admitted: (profile) => applyProfileDeprecation(reply, profile),
+    watchHangUp: (abort) => {
+      const onClose = () => {
+        if (!reply.sent) abort.abort();
+      };
+      request.raw.on('close', onClose);
+      return () => request.raw.off('close', onClose);
+    },
+    openStream: (abort) => streamedAnswer(request, reply, abort),
+    jobAccepted: (job) => acceptedJobAnswer(job, config.publicBaseUrl),
+  };
+}

@@ -1,0 +1,83 @@
+// Audio within the inline boundary is transcribed while the client waits: refused at once when the
+// engines are full, streamed as it is decoded when asked, and metered before any answer goes out.
+import { DECODED_SAMPLE_RATE } from '../audio/index.js';
+import type { TranscriptionRequest } from '../contract/transcription-request.js';
+import { isAbortError } from '../engine/engine-errors.js';
+import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
+import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { unsupportedLanguageCounters, usageCountersOf, type UsageCounters } from '../pipeline/usage-counters.js';
+import type { ApiKeyRecord } from '../store/key-store.js';
+import type { UsageRoute } from '../store/usage-record.js';
+import { EnginesAtCapacity, TranscriptionCancelled } from './application-errors.js';
+import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
+import type { TranscriptionAnswer } from './transcription-answer.js';
+import type { TranscriptionConnection } from './transcription-connection.js';
+
+export interface InlineTranscription {
+  key: ApiKeyRecord;
+  requestId: string;
+  transcription: TranscriptionRequest;
+  pcm: Float32Array;
+  /** Aborted when the client hangs up: the transcription stops. */
+  abort: AbortController;
+}
+
+type InlineDeps = Pick<TranscribeUploadDeps, 'config' | 'engines' | 'stages' | 'modelBuilds' | 'keys' | 'billing'>;
+
+const STREAMED: TranscriptionAnswer = { kind: 'streamed' };
+
+export async function answerInline(
+  inline: InlineTranscription,
+  connection: Pick<TranscriptionConnection, 'openStream'>,
+  deps: InlineDeps,
+): Promise<TranscriptionAnswer> {
+  const { key, transcription, abort } = inline;
+  const stats = deps.engines[transcription.model].stats;
+  if (stats.queued >= stats.maxQueue) throw new EnginesAtCapacity();
+  const stream = transcription.stream ? connection.openStream(abort) : null;
+  const context = { requestId: inline.requestId, model: transcription.model, modelBuild: deps.modelBuilds[transcription.model] };
+  const meter = (counters: UsageCounters) =>
+    deps.billing.meter(key, { eventKey: `inline:${inline.requestId}`, route: inlineUsageRoute(transcription), model: transcription.model, ...counters });
+  let outcome: TranscriptionOutcome;
+  try {
+    outcome = await runTranscription(
+      inline.pcm,
+      transcription,
+      {
+        ...deps.stages[transcription.model],
+        decoding: deps.config.decoding,
+        sampleRate: DECODED_SAMPLE_RATE,
+        dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),
+      },
+      { signal: abort.signal, ...(stream ? { onTextDelta: stream.onTextDelta } : {}) },
+    ).catch(async (error: unknown) => {
+      // Counted for the operator's safety figures (nothing billed); the refusal stands whatever the ledger does.
+      if (error instanceof UnsupportedDetectedLanguage) await meter(unsupportedLanguageCounters(transcription)).catch(() => {});
+      throw isAbortError(error) ? new TranscriptionCancelled({ cause: error }) : error;
+    });
+  } catch (error) {
+    if (!stream?.opened) throw error;
+    stream.fail(error);
+    return STREAMED;
+  }
+  // Metered once the work is done and before the answer goes out: an answer is never given unmetered
+  // (a ledger that cannot be written fails the request as any store outage does).
+  const metered = meter(usageCountersOf(outcome, transcription));
+  if (stream) {
+    try {
+      await metered;
+    } catch (error) {
+      stream.fail(error);
+      return STREAMED;
+    }
+    stream.finish(outcome, transcription.responseFormat, context);
+    return STREAMED;
+  }
+  await metered;
+  return { kind: 'transcript', outcome, transcription, context };
+}
+
+/** The ledger's route for inline work: whisper's translate task is billed as translation. */
+export function inlineUsageRoute(transcription: Pick<TranscriptionRequest, 'task'>): UsageRoute {
+  return transcription.task === 'translate' ? 'translation' : 'inline';
+}

@@ -1,0 +1,112 @@
+// POST /v1/jobs: a job that waits for its audio, with a signed form to upload it by. Checked before
+// any slot exists (the webhook admitted, the key still active, billing's word); a retry under the
+// same Idempotency-Key gets the first answer again. With S3 the form is the bucket's own (the file
+// never passes through an API process); else the embedded upload target's, signed the same way.
+//
+// Upload deadlines: the form is valid for `uploadExpirySeconds` (1 hour by default); a job not
+// completed within COMPLETE_GRACE_MS (1 hour) after the form expires fails `job_expired`, and any
+// audio it received is deleted then.
+import type { UsageBilling } from '../billing/usage-billing.js';
+import { logJobCreated, type JobAuditLog } from '../jobs/job-audit.js';
+import { serializeJobRequest } from '../jobs/job-request.js';
+import { signUploadForm } from '../jobs/upload-policy.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { IdempotencyStore, StoredResponse } from '../store/idempotency-store.js';
+import { newJobId } from '../store/job-record.js';
+import type { JobStore } from '../store/job-store.js';
+import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';
+import type { WebhookAdmission } from '../webhooks/webhook-admission.js';
+import { claimIdempotencyKey } from './idempotency-claim.js';
+import type { JobCreation } from './job-creation.js';
+import type { JobCreationConnection } from './job-creation-connection.js';
+import { jobCreationFingerprint } from './request-fingerprint.js';
+import { requireActiveKey } from './require-active-key.js';
+
+export const DEFAULT_UPLOAD_EXPIRY_SECONDS = 3600;
+export const COMPLETE_GRACE_MS = 3_600_000;
+
+export interface PresignedJobRequest {
+  key: ApiKeyRecord;
+  idempotencyKey: string | null;
+  creation: JobCreation;
+  /** The body as sent: what a retry under the same Idempotency-Key must repeat. */
+  body: unknown;
+  /** Where the job audit lines of the request go. */
+  log: JobAuditLog;
+}
+
+export interface CreatePresignedJobDeps {
+  jobs: JobStore;
+  blobs: BlobStore;
+  idempotency: IdempotencyStore;
+  uploadSecret: Buffer;
+  clock: () => Date;
+  uploadExpirySeconds?: number;
+  /** Request-time webhook rules: the signing secret version a job pins, or a WebhookAdmissionError. */
+  webhooks: Pick<WebhookAdmission, 'admit'>;
+  /** Read again before a slot is created: a revoked key gets none. */
+  keys: Pick<KeyStore, 'get'>;
+  /** Decides whether new work is accepted (BillingBlockedError otherwise). */
+  billing: Pick<UsageBilling, 'requireAllowance'>;
+}
+
+/** The job's answer: the one given now, or the one stored for an earlier request with the same Idempotency-Key. */
+export async function createPresignedJob(
+  request: PresignedJobRequest,
+  connection: JobCreationConnection,
+  deps: CreatePresignedJobDeps,
+): Promise<StoredResponse> {
+  const { key, idempotencyKey, creation } = request;
+  const webhookSecretVersion = creation.request.webhookUrl ? await deps.webhooks.admit(key.id, creation.request.webhookUrl) : null;
+  connection.admitted(creation.request.profile);
+  // Webhook admission may have waited on DNS: a slot is never opened for a key revoked meanwhile.
+  await requireActiveKey(deps.keys, key.id);
+  if (idempotencyKey) {
+    const fingerprint = jobCreationFingerprint(request.body);
+    const stored = await claimIdempotencyKey(deps.idempotency, { tenant: key.tenant, key: idempotencyKey, fingerprint, now: deps.clock() });
+    if (stored) return stored;
+  }
+  try {
+    // After the replay: a retry of a job created earlier gets its answer whatever the key's standing.
+    // The audio's length is not known before it is uploaded: what is used already decides.
+    await deps.billing.requireAllowance(key, 'job');
+    const now = deps.clock();
+    const expirySeconds = deps.uploadExpirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS;
+    const expiresAtMs = now.getTime() + expirySeconds * 1000;
+    // The form is signed before the row exists: signing may fail (S3 credentials unavailable), and a
+    // job the client never heard of must not be left waiting for an upload.
+    const id = newJobId();
+    const policy = { jobId: id, contentType: creation.contentType, contentLength: creation.contentLength, expiresAtMs };
+    const upload = deps.blobs.directUploads
+      ? await deps.blobs.directUploads.form(policy)
+      : { url: connection.embeddedUploadUrl(id), fields: signUploadForm(deps.uploadSecret, policy) };
+    const job = await deps.jobs.create(
+      {
+        id,
+        tenant: key.tenant,
+        keyId: key.id,
+        status: 'awaiting_upload',
+        request: serializeJobRequest(creation.request, {
+          route: 'presigned',
+          filename: creation.filename,
+          contentType: creation.contentType,
+          contentLength: creation.contentLength,
+        }),
+        audioPath: null,
+        audioSeconds: null,
+        webhookUrl: creation.request.webhookUrl,
+        webhookSecretVersion,
+        upload: { bytes: creation.contentLength, expiresAtMs, completeByMs: expiresAtMs + COMPLETE_GRACE_MS },
+        retentionHours: key.retentionHours,
+      },
+      now,
+    );
+    logJobCreated(request.log, job);
+    const response = connection.jobCreated({ job, upload, expirySeconds, now });
+    if (idempotencyKey) await deps.idempotency.complete(key.tenant, idempotencyKey, response);
+    return response;
+  } catch (error) {
+    if (idempotencyKey) await deps.idempotency.release(key.tenant, idempotencyKey);
+    throw error;
+  }
+}

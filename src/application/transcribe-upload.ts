@@ -1,0 +1,94 @@
+// A direct upload to the transcription (or translation) route, from billing's first word to the
+// answer: refused before the upload is read when the account is blocked, the upload received into
+// a file of its own, its fields read and its webhook admitted, its bytes sniffed and its length
+// measured, then either transcribed inline (audio within the boundary) or accepted as a durable job.
+// The uploaded file is gone when this returns, whatever the outcome (moved into job storage for a job).
+import { rm } from 'node:fs/promises';
+import { DECODED_SAMPLE_RATE, UnsupportedContainerError, decodeAudio, isAudioError, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
+import type { ServiceConfig } from '../config/service-config.js';
+import type { TranscriptionRequest } from '../contract/transcription-request.js';
+import type { JobAuditLog } from '../jobs/job-audit.js';
+import type { ApiKeyRecord } from '../store/key-store.js';
+import { acceptDirectJob } from './accept-direct-job.js';
+import { answerInline, inlineUsageRoute } from './answer-inline.js';
+import { AudioLongerThanAllowed, AudioShorterThanAllowed, InlineOnlyOption } from './application-errors.js';
+import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
+import type { TranscriptionAnswer } from './transcription-answer.js';
+import type { TranscriptionConnection } from './transcription-connection.js';
+
+export interface UploadTranscription {
+  key: ApiKeyRecord;
+  requestId: string;
+  idempotencyKey: string | null;
+  /** Reads the route's form fields (a transcription's or a translation's) into the request the pipeline runs. */
+  parseFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest;
+  /** Where the job audit lines of the request go. */
+  log: JobAuditLog;
+}
+
+/** How long probing audio longer than the boundary may take before it is refused as a decode timeout. */
+const PROBE_TIMEOUT_MS = 60_000;
+
+export async function transcribeUpload(
+  request: UploadTranscription,
+  connection: TranscriptionConnection,
+  deps: TranscribeUploadDeps,
+): Promise<TranscriptionAnswer> {
+  const { config } = deps;
+  const { key, idempotencyKey } = request;
+  // Before the upload is read: a blocked account does not send 100 MB to be refused. A retry of a
+  // job created earlier is let through to its replay (acceptDirectJob decides billing after it).
+  const replayable = idempotencyKey !== null && (await deps.idempotency.hasResponse(key.tenant, idempotencyKey));
+  if (!replayable) await deps.billing.requireAllowance(key, 'inline');
+  const tempPath = deps.blobs.createUploadPath('direct');
+  try {
+    const upload = await connection.receiveUpload(tempPath);
+    const transcription = request.parseFields(upload.fields, key);
+    const webhookSecretVersion = transcription.webhookUrl ? await deps.webhooks.admit(key.id, transcription.webhookUrl) : null;
+    connection.admitted(transcription.profile);
+
+    // The bytes decide the type, not the name or the declared content type.
+    const container = await sniffFile(upload.path);
+    if (!container) throw new UnsupportedContainerError();
+    // A client that hangs up stops its own decoding and transcription.
+    const abort = new AbortController();
+    const stopWatching = connection.watchHangUp(abort);
+    try {
+      // Audio that may be answered inline is decoded straight away, capped at the boundary: its length
+      // is then exact and no separate probe runs (a probe costs a process start, ~10 % of a short
+      // request). Only audio longer than the boundary is probed, to route it to a job or refuse it.
+      const pcm = transcription.webhookUrl ? null : await decodeUpToBoundary(upload.path, container, config, abort.signal);
+      if (!pcm && (transcription.stream || transcription.logprobs)) {
+        throw new InlineOnlyOption(transcription.stream ? 'stream=true' : 'include[]=logprobs', config.inlineBoundarySeconds);
+      }
+      const durationSeconds = pcm
+        ? pcm.length / DECODED_SAMPLE_RATE
+        : (await probeAudio(upload.path, { timeoutMs: PROBE_TIMEOUT_MS, container })).durationSeconds;
+      if (durationSeconds > config.maxAudioSeconds) throw new AudioLongerThanAllowed(config.maxAudioSeconds);
+      if (durationSeconds < config.minAudioSeconds) throw new AudioShorterThanAllowed(config.minAudioSeconds);
+      if (pcm) {
+        // Now that its length is known: work that would cross the allowance (or the cap, or the credit) is refused before it starts.
+        await deps.billing.requireAllowance(key, inlineUsageRoute(transcription), Math.round(durationSeconds * 1000));
+        // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
+        await rm(tempPath, { force: true });
+        // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
+        return await answerInline({ key, requestId: request.requestId, transcription, pcm, abort }, connection, deps);
+      }
+      return await acceptDirectJob({ key, idempotencyKey, transcription, upload, durationSeconds, webhookSecretVersion, log: request.log }, connection, deps);
+    } finally {
+      stopWatching();
+    }
+  } finally {
+    await rm(tempPath, { force: true });
+  }
+}
+
+/** The decoded audio when it fits within the inline boundary; null when it is longer. */
+async function decodeUpToBoundary(path: string, container: AudioContainer, config: ServiceConfig, signal: AbortSignal): Promise<Float32Array | null> {
+  try {
+    return await decodeAudio(path, { maxSeconds: config.inlineBoundarySeconds, timeoutMs: config.decodeTimeoutMs, container, signal });
+  } catch (error) {
+    if (isAudioError(error) && error.code === 'audio_too_long') return null;
+    throw error;
+  }
+}
