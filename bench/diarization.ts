@@ -47,7 +47,10 @@ export async function run(args: string[]): Promise<void> {
           const result = await engine.diarize(pcm, regions);
           diarize.push(performance.now() - t1);
           found = result.voices;
-          score = diarizationErrorRate(c.turns, result.turns.map((x) => ({ speaker: String(x.speaker), start: x.start, end: x.end }))).der;
+          score = diarizationErrorRate(
+            c.turns,
+            result.turns.map((x) => ({ speaker: String(x.speaker), start: x.start, end: x.end })),
+          ).der;
         }
         der[voices].push(score);
         const ratio = median(diarize) / median(asr);
@@ -61,7 +64,9 @@ export async function run(args: string[]): Promise<void> {
   printTable(['voices', 'seed', 'seconds', 'found', 'DER', 'asr ms', 'diarize ms', 'overhead'], rows);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const overhead = median(ratios);
-  console.log(`\n${arch} model (seed ${seed}), ${threads} threads, greedy, no fallback, max tokens ${maxTokens || 'none'}; ${round(audioSeconds, 0)} s of conversation`);
+  console.log(
+    `\n${arch} model (seed ${seed}), ${threads} threads, greedy, no fallback, max tokens ${maxTokens || 'none'}; ${round(audioSeconds, 0)} s of conversation`,
+  );
   console.log(`mean DER: 2 voices ${round(mean(der[2]))}, 3 voices ${round(mean(der[3]))}, 4 voices ${round(mean(der[4]))}`);
   console.log(`median overhead (diarization / transcription): ${round(overhead, 4)}  (bar <= 0.10)`);
   printResult('diarization', {

@@ -47,7 +47,18 @@ export async function run(args: string[]): Promise<void> {
     const mb = (bytes: number) => round(bytes / MIB, 1);
     printTable(
       ['cases', 'seconds', 'cases/s', 'slowest ms', 'jobs', 'RSS base MiB', 'RSS peak MiB', 'RSS settled MiB'],
-      [[report.cases, round(report.seconds, 1), round(report.cases / report.seconds, 1), report.slowestCaseMs, report.jobs, mb(report.rss.baselineBytes), mb(report.rss.peakBytes), mb(report.rss.settledBytes)]],
+      [
+        [
+          report.cases,
+          round(report.seconds, 1),
+          round(report.cases / report.seconds, 1),
+          report.slowestCaseMs,
+          report.jobs,
+          mb(report.rss.baselineBytes),
+          mb(report.rss.peakBytes),
+          mb(report.rss.settledBytes),
+        ],
+      ],
     );
     printResult('fuzz', {
       cases: report.cases,

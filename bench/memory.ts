@@ -38,8 +38,9 @@ export async function run(args: string[]): Promise<void> {
       [2, round(two.rss_mb, 1), round(two.peak_mb, 1)],
     ],
   );
-  console.log(`\n${arch} model file: ${round(modelMb, 1)} MB; second worker adds ${round(growth, 1)} MB` +
-    ` (${round(growth / modelMb, 3)} of the model; bar < 0.5)`);
+  console.log(
+    `\n${arch} model file: ${round(modelMb, 1)} MB; second worker adds ${round(growth, 1)} MB` + ` (${round(growth / modelMb, 3)} of the model; bar < 0.5)`,
+  );
   printResult('memory', {
     rss1_mb: round(one.rss_mb, 1),
     rss2_mb: round(two.rss_mb, 1),

@@ -21,7 +21,8 @@ import { flag, median, printResult, printTable, round } from './lib-report.js';
 const PERIOD = '2026-11';
 const TERMS: PoolTerms = { includedMs: 25 * 3_600_000, priceMicrosPerHour: 300_000 };
 
-const event = (n: number, tenant = 'busy') => usageEvent({ eventKey: `job:bench-${tenant}-${n}`, tenant, keyId: `key_${tenant}`, period: PERIOD, atMs: n, audioMs: 60_000 });
+const event = (n: number, tenant = 'busy') =>
+  usageEvent({ eventKey: `job:bench-${tenant}-${n}`, tenant, keyId: `key_${tenant}`, period: PERIOD, atMs: n, audioMs: 60_000 });
 
 export async function run(args: string[]): Promise<void> {
   const records = Number(flag(args, 'records', '300'));

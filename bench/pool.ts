@@ -12,7 +12,9 @@ async function throughput(model: string, workers: number, threadsPerWorker: numb
   const engine = await Engine.open({ model, workers, threadsPerWorker, maxQueue: calls });
   try {
     // Warm every worker once (model reference, first allocations) outside the timing.
-    await Promise.all(Array.from({ length: workers }, () => engine.transcribe(pcm.subarray(0, 16000 * 2), { language: 'en', maxTokens: 2, temperatureInc: 0 })));
+    await Promise.all(
+      Array.from({ length: workers }, () => engine.transcribe(pcm.subarray(0, 16000 * 2), { language: 'en', maxTokens: 2, temperatureInc: 0 })),
+    );
     const start = performance.now();
     await Promise.all(Array.from({ length: calls }, () => engine.transcribe(pcm, { language: 'en', temperatureInc: 0, maxTokens })));
     const wall = (performance.now() - start) / 1000;
@@ -31,7 +33,10 @@ export async function run(args: string[]): Promise<void> {
   const model = await testModelPath(arch);
   const pcm = await decodeAudio(await speechWav(seconds), { maxSeconds: seconds + 5, timeoutMs: 120_000 });
 
-  const shapes: Array<[number, number]> = [[1, cores], [cores, 1]];
+  const shapes: Array<[number, number]> = [
+    [1, cores],
+    [cores, 1],
+  ];
   const results = [];
   for (const [workers, threads] of shapes) results.push({ workers, threads, ...(await throughput(model, workers, threads, pcm, calls, maxTokens)) });
   printTable(

@@ -122,7 +122,12 @@ async function replay(url: string, key: string, pcm: Uint8Array, id: string, spe
 
 const summary = (values: number[]) => ({ count: values.length, p50: round(percentile(values, 50), 0), p95: round(percentile(values, 95), 0) });
 
-async function measure(transport: string, plan: Array<{ sessions: number; speakers: boolean }>, audio: Uint8Array[], arch: 'tiny' | 'micro'): Promise<RunFigures[]> {
+async function measure(
+  transport: string,
+  plan: Array<{ sessions: number; speakers: boolean }>,
+  audio: Uint8Array[],
+  arch: 'tiny' | 'micro',
+): Promise<RunFigures[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-realtime-'));
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
@@ -141,7 +146,9 @@ async function measure(transport: string, plan: Array<{ sessions: number; speake
     await replay(url, key, audio[0].subarray(0, 3 * 32_000), 'warm-up', false);
     const results: RunFigures[] = [];
     for (const { sessions: n, speakers } of plan) {
-      const runs = await Promise.all(Array.from({ length: n }, (_, i) => replay(url, key, audio[i % audio.length], `${transport}-${n}-${speakers}-${i}`, speakers)));
+      const runs = await Promise.all(
+        Array.from({ length: n }, (_, i) => replay(url, key, audio[i % audio.length], `${transport}-${n}-${speakers}-${i}`, speakers)),
+      );
       results.push({
         transport,
         sessions: n,
@@ -183,8 +190,34 @@ export async function run(args: string[]): Promise<void> {
     results.push(...(await measure(transport, plan, audio, arch)));
   }
   printTable(
-    ['transport', 'sessions', 'speakers', 'partials', 'partial p50 ms', 'partial p95 ms', 'turn_finals', 'turn_final p50 ms', 'turn_final p95 ms', 'labels p50 ms', 'labels p95 ms', 'not closed 1000'],
-    results.map((r) => [r.transport, r.sessions, r.speakers ? 'on' : 'off', r.partial.count, r.partial.p50, r.partial.p95, r.turnFinal.count, r.turnFinal.p50, r.turnFinal.p95, r.speakers ? r.labels.p50 : '', r.speakers ? r.labels.p95 : '', r.failed]),
+    [
+      'transport',
+      'sessions',
+      'speakers',
+      'partials',
+      'partial p50 ms',
+      'partial p95 ms',
+      'turn_finals',
+      'turn_final p50 ms',
+      'turn_final p95 ms',
+      'labels p50 ms',
+      'labels p95 ms',
+      'not closed 1000',
+    ],
+    results.map((r) => [
+      r.transport,
+      r.sessions,
+      r.speakers ? 'on' : 'off',
+      r.partial.count,
+      r.partial.p50,
+      r.partial.p95,
+      r.turnFinal.count,
+      r.turnFinal.p50,
+      r.turnFinal.p95,
+      r.speakers ? r.labels.p50 : '',
+      r.speakers ? r.labels.p95 : '',
+      r.failed,
+    ]),
   );
   const seconds = pieces * (speech + silence);
   console.log(`\n${arch} model, ${seconds} s per session (${pieces} turns of ${speech} s speech + ${silence} s silence), real time, ${FRAME_MS} ms frames`);
@@ -201,7 +234,14 @@ export async function run(args: string[]): Promise<void> {
     partial_p50_ms: primary.partial.p50,
     turn_final_p50_ms: primary.turnFinal.p50,
     arch,
-    runs: results.map((r) => ({ transport: r.transport, sessions: r.sessions, speakers: r.speakers, partial_p95_ms: r.partial.p95, turn_final_p95_ms: r.turnFinal.p95, failed: r.failed })),
+    runs: results.map((r) => ({
+      transport: r.transport,
+      sessions: r.sessions,
+      speakers: r.speakers,
+      partial_p95_ms: r.partial.p95,
+      turn_final_p95_ms: r.turnFinal.p95,
+      failed: r.failed,
+    })),
     ...(diarized
       ? {
           speaker_sessions: diarized.sessions,
@@ -209,7 +249,12 @@ export async function run(args: string[]): Promise<void> {
           speakers_turn_final_p95_ms: diarized.turnFinal.p95,
           speaker_labels_p50_ms: diarized.labels.p50,
           speaker_labels_p95_ms: diarized.labels.p95,
-          ...(plain ? { speakers_partial_p95_ratio: round(diarized.partial.p95 / plain.partial.p95, 2), speakers_turn_final_p95_ratio: round(diarized.turnFinal.p95 / plain.turnFinal.p95, 2) } : {}),
+          ...(plain
+            ? {
+                speakers_partial_p95_ratio: round(diarized.partial.p95 / plain.partial.p95, 2),
+                speakers_turn_final_p95_ratio: round(diarized.turnFinal.p95 / plain.turnFinal.p95, 2),
+              }
+            : {}),
         }
       : {}),
     ...(other ? { compared_transport: other.transport, compared_partial_p95_ms: other.partial.p95, compared_turn_final_p95_ms: other.turnFinal.p95 } : {}),

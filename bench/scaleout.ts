@@ -83,6 +83,17 @@ export async function run(args: string[]): Promise<void> {
     batches.map((b, i) => [Math.floor(i / 2) + 1, b.workers, round(b.seconds, 2), round((jobs / b.seconds) * 60, 1), b.succeeded, b.lost]),
   );
   const lost = batches.reduce((sum, b) => sum + b.lost, 0);
-  console.log(`\n${jobs} jobs of ${seconds} s (${model}, ${maxTokens} tokens max) per batch; speedup ${round(t1 / t2, 2)} (bar: >= 1.6), lost ${lost} (bar: 0)`);
-  printResult('scaleout', { speedup: round(t1 / t2, 3), lost, t1_seconds: round(t1, 2), t2_seconds: round(t2, 2), jobs, audio_seconds: seconds, model, rounds });
+  console.log(
+    `\n${jobs} jobs of ${seconds} s (${model}, ${maxTokens} tokens max) per batch; speedup ${round(t1 / t2, 2)} (bar: >= 1.6), lost ${lost} (bar: 0)`,
+  );
+  printResult('scaleout', {
+    speedup: round(t1 / t2, 3),
+    lost,
+    t1_seconds: round(t1, 2),
+    t2_seconds: round(t2, 2),
+    jobs,
+    audio_seconds: seconds,
+    model,
+    rounds,
+  });
 }

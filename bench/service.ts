@@ -69,13 +69,27 @@ export async function run(args: string[]): Promise<void> {
       same &&= viaService.text === direct.text;
     }
     const ratio = median(svc) / median(alone);
-    printTable(['run', 'service end to end ms', 'engine alone ms'], svc.map((s, i) => [i + 1, round(s, 0), round(alone[i], 0)]));
-    console.log(`\n${arch} model (seed ${seed}), ${seconds} s inline request, ${threads} threads, max ${maxTokens} tokens per segment, VAD ${vad === 'false' ? 'off' : 'on'}`);
+    printTable(
+      ['run', 'service end to end ms', 'engine alone ms'],
+      svc.map((s, i) => [i + 1, round(s, 0), round(alone[i], 0)]),
+    );
+    console.log(
+      `\n${arch} model (seed ${seed}), ${seconds} s inline request, ${threads} threads, max ${maxTokens} tokens per segment, VAD ${vad === 'false' ? 'off' : 'on'}`,
+    );
     // The service decodes only what its VAD calls speech (the pauses between sentences are left out),
     // so with random weights the texts differ; the work compared is the same request.
     console.log(`same transcript through both paths: ${same}`);
     console.log(`median service / engine: ${round(ratio)}  (bar <= 1.10)`);
-    printResult('service', { ratio: round(ratio), service_ms: round(median(svc), 0), engine_ms: round(median(alone), 0), same_text: same, vad: vad !== 'false', arch, audio_seconds: seconds, rounds });
+    printResult('service', {
+      ratio: round(ratio),
+      service_ms: round(median(svc), 0),
+      engine_ms: round(median(alone), 0),
+      same_text: same,
+      vad: vad !== 'false',
+      arch,
+      audio_seconds: seconds,
+      rounds,
+    });
   } finally {
     await engine.close();
     await service.close();

@@ -24,7 +24,15 @@ export async function run(args: string[]): Promise<void> {
   const size = mib * 1024 * 1024;
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-upload-'));
   const child = spawn(process.execPath, [...cli, 'serve'], {
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_REALTIME_PORT: '0', SVC_MODEL: await testModelPath('micro'), SVC_LOG_LEVEL: 'warn', SVC_WORKERS: '1' },
+    env: {
+      ...process.env,
+      SVC_DATA_DIR: dataDir,
+      SVC_PORT: '0',
+      SVC_REALTIME_PORT: '0',
+      SVC_MODEL: await testModelPath('micro'),
+      SVC_LOG_LEVEL: 'warn',
+      SVC_WORKERS: '1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -12,9 +12,26 @@ import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const TERMS = [
-  'metoprolol', 'lisinopril', 'atorvastatin', 'amoxicillin', 'hydrochlorothiazide', 'warfarin', 'apixaban',
-  'furosemide', 'spironolactone', 'levothyroxine', 'metformin', 'insulin glargine', 'omeprazole', 'pantoprazole',
-  'albuterol', 'prednisone', 'gabapentin', 'sertraline', 'tachycardia', 'bradycardia',
+  'metoprolol',
+  'lisinopril',
+  'atorvastatin',
+  'amoxicillin',
+  'hydrochlorothiazide',
+  'warfarin',
+  'apixaban',
+  'furosemide',
+  'spironolactone',
+  'levothyroxine',
+  'metformin',
+  'insulin glargine',
+  'omeprazole',
+  'pantoprazole',
+  'albuterol',
+  'prednisone',
+  'gabapentin',
+  'sertraline',
+  'tachycardia',
+  'bradycardia',
 ];
 
 export async function run(args: string[]): Promise<void> {
@@ -51,7 +68,9 @@ export async function run(args: string[]): Promise<void> {
     without.map((w, i) => [i + 1, round(w, 0), round(withTerms[i], 0)]),
   );
   console.log(`\n${arch} model (seed ${seed}), ${pcm.length / 16_000} s of speech, ${threads} threads, greedy, no fallback`);
-  console.log(`with terms: ${audit?.prompted_chunks ?? 0} windows prompted and checked, ${audit?.fallback_chunks ?? 0} fell back (random weights: prompted and context-free texts differ)`);
+  console.log(
+    `with terms: ${audit?.prompted_chunks ?? 0} windows prompted and checked, ${audit?.fallback_chunks ?? 0} fell back (random weights: prompted and context-free texts differ)`,
+  );
   console.log(`median with / without: ${round(ratio)}  (bar <= 1.3)`);
   printResult('vocabulary', {
     ratio: round(ratio),

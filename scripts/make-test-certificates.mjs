@@ -29,18 +29,52 @@ export function makeTestCertificates() {
   try {
     const at = (name) => join(work, name);
     const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-    openssl(['req', '-x509', ...ecKey, '-keyout', at('ca-key.pem'), '-out', at('ca.pem'), '-days', DAYS,
-      '-subj', '/CN=svc-stt test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+    openssl([
+      'req',
+      '-x509',
+      ...ecKey,
+      '-keyout',
+      at('ca-key.pem'),
+      '-out',
+      at('ca.pem'),
+      '-days',
+      DAYS,
+      '-subj',
+      '/CN=svc-stt test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
     openssl(['req', '-new', ...ecKey, '-keyout', at('server-key.pem'), '-out', at('server.csr'), '-subj', '/CN=hooks.test']);
-    writeFileSync(at('server.ext'), [
-      `subjectAltName=${SERVER_NAMES}`,
-      'basicConstraints=critical,CA:FALSE',
-      'keyUsage=critical,digitalSignature,keyEncipherment',
-      'extendedKeyUsage=serverAuth',
-      '',
-    ].join('\n'));
-    openssl(['x509', '-req', '-in', at('server.csr'), '-CA', at('ca.pem'), '-CAkey', at('ca-key.pem'),
-      '-set_serial', `0x${randomBytes(16).toString('hex')}`, '-days', DAYS, '-extfile', at('server.ext'), '-out', at('server.pem')]);
+    writeFileSync(
+      at('server.ext'),
+      [
+        `subjectAltName=${SERVER_NAMES}`,
+        'basicConstraints=critical,CA:FALSE',
+        'keyUsage=critical,digitalSignature,keyEncipherment',
+        'extendedKeyUsage=serverAuth',
+        '',
+      ].join('\n'),
+    );
+    openssl([
+      'x509',
+      '-req',
+      '-in',
+      at('server.csr'),
+      '-CA',
+      at('ca.pem'),
+      '-CAkey',
+      at('ca-key.pem'),
+      '-set_serial',
+      `0x${randomBytes(16).toString('hex')}`,
+      '-days',
+      DAYS,
+      '-extfile',
+      at('server.ext'),
+      '-out',
+      at('server.pem'),
+    ]);
     rmSync(tlsDir, { recursive: true, force: true });
     try {
       renameSync(work, tlsDir);
@@ -75,8 +109,8 @@ function openssl(args) {
   try {
     execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
-    if (error.code === 'ENOENT') throw new Error('the openssl command is needed to make test certificates (apt-get install openssl)');
-    throw new Error(`openssl ${args[0]} failed: ${error.stderr?.toString().trim() ?? error.message}`);
+    if (error.code === 'ENOENT') throw new Error('the openssl command is needed to make test certificates (apt-get install openssl)', { cause: error });
+    throw new Error(`openssl ${args[0]} failed: ${error.stderr?.toString().trim() ?? error.message}`, { cause: error });
   }
 }
 

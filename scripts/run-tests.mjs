@@ -117,7 +117,7 @@ function testFilesOf(arg) {
 }
 
 function pruneOldRuns() {
-  let entries = [];
+  let entries;
   try {
     entries = readdirSync(logRoot);
   } catch {

@@ -5,21 +5,13 @@ import { retryAfterHeader } from './retry-after.js';
 
 /** The engines' queues are full: the request was fine and may be retried unchanged. */
 export function capacityUnavailable(retryAfterSeconds = 5): ApiError {
-  return new ApiError(
-    503,
-    'capacity_unavailable',
-    'the service is at capacity; retry after the Retry-After interval',
-    retryAfterHeader(retryAfterSeconds),
-  );
+  return new ApiError(503, 'capacity_unavailable', 'the service is at capacity; retry after the Retry-After interval', retryAfterHeader(retryAfterSeconds));
 }
 
 /**
  * A backend (storage, decoder, engine) is unavailable or the server is shutting down. `message` is a
  * fixed server text; never pass request content or a raw error message.
  */
-export function serviceUnavailable(
-  retryAfterSeconds = 5,
-  message = 'the service is temporarily unavailable; retry after the Retry-After interval',
-): ApiError {
+export function serviceUnavailable(retryAfterSeconds = 5, message = 'the service is temporarily unavailable; retry after the Retry-After interval'): ApiError {
   return new ApiError(503, 'service_unavailable', message, retryAfterHeader(retryAfterSeconds));
 }

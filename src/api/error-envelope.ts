@@ -12,11 +12,7 @@ export const ERROR_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** Writes the envelope with the error's status and headers, whatever the route set before failing. */
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-  return reply
-    .code(error.status)
-    .header(REQUEST_ID_HEADER, request.id)
-    .type(ERROR_CONTENT_TYPE)
-    .send(JSON.stringify(error.toBody()));
+  return reply.code(error.status).header(REQUEST_ID_HEADER, request.id).type(ERROR_CONTENT_TYPE).send(JSON.stringify(error.toBody()));
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {

@@ -9,7 +9,20 @@ import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS, SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
 import { VOCABULARY_AUDIT_SCHEMA, VOCABULARY_MODES } from '../pipeline/vocabulary-audit.js';
 import { JOB_MODEL } from '../store/job-store.js';
-import { INCLUDE_FIELD, INCLUDE_VALUES, KEYWORDS_FIELD, DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, DEFAULT_RESPONSE_FORMAT, MODEL_OWNER, PROFILES, RESPONSE_FORMATS, STREAMED_FORMATS, TIMESTAMP_GRANULARITIES, TIMESTAMP_GRANULARITIES_FIELD } from '../contract/transcription-request.js';
+import {
+  INCLUDE_FIELD,
+  INCLUDE_VALUES,
+  KEYWORDS_FIELD,
+  DEFAULT_JOB_RESPONSE_FORMAT,
+  DEFAULT_PROFILE,
+  DEFAULT_RESPONSE_FORMAT,
+  MODEL_OWNER,
+  PROFILES,
+  RESPONSE_FORMATS,
+  STREAMED_FORMATS,
+  TIMESTAMP_GRANULARITIES,
+  TIMESTAMP_GRANULARITIES_FIELD,
+} from '../contract/transcription-request.js';
 import { MAX_PROMPT_CHARACTERS } from '../contract/prompt-field.js';
 import { DEFAULT_TRANSLATION_FORMAT, TRANSLATION_FIELDS, TRANSLATION_FORMATS } from '../contract/translation-request.js';
 import { MAX_TERM_LENGTH, MAX_TERMS, MAX_TERMS_SMALL } from '../pipeline/vocabulary-terms.js';
@@ -30,7 +43,6 @@ import { TASKS } from '../domain/tasks.js';
 import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../domain/job-statuses.js';
 import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
 export const ref = (name: string): Reference => ({ $ref: `#/components/schemas/${name}` });
-
 
 const AUDIO_FORMATS = 'WAV, MP3, M4A/MP4, WebM, OGG, FLAC or AAC';
 /** `en` -> `[eE][nN]`: tags are read in any case (languages.ts), and JSON Schema patterns have no flags. */
@@ -108,7 +120,8 @@ const transcriptionRequest: Schema = {
     profile: string({
       enum: PROFILES,
       default: DEFAULT_PROFILE,
-      description: '`standard` and `turbo` are deprecated aliases of `default` with identical behaviour; responses to them carry `Deprecation` and `Warning` headers.',
+      description:
+        '`standard` and `turbo` are deprecated aliases of `default` with identical behaviour; responses to them carry `Deprecation` and `Warning` headers.',
     }),
     prompt: string({
       maxLength: MAX_PROMPT_CHARACTERS,
@@ -216,7 +229,8 @@ const vocabularyAudit: Schema = {
 
 const patternsReport: Schema = {
   type: 'object',
-  description: 'What the request-only patterns matched (PATTERNS.md); present when `patterns` was sent. Patterns are named by their place in the request, never echoed.',
+  description:
+    'What the request-only patterns matched (PATTERNS.md); present when `patterns` was sent. Patterns are named by their place in the request, never echoed.',
   required: ['schema', 'requested', 'matches', 'results', 'budget_exhausted'],
   properties: {
     schema: string({ const: PATTERNS_SCHEMA }),
@@ -282,7 +296,7 @@ const transcriptionJson: Schema = {
     text: string(),
     logprobs: {
       type: 'array',
-      description: 'With `include[]=logprobs`: the decoder\'s text tokens in order.',
+      description: "With `include[]=logprobs`: the decoder's text tokens in order.",
       items: {
         type: 'object',
         required: ['token', 'logprob', 'bytes'],
@@ -310,10 +324,13 @@ const transcriptionVerboseJson: Schema = {
   required: ['task', 'text', 'language', 'segments'],
   properties: {
     task: string({ enum: TASKS, description: "OpenAI's `task`: `translate` on /v1/audio/translations." }),
-    source_language: string({ description: 'Translations: the spoken language (`language` is then `en`, the text\'s).' }),
+    source_language: string({ description: "Translations: the spoken language (`language` is then `en`, the text's)." }),
     text: string(),
     language: string({ description: 'Effective language: `mixed` for multilingual auto, `und` for silence.' }),
-    language_source: string({ enum: LANGUAGE_SOURCES, description: '`requested` (given), `default` (the key default, or nothing was said), `detected` (`auto`, or omitted without a key default).' }),
+    language_source: string({
+      enum: LANGUAGE_SOURCES,
+      description: '`requested` (given), `default` (the key default, or nothing was said), `detected` (`auto`, or omitted without a key default).',
+    }),
     duration: number({ description: 'seconds' }),
     model: string({ enum: MODEL_IDS }),
     request_id: string({ description: 'Give this to support.' }),
@@ -329,7 +346,12 @@ const transcriptionVerboseJson: Schema = {
       items: {
         type: 'object',
         required: ['speaker', 'start', 'end'],
-        properties: { speaker: string(), start: number({ description: 'seconds' }), end: number({ description: 'seconds' }), review_required: boolean({ const: true }) },
+        properties: {
+          speaker: string(),
+          start: number({ description: 'seconds' }),
+          end: number({ description: 'seconds' }),
+          review_required: boolean({ const: true }),
+        },
       },
       description: 'Acoustic speaker intervals; the only ownership when word timing is unavailable (Arabic, Hindi).',
     },
@@ -508,7 +530,10 @@ const jobCreationRequest: Schema = {
     content_type: string({ maxLength: MAX_CONTENT_TYPE, description: 'A supported audio MIME type.' }),
     content_length_bytes: integer({ minimum: 1, maximum: MAX_JOB_UPLOAD_BYTES, description: 'The exact byte length of the file.' }),
     response_format: string({ enum: RESPONSE_FORMATS, default: DEFAULT_JOB_RESPONSE_FORMAT }),
-    language: string({ pattern: LANGUAGE_TAG_PATTERN, description: "Default: the key's default language; without one, the dominant language is detected from the speech." }),
+    language: string({
+      pattern: LANGUAGE_TAG_PATTERN,
+      description: "Default: the key's default language; without one, the dominant language is detected from the speech.",
+    }),
     language_hints: stringArray({ minItems: 1, maxItems: MAX_LANGUAGE_HINTS, uniqueItems: true }),
     vocabulary: { type: 'array', items: string({ maxLength: MAX_TERM_LENGTH }), maxItems: MAX_TERMS },
     patterns: string({ maxLength: MAX_PATTERNS_LENGTH, description: `As on the inline route: at most ${MAX_PATTERNS} comma-separated expressions.` }),
@@ -562,7 +587,9 @@ const translationRequest: Schema = {
   required: ['file', 'model'],
   description: "Whisper's translate task: English text. Not medically evaluated: review before clinical use.",
   properties: {
-    ...Object.fromEntries(TRANSLATION_FIELDS.filter((f) => f !== 'response_format').map((f) => [f, (transcriptionRequest.properties as Record<string, Schema>)[f]])),
+    ...Object.fromEntries(
+      TRANSLATION_FIELDS.filter((f) => f !== 'response_format').map((f) => [f, (transcriptionRequest.properties as Record<string, Schema>)[f]]),
+    ),
     file: (transcriptionRequest.properties as Record<string, Schema>).file,
     response_format: string({ enum: TRANSLATION_FORMATS, default: DEFAULT_TRANSLATION_FORMAT }),
     language: string({ description: 'The spoken language (a tag, or `auto`); omitted: as on transcriptions. The text is English.' }),
@@ -608,7 +635,20 @@ const usageLine: Schema = {
   type: 'object',
   description: "A key's metered work for one route, model and language family. Counters only: no content, file names or text.",
   additionalProperties: false,
-  required: ['route', 'model', 'language_family', 'units', 'audio_seconds', 'audio_hours', 'overage_hours', 'cost', 'diarization_seconds', 'vocabulary_seconds', 'patterns_seconds', 'safety'],
+  required: [
+    'route',
+    'model',
+    'language_family',
+    'units',
+    'audio_seconds',
+    'audio_hours',
+    'overage_hours',
+    'cost',
+    'diarization_seconds',
+    'vocabulary_seconds',
+    'patterns_seconds',
+    'safety',
+  ],
   properties: {
     route: string({ enum: [...USAGE_ROUTES] }),
     model: string(),
@@ -637,7 +677,20 @@ const usageBlock: Schema = {
 const usageKey: Schema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'plan', 'billing_state', 'revoked', 'terms', 'batch_seconds', 'realtime_seconds', 'overage_hours', 'cost', 'credit_left', 'blocked', 'lines'],
+  required: [
+    'id',
+    'plan',
+    'billing_state',
+    'revoked',
+    'terms',
+    'batch_seconds',
+    'realtime_seconds',
+    'overage_hours',
+    'cost',
+    'credit_left',
+    'blocked',
+    'lines',
+  ],
   properties: {
     id: string(),
     plan: string({ enum: [...PLANS] }),
@@ -645,7 +698,8 @@ const usageKey: Schema = {
     revoked: boolean(),
     terms: {
       type: 'object',
-      description: 'The terms the key is billed under (its plan, with the operator\'s and the key\'s own overrides). Null: unlimited, no overage sold, or no cap.',
+      description:
+        "The terms the key is billed under (its plan, with the operator's and the key's own overrides). Null: unlimited, no overage sold, or no cap.",
       additionalProperties: false,
       required: ['batch_included_hours', 'realtime_included_hours', 'batch_price_per_hour', 'realtime_price_per_hour', 'spend_cap'],
       properties: {
@@ -653,7 +707,7 @@ const usageKey: Schema = {
         realtime_included_hours: nullableNumber('Realtime audio-hours included per period, shared by the tenant.'),
         batch_price_per_hour: nullableNumber('Per audio-hour beyond the batch allowance.'),
         realtime_price_per_hour: nullableNumber('Per audio-hour beyond the realtime allowance.'),
-        spend_cap: nullableNumber("The most this key is charged in a period."),
+        spend_cap: nullableNumber('The most this key is charged in a period.'),
       },
     },
     batch_seconds: number(),

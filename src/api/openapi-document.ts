@@ -7,7 +7,19 @@ import { API_VERSION } from '../contract/response-body.js';
 import { schemas } from './openapi-components.js';
 import { ERROR_RESPONSES } from './openapi-responses.js';
 import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
-import type { MediaType, OpenApiDocument, Operation, Parameter, ParameterSchema, PathItem, Reference, Response, RouteSchema, Schema, SecurityRequirement } from './openapi-types.js';
+import type {
+  MediaType,
+  OpenApiDocument,
+  Operation,
+  Parameter,
+  ParameterSchema,
+  PathItem,
+  Reference,
+  Response,
+  RouteSchema,
+  Schema,
+  SecurityRequirement,
+} from './openapi-types.js';
 
 export const BEARER: SecurityRequirement[] = [{ bearerAuth: [] }];
 
@@ -61,7 +73,9 @@ export class OpenApiCollector {
       security: BEARER,
       tags: tags.map((name) => ({ name })),
       paths,
-      webhooks: Object.fromEntries(Object.entries(WEBHOOK_OPERATIONS).map(([name, op]) => [name, { post: { ...op, requestBody: op.requestBody && requestBody(op.requestBody.content) } }])),
+      webhooks: Object.fromEntries(
+        Object.entries(WEBHOOK_OPERATIONS).map(([name, op]) => [name, { post: { ...op, requestBody: op.requestBody && requestBody(op.requestBody.content) } }]),
+      ),
       components: {
         schemas,
         responses: ERROR_RESPONSES,

@@ -11,12 +11,7 @@ import './fastify-augment.js';
 export const DEFAULT_FAILED_AUTH_PER_MINUTE = 30;
 
 export function rateLimited(retryAfterSeconds: number): ApiError {
-  return new ApiError(
-    429,
-    'rate_limited',
-    'too many requests; retry after the Retry-After interval',
-    retryAfterHeader(retryAfterSeconds),
-  );
+  return new ApiError(429, 'rate_limited', 'too many requests; retry after the Retry-After interval', retryAfterHeader(retryAfterSeconds));
 }
 
 /** Per-key limit; runs after authentication, so only requests with a key are counted. */

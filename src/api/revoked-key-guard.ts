@@ -12,10 +12,18 @@ import './fastify-augment.js';
 
 export function revokedKeyGuard(keys: Pick<KeyStore, 'get'>) {
   // Callback style: an answer without a key (public routes) is passed on synchronously (see authenticate.ts).
-  return function refuseRevokedKey(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void): void {
+  return function refuseRevokedKey(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: Error | null, payload?: unknown) => void,
+  ): void {
     const key = request.apiKey;
     if (key === null || reply.statusCode === 401) return done(null, payload);
-    isKeyActive(keys, key.id).then((active) => done(null, active ? payload : refusal(reply, payload)), (error: Error) => done(error));
+    isKeyActive(keys, key.id).then(
+      (active) => done(null, active ? payload : refusal(reply, payload)),
+      (error: Error) => done(error),
+    );
   };
 }
 

@@ -50,7 +50,10 @@ export function compileRoutePattern(url: string): RegExp {
       i += name.length;
       if (url[i] === '(') {
         const end = closingParen(url, i);
-        source += `(${url.slice(i + 1, end).replace(/^\^/, '').replace(/\$$/, '')})`;
+        source += `(${url
+          .slice(i + 1, end)
+          .replace(/^\^/, '')
+          .replace(/\$$/, '')})`;
         i = end + 1;
       } else {
         // A parameter runs to the end of its segment, or lazily up to a static suffix (`:name.json`).

@@ -4,9 +4,7 @@
 //
 // State is per process: several server processes each enforce the limit on their own share.
 
-export type BucketDecision =
-  | { allowed: true; remaining: number }
-  | { allowed: false; retryAfterSeconds: number };
+export type BucketDecision = { allowed: true; remaining: number } | { allowed: false; retryAfterSeconds: number };
 
 interface Bucket {
   tokens: number;

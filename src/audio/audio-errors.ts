@@ -7,13 +7,7 @@
  * serialisers do not ship it by accident.
  */
 
-export type AudioErrorCode =
-  | 'unsupported_container'
-  | 'undecodable_audio'
-  | 'audio_too_long'
-  | 'audio_too_short'
-  | 'decode_timeout'
-  | 'decode_aborted';
+export type AudioErrorCode = 'unsupported_container' | 'undecodable_audio' | 'audio_too_long' | 'audio_too_short' | 'decode_timeout' | 'decode_aborted';
 
 export const AUDIO_ERROR_MESSAGES: Readonly<Record<AudioErrorCode, string>> = Object.freeze({
   unsupported_container: 'The audio container is not supported.',

@@ -66,10 +66,7 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
       return direct;
     }
   }
-  const initialSeconds =
-    expectedSeconds !== undefined && expectedSeconds > 0
-      ? expectedSeconds * EXPECTED_DURATION_HEADROOM + 0.5
-      : DEFAULT_INITIAL_SECONDS;
+  const initialSeconds = expectedSeconds !== undefined && expectedSeconds > 0 ? expectedSeconds * EXPECTED_DURATION_HEADROOM + 0.5 : DEFAULT_INITIAL_SECONDS;
   const samples = new GrowableSampleBuffer(initialSeconds * DECODED_SAMPLE_RATE, maxSamples);
 
   // Counts what ffmpeg produced, including the chunk refused at the cap: a lower bound of the length.

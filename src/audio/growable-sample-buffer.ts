@@ -47,8 +47,7 @@ export class GrowableSampleBuffer {
    */
   toFloat32Array(): Float32Array {
     const usedBytes = this.sampleCount * BYTES_PER_SAMPLE;
-    const buffer =
-      usedBytes === this.bytes.byteLength ? this.bytes.buffer : this.bytes.buffer.slice(0, usedBytes);
+    const buffer = usedBytes === this.bytes.byteLength ? this.bytes.buffer : this.bytes.buffer.slice(0, usedBytes);
     return new Float32Array(buffer);
   }
 

@@ -38,7 +38,7 @@ export async function readWhisperReadyWav(path: string, sampleRate: number, maxS
 function samplesOf(bytes: Buffer, sampleRate: number): Float32Array | null {
   if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'RIFF' || bytes.toString('latin1', 8, 12) !== 'WAVE') return null;
   let plainFormat = false;
-  for (let at = 12; at + 8 <= bytes.length; ) {
+  for (let at = 12; at + 8 <= bytes.length;) {
     const id = bytes.toString('latin1', at, at + 4);
     const length = bytes.readUInt32LE(at + 4);
     const body = at + 8;

@@ -37,8 +37,12 @@ export async function withBillingSettings<T>(run: (settings: BillingSettingsStor
 }
 
 /** What the usage report reads: the keys, the ledger, and the billing desk over them. */
-export async function withUsageStores<T>(run: (stores: { keys: KeyStore; ledger: UsageLedger; billing: UsageBilling; settings: BillingSettingsStore }) => T | Promise<T>): Promise<T> {
-  return withStores(({ keys, usage, billing }) => administering(() => run({ keys, ledger: usage, settings: billing, billing: new UsageBilling(usage, billing) })));
+export async function withUsageStores<T>(
+  run: (stores: { keys: KeyStore; ledger: UsageLedger; billing: UsageBilling; settings: BillingSettingsStore }) => T | Promise<T>,
+): Promise<T> {
+  return withStores(({ keys, usage, billing }) =>
+    administering(() => run({ keys, ledger: usage, settings: billing, billing: new UsageBilling(usage, billing) })),
+  );
 }
 
 async function administering<T>(run: () => T | Promise<T>): Promise<T> {

@@ -101,9 +101,7 @@ export function humanBenchReport(summary: BenchSummary, clips: readonly BenchCli
   const notes = [
     "real-time factor: one call's time over its audio's length (median; below 1 is faster than real time).",
     'audio s per wall s: what the whole pool gets through. peak RSS: the whole process, sampled.',
-    ...(summary.shapes.some((s) => s.default)
-      ? ['* the shape `svc-stt serve` uses on this machine (SVC_WORKERS and SVC_THREADS_PER_WORKER change it).']
-      : []),
+    ...(summary.shapes.some((s) => s.default) ? ['* the shape `svc-stt serve` uses on this machine (SVC_WORKERS and SVC_THREADS_PER_WORKER change it).'] : []),
   ];
   return `${heading.join('\n')}\n\n${table}\n${notes.join('\n')}\n`;
 }

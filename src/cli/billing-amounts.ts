@@ -28,7 +28,8 @@ export const TERM_OPTIONS = {
   'spend-cap': { type: 'string' },
 } as const;
 
-export const TERM_FLAGS_USAGE = '[--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none]';
+export const TERM_FLAGS_USAGE =
+  '[--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none]';
 
 export function termsPatchOf(values: Partial<Record<keyof typeof TERM_OPTIONS, string>>): TermsPatch {
   const patch: TermsPatch = {};

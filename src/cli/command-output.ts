@@ -3,4 +3,3 @@
 export interface CommandOutput {
   write(text: string): unknown;
 }
-

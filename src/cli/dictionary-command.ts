@@ -30,9 +30,7 @@ async function setDictionary(argv: string[], out: CommandOutput): Promise<void> 
     return keys.getDictionary(key, language);
   });
   const dropped = lines.length - stored.length;
-  out.write(
-    `stored ${stored.length} terms for ${key} (${language})${dropped ? `; ${dropped} duplicate lines skipped` : ''}\n`,
-  );
+  out.write(`stored ${stored.length} terms for ${key} (${language})${dropped ? `; ${dropped} duplicate lines skipped` : ''}\n`);
 }
 
 async function showDictionary(argv: string[], out: CommandOutput): Promise<void> {

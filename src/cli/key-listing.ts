@@ -44,6 +44,10 @@ export function keyTable(records: readonly ApiKeyRecord[]): string {
   ]);
   const header = ['ID', 'TENANT', 'PLAN', 'STATE', 'RETENTION', 'LANGUAGE', 'ENTITLEMENTS'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join('  ')
+      .trimEnd();
   return `${[header, ...rows].map(line).join('\n')}\n`;
 }

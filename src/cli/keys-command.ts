@@ -137,7 +137,10 @@ async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
   const record = Object.keys(patch).length > 0 ? await withKeyStore((keys) => keys.update(id, patch)) : await withKeyStore((keys) => keys.get(id));
   if (record === null) throw keyNotFound(id);
   const billing = await withBillingSettings((settings) => (changesBilling ? settings.updateKey(id, billingChange) : settings.keyBilling(id)));
-  const billingJson = { terms: termsJson(billing.overrides), credit_granted: billing.creditGrantedMicros === null ? null : billing.creditGrantedMicros / MICROS_PER_UNIT };
+  const billingJson = {
+    terms: termsJson(billing.overrides),
+    credit_granted: billing.creditGrantedMicros === null ? null : billing.creditGrantedMicros / MICROS_PER_UNIT,
+  };
   if (values.json) out.write(`${JSON.stringify({ ...keyListing(record), billing: billingJson })}\n`);
   else out.write(`updated ${id}\n${keyTable([record])}${changesBilling ? `billing terms over the plan's: ${JSON.stringify(billingJson)}\n` : ''}`);
 }

@@ -5,7 +5,11 @@ import { UsageError } from './usage-error.js';
 
 export type CommandOptions = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 
-export function parseCommandArgs<O extends CommandOptions>(argv: string[], usage: string, options: O): ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>> {
+export function parseCommandArgs<O extends CommandOptions>(
+  argv: string[],
+  usage: string,
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>> {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {

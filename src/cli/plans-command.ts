@@ -29,17 +29,30 @@ export async function runPlansCommand(argv: string[], out: CommandOutput = proce
 async function listPlans(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, USAGE, { json: { type: 'boolean', default: false } });
   if (positionals.length > 0) throw new UsageError(`plans list takes no arguments\n${USAGE}`);
-  const { overrides, startDay } = await withBillingSettings(async (settings) => ({ overrides: await settings.planOverrides(), startDay: await settings.periodStartDay() }));
+  const { overrides, startDay } = await withBillingSettings(async (settings) => ({
+    overrides: await settings.planOverrides(),
+    startDay: await settings.periodStartDay(),
+  }));
   const plans = PLANS.map((plan) => ({ plan, terms: resolveTerms(plan, overrides[plan], {}), changed: Object.keys(overrides[plan] ?? {}).length > 0 }));
   const period = billingPeriodAt(Date.now(), startDay);
   if (values.json) {
-    out.write(`${JSON.stringify({ period_start_day: startDay, current_period: period.label, plans: plans.map((p) => ({ plan: p.plan, ...termsJson(p.terms), changed: p.changed })) })}\n`);
+    out.write(
+      `${JSON.stringify({ period_start_day: startDay, current_period: period.label, plans: plans.map((p) => ({ plan: p.plan, ...termsJson(p.terms), changed: p.changed })) })}\n`,
+    );
     return;
   }
   out.write(
     textTable(
       ['plan', 'batch h', 'realtime h', 'batch price/h', 'realtime price/h', 'spend cap', 'changed'],
-      plans.map((p) => [p.plan, hours(p.terms.batchIncludedMs), hours(p.terms.realtimeIncludedMs), money(p.terms.batchPriceMicros), money(p.terms.realtimePriceMicros), money(p.terms.spendCapMicros), p.changed ? 'yes' : 'no']),
+      plans.map((p) => [
+        p.plan,
+        hours(p.terms.batchIncludedMs),
+        hours(p.terms.realtimeIncludedMs),
+        money(p.terms.batchPriceMicros),
+        money(p.terms.realtimePriceMicros),
+        money(p.terms.spendCapMicros),
+        p.changed ? 'yes' : 'no',
+      ]),
     ) + `periods start on day ${startDay} of the month (UTC); the current one is ${period.label}, until ${new Date(period.endMs).toISOString()}\n`,
   );
 }

@@ -56,19 +56,36 @@ function tableOf(report: UsageReport): string {
       money(k.costMicros),
       money(k.terms.spendCapMicros),
       money(k.creditLeftMicros),
-      USAGE_POOLS.filter((pool) => k.blocked[pool] !== null).map((pool) => `${pool}:${k.blocked[pool]}`).join(' ') || '-',
+      USAGE_POOLS.filter((pool) => k.blocked[pool] !== null)
+        .map((pool) => `${pool}:${k.blocked[pool]}`)
+        .join(' ') || '-',
     ]),
   );
   const lines = report.tenants.flatMap((tenant) =>
     tenant.keys.flatMap((k) =>
-      k.lines.map((line) => [tenant.tenant, k.key.id, line.route, line.model, line.languageFamily, line.units, seconds(line.audioMs), hours(line.audioMs), hours(line.overageMs), money(line.costMicros)]),
+      k.lines.map((line) => [
+        tenant.tenant,
+        k.key.id,
+        line.route,
+        line.model,
+        line.languageFamily,
+        line.units,
+        seconds(line.audioMs),
+        hours(line.audioMs),
+        hours(line.overageMs),
+        money(line.costMicros),
+      ]),
     ),
   );
   const blocks = report.tenants.flatMap((tenant) =>
     tenant.keys.flatMap((k) =>
       USAGE_POOLS.flatMap((pool) => {
         const reason = k.blocked[pool];
-        return reason === null ? [] : [`${k.key.id} (${tenant.tenant}): new ${pool} work is refused: ${blockDescription(reason, pool, k.resetsAtMs[pool])}${k.resetsAtMs[pool] === null ? ' (an operator must act)' : ''}\n`];
+        return reason === null
+          ? []
+          : [
+              `${k.key.id} (${tenant.tenant}): new ${pool} work is refused: ${blockDescription(reason, pool, k.resetsAtMs[pool])}${k.resetsAtMs[pool] === null ? ' (an operator must act)' : ''}\n`,
+            ];
       }),
     ),
   );
@@ -81,18 +98,50 @@ function tableOf(report: UsageReport): string {
 }
 
 const CSV_HEADER = [
-  'period', 'tenant', 'key_id', 'plan', 'route', 'model', 'language_family', 'units', 'audio_seconds', 'audio_hours', 'overage_hours', 'cost',
-  'diarization_seconds', 'vocabulary_seconds', 'patterns_seconds', 'vocabulary_fallbacks', 'suspect_insertions', 'review_required', 'unsupported_language',
+  'period',
+  'tenant',
+  'key_id',
+  'plan',
+  'route',
+  'model',
+  'language_family',
+  'units',
+  'audio_seconds',
+  'audio_hours',
+  'overage_hours',
+  'cost',
+  'diarization_seconds',
+  'vocabulary_seconds',
+  'patterns_seconds',
+  'vocabulary_fallbacks',
+  'suspect_insertions',
+  'review_required',
+  'unsupported_language',
 ];
 
 function csvOf(report: UsageReport): string {
   const rows = report.tenants.flatMap((tenant) =>
     tenant.keys.flatMap((k) =>
       k.lines.map((line) => [
-        report.period.label, tenant.tenant, k.key.id, k.key.plan, line.route, line.model, line.languageFamily, line.units,
-        seconds(line.audioMs), (line.audioMs / MS_PER_HOUR).toFixed(6), (line.overageMs / MS_PER_HOUR).toFixed(6), money(line.costMicros),
-        seconds(line.diarizationMs), seconds(line.vocabularyMs), seconds(line.patternsMs),
-        line.safety.vocabularyFallbacks, line.safety.suspectInsertions, line.safety.reviewRequired, line.safety.unsupportedLanguage,
+        report.period.label,
+        tenant.tenant,
+        k.key.id,
+        k.key.plan,
+        line.route,
+        line.model,
+        line.languageFamily,
+        line.units,
+        seconds(line.audioMs),
+        (line.audioMs / MS_PER_HOUR).toFixed(6),
+        (line.overageMs / MS_PER_HOUR).toFixed(6),
+        money(line.costMicros),
+        seconds(line.diarizationMs),
+        seconds(line.vocabularyMs),
+        seconds(line.patternsMs),
+        line.safety.vocabularyFallbacks,
+        line.safety.suspectInsertions,
+        line.safety.reviewRequired,
+        line.safety.unsupportedLanguage,
       ]),
     ),
   );

@@ -67,7 +67,11 @@ function secretTable(key: string, summaries: readonly WebhookSecretSummary[]): s
   const rows = summaries.map((s) => [String(s.version), s.state, s.createdAt, s.usableUntil ?? '-']);
   const header = ['VERSION', 'STATE', 'CREATED', 'SIGNS UNTIL'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]))
+      .join('  ')
+      .trimEnd();
   return `${[header, ...rows].map(line).join('\n')}\n`;
 }
 

@@ -32,9 +32,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** Dotted paths of every leaf value ("pool.workers"), for reporting settings nobody reads. */
 export function leafPaths(values: Record<string, unknown>, prefix = ''): string[] {
-  return Object.entries(values).flatMap(([name, value]) =>
-    isPlainObject(value) ? leafPaths(value, `${prefix}${name}.`) : [`${prefix}${name}`],
-  );
+  return Object.entries(values).flatMap(([name, value]) => (isPlainObject(value) ? leafPaths(value, `${prefix}${name}.`) : [`${prefix}${name}`]));
 }
 
 export function valueAt(values: Record<string, unknown>, dottedPath: string): unknown {

@@ -299,11 +299,7 @@ function readVad(reader: SettingsReader): ServiceConfig['vad'] {
   return { enabled, model };
 }
 
-function readConnectionLimits(
-  reader: SettingsReader,
-  defaults: ConnectionLimits,
-  names: Record<keyof ConnectionLimits, SettingName>,
-): ConnectionLimits {
+function readConnectionLimits(reader: SettingsReader, defaults: ConnectionLimits, names: Record<keyof ConnectionLimits, SettingName>): ConnectionLimits {
   return {
     maxPipelinedRequests: reader.integer(names.maxPipelinedRequests, defaults.maxPipelinedRequests, 1, 1024),
     maxUnreadBytes: reader.integer(names.maxUnreadBytes, defaults.maxUnreadBytes, 0, MAX_INT),
@@ -395,7 +391,10 @@ function readWebhookMasterKey(reader: SettingsReader): string | null {
 function readDnsServers(reader: SettingsReader): string[] | null {
   if (!reader.has(S.webhookDnsServers)) return null;
   const raw = reader.text(S.webhookDnsServers, '', /\S/, 'must be a comma-separated list of DNS server addresses');
-  const servers = raw.split(',').map((item) => item.trim()).filter(Boolean);
+  const servers = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   const valid = /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:.]+\](:\d{1,5})?|[0-9a-fA-F:]+)$/;
   const bad = servers.find((server) => !valid.test(server));
   if (bad !== undefined) reader.problem(S.webhookDnsServers, `has an entry that is not an IP address (with optional port): ${JSON.stringify(bad)}`);

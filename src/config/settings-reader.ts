@@ -65,15 +65,11 @@ export class SettingsReader {
   }
 
   oneOf<T extends string>(name: SettingName, fallback: T, choices: readonly T[]): T {
-    return this.convert(name, fallback, `must be one of ${choices.join(', ')}`, (value) =>
-      choices.find((choice) => choice === value),
-    );
+    return this.convert(name, fallback, `must be one of ${choices.join(', ')}`, (value) => choices.find((choice) => choice === value));
   }
 
   text(name: SettingName, fallback: string, pattern: RegExp, expectation: string): string {
-    return this.convert(name, fallback, expectation, (value) =>
-      typeof value === 'string' && pattern.test(value) ? value : undefined,
-    );
+    return this.convert(name, fallback, expectation, (value) => (typeof value === 'string' && pattern.test(value) ? value : undefined));
   }
 
   /**

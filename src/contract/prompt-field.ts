@@ -13,6 +13,8 @@ export function parsePrompt(raw: unknown): string | null {
   const prompt = raw.trim();
   if (prompt === '') return null;
   if ([...prompt].length > MAX_PROMPT_CHARACTERS) throw new UnprocessableRequest(`prompt is at most ${MAX_PROMPT_CHARACTERS} characters`);
+  // Control characters are exactly what this refuses.
+  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(prompt)) throw new UnprocessableRequest('prompt must not contain control characters');
   return prompt;
 }

@@ -112,7 +112,10 @@ export function responseBody(
 ): { contentType: string; body: string } {
   if (format === 'text') return { contentType: 'text/plain; charset=utf-8', body: outcome.text };
   if (format === 'json') {
-    return { contentType: 'application/json; charset=utf-8', body: JSON.stringify({ text: outcome.text, ...(options.logprobs ? { logprobs: tokenLogprobs(outcome) } : {}) }) };
+    return {
+      contentType: 'application/json; charset=utf-8',
+      body: JSON.stringify({ text: outcome.text, ...(options.logprobs ? { logprobs: tokenLogprobs(outcome) } : {}) }),
+    };
   }
   if (isSubtitleFormat(format)) return subtitles(format, responseSegments(outcome));
   return { contentType: 'application/json; charset=utf-8', body: JSON.stringify(verboseBody(outcome, ctx)) };

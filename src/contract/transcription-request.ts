@@ -276,5 +276,22 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (fields[INCLUDE_FIELD] !== undefined && fields.include !== undefined) throw bad('send include[] or include, not both');
   const logprobs = parseInclude(fields[INCLUDE_FIELD] ?? fields.include, responseFormat);
   if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
-  return { task: 'transcribe', model, responseFormat, language, diarize, wordTimestamps, dictionary, vocabulary, prompt, patterns, webhookUrl, profile, stream, temperature, logprobs, vad };
+  return {
+    task: 'transcribe',
+    model,
+    responseFormat,
+    language,
+    diarize,
+    wordTimestamps,
+    dictionary,
+    vocabulary,
+    prompt,
+    patterns,
+    webhookUrl,
+    profile,
+    stream,
+    temperature,
+    logprobs,
+    vad,
+  };
 }

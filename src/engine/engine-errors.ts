@@ -3,13 +3,7 @@
 export class EngineError extends Error {
   constructor(
     readonly code:
-      | 'queue_full'
-      | 'engine_closed'
-      | 'model_load_failed'
-      | 'vad_model_load_failed'
-      | 'vad_not_configured'
-      | 'invalid_audio'
-      | 'transcription_failed',
+      'queue_full' | 'engine_closed' | 'model_load_failed' | 'vad_model_load_failed' | 'vad_not_configured' | 'invalid_audio' | 'transcription_failed',
     message: string,
     options?: { cause?: unknown },
   ) {

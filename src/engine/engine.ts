@@ -28,7 +28,16 @@ import {
   type NativeVadModel,
   type NativeVadModelInfo,
 } from './native-addon.js';
-import type { CallReport, DetectLanguageTask, DetectSpeechTask, DiarizeTask, PoolTask, PoolWorkerData, SpeakerFeaturesTask, TranscribeTask } from './pool-task.js';
+import type {
+  CallReport,
+  DetectLanguageTask,
+  DetectSpeechTask,
+  DiarizeTask,
+  PoolTask,
+  PoolWorkerData,
+  SpeakerFeaturesTask,
+  TranscribeTask,
+} from './pool-task.js';
 import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer, type SpeakerFeatures } from './speaker-diarizer.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { joinPieces, pieceStarts } from './vad-split.js';
@@ -255,7 +264,11 @@ export class Engine implements SpeakerDiarizer {
    * from the offset (rounded up to whole 20 ms encoder positions), for speech known to be shorter than a
    * window: the encoder's cost shrinks with it.
    */
-  async detectLanguage(pcm: Float32Array, options: { offsetMs?: number; audioSeconds?: number } = {}, call: Pick<CallOptions, 'signal'> = {}): Promise<LanguageDetection> {
+  async detectLanguage(
+    pcm: Float32Array,
+    options: { offsetMs?: number; audioSeconds?: number } = {},
+    call: Pick<CallOptions, 'signal'> = {},
+  ): Promise<LanguageDetection> {
     checkPcm(pcm);
     const task: Omit<DetectLanguageTask, 'control'> = {
       kind: 'detectLanguage',
@@ -285,12 +298,13 @@ export class Engine implements SpeakerDiarizer {
         return this.submit(this.vad!.lane, task, call.signal, []) as Promise<NativeSpeechDetection>;
       }),
     );
-    const joined = joinPieces(raws, starts.map((s) => s / SAMPLE_RATE));
+    const joined = joinPieces(
+      raws,
+      starts.map((s) => s / SAMPLE_RATE),
+    );
     // whisper.cpp lets the last segment run to the end of the last (zero-padded) frame.
     const duration = pcm.length / SAMPLE_RATE;
-    const segments = joined.segments
-      .map((s) => ({ start: Math.min(s.start, duration), end: Math.min(s.end, duration) }))
-      .filter((s) => s.end > s.start);
+    const segments = joined.segments.map((s) => ({ start: Math.min(s.start, duration), end: Math.min(s.end, duration) })).filter((s) => s.end > s.start);
     // The pieces ran at once: the call took as long as the slowest.
     const timings = { totalMs: Math.max(...raws.map((r) => r.timings.totalMs)), detectMs: Math.max(...raws.map((r) => r.timings.detectMs)) };
     return { frameSamples, probabilities: joined.probabilities, segments, timings };
@@ -319,7 +333,11 @@ export class Engine implements SpeakerDiarizer {
   }
 
   /** The diarizer's first stage over one window of a recording (see SpeakerFeatureCanvas). */
-  async speakerFeatures(pcm: Float32Array, regions: ReadonlyArray<{ start: number; end: number }>, call: Pick<CallOptions, 'signal'> = {}): Promise<SpeakerFeatures> {
+  async speakerFeatures(
+    pcm: Float32Array,
+    regions: ReadonlyArray<{ start: number; end: number }>,
+    call: Pick<CallOptions, 'signal'> = {},
+  ): Promise<SpeakerFeatures> {
     checkPcm(pcm);
     const task: Omit<SpeakerFeaturesTask, 'control'> = { kind: 'speakerFeatures', pcm, regions: regions.map((r) => ({ start: r.start, end: r.end })) };
     return (await this.submit(this.vad?.lane ?? this.whisper, task, call.signal, [])) as SpeakerFeatures;
@@ -334,12 +352,7 @@ export class Engine implements SpeakerDiarizer {
     this.vad?.anchor.release();
   }
 
-  private submit(
-    lane: PoolLane,
-    task: Omit<PoolTask, 'control'>,
-    signal: AbortSignal | undefined,
-    transferList: Transferable[],
-  ): Promise<unknown> {
+  private submit(lane: PoolLane, task: Omit<PoolTask, 'control'>, signal: AbortSignal | undefined, transferList: Transferable[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new EngineError('engine_closed', 'the engine is closed'));
     if (signal?.aborted) return Promise.reject(abortError());
     if (lane.pending >= lane.workers + this.maxQueue) {
@@ -349,11 +362,9 @@ export class Engine implements SpeakerDiarizer {
     this.callCounts[task.kind]++;
     lane.pending++;
     // Piscina's own abort terminates the worker thread; ours asks whisper.cpp to stop cooperatively.
-    const running = lane.pool
-      .run({ ...task, control }, { transferList: transferList as never })
-      .finally(() => {
-        lane.pending--;
-      });
+    const running = lane.pool.run({ ...task, control }, { transferList: transferList as never }).finally(() => {
+      lane.pending--;
+    });
     if (!signal) return running;
     return new Promise((resolvePromise, rejectPromise) => {
       const onAbort = () => {

@@ -5,8 +5,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type DtwPreset =
-  | 'none' | 'top_most' | 'tiny' | 'tiny.en' | 'base' | 'base.en' | 'small' | 'small.en'
-  | 'medium' | 'medium.en' | 'large.v1' | 'large.v2' | 'large.v3' | 'large.v3.turbo';
+  | 'none'
+  | 'top_most'
+  | 'tiny'
+  | 'tiny.en'
+  | 'base'
+  | 'base.en'
+  | 'small'
+  | 'small.en'
+  | 'medium'
+  | 'medium.en'
+  | 'large.v1'
+  | 'large.v2'
+  | 'large.v3'
+  | 'large.v3.turbo';
 
 export interface NativeLoadOptions {
   /** Offload to the GPU backend when one was compiled in (CUDA). Default true. */

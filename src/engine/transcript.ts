@@ -53,7 +53,10 @@ export function shapeTranscript(raw: NativeTranscribeResult, sampleCount: number
   const duration = sampleCount / SAMPLE_RATE;
   const segments = shapeSegments(raw.segments, sampleCount);
   return {
-    text: segments.map((s) => s.text).join('').trim(),
+    text: segments
+      .map((s) => s.text)
+      .join('')
+      .trim(),
     language: raw.language,
     languageProbability: raw.languageProbability,
     durationSeconds: duration,

@@ -36,7 +36,13 @@ export function carryOf(progress: Record<string, unknown> | null): CarryOver | n
   const language = progress.language as JobLanguageState | { tag: string } | null;
   if (language && 'choice' in language) return progress as CarryOver;
   const legacy: JobLanguageState = language
-    ? { ...INITIAL_LANGUAGE_STATE, choice: { mode: 'explicit', tag: language.tag }, source: (progress.languageSource as JobLanguageState['source']) ?? null, detection: (progress.detection as JobLanguageState['detection']) ?? null, language: language.tag }
+    ? {
+        ...INITIAL_LANGUAGE_STATE,
+        choice: { mode: 'explicit', tag: language.tag },
+        source: (progress.languageSource as JobLanguageState['source']) ?? null,
+        detection: (progress.detection as JobLanguageState['detection']) ?? null,
+        language: language.tag,
+      }
     : INITIAL_LANGUAGE_STATE;
   return { ...(progress as CarryOver), language: legacy };
 }

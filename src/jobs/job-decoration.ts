@@ -88,7 +88,8 @@ export class JobDecorator {
     const regions = (carry.speech ?? []).map(([start, end]) => ({ start, end }));
     const seconds = carry.endSeconds ?? carry.durationSeconds;
     const features = await this.speakerFeatures(job.audioPath, carry.container, regions, seconds, request.model, signal);
-    const diarization = regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await this.deps.stages[request.model].diarize(features, regions, signal);
+    const diarization =
+      regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await this.deps.stages[request.model].diarize(features, regions, signal);
     const speakers = attachSpeakersToShaped({
       segments: transcript.segments,
       words: transcript.words ?? null,
@@ -143,14 +144,7 @@ export class JobDecorator {
   }
 
   /** The recording's speaker features, window by window; windows without speech are not decoded. */
-  private async speakerFeatures(
-    audioPath: string,
-    container: AudioContainer,
-    regions: SpeechRegion[],
-    seconds: number,
-    model: ModelId,
-    signal: AbortSignal,
-  ) {
+  private async speakerFeatures(audioPath: string, container: AudioContainer, regions: SpeechRegion[], seconds: number, model: ModelId, signal: AbortSignal) {
     const canvas = new SpeakerFeatureCanvas(seconds);
     const source = await this.deps.audioSource(audioPath);
     for (let start = 0; start < seconds; start += FEATURE_WINDOW_SECONDS) {
@@ -159,7 +153,13 @@ export class JobDecorator {
         .filter((r) => r.end > start && r.start < end)
         .map((r) => ({ start: Math.max(0, r.start - start), end: Math.min(end, r.end) - start }));
       if (local.length === 0) continue;
-      const pcm = await decodeAudioWindow(source, { startSeconds: start, seconds: end - start, container, timeoutMs: this.deps.config.decodeTimeoutMs, signal });
+      const pcm = await decodeAudioWindow(source, {
+        startSeconds: start,
+        seconds: end - start,
+        container,
+        timeoutMs: this.deps.config.decodeTimeoutMs,
+        signal,
+      });
       if (pcm.length === 0) break;
       const inside = local.filter((r) => r.start < pcm.length / DECODED_SAMPLE_RATE);
       if (inside.length === 0) continue;

@@ -14,9 +14,10 @@ export class JobEvents {
   constructor(private readonly notices?: JobNotices) {
     // One listener per waiting poll: many clients may long-poll one job.
     this.emitter.setMaxListeners(0);
-    this.unsubscribe = notices?.subscribe((notice) => {
-      if (notice.kind === 'changed') this.emitter.emit(notice.jobId);
-    }) ?? (() => {});
+    this.unsubscribe =
+      notices?.subscribe((notice) => {
+        if (notice.kind === 'changed') this.emitter.emit(notice.jobId);
+      }) ?? (() => {});
   }
 
   /** Call after a transition of `jobId` has been committed. */

@@ -29,7 +29,13 @@ export async function finalContextOf(
   const families = carry.language.detection?.languages ?? (carry.language.choice?.mode === 'explicit' ? [carry.language.choice.tag] : []);
   const requestedFamily = request.language.mode === 'explicit' ? [request.language.language.family] : [];
   const dictionary = request.dictionary
-    ? [...new Set((await Promise.all([...requestedFamily, ...families].map((f) => (isLanguageFamily(f) ? deps.keys.getDictionary(job.keyId, f) : Promise.resolve([]))))).flat())]
+    ? [
+        ...new Set(
+          (
+            await Promise.all([...requestedFamily, ...families].map((f) => (isLanguageFamily(f) ? deps.keys.getDictionary(job.keyId, f) : Promise.resolve([]))))
+          ).flat(),
+        ),
+      ]
     : [];
   return {
     jobId: job.id,

@@ -19,19 +19,22 @@ export class JobLease {
     outer: AbortSignal,
   ) {
     let renewing = false;
-    this.timer = setInterval(() => {
-      // A renewal still waiting on the database is not doubled up; the next tick tries again.
-      if (renewing) return;
-      renewing = true;
-      void jobs
-        .heartbeat(jobId, workerId, clock().getTime(), leaseMs)
-        // A failed renewal is a lost lease: better to stop than to run unowned.
-        .catch(() => false)
-        .then((held) => {
-          renewing = false;
-          if (!held) this.controller.abort(new Error('lease lost'));
-        });
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+    this.timer = setInterval(
+      () => {
+        // A renewal still waiting on the database is not doubled up; the next tick tries again.
+        if (renewing) return;
+        renewing = true;
+        void jobs
+          .heartbeat(jobId, workerId, clock().getTime(), leaseMs)
+          // A failed renewal is a lost lease: better to stop than to run unowned.
+          .catch(() => false)
+          .then((held) => {
+            renewing = false;
+            if (!held) this.controller.abort(new Error('lease lost'));
+          });
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     this.timer.unref();
     if (outer.aborted) this.controller.abort(outer.reason);
     else outer.addEventListener('abort', () => this.controller.abort(outer.reason), { once: true, signal: this.detach.signal });

@@ -6,7 +6,13 @@ import { FLAGSHIP_MODEL, isModelId } from '../domain/model-ids.js';
 import type { RequestVadParams } from '../contract/chunking-strategy.js';
 import { parseLanguageTag } from '../domain/language-families.js';
 import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
-import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, RESPONSE_FORMATS, type LanguageChoice, type TranscriptionRequest } from '../contract/transcription-request.js';
+import {
+  DEFAULT_JOB_RESPONSE_FORMAT,
+  DEFAULT_PROFILE,
+  RESPONSE_FORMATS,
+  type LanguageChoice,
+  type TranscriptionRequest,
+} from '../contract/transcription-request.js';
 
 export interface StoredJobRequest extends TranscriptionRequest {
   /** Labelling ceiling for diarization (1 to 4). */

@@ -140,7 +140,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     model_build: ctx.modelBuild,
   };
   // Word timing arrives with the speakers: none while the decoration is pending, none if it failed.
-  const words = ctx.decoration ? null : (attached ? attached.words : transcript.words) ?? null;
+  const words = ctx.decoration ? null : ((attached ? attached.words : transcript.words) ?? null);
   const common = {
     text: transcript.text,
     ...languageFields(ctx.task, language),
@@ -162,7 +162,9 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     speaker_segments: attached?.speakerSegments.map((t) => ({ ...t, start: round3(t.start), end: round3(t.end) })) ?? [],
     speaker_timing: attached?.timing ?? ctx.speakerTiming,
     ...(ctx.detection ? { language_detection: ctx.detection } : {}),
-    vocabulary: ctx.vocabulary ? auditVocabulary(ctx.vocabulary.plan, ctx.vocabulary.tally, transcript.text, common.language) : disabledVocabularyAudit(common.language),
+    vocabulary: ctx.vocabulary
+      ? auditVocabulary(ctx.vocabulary.plan, ctx.vocabulary.tally, transcript.text, common.language)
+      : disabledVocabularyAudit(common.language),
     ...(ctx.patterns ? { patterns: patternsBlock(ctx.patterns) } : {}),
     usage: durationUsage(ctx.durationSeconds),
   });

@@ -38,12 +38,30 @@ export function jobWorkDone(job: JobRecord, request: StoredJobRequest, carry: Ca
 }
 
 /** What JobStore.succeed records with the job's success. */
-export async function jobUsage(billing: UsageBilling, keys: Pick<KeyStore, 'get'>, job: JobRecord, request: StoredJobRequest, carry: CarryOver, endSeconds: number): Promise<MeteredWork> {
+export async function jobUsage(
+  billing: UsageBilling,
+  keys: Pick<KeyStore, 'get'>,
+  job: JobRecord,
+  request: StoredJobRequest,
+  carry: CarryOver,
+  endSeconds: number,
+): Promise<MeteredWork> {
   return billing.meteredWork(await billedKeyOf(job, keys), jobWorkDone(job, request, carry, endSeconds));
 }
 
 /** A job that failed because its language is not supported is counted (no audio is billed for it). */
-export async function meterUnsupportedLanguage(billing: UsageBilling, keys: Pick<KeyStore, 'get'>, job: JobRecord, request: StoredJobRequest, failure: JobFailure): Promise<void> {
+export async function meterUnsupportedLanguage(
+  billing: UsageBilling,
+  keys: Pick<KeyStore, 'get'>,
+  job: JobRecord,
+  request: StoredJobRequest,
+  failure: JobFailure,
+): Promise<void> {
   if (!(failure.cause instanceof UnsupportedDetectedLanguage)) return;
-  await billing.meter(await billedKeyOf(job, keys), { eventKey: jobUsageKey(job.id), route: 'job', model: request.model, ...unsupportedLanguageCounters(request) });
+  await billing.meter(await billedKeyOf(job, keys), {
+    eventKey: jobUsageKey(job.id),
+    route: 'job',
+    model: request.model,
+    ...unsupportedLanguageCounters(request),
+  });
 }

@@ -37,7 +37,14 @@ export function jobEventInput(
   nowMs: number,
 ): JobEventInput | null {
   if (!job.webhookUrl || job.webhookSecretVersion === null) return null;
-  return { jobId: job.id, keyId: job.keyId, secretVersion: job.webhookSecretVersion, url: job.webhookUrl, pollUrl: `${publicBaseUrl}/v1/jobs/${job.id}`, nowMs };
+  return {
+    jobId: job.id,
+    keyId: job.keyId,
+    secretVersion: job.webhookSecretVersion,
+    url: job.webhookUrl,
+    pollUrl: `${publicBaseUrl}/v1/jobs/${job.id}`,
+    nowMs,
+  };
 }
 
 function jobEvent(input: JobEventInput, type: string, data: Record<string, unknown>): OutboxEvent {

@@ -125,9 +125,7 @@ export function speechBearingWindows(regions: readonly SpeechRegion[]): SpeechRe
   for (let index = 0; index < MAX_DETECTION_WINDOWS; index++) {
     const from = index * DETECTION_WINDOW_SECONDS;
     const to = from + DETECTION_WINDOW_SECONDS;
-    const clipped = regions
-      .filter((r) => r.end > from && r.start < to)
-      .map((r) => ({ start: Math.max(r.start, from), end: Math.min(r.end, to) }));
+    const clipped = regions.filter((r) => r.end > from && r.start < to).map((r) => ({ start: Math.max(r.start, from), end: Math.min(r.end, to) }));
     if (speechSecondsOf(clipped) >= MIN_WINDOW_SPEECH_SECONDS) windows.push(clipped);
   }
   return windows;

@@ -56,7 +56,10 @@ export function addPatternTallies(a: PatternTally, b: PatternTally): PatternTall
 
 /** The tally with its times moved `offset` seconds later (a job's chunk into the recording). */
 export function shiftPatternTally(tally: PatternTally, offset: number): PatternTally {
-  return { ...tally, results: tally.results.map((r) => ({ ...r, spans: r.spans.map((s) => ({ ...s, start: round3(s.start + offset), end: round3(s.end + offset) })) })) };
+  return {
+    ...tally,
+    results: tally.results.map((r) => ({ ...r, spans: r.spans.map((s) => ({ ...s, start: round3(s.start + offset), end: round3(s.end + offset) })) })),
+  };
 }
 
 interface Accepted {
@@ -132,7 +135,10 @@ function replaceInTokens(segment: RecognisedSegment, accepted: Accepted[]): Reco
   const tokens: TranscriptToken[] = segment.tokens.map((t) => ({ ...t }));
   for (const { first, last, stretches } of clusters) {
     const base = offsets[first];
-    let piece = segment.tokens.slice(first, last + 1).map((t) => t.text).join('');
+    let piece = segment.tokens
+      .slice(first, last + 1)
+      .map((t) => t.text)
+      .join('');
     for (const s of [...stretches].reverse()) piece = piece.slice(0, s.from - base) + s.output + piece.slice(s.to - base);
     tokens[first] = { ...tokens[first], text: piece, end: segment.tokens[last].end ?? tokens[first].end };
     for (let k = first + 1; k <= last; k++) tokens[k] = { ...tokens[k], text: '' };

@@ -32,10 +32,7 @@ export function pipelineStages(engine: Engine, options: StageOptions = {}): Pipe
     // whose whole buffer would be copied to the worker thread.
     // Packed speech is shorter than a window more often than not: only its length is encoded.
     detectLanguage: async (pcm, signal) => (await engine.detectLanguage(pcm, { audioSeconds: pcm.length / SAMPLE_RATE }, { signal })).probabilities,
-    detectSpeech:
-      options.vad === false
-        ? null
-        : async (pcm, signal, params) => (await engine.detectSpeech(pcm, params ?? {}, { signal })).segments,
+    detectSpeech: options.vad === false ? null : async (pcm, signal, params) => (await engine.detectSpeech(pcm, params ?? {}, { signal })).segments,
     // Every voice up to the diarizer's maximum is detected; the request's ceiling only limits labels.
     diarize: (input, regions, signal) => engine.diarize(input, regions, {}, { signal }),
     speakerFeatures: (pcm, regions, signal) => engine.speakerFeatures(pcm, regions, { signal }),

@@ -4,11 +4,7 @@
 // are fixed texts chosen here and shown to clients as they are: they never echo request content.
 
 /** Every kind, once; the API's table is typed over this union, so a new kind cannot go unmapped. */
-export type PipelineErrorKind =
-  | 'invalid_request_field'
-  | 'unprocessable_request'
-  | 'entitlement_missing'
-  | 'unsupported_detected_language';
+export type PipelineErrorKind = 'invalid_request_field' | 'unprocessable_request' | 'entitlement_missing' | 'unsupported_detected_language';
 
 export abstract class PipelineError extends Error {
   abstract readonly kind: PipelineErrorKind;

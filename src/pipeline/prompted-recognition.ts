@@ -127,7 +127,9 @@ export async function recognisePromptedWindow(
 function suspectInsertions(terms: readonly string[], prompted: Transcript, contextFreeText: string): string[] {
   return terms.filter((term) => {
     if (!containsTerm(prompted.text, term) || containsTerm(contextFreeText, term)) return false;
-    return prompted.segments.some((segment) => termSpans(segment.text, term).some(([from, to]) => meanProbability(segment, from, to) < SUSPECT_TOKEN_PROBABILITY));
+    return prompted.segments.some((segment) =>
+      termSpans(segment.text, term).some(([from, to]) => meanProbability(segment, from, to) < SUSPECT_TOKEN_PROBABILITY),
+    );
   });
 }
 

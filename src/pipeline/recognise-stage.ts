@@ -111,7 +111,10 @@ export async function recogniseRuns(input: RecogniseInput): Promise<RecognisedSp
         patterns = addPatternTallies(patterns, formatted.tally);
       }
       segments.push(...kept);
-      const text = kept.map((s) => s.text).join('').trim();
+      const text = kept
+        .map((s) => s.text)
+        .join('')
+        .trim();
       if (text !== '') texts.push(text);
       deltas?.show(texts);
     }

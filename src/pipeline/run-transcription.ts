@@ -4,7 +4,14 @@
 // No HTTP here: refusals are the pipeline's own errors (pipeline-errors.ts).
 import type { TranscribeOptions } from '../engine/engine.js';
 import { WORD_TIMING_FAMILIES } from './languages.js';
-import { planLanguage, type DetectLanguage, type LanguageChoice, type LanguageDetectionBlock, type LanguagePlan, type LanguageSource } from './language-stage.js';
+import {
+  planLanguage,
+  type DetectLanguage,
+  type LanguageChoice,
+  type LanguageDetectionBlock,
+  type LanguagePlan,
+  type LanguageSource,
+} from './language-stage.js';
 import { recogniseRuns } from './recognise-stage.js';
 import { speechSecondsOf, type SpeechRegion } from './speech-regions.js';
 import { findSpeech, type DetectSpeech } from './speech-stage.js';
@@ -120,7 +127,9 @@ export async function runTranscription(
 
   // Silence costs nothing and says nothing: no language call, no recogniser call.
   const plan: LanguagePlan | null =
-    regions.length === 0 ? null : await planLanguage({ choice: request.language, pcm, sampleRate: deps.sampleRate, regions, detect: deps.detectLanguage, signal });
+    regions.length === 0
+      ? null
+      : await planLanguage({ choice: request.language, pcm, sampleRate: deps.sampleRate, regions, detect: deps.detectLanguage, signal });
   const families = plan ? [...new Set(plan.runs.map((r) => r.language))] : [];
   const dictionary = request.dictionary ? [...new Set((await Promise.all(families.map((f) => deps.dictionaryFor(f)))).flat())] : [];
   const vocabularyPlan: VocabularyPlan = planVocabulary(request.vocabulary, dictionary, vocabularyLanguageOf(request.language), request.prompt ?? null);
@@ -134,14 +143,24 @@ export async function runTranscription(
         pcm,
         sampleRate: deps.sampleRate,
         runs: plan.runs,
-        optionsFor: (family) => ({ ...decodingOptions(family, deps.decoding, wantsWords, request.temperature ?? 0), ...(request.task === 'translate' ? { translate: true } : {}) }),
+        optionsFor: (family) => ({
+          ...decodingOptions(family, deps.decoding, wantsWords, request.temperature ?? 0),
+          ...(request.task === 'translate' ? { translate: true } : {}),
+        }),
         transcribe: deps.transcribe,
         ...(prompted ? { prompting: { terms: vocabularyPlan.terms, prompt: vocabularyPlan.prompt, wordTiming: wordTiming } } : {}),
         patterns: programs,
         signal,
         ...(options.onTextDelta ? { onTextDelta: options.onTextDelta } : {}),
       })
-    : { text: '', segments: [], droppedSegments: 0, engineCalls: 0, vocabulary: prompted ? EMPTY_TALLY : null, patterns: programs.length > 0 ? emptyPatternTally(programs.length) : null };
+    : {
+        text: '',
+        segments: [],
+        droppedSegments: 0,
+        engineCalls: 0,
+        vocabulary: prompted ? EMPTY_TALLY : null,
+        patterns: programs.length > 0 ? emptyPatternTally(programs.length) : null,
+      };
 
   const language = recognised.text === '' || !plan ? NO_SPEECH_LANGUAGE : plan.language;
   const asrMs = Math.round(performance.now() - started);

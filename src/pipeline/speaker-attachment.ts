@@ -67,7 +67,13 @@ export function unattributed(segments: RecognisedSegment[], wordTiming: boolean)
     words: null,
     speakers: [],
     speakerSegments: [],
-    timing: { word_timing: wordTiming, speaker_ceiling_reached: false, requested_max_speakers: null, detected_speaker_count: 0, speaker_ceiling_action: 'none' },
+    timing: {
+      word_timing: wordTiming,
+      speaker_ceiling_reached: false,
+      requested_max_speakers: null,
+      detected_speaker_count: 0,
+      speaker_ceiling_action: 'none',
+    },
   };
 }
 
@@ -186,7 +192,12 @@ export function attachSpeakersToShaped<S extends ShapedSegment>(input: {
       const to = last ? segment.text.length : placed[run.to - 1].end;
       pieces.push(
         labelled(
-          { ...segment, text: segment.text.slice(from, to).trim(), start: first ? segment.start : placed[run.from].word.start, end: last ? segment.end : placed[run.to].word.start },
+          {
+            ...segment,
+            text: segment.text.slice(from, to).trim(),
+            start: first ? segment.start : placed[run.from].word.start,
+            end: last ? segment.end : placed[run.to].word.start,
+          },
           run.voice,
         ),
       );

@@ -119,7 +119,13 @@ function readGroup(words: TextWord[], start: number): { value: number; end: numb
       total += current * SCALE_WORDS[w];
       current = 0;
       below = 0;
-    } else if (w === 'and' && total + current >= 100 && below === 0 && i + 1 < words.length && (words[i + 1].text in UNITS_WORDS || words[i + 1].text in TENS_WORDS)) {
+    } else if (
+      w === 'and' &&
+      total + current >= 100 &&
+      below === 0 &&
+      i + 1 < words.length &&
+      (words[i + 1].text in UNITS_WORDS || words[i + 1].text in TENS_WORDS)
+    ) {
       continue;
     } else {
       break;

@@ -72,7 +72,10 @@ function correctInSegment(segment: RecognisedSegment, term: string, corrections:
       tokens ??= segment.tokens.map((t) => ({ ...t }));
       const from = run[0].tokenFrom;
       const to = run[run.length - 1].tokenTo;
-      const original = segment.tokens.slice(from, to).map((t) => t.text).join('');
+      const original = segment.tokens
+        .slice(from, to)
+        .map((t) => t.text)
+        .join('');
       const lead = /^\s*[^\p{L}\p{N}]*/u.exec(original)?.[0] ?? '';
       const trail = /[^\p{L}\p{N}]*$/u.exec(original)?.[0] ?? '';
       tokens[from] = { ...tokens[from], text: `${lead}${term}${trail}`, end: segment.tokens[to - 1].end ?? tokens[from].end };
@@ -83,5 +86,12 @@ function correctInSegment(segment: RecognisedSegment, term: string, corrections:
     }
   }
   if (!tokens) return segment;
-  return { ...segment, tokens, text: tokens.filter((t) => !t.special).map((t) => t.text).join('') };
+  return {
+    ...segment,
+    tokens,
+    text: tokens
+      .filter((t) => !t.special)
+      .map((t) => t.text)
+      .join(''),
+  };
 }

@@ -53,7 +53,7 @@ export function readText(text: string): Reading {
     unbreakable.push(inside ? 1 : 0);
   };
   const verbatim = (a: number, b: number) => {
-    for (let k = a; k < b; ) {
+    for (let k = a; k < b;) {
       const cp = text.codePointAt(k)!;
       const width = cp > 0xffff ? 2 : 1;
       push(cp, k, k + width);
@@ -85,7 +85,7 @@ function softGap(before: Item, after: Item, gap: string): number | null {
 function itemsOf(text: string): Item[] {
   const words = textWords(text);
   const items: Item[] = [];
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const w = words[i];
     if (/^\p{N}+(?:\.\p{N}+)?$/u.test(w.text)) {
       items.push({ kind: 'digits', from: w.from, to: w.to });
@@ -109,7 +109,7 @@ function itemsOf(text: string): Item[] {
 /** Runs of two or more single-letter words, joined by nothing but spaces, dots or hyphens. */
 function markLetters(text: string, items: Item[]): void {
   const isLetter = (item: Item) => item.kind === 'word' && /^\p{L}$/u.test(text.slice(item.from, item.to));
-  for (let i = 0; i < items.length; ) {
+  for (let i = 0; i < items.length;) {
     let j = i;
     while (isLetter(items[j] ?? { kind: 'digits', from: 0, to: 0 }) && (j === i || LETTER_GAP.test(text.slice(items[j - 1].to, items[j].from)))) j++;
     if (j - i >= 2) {

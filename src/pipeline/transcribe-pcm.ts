@@ -47,7 +47,12 @@ export function transcribePcm(engine: Engine, pcm: Float32Array, options: Transc
       wordTimestamps: options.wordTimestamps ?? false,
       ...(options.maxSpeakers !== undefined ? { maxSpeakers: options.maxSpeakers } : {}),
     },
-    { ...pipelineStages(engine, { vad: options.vad }), decoding: { ...DEFAULT_DECODING, ...options.decoding }, sampleRate: SAMPLE_RATE, dictionaryFor: async () => [] },
+    {
+      ...pipelineStages(engine, { vad: options.vad }),
+      decoding: { ...DEFAULT_DECODING, ...options.decoding },
+      sampleRate: SAMPLE_RATE,
+      dictionaryFor: async () => [],
+    },
     { signal: options.signal },
   );
 }

@@ -25,7 +25,10 @@ export function vocabularySafety(tally: VocabularyTally | null): Pick<SafetyCoun
 }
 
 /** Counters of an inline answer (or a realtime utterance) from its outcome. */
-export function usageCountersOf(outcome: TranscriptionOutcome, request: Pick<PipelineRequest, 'diarize' | 'vocabulary' | 'prompt' | 'patterns'>): UsageCounters {
+export function usageCountersOf(
+  outcome: TranscriptionOutcome,
+  request: Pick<PipelineRequest, 'diarize' | 'vocabulary' | 'prompt' | 'patterns'>,
+): UsageCounters {
   return {
     languageFamily: usageFamilyOf(outcome.language),
     diarization: request.diarize,

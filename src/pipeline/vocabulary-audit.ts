@@ -34,7 +34,12 @@ export interface VocabularyPlan {
 }
 
 /** `vocabularyLanguage`: the language the limits are judged by (vocabulary-terms.ts vocabularyLanguageOf). */
-export function planVocabulary(requestTerms: readonly string[], dictionaryTerms: readonly string[], vocabularyLanguage: string, prompt: string | null = null): VocabularyPlan {
+export function planVocabulary(
+  requestTerms: readonly string[],
+  dictionaryTerms: readonly string[],
+  vocabularyLanguage: string,
+  prompt: string | null = null,
+): VocabularyPlan {
   const limit = termLimitFor(vocabularyLanguage);
   const seen = new Set<string>();
   const terms: string[] = [];

@@ -28,6 +28,8 @@ export function termLimitFor(vocabularyLanguage: string): number {
 export function termProblem(term: string): string | null {
   if (term.length === 0) return 'vocabulary terms must not be empty';
   if ([...term].length > MAX_TERM_LENGTH) return `vocabulary terms are at most ${MAX_TERM_LENGTH} characters`;
+  // Control characters are exactly what this refuses.
+  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(term)) return 'vocabulary terms must not contain control characters';
   return null;
 }

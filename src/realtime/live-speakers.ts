@@ -20,7 +20,11 @@ const UNAVAILABLE_REASON = 'live speaker labelling failed; the text continues wi
 
 export interface LiveSpeakersEvents {
   /** A new revision of the labels: the turns whose labels changed. */
-  labels(fields: { revision_id: string; replaces_revision_id?: string; turns: Array<{ turn_id: string; speaker: string | null; segments: TurnSpeakers['segments'] }> }): void;
+  labels(fields: {
+    revision_id: string;
+    replaces_revision_id?: string;
+    turns: Array<{ turn_id: string; speaker: string | null; segments: TurnSpeakers['segments'] }>;
+  }): void;
   /** Labelling stopped for the rest of the session (the text goes on). */
   unavailable(reason: string): void;
 }

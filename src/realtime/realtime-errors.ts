@@ -20,7 +20,8 @@ export const CLOSE = {
   tooBig: CLOSE_TOO_BIG,
 } as const;
 
-export type RealtimeErrorCode = 'invalid_request' | 'unauthorized' | 'billing_blocked' | 'rate_limited' | 'capacity_unavailable' | 'service_unavailable' | 'internal_error';
+export type RealtimeErrorCode =
+  'invalid_request' | 'unauthorized' | 'billing_blocked' | 'rate_limited' | 'capacity_unavailable' | 'service_unavailable' | 'internal_error';
 
 export class RealtimeRefusal extends Error {
   constructor(
@@ -38,4 +39,5 @@ export class RealtimeRefusal extends Error {
 export const invalidStart = (message: string) => new RealtimeRefusal('invalid_request', CLOSE.invalidRequest, 'INVALID_START', message);
 
 /** A start that found the database down (keys, seats): nothing was taken; the client retries later. */
-export const storeUnavailable = () => new RealtimeRefusal('service_unavailable', CLOSE.tryAgainLater, 'SERVICE_UNAVAILABLE', 'the service cannot check keys or seats now; retry later');
+export const storeUnavailable = () =>
+  new RealtimeRefusal('service_unavailable', CLOSE.tryAgainLater, 'SERVICE_UNAVAILABLE', 'the service cannot check keys or seats now; retry later');

@@ -95,7 +95,10 @@ export class RealtimeSession implements ConnectionHandlers {
     private readonly deps: SessionDeps,
   ) {
     this.limits = { ...DEFAULT_SESSION_LIMITS, ...deps.limits };
-    this.startTimer = setTimeout(() => this.refuse(new RealtimeRefusal('invalid_request', CLOSE.timeout, 'START_TIMEOUT', 'no start message was received in time')), this.limits.startTimeoutSeconds * 1000);
+    this.startTimer = setTimeout(
+      () => this.refuse(new RealtimeRefusal('invalid_request', CLOSE.timeout, 'START_TIMEOUT', 'no start message was received in time')),
+      this.limits.startTimeoutSeconds * 1000,
+    );
   }
 
   private now(): number {
@@ -109,7 +112,10 @@ export class RealtimeSession implements ConnectionHandlers {
   message(data: Uint8Array, binary: boolean): void {
     if (this.isClosed()) return;
     if (this.phase === 'awaiting_start') {
-      if (binary) return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_BEFORE_READY', 'send the start message and wait for ready before any audio'));
+      if (binary)
+        return this.refuse(
+          new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_BEFORE_READY', 'send the start message and wait for ready before any audio'),
+        );
       this.phase = 'starting';
       clearTimeout(this.startTimer);
       void this.begin(data.slice());
@@ -132,7 +138,13 @@ export class RealtimeSession implements ConnectionHandlers {
     void this.usage?.close();
     this.usage = null;
     this.chunks = [];
-    if (wasOpen) this.deps.onEnd?.({ sessionId: this.start?.sessionId ?? null, audioSeconds: this.received / REALTIME_SAMPLE_RATE, turns: this.turns.length, closeCode: code });
+    if (wasOpen)
+      this.deps.onEnd?.({
+        sessionId: this.start?.sessionId ?? null,
+        audioSeconds: this.received / REALTIME_SAMPLE_RATE,
+        turns: this.turns.length,
+        closeCode: code,
+      });
   }
 
   /** Read through a method: a session may close while an await is pending. */
@@ -165,7 +177,8 @@ export class RealtimeSession implements ConnectionHandlers {
       const start = parseStart(frame);
       const key = await this.deps.keys.authenticate(start.apiKey);
       if (this.isClosed()) return;
-      if (key === null || key.revokedAt !== null) throw new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
+      if (key === null || key.revokedAt !== null)
+        throw new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
       // Before any seat or audio: the allowance, spend cap and credit decide, and an operator's pause.
       await this.deps.billing.requireAllowance(key, 'realtime').catch((error: unknown) => {
         throw error instanceof BillingBlockedError ? new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', error.message) : error;
@@ -198,7 +211,9 @@ export class RealtimeSession implements ConnectionHandlers {
       );
     } catch (error) {
       if (error instanceof RealtimeRefusal) return this.refuse(error);
-      this.refuse(isStoreUnavailable(error) ? storeUnavailable() : new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session could not start'));
+      this.refuse(
+        isStoreUnavailable(error) ? storeUnavailable() : new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session could not start'),
+      );
     }
   }
 
@@ -209,18 +224,29 @@ export class RealtimeSession implements ConnectionHandlers {
     } catch {
       type = undefined;
     }
-    if (type !== 'stop') return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'UNEXPECTED_TEXT', 'text frames after start must be {"type":"stop"}; audio goes in binary frames'));
+    if (type !== 'stop')
+      return this.refuse(
+        new RealtimeRefusal('invalid_request', CLOSE.policy, 'UNEXPECTED_TEXT', 'text frames after start must be {"type":"stop"}; audio goes in binary frames'),
+      );
     if (this.phase !== 'streaming') return;
     this.phase = 'stopping';
     void this.finish();
   }
 
   private audio(frame: Uint8Array): void {
-    if (frame.length % 2 !== 0) return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'INVALID_AUDIO', 'audio frames are 16-bit PCM: an even number of bytes'));
+    if (frame.length % 2 !== 0)
+      return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'INVALID_AUDIO', 'audio frames are 16-bit PCM: an even number of bytes'));
     const samples = frame.length / 2;
     const aheadSeconds = (this.received + samples) / REALTIME_SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
     if (aheadSeconds > this.limits.maxAheadSeconds) {
-      return this.refuse(new RealtimeRefusal('rate_limited', CLOSE.tooFast, 'AUDIO_FASTER_THAN_REALTIME', `audio may run at most ${this.limits.maxAheadSeconds} s ahead of real time`));
+      return this.refuse(
+        new RealtimeRefusal(
+          'rate_limited',
+          CLOSE.tooFast,
+          'AUDIO_FASTER_THAN_REALTIME',
+          `audio may run at most ${this.limits.maxAheadSeconds} s ahead of real time`,
+        ),
+      );
     }
     const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
     const pcm = new Float32Array(samples);
@@ -326,7 +352,12 @@ export class RealtimeSession implements ConnectionHandlers {
     }
     if (ended.kind === 'pausing' && !this.candidate) {
       this.candidate = true;
-      this.send(this.events.next('turn_end_candidate', { turn_id: this.turnId, end: Math.round((this.bufferStart / REALTIME_SAMPLE_RATE + state.speechEnd) * 1000) / 1000 }));
+      this.send(
+        this.events.next('turn_end_candidate', {
+          turn_id: this.turnId,
+          end: Math.round((this.bufferStart / REALTIME_SAMPLE_RATE + state.speechEnd) * 1000) / 1000,
+        }),
+      );
     }
   }
 
@@ -383,7 +414,10 @@ export class RealtimeSession implements ConnectionHandlers {
       this.send(
         this.events.next('final', {
           session_id: this.start!.sessionId,
-          text: this.turns.map((t) => t.text).filter((t) => t !== '').join(' '),
+          text: this.turns
+            .map((t) => t.text)
+            .filter((t) => t !== '')
+            .join(' '),
           turns: this.turns.map((t) => ({ turn_id: t.turnId, text: t.text, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 })),
           audio_seconds: Math.round((this.received / REALTIME_SAMPLE_RATE) * 1000) / 1000,
         }),

@@ -33,7 +33,12 @@ export class SessionCapacity {
       throw new RealtimeRefusal('rate_limited', CLOSE.tryAgainLater, 'TOO_MANY_STREAMS', `the project's ${limit.sessions} realtime sessions are in use`);
     }
     if (outcome === 'speakers_full') {
-      throw new RealtimeRefusal('rate_limited', CLOSE.tryAgainLater, 'SPEAKER_CAPACITY_FULL', `the project's ${limit.speakerSessions} realtime sessions with speakers are in use; reconnect without diarization or retry later`);
+      throw new RealtimeRefusal(
+        'rate_limited',
+        CLOSE.tryAgainLater,
+        'SPEAKER_CAPACITY_FULL',
+        `the project's ${limit.speakerSessions} realtime sessions with speakers are in use; reconnect without diarization or retry later`,
+      );
     }
     let released = false;
     return () => {

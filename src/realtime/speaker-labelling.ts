@@ -98,7 +98,10 @@ export function turnSpeakers(turnIds: string[], pieces: VoicePiece[], names: Rea
  * The diarization of turns laid end to end (turn k's audio from `offset` seconds of that joined
  * timeline) as pieces of each turn in session time; a diarized turn that spans two turns is split.
  */
-export function voicePieces(diarized: SpeakerTurn[], turns: ReadonlyArray<{ turnId: string; offset: number; seconds: number; sessionStart: number }>): VoicePiece[] {
+export function voicePieces(
+  diarized: SpeakerTurn[],
+  turns: ReadonlyArray<{ turnId: string; offset: number; seconds: number; sessionStart: number }>,
+): VoicePiece[] {
   const pieces: VoicePiece[] = [];
   for (const d of diarized) {
     for (const t of turns) {

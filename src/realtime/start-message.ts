@@ -39,7 +39,8 @@ export function parseStart(frame: Uint8Array): StartMessage {
   if (typeof m.api_key !== 'string' || m.api_key === '') throw invalidStart('api_key is required');
   if (m.streaming_mode !== 'realtime') throw invalidStart('streaming_mode must be "realtime"');
   const audio = m.audio as Record<string, unknown> | undefined;
-  if (typeof audio !== 'object' || audio === null || Array.isArray(audio)) throw invalidStart('audio is required: {"encoding":"pcm16","sample_rate":16000,"channels":1}');
+  if (typeof audio !== 'object' || audio === null || Array.isArray(audio))
+    throw invalidStart('audio is required: {"encoding":"pcm16","sample_rate":16000,"channels":1}');
   if (Object.keys(audio).some((k) => !['encoding', 'sample_rate', 'channels'].includes(k))) throw invalidStart('audio has an unknown field');
   if (audio.encoding !== 'pcm16') throw invalidStart('audio.encoding must be "pcm16"');
   if (audio.sample_rate !== REALTIME_SAMPLE_RATE) throw invalidStart('audio.sample_rate must be 16000');
@@ -57,6 +58,13 @@ export function parseStart(frame: Uint8Array): StartMessage {
   }
   if (m.event_schema !== EVENT_SCHEMA) throw invalidStart(`event_schema must be "${EVENT_SCHEMA}"`);
   if (typeof m.session_id !== 'string' || !SESSION_ID.test(m.session_id)) throw invalidStart('session_id must be 1 to 128 letters, digits or . _ : -');
-  if (m.model !== undefined && !(MODEL_IDS as readonly string[]).includes(m.model as string)) throw invalidStart(`model must be one of ${MODEL_IDS.join(', ')}`);
-  return { apiKey: m.api_key, language: m.language as LanguageFamily, diarization, sessionId: m.session_id, model: (m.model as ModelId | undefined) ?? FLAGSHIP_MODEL };
+  if (m.model !== undefined && !(MODEL_IDS as readonly string[]).includes(m.model as string))
+    throw invalidStart(`model must be one of ${MODEL_IDS.join(', ')}`);
+  return {
+    apiKey: m.api_key,
+    language: m.language as LanguageFamily,
+    diarization,
+    sessionId: m.session_id,
+    model: (m.model as ModelId | undefined) ?? FLAGSHIP_MODEL,
+  };
 }

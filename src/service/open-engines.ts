@@ -28,7 +28,12 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
   const open = async (file: string) => {
     let engine = byFile.get(file);
     if (!engine) {
-      engine = await Engine.open({ model: file, ...config.pool, wordAlignment: config.wordAlignment, ...(config.vad.enabled ? { vadModel: config.vad.model } : {}) });
+      engine = await Engine.open({
+        model: file,
+        ...config.pool,
+        wordAlignment: config.wordAlignment,
+        ...(config.vad.enabled ? { vadModel: config.vad.model } : {}),
+      });
       byFile.set(file, engine);
     }
     return engine;
@@ -36,8 +41,7 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
   try {
     const main = await open(config.models[FLAGSHIP_MODEL]);
     const edge = await open(config.models[EDGE_MODEL]);
-    const build = (engine: Engine, file: string) =>
-      `whisper.cpp-1.9.1/${engine.header.arch}-${engine.header.weightType}/${basename(file)}`;
+    const build = (engine: Engine, file: string) => `whisper.cpp-1.9.1/${engine.header.arch}-${engine.header.weightType}/${basename(file)}`;
     const stageOptions = { vad: config.vad.enabled };
     let closed = false;
     return {

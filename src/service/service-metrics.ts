@@ -76,7 +76,12 @@ export class ServiceMetrics {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ role: sources.role });
     collectDefaultMetrics({ register: this.registry, prefix: 'svc_stt_' });
-    this.requests = new Counter({ name: 'svc_stt_http_requests_total', help: 'HTTP requests answered, by route template, method and status.', labelNames: ['route', 'method', 'status'], registers });
+    this.requests = new Counter({
+      name: 'svc_stt_http_requests_total',
+      help: 'HTTP requests answered, by route template, method and status.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
     this.requestSeconds = new Histogram({
       name: 'svc_stt_http_request_duration_seconds',
       help: 'Time from request to answer, by route template, method and status.',
@@ -91,13 +96,38 @@ export class ServiceMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5],
       registers,
     });
-    this.jobsFinished = new Counter({ name: 'svc_stt_jobs_finished_total', help: 'Jobs this process brought to an end, by outcome.', labelNames: ['outcome'], registers });
-    this.webhookAttempts = new Counter({ name: 'svc_stt_webhook_attempts_total', help: 'Webhook delivery attempts made by this process, by outcome.', labelNames: ['outcome'], registers });
+    this.jobsFinished = new Counter({
+      name: 'svc_stt_jobs_finished_total',
+      help: 'Jobs this process brought to an end, by outcome.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.webhookAttempts = new Counter({
+      name: 'svc_stt_webhook_attempts_total',
+      help: 'Webhook delivery attempts made by this process, by outcome.',
+      labelNames: ['outcome'],
+      registers,
+    });
     // The ledger's figures as this process records them (summed over processes, they are the
     // ledger's); per tenant they are in `svc-stt usage` and GET /v1/usage, never in labels.
-    this.meteredAudio = new Counter({ name: 'svc_stt_metered_audio_seconds_total', help: 'Audio metered by this process, by route and model.', labelNames: ['route', 'model'], registers });
-    this.safetyEvents = new Counter({ name: 'svc_stt_safety_events_total', help: 'Safety counters of metered work, by kind.', labelNames: ['kind'], registers });
-    this.billingRefusals = new Counter({ name: 'svc_stt_billing_refusals_total', help: 'Work refused with billing_blocked, by the limit that blocked it and the pool.', labelNames: ['reason', 'pool'], registers });
+    this.meteredAudio = new Counter({
+      name: 'svc_stt_metered_audio_seconds_total',
+      help: 'Audio metered by this process, by route and model.',
+      labelNames: ['route', 'model'],
+      registers,
+    });
+    this.safetyEvents = new Counter({
+      name: 'svc_stt_safety_events_total',
+      help: 'Safety counters of metered work, by kind.',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.billingRefusals = new Counter({
+      name: 'svc_stt_billing_refusals_total',
+      help: 'Work refused with billing_blocked, by the limit that blocked it and the pool.',
+      labelNames: ['reason', 'pool'],
+      registers,
+    });
 
     const readCounts = sharedRead<JobCounts>(sources.jobCounts);
     const readUsage = sharedRead(async () => usageByTenant(await sources.usageTotals(), sources.tenantLabels));
@@ -147,7 +177,11 @@ export class ServiceMetrics {
       });
     usageGauge('svc_stt_usage_period_audio_seconds', 'Audio metered this billing period (all processes), by tenant and pool.', (u) => u.audioMs / 1000);
     usageGauge('svc_stt_usage_period_overage_seconds', 'Audio beyond the allowance this billing period, by tenant and pool.', (u) => u.overageMs / 1000);
-    usageGauge('svc_stt_usage_period_cost', 'Charged for overage this billing period, in currency units, by tenant and pool.', (u) => u.costMicros / MICROS_PER_UNIT);
+    usageGauge(
+      'svc_stt_usage_period_cost',
+      'Charged for overage this billing period, in currency units, by tenant and pool.',
+      (u) => u.costMicros / MICROS_PER_UNIT,
+    );
     const engineGauge = (name: string, help: string, read: (stats: Engine['stats']) => number) =>
       new Gauge({
         name,

@@ -286,7 +286,15 @@ async function startRole(
   await app.listen({ host: config.host, port: config.port });
   let realtime: RealtimeListener | null = null;
   if (plan.serves) {
-    realtime = await startRealtimeListener({ host: config.host, port: config.realtimePort, transport: config.realtimeTransport, keys, billing, seats: stores.seats, engines: engines.engines });
+    realtime = await startRealtimeListener({
+      host: config.host,
+      port: config.realtimePort,
+      transport: config.realtimeTransport,
+      keys,
+      billing,
+      seats: stores.seats,
+      engines: engines.engines,
+    });
     const listener = realtime;
     closers.push(() => listener.close());
     app.log.info(`realtime listening ${realtime.url} (transport ${realtime.transport}; paths /v1/realtime, /v1/stream)`);

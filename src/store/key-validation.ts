@@ -87,6 +87,8 @@ export function validateDictionaryTerms(values: readonly string[]): string[] {
     const where = `dictionary term ${index + 1}`;
     if (term.length === 0) throw invalid(`${where} is empty`);
     if ([...term].length > MAX_DICTIONARY_TERM_LENGTH) throw invalid(`${where} is longer than ${MAX_DICTIONARY_TERM_LENGTH} characters`);
+    // Control characters are exactly what this refuses.
+    // eslint-disable-next-line no-control-regex
     if (/[\u0000-\u001f\u007f]/.test(term)) throw invalid(`${where} contains a control character`);
     const folded = term.toLowerCase();
     if (seen.has(folded)) return;

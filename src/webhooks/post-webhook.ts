@@ -96,7 +96,9 @@ export function postWebhook(destination: ValidatedDestination, headers: Record<s
       res.on('error', () => finish(outcome));
       res.on('close', () => finish(outcome));
     });
-    req.on('error', (error) => finish(status === null ? { delivered: false, status: null, summary: attemptFailureSummary(phase, error) } : statusOutcome(status)));
+    req.on('error', (error) =>
+      finish(status === null ? { delivered: false, status: null, summary: attemptFailureSummary(phase, error) } : statusOutcome(status)),
+    );
     req.end(body);
   });
 }

@@ -32,7 +32,8 @@ export async function resolveHost(hostname: string, servers: string[] | null): P
   for (const answer of answers) {
     if (answer.status === 'fulfilled') addresses.push(...answer.value);
     // A family we could not check might hold a private address: refuse rather than guess.
-    else if (!NO_ANSWER.has((answer.reason as NodeJS.ErrnoException).code ?? '')) throw new DestinationRefusedError('the host name could not be resolved (DNS failure)');
+    else if (!NO_ANSWER.has((answer.reason as NodeJS.ErrnoException).code ?? ''))
+      throw new DestinationRefusedError('the host name could not be resolved (DNS failure)');
   }
   if (addresses.length === 0) throw new DestinationRefusedError('the host name does not resolve');
   return addresses;

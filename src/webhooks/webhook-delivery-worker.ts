@@ -126,7 +126,9 @@ export class WebhookDeliveryWorker {
       // An attempt that cannot record its outcome (the database went away) is logged, never left
       // to reject unobserved while this loop awaits a claim: its lease runs out and it is retried.
       const attempt = this.attempt(delivery)
-        .catch((error: unknown) => this.deps.logger?.warn({ err: error, eventId: delivery.eventId }, 'webhook attempt could not be recorded; it will be retried'))
+        .catch((error: unknown) =>
+          this.deps.logger?.warn({ err: error, eventId: delivery.eventId }, 'webhook attempt could not be recorded; it will be retried'),
+        )
         .finally(() => inFlight.delete(attempt));
       inFlight.add(attempt);
       if (inFlight.size >= limit) await Promise.race(inFlight);
@@ -168,7 +170,7 @@ export class WebhookDeliveryWorker {
   }
 
   private async send(delivery: WebhookDelivery): Promise<{ delivered: boolean; summary: string }> {
-    const { secrets, clock } = this.deps;
+    const { clock } = this.deps;
     // Validated again on every attempt: what was public at request time may not be now.
     const destination = await this.deps.validate(delivery.url);
     const key = await this.signingKey(delivery, clock().getTime());

@@ -55,7 +55,9 @@ t.test('the sample reaches every route, authenticated and not, and gets past val
   const specs = fc.sample(fuzzCase(), { seed: SEED, numRuns: CASES });
   const routes = new Set(specs.map((s) => s.route));
   for (const route of [TRANSCRIPTIONS, JOB_CREATION, JOB_ID_ROUTES, UPLOADS, OPENAPI, PROTOCOL]) t.ok(routes.has(route), `cases for ${route}`);
-  const methods = new Set(specs.filter((s) => s.route === JOB_ID_ROUTES).map((s) => `${s.method} ${s.target.replace(/^\/v1\/jobs\/[^/?]*/, '{id}').replace(/\?.*$/, '')}`));
+  const methods = new Set(
+    specs.filter((s) => s.route === JOB_ID_ROUTES).map((s) => `${s.method} ${s.target.replace(/^\/v1\/jobs\/[^/?]*/, '{id}').replace(/\?.*$/, '')}`),
+  );
   for (const [path, verbs] of Object.entries(CATALOGUE)) {
     if (!path.startsWith('/v1/jobs/{job_id}')) continue;
     const suffix = path.slice('/v1/jobs/{job_id}'.length);
@@ -63,7 +65,16 @@ t.test('the sample reaches every route, authenticated and not, and gets past val
   }
   const valid = specs.filter((s) => s.auth === 'valid').length;
   t.ok(valid > CASES / 2, `most cases carry the valid key (${valid})`);
-  t.ok(specs.some((s) => s.auth === 'none'), 'some carry none');
-  t.ok(specs.some((s) => s.mutation.startsWith('valid request; well-formed')), 'some direct uploads are entirely valid (they reach the engine)');
-  t.ok(specs.some((s) => s.route === UPLOADS && s.mutation.startsWith('form as-issued; fields then file; well-formed')), 'some presigned uploads are entirely valid');
+  t.ok(
+    specs.some((s) => s.auth === 'none'),
+    'some carry none',
+  );
+  t.ok(
+    specs.some((s) => s.mutation.startsWith('valid request; well-formed')),
+    'some direct uploads are entirely valid (they reach the engine)',
+  );
+  t.ok(
+    specs.some((s) => s.route === UPLOADS && s.mutation.startsWith('form as-issued; fields then file; well-formed')),
+    'some presigned uploads are entirely valid',
+  );
 });

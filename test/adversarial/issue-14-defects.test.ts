@@ -25,7 +25,10 @@ const transcription = (parts: Part[], boundary?: string) =>
   multipartRequest(server, '/v1/audio/transcriptions', parts, { boundary, headers: [bearer(server.keys.valid)] });
 
 t.test(`a boundary of exactly ${MAX_BOUNDARY_LENGTH} characters is accepted`, async (t) => {
-  const outcome = await send(server, transcription([text('model', 'svc-medical-1'), text('response_format', 'json'), audio()], 'b'.repeat(MAX_BOUNDARY_LENGTH)));
+  const outcome = await send(
+    server,
+    transcription([text('model', 'svc-medical-1'), text('response_format', 'json'), audio()], 'b'.repeat(MAX_BOUNDARY_LENGTH)),
+  );
   t.equal(statusAndCode(outcome), '200');
 });
 
@@ -38,7 +41,10 @@ for (const length of [MAX_BOUNDARY_LENGTH + 1, 300]) {
 
   t.test(`a boundary of ${length} characters: S3-style 400 on the upload route`, async (t) => {
     const job = await createJob(server, { filename: 'a.wav', content_type: 'audio/wav', content_length_bytes: speech.length });
-    const outcome = await send(server, multipartRequest(server, `/v1/uploads/${job.id}`, [...formParts(job.fields), audio()], { boundary: 'b'.repeat(length) }));
+    const outcome = await send(
+      server,
+      multipartRequest(server, `/v1/uploads/${job.id}`, [...formParts(job.fields), audio()], { boundary: 'b'.repeat(length) }),
+    );
     t.equal(outcome.kind === 'response' ? outcome.response.status : outcome.kind, 400, 'refused');
     if (outcome.kind === 'response') t.equal(s3ErrorProblem(outcome.response), null, 'an S3 error document');
   });
@@ -59,7 +65,13 @@ t.test('a duplicate field of a presigned form is refused', async (t) => {
 for (const order of ['valid first', 'valid second']) {
   t.test(`two Authorization headers (${order}) are refused with 400`, async (t) => {
     const headers = order === 'valid first' ? [bearer(server.keys.valid), bearer('svc_wrong')] : [bearer('svc_wrong'), bearer(server.keys.valid)];
-    const outcome = await send(server, { method: 'GET', target: '/v1/jobs/job_unknown', headers: [['Host', server.host], ['Connection', 'close'], ...headers], body: Buffer.alloc(0), framing: 'length' });
+    const outcome = await send(server, {
+      method: 'GET',
+      target: '/v1/jobs/job_unknown',
+      headers: [['Host', server.host], ['Connection', 'close'], ...headers],
+      body: Buffer.alloc(0),
+      framing: 'length',
+    });
     t.equal(statusAndCode(outcome), '400 invalid_request', 'refused');
   });
 }

@@ -48,6 +48,9 @@ const LEAKS: ReadonlyArray<readonly [string, string, object[]?]> = [
 for (const [what, line, canaries] of LEAKS) {
   t.test(`finds ${what}`, async (t) => {
     const scan = scanLogs(await planted(t, [...CLEAN_LINES, line], canaries));
-    t.ok(scan.findings.some((f) => f.what === what && f.line === CLEAN_LINES.length + 1), JSON.stringify(scan.findings));
+    t.ok(
+      scan.findings.some((f) => f.what === what && f.line === CLEAN_LINES.length + 1),
+      JSON.stringify(scan.findings),
+    );
   });
 }

@@ -25,7 +25,11 @@ t.before(async () => {
 t.teardown(() => server.stop());
 
 function verbatim(text: string, timeoutMs = 5_000): Promise<RawOutcome> {
-  return sendRaw(server.url, { method: '', target: '', headers: [], body: Buffer.alloc(0), framing: 'verbatim', verbatim: Buffer.from(text, 'latin1') }, { timeoutMs });
+  return sendRaw(
+    server.url,
+    { method: '', target: '', headers: [], body: Buffer.alloc(0), framing: 'verbatim', verbatim: Buffer.from(text, 'latin1') },
+    { timeoutMs },
+  );
 }
 
 /** The answer is `expected` in the envelope, with a request id, and the server closes the connection. */
@@ -120,7 +124,13 @@ t.test('a request refused while its body still arrives gets its answer: the conn
   const body = Buffer.alloc(4 * 1024 * 1024, 0x61);
   const outcomes = [];
   for (let i = 0; i < 60; i++) {
-    outcomes.push(await sendRaw(server.url, { method: 'POST', target: '/v1/jobs', headers: [['Content-Type', 'application/json']], body, framing: 'length' }, { timeoutMs: 10_000 }));
+    outcomes.push(
+      await sendRaw(
+        server.url,
+        { method: 'POST', target: '/v1/jobs', headers: [['Content-Type', 'application/json']], body, framing: 'length' },
+        { timeoutMs: 10_000 },
+      ),
+    );
   }
   const answers = outcomes.map((outcome) => statusAndCode(outcome));
   t.same([...new Set(answers)], ['400 invalid_request'], `every one of ${answers.length} answered`);

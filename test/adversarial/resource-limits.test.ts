@@ -51,7 +51,13 @@ const transcription = (parts: Part[]) => multipartRequest(server, '/v1/audio/tra
 function withHeader(total: number): RawRequest {
   const headers: Header[] = [['Host', server.host], ['Connection', 'close'], bearer(server.keys.valid)];
   const fixed = `GET /v1/jobs/job_unknown HTTP/1.1\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}X-Pad: \r\n\r\n`.length;
-  return { method: 'GET', target: '/v1/jobs/job_unknown', headers: [...headers, ['X-Pad', 'p'.repeat(total - fixed)]], body: Buffer.alloc(0), framing: 'length' };
+  return {
+    method: 'GET',
+    target: '/v1/jobs/job_unknown',
+    headers: [...headers, ['X-Pad', 'p'.repeat(total - fixed)]],
+    body: Buffer.alloc(0),
+    framing: 'length',
+  };
 }
 
 /** Sends the request REPEATS times: every answer is `expected`, in the envelope (or S3's document). */
@@ -73,7 +79,10 @@ t.test('header block: up to 16 KiB is served, past it 431 with the envelope', as
   const longTarget: RawRequest = {
     method: 'GET',
     target: `/v1/jobs/job_unknown?${'q'.repeat(MAX_HEADER_BYTES)}`,
-    headers: [['Host', server.host], ['Connection', 'close']],
+    headers: [
+      ['Host', server.host],
+      ['Connection', 'close'],
+    ],
     body: Buffer.alloc(0),
     framing: 'length',
   };
@@ -120,7 +129,11 @@ t.test('a form field over 1 MiB is refused, not truncated', async (t) => {
   // the truncated value. A vocabulary padded with spaces parses even when cut: the telling case. 400,
   // not 422: the value was never read whole, so it is the form that is refused, not the vocabulary.
   await refusedRepeatedly(t, () => transcription([...base(), text('vocabulary', `[]${' '.repeat(MAX_FIELD_BYTES)}`), audio()]), '400 invalid_request');
-  t.equal(statusAndCode(await send(server, transcription([...base(), text('vocabulary', `[]${' '.repeat(MAX_FIELD_BYTES - 2)}`), audio()]))), '200', 'exactly 1 MiB is read whole and served');
+  t.equal(
+    statusAndCode(await send(server, transcription([...base(), text('vocabulary', `[]${' '.repeat(MAX_FIELD_BYTES - 2)}`), audio()]))),
+    '200',
+    'exactly 1 MiB is read whole and served',
+  );
 });
 
 t.test('a field the route does not know, over 1 MiB, is refused too', async (t) => {
@@ -130,7 +143,9 @@ t.test('a field the route does not know, over 1 MiB, is refused too', async (t) 
 t.test(`presigned form: a field over ${MAX_FORM_FIELD_BYTES} bytes is an S3 400, not a cut value`, async (t) => {
   const upload = async () => {
     const job = await createJob(server, { filename: 'visit.wav', content_type: 'audio/wav', content_length_bytes: speech.length });
-    const form = formParts(job.fields).map((part) => (part.name === 'policy' ? { ...part, data: Buffer.concat([part.data, Buffer.from(' '.repeat(MAX_FORM_FIELD_BYTES))]) } : part));
+    const form = formParts(job.fields).map((part) =>
+      part.name === 'policy' ? { ...part, data: Buffer.concat([part.data, Buffer.from(' '.repeat(MAX_FORM_FIELD_BYTES))]) } : part,
+    );
     return multipartRequest(server, `/v1/uploads/${job.id}`, [...form, audio()]);
   };
   await refusedRepeatedly(t, upload, '400 MaxPostPreDataLengthExceeded', true);
@@ -171,7 +186,10 @@ t.test('a client that pipelines and never reads is cut off, and its answers are 
   const drained = await Promise.all(clients.map((c) => c.drain(2_000)));
   for (const c of clients) c.socket.destroy();
   t.ok(held <= 16 * MIB, `memory held for 8 never-reading sockets: ${(held / MIB).toFixed(1)} MiB`);
-  t.ok(drained.every((d) => d.closed), 'every such connection was closed by the server');
+  t.ok(
+    drained.every((d) => d.closed),
+    'every such connection was closed by the server',
+  );
   const mostBytes = Math.max(...drained.map((d) => d.bytes));
   t.ok(mostBytes < 8 * MIB, `the most one of them was sent: ${(mostBytes / MIB).toFixed(1)} MiB`);
   t.ok(server.alive(), 'the server is up');

@@ -148,9 +148,17 @@ t.test('a job that succeeds: its whole life, by key and tenant id, and nothing o
   t.match(lines[at(JOB_AUDIT_EVENTS.uploadReceived)], { bytes: speech.length });
   const chunks = lines.filter((l) => l.audit === JOB_AUDIT_EVENTS.chunkDone);
   t.ok(chunks.length >= 2, `one line per chunk (${chunks.length})`);
-  t.same(chunks.map((l) => l.chunkIndex), chunks.map((_, i) => i), 'chunks counted from 0');
+  t.same(
+    chunks.map((l) => l.chunkIndex),
+    chunks.map((_, i) => i),
+    'chunks counted from 0',
+  );
   const reached = chunks.map((l) => l.completedAudioSeconds as number);
-  t.same(reached, [...reached].sort((a, b) => a - b), 'completed audio grows');
+  t.same(
+    reached,
+    [...reached].sort((a, b) => a - b),
+    'completed audio grows',
+  );
   t.ok(Math.abs(reached.at(-1)! - 12) < 0.5, `all 12 s transcribed (${reached.at(-1)})`);
   t.ok(events.filter((e) => e === JOB_AUDIT_EVENTS.claimed).length >= chunks.length, 'a claim per chunk');
   t.match(lines[at(JOB_AUDIT_EVENTS.succeeded)], { audioSeconds: Number, processingSeconds: Number });
@@ -210,7 +218,19 @@ t.test('a job that fails: failed with its error code only', async (t) => {
   t.notOk(events.includes(JOB_AUDIT_EVENTS.succeeded) || events.includes(JOB_AUDIT_EVENTS.chunkDone), 'no chunk, no success');
   const failed = lines.filter((l) => l.audit === JOB_AUDIT_EVENTS.failed);
   if (!t.equal(failed.length, 1, 'one failure line')) return;
-  t.same(failed[0], { ...pick(failed[0], ['level', 'time', 'pid', 'hostname']), audit: JOB_AUDIT_EVENTS.failed, jobId: job.id, keyId: owner.id, tenantId: 'tenant-audit', errorCode: 'audio_undecodable', msg: JOB_AUDIT_MESSAGE }, 'the code, never the message');
+  t.same(
+    failed[0],
+    {
+      ...pick(failed[0], ['level', 'time', 'pid', 'hostname']),
+      audit: JOB_AUDIT_EVENTS.failed,
+      jobId: job.id,
+      keyId: owner.id,
+      tenantId: 'tenant-audit',
+      errorCode: 'audio_undecodable',
+      msg: JOB_AUDIT_MESSAGE,
+    },
+    'the code, never the message',
+  );
   noContentIn(t, logs.text(), []);
 });
 

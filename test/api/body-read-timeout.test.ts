@@ -82,7 +82,10 @@ t.test('a body refused before it is read is drained: the keep-alive connection s
   // between the socket and the parser hold, so an undrained body would stall the connection).
   const body = Buffer.alloc(256 * 1024, 'b');
   const next = 'GET /v1/openapi.json HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n';
-  const result = await exchange((send) => send(Buffer.concat([Buffer.from(head('application/octet-stream', body.length), 'latin1'), body, Buffer.from(next, 'latin1')])), 10_000);
+  const result = await exchange(
+    (send) => send(Buffer.concat([Buffer.from(head('application/octet-stream', body.length), 'latin1'), body, Buffer.from(next, 'latin1')])),
+    10_000,
+  );
   const statuses = [...result.text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
   t.same(statuses, ['415', '200'], 'the refusal, then the next request answered');
   t.ok(result.closedByServer, 'closed as the second request asked');

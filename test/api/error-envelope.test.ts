@@ -120,7 +120,12 @@ t.test('multipart failures map to the contract statuses', async (t) => {
   const upload = (payload: string, contentType = `multipart/form-data; boundary=${boundary}`) =>
     app.inject({ method: 'POST', url: '/v1/upload', headers: { ...auth, 'content-type': contentType }, payload });
 
-  const ok = await upload(form([{ name: 'model', value: 'x' }, { name: 'file', filename: 'a.wav', value: 'abc' }]));
+  const ok = await upload(
+    form([
+      { name: 'model', value: 'x' },
+      { name: 'file', filename: 'a.wav', value: 'abc' },
+    ]),
+  );
   t.equal(ok.statusCode, 200, 'a well-formed form passes');
 
   const big = await upload(form([{ name: 'file', filename: `${CANARY}.wav`, value: CANARY.repeat(10) }]));

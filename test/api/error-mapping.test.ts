@@ -80,7 +80,11 @@ t.test('framework and multipart codes', async (t) => {
 });
 
 t.test('busboy errors without codes are malformed multipart, not 500', async (t) => {
-  for (const message of ['Multipart: Boundary not found', 'Unexpected end of multipart data', 'Part terminated early due to unexpected end of multipart data']) {
+  for (const message of [
+    'Multipart: Boundary not found',
+    'Unexpected end of multipart data',
+    'Part terminated early due to unexpected end of multipart data',
+  ]) {
     const { apiError, unexpected } = mapError(new Error(message));
     t.equal(apiError.status, 400, message);
     t.equal(unexpected, false);
@@ -101,7 +105,8 @@ t.test('other client errors by status; everything else is a 500', async (t) => {
 });
 
 t.test('validation messages name schema fields only', async (t) => {
-  const validation = (issues: unknown[], context = 'body') => Object.assign(new Error('x'), { validation: issues, validationContext: context, statusCode: 400 });
+  const validation = (issues: unknown[], context = 'body') =>
+    Object.assign(new Error('x'), { validation: issues, validationContext: context, statusCode: 400 });
   t.equal(
     mapError(validation([{ keyword: 'required', schemaPath: '#/required', params: { missingProperty: 'filename' } }])).apiError.message,
     "the body field 'filename' is required",
@@ -115,11 +120,15 @@ t.test('validation messages name schema fields only', async (t) => {
     "the body field 'upload.url' is not valid",
   );
   t.equal(
-    mapError(validation([{ keyword: 'additionalProperties', schemaPath: '#/additionalProperties', params: { additionalProperty: 'ECHO-CANARY-1234' } }])).apiError.message,
+    mapError(validation([{ keyword: 'additionalProperties', schemaPath: '#/additionalProperties', params: { additionalProperty: 'ECHO-CANARY-1234' } }]))
+      .apiError.message,
     'the request is not valid',
     'a request-chosen name is never used',
   );
-  t.equal(mapError(validation([{ keyword: 'type', schemaPath: '#/patternProperties/.*/type', instancePath: '/ECHO' }])).apiError.message, 'the request is not valid');
+  t.equal(
+    mapError(validation([{ keyword: 'type', schemaPath: '#/patternProperties/.*/type', instancePath: '/ECHO' }])).apiError.message,
+    'the request is not valid',
+  );
 });
 
 // One example of every kind; a Record over the kind union, so a kind added without a case here fails

@@ -35,14 +35,16 @@ function expectS3Error(t: Test, res: RawResponse, status: number, code: string) 
 }
 
 const transcription = (boundary: string, body: Buffer, extraHeaders: string[] = []) =>
-  rawRequest(svc.url, [
-    'POST /v1/audio/transcriptions HTTP/1.1',
-    `Authorization: Bearer ${svc.key}`,
-    `Content-Type: multipart/form-data; boundary=${boundary}`,
-    ...extraHeaders,
-  ], body);
+  rawRequest(
+    svc.url,
+    ['POST /v1/audio/transcriptions HTTP/1.1', `Authorization: Bearer ${svc.key}`, `Content-Type: multipart/form-data; boundary=${boundary}`, ...extraHeaders],
+    body,
+  );
 
-const validFields: Array<[string, string]> = [['model', 'svc-medical-1'], ['response_format', 'json']];
+const validFields: Array<[string, string]> = [
+  ['model', 'svc-medical-1'],
+  ['response_format', 'json'],
+];
 const file = () => ({ name: 'visit.wav', data: speech });
 
 /** Boundaries RFC 2046 refuses: too long (71, busboy's 256 + 1, 1000), empty, characters outside bchars, a trailing space. */
@@ -92,28 +94,52 @@ t.test('uploads: a boundary outside RFC 2046 is an S3-style 400; the form stays 
 
 t.test('a repeated form field is refused, not resolved by taking one of the values', async (t) => {
   const boundary = 'dup-boundary';
-  const dupModel = await transcription(boundary, multipartBody(boundary, [['model', 'whisper-1'], ['model', 'svc-medical-1'], ['response_format', 'json']], file()));
+  const dupModel = await transcription(
+    boundary,
+    multipartBody(
+      boundary,
+      [
+        ['model', 'whisper-1'],
+        ['model', 'svc-medical-1'],
+        ['response_format', 'json'],
+      ],
+      file(),
+    ),
+  );
   expectEnvelope(t, dupModel, 400, 'invalid_request');
   t.match(JSON.parse(dupModel.body).error.message, /more than once/);
   t.notMatch(dupModel.body, /whisper-1/, 'the message does not echo the values');
-  const sameValue = await transcription(boundary, multipartBody(boundary, [['model', 'svc-medical-1'], ['model', 'svc-medical-1']], file()));
+  const sameValue = await transcription(
+    boundary,
+    multipartBody(
+      boundary,
+      [
+        ['model', 'svc-medical-1'],
+        ['model', 'svc-medical-1'],
+      ],
+      file(),
+    ),
+  );
   expectEnvelope(t, sameValue, 400, 'invalid_request');
-  const afterFile = await rawRequest(svc.url, [
-    'POST /v1/audio/transcriptions HTTP/1.1',
-    `Authorization: Bearer ${svc.key}`,
-    `Content-Type: multipart/form-data; boundary=${boundary}`,
-  ], Buffer.concat([
-    multipartBody(boundary, validFields, file()).subarray(0, -`--${boundary}--\r\n`.length),
-    multipartBody(boundary, [['model', 'svc-medical-edge-1']]),
-  ]));
+  const afterFile = await rawRequest(
+    svc.url,
+    ['POST /v1/audio/transcriptions HTTP/1.1', `Authorization: Bearer ${svc.key}`, `Content-Type: multipart/form-data; boundary=${boundary}`],
+    Buffer.concat([
+      multipartBody(boundary, validFields, file()).subarray(0, -`--${boundary}--\r\n`.length),
+      multipartBody(boundary, [['model', 'svc-medical-edge-1']]),
+    ]),
+  );
   expectEnvelope(t, afterFile, 400, 'invalid_request');
   t.same((await svc.blobFiles()).uploads, [], 'no upload left behind');
 
   const job = await createJob(svc.url, svc.key, jobBody(speech));
   const path = new URL(job.upload.url).pathname;
   const fields = Object.entries(job.upload.fields);
-  const twice = await rawRequest(svc.url, [`POST ${path} HTTP/1.1`, `Content-Type: multipart/form-data; boundary=${boundary}`],
-    multipartBody(boundary, [...fields, ['key', job.upload.fields.key]], file()));
+  const twice = await rawRequest(
+    svc.url,
+    [`POST ${path} HTTP/1.1`, `Content-Type: multipart/form-data; boundary=${boundary}`],
+    multipartBody(boundary, [...fields, ['key', job.upload.fields.key]], file()),
+  );
   expectS3Error(t, twice, 400, 'InvalidArgument');
   t.equal((await uploadFile(job, speech)).status, 204, 'the form is still usable as issued');
 });
@@ -130,7 +156,10 @@ t.test('two Authorization headers: 400 invalid_request on every authenticated ro
   t.ok(routes.length >= 7, `${routes.length} authenticated routes`);
   const other = (await svc.createKey()).key;
   for (const [method, path] of routes) {
-    for (const [label, second] of [['the same key twice', svc.key], ['two different keys', other]] as const) {
+    for (const [label, second] of [
+      ['the same key twice', svc.key],
+      ['two different keys', other],
+    ] as const) {
       const res = await rawRequest(svc.url, [`${method} ${path} HTTP/1.1`, `Authorization: Bearer ${svc.key}`, `authorization: Bearer ${second}`]);
       t.test(`${method} ${path}: ${label}`, async (t) => expectEnvelope(t, res, 400, 'invalid_request'));
     }

@@ -137,7 +137,7 @@ t.test('an upload streaming in when its key is revoked is cut off with 403; noth
   const before = await svc.blobFiles();
   const upload = streamedUpload(job, speech, speech.length >> 1);
   await new Promise((r) => setTimeout(r, 300));
-  t.match((await revokeKeyWithCli(svc.dataDir, revoked.id)), { closed_upload_slots: 1 }, 'the receiving slot is closed too');
+  t.match(await revokeKeyWithCli(svc.dataDir, revoked.id), { closed_upload_slots: 1 }, 'the receiving slot is closed too');
   // The server re-reads the key at least once a second while a file streams in.
   await new Promise((r) => setTimeout(r, 1200));
   upload.more(16 * 1024);

@@ -87,7 +87,10 @@ t.test('8 never-reading sockets pipelining 2,000 GETs each, 5 times over: closed
   // alone, 82 MiB once beside another file); unbounded, the 40 sockets would hold about 300 MiB.
   t.ok(growth < 128 * 1024 * 1024, `RSS grew at most ${(growth / 1048576).toFixed(1)} MiB over 40 sockets (bound 128 MiB)`);
   const waiting = await Promise.all(sockets.map((socket) => closedByServer(socket)));
-  t.ok(waiting.every((bytes) => bytes !== null), 'every socket had been closed by the server');
+  t.ok(
+    waiting.every((bytes) => bytes !== null),
+    'every socket had been closed by the server',
+  );
   const mostWaiting = Math.max(...waiting.map((bytes) => bytes ?? Infinity));
   t.ok(mostWaiting <= DEFAULTS.connections.public.maxPipelinedRequests * 32 * 1024, `at most ${mostWaiting} bytes of answers were sent to any of them`);
   const res = await fetch(`${server.url}/v1/openapi.json`);
@@ -97,14 +100,22 @@ t.test('8 never-reading sockets pipelining 2,000 GETs each, 5 times over: closed
 
 t.test('the unread-bytes limit and the no-progress timeout, each alone', async (t) => {
   // Pipelining allowed deep enough that the byte limit (first server) or the timeout (second) acts.
-  const bytes = await startServer(t, { SVC_PUBLIC_MAX_PIPELINED_REQUESTS: '1000', SVC_PUBLIC_MAX_UNREAD_BYTES: '100000', SVC_PUBLIC_UNREAD_TIMEOUT_MS: '60000' });
+  const bytes = await startServer(t, {
+    SVC_PUBLIC_MAX_PIPELINED_REQUESTS: '1000',
+    SVC_PUBLIC_MAX_UNREAD_BYTES: '100000',
+    SVC_PUBLIC_UNREAD_TIMEOUT_MS: '60000',
+  });
   const overBytes = neverReading(bytes.url, OPENAPI_REQUEST.repeat(400));
   await new Promise((r) => setTimeout(r, 1000));
   const sentOverBytes = await closedByServer(overBytes);
   t.ok(sentOverBytes !== null, 'over 100,000 unread bytes: closed within a second, long before the 60 s timeout');
   t.ok((sentOverBytes ?? Infinity) < 200_000, `${sentOverBytes} bytes of answers were sent`);
 
-  const stall = await startServer(t, { SVC_PUBLIC_MAX_PIPELINED_REQUESTS: '1000', SVC_PUBLIC_MAX_UNREAD_BYTES: '1000000000', SVC_PUBLIC_UNREAD_TIMEOUT_MS: '1500' });
+  const stall = await startServer(t, {
+    SVC_PUBLIC_MAX_PIPELINED_REQUESTS: '1000',
+    SVC_PUBLIC_MAX_UNREAD_BYTES: '1000000000',
+    SVC_PUBLIC_UNREAD_TIMEOUT_MS: '1500',
+  });
   // ~9 MB of answers: more than the kernel's socket buffers take, so output waits in the server.
   const stalled = neverReading(stall.url, OPENAPI_REQUEST.repeat(300));
   const reader = await fetch(`${stall.url}/v1/openapi.json`);
@@ -117,7 +128,11 @@ t.test('the unread-bytes limit and the no-progress timeout, each alone', async (
 });
 
 t.test('a slow reader that keeps reading is not cut off by the timeout', async (t) => {
-  const server = await startServer(t, { SVC_PUBLIC_MAX_PIPELINED_REQUESTS: '1000', SVC_PUBLIC_MAX_UNREAD_BYTES: '1000000000', SVC_PUBLIC_UNREAD_TIMEOUT_MS: '1500' });
+  const server = await startServer(t, {
+    SVC_PUBLIC_MAX_PIPELINED_REQUESTS: '1000',
+    SVC_PUBLIC_MAX_UNREAD_BYTES: '1000000000',
+    SVC_PUBLIC_UNREAD_TIMEOUT_MS: '1500',
+  });
   const socket = neverReading(server.url, OPENAPI_REQUEST.repeat(300));
   let closed = false;
   socket.on('close', () => (closed = true));

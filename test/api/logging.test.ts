@@ -99,7 +99,10 @@ t.test('a ready logger instance gets the same treatment', async (t) => {
   const text = log.text();
   t.notOk(text.includes(SECRET));
   t.notOk(text.includes(goodKey));
-  t.ok(log.lines().some((l) => l.msg === 'request completed'), 'request lines are logged');
+  t.ok(
+    log.lines().some((l) => l.msg === 'request completed'),
+    'request lines are logged',
+  );
 });
 
 t.test('headers logged by a route are redacted', async (t) => {

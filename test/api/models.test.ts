@@ -18,7 +18,10 @@ t.teardown(() => svc.close());
 t.test('models.list() names both models and what serves them', async (t) => {
   const models = [];
   for await (const model of client.models.list()) models.push(model as OpenAI.Models.Model & Record<string, unknown>);
-  t.same(models.map((m) => m.id), ['svc-medical-1', 'svc-medical-edge-1']);
+  t.same(
+    models.map((m) => m.id),
+    ['svc-medical-1', 'svc-medical-edge-1'],
+  );
   for (const model of models) {
     t.match(model, { object: 'model', owned_by: 'svc-stt', loaded: true });
     t.equal(model.file, basename(svc.config.models[model.id as 'svc-medical-1']), 'the configured file');

@@ -55,17 +55,33 @@ t.test("include: ['logprobs'] gives the decoder's tokens on json; refused elsewh
   t.ok(answer.logprobs && answer.logprobs.length > 0, 'logprobs given');
   for (const token of answer.logprobs ?? []) {
     t.ok(token.logprob <= 0, 'a log-probability');
-    t.ok(token.bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255), 'bytes');
+    t.ok(
+      token.bytes.every((b) => Number.isInteger(b) && b >= 0 && b <= 255),
+      'bytes',
+    );
   }
   t.equal(
-    Buffer.concat((answer.logprobs ?? []).map((token) => Buffer.from(token.bytes))).toString('utf8').replace(/\s+/g, ' ').trim(),
+    Buffer.concat((answer.logprobs ?? []).map((token) => Buffer.from(token.bytes)))
+      .toString('utf8')
+      .replace(/\s+/g, ' ')
+      .trim(),
     answer.text.replace(/\s+/g, ' ').trim(),
     "the tokens' bytes spell the text (no vocabulary asked for)",
   );
   const plain = await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'json' });
   t.notOk('logprobs' in plain, 'only when asked');
-  await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'verbose_json', include: ['logprobs'] }), 422, /needs response_format json/);
-  const other = await postTranscription(svc.url, svc.key, { ...base, response_format: 'json', 'include[]': 'canary' }, { data: speech, name: 'visit.wav', type: 'audio/wav' });
+  await refusal(
+    t,
+    client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'verbose_json', include: ['logprobs'] }),
+    422,
+    /needs response_format json/,
+  );
+  const other = await postTranscription(
+    svc.url,
+    svc.key,
+    { ...base, response_format: 'json', 'include[]': 'canary' },
+    { data: speech, name: 'visit.wav', type: 'audio/wav' },
+  );
   t.equal(other.status, 400);
   t.notMatch(await other.text(), /canary/);
 });
@@ -73,11 +89,26 @@ t.test("include: ['logprobs'] gives the decoder's tokens on json; refused elsewh
 t.test('srt and vtt: one cue per segment, speakers as voices when diarized', async (t) => {
   const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
   const audio = await readFile(talk.path);
-  const verbose = (await client.audio.transcriptions.create({ ...base, file: await file(audio), response_format: 'verbose_json', diarize: true } as never)) as unknown as {
+  const verbose = (await client.audio.transcriptions.create({
+    ...base,
+    file: await file(audio),
+    response_format: 'verbose_json',
+    diarize: true,
+  } as never)) as unknown as {
     segments: Array<{ speaker: string; text: string; start: number; end: number }>;
   };
-  const srt = (await client.audio.transcriptions.create({ ...base, file: await file(audio), response_format: 'srt', diarize: true } as never)) as unknown as string;
-  const vtt = (await client.audio.transcriptions.create({ ...base, file: await file(audio), response_format: 'vtt', diarize: true } as never)) as unknown as string;
+  const srt = (await client.audio.transcriptions.create({
+    ...base,
+    file: await file(audio),
+    response_format: 'srt',
+    diarize: true,
+  } as never)) as unknown as string;
+  const vtt = (await client.audio.transcriptions.create({
+    ...base,
+    file: await file(audio),
+    response_format: 'vtt',
+    diarize: true,
+  } as never)) as unknown as string;
   const stamp = (s: number, sep: string) => {
     const ms = Math.round(s * 1000);
     const p = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -88,8 +119,10 @@ t.test('srt and vtt: one cue per segment, speakers as voices when diarized', asy
   t.ok(kept.some(labelled), 'the conversation has labelled segments');
   t.equal(
     srt,
-    kept.map((s, i) => `${i + 1}\n${stamp(s.start, ',')} --> ${stamp(s.end, ',')}\n${labelled(s) ? `${s.speaker}: ` : ''}${s.text.replace(/\s+/g, ' ').trim()}\n`).join('\n'),
-    'SubRip: numbered cues, the segments\' times, the speaker leading the text',
+    kept
+      .map((s, i) => `${i + 1}\n${stamp(s.start, ',')} --> ${stamp(s.end, ',')}\n${labelled(s) ? `${s.speaker}: ` : ''}${s.text.replace(/\s+/g, ' ').trim()}\n`)
+      .join('\n'),
+    "SubRip: numbered cues, the segments' times, the speaker leading the text",
   );
   const escape = (x: string) => x.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   t.equal(
@@ -111,11 +144,26 @@ t.test('chunking_strategy: auto is what the service does; server_vad sets the VA
   t.equal(auto.text, plain.text, 'auto: the same answer');
   t.ok(plain.text.length > 0, 'speech found with the service VAD');
   // A threshold no frame's speech probability can exceed: the VAD finds no speech, nothing is decoded.
-  const deaf = await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'verbose_json', chunking_strategy: { type: 'server_vad', threshold: 1 } });
+  const deaf = await client.audio.transcriptions.create({
+    ...base,
+    file: await file(),
+    response_format: 'verbose_json',
+    chunking_strategy: { type: 'server_vad', threshold: 1 },
+  });
   t.match(deaf, { text: '', language: 'und', segments: [] }, 'server_vad threshold honoured');
-  const defaults = await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'json', chunking_strategy: { type: 'server_vad' } });
+  const defaults = await client.audio.transcriptions.create({
+    ...base,
+    file: await file(),
+    response_format: 'json',
+    chunking_strategy: { type: 'server_vad' },
+  });
   t.ok(defaults.text.length > 0, "server_vad with OpenAI's defaults finds the speech");
-  const json = await postTranscription(svc.url, svc.key, { ...base, response_format: 'json', chunking_strategy: '{"type":"server_vad","threshold":1}' }, { data: speech, name: 'visit.wav', type: 'audio/wav' });
+  const json = await postTranscription(
+    svc.url,
+    svc.key,
+    { ...base, response_format: 'json', chunking_strategy: '{"type":"server_vad","threshold":1}' },
+    { data: speech, name: 'visit.wav', type: 'audio/wav' },
+  );
   t.same(await json.json(), { text: '' }, 'the object as a JSON string too');
   for (const [strategy, message] of [
     [{ type: 'server_vad', threshold: 1.5 }, /chunking_strategy\[threshold\] must be a number from 0 to 1/],

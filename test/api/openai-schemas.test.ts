@@ -28,7 +28,6 @@ function conforms(t: Test, schema: string, value: unknown, what: string) {
   t.same(openAiErrors(schema, value), [], `${what} conforms to OpenAI's ${schema}`);
 }
 
-
 /** What OpenAI's segment fields mean, checked on a segment of a real answer. */
 function segmentFieldsMeanWhatTheySay(t: Test, segment: any, temperature: number) {
   t.equal(segment.seek, Math.floor(segment.start * 100 + 1e-6), 'seek: the start in 10 ms frames');
@@ -64,7 +63,11 @@ t.test('inline json, json with logprobs, verbose_json (with words) and diarized_
   }
   const diarized = (await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'diarized_json' } as any)) as any;
   conforms(t, 'CreateTranscriptionResponseDiarizedJson', diarized, 'diarized_json');
-  t.same(diarized.segments.map((s: any) => s.id), diarized.segments.map((_: unknown, i: number) => `seg_${i}`), 'ids seg_N');
+  t.same(
+    diarized.segments.map((s: any) => s.id),
+    diarized.segments.map((_: unknown, i: number) => `seg_${i}`),
+    'ids seg_N',
+  );
 });
 
 t.test('streamed events', async (t) => {
@@ -86,7 +89,10 @@ t.test("a job's verbose_json result is OpenAI's verbose shape too, with seek on 
   const result = (await poll(job.poll_url, svc.key, '?include_result=true')).body.result.content;
   conforms(t, 'CreateTranscriptionResponseVerboseJson', result, 'the job result');
   t.match(result, { task: 'transcribe', usage: { type: 'duration', seconds: 12 } });
-  t.ok(result.segments.some((s: any) => s.start >= 5), 'segments of later chunks');
+  t.ok(
+    result.segments.some((s: any) => s.start >= 5),
+    'segments of later chunks',
+  );
   for (const segment of result.segments) segmentFieldsMeanWhatTheySay(t, segment, 0);
 });
 

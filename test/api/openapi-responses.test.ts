@@ -57,7 +57,11 @@ t.test('transcriptions: every response format, logprobs, speakers and words', as
 t.test('a verbose answer is not also a json one: the 200 oneOf has exactly one match', async (t) => {
   const verbose = await conforms(t, 'POST', TRANSCRIBE, await postTranscription(svc.url, svc.key, { ...base, response_format: 'verbose_json' }, wav()), 200);
   // The same body as a json answer would be refused: the json branch is closed.
-  t.not(documented.errors('POST', TRANSCRIBE, 200, 'application/json', { text: verbose.text, segments: verbose.segments }).length, 0, 'a half-verbose body matches neither');
+  t.not(
+    documented.errors('POST', TRANSCRIBE, 200, 'application/json', { text: verbose.text, segments: verbose.segments }).length,
+    0,
+    'a half-verbose body matches neither',
+  );
   t.same(documented.errors('POST', TRANSCRIBE, 200, 'application/json', { text: verbose.text }), [], 'a bare json body matches');
 });
 
@@ -74,7 +78,13 @@ t.test('streamed events, one by one', async (t) => {
 
 t.test('translations: json, verbose_json and text', async (t) => {
   for (const format of ['json', 'verbose_json', 'text']) {
-    await conforms(t, 'POST', TRANSLATE, await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', response_format: format }, wav(), {}, TRANSLATE), 200);
+    await conforms(
+      t,
+      'POST',
+      TRANSLATE,
+      await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', response_format: format }, wav(), {}, TRANSLATE),
+      200,
+    );
   }
 });
 
@@ -93,7 +103,13 @@ t.test('inline routes accept long audio as a job (202)', async (t) => {
 
 t.test('jobs: created, uploaded, completed, polled, read in each result shape', async (t) => {
   for (const format of ['json', 'verbose_json', 'diarized_json', 'text', 'vtt']) {
-    const created = await conforms(t, 'POST', '/v1/jobs', await createJobRequest(svc.url, svc.key, jobBody(long, { response_format: format, language: 'en' })), 201);
+    const created = await conforms(
+      t,
+      'POST',
+      '/v1/jobs',
+      await createJobRequest(svc.url, svc.key, jobBody(long, { response_format: format, language: 'en' })),
+      201,
+    );
     const uploaded = await uploadFile(created, long);
     t.equal(uploaded.status, 204);
     await conforms(t, 'POST', '/v1/jobs/{job_id}/complete', await completeJob(created, svc.key), 202);

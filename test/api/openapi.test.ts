@@ -81,7 +81,11 @@ t.test('valid OpenAPI 3.1 by a standard validator (which does refuse a broken do
 });
 
 t.test('generated from the routes: every API route is documented; only the probes and metrics are not', async (t) => {
-  t.same([...svc.service.app.openApi.undocumentedRoutes()].sort(), ['GET /healthz', 'GET /metrics', 'GET /readyz'], 'health probes and metrics are not part of the API');
+  t.same(
+    [...svc.service.app.openApi.undocumentedRoutes()].sort(),
+    ['GET /healthz', 'GET /metrics', 'GET /readyz'],
+    'health probes and metrics are not part of the API',
+  );
   const documented = operations(served).map((o) => `${o.method.toUpperCase()} ${o.path}`);
   t.equal(new Set(documented).size, documented.length, 'each operation once');
 });
@@ -103,24 +107,21 @@ t.test('Fastify validates with the same schemas: a parameter outside them is ref
 t.test('structure: operations, security, responses, references', async (t) => {
   const doc = document();
   const ops = operations(doc);
-  t.same(
-    ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(),
-    [
-      'DELETE /v1/jobs/{job_id}',
-      'GET /v1/jobs/{job_id}',
-      'GET /v1/jobs/{job_id}/partial',
-      'GET /v1/jobs/{job_id}/result',
-      'GET /v1/models',
-      'GET /v1/models/{model}',
-      'GET /v1/openapi.json',
-      'GET /v1/usage',
-      'POST /v1/audio/transcriptions',
-      'POST /v1/audio/translations',
-      'POST /v1/jobs',
-      'POST /v1/jobs/{job_id}/complete',
-      'POST /v1/uploads/{job_id}',
-    ],
-  );
+  t.same(ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
+    'DELETE /v1/jobs/{job_id}',
+    'GET /v1/jobs/{job_id}',
+    'GET /v1/jobs/{job_id}/partial',
+    'GET /v1/jobs/{job_id}/result',
+    'GET /v1/models',
+    'GET /v1/models/{model}',
+    'GET /v1/openapi.json',
+    'GET /v1/usage',
+    'POST /v1/audio/transcriptions',
+    'POST /v1/audio/translations',
+    'POST /v1/jobs',
+    'POST /v1/jobs/{job_id}/complete',
+    'POST /v1/uploads/{job_id}',
+  ]);
   const ids = new Set<string>();
   for (const { path, method, op } of ops) {
     const name = `${method.toUpperCase()} ${path}`;
@@ -143,7 +144,10 @@ t.test('structure: operations, security, responses, references', async (t) => {
     }
     for (const match of path.matchAll(/\{([^}]+)\}/g)) {
       const params = ((op.parameters ?? []) as unknown[]).map((p) => deref<{ name: string; in: string; required?: boolean }>(doc, p));
-      t.ok(params.some((p) => p.name === match[1] && p.in === 'path' && p.required === true), `${name}: path parameter ${match[1]}`);
+      t.ok(
+        params.some((p) => p.name === match[1] && p.in === 'path' && p.required === true),
+        `${name}: path parameter ${match[1]}`,
+      );
     }
   }
   t.same((ops.find((o) => o.path === '/v1/openapi.json')!.op as Json).security, [], 'the document itself is public');
@@ -200,7 +204,10 @@ t.test('jobs routes: wait and include_result, DELETE is 405 cancellation_not_sup
   const doc = document();
   const item = (doc.paths as Json)['/v1/jobs/{job_id}'] as Json;
   const params = ((item.get as Json).parameters as unknown[]).map((p) => deref<{ name: string; in: string }>(doc, p));
-  t.same(params.map((p) => `${p.in}:${p.name}`), ['path:job_id', 'query:wait', 'query:include_result']);
+  t.same(
+    params.map((p) => `${p.in}:${p.name}`),
+    ['path:job_id', 'query:wait', 'query:include_result'],
+  );
   const del = (item.delete as Json).responses as Json;
   t.same(del['405'], { $ref: '#/components/responses/CancellationNotSupported' });
   const create = (((doc.paths as Json)['/v1/jobs'] as Json).post as Json).responses as Json;
@@ -217,7 +224,10 @@ t.test('the webhook events are documented as the bodies the service sends', asyn
   t.same(Object.keys(doc.webhooks as Json).sort(), [...JOB_EVENT_TYPES].sort(), 'every event type, no other');
   for (const [type, name, sent] of events) {
     const hook = ((doc.webhooks as Json)[type] as Json).post as Json;
-    t.same(((hook.parameters as Json[]) ?? []).map((p) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    t.same(
+      ((hook.parameters as Json[]) ?? []).map((p) => p.name),
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+    );
     const schema = resolve(doc, `#/components/schemas/${name}`) as Json;
     t.same((((hook.requestBody as Json).content as Json)['application/json'] as Json).schema, { $ref: `#/components/schemas/${name}` });
     const body = JSON.parse(sent);
@@ -233,7 +243,10 @@ t.test("the document's enums are the code's own declarations", async (t) => {
   const schemas = (served.components as Json).schemas as Record<string, Json>;
   const property = (schema: string, name: string) => (schemas[schema].properties as Record<string, Json>)[name];
   t.same(property('Job', 'status').enum, JOB_STATUSES);
-  t.same(property('AcceptedJob', 'status').enum, JOB_STATUSES.filter((s) => s !== 'awaiting_upload'));
+  t.same(
+    property('AcceptedJob', 'status').enum,
+    JOB_STATUSES.filter((s) => s !== 'awaiting_upload'),
+  );
   t.same(property('JobError', 'code').enum, JOB_FAILURE_CODES);
   t.same(property('Decoration', 'status').enum, DECORATION_STATUSES);
   t.same(property('JobCreationRequest', 'response_format').enum, RESPONSE_FORMATS);

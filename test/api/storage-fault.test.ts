@@ -18,7 +18,14 @@ t.test('file system and database storage faults are 503 service_unavailable with
 });
 
 t.test('other errors are not storage faults', async (t) => {
-  for (const error of [withCode('SQLITE_CONSTRAINT_UNIQUE'), withCode('SQLITE_BUSY'), withCode('ENOENT'), withCode('SQLITE_FULLY'), new Error('ENOSPC'), null]) {
+  for (const error of [
+    withCode('SQLITE_CONSTRAINT_UNIQUE'),
+    withCode('SQLITE_BUSY'),
+    withCode('ENOENT'),
+    withCode('SQLITE_FULLY'),
+    new Error('ENOSPC'),
+    null,
+  ]) {
     t.equal(isStorageFault(error), false, String((error as { code?: string } | null)?.code ?? error));
   }
   t.equal(mapError(withCode('ENOENT')).apiError.status, 500);

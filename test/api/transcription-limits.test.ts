@@ -26,7 +26,9 @@ function slowUpload(url: string, key: string, writeBody: (write: (chunk: Buffer)
       res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
     });
     // The server closes the connection after answering mid-body; that is expected here.
-    req.on('error', (error) => (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error));
+    req.on('error', (error) =>
+      (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error),
+    );
     req.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="model"\r\n\r\nsvc-medical-1\r\n`);
     req.write(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`);
     void writeBody((chunk) => req.write(chunk));
@@ -108,7 +110,10 @@ t.test('a full engine queue answers 503 capacity_unavailable, never a silent cha
   t.comment(`statuses: ${statuses.join(',')}`);
   t.ok(statuses.includes(200), 'some were served');
   t.ok(statuses.includes(503), 'the excess was refused');
-  t.ok(statuses.every((s) => s === 200 || s === 503), 'nothing else');
+  t.ok(
+    statuses.every((s) => s === 200 || s === 503),
+    'nothing else',
+  );
   for (const r of responses) {
     if (r.status === 503) {
       t.equal(r.headers.get('retry-after'), '5');

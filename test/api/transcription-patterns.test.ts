@@ -42,9 +42,15 @@ t.test('a catastrophic-backtracking pattern is served like any other, and the re
   t.same(Object.keys(report).sort(), [...(schemas.PatternsReport.required as string[])].sort(), 'the documented fields');
   t.equal(report.schema, 'svc-patterns-v1');
   t.equal(report.requested, 3);
-  t.same(report.results.map((r: any) => r.index), [0, 1, 2]);
+  t.same(
+    report.results.map((r: any) => r.index),
+    [0, 1, 2],
+  );
   t.equal(report.budget_exhausted, 0);
-  t.equal(report.matches, report.results.reduce((n: number, r: any) => n + r.count, 0));
+  t.equal(
+    report.matches,
+    report.results.reduce((n: number, r: any) => n + r.count, 0),
+  );
   for (const r of report.results) {
     t.equal(r.spans.length, r.count, 'every match listed');
     t.equal(r.spans_truncated, false);
@@ -88,5 +94,9 @@ t.test('refusals: 422 for what the language or its limits refuse, 403 without th
     t.match(message, reason);
   }
   await expectError(t, await post(svc.key, { patterns: '\\d+' }), 403, 'entitlement_denied');
-  t.equal((await post(entitled, { patterns: Array.from({ length: 32 }, (_, i) => `p${i}`).join(','), response_format: 'json' })).status, 200, '32 patterns are served');
+  t.equal(
+    (await post(entitled, { patterns: Array.from({ length: 32 }, (_, i) => `p${i}`).join(','), response_format: 'json' })).status,
+    200,
+    '32 patterns are served',
+  );
 });

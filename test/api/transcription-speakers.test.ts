@@ -35,7 +35,13 @@ t.test('diarize: speakers, split segments and words; the wording is the same as 
   t.same(d.speakers, [{ speaker: 'A' }, { speaker: 'B' }], 'two voices');
   t.ok(d.speaker_segments.length >= 2);
   for (const s of d.speaker_segments) t.ok(['A', 'B'].includes(s.speaker) && s.end > s.start);
-  t.same(d.speaker_timing, { word_timing: true, speaker_ceiling_reached: false, requested_max_speakers: 4, detected_speaker_count: 2, speaker_ceiling_action: 'none' });
+  t.same(d.speaker_timing, {
+    word_timing: true,
+    speaker_ceiling_reached: false,
+    requested_max_speakers: 4,
+    detected_speaker_count: 2,
+    speaker_ceiling_action: 'none',
+  });
   for (const s of d.segments) {
     t.equal(s.type, 'transcript.text.segment');
     t.type(s.id, 'string');
@@ -44,7 +50,10 @@ t.test('diarize: speakers, split segments and words; the wording is the same as 
   if (d.text !== '') {
     t.ok(Array.isArray(d.words) && d.words.length > 0, 'words present');
     for (let i = 1; i < d.words.length; i++) t.ok(d.words[i].start >= d.words[i - 1].end, 'words monotonic, not overlapping');
-    t.ok(d.words.every((w: any) => w.start >= 0 && w.end <= d.duration + 1e-6), 'words within the audio');
+    t.ok(
+      d.words.every((w: any) => w.start >= 0 && w.end <= d.duration + 1e-6),
+      'words within the audio',
+    );
   }
   t.type(d.metadata.processing_ms.diarization, 'number');
   t.equal(plain.body.speakers.length, 0, 'without diarize: no speakers');
@@ -62,7 +71,10 @@ t.test('timestamp_granularities[]: word gives words without diarize (the openai 
   })) as unknown as Record<string, any>;
   if (result.text !== '') t.ok(result.words.length > 0, 'words');
   else t.same(result.words, []);
-  t.ok(result.words.every((w: any) => w.speaker === undefined), 'no speakers without diarize');
+  t.ok(
+    result.words.every((w: any) => w.speaker === undefined),
+    'no speakers without diarize',
+  );
   t.equal(result.speaker_timing.word_timing, true);
   const segmentOnly = await transcribe({ response_format: 'verbose_json', 'timestamp_granularities[]': 'segment' });
   t.equal(segmentOnly.status, 200);
@@ -87,7 +99,10 @@ t.test('Arabic: ownership only in speaker_segments, segments transcript-only', a
   t.equal(status, 200);
   t.equal(body.speaker_timing.word_timing, false);
   t.equal(body.words, undefined);
-  t.ok(body.segments.every((s: any) => s.speaker === 'unknown'), 'segments unattributed');
+  t.ok(
+    body.segments.every((s: any) => s.speaker === 'unknown'),
+    'segments unattributed',
+  );
   t.ok(body.speaker_segments.length > 0, 'speaker_segments present');
   t.same(body.speakers, [{ speaker: 'A' }, { speaker: 'B' }]);
 });

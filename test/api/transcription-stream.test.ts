@@ -91,8 +91,11 @@ t.test('diarized_json streams the segments with their speakers before done', asy
   const events = await readEvents(await postTranscription(svc.url, svc.key, { ...fields, stream: 'true' }, wav(speech)));
   checkTextEvents(t, events, plain.text);
   const segments = events.filter((e) => e.type === 'transcript.text.segment');
-  t.same(segments, plain.segments, 'the segment events are the answer\'s segments, speakers included');
-  t.ok(segments.every((s) => typeof s.id === 'string' && typeof s.start === 'number' && typeof s.end === 'number' && typeof s.text === 'string'), 'OpenAI\'s required fields');
+  t.same(segments, plain.segments, "the segment events are the answer's segments, speakers included");
+  t.ok(
+    segments.every((s) => typeof s.id === 'string' && typeof s.start === 'number' && typeof s.end === 'number' && typeof s.text === 'string'),
+    "OpenAI's required fields",
+  );
   const firstSegment = events.findIndex((e) => e.type === 'transcript.text.segment');
   const lastDelta = events.map((e) => e.type).lastIndexOf('transcript.text.delta');
   if (segments.length > 0) t.ok(firstSegment > lastDelta, 'segments once the text and speakers are final');

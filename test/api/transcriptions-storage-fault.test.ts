@@ -94,7 +94,9 @@ t.test('once storage is back the same requests succeed (an Idempotency-Key used 
   t.equal(inline.status, 200);
   t.type(((await inline.json()) as { text: unknown }).text, 'string');
 
-  const accepted = await postTranscription(svc.url, svc.key, fields, wav(long), { 'idempotency-key': 'fault-ENOSPC moving a job-sized upload into job storage' });
+  const accepted = await postTranscription(svc.url, svc.key, fields, wav(long), {
+    'idempotency-key': 'fault-ENOSPC moving a job-sized upload into job storage',
+  });
   t.equal(accepted.status, 202);
   const job = (await accepted.json()) as { poll_url: string };
   t.equal(jobCount(), 1, 'one job row');

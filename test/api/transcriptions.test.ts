@@ -143,11 +143,16 @@ t.test('field validation: status and code per the contract', async (t) => {
     }
   }
   // 1,000 terms of 96 characters are fine.
-  const ok = await postTranscription(svc.url, svc.key, {
-    model: 'svc-medical-1',
-    response_format: 'verbose_json',
-    vocabulary: JSON.stringify(Array.from({ length: 1000 }, (_, i) => `${i}`.padEnd(96, 'x'))),
-  }, wav(short));
+  const ok = await postTranscription(
+    svc.url,
+    svc.key,
+    {
+      model: 'svc-medical-1',
+      response_format: 'verbose_json',
+      vocabulary: JSON.stringify(Array.from({ length: 1000 }, (_, i) => `${i}`.padEnd(96, 'x'))),
+    },
+    wav(short),
+  );
   t.equal(ok.status, 200);
   const body = (await ok.json()) as Record<string, any>;
   t.equal(body.vocabulary.enabled, true);

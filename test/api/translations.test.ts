@@ -39,8 +39,19 @@ t.test('json (the default), text, srt and vtt', async (t) => {
   const json = await client.audio.translations.create({ ...base, file: await file() });
   t.same(openAiErrors('CreateTranslationResponseJson', json), []);
   t.same(Object.keys(json), ['text']);
-  for (const [format, type] of [['text', /^text\/plain/], ['srt', /^application\/x-subrip|^text\//], ['vtt', /^text\/vtt/]] as const) {
-    const res = await postTranscription(svc.url, svc.key, { ...base, response_format: format }, { data: speech, name: 'visit.wav', type: 'audio/wav' }, {}, '/v1/audio/translations');
+  for (const [format, type] of [
+    ['text', /^text\/plain/],
+    ['srt', /^application\/x-subrip|^text\//],
+    ['vtt', /^text\/vtt/],
+  ] as const) {
+    const res = await postTranscription(
+      svc.url,
+      svc.key,
+      { ...base, response_format: format },
+      { data: speech, name: 'visit.wav', type: 'audio/wav' },
+      {},
+      '/v1/audio/translations',
+    );
     t.equal(res.status, 200, format);
     t.match(res.headers.get('content-type'), type);
     const body = await res.text();
@@ -71,7 +82,14 @@ t.test('refusals: transcription-only fields 422, unknown fields and formats 400'
 
 t.test('audio above the inline boundary becomes a job whose result is a translation', async (t) => {
   const long = await readFile(await speechWav(14));
-  const res = await postTranscription(svc.url, svc.key, { ...base, response_format: 'verbose_json' }, { data: long, name: 'visit.wav', type: 'audio/wav' }, {}, '/v1/audio/translations');
+  const res = await postTranscription(
+    svc.url,
+    svc.key,
+    { ...base, response_format: 'verbose_json' },
+    { data: long, name: 'visit.wav', type: 'audio/wav' },
+    {},
+    '/v1/audio/translations',
+  );
   t.equal(res.status, 202);
   const job = (await res.json()) as { poll_url: string };
   t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');

@@ -34,7 +34,10 @@ t.test('the Dockerfile: two stages on a pinned Node image, the CI build script, 
 t.test('compose.yaml: PostgreSQL, MinIO, one api and two workers on pinned images and real settings', async (t) => {
   // Compose reads YAML 1.1 merge keys (<<: *settings), as parse does with `merge`.
   const compose = parse(read('compose.yaml'), { merge: true }) as {
-    services: Record<string, { image?: string; build?: string; command?: string[]; environment?: Record<string, string>; deploy?: { replicas?: number }; stop_grace_period?: string }>;
+    services: Record<
+      string,
+      { image?: string; build?: string; command?: string[]; environment?: Record<string, string>; deploy?: { replicas?: number }; stop_grace_period?: string }
+    >;
   };
   const services = compose.services;
   t.same(Object.keys(services).sort(), ['api', 'minio', 'minio-bucket', 'postgres', 'worker']);
@@ -69,7 +72,11 @@ t.test('compose.yaml: PostgreSQL, MinIO, one api and two workers on pinned image
     const graceMs = Number(/^(\d+)s$/.exec(services[name].stop_grace_period ?? '')?.[1] ?? 0) * 1000;
     t.ok(graceMs >= Number(environment.SVC_DRAIN_MS) + 10_000, `${name}: stop_grace_period covers the drain`);
     const config = loadConfig({ ...environment, SVC_MODEL: model, SVC_DATA_DIR: t.testdir(), SVC_ROLE: role });
-    t.match(config, { role, database: { url: /^postgres:\/\/svc:pw@postgres:5432\/svc$/ }, storage: { s3: { bucket: 'svc-stt', endpoint: 'http://minio:9000', forcePathStyle: true } } });
+    t.match(config, {
+      role,
+      database: { url: /^postgres:\/\/svc:pw@postgres:5432\/svc$/ },
+      storage: { s3: { bucket: 'svc-stt', endpoint: 'http://minio:9000', forcePathStyle: true } },
+    });
   }
   t.equal(read('.env.example').match(/^[A-Z_]+=/gm)?.length, Object.keys(dotEnv).length, '.env.example names what compose.yaml requires');
 });

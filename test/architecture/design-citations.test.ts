@@ -116,15 +116,29 @@ t.test('the design document is in the repository, each decision and lever number
 
 t.test('the scan sees the files that cite the document', async (t) => {
   t.ok(files.length > 300, `${files.length} files`);
-  t.ok(files.every((file) => !file.split('/').includes('node_modules')), 'no dependencies scanned');
+  t.ok(
+    files.every((file) => !file.split('/').includes('node_modules')),
+    'no dependencies scanned',
+  );
   t.ok(texts.get('native/context-free-decoder.h')?.includes(`${DOC_PATH} lever 3`), 'a known citation is found');
   const citing = [...texts.values()].filter((text) => /\bDESIGN\b/.test(text)).length;
   t.ok(citing >= 20, `${citing} files cite it`);
 });
 
 t.test('the check itself fails on what it forbids', async (t) => {
-  const doc = anchorsOf(['# Design', '## Layout', '## Decisions', '### Decision 1: Audio length', '## Speed levers',
-    '### Lever 3: Encode once', '```', '# Not a heading', '```'].join('\n'));
+  const doc = anchorsOf(
+    [
+      '# Design',
+      '## Layout',
+      '## Decisions',
+      '### Decision 1: Audio length',
+      '## Speed levers',
+      '### Lever 3: Encode once',
+      '```',
+      '# Not a heading',
+      '```',
+    ].join('\n'),
+  );
   t.same([...doc.decisions], [1]);
   t.same([...doc.levers], [3]);
   t.notOk(doc.headings.has('Not a heading'), 'a line in a code block is not a heading');

@@ -92,7 +92,16 @@ t.test('the checks fail on what they forbid', async (t) => {
   ]);
   t.same(circles(sample), [['a', 'b', 'c'], ['d']], 'a three-file circle and a self-import');
   t.same(unreachable(sample, ['e']), ['d', 'f'], 'files the entry does not reach');
-  t.same(circles(new Map([['a', ['b']], ['b', []]])), [], 'a chain is no circle');
+  t.same(
+    circles(
+      new Map([
+        ['a', ['b']],
+        ['b', []],
+      ]),
+    ),
+    [],
+    'a chain is no circle',
+  );
 });
 
 t.test('the graph is the source tree', async (t) => {

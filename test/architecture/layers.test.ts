@@ -15,7 +15,6 @@ const API_RANK = LAYER_RANK.api;
 /** The package entry: it re-exports the library's surface from whichever layer holds it. */
 const PACKAGE_ENTRY = 'src/index.ts';
 
-
 /** The folder under src/ (`jobs`), or the file itself for files directly in src/ (`index.ts`). */
 function layerOf(path: string): string {
   return path.split('/')[1];
@@ -72,4 +71,3 @@ t.test('imports go down the layer order, never up', async (t) => {
   const upward = imports.filter((imp) => violationOf(imp) !== null).map(violationOf);
   t.same(upward, [], 'move the shared piece down to the lowest layer that needs it');
 });
-

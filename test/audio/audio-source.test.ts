@@ -68,7 +68,7 @@ const urlOf = (source: AudioSource) => {
 /** ISO-BMFF top-level box types in file order. */
 function topLevelBoxes(bytes: Buffer): string[] {
   const boxes: string[] = [];
-  for (let at = 0; at + 8 <= bytes.length; ) {
+  for (let at = 0; at + 8 <= bytes.length;) {
     const size = bytes.readUInt32BE(at);
     boxes.push(bytes.toString('latin1', at + 4, at + 8));
     if (size < 8) break;
@@ -131,7 +131,10 @@ t.test('the sniffer reads past an ID3 tag larger than its first read through the
     return store.readRange(ref, offset, length);
   });
   t.equal(container, 'flac');
-  t.ok(reads.every(([, length]) => length <= 4096), `small range reads only: ${JSON.stringify(reads)}`);
+  t.ok(
+    reads.every(([, length]) => length <= 4096),
+    `small range reads only: ${JSON.stringify(reads)}`,
+  );
 });
 
 t.test('storage failures are AudioSourceUnavailableError, with the URL out of the details', async (t) => {
@@ -213,7 +216,10 @@ t.test('a long read: seeks are Range requests; a cut connection resumes; a cut t
   const healthy = await rangeServer(t, wav, () => 'serve');
   t.same(Buffer.from((await decodeAudioWindow(healthy.source, window)).buffer), Buffer.from(expected.buffer), 'served whole: the same samples');
   const offsets = healthy.ranges.map((range) => Number(/^bytes=(\d+)-/.exec(range)?.[1] ?? -1));
-  t.ok(offsets.some((offset) => offset >= 40 * 16_000 * 2), `ffmpeg seeked past 40 s with a Range request (${healthy.ranges.join(', ')})`);
+  t.ok(
+    offsets.some((offset) => offset >= 40 * 16_000 * 2),
+    `ffmpeg seeked past 40 s with a Range request (${healthy.ranges.join(', ')})`,
+  );
 
   const flaky = await rangeServer(t, wav, (request) => (request === 2 ? 'cut' : 'serve'));
   t.same(Buffer.from((await decodeAudioWindow(flaky.source, window)).buffer), Buffer.from(expected.buffer), 'a connection cut once: resumed, the same samples');
@@ -247,7 +253,13 @@ t.test('damaged or cut-off recordings at a healthy URL are still undecodable aud
   // error"), the message a cut connection also ends with: only the http layer's own complaint tells
   // storage failures apart, and here there is none.
   const wav = await speechWav(SECONDS);
-  for (const [format, container] of [['webm', 'webm'], ['webm-live', 'webm'], ['ogg', 'ogg'], ['mp3', 'mp3'], ['m4a', 'mp4']] as const) {
+  for (const [format, container] of [
+    ['webm', 'webm'],
+    ['webm-live', 'webm'],
+    ['ogg', 'ogg'],
+    ['mp3', 'mp3'],
+    ['m4a', 'mp4'],
+  ] as const) {
     const bytes = readFileSync(await encodeAs(wav, format));
     const path = `${dir}/${format}-head`;
     writeFileSync(path, bytes.subarray(0, Math.ceil(bytes.length * (format === 'm4a' ? 0.5 : 0.002))));

@@ -2,41 +2,24 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { SNIFF_BYTES, sniffContainer, sniffFile } from '../../src/audio/index.js';
-import {
-  FIXTURE_FORMATS,
-  encodeAs,
-  pngImage,
-  randomBytesFile,
-  speechWav,
-  type FixtureFormat,
-} from '../helpers/audio-fixtures.js';
+import { FIXTURE_FORMATS, encodeAs, pngImage, randomBytesFile, speechWav, type FixtureFormat } from '../helpers/audio-fixtures.js';
 
 const bytes = (...parts: Array<string | number[] | Uint8Array>): Uint8Array =>
-  Uint8Array.from(
-    parts.flatMap((part) => (typeof part === 'string' ? Array.from(part, (c) => c.charCodeAt(0)) : Array.from(part))),
-  );
+  Uint8Array.from(parts.flatMap((part) => (typeof part === 'string' ? Array.from(part, (c) => c.charCodeAt(0)) : Array.from(part))));
 const zeros = (n: number): number[] => new Array<number>(n).fill(0);
 const u32be = (n: number): number[] => [(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
 
 /** ID3v2.4 header announcing `size` bytes of tag body (syncsafe size). */
-const id3Header = (size: number): number[] => [
-  ...bytes('ID3', [4, 0, 0]),
-  (size >> 21) & 0x7f,
-  (size >> 14) & 0x7f,
-  (size >> 7) & 0x7f,
-  size & 0x7f,
-];
+const id3Header = (size: number): number[] => [...bytes('ID3', [4, 0, 0]), (size >> 21) & 0x7f, (size >> 14) & 0x7f, (size >> 7) & 0x7f, size & 0x7f];
 
 // MPEG-1 Layer III, 128 kb/s, 44.1 kHz, no padding: floor(144000 * 128 / 44100) = 417 bytes per frame.
 const MP3_HEADER = [0xff, 0xfb, 0x90, 0x00];
 const MP3_FRAME_BYTES = 417;
-const mp3Frames = (count: number): number[] =>
-  Array.from({ length: count }, () => [...MP3_HEADER, ...zeros(MP3_FRAME_BYTES - 4)]).flat();
+const mp3Frames = (count: number): number[] => Array.from({ length: count }, () => [...MP3_HEADER, ...zeros(MP3_FRAME_BYTES - 4)]).flat();
 
 // ADTS, MPEG-4 AAC LC, 44.1 kHz, stereo, no CRC, 100-byte frames.
 const ADTS_HEADER = [0xff, 0xf1, 0x50, 0x80, 0x0c, 0x9f, 0xfc];
-const adtsFrames = (count: number): number[] =>
-  Array.from({ length: count }, () => [...ADTS_HEADER, ...zeros(100 - 7)]).flat();
+const adtsFrames = (count: number): number[] => Array.from({ length: count }, () => [...ADTS_HEADER, ...zeros(100 - 7)]).flat();
 
 t.test('magic numbers of every accepted container', async (t) => {
   const cases: Array<[string, Uint8Array, string | null]> = [

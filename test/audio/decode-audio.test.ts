@@ -1,13 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { DECODED_SAMPLE_RATE, decodeAudio, probeAudio } from '../../src/audio/index.js';
-import {
-  FIXTURE_FORMATS,
-  encodeAs,
-  halfSilenceWav,
-  jfkWav,
-  speechWav,
-} from '../helpers/audio-fixtures.js';
+import { FIXTURE_FORMATS, encodeAs, halfSilenceWav, jfkWav, speechWav } from '../helpers/audio-fixtures.js';
 
 const SECONDS = 8;
 const OPTIONS = { maxSeconds: 60, timeoutMs: 30_000 };
@@ -27,10 +21,7 @@ t.test('every container decodes to 16 kHz mono float PCM of the right length', a
     const pcm = await decodeAudio(await encodeAs(wav, format), OPTIONS);
     t.ok(pcm instanceof Float32Array, `${format}: Float32Array`);
     const expected = SECONDS * DECODED_SAMPLE_RATE;
-    t.ok(
-      Math.abs(pcm.length - expected) <= LENGTH_TOLERANCE_SAMPLES,
-      `${format}: ${pcm.length} samples is within 100 ms of ${expected}`,
-    );
+    t.ok(Math.abs(pcm.length - expected) <= LENGTH_TOLERANCE_SAMPLES, `${format}: ${pcm.length} samples is within 100 ms of ${expected}`);
     t.equal(pcm.buffer.byteLength, pcm.byteLength, `${format}: the buffer holds exactly the samples`);
     let peak = 0;
     for (const sample of pcm) peak = Math.max(peak, Math.abs(sample));

@@ -2,22 +2,8 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import {
-  AudioError,
-  AudioToolUnavailableError,
-  AudioTooLongError,
-  DECODED_SAMPLE_RATE,
-  decodeAudio,
-  probeAudio,
-} from '../../src/audio/index.js';
-import {
-  encodeAs,
-  pngImage,
-  randomBytesFile,
-  speechWav,
-  truncatedCopy,
-  videoOnlyMp4,
-} from '../helpers/audio-fixtures.js';
+import { AudioError, AudioToolUnavailableError, AudioTooLongError, DECODED_SAMPLE_RATE, decodeAudio, probeAudio } from '../../src/audio/index.js';
+import { encodeAs, pngImage, randomBytesFile, speechWav, truncatedCopy, videoOnlyMp4 } from '../helpers/audio-fixtures.js';
 import { expectAudioFailure, processIsGone } from '../fixtures/audio-failure-assertions.js';
 import { ENDLESS_ZEROS, HANG, fakeAudioTool, runReal } from '../fixtures/fake-audio-tools.js';
 
@@ -49,7 +35,11 @@ t.test('random bytes, a PNG or a text file named .wav are an unsupported contain
   await copyFile(await pngImage(), png);
   const text = join(dir, 'text.wav');
   await writeFile(text, 'This is a discharge summary, not audio.\n'.repeat(50));
-  for (const [name, path] of [['random bytes', random], ['PNG', png], ['text', text]]) {
+  for (const [name, path] of [
+    ['random bytes', random],
+    ['PNG', png],
+    ['text', text],
+  ]) {
     await expectAudioFailure(t, probeAudio(path, PROBE), 'unsupported_container', `${name}: probe`);
     await expectAudioFailure(t, decodeAudio(path, DECODE), 'unsupported_container', `${name}: decode`);
   }
@@ -140,12 +130,7 @@ t.test('timeouts', async (t) => {
 
   t.test('a hanging ffprobe is killed', async (t) => {
     const hang = await fakeAudioTool(t, HANG);
-    await expectAudioFailure(
-      t,
-      probeAudio(await speechWav(3), { timeoutMs: 300, ffprobePath: hang.path }),
-      'decode_timeout',
-      'probe',
-    );
+    await expectAudioFailure(t, probeAudio(await speechWav(3), { timeoutMs: 300, ffprobePath: hang.path }), 'decode_timeout', 'probe');
     t.ok(processIsGone(await readPid(hang.pidFile)), 'the process is gone');
   });
 });

@@ -6,7 +6,13 @@ const asBytes = (samples: number[]): Uint8Array => new Uint8Array(Float32Array.f
 t.test('collects samples across chunks that split a sample', async (t) => {
   const bytes = asBytes([0.5, -0.25, 1, -1, 0.125]);
   const buffer = new GrowableSampleBuffer(1, 100);
-  for (const [from, to] of [[0, 3], [3, 9], [9, 10], [10, 20]]) t.ok(buffer.append(bytes.subarray(from, to)));
+  for (const [from, to] of [
+    [0, 3],
+    [3, 9],
+    [9, 10],
+    [10, 20],
+  ])
+    t.ok(buffer.append(bytes.subarray(from, to)));
   t.equal(buffer.sampleCount, 5);
   t.same(Array.from(buffer.toFloat32Array()), [0.5, -0.25, 1, -1, 0.125]);
 });

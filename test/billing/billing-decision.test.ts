@@ -9,7 +9,13 @@ import type { UsagePool } from '../../src/store/usage-record.js';
 const HOUR = 3_600_000;
 
 /** Ten batch hours and five realtime hours included, overage at 0.45 and 0.60 per hour, no cap. */
-const TERMS: BillingTerms = { batchIncludedMs: 10 * HOUR, realtimeIncludedMs: 5 * HOUR, batchPriceMicros: 450_000, realtimePriceMicros: 600_000, spendCapMicros: null };
+const TERMS: BillingTerms = {
+  batchIncludedMs: 10 * HOUR,
+  realtimeIncludedMs: 5 * HOUR,
+  batchPriceMicros: 450_000,
+  realtimePriceMicros: 600_000,
+  spendCapMicros: null,
+};
 const NO_OVERAGE: Partial<BillingTerms> = { batchPriceMicros: null, realtimePriceMicros: null };
 
 interface Case {
@@ -38,7 +44,14 @@ function situation(c: Case): BillingSituation {
 const decide = (c: Case, estimateMs = 0, pool: UsagePool = 'batch') => blockReason(situation(c), pool, estimateMs);
 
 /** Everything blocked at once: allowance used without overage, cap reached, credit used. */
-const EXHAUSTED: Case = { terms: { ...NO_OVERAGE, spendCapMicros: 100 }, batchUsedMs: 20 * HOUR, realtimeUsedMs: 20 * HOUR, periodCost: 500, lifetimeCost: 5_000, credit: 1_000 };
+const EXHAUSTED: Case = {
+  terms: { ...NO_OVERAGE, spendCapMicros: 100 },
+  batchUsedMs: 20 * HOUR,
+  realtimeUsedMs: 20 * HOUR,
+  periodCost: 500,
+  lifetimeCost: 5_000,
+  credit: 1_000,
+};
 
 t.test('a pause wins over everything', async (t) => {
   t.equal(decide({ paused: true }), 'paused', 'even with nothing used');
@@ -72,8 +85,16 @@ t.test('a plan without overage: the allowance is the limit, estimate included', 
   t.equal(decide({ ...free, terms: { ...NO_OVERAGE, batchIncludedMs: 0 } }), 'allowance', 'an allowance of 0 allows nothing');
   t.equal(decide({ ...free, batchUsedMs: 10 * HOUR }, 0, 'realtime'), null, 'the realtime pool is separate');
   t.equal(decide({ ...free, realtimeUsedMs: 5 * HOUR }, 0, 'realtime'), 'allowance', 'its own allowance');
-  t.equal(decide({ terms: { batchPriceMicros: null }, realtimeUsedMs: 5 * HOUR }, 0, 'realtime'), null, 'realtime sells overage on these terms: its own price counts');
-  t.equal(decide({ ...free, batchUsedMs: 10 * HOUR, credit: 0, lifetimeCost: 10, terms: { ...NO_OVERAGE, spendCapMicros: 0 } }), 'allowance', 'the allowance is named before cap and credit');
+  t.equal(
+    decide({ terms: { batchPriceMicros: null }, realtimeUsedMs: 5 * HOUR }, 0, 'realtime'),
+    null,
+    'realtime sells overage on these terms: its own price counts',
+  );
+  t.equal(
+    decide({ ...free, batchUsedMs: 10 * HOUR, credit: 0, lifetimeCost: 10, terms: { ...NO_OVERAGE, spendCapMicros: 0 } }),
+    'allowance',
+    'the allowance is named before cap and credit',
+  );
 });
 
 t.test('overage sold, no cap, no credit: accepted beyond the allowance', async (t) => {
@@ -89,7 +110,7 @@ t.test('spend cap: reached, or passed by what the estimate would cost beyond the
   t.equal(decide({ ...capped(0), batchUsedMs: 10 * HOUR }), 'spend_cap', 'a cap of 0: no overage at all');
   t.equal(decide({ ...capped(0), batchUsedMs: 9 * HOUR }), null, 'but the allowance is still free');
   // 9 h used of 10: an estimate of 2 h costs only its last hour (450 000), of 3 h its last two (900 000).
-  t.equal(decide({ ...capped(500_000), batchUsedMs: 9 * HOUR }, 2 * HOUR), null, 'the estimate\'s tail only is priced');
+  t.equal(decide({ ...capped(500_000), batchUsedMs: 9 * HOUR }, 2 * HOUR), null, "the estimate's tail only is priced");
   t.equal(decide({ ...capped(500_000), batchUsedMs: 9 * HOUR }, 3 * HOUR), 'spend_cap', 'the estimate would pass it');
   t.equal(decide({ ...capped(900_000), batchUsedMs: 9 * HOUR }, 3 * HOUR), null, 'exactly reaching it is allowed');
   t.equal(decide({ ...capped(900_000), batchUsedMs: 9 * HOUR, periodCost: 1 }, 3 * HOUR), 'spend_cap', 'one micro beyond');
@@ -106,15 +127,23 @@ t.test('prepaid credit: used, or too little for the estimate; irrelevant when ov
   t.equal(decide({ ...beyond, credit: 1_000_000, lifetimeCost: 999_999 }), null, 'a micro left, nothing estimated');
   t.equal(decide({ ...beyond, credit: 1_000_000, lifetimeCost: 600_000 }, HOUR), 'credit', '400 000 left, an hour costs 450 000');
   t.equal(decide({ ...beyond, credit: 1_000_000, lifetimeCost: 550_000 }, HOUR), null, '450 000 left: exactly enough');
-  t.equal(decide({ ...beyond, credit: 1_000_000, lifetimeCost: 5_000_000, periodCost: 0 }), 'credit', 'counted over the key\'s lifetime, not the period');
+  t.equal(decide({ ...beyond, credit: 1_000_000, lifetimeCost: 5_000_000, periodCost: 0 }), 'credit', "counted over the key's lifetime, not the period");
   t.equal(decide({ ...beyond, credit: 0 }), 'credit', 'a credit of 0');
   t.equal(decide({ ...beyond, credit: null, lifetimeCost: 99_000_000 }), null, 'no credit: billed afterwards');
-  t.equal(decide({ batchUsedMs: 9 * HOUR, credit: 100_000, lifetimeCost: 0 }, 2 * HOUR), 'credit', 'the estimate\'s overage is priced against what is left');
+  t.equal(decide({ batchUsedMs: 9 * HOUR, credit: 100_000, lifetimeCost: 0 }, 2 * HOUR), 'credit', "the estimate's overage is priced against what is left");
   t.equal(decide({ batchUsedMs: 9 * HOUR, credit: 100_000, lifetimeCost: 0 }, HOUR), null, 'the estimate within the allowance costs nothing');
   t.equal(decide({ batchUsedMs: 5 * HOUR, credit: 0, lifetimeCost: 10 }), null, 'within the allowance credit does not matter');
   t.equal(decide({ ...beyond, terms: { batchPriceMicros: 0 }, credit: 0, lifetimeCost: 10 }, 10 * HOUR), null, 'price 0: credit irrelevant');
-  t.equal(decide({ ...beyond, terms: { batchPriceMicros: null }, credit: 0, lifetimeCost: 10 }), 'allowance', 'no price: the allowance, not the credit, is what blocks');
-  t.equal(decide({ terms: { batchIncludedMs: null, batchPriceMicros: null }, credit: 0, lifetimeCost: 10 }), null, 'unlimited with no price: credit irrelevant');
+  t.equal(
+    decide({ ...beyond, terms: { batchPriceMicros: null }, credit: 0, lifetimeCost: 10 }),
+    'allowance',
+    'no price: the allowance, not the credit, is what blocks',
+  );
+  t.equal(
+    decide({ terms: { batchIncludedMs: null, batchPriceMicros: null }, credit: 0, lifetimeCost: 10 }),
+    null,
+    'unlimited with no price: credit irrelevant',
+  );
   t.equal(decide({ realtimeUsedMs: 5 * HOUR, credit: 1_000, lifetimeCost: 0 }, HOUR, 'realtime'), 'credit', 'realtime overage draws on the same credit');
 });
 

@@ -11,16 +11,28 @@ t.test('start day 1: calendar months', async (t) => {
   const november = period('2026-11', '2026-11-01T00:00:00.000Z', '2026-12-01T00:00:00.000Z');
   t.strictSame(billingPeriodAt(at('2026-11-15T12:00:00.000Z'), 1), november);
   t.strictSame(billingPeriodAt(at('2026-11-01T00:00:00.000Z'), 1), november, 'the first instant belongs to the period');
-  t.strictSame(billingPeriodAt(at('2026-10-31T23:59:59.999Z'), 1), period('2026-10', '2026-10-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z'), 'a millisecond before is the previous one');
+  t.strictSame(
+    billingPeriodAt(at('2026-10-31T23:59:59.999Z'), 1),
+    period('2026-10', '2026-10-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z'),
+    'a millisecond before is the previous one',
+  );
   t.strictSame(billingPeriodAt(at('2026-11-30T23:59:59.999Z'), 1), november, 'the last instant');
-  t.strictSame(billingPeriodAt(at('2026-12-01T00:00:00.000Z'), 1), period('2026-12', '2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'), 'the end is the next one\'s start');
-  t.strictSame(billingPeriodAt(at('2028-02-29T10:00:00.000Z'), 1), period('2028-02', '2028-02-01T00:00:00.000Z', '2028-03-01T00:00:00.000Z'), 'a leap February');
+  t.strictSame(
+    billingPeriodAt(at('2026-12-01T00:00:00.000Z'), 1),
+    period('2026-12', '2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'),
+    "the end is the next one's start",
+  );
+  t.strictSame(
+    billingPeriodAt(at('2028-02-29T10:00:00.000Z'), 1),
+    period('2028-02', '2028-02-01T00:00:00.000Z', '2028-03-01T00:00:00.000Z'),
+    'a leap February',
+  );
 });
 
-t.test('start day 15: a period runs from the 15th to the next month\'s 15th, named after its first month', async (t) => {
+t.test("start day 15: a period runs from the 15th to the next month's 15th, named after its first month", async (t) => {
   const october = period('2026-10', '2026-10-15T00:00:00.000Z', '2026-11-15T00:00:00.000Z');
   const november = period('2026-11', '2026-11-15T00:00:00.000Z', '2026-12-15T00:00:00.000Z');
-  t.strictSame(billingPeriodAt(at('2026-11-01T00:00:00.000Z'), 15), october, 'early November is still October\'s period');
+  t.strictSame(billingPeriodAt(at('2026-11-01T00:00:00.000Z'), 15), october, "early November is still October's period");
   t.strictSame(billingPeriodAt(at('2026-11-14T23:59:59.999Z'), 15), october, 'a millisecond before the start day');
   t.strictSame(billingPeriodAt(at('2026-11-15T00:00:00.000Z'), 15), november, 'at the start day');
   t.strictSame(billingPeriodAt(at('2026-12-14T23:59:59.999Z'), 15), november);
@@ -29,17 +41,21 @@ t.test('start day 15: a period runs from the 15th to the next month\'s 15th, nam
 
 t.test('December into January', async (t) => {
   const december1 = period('2026-12', '2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z');
-  t.strictSame(billingPeriodAt(at('2026-12-31T23:59:59.999Z'), 1), december1, 'the year\'s last millisecond');
+  t.strictSame(billingPeriodAt(at('2026-12-31T23:59:59.999Z'), 1), december1, "the year's last millisecond");
   t.strictSame(billingPeriodAt(at('2027-01-01T00:00:00.000Z'), 1), period('2027-01', '2027-01-01T00:00:00.000Z', '2027-02-01T00:00:00.000Z'), 'new year');
 
   const december15 = period('2026-12', '2026-12-15T00:00:00.000Z', '2027-01-15T00:00:00.000Z');
-  t.strictSame(billingPeriodAt(at('2027-01-10T08:00:00.000Z'), 15), december15, 'January before the 15th is the previous year\'s December period');
+  t.strictSame(billingPeriodAt(at('2027-01-10T08:00:00.000Z'), 15), december15, "January before the 15th is the previous year's December period");
   t.strictSame(billingPeriodAt(at('2027-01-01T00:00:00.000Z'), 15), december15);
   t.strictSame(billingPeriodAt(at('2027-01-14T23:59:59.999Z'), 15), december15);
   t.strictSame(billingPeriodAt(at('2027-01-15T00:00:00.000Z'), 15), period('2027-01', '2027-01-15T00:00:00.000Z', '2027-02-15T00:00:00.000Z'));
   t.strictSame(billingPeriodAt(at('2026-12-20T00:00:00.000Z'), 15), december15);
 
-  t.strictSame(billingPeriodAt(at('2027-03-01T00:00:00.000Z'), 28), period('2027-02', '2027-02-28T00:00:00.000Z', '2027-03-28T00:00:00.000Z'), 'day 28: every month has it');
+  t.strictSame(
+    billingPeriodAt(at('2027-03-01T00:00:00.000Z'), 28),
+    period('2027-02', '2027-02-28T00:00:00.000Z', '2027-03-28T00:00:00.000Z'),
+    'day 28: every month has it',
+  );
 });
 
 t.test('periods tile time: each instant is in its period, each period ends where the next starts', async (t) => {
@@ -67,7 +83,24 @@ t.test('billingPeriodNamed: labels parsed back; anything but YYYY-MM is null', a
   t.strictSame(billingPeriodNamed('2026-12', 1), period('2026-12', '2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'));
   t.strictSame(billingPeriodNamed('2026-12', 15), period('2026-12', '2026-12-15T00:00:00.000Z', '2027-01-15T00:00:00.000Z'));
   t.strictSame(billingPeriodNamed('2027-01', 28), period('2027-01', '2027-01-28T00:00:00.000Z', '2027-02-28T00:00:00.000Z'));
-  for (const label of ['2026-13', '2026-00', '2026-1', '26-11', '2026-11-01', ' 2026-11', '2026-11 ', '2026-11\n', '2026/11', '202611', '', 'abcd-ef', '2026-1a', '-2026-11', '12026-11', 'current']) {
+  for (const label of [
+    '2026-13',
+    '2026-00',
+    '2026-1',
+    '26-11',
+    '2026-11-01',
+    ' 2026-11',
+    '2026-11 ',
+    '2026-11\n',
+    '2026/11',
+    '202611',
+    '',
+    'abcd-ef',
+    '2026-1a',
+    '-2026-11',
+    '12026-11',
+    'current',
+  ]) {
     t.equal(billingPeriodNamed(label, 1), null, JSON.stringify(label));
   }
 });

@@ -48,11 +48,27 @@ async function refusal(billing: UsageBilling, key: BilledKey, route: UsageRoute,
 
 const blocked = (reason: string, pool: UsagePool, resetsAtMs: number | null) => ({ reason, pool, resetsAtMs });
 
-t.test('terms: the plan\'s built-in terms, then the operator\'s plan overrides, then the key\'s own', async (t) => {
+t.test("terms: the plan's built-in terms, then the operator's plan overrides, then the key's own", async (t) => {
   const { stores, billing, key, work } = await desk(t);
-  t.strictSame(DEFAULT_PLAN_TERMS.payg, { batchIncludedMs: 25 * HOUR, realtimeIncludedMs: 25 * HOUR, batchPriceMicros: 300_000, realtimePriceMicros: 450_000, spendCapMicros: null }, 'the contract\'s figures');
-  t.strictSame(DEFAULT_PLAN_TERMS.builder, { batchIncludedMs: 25 * HOUR, realtimeIncludedMs: 25 * HOUR, batchPriceMicros: null, realtimePriceMicros: null, spendCapMicros: null });
-  t.strictSame(DEFAULT_PLAN_TERMS.enterprise, { batchIncludedMs: null, realtimeIncludedMs: null, batchPriceMicros: null, realtimePriceMicros: null, spendCapMicros: null });
+  t.strictSame(
+    DEFAULT_PLAN_TERMS.payg,
+    { batchIncludedMs: 25 * HOUR, realtimeIncludedMs: 25 * HOUR, batchPriceMicros: 300_000, realtimePriceMicros: 450_000, spendCapMicros: null },
+    "the contract's figures",
+  );
+  t.strictSame(DEFAULT_PLAN_TERMS.builder, {
+    batchIncludedMs: 25 * HOUR,
+    realtimeIncludedMs: 25 * HOUR,
+    batchPriceMicros: null,
+    realtimePriceMicros: null,
+    spendCapMicros: null,
+  });
+  t.strictSame(DEFAULT_PLAN_TERMS.enterprise, {
+    batchIncludedMs: null,
+    realtimeIncludedMs: null,
+    batchPriceMicros: null,
+    realtimePriceMicros: null,
+    spendCapMicros: null,
+  });
   const builder = await key({ plan: 'builder' });
   const payg = await key({ plan: 'payg' });
   const payg2 = await key({ plan: 'payg' });
@@ -63,7 +79,11 @@ t.test('terms: the plan\'s built-in terms, then the operator\'s plan overrides, 
   await stores.billing.updatePlan('enterprise', { realtimeIncludedMs: 7 * HOUR, realtimePriceMicros: 200_000 });
   await stores.billing.updateKey(payg2.id, { overrides: { spendCapMicros: null, realtimePriceMicros: 1 } });
   t.strictSame(await billing.terms(payg), { ...DEFAULT_PLAN_TERMS.payg, batchIncludedMs: 1_000, spendCapMicros: 10 }, 'the plan override applies at once');
-  t.strictSame(await billing.terms(payg2), { ...DEFAULT_PLAN_TERMS.payg, batchIncludedMs: 1_000, spendCapMicros: null, realtimePriceMicros: 1 }, 'the key\'s override wins, null included');
+  t.strictSame(
+    await billing.terms(payg2),
+    { ...DEFAULT_PLAN_TERMS.payg, batchIncludedMs: 1_000, spendCapMicros: null, realtimePriceMicros: 1 },
+    "the key's override wins, null included",
+  );
   t.strictSame(await billing.terms(builder), DEFAULT_PLAN_TERMS.builder, 'another plan is untouched');
   t.strictSame(await billing.terms(enterprise), { ...DEFAULT_PLAN_TERMS.enterprise, realtimeIncludedMs: 7 * HOUR, realtimePriceMicros: 200_000 });
   t.strictSame((await billing.status(payg2)).terms, await billing.terms(payg2), 'status reports the same terms');
@@ -79,7 +99,7 @@ t.test('terms: the plan\'s built-in terms, then the operator\'s plan overrides, 
 t.test('requireAllowance refuses with the reason, the pool and when the block lifts', async (t) => {
   const { stores, billing, key, work } = await desk(t);
 
-  t.test('allowance: a builder tenant\'s 25 batch hours, shared by its keys; realtime apart', async (t) => {
+  t.test("allowance: a builder tenant's 25 batch hours, shared by its keys; realtime apart", async (t) => {
     const a = await key({ plan: 'builder', tenant: 'free' });
     const b = await key({ plan: 'builder', tenant: 'free' });
     const elsewhere = await key({ plan: 'builder', tenant: 'elsewhere' });
@@ -91,7 +111,7 @@ t.test('requireAllowance refuses with the reason, the pool and when the block li
     for (const route of ['job', 'inline', 'translation'] as const) {
       t.strictSame(await refusal(billing, a, route), blocked('allowance', 'batch', JUNE_1), `${route}: used up, refused until the next period`);
     }
-    t.strictSame(await refusal(billing, b, 'job'), blocked('allowance', 'batch', JUNE_1), 'the tenant\'s other key too');
+    t.strictSame(await refusal(billing, b, 'job'), blocked('allowance', 'batch', JUNE_1), "the tenant's other key too");
     t.equal(await refusal(billing, elsewhere, 'job'), null, 'another tenant has its own allowance');
     t.equal(await refusal(billing, a, 'realtime'), null, 'the realtime pool is untouched');
     t.strictSame(await refusal(billing, a, 'realtime', 25 * HOUR + 1), blocked('allowance', 'realtime', JUNE_1));
@@ -158,10 +178,10 @@ t.test('meter records a unit of work once; the event carries the clock, the peri
 
   clock.now = JUNE_1;
   t.equal(await billing.meter(k, work('realtime', 1_000, { eventKey: 'realtime:s1:0' })), true);
-  t.equal((await stores.usage.report({ period: '2031-06' })).length, 1, 'work done in June is June\'s');
+  t.equal((await stores.usage.report({ period: '2031-06' })).length, 1, "work done in June is June's");
 });
 
-t.test('monthly rollover: allowance and cap blocks lift at the next period\'s start; a credit block stays', async (t) => {
+t.test("monthly rollover: allowance and cap blocks lift at the next period's start; a credit block stays", async (t) => {
   const { stores, clock, billing, key, work } = await desk(t);
   await stores.billing.setPeriodStartDay(15);
   const JUNE_15 = Date.parse('2031-06-15T00:00:00.000Z');
@@ -195,7 +215,11 @@ t.test('monthly rollover: allowance and cap blocks lift at the next period\'s st
   t.strictSame(status.blocked, { batch: null, realtime: null });
   t.equal(status.period.endMs, Date.parse('2031-07-15T00:00:00.000Z'));
   t.equal(await billing.meter(free, work('job', 25 * HOUR)), true);
-  t.strictSame(await refusal(billing, free, 'job'), blocked('allowance', 'batch', Date.parse('2031-07-15T00:00:00.000Z')), 'used up again: lifts a period later');
+  t.strictSame(
+    await refusal(billing, free, 'job'),
+    blocked('allowance', 'batch', Date.parse('2031-07-15T00:00:00.000Z')),
+    'used up again: lifts a period later',
+  );
 });
 
 t.test('status: the period, terms, standing, credit left, and per pool what blocks and until when', async (t) => {
@@ -215,7 +239,11 @@ t.test('status: the period, terms, standing, credit left, and per pool what bloc
   const used = await billing.status(free);
   t.strictSame(used.blocked, { batch: null, realtime: 'allowance' });
   t.strictSame(used.resetsAtMs, { batch: null, realtime: JUNE_1 });
-  t.strictSame((await billing.status(free, billingPeriodNamed('2031-04', 1)!)).blocked, { batch: null, realtime: null }, 'an explicit period: April stood clear');
+  t.strictSame(
+    (await billing.status(free, billingPeriodNamed('2031-04', 1)!)).blocked,
+    { batch: null, realtime: null },
+    'an explicit period: April stood clear',
+  );
   t.equal((await billing.status(free, billingPeriodNamed('2031-04', 1)!)).period.label, '2031-04');
 
   const prepaid = await key({ plan: 'payg', tenant: 'prepaid' });

@@ -50,7 +50,8 @@ async function usageWith(key: string, until: (body: any) => boolean): Promise<an
   }
 }
 
-const lines = (body: any) => body.keys.flatMap((k: any) => k.lines) as Array<{ route: string; units: number; audio_seconds: number; overage_hours: number; cost: number }>;
+const lines = (body: any) =>
+  body.keys.flatMap((k: any) => k.lines) as Array<{ route: string; units: number; audio_seconds: number; overage_hours: number; cost: number }>;
 
 async function assertBlocked(t: Test, res: Response, reason: RegExp) {
   t.equal(res.status, 402);
@@ -100,13 +101,27 @@ t.test('every route is metered to the millisecond; GET /v1/usage shows the own t
   t.same(body.keys[0].blocked, { batch: null, realtime: null });
 
   const metrics = await (await fetch(`${svc.url}/metrics`)).text();
-  const metered = (route: string) => Number(new RegExp(`^svc_stt_metered_audio_seconds_total\\{route="${route}",model="svc-medical-1"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+  const metered = (route: string) =>
+    Number(new RegExp(`^svc_stt_metered_audio_seconds_total\\{route="${route}",model="svc-medical-1"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
   t.same(['inline', 'translation', 'job', 'realtime'].map(metered), [3, 2, 4, 2], 'Prometheus counts the same seconds');
-  const period = (name: string, pool: string) => Number(new RegExp(`^svc_stt_usage_period_${name}\\{tenant="clinic-a",pool="${pool}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
-  t.same([period('audio_seconds', 'batch'), period('audio_seconds', 'realtime'), period('overage_seconds', 'batch'), period('cost', 'batch')], [9, 2, 0, 0], "the period's ledger figures per tenant and pool");
+  const period = (name: string, pool: string) =>
+    Number(new RegExp(`^svc_stt_usage_period_${name}\\{tenant="clinic-a",pool="${pool}"[^}]*\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+  t.same(
+    [period('audio_seconds', 'batch'), period('audio_seconds', 'realtime'), period('overage_seconds', 'batch'), period('cost', 'batch')],
+    [9, 2, 0, 0],
+    "the period's ledger figures per tenant and pool",
+  );
   t.notMatch(metrics, /key_/, 'without key labels');
-  t.same(metrics.split('\n').filter((l) => l.includes('clinic-')).map((l) => l.split('{')[0]).filter((n, i, all) => all.indexOf(n) === i).sort(),
-    ['svc_stt_usage_period_audio_seconds', 'svc_stt_usage_period_cost', 'svc_stt_usage_period_overage_seconds'], 'tenant ids in the usage gauges only');
+  t.same(
+    metrics
+      .split('\n')
+      .filter((l) => l.includes('clinic-'))
+      .map((l) => l.split('{')[0])
+      .filter((n, i, all) => all.indexOf(n) === i)
+      .sort(),
+    ['svc_stt_usage_period_audio_seconds', 'svc_stt_usage_period_cost', 'svc_stt_usage_period_overage_seconds'],
+    'tenant ids in the usage gauges only',
+  );
 
   t.equal((await usageOf(b.key, '?tenant=clinic-a')).status, 404, "another tenant's figures: 404");
   t.equal((await usageOf(a.key, '?tenant=clinic-a')).status, 200, 'naming the own tenant is fine');
@@ -134,7 +149,11 @@ t.test('every route is metered to the millisecond; GET /v1/usage shows the own t
   await runUsageCommand(['--tenant', 'clinic-a', '--csv'], { write: (text: string) => (csv += text) }, clock().getTime());
   const rows = csv.trim().split('\n');
   t.equal(rows.length, 5, 'a header and one row per route');
-  t.equal(rows.slice(1).reduce((sum, row) => sum + Number(row.split(',')[8]), 0), 11, 'the CSV reconciles: 11 audio-seconds');
+  t.equal(
+    rows.slice(1).reduce((sum, row) => sum + Number(row.split(',')[8]), 0),
+    11,
+    'the CSV reconciles: 11 audio-seconds',
+  );
 });
 
 t.test('the allowance on a plan without overage: the next request is refused, accepted work finishes; the month resets it; a pause wins', async (t) => {
@@ -163,7 +182,11 @@ t.test('the allowance on a plan without overage: the next request is refused, ac
   t.equal(((await replayed.json()) as { id: string }).id, waitingJob.id);
   t.equal((await uploadFile(waitingJob, wav[2])).status, 204, 'its upload is taken');
   await assertBlocked(t, await completeJob(waitingJob, key.key), /allowance/);
-  t.equal(((await (await fetch(`${svc.url}/v1/jobs/${waitingJob.id}`, { headers: auth(key.key) })).json()) as { status: string }).status, 'awaiting_upload', 'its completion is refused; the job waits, nothing lost');
+  t.equal(
+    ((await (await fetch(`${svc.url}/v1/jobs/${waitingJob.id}`, { headers: auth(key.key) })).json()) as { status: string }).status,
+    'awaiting_upload',
+    'its completion is refused; the job waits, nothing lost',
+  );
   t.equal((await fetch(job.poll_url, { headers: auth(key.key) })).status, 200, 'result retrieval keeps working');
   t.equal((await fetch(`${job.poll_url}/result`, { headers: auth(key.key) })).status, 200);
 
@@ -185,7 +208,11 @@ t.test('the allowance on a plan without overage: the next request is refused, ac
 
   await svc.updateKey(key.id, { billingState: 'paused' });
   await assertBlocked(t, await transcribe(key.key, 1), /paused/);
-  t.match(await (await fetch(`${svc.url}/metrics`)).text(), /^svc_stt_billing_refusals_total\{reason="allowance",pool="batch"[^}]*\} [1-9]/m, 'refusals are counted by limit');
+  t.match(
+    await (await fetch(`${svc.url}/metrics`)).text(),
+    /^svc_stt_billing_refusals_total\{reason="allowance",pool="batch"[^}]*\} [1-9]/m,
+    'refusals are counted by limit',
+  );
   t.equal((await usageOf(key.key)).body.keys[0].blocked.batch.resets_at, null, 'a pause waits for an operator');
 });
 
@@ -193,7 +220,8 @@ t.test('a direct upload that became a job, retried with its Idempotency-Key once
   const key = await svc.createKey({ tenant: 'clinic-direct', plan: 'builder' });
   await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 5_000 } });
   const retried = { 'idempotency-key': `direct-${randomBytes(4).toString('hex')}` };
-  const send = () => postTranscription(svc.url, key.key, { model: 'svc-medical-1', response_format: 'json' }, { data: wav[4], name: 'visit.wav', type: 'audio/wav' }, retried);
+  const send = () =>
+    postTranscription(svc.url, key.key, { model: 'svc-medical-1', response_format: 'json' }, { data: wav[4], name: 'visit.wav', type: 'audio/wav' }, retried);
   const first = await send();
   t.equal(first.status, 202, '4 s is beyond the inline boundary: a job');
   const created = (await first.json()) as { id: string; poll_url: string };
@@ -256,7 +284,12 @@ t.test('the ledger holds counters only: no file name, prompt, vocabulary or text
   const fileName = `jane-doe-${canary}.wav`;
   const prompt = `Jane Doe ${canary} takes warfarin`;
   const term = `Canarycillin${canary}`;
-  const inline = await postTranscription(svc.url, key.key, { model: 'svc-medical-1', response_format: 'json', prompt }, { data: wav[3], name: fileName, type: 'audio/wav' });
+  const inline = await postTranscription(
+    svc.url,
+    key.key,
+    { model: 'svc-medical-1', response_format: 'json', prompt },
+    { data: wav[3], name: fileName, type: 'audio/wav' },
+  );
   t.equal(inline.status, 200);
   const said = ((await inline.json()) as { text: string }).text;
   const job = await createJob(svc.url, key.key, jobBody(wav[2], { filename: fileName, prompt, vocabulary: [term] }));
@@ -269,12 +302,23 @@ t.test('the ledger holds counters only: no file name, prompt, vocabulary or text
   recordCanary('transcript', prompt);
 
   const events = (await rawRows('usage_events')).filter((row) => row.tenant === 'clinic-audit');
-  t.same(events.map((row) => [row.route, Number(row.audio_ms), Number(row.vocabulary)]).sort(), [['inline', 3000, 1], ['job', 2000, 1]], 'both metered, vocabulary used');
+  t.same(
+    events.map((row) => [row.route, Number(row.audio_ms), Number(row.vocabulary)]).sort(),
+    [
+      ['inline', 3000, 1],
+      ['job', 2000, 1],
+    ],
+    'both metered, vocabulary used',
+  );
   const stored = JSON.stringify([...events, ...(await rawRows('key_billing')), ...(await rawRows('billing_plans')), ...(await rawRows('billing_settings'))]);
-  for (const secret of [canary, fileName, prompt, term, 'warfarin', 'visit.wav']) t.notOk(stored.includes(secret), `no ${JSON.stringify(secret)} in the billing tables`);
+  for (const secret of [canary, fileName, prompt, term, 'warfarin', 'visit.wav'])
+    t.notOk(stored.includes(secret), `no ${JSON.stringify(secret)} in the billing tables`);
   if (said.trim().length >= 8) t.notOk(stored.includes(said.trim()), 'nor the transcript');
   for (const row of events) {
     const words = Object.values(row).filter((value): value is string => typeof value === 'string');
-    t.ok(words.every((value) => /^[\w:.-]+$/.test(value)), `identifiers and categories only: ${words.join(' ')}`);
+    t.ok(
+      words.every((value) => /^[\w:.-]+$/.test(value)),
+      `identifiers and categories only: ${words.join(' ')}`,
+    );
   }
 });

@@ -48,7 +48,20 @@ const listJson = async () => JSON.parse(await keys(['list', '--json'])) as Array
 
 t.test('create: every option lands in the listing', async (t) => {
   useDataDir(t);
-  const created = await createJson(['--tenant', 'acme', '--plan', 'enterprise', '--entitlement', 'patterns', '--default-language', 'es-419', '--retention-hours', '48', '--rate-limit', '90']);
+  const created = await createJson([
+    '--tenant',
+    'acme',
+    '--plan',
+    'enterprise',
+    '--entitlement',
+    'patterns',
+    '--default-language',
+    'es-419',
+    '--retention-hours',
+    '48',
+    '--rate-limit',
+    '90',
+  ]);
   t.equal(created.tenant, 'acme');
   t.match((await listJson())[0], {
     id: created.id,
@@ -91,8 +104,34 @@ t.test('list: empty, JSON and table, never a key', async (t) => {
 t.test('update and revoke', async (t) => {
   const dataDir = useDataDir(t);
   const created = await createJson();
-  const updated = JSON.parse(await keys(['update', created.id, '--json', '--plan', 'builder', '--billing', 'paused', '--entitlement', 'patterns', '--retention-hours', '12', '--default-language', 'fr', '--rate-limit', '30']));
-  t.match(updated, { id: created.id, plan: 'builder', billing_state: 'paused', entitlements: ['patterns'], retention_hours: 12, default_language: 'fr', rate_limit_per_minute: 30 });
+  const updated = JSON.parse(
+    await keys([
+      'update',
+      created.id,
+      '--json',
+      '--plan',
+      'builder',
+      '--billing',
+      'paused',
+      '--entitlement',
+      'patterns',
+      '--retention-hours',
+      '12',
+      '--default-language',
+      'fr',
+      '--rate-limit',
+      '30',
+    ]),
+  );
+  t.match(updated, {
+    id: created.id,
+    plan: 'builder',
+    billing_state: 'paused',
+    entitlements: ['patterns'],
+    retention_hours: 12,
+    default_language: 'fr',
+    rate_limit_per_minute: 30,
+  });
   const cleared = JSON.parse(await keys(['update', created.id, '--json', '--entitlement', 'none', '--default-language', 'none', '--rate-limit', 'none']));
   t.match(cleared, { entitlements: [], default_language: null, rate_limit_per_minute: null, plan: 'builder' });
   t.match(await keys(['update', created.id, '--billing', 'active']), new RegExp(`^updated ${created.id}\\n`));
@@ -132,7 +171,11 @@ t.test('refusals: usage errors (exit 2) and unknown keys (exit 1); secrets never
     t.ok(error instanceof UsageError, `${args.join(' ')}: usage error`);
     t.match(error.message, message, args.join(' '));
   }
-  for (const args of [['revoke', 'key_ZZZZZZZZZZZZ'], ['update', 'key_ZZZZZZZZZZZZ', '--plan', 'payg'], ['revoke', created.key]]) {
+  for (const args of [
+    ['revoke', 'key_ZZZZZZZZZZZZ'],
+    ['update', 'key_ZZZZZZZZZZZZ', '--plan', 'payg'],
+    ['revoke', created.key],
+  ]) {
     const error = await failure(runKeysCommand, args);
     t.match(error, { code: 'not_found' }, args.join(' '));
     t.ok(error instanceof KeyStoreError && !('exitCode' in error), 'exit code 1');

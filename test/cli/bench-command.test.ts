@@ -60,7 +60,9 @@ t.test('bench on an audio file: what was measured, a table, then the JSON line l
 
 t.test('bench without --audio speaks its own; --json prints the JSON line alone', async (t) => {
   const model = await testModelPath('micro');
-  const out = await capturedStdout(() => runBenchCommand(['--model', model, '--seconds', '3', '--workers', '1', '--max-tokens', '2', '--calls', '1', '--json']));
+  const out = await capturedStdout(() =>
+    runBenchCommand(['--model', model, '--seconds', '3', '--workers', '1', '--max-tokens', '2', '--calls', '1', '--json']),
+  );
   t.match(out, /^\{[^\n]*\}\n$/, 'one line');
   const summary = JSON.parse(out);
   t.match(summary, { audio: 'generated', clip_seconds: [3], calls: 1, audio_seconds: 3, max_tokens: 2 });

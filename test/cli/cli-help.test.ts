@@ -27,12 +27,20 @@ t.test('--help lists every command and option of the README', async (t) => {
   const block = readmeCommandLineBlock();
   const help = await capturedStdout(() => main(['--help']));
   t.ok(optionsIn(block).size > 30, `the README block lists ${optionsIn(block).size} options`);
-  t.same([...optionsIn(block)].filter((option) => !optionsIn(help).has(option)), [], 'options missing from --help');
-  t.same([...commandsIn(block)].filter((command) => !commandsIn(help).has(command)), [], 'commands missing from --help');
+  t.same(
+    [...optionsIn(block)].filter((option) => !optionsIn(help).has(option)),
+    [],
+    'options missing from --help',
+  );
+  t.same(
+    [...commandsIn(block)].filter((command) => !commandsIn(help).has(command)),
+    [],
+    'commands missing from --help',
+  );
   t.ok(commandsIn(block).has('bench'));
 });
 
-t.test('COMMAND --help and help COMMAND: that command\'s lines only', async (t) => {
+t.test("COMMAND --help and help COMMAND: that command's lines only", async (t) => {
   const bench = await capturedStdout(() => main(['bench', '--help']));
   t.match(bench, /^Usage:\n {2}svc-stt bench \[--model PATH\|NAME\] \[--audio FILE \.\.\.\]/);
   t.match(bench, /--max-tokens N\] \[--json\]/, 'with its continuation lines');

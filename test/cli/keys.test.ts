@@ -34,7 +34,11 @@ t.test('keys create --json prints exactly one line {"key","id","tenant"}; the ke
 
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  t.match(await new SqliteKeyStore(db).authenticate(created.key), { id: created.id, tenant: 'acme', plan: 'builder', entitlements: ['patterns', 'language_detection'] }, 'the server accepts the printed key');
+  t.match(
+    await new SqliteKeyStore(db).authenticate(created.key),
+    { id: created.id, tenant: 'acme', plan: 'builder', entitlements: ['patterns', 'language_detection'] },
+    'the server accepts the printed key',
+  );
 });
 
 t.test('keys list --json: an array of {id, tenant, ...}, never a key', async (t) => {
@@ -45,8 +49,25 @@ t.test('keys list --json: an array of {id, tenant, ...}, never a key', async (t)
   t.equal(result.code, 0, result.stderr);
   t.match(result.stdout, /^[^\n]+\n$/, 'one line');
   const listed = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
-  t.same(listed.map((k) => [k.id, k.tenant]), [[a.id, a.tenant], [b.id, b.tenant]]);
-  t.same(Object.keys(listed[0]).sort(), ['billing_state', 'created_at', 'default_language', 'entitlements', 'id', 'plan', 'rate_limit_per_minute', 'retention_hours', 'revoked_at', 'tenant']);
+  t.same(
+    listed.map((k) => [k.id, k.tenant]),
+    [
+      [a.id, a.tenant],
+      [b.id, b.tenant],
+    ],
+  );
+  t.same(Object.keys(listed[0]).sort(), [
+    'billing_state',
+    'created_at',
+    'default_language',
+    'entitlements',
+    'id',
+    'plan',
+    'rate_limit_per_minute',
+    'retention_hours',
+    'revoked_at',
+    'tenant',
+  ]);
   t.same(listed[1].entitlements, []);
   for (const { key } of [a, b]) {
     t.notOk(result.stdout.includes(key), 'not the key');

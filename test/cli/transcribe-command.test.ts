@@ -44,7 +44,10 @@ t.test('svc-stt transcribe --diarize: verbose_json with speakers and words, text
   const common = [c.path, '--model', model, '--max-tokens', '12', '--no-fallback', '--diarize'];
   const verbose = JSON.parse(await captured([...common, '--format', 'verbose_json']));
   t.same(verbose.speakers, [{ speaker: 'A' }, { speaker: 'B' }]);
-  t.ok(verbose.segments.every((s: { speaker: string }) => ['A', 'B'].includes(s.speaker)), 'every segment has its speaker');
+  t.ok(
+    verbose.segments.every((s: { speaker: string }) => ['A', 'B'].includes(s.speaker)),
+    'every segment has its speaker',
+  );
   t.ok(verbose.words.length > 0 && verbose.words.every((w: { speaker: string }) => ['A', 'B'].includes(w.speaker)));
   t.equal(verbose.speaker_timing.requested_max_speakers, 4);
   t.ok(verbose.speaker_segments.length >= 2);
@@ -62,13 +65,17 @@ t.test('svc-stt transcribe --diarize: verbose_json with speakers and words, text
 t.test('usage errors of the speaker flags', async (t) => {
   const model = await testModelPath('micro');
   await t.rejects(runTranscribeCommand(['x.wav', '--model', model, '--max-speakers', '2']), new UsageError('--max-speakers needs --diarize'));
-  await t.rejects(runTranscribeCommand(['x.wav', '--model', model, '--diarize', '--max-speakers', '5']), { message: /--max-speakers must be an integer from 1 to 4/ });
+  await t.rejects(runTranscribeCommand(['x.wav', '--model', model, '--diarize', '--max-speakers', '5']), {
+    message: /--max-speakers must be an integer from 1 to 4/,
+  });
 });
 
 t.test('svc-stt transcribe --patterns: the report in verbose_json; a refused pattern before any audio is read', async (t) => {
   const path = await speechWav(4);
   const model = await testModelPath('micro');
-  const verbose = JSON.parse(await captured([path, '--model', model, '--max-tokens', '12', '--no-fallback', '--patterns', '(?i)[a-z]+,\\d+', '--format', 'verbose_json']));
+  const verbose = JSON.parse(
+    await captured([path, '--model', model, '--max-tokens', '12', '--no-fallback', '--patterns', '(?i)[a-z]+,\\d+', '--format', 'verbose_json']),
+  );
   t.match(verbose.patterns, { schema: 'svc-patterns-v1', requested: 2, budget_exhausted: 0 });
   t.equal(verbose.patterns.matches, verbose.patterns.results[0].count + verbose.patterns.results[1].count);
   await t.rejects(runTranscribeCommand(['missing.wav', '--model', model, '--patterns', 'a+?']), { message: /pattern 1: lazy/ });
@@ -78,7 +85,10 @@ t.test('a model that is not there: the path, and how to get it, before any audio
   const saved = { dir: process.env.SVC_MODELS_DIR, model: process.env.SVC_MODEL };
   process.env.SVC_MODELS_DIR = t.testdir();
   t.teardown(() => {
-    for (const [name, value] of [['SVC_MODELS_DIR', saved.dir], ['SVC_MODEL', saved.model]] as const) {
+    for (const [name, value] of [
+      ['SVC_MODELS_DIR', saved.dir],
+      ['SVC_MODEL', saved.model],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
@@ -90,7 +100,16 @@ t.test('a model that is not there: the path, and how to get it, before any audio
     message: `--model: model 'tiny' is not downloaded (no file ${expected}); get it with: svc-stt models download tiny (\`svc-stt models list\` shows what is downloaded; SVC_MODELS_DIR sets where models are)`,
   });
   process.env.SVC_MODEL = 'base.en';
-  await t.rejects(runTranscribeCommand(['missing.wav']), { constructor: UsageError, message: /^SVC_MODEL: model 'base\.en' is not downloaded .*svc-stt models download base\.en/ });
-  await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'tinyy']), { constructor: UsageError, message: /'tinyy' is no model name that can be downloaded; `svc-stt models list` shows the names/ });
-  await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'models/mine.bin']), { constructor: UsageError, message: `--model: no model file ${resolve('models/mine.bin')}` });
+  await t.rejects(runTranscribeCommand(['missing.wav']), {
+    constructor: UsageError,
+    message: /^SVC_MODEL: model 'base\.en' is not downloaded .*svc-stt models download base\.en/,
+  });
+  await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'tinyy']), {
+    constructor: UsageError,
+    message: /'tinyy' is no model name that can be downloaded; `svc-stt models list` shows the names/,
+  });
+  await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'models/mine.bin']), {
+    constructor: UsageError,
+    message: `--model: no model file ${resolve('models/mine.bin')}`,
+  });
 });

@@ -122,11 +122,16 @@ t.test('concurrent rotations each get their own version', async (t) => {
   const dataDir = join(t.testdir(), 'data');
   const keyId = await newKey(dataDir);
   t.equal(cli(dataDir, ['webhooks', 'secret', 'create', '--key', keyId, '--json']).code, 0);
-  const rotate = () => promisify(execFile)(CLI[0], [...CLI.slice(1), 'webhooks', 'secret', 'rotate', '--key', keyId, '--json'], { cwd: ROOT, env: childEnv(dataDir, {}) });
+  const rotate = () =>
+    promisify(execFile)(CLI[0], [...CLI.slice(1), 'webhooks', 'secret', 'rotate', '--key', keyId, '--json'], { cwd: ROOT, env: childEnv(dataDir, {}) });
   const versions = (await Promise.all([rotate(), rotate(), rotate()])).map((result) => JSON.parse(result.stdout).version as number);
   t.same(versions.sort(), [2, 3, 4]);
   const listed = await serverView(t, dataDir, null, (secrets) => secrets.list(keyId, Date.now()));
-  t.same(listed.map((summary) => summary.state), ['previous', 'previous', 'previous', 'active'], 'exactly one active version');
+  t.same(
+    listed.map((summary) => summary.state),
+    ['previous', 'previous', 'previous', 'active'],
+    'exactly one active version',
+  );
 });
 
 t.test('exit codes: 1 for an unknown key, 2 for a mistake on the command line', async (t) => {
@@ -141,7 +146,11 @@ t.test('exit codes: 1 for an unknown key, 2 for a mistake on the command line', 
   t.equal(missing.stdout, '');
   t.match(missing.stderr, /^svc-stt: --key KEY_ID is required\nusage: svc-stt webhooks secret create/);
 
-  for (const args of [['webhooks', 'secret', 'revoke', '--key', 'key_ZZZZZZZZZZZZ'], ['webhooks', 'secret', 'list', '--key', 'key_ZZZZZZZZZZZZ', 'extra'], ['webhooks']]) {
+  for (const args of [
+    ['webhooks', 'secret', 'revoke', '--key', 'key_ZZZZZZZZZZZZ'],
+    ['webhooks', 'secret', 'list', '--key', 'key_ZZZZZZZZZZZZ', 'extra'],
+    ['webhooks'],
+  ]) {
     const result = cli(dataDir, args);
     t.equal(result.code, 2, args.join(' '));
     t.match(result.stderr, /usage: svc-stt webhooks secret create --key KEY_ID/, 'shows the usage');

@@ -12,7 +12,7 @@ import { defaultVadModelPath } from '../../src/models/vad-model-path.js';
 
 /** A folder with two (fake) model files; loadConfig only checks that they are readable files. */
 function models(t: Test) {
-  const dir = t.testdir({ 'flagship.bin': 'ggml', 'edge.bin': 'ggml', 'sub': {} });
+  const dir = t.testdir({ 'flagship.bin': 'ggml', 'edge.bin': 'ggml', sub: {} });
   return { dir, flagship: join(dir, 'flagship.bin'), edge: join(dir, 'edge.bin') };
 }
 
@@ -23,7 +23,7 @@ function problemsOf(run: () => unknown): string[] {
     if (error instanceof ConfigError) {
       // The message is the list, one problem per line.
       const lines = error.message.split('\n');
-      if (lines[0] !== 'invalid configuration:' || lines.length !== error.problems.length + 1) throw new Error('unexpected message shape');
+      if (lines[0] !== 'invalid configuration:' || lines.length !== error.problems.length + 1) throw new Error('unexpected message shape', { cause: error });
       return [...error.problems];
     }
     throw error;
@@ -177,9 +177,10 @@ t.test('SVC_CONFIG file: camelCase settings, paths relative to the file, environ
 t.test('an empty variable counts as unset', async (t) => {
   const { flagship } = models(t);
   t.equal(loadConfig({ SVC_MODEL: flagship, SVC_PORT: '' }).port, 8080);
-  t.same(problemsOf(() => loadConfig({ SVC_MODEL: '' })), [
-    'SVC_MODEL is required: the model file for svc-medical-1 (get one with `svc-stt models download NAME`)',
-  ]);
+  t.same(
+    problemsOf(() => loadConfig({ SVC_MODEL: '' })),
+    ['SVC_MODEL is required: the model file for svc-medical-1 (get one with `svc-stt models download NAME`)'],
+  );
 });
 
 t.test('every problem at once, each on its own line naming its variable', async (t) => {
@@ -239,29 +240,40 @@ t.test('every problem at once, each on its own line naming its variable', async 
 
 t.test('cross-setting rules', async (t) => {
   const { flagship } = models(t);
-  t.same(problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_INLINE_BOUNDARY_SECONDS: '120', SVC_MAX_AUDIO_SECONDS: '60' })), [
-    'SVC_INLINE_BOUNDARY_SECONDS (120) must not exceed SVC_MAX_AUDIO_SECONDS (60)',
-  ]);
-  t.same(problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_PORT: '9000', SVC_REALTIME_PORT: '9000' })), [
-    'SVC_REALTIME_PORT must differ from SVC_PORT (both are 9000)',
-  ]);
+  t.same(
+    problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_INLINE_BOUNDARY_SECONDS: '120', SVC_MAX_AUDIO_SECONDS: '60' })),
+    ['SVC_INLINE_BOUNDARY_SECONDS (120) must not exceed SVC_MAX_AUDIO_SECONDS (60)'],
+  );
+  t.same(
+    problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_PORT: '9000', SVC_REALTIME_PORT: '9000' })),
+    ['SVC_REALTIME_PORT must differ from SVC_PORT (both are 9000)'],
+  );
   t.equal(loadConfig({ SVC_MODEL: flagship, SVC_INLINE_BOUNDARY_SECONDS: '60', SVC_MAX_AUDIO_SECONDS: '60' }).inlineBoundarySeconds, 60);
 });
 
 t.test('model files must be readable files', async (t) => {
   const { dir, flagship } = models(t);
-  t.match(problemsOf(() => loadConfig({ SVC_MODEL: join(dir, 'sub') })), [/^SVC_MODEL must name a model file, but .*sub is not a file$/]);
+  t.match(
+    problemsOf(() => loadConfig({ SVC_MODEL: join(dir, 'sub') })),
+    [/^SVC_MODEL must name a model file, but .*sub is not a file$/],
+  );
   if (process.getuid?.() !== 0) {
     // root reads any file, so this case can only be seen as an ordinary user.
     chmodSync(flagship, 0o000);
-    t.match(problemsOf(() => loadConfig({ SVC_MODEL: flagship })), [/^SVC_MODEL names a model file this process cannot read/]);
+    t.match(
+      problemsOf(() => loadConfig({ SVC_MODEL: flagship })),
+      [/^SVC_MODEL names a model file this process cannot read/],
+    );
     chmodSync(flagship, 0o644);
   }
 });
 
 t.test('data folder that is a file', async (t) => {
   const { flagship } = models(t);
-  t.match(problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_DATA_DIR: flagship })), [/^SVC_DATA_DIR \(.*\) exists and is not a folder$/]);
+  t.match(
+    problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_DATA_DIR: flagship })),
+    [/^SVC_DATA_DIR \(.*\) exists and is not a folder$/],
+  );
 });
 
 t.test('config file problems name the file and the setting', async (t) => {
@@ -279,10 +291,19 @@ t.test('config file problems name the file and the setting', async (t) => {
   t.equal(problems.length, 5);
 
   writeFileSync(file, '{ not json');
-  t.match(problemsOf(() => loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship })), [/^SVC_CONFIG: .* is not valid JSON/]);
+  t.match(
+    problemsOf(() => loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship })),
+    [/^SVC_CONFIG: .* is not valid JSON/],
+  );
   writeFileSync(file, '[1, 2]');
-  t.match(problemsOf(() => loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship })), [/^SVC_CONFIG: .* must hold a JSON object$/]);
-  t.match(problemsOf(() => loadConfig({ SVC_CONFIG: join(dir, 'nope.json'), SVC_MODEL: flagship })), [/^SVC_CONFIG: cannot read .*nope\.json \(ENOENT\)$/]);
+  t.match(
+    problemsOf(() => loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship })),
+    [/^SVC_CONFIG: .* must hold a JSON object$/],
+  );
+  t.match(
+    problemsOf(() => loadConfig({ SVC_CONFIG: join(dir, 'nope.json'), SVC_MODEL: flagship })),
+    [/^SVC_CONFIG: cannot read .*nope\.json \(ENOENT\)$/],
+  );
   t.throws(() => loadDataDir({ SVC_CONFIG: join(dir, 'nope.json') }), ConfigError);
 });
 
@@ -312,10 +333,14 @@ t.test('connection limits (unread output): environment, config file, and bad val
   const file = join(dir, 'limits.json');
   writeFileSync(file, JSON.stringify({ connections: { public: { unreadTimeoutMs: 2500 } } }));
   const fromFile = loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship });
-  t.same(fromFile.connections, {
-    authenticated: DEFAULTS.connections.authenticated,
-    public: { ...DEFAULTS.connections.public, unreadTimeoutMs: 2500 },
-  }, 'one setting from the file, the rest defaults');
+  t.same(
+    fromFile.connections,
+    {
+      authenticated: DEFAULTS.connections.authenticated,
+      public: { ...DEFAULTS.connections.public, unreadTimeoutMs: 2500 },
+    },
+    'one setting from the file, the rest defaults',
+  );
   t.match(
     problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_MAX_PIPELINED_REQUESTS: '0', SVC_PUBLIC_UNREAD_TIMEOUT_MS: '10' })),
     [/^SVC_MAX_PIPELINED_REQUESTS must be an integer from 1 /, /^SVC_PUBLIC_UNREAD_TIMEOUT_MS must be an integer from 100 /],
@@ -325,7 +350,11 @@ t.test('connection limits (unread output): environment, config file, and bad val
 t.test('the VAD model: the installed default, SVC_VAD_MODEL, a missing file refused unless SVC_VAD=false', async (t) => {
   const { flagship } = models(t);
   const missing = join(flagship, '..', 'no-vad-model.bin');
-  t.same(loadConfig({ SVC_MODEL: flagship, SVC_VAD_MODEL: flagship }).vad, { enabled: true, model: flagship }, 'any existing file; its content is checked when the engine opens it');
+  t.same(
+    loadConfig({ SVC_MODEL: flagship, SVC_VAD_MODEL: flagship }).vad,
+    { enabled: true, model: flagship },
+    'any existing file; its content is checked when the engine opens it',
+  );
   const problems = problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_VAD_MODEL: missing }));
   t.match(problems.join('\n'), /SVC_VAD_MODEL names a VAD model that does not exist/);
   t.same(loadConfig({ SVC_MODEL: flagship, SVC_VAD: 'false', SVC_VAD_MODEL: missing }).vad, { enabled: false, model: missing });
@@ -337,7 +366,9 @@ t.test('SVC_DATABASE_URL selects PostgreSQL; anything but a postgres:// URL is r
   t.same(loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: url }).database, { url });
   t.same(loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: 'postgresql://db/svc' }).database, { url: 'postgresql://db/svc' });
   for (const bad of ['mysql://root:hunter2@db/svc', 'not a url hunter2']) {
-    t.throws(() => loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: bad }), { message: /SVC_DATABASE_URL must be a postgres:\/\/user:password@host:port\/database URL/ });
+    t.throws(() => loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: bad }), {
+      message: /SVC_DATABASE_URL must be a postgres:\/\/user:password@host:port\/database URL/,
+    });
     try {
       loadConfig({ SVC_MODEL: flagship, SVC_DATABASE_URL: bad });
     } catch (error) {
@@ -367,7 +398,11 @@ t.test('SVC_S3_* select the S3 blob store; without a bucket they are refused; th
     credentials: { accessKeyId: 'svc', secretAccessKey: 'hunter2 secret' },
     prefix: 'svc-stt/',
   });
-  t.match(loadConfig({ SVC_MODEL: flagship, SVC_S3_BUCKET: 'svc-audio' }).storage.s3, { region: 'us-east-1', forcePathStyle: false, prefix: '' }, 'AWS itself: virtual-host style, the default credential chain');
+  t.match(
+    loadConfig({ SVC_MODEL: flagship, SVC_S3_BUCKET: 'svc-audio' }).storage.s3,
+    { region: 'us-east-1', forcePathStyle: false, prefix: '' },
+    'AWS itself: virtual-host style, the default credential chain',
+  );
   t.notOk('credentials' in loadConfig({ SVC_MODEL: flagship, SVC_S3_BUCKET: 'svc-audio' }).storage.s3!);
 
   const refused = (env: Record<string, string>) => problemsOf(() => loadConfig({ SVC_MODEL: flagship, ...env })).join('\n');
@@ -382,7 +417,14 @@ t.test('SVC_S3_* select the S3 blob store; without a bucket they are refused; th
 
 t.test('role, metrics port and lifecycle settings', async (t) => {
   const { flagship } = models(t);
-  const config = loadConfig({ SVC_MODEL: flagship, SVC_ROLE: 'worker', SVC_METRICS_PORT: '9464', SVC_METRICS_TENANT_LABELS: '5', SVC_DRAIN_MS: '5000', SVC_INSTANCE_TTL_MS: '6000' });
+  const config = loadConfig({
+    SVC_MODEL: flagship,
+    SVC_ROLE: 'worker',
+    SVC_METRICS_PORT: '9464',
+    SVC_METRICS_TENANT_LABELS: '5',
+    SVC_DRAIN_MS: '5000',
+    SVC_INSTANCE_TTL_MS: '6000',
+  });
   t.match(config, { role: 'worker', metricsPort: 9464, metricsTenantLabels: 5, lifecycle: { drainMs: 5000, instanceTtlMs: 6000 } });
   const refused = (env: Record<string, string>) => problemsOf(() => loadConfig({ SVC_MODEL: flagship, ...env })).join('\n');
   t.match(refused({ SVC_ROLE: 'scheduler' }), /SVC_ROLE must be one of api, worker, all/);

@@ -30,7 +30,8 @@ async function diarizeFile(path: string) {
   return { pcm, regions, result: await engine.diarize(pcm, regions) };
 }
 
-const hypothesis = (turns: Array<{ start: number; end: number; speaker: number }>) => turns.map((x) => ({ speaker: String(x.speaker), start: x.start, end: x.end }));
+const hypothesis = (turns: Array<{ start: number; end: number; speaker: number }>) =>
+  turns.map((x) => ({ speaker: String(x.speaker), start: x.start, end: x.end }));
 
 // Bars: what this training-free diarizer reaches on these voices, with a margin (bench/diarization.ts
 // prints the figures). Two voices are told apart almost perfectly; the 3- and 4-voice sets hold
@@ -50,10 +51,17 @@ for (const voices of [2, 3, 4] as const) {
     for (const [i, turn] of result.turns.entries()) {
       t.ok(turn.end > turn.start, 'a turn has length');
       if (i > 0) t.ok(turn.start >= result.turns[i - 1].end, 'turns are in order and do not overlap');
-      t.ok(regions.some((r) => turn.start >= r.start - 1e-9 && turn.end <= r.end + 1e-9), 'a turn lies inside a speech region');
+      t.ok(
+        regions.some((r) => turn.start >= r.start - 1e-9 && turn.end <= r.end + 1e-9),
+        'a turn lies inside a speech region',
+      );
       t.ok(turn.speaker >= 0 && turn.speaker < result.voices);
     }
-    t.same(result.turns.map((x) => x.speaker).filter((s, i, all) => all.indexOf(s) === i), [...Array(result.voices).keys()], 'labels in order of first appearance');
+    t.same(
+      result.turns.map((x) => x.speaker).filter((s, i, all) => all.indexOf(s) === i),
+      [...Array(result.voices).keys()],
+      'labels in order of first appearance',
+    );
   });
 }
 
@@ -97,7 +105,9 @@ t.test("a recording's features joined from windows diarize as its PCM does", asy
   const canvas = new SpeakerFeatureCanvas(seconds);
   for (let start = 0; start < seconds; start += 7) {
     const end = Math.min(seconds, start + 7.02);
-    const local = regions.filter((r) => r.end > start && r.start < end).map((r) => ({ start: Math.max(0, r.start - start), end: Math.min(end, r.end) - start }));
+    const local = regions
+      .filter((r) => r.end > start && r.start < end)
+      .map((r) => ({ start: Math.max(0, r.start - start), end: Math.min(end, r.end) - start }));
     if (local.length === 0) continue;
     canvas.place(start, await engine.speakerFeatures(pcm.slice(Math.round(start * 16000), Math.round(end * 16000)), local), 700);
   }
@@ -110,9 +120,18 @@ t.test("a recording's features joined from windows diarize as its PCM does", asy
 
   const addon = loadNativeAddon();
   const { frames, values, audible } = canvas.features;
-  t.throws(() => addon.diarize({ frames, values: values.subarray(1), audible }, regions, { maxVoices: 4 }), { name: 'RangeError', message: /values must hold frames x 19/ });
-  t.throws(() => addon.diarize({ frames, values, audible: audible.subarray(1) }, regions, { maxVoices: 4 }), { name: 'RangeError', message: /one flag per frame/ });
-  t.throws(() => addon.diarize({ frames, values: Array.from(values) as never, audible }, regions, { maxVoices: 4 }), { name: 'TypeError', message: /values must be a Float32Array/ });
+  t.throws(() => addon.diarize({ frames, values: values.subarray(1), audible }, regions, { maxVoices: 4 }), {
+    name: 'RangeError',
+    message: /values must hold frames x 19/,
+  });
+  t.throws(() => addon.diarize({ frames, values, audible: audible.subarray(1) }, regions, { maxVoices: 4 }), {
+    name: 'RangeError',
+    message: /one flag per frame/,
+  });
+  t.throws(() => addon.diarize({ frames, values: Array.from(values) as never, audible }, regions, { maxVoices: 4 }), {
+    name: 'TypeError',
+    message: /values must be a Float32Array/,
+  });
   t.throws(() => addon.diarize({ frames: 1.5, values, audible } as never, regions, { maxVoices: 4 }), { name: 'RangeError', message: /frames/ });
   t.throws(() => addon.diarize([1, 2] as never, regions, { maxVoices: 4 }), { name: 'TypeError', message: /PCM \(a Float32Array\) or speaker features/ });
   t.throws(() => addon.speakerFeatures(new Float32Array(0), regions), { name: 'RangeError', message: /pcm is empty/ });
@@ -127,7 +146,18 @@ t.test('bad arguments reject with clear errors', async (t) => {
   t.throws(() => addon.diarize(pcm, 'all' as never, { maxVoices: 4 }), { name: 'TypeError', message: /regions must be an array/ });
   t.throws(() => addon.diarize(pcm, [{ start: 'a', end: 1 }] as never, { maxVoices: 4 }), { name: 'TypeError', message: /start must be a finite number/ });
   t.throws(() => addon.diarize(pcm, [{ start: 1, end: 0.5 }], { maxVoices: 4 }), { name: 'RangeError', message: /0 <= start <= end/ });
-  t.throws(() => addon.diarize(pcm, [{ start: 0, end: 0.6 }, { start: 0.5, end: 0.9 }], { maxVoices: 4 }), { name: 'RangeError', message: /time order without overlap/ });
+  t.throws(
+    () =>
+      addon.diarize(
+        pcm,
+        [
+          { start: 0, end: 0.6 },
+          { start: 0.5, end: 0.9 },
+        ],
+        { maxVoices: 4 },
+      ),
+    { name: 'RangeError', message: /time order without overlap/ },
+  );
   t.throws(() => addon.diarize(pcm, ok, { maxVoices: 0 }), { name: 'RangeError', message: /maxVoices/ });
   t.throws(() => addon.diarize(pcm, ok, { maxVoices: 2.5 }), { name: 'RangeError', message: /maxVoices/ });
   t.throws(() => addon.diarize(pcm, ok, {} as never), { name: 'TypeError', message: /maxVoices/ });

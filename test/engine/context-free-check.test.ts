@@ -15,7 +15,7 @@ import { testModelPath } from '../helpers/test-models.js';
 
 const GREEDY: TranscribeOptions = { language: 'en', strategy: 'greedy', beamSize: 1, temperatureInc: 0 };
 
-t.test('the check decodes the prompted call\'s own encoder output as whisper decodes it without a prompt', async (t) => {
+t.test("the check decodes the prompted call's own encoder output as whisper decodes it without a prompt", async (t) => {
   const engine = await Engine.open({ model: await testModelPath('tiny', 3), workers: 1, threadsPerWorker: 2 });
   t.teardown(() => engine.close());
   const pcm = (await decodeAudio(await speechWav(60), { maxSeconds: 60, timeoutMs: 60_000 })).subarray(0, 25 * 16_000);
@@ -34,7 +34,10 @@ t.test('the check decodes the prompted call\'s own encoder output as whisper dec
   t.equal(checkFirst.text, first.text);
   t.equal(checkFirst.start, first.start);
   t.equal(checkFirst.end, first.end);
-  t.ok(checked.check!.segments.every((s) => s.tokens.every((tk) => tk.start === null && tk.p >= 0 && tk.p <= 1)), 'token probabilities, no token times');
+  t.ok(
+    checked.check!.segments.every((s) => s.tokens.every((tk) => tk.start === null && tk.p >= 0 && tk.p <= 1)),
+    'token probabilities, no token times',
+  );
 });
 
 t.test('the check refuses more than one window of audio', async (t) => {
@@ -57,13 +60,31 @@ t.test('pipeline: every window is prompted and checked, and the audit is complet
   const terms = ['metoprolol', 'lisinopril', 'atorvastatin', 'warfarin', 'apixaban'];
   const outcome = await runTranscription(
     pcm,
-    { language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' }, dictionary: true, vocabulary: terms.slice(0, 3), prompt: 'Cardiology follow-up.', diarize: false },
-    { ...stages, transcribe, decoding: { beamSize: 1, maxTokens: 0, temperatureFallback: false }, sampleRate: 16_000, dictionaryFor: async () => ['Warfarin', 'apixaban', 'METOPROLOL'] },
+    {
+      language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },
+      dictionary: true,
+      vocabulary: terms.slice(0, 3),
+      prompt: 'Cardiology follow-up.',
+      diarize: false,
+    },
+    {
+      ...stages,
+      transcribe,
+      decoding: { beamSize: 1, maxTokens: 0, temperatureFallback: false },
+      sampleRate: 16_000,
+      dictionaryFor: async () => ['Warfarin', 'apixaban', 'METOPROLOL'],
+    },
   );
   const prompted = calls.filter((c) => c.options.initialPrompt);
   t.ok(prompted.length >= 2, '45 s of speech is more than one window');
-  t.ok(prompted.every((c) => c.options.initialPrompt === 'Cardiology follow-up. metoprolol, lisinopril, atorvastatin, Warfarin, apixaban.'), 'caller prompt, then request terms above the dictionary');
-  t.ok(prompted.every((c) => c.result.check && c.result.timings.checkMs > 0), 'each prompted call was checked');
+  t.ok(
+    prompted.every((c) => c.options.initialPrompt === 'Cardiology follow-up. metoprolol, lisinopril, atorvastatin, Warfarin, apixaban.'),
+    'caller prompt, then request terms above the dictionary',
+  );
+  t.ok(
+    prompted.every((c) => c.result.check && c.result.timings.checkMs > 0),
+    'each prompted call was checked',
+  );
   const audit = outcome.vocabulary!;
   t.equal(audit.requested_terms, 5);
   t.equal(audit.delivered + audit.unresolved, audit.requested_terms);

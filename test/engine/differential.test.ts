@@ -42,9 +42,20 @@ for (const c of cases) {
       t.same([Math.round(a.t0 * 1000), Math.round(a.t1 * 1000)], [b.offsets.from, b.offsets.to], `segment ${i} times`);
       t.ok(Buffer.from(a.bytes).equals(b.text), `segment ${i} text bytes`);
       const merged = mergeLikeCli(a.tokens.map((tok) => ({ ...tok, t0: Math.round(tok.t0 * 100), t1: Math.round(tok.t1 * 100) })));
-      t.same(merged.map((m) => m.id), b.tokens.map((x) => x.id), `segment ${i} token ids`);
-      t.ok(merged.every((m, j) => m.text.equals(b.tokens[j].text)), `segment ${i} token bytes`);
-      t.same(merged.map((m) => Number(m.p.toPrecision(6))), b.tokens.map((x) => x.p), `segment ${i} token probabilities`);
+      t.same(
+        merged.map((m) => m.id),
+        b.tokens.map((x) => x.id),
+        `segment ${i} token ids`,
+      );
+      t.ok(
+        merged.every((m, j) => m.text.equals(b.tokens[j].text)),
+        `segment ${i} token bytes`,
+      );
+      t.same(
+        merged.map((m) => Number(m.p.toPrecision(6))),
+        b.tokens.map((x) => x.p),
+        `segment ${i} token probabilities`,
+      );
       t.same(
         merged.map((m) => [m.t0 * 10, m.t1 * 10]),
         b.tokens.map((x) => [x.offsets?.from, x.offsets?.to]),

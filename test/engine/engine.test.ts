@@ -20,7 +20,10 @@ t.test('two workers, six calls: all correct, the model read from disk once', asy
   t.ok(reference.segments.length > 0);
   const results = await Promise.all(Array.from({ length: 6 }, () => engine.transcribe(pcm, GREEDY_CAPPED)));
   for (const r of results) {
-    t.same(r.segments.map((s) => s.tokens.map((x) => x.id)), reference.segments.map((s) => s.tokens.map((x) => x.id)));
+    t.same(
+      r.segments.map((s) => s.tokens.map((x) => x.id)),
+      reference.segments.map((s) => s.tokens.map((x) => x.id)),
+    );
     t.equal(r.text, reference.text);
   }
   const stats = loadNativeAddon().modelStats();
@@ -47,7 +50,10 @@ t.test('a result does not depend on what ran before on the same worker', async (
   const first = await engine.transcribe(a, sampled);
   await engine.transcribe(b, sampled);
   const again = await engine.transcribe(a, sampled);
-  t.same(again.segments.map((s) => s.tokens.map((x) => x.id)), first.segments.map((s) => s.tokens.map((x) => x.id)));
+  t.same(
+    again.segments.map((s) => s.tokens.map((x) => x.id)),
+    first.segments.map((s) => s.tokens.map((x) => x.id)),
+  );
 });
 
 t.test('cancellation mid-decode rejects with AbortError and frees the worker', async (t) => {
@@ -58,12 +64,16 @@ t.test('cancellation mid-decode rejects with AbortError and frees the worker', a
   const controller = new AbortController();
   let progressed = false;
   const started = Date.now();
-  const call = engine.transcribe(pcm, { language: 'en', temperatureInc: 0 }, {
-    signal: controller.signal,
-    onProgress: () => {
-      progressed = true;
+  const call = engine.transcribe(
+    pcm,
+    { language: 'en', temperatureInc: 0 },
+    {
+      signal: controller.signal,
+      onProgress: () => {
+        progressed = true;
+      },
     },
-  });
+  );
   // Abort once decoding is under way (the encoder of the first window has run).
   await new Promise((r) => setTimeout(r, 1500));
   controller.abort();
@@ -89,7 +99,11 @@ t.test('progress is monotonic and reaches 100', async (t) => {
   const seen: number[] = [];
   await engine.transcribe(pcm, GREEDY_CAPPED, { onProgress: (p) => seen.push(p) });
   t.ok(seen.length >= 2, `several progress reports (${seen.join(',')})`);
-  t.same([...seen].sort((a, b) => a - b), seen, 'non-decreasing');
+  t.same(
+    [...seen].sort((a, b) => a - b),
+    seen,
+    'non-decreasing',
+  );
   t.equal(seen.at(-1), 100);
 });
 
@@ -111,7 +125,10 @@ t.test('segments are reported as they are decoded, each once, in order, the same
     settled = true;
     t.ok(transcript.segments.length >= 3, `${wordAlignment}: ${transcript.segments.length} segments over three windows`);
     t.same(reported, transcript.segments, `${wordAlignment}: the reports are the result's segments, each once, in order`);
-    t.ok(batches.every((b) => !b.settled), `${wordAlignment}: every report came before the call resolved`);
+    t.ok(
+      batches.every((b) => !b.settled),
+      `${wordAlignment}: every report came before the call resolved`,
+    );
     if (wordAlignment === 'tokens') t.ok(batches.length >= 3, `reported while decoding, in ${batches.length} batches`);
   }
 });

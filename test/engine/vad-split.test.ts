@@ -23,11 +23,20 @@ t.test('pieces join: probabilities in order, times shifted, speech across a cut 
   const joined = joinPieces(
     [
       { probabilities: Float32Array.of(0.1, 0.9), segments: [{ start: 1, end: 20 }] },
-      { probabilities: Float32Array.of(0.8), segments: [{ start: 0, end: 3 }, { start: 5, end: 6 }] },
+      {
+        probabilities: Float32Array.of(0.8),
+        segments: [
+          { start: 0, end: 3 },
+          { start: 5, end: 6 },
+        ],
+      },
     ],
     [0, 20],
   );
-  t.same([...joined.probabilities].map((p) => Math.round(p * 10) / 10), [0.1, 0.9, 0.8]);
+  t.same(
+    [...joined.probabilities].map((p) => Math.round(p * 10) / 10),
+    [0.1, 0.9, 0.8],
+  );
   t.same(joined.segments, [
     { start: 1, end: 23 },
     { start: 25, end: 26 },

@@ -94,7 +94,7 @@ t.test('silence, noise and steady tones hold no speech', async (t) => {
   }
 });
 
-t.test('the segments equal whisper.cpp\'s own VAD (whisper-cli) under several parameter sets', async (t) => {
+t.test("the segments equal whisper.cpp's own VAD (whisper-cli) under several parameter sets", async (t) => {
   const whisperModel = await testModelPath('micro');
   const dir = t.testdir();
   const layout = await speechWithSilences(LAYOUT);
@@ -125,7 +125,27 @@ t.test('the segments equal whisper.cpp\'s own VAD (whisper-cli) under several pa
     const ours = await addon.detectSpeech(model, pcm, c.params);
     const { stderr } = await execFileAsync(
       WHISPER_CLI,
-      ['-m', whisperModel, '-f', wav, '-t', '1', '-l', 'en', '-bs', '1', '-bo', '1', '-nf', '-mc', '0', '--vad', '-vm', sileroOracles.officialGgmlV6(), ...c.cliArgs],
+      [
+        '-m',
+        whisperModel,
+        '-f',
+        wav,
+        '-t',
+        '1',
+        '-l',
+        'en',
+        '-bs',
+        '1',
+        '-bo',
+        '1',
+        '-nf',
+        '-mc',
+        '0',
+        '--vad',
+        '-vm',
+        sileroOracles.officialGgmlV6(),
+        ...c.cliArgs,
+      ],
       { maxBuffer: 64 * 1024 * 1024 },
     );
     const theirs = [...stderr.matchAll(/VAD segment \d+: start = ([0-9.]+), end = ([0-9.]+)/g)].map((m) => ({ start: Number(m[1]), end: Number(m[2]) }));
@@ -134,7 +154,10 @@ t.test('the segments equal whisper.cpp\'s own VAD (whisper-cli) under several pa
     t.equal(ours.segments.length, theirs.length, `${c.name}: as many segments as whisper-cli`);
     // whisper.cpp rounds to centiseconds and prints two decimals; ours are exact samples.
     const off = ours.segments.map((s, j) => Math.max(Math.abs(s.start - (theirs[j]?.start ?? NaN)), Math.abs(s.end - (theirs[j]?.end ?? NaN))));
-    t.ok(off.every((d) => d <= 0.0051), `${c.name}: every bound within 5 ms of whisper-cli's (worst ${Math.max(...off).toFixed(4)} s)`);
+    t.ok(
+      off.every((d) => d <= 0.0051),
+      `${c.name}: every bound within 5 ms of whisper-cli's (worst ${Math.max(...off).toFixed(4)} s)`,
+    );
   }
 });
 
@@ -220,7 +243,7 @@ t.test('bad model files are refused without harm', async (t) => {
   };
   t.equal(official.readInt32LE(30), 512, 'byte 30 holds the window size');
   t.equal(official.readInt32LE(38), 4, 'byte 38 holds the encoder layer count');
-  t.equal(official.readInt32LE(106), 3, 'byte 106 holds the first tensor\'s n_dims');
+  t.equal(official.readInt32LE(106), 3, "byte 106 holds the first tensor's n_dims");
   const whisperModel = await testModelPath('micro');
   const before = addon.vadStats();
   for (const [name, bytes] of Object.entries(files)) {
@@ -245,7 +268,13 @@ t.test('bad model files are refused without harm', async (t) => {
 });
 
 t.test('the engine runs VAD in its own pool', async (t) => {
-  const engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, threadsPerWorker: 1, vadModel: sileroOracles.officialGgmlV6(), vadWorkers: 2 });
+  const engine = await Engine.open({
+    model: await testModelPath('micro'),
+    workers: 1,
+    threadsPerWorker: 1,
+    vadModel: sileroOracles.officialGgmlV6(),
+    vadWorkers: 2,
+  });
   t.teardown(() => engine.close());
   t.equal(engine.vadModel?.version, '6.2.0');
   const a = await speechWithSilences(LAYOUT);
@@ -254,7 +283,10 @@ t.test('the engine runs VAD in its own pool', async (t) => {
   const refA = await engine.detectSpeech(a.pcm);
   const refB = await engine.detectSpeech(b.pcm);
   t.equal(refA.segments.length, 5);
-  t.ok(refA.segments.every((s) => s.end <= a.seconds), 'segments end within the audio');
+  t.ok(
+    refA.segments.every((s) => s.end <= a.seconds),
+    'segments end within the audio',
+  );
   t.equal(refB.segments.length, 2);
   t.ok(refB.segments[1].end <= b.seconds, 'the last segment is clamped to the audio');
 
@@ -300,7 +332,7 @@ t.test('an engine without a VAD model says so', async (t) => {
   await t.rejects(engine.detectSpeech(new Float32Array(16_000)), { code: 'vad_not_configured' });
 });
 
-t.test('VAD parameters: whisper.cpp\'s defaults but a 30 s maximum', async (t) => {
+t.test("VAD parameters: whisper.cpp's defaults but a 30 s maximum", async (t) => {
   t.same(DEFAULT_VAD_PARAMS, { threshold: 0.5, minSpeechDurationMs: 250, minSilenceDurationMs: 100, maxSpeechDurationS: 30, speechPadMs: 30 });
   t.equal(nativeVadParams(resolveVadParams({ maxSpeechDurationS: Number.POSITIVE_INFINITY })).maxSpeechDurationS, 1e6);
   t.throws(() => resolveVadParams({ minSilenceDurationMs: 100.5 }), RangeError);

@@ -15,7 +15,8 @@ import { speechWav } from '../helpers/audio-fixtures.js';
 import { testModelPath } from '../helpers/test-models.js';
 
 t.test('the alignment-heads preset follows the model header', async (t) => {
-  const shape = (arch: string, multilingual: boolean, nTextLayer: number, nMels = 80) => alignmentHeadsOf({ arch: arch as never, multilingual, nTextLayer, nMels });
+  const shape = (arch: string, multilingual: boolean, nTextLayer: number, nMels = 80) =>
+    alignmentHeadsOf({ arch: arch as never, multilingual, nTextLayer, nMels });
   t.equal(shape('tiny', true, 4), 'tiny');
   t.equal(shape('tiny', false, 4), 'tiny.en');
   t.equal(shape('base', true, 6), 'base');
@@ -43,11 +44,14 @@ t.test('an engine opened with DTW times its tokens by DTW; without it, by timest
   const timed = await dtw.transcribe(pcm, options);
   const tokens = timed.segments.flatMap((s) => s.tokens).filter((x) => !x.special);
   t.ok(tokens.length > 0);
-  t.ok(tokens.every((x) => x.dtw !== null && x.dtw >= 0 && x.dtw <= 10), 'every text token has a DTW time inside the audio');
+  t.ok(
+    tokens.every((x) => x.dtw !== null && x.dtw >= 0 && x.dtw <= 10),
+    'every text token has a DTW time inside the audio',
+  );
   for (const segment of timed.segments) {
     for (const word of wordsOfSegment(segment)) {
       const first = segment.tokens[word.tokenFrom];
-      t.ok(word.start >= Math.min(first.dtw!, segment.end) - 1e-9, 'a word starts no earlier than its first token\'s DTW time');
+      t.ok(word.start >= Math.min(first.dtw!, segment.end) - 1e-9, "a word starts no earlier than its first token's DTW time");
     }
   }
 
@@ -55,7 +59,10 @@ t.test('an engine opened with DTW times its tokens by DTW; without it, by timest
   t.teardown(() => plain.close());
   t.equal(plain.wordAlignment, 'tokens');
   const untimed = await plain.transcribe(pcm, options);
-  t.ok(untimed.segments.flatMap((s) => s.tokens).every((x) => x.dtw === null), 'no DTW times without it');
+  t.ok(
+    untimed.segments.flatMap((s) => s.tokens).every((x) => x.dtw === null),
+    'no DTW times without it',
+  );
 
   const micro = await Engine.open({ model: await testModelPath('micro'), workers: 1, wordAlignment: 'dtw' });
   t.teardown(() => micro.close());

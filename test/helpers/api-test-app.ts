@@ -131,12 +131,7 @@ export async function buildTestApp(t: Test, extra: Partial<AppDependencies> = {}
 }
 
 /** The response is exactly the envelope: one top-level key `error` with exactly `code` and `message`. */
-export function assertEnvelope(
-  t: Test,
-  response: { statusCode: number; headers: Record<string, unknown>; body: string },
-  status: number,
-  code: string,
-): void {
+export function assertEnvelope(t: Test, response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string): void {
   t.equal(response.statusCode, status, `status ${status}`);
   t.match(String(response.headers['content-type']), /^application\/json/, 'JSON content type');
   t.match(String(response.headers['x-request-id']), /^req_[0-9A-Za-z]{20}$/, 'x-request-id');

@@ -91,9 +91,7 @@ export async function jfkWav(): Promise<string> {
   await access(JFK_MP3).catch(() => {
     throw new Error(`${JFK_MP3} is missing: fetch the whisper.cpp source first (scripts/whisper-source.mjs)`);
   });
-  return cachedFile('jfk.wav', (tmp) =>
-    ffmpeg(['-i', JFK_MP3, '-ac', '1', '-ar', String(FIXTURE_SAMPLE_RATE), '-c:a', 'pcm_s16le', '-f', 'wav', tmp]),
-  );
+  return cachedFile('jfk.wav', (tmp) => ffmpeg(['-i', JFK_MP3, '-ac', '1', '-ar', String(FIXTURE_SAMPLE_RATE), '-c:a', 'pcm_s16le', '-f', 'wav', tmp]));
 }
 
 /**
@@ -156,16 +154,17 @@ export function pngImage(): Promise<string> {
 
 /** An MP4 with a video track and no audio track at all. */
 export function videoOnlyMp4(): Promise<string> {
-  return cachedFile('video-only.mp4', (tmp) =>
-    ffmpeg(['-f', 'lavfi', '-i', 'color=c=navy:s=64x64:r=5', '-t', '2', '-c:v', 'mpeg4', '-f', 'mp4', tmp]),
-  );
+  return cachedFile('video-only.mp4', (tmp) => ffmpeg(['-f', 'lavfi', '-i', 'color=c=navy:s=64x64:r=5', '-t', '2', '-c:v', 'mpeg4', '-f', 'mp4', tmp]));
 }
 
 /** `size` seeded pseudo-random bytes. */
 export function randomBytesFile(size: number, seed = 1): Promise<string> {
   return cachedFile(`random-${size}-seed${seed}.bin`, async (tmp) => {
     const random = mulberry32(seed);
-    await writeFile(tmp, Uint8Array.from({ length: size }, () => Math.floor(random() * 256)));
+    await writeFile(
+      tmp,
+      Uint8Array.from({ length: size }, () => Math.floor(random() * 256)),
+    );
   });
 }
 

@@ -4,15 +4,7 @@
 // turns: each turn's speech from its first to its last audible sample (espeak's own leading and
 // trailing silence trimmed), in the conversation's timeline. Deterministic by seed; cached.
 import { readFile, writeFile } from 'node:fs/promises';
-import {
-  FIXTURE_SAMPLE_RATE,
-  MEDICAL_SENTENCES,
-  cachedFile,
-  mulberry32,
-  spokenSentence,
-  wavFileBytes,
-  type SpeakerVoice,
-} from './audio-fixtures.js';
+import { FIXTURE_SAMPLE_RATE, MEDICAL_SENTENCES, cachedFile, mulberry32, spokenSentence, wavFileBytes, type SpeakerVoice } from './audio-fixtures.js';
 import type { SpeakerTurn } from './diarization-error-rate.js';
 
 /** Four voices as far apart as espeak-ng goes: sex variant, pitch, rate and accent. */
@@ -60,7 +52,13 @@ async function mix(voices: number, count: number, seed: number): Promise<{ sampl
   let previous = '';
   for (let i = 0; i < count; i++) {
     // Every voice speaks early on; then anyone but the one who just spoke.
-    const speaker = i < speakers.length ? speakers[i] : pick(speakers.filter((s) => s !== previous), random);
+    const speaker =
+      i < speakers.length
+        ? speakers[i]
+        : pick(
+            speakers.filter((s) => s !== previous),
+            random,
+          );
     const sentence = Math.floor(random() * MEDICAL_SENTENCES.length);
     const audio = trim(await spokenSentence(sentence, CONVERSATION_VOICES[speaker]));
     if (i > 0) {

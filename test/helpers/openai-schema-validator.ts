@@ -33,7 +33,13 @@ function validator(): Ajv2020 {
   if (ajv) return ajv;
   // OpenAI's document carries its own keywords (x-oaiMeta, x-stainless-const) and formats (double,
   // float, unixtime, binary) that are descriptive only: not strict, unknown formats not checked.
-  ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, validateFormats: true, formats: { double: true, float: true, unixtime: true, binary: true } });
+  ajv = new Ajv2020({
+    strict: false,
+    allErrors: true,
+    logger: false,
+    validateFormats: true,
+    formats: { double: true, float: true, unixtime: true, binary: true },
+  });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema({ $id: 'openai', components: loadSpec().components }, 'openai');
   return ajv;

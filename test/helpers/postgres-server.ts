@@ -86,7 +86,7 @@ export async function startPostgres(): Promise<PostgresServer> {
         await startOn(port);
         break;
       } catch (error) {
-        if (attempt >= START_ATTEMPTS) throw new Error(`PostgreSQL did not start: ${describe(error)}\n${logTail(logFile)}`);
+        if (attempt >= START_ATTEMPTS) throw new Error(`PostgreSQL did not start: ${describe(error)}\n${logTail(logFile)}`, { cause: error });
       }
     }
   } catch (error) {
@@ -119,7 +119,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       try {
         await startOn(port);
       } catch (error) {
-        throw new Error(`PostgreSQL did not start again on port ${port}: ${describe(error)}\n${logTail(logFile)}`);
+        throw new Error(`PostgreSQL did not start again on port ${port}: ${describe(error)}\n${logTail(logFile)}`, { cause: error });
       }
     },
     async destroy() {

@@ -60,7 +60,10 @@ export function multipartBody(boundary: string, fields: Array<[string, string]>,
   );
   if (file) {
     parts.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type ?? 'audio/wav'}\r\n\r\n`, 'utf8'),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type ?? 'audio/wav'}\r\n\r\n`,
+        'utf8',
+      ),
       Buffer.from(file.data),
       Buffer.from('\r\n', 'utf8'),
     );

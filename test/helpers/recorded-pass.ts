@@ -22,7 +22,7 @@ export function recordedSegment(segment: RecordedSegment): TranscriptSegment {
     noSpeechProb: 0.01,
     speakerTurnNext: false,
     tokens: words.map((word, i) => {
-      const p = Array.isArray(segment.p) ? segment.p[i] : segment.p ?? 0.9;
+      const p = Array.isArray(segment.p) ? segment.p[i] : (segment.p ?? 0.9);
       return {
         id: 1000 + i,
         text: word,
@@ -42,7 +42,10 @@ export function recordedPass(segments: RecordedSegment[], extra: Partial<Transcr
   const shaped = segments.map(recordedSegment);
   const duration = Math.max(1, ...segments.map((s) => s.end));
   return {
-    text: shaped.map((s) => s.text).join('').trim(),
+    text: shaped
+      .map((s) => s.text)
+      .join('')
+      .trim(),
     language: 'en',
     languageProbability: null,
     durationSeconds: duration,

@@ -50,8 +50,7 @@ export interface S3TestServer {
 export async function startS3Server(options: { bucket?: string } = {}): Promise<S3TestServer> {
   const bucket = options.bucket ?? 'svc-stt-test';
   const directory = mkdtempSync(join(tmpdir(), 'svc-stt-s3-'));
-  const make = (port: number) =>
-    new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
+  const make = (port: number) => new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
   let server: S3rverInstance | null = make(0);
   const { port } = await server.run();
   return {

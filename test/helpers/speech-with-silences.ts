@@ -82,7 +82,22 @@ async function sentencePcm(index: number, voice: string): Promise<Float32Array> 
     const wav = `${tmp}.espeak.wav`;
     try {
       await execFileAsync('espeak-ng', ['-v', voice, '-s', '160', '-w', wav, text]);
-      await execFileAsync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-i', wav, '-ac', '1', '-ar', String(FIXTURE_SAMPLE_RATE), '-f', 's16le', tmp]);
+      await execFileAsync('ffmpeg', [
+        '-nostdin',
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-i',
+        wav,
+        '-ac',
+        '1',
+        '-ar',
+        String(FIXTURE_SAMPLE_RATE),
+        '-f',
+        's16le',
+        tmp,
+      ]);
     } finally {
       await rm(wav, { force: true });
     }
@@ -96,7 +111,25 @@ async function sentencePcm(index: number, voice: string): Promise<Float32Array> 
  */
 export async function soxSignal(name: string, seconds: number, synth: readonly string[], effects: readonly string[] = []): Promise<Float32Array> {
   const path = await cachedFile(`sox-${name}-${seconds}s.s16le`, async (tmp) => {
-    await execFileAsync('sox', ['-R', '-n', '-r', String(FIXTURE_SAMPLE_RATE), '-c', '1', '-b', '16', '-e', 'signed-integer', '-t', 's16', tmp, 'synth', String(seconds), ...synth, ...effects]);
+    await execFileAsync('sox', [
+      '-R',
+      '-n',
+      '-r',
+      String(FIXTURE_SAMPLE_RATE),
+      '-c',
+      '1',
+      '-b',
+      '16',
+      '-e',
+      'signed-integer',
+      '-t',
+      's16',
+      tmp,
+      'synth',
+      String(seconds),
+      ...synth,
+      ...effects,
+    ]);
   });
   return s16ToFloat(await readFile(path));
 }
@@ -126,5 +159,3 @@ function s16ToFloat(bytes: Buffer): Float32Array {
   for (let i = 0; i < out.length; i++) out[i] = bytes.readInt16LE(i * 2) / 32768;
   return out;
 }
-
-

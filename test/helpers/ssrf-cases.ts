@@ -28,7 +28,6 @@ export const REFUSED: Array<[string, string]> = [
   ['2,049 characters', `https://public.test/${'a'.repeat(2049 - 'https://public.test/'.length)}`],
 ];
 
-
 export const SSRF_DNS: Record<string, DnsRecords> = {
   'public.test': { A: [PUBLIC] },
   'private.test': { A: ['10.0.0.5'] },

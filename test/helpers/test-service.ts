@@ -90,9 +90,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     databaseUrl: config.database.url,
     webhookMasterKey: () => loadWebhookMasterKey(dataDir, config.webhooks.masterKey),
   });
-  const bucket = s3
-    ? new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3.credentials })
-    : null;
+  const bucket = s3 ? new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3.credentials }) : null;
   const objects = async (prefix: string): Promise<string[]> => {
     if (!bucket || !s3) return [];
     const listed = await bucket.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
@@ -142,7 +140,7 @@ export async function postTranscription(
 ): Promise<Response> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  if (file) form.append("file", new Blob([file.data as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }), file.name);
+  if (file) form.append('file', new Blob([file.data as Uint8Array<ArrayBuffer>], { type: file.type ?? 'application/octet-stream' }), file.name);
   return fetch(`${url}${path}`, {
     method: 'POST',
     body: form,

@@ -59,25 +59,39 @@ export function parseCliJson(raw: Buffer): unknown {
 
 const bytesOf = (latin1: string) => Buffer.from(latin1, 'latin1');
 
-export async function runWhisperCli(options: {
-  model: string;
-  wav: string;
-  threads: number;
-  language: string;
-  extraArgs?: string[];
-}): Promise<CliResult> {
+export async function runWhisperCli(options: { model: string; wav: string; threads: number; language: string; extraArgs?: string[] }): Promise<CliResult> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-cli-'));
   try {
     const outBase = join(dir, 'out');
     const { stderr } = await run(
       WHISPER_CLI,
-      ['-m', options.model, '-f', options.wav, '-t', String(options.threads), '-l', options.language,
+      [
+        '-m',
+        options.model,
+        '-f',
+        options.wav,
+        '-t',
+        String(options.threads),
+        '-l',
+        options.language,
         // -np would also silence the "auto-detected language" line the detection test reads.
-        '-bs', '1', '-nf', ...(options.language === 'auto' ? [] : ['-np']), '-ojf', '-of', outBase, ...(options.extraArgs ?? [])],
+        '-bs',
+        '1',
+        '-nf',
+        ...(options.language === 'auto' ? [] : ['-np']),
+        '-ojf',
+        '-of',
+        outBase,
+        ...(options.extraArgs ?? []),
+      ],
       { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
     );
     const json = parseCliJson(await readFile(`${outBase}.json`)) as {
-      transcription: Array<{ offsets: { from: number; to: number }; text: string; tokens: Array<{ text: string; id: number; p: number; offsets?: { from: number; to: number } }> }>;
+      transcription: Array<{
+        offsets: { from: number; to: number };
+        text: string;
+        tokens: Array<{ text: string; id: number; p: number; offsets?: { from: number; to: number } }>;
+      }>;
     };
     const segments = json.transcription.map((s) => ({
       offsets: s.offsets,
@@ -98,7 +112,7 @@ export async function runWhisperCli(options: {
  */
 export function mergeLikeCli<T extends { id: number; bytes: Uint8Array; p: number; t0: number; t1: number }>(tokens: T[]) {
   const merged: Array<{ id: number; text: Buffer; p: number; t0: number; t1: number }> = [];
-  for (let j = 0; j < tokens.length; ) {
+  for (let j = 0; j < tokens.length;) {
     const first = tokens[j];
     let text = Buffer.from(cString(first.bytes));
     let t1 = first.t1;

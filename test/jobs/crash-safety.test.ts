@@ -10,9 +10,7 @@ import t from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
 import { postTranscription } from '../helpers/test-service.js';
-import { firstKey, kill, serve, serveEnv, type ServeProcess } from '../helpers/serve-process.js';
-
-type Server = ServeProcess;
+import { firstKey, kill, serve, serveEnv } from '../helpers/serve-process.js';
 
 /** Starts a presigned upload that sends the form and half of the file, then stalls (until killed). */
 function stalledUpload(job: CreatedJob, data: Uint8Array): void {
@@ -54,7 +52,12 @@ t.test('SIGKILL while uploading, queued, running and finishing: every job ends, 
     t.equal((await completeJob(job, key)).status, 202);
   }
   // A direct upload above the boundary: accepted into the same queue.
-  const direct = await postTranscription(server.url, key, { model: 'svc-medical-1', response_format: 'json' }, { data: medium, name: 'd.wav', type: 'audio/wav' });
+  const direct = await postTranscription(
+    server.url,
+    key,
+    { model: 'svc-medical-1', response_format: 'json' },
+    { data: medium, name: 'd.wav', type: 'audio/wav' },
+  );
   t.equal(direct.status, 202);
   const directJob = (await direct.json()) as { id: string; poll_url: string };
   // Uploaded but never completed, and one cut off mid-upload.
@@ -99,7 +102,10 @@ t.test('SIGKILL while uploading, queued, running and finishing: every job ends, 
   t.same(await readdir(join(blobs, 'uploads')), [], 'no partial upload left');
   const results = await readdir(join(blobs, 'results'));
   t.equal(results.length, all.length, 'one final result per job');
-  t.ok(results.every((name) => name.endsWith('.result')), 'no provisional result left');
+  t.ok(
+    results.every((name) => name.endsWith('.result')),
+    'no provisional result left',
+  );
 
   // Metered exactly once each, although chunks ran again after each kill: the ledger entry is
   // written with the success itself. The audio reconciles with the recordings to the millisecond.
@@ -107,8 +113,16 @@ t.test('SIGKILL while uploading, queued, running and finishing: every job ends, 
     keys: Array<{ lines: Array<{ route: string; units: number; audio_seconds: number }> }>;
   };
   const jobLines = usage.keys.flatMap((k) => k.lines).filter((line) => line.route === 'job');
-  t.equal(jobLines.reduce((n, line) => n + line.units, 0), all.length, 'one ledger entry per job');
-  t.equal(jobLines.reduce((n, line) => n + line.audio_seconds, 0), 40 + 6 * 12, 'the audio of every job, counted once');
+  t.equal(
+    jobLines.reduce((n, line) => n + line.units, 0),
+    all.length,
+    'one ledger entry per job',
+  );
+  t.equal(
+    jobLines.reduce((n, line) => n + line.audio_seconds, 0),
+    40 + 6 * 12,
+    'the audio of every job, counted once',
+  );
 
   server.child.kill('SIGTERM');
   await server.exited;

@@ -60,6 +60,7 @@ t.test('chunks end in pauses near their target, and the result holds each segmen
   );
   for (let i = 1; i < segments.length; i++) t.ok(segments[i].start >= segments[i - 1].end - 1e-6, `segment ${i} starts after segment ${i - 1} ends`);
   for (const segment of segments) {
-    for (const cut of cuts) t.notOk(segment.start < cut - 1e-6 && segment.end > cut + 1e-6, `segment ${segment.start}-${segment.end} does not straddle the cut at ${cut}`);
+    for (const cut of cuts)
+      t.notOk(segment.start < cut - 1e-6 && segment.end > cut + 1e-6, `segment ${segment.start}-${segment.end} does not straddle the cut at ${cut}`);
   }
 });

@@ -152,7 +152,10 @@ const resultFiles = async (id: string) => (await readdir(join(dataDir, 'blobs', 
  * swap is the commit; deleting is clean-up after it), so a test waits for the deletions to be done.
  */
 const filesDeleted = (id: string) =>
-  until('the unreferenced audio and results to be deleted', async () => (await resultFiles(id)).length === 1 && !(await readdir(join(dataDir, 'blobs', 'jobs'))).some((f) => f.startsWith(id)));
+  until(
+    'the unreferenced audio and results to be deleted',
+    async () => (await resultFiles(id)).length === 1 && !(await readdir(join(dataDir, 'blobs', 'jobs'))).some((f) => f.startsWith(id)),
+  );
 
 function queryDatabase<T>(sql: string, id: string): T {
   const db = new Database(databasePath(dataDir), { readonly: true, fileMustExist: true });
@@ -191,10 +194,13 @@ function gate() {
 
 t.test('succeeded with the final text first; then speakers and words replace the result in place', async (t) => {
   const held = gate();
-  const r = runner('decorate-1', withDiarize((real) => async (input, regions, signal) => {
-    await held.wait(signal);
-    return real(input, regions, signal);
-  }));
+  const r = runner(
+    'decorate-1',
+    withDiarize((real) => async (input, regions, signal) => {
+      await held.wait(signal);
+      return real(input, regions, signal);
+    }),
+  );
   t.teardown(() => r.stop(0));
   const created = await createJob();
 
@@ -221,7 +227,11 @@ t.test('succeeded with the final text first; then speakers and words replace the
   t.notOk('decoration' in final, 'decoration absent when finished');
   t.equal(final.word_timing_available, true);
   t.equal(final.text, interim.text, 'the text is unchanged');
-  t.equal(final.segments.map((s: { text: string }) => s.text).join(' '), interim.segments.map((s: { text: string }) => s.text).join(' '), 'the wording is unchanged');
+  t.equal(
+    final.segments.map((s: { text: string }) => s.text).join(' '),
+    interim.segments.map((s: { text: string }) => s.text).join(' '),
+    'the wording is unchanged',
+  );
   t.ok(final.speakers.length >= 2, `${final.speakers.length} speakers`);
   t.ok(final.words.length > 0 && final.words.every((w: { speaker?: string }) => typeof w.speaker === 'string'), 'every word has its speaker');
   t.ok(final.metadata.processing_ms.diarization > 0);
@@ -256,11 +266,15 @@ t.test('passages of voices beyond max_speakers are metered as review_required wi
 
 t.test('a worker dies during the decoration: another takes it over, the late answer is refused', async (t) => {
   const dead = gate();
-  const a = runner('decorate-dead', withDiarize((real) => async (input, regions, signal) => {
-    // Like a crashed process: the lease is not renewed and the call ignores shutdown.
-    await dead.wait();
-    return real(input, regions, signal);
-  }), 400);
+  const a = runner(
+    'decorate-dead',
+    withDiarize((real) => async (input, regions, signal) => {
+      // Like a crashed process: the lease is not renewed and the call ignores shutdown.
+      await dead.wait();
+      return real(input, regions, signal);
+    }),
+    400,
+  );
   // One speaker named: the passages of the others are to be reviewed, counted once whoever ends it.
   const created = await createJob(1);
   await until('the first decoration to start', async () => dead.reached.value);
@@ -289,9 +303,12 @@ t.test('a worker dies during the decoration: another takes it over, the late ans
 });
 
 t.test('a failed decoration is unavailable and marked for review; the job stays succeeded', async (t) => {
-  const r = runner('decorate-fails', withDiarize(() => async () => {
-    throw new Error('the diarizer broke');
-  }));
+  const r = runner(
+    'decorate-fails',
+    withDiarize(() => async () => {
+      throw new Error('the diarizer broke');
+    }),
+  );
   t.teardown(() => r.stop(0));
   const created = await createJob();
   await until('the decoration to end', async () => (await job(created.id)).decoration === 'unavailable');
@@ -311,10 +328,14 @@ t.test('a failed decoration is unavailable and marked for review; the job stays 
 
 t.test('a decoration claimed too often (it keeps killing its worker) is given up as unavailable', async (t) => {
   const dead = gate();
-  const a = runner('decorate-crashes', withDiarize(() => async () => {
-    await dead.wait();
-    throw new Error('unreachable');
-  }), 300);
+  const a = runner(
+    'decorate-crashes',
+    withDiarize(() => async () => {
+      await dead.wait();
+      throw new Error('unreachable');
+    }),
+    300,
+  );
   const created = await createJob();
   await until('the first decoration to start', async () => dead.reached.value);
   // Two more workers claim it and die too (their leases run out).

@@ -14,7 +14,12 @@ t.test('server_vad parameters reach the worker', async (t) => {
   const texts: string[] = [];
   const variants: Array<Record<string, string>> = [{}, { 'chunking_strategy[type]': 'server_vad', 'chunking_strategy[threshold]': '1' }];
   for (const fields of variants) {
-    const res = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', language: 'en', response_format: 'json', ...fields }, { data: audio, name: 'visit.wav', type: 'audio/wav' });
+    const res = await postTranscription(
+      svc.url,
+      svc.key,
+      { model: 'svc-medical-1', language: 'en', response_format: 'json', ...fields },
+      { data: audio, name: 'visit.wav', type: 'audio/wav' },
+    );
     t.equal(res.status, 202, 'a job');
     const job = (await res.json()) as { poll_url: string };
     t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');

@@ -89,7 +89,10 @@ t.test('the whole flow: created, uploaded, completed, running, succeeded; audio 
     t.equal(s.end_ms, Math.round(s.end * 1000));
     t.ok(s.end <= 12.01, 'times are offsets into the whole recording');
   }
-  t.ok(result.segments.some((s: any) => s.start >= 5), 'later chunks are shifted by their offset');
+  t.ok(
+    result.segments.some((s: any) => s.start >= 5),
+    'later chunks are shifted by their offset',
+  );
 
   const inline = await poll(job.poll_url, svc.key, '?include_result=true');
   t.same(inline.body.result.content, result, 'the same result inline');
@@ -157,7 +160,15 @@ t.test('every field of the creation table is validated before a slot exists', as
     t.equal(res.status, status, `${name}: ${status}`);
     t.equal(((await res.json()) as any).error?.code, code, `${name}: ${code}`);
   }
-  const ok = await createJobRequest(svc.url, svc.key, { ...base, language: 'en-GB', max_speakers: 2, diarize: true, response_format: 'verbose_json', vocabulary: ['metoprolol'], profile: 'turbo' });
+  const ok = await createJobRequest(svc.url, svc.key, {
+    ...base,
+    language: 'en-GB',
+    max_speakers: 2,
+    diarize: true,
+    response_format: 'verbose_json',
+    vocabulary: ['metoprolol'],
+    profile: 'turbo',
+  });
   t.equal(ok.status, 201, 'a valid request with every option');
   t.equal(ok.headers.get('deprecation'), 'true', 'deprecated profile flagged');
   const paused = await svc.createKey();
@@ -166,7 +177,12 @@ t.test('every field of the creation table is validated before a slot exists', as
 });
 
 t.test('a job with keywords and a prompt carries the whole vocabulary audit', async (t) => {
-  const job = await createJob(svc.url, svc.key, { ...jobBody(speech), response_format: 'verbose_json', keywords: ['metoprolol', 'Lisinopril'], prompt: 'Cardiology follow-up.' });
+  const job = await createJob(svc.url, svc.key, {
+    ...jobBody(speech),
+    response_format: 'verbose_json',
+    keywords: ['metoprolol', 'Lisinopril'],
+    prompt: 'Cardiology follow-up.',
+  });
   t.equal((await uploadFile(job, speech)).status, 204);
   t.equal((await completeJob(job, svc.key)).status, 202);
   const done = await waitForEnd(job.poll_url, svc.key);
@@ -208,12 +224,19 @@ t.test('patterns: refused before a slot exists, then applied chunk by chunk and 
   const result = (await (await fetch(done.result.download_url, { headers: auth(entitled) })).json()) as any;
   const report = result.patterns;
   t.match(report, { schema: 'svc-patterns-v1', requested: 2, budget_exhausted: 0 });
-  t.same(report.results.map((r: any) => r.index), [0, 1]);
+  t.same(
+    report.results.map((r: any) => r.index),
+    [0, 1],
+  );
   t.equal(report.matches, report.results[0].count + report.results[1].count);
   const spans = report.results[0].spans;
   t.equal(spans.length, report.results[0].count);
-  t.ok(spans.every((s: any, i: number) => s.end <= result.duration + 1e-6 && (i === 0 || s.start >= spans[i - 1].start)), 'spans in the recording\'s time, in order over chunks');
-  if (spans.length > 0) t.ok(spans[spans.length - 1].start > 5 || result.duration <= 5 || !result.segments.some((s: any) => s.start > 5), 'later chunks are shifted');
+  t.ok(
+    spans.every((s: any, i: number) => s.end <= result.duration + 1e-6 && (i === 0 || s.start >= spans[i - 1].start)),
+    "spans in the recording's time, in order over chunks",
+  );
+  if (spans.length > 0)
+    t.ok(spans[spans.length - 1].start > 5 || result.duration <= 5 || !result.segments.some((s: any) => s.start > 5), 'later chunks are shifted');
   for (const s of spans) t.ok(result.text.includes(s.text));
 });
 
@@ -221,7 +244,12 @@ t.test('Idempotency-Key: same request, same job; different request, 409', async 
   const body = jobBody(speech);
   const headers = { 'idempotency-key': 'long-visit-1' };
   const a = await createJobRequest(svc.url, svc.key, body, headers);
-  const b = await createJobRequest(svc.url, svc.key, { content_length_bytes: body.content_length_bytes, content_type: 'audio/wav', filename: 'visit.wav' }, headers);
+  const b = await createJobRequest(
+    svc.url,
+    svc.key,
+    { content_length_bytes: body.content_length_bytes, content_type: 'audio/wav', filename: 'visit.wav' },
+    headers,
+  );
   t.equal(a.status, 201);
   t.equal(b.status, 201);
   t.equal(((await a.json()) as any).id, ((await b.json()) as any).id, 'replayed whatever the key order');
@@ -299,7 +327,11 @@ t.test('a long recording exposes provisional results while it runs', async (t) =
     t.ok(block.completed_audio_seconds > 0 && block.completed_audio_seconds < 60);
   }
   const revisions = seen.map((b) => b.result_revision);
-  t.same(revisions, [...revisions].sort((a, b) => a - b), 'revisions only grow');
+  t.same(
+    revisions,
+    [...revisions].sort((a, b) => a - b),
+    'revisions only grow',
+  );
   const result = (await poll(job.poll_url, svc.key, '?include_result=true')).body.result.content;
   t.ok(Math.abs(result.duration - 60) < 0.2, 'the final result covers the whole recording');
   t.same(await svc.blobFiles(), { uploads: [], jobs: [] });
@@ -358,8 +390,17 @@ t.test('a diarized job: succeeded with its text, then decorated in place under i
   t.ok(result.speaker_timing.detected_speaker_count >= 2, 'more voices are detected than labelled');
   t.equal(result.speaker_timing.speaker_ceiling_reached, true);
   t.equal(result.speaker_timing.speaker_ceiling_action, 'unlabelled_review_required');
-  t.ok(result.words.some((w: any) => w.review_required === true && w.speaker === undefined), 'words of voices over the ceiling are unlabelled, for review');
-  t.ok(result.words.every((w: any) => (w.speaker !== undefined) !== (w.review_required === true)), 'each word is labelled or marked for review');
+  t.ok(
+    result.words.some((w: any) => w.review_required === true && w.speaker === undefined),
+    'words of voices over the ceiling are unlabelled, for review',
+  );
+  t.ok(
+    result.words.every((w: any) => (w.speaker !== undefined) !== (w.review_required === true)),
+    'each word is labelled or marked for review',
+  );
   t.ok(result.segments.every((s: any) => typeof s.start_ms === 'number' && typeof s.start === 'number'));
-  t.notOk((await svc.blobFiles()).jobs.some((name) => name.startsWith(job.id)), 'the audio is deleted once decorated');
+  t.notOk(
+    (await svc.blobFiles()).jobs.some((name) => name.startsWith(job.id)),
+    'the audio is deleted once decorated',
+  );
 });

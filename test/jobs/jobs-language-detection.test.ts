@@ -164,7 +164,12 @@ t.test('an explicit language is used as requested', async (t) => {
 
 t.test('the direct-upload route detects an omitted language too, also when it makes a job', async (t) => {
   const expected = await expectedFamily(lateSpeech.path);
-  const res = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', response_format: 'verbose_json' }, { data: lateSpeech.data, name: 'visit.wav', type: 'audio/wav' });
+  const res = await postTranscription(
+    svc.url,
+    svc.key,
+    { model: 'svc-medical-1', response_format: 'verbose_json' },
+    { data: lateSpeech.data, name: 'visit.wav', type: 'audio/wav' },
+  );
   t.equal(res.status, 202, 'above the inline boundary: a job');
   const job = (await res.json()) as { poll_url: string };
   t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');

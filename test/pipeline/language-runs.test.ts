@@ -114,7 +114,13 @@ t.test('language=auto: every utterance detected, runs collapsed, mixed reported'
   );
   t.equal(plan.language, 'mixed');
   t.equal(plan.source, 'detected');
-  t.same(plan.detection, { mode: 'per_utterance', candidates: ['en', 'es', 'pt', 'fr', 'de', 'nl', 'ar', 'hi'], languages: ['en', 'es', 'de'], utterances: 5, fallbacks: 0 });
+  t.same(plan.detection, {
+    mode: 'per_utterance',
+    candidates: ['en', 'es', 'pt', 'fr', 'de', 'nl', 'ar', 'hi'],
+    languages: ['en', 'es', 'de'],
+    utterances: 5,
+    fallbacks: 0,
+  });
 });
 
 t.test('language=auto with hints restricts the candidates and reports them', async (t) => {

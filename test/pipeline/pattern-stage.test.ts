@@ -61,11 +61,11 @@ t.test('what a transcript reads as', async (t) => {
   for (const [text, reading] of cases) t.equal(shown(text), reading, JSON.stringify(text));
   const r = readText(' BP one twenty');
   const from = Array.from(r.from);
-  t.same([from[0], from[2], from[3], from[5]], [1, 3, 4, 4], 'every unit maps back: a number\'s digits to all of its words');
+  t.same([from[0], from[2], from[3], from[5]], [1, 3, 4, 4], "every unit maps back: a number's digits to all of its words");
   t.equal(r.to[5], ' BP one twenty'.length);
 });
 
-t.test('a match replaces its tokens; the first carries the text and the stretch\'s end time', async (t) => {
+t.test("a match replaces its tokens; the first carries the text and the stretch's end time", async (t) => {
   const segment = tokenised([' BP', ' one', ' tw', 'enty', ' over', ' eighty', ',', ' pulse', ' ninety', '.']);
   const { segments, tally } = applyPatterns([segment], patternPrograms(['BP \\d{2,3}/\\d{2,3}']));
   const out = segments[0];
@@ -74,16 +74,35 @@ t.test('a match replaces its tokens; the first carries the text and the stretch\
   t.equal(out.tokens[0].text, ' BP 120/80');
   t.equal(out.tokens[0].start, 10);
   t.equal(out.tokens[0].end, 13, 'the end of "eighty"');
-  t.same(out.tokens.slice(1, 6).map((tk) => tk.text), ['', '', '', '', '']);
-  t.same(out.tokens.slice(6).map((tk) => tk.text), [',', ' pulse', ' ninety', '.'], 'the rest is untouched');
-  t.same(out.tokens.map((tk) => tk.p), segment.tokens.map((tk) => tk.p), 'confidences kept');
+  t.same(
+    out.tokens.slice(1, 6).map((tk) => tk.text),
+    ['', '', '', '', ''],
+  );
+  t.same(
+    out.tokens.slice(6).map((tk) => tk.text),
+    [',', ' pulse', ' ninety', '.'],
+    'the rest is untouched',
+  );
+  t.same(
+    out.tokens.map((tk) => tk.p),
+    segment.tokens.map((tk) => tk.p),
+    'confidences kept',
+  );
   const words = wordsOfSegment(out);
-  t.same(words.map((w) => [w.word, w.start, w.end]), [['BP 120/80,', 10, 13.5], ['pulse', 13.5, 14], ['ninety.', 14, 15]], 'words keep their times');
+  t.same(
+    words.map((w) => [w.word, w.start, w.end]),
+    [
+      ['BP 120/80,', 10, 13.5],
+      ['pulse', 13.5, 14],
+      ['ninety.', 14, 15],
+    ],
+    'words keep their times',
+  );
   t.same(tally, { results: [{ count: 1, spans: [{ start: 10, end: 13, text: 'BP 120/80', source: 'BP one twenty over eighty' }] }], exhausted: 0 });
   t.equal(segment.text, ' BP one twenty over eighty, pulse ninety.', 'the input segment is not modified');
 });
 
-t.test('a match inside a token keeps the token\'s other characters', async (t) => {
+t.test("a match inside a token keeps the token's other characters", async (t) => {
   const segment = tokenised([' (m', ' r', ' n', ' one', ' two', ' three)', ' noted']);
   const { segments } = applyPatterns([segment], patternPrograms(['MRN[ -]?\\d+']));
   t.equal(segments[0].text, ' (MRN 123) noted');
@@ -96,7 +115,11 @@ t.test('formats that reshape what was said', async (t) => {
   t.equal(format(' Start five percent dextrose', ['\\d+%']), ' Start 5% dextrose');
   t.equal(format(' Pressure one twenty over eighty', ['\\d+/\\d+']), ' Pressure 120/80');
   t.equal(format(' Pressure one twenty over eighty', ['(?i)bp \\d+/\\d+']), ' Pressure one twenty over eighty', 'no BP said: no match');
-  t.equal(format(' m r n one two three four five six', ['MRN \\d{7}']), ' m r n one two three four five six', 'six digits said: a seven-digit pattern does not match');
+  t.equal(
+    format(' m r n one two three four five six', ['MRN \\d{7}']),
+    ' m r n one two three four five six',
+    'six digits said: a seven-digit pattern does not match',
+  );
   t.equal(format(' m r n one two three four five six', ['MRN \\d{3}-\\d{3}']), ' m r n one two three four five six', 'one number is never cut in two');
   t.equal(format(' Temp ninety eight point six', ['\\d+']), ' Temp ninety eight point six', 'never a part of one read number (98 of 98.6)');
   t.equal(format(' Ward 120 eighty', ['\\d{5}']), ' Ward 120 eighty', 'two numbers never run together');
@@ -104,45 +127,109 @@ t.test('formats that reshape what was said', async (t) => {
   t.equal(format(' Taken at 120/80 by b p', ['BP']), ' Taken at 120/80 by BP');
 });
 
-t.test('patterns in the request\'s order: an earlier pattern wins where matches overlap', async (t) => {
+t.test("patterns in the request's order: an earlier pattern wins where matches overlap", async (t) => {
   const text = ' m r n one two three';
   const first = applyPatterns([segmentOf(text)], patternPrograms(['\\d+', 'MRN \\d+']));
   t.equal(first.segments[0].text, ' m r n 123');
-  t.same(first.tally.results.map((r) => r.count), [1, 0]);
+  t.same(
+    first.tally.results.map((r) => r.count),
+    [1, 0],
+  );
   const second = applyPatterns([segmentOf(text)], patternPrograms(['MRN \\d+', '\\d+']));
   t.equal(second.segments[0].text, ' MRN 123');
-  t.same(second.tally.results.map((r) => r.count), [1, 0]);
+  t.same(
+    second.tally.results.map((r) => r.count),
+    [1, 0],
+  );
 });
 
 t.test('matches stay within a segment; the tally adds up over segments and shifts to the recording', async (t) => {
   const segments = [segmentOf(' Dose one two', 0), segmentOf(' three four and 5', 5)];
   const { segments: out, tally } = applyPatterns(segments, patternPrograms(['\\d+']));
-  t.same(out.map((s) => s.text), [' Dose 12', ' 34 and 5']);
+  t.same(
+    out.map((s) => s.text),
+    [' Dose 12', ' 34 and 5'],
+  );
   t.equal(tally.results[0].count, 3);
-  t.same(tally.results[0].spans.map((s) => s.text), ['12', '34', '5']);
+  t.same(
+    tally.results[0].spans.map((s) => s.text),
+    ['12', '34', '5'],
+  );
   const shifted = shiftPatternTally(tally, 100);
-  t.same(shifted.results[0].spans.map((s) => s.start), tally.results[0].spans.map((s) => s.start + 100));
+  t.same(
+    shifted.results[0].spans.map((s) => s.start),
+    tally.results[0].spans.map((s) => s.start + 100),
+  );
   const block = patternsBlock(addPatternTallies(tally, shifted));
-  t.same({ ...block, results: block.results.map((r) => ({ ...r, spans: r.spans.length })) }, {
-    schema: 'svc-patterns-v1',
-    requested: 1,
-    matches: 6,
-    results: [{ index: 0, count: 6, spans: 6, spans_truncated: false }],
-    budget_exhausted: 0,
-  });
+  t.same(
+    { ...block, results: block.results.map((r) => ({ ...r, spans: r.spans.length })) },
+    {
+      schema: 'svc-patterns-v1',
+      requested: 1,
+      matches: 6,
+      results: [{ index: 0, count: 6, spans: 6, spans_truncated: false }],
+      budget_exhausted: 0,
+    },
+  );
 });
 
 t.test('formatting never adds a digit, drops one, or runs two numbers together', async (t) => {
   const vocabulary = [
-    'one', 'two', 'three', 'zero', 'twenty', 'eighty', 'hundred', 'and', 'point', 'five', 'over', 'slash', 'dash', 'percent',
-    'b', 'p', 'm', 'r', 'n', 'a', 'mg', 'BP', 'MRN', '120', '80', '0', '7.5', '/', '-', ',', '.', 'patient', 'dose', 'left',
+    'one',
+    'two',
+    'three',
+    'zero',
+    'twenty',
+    'eighty',
+    'hundred',
+    'and',
+    'point',
+    'five',
+    'over',
+    'slash',
+    'dash',
+    'percent',
+    'b',
+    'p',
+    'm',
+    'r',
+    'n',
+    'a',
+    'mg',
+    'BP',
+    'MRN',
+    '120',
+    '80',
+    '0',
+    '7.5',
+    '/',
+    '-',
+    ',',
+    '.',
+    'patient',
+    'dose',
+    'left',
   ];
   const patterns = [
-    'BP \\d+/\\d+', 'MRN ?\\d{3,8}', '\\d{3}-\\d{4}', '0\\d+', '\\d+', '\\d+ ?mg', '[A-Z]+\\d*', '\\d+\\.\\d+', '\\d+%', '(?i)[a-z]+ \\d',
-    '\\d\\d?-\\d', '.+', '\\w+[ -]\\w+', '1\\d0', '[0-9 -]+', 'MRN-0{2}\\d+',
+    'BP \\d+/\\d+',
+    'MRN ?\\d{3,8}',
+    '\\d{3}-\\d{4}',
+    '0\\d+',
+    '\\d+',
+    '\\d+ ?mg',
+    '[A-Z]+\\d*',
+    '\\d+\\.\\d+',
+    '\\d+%',
+    '(?i)[a-z]+ \\d',
+    '\\d\\d?-\\d',
+    '.+',
+    '\\w+[ -]\\w+',
+    '1\\d0',
+    '[0-9 -]+',
+    'MRN-0{2}\\d+',
   ];
   let seed = 11;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)];
   let changed = 0;
   for (let i = 0; i < 1500; i++) {
@@ -153,7 +240,8 @@ t.test('formatting never adds a digit, drops one, or runs two numbers together',
     if (formatted !== text) changed++;
     const before = numbersSaid(text);
     const after = numbersSaid(formatted);
-    if (JSON.stringify(before) !== JSON.stringify(after)) t.fail(`${JSON.stringify(text)} → ${JSON.stringify(formatted)} with ${chosen.join(' , ')}: ${before} ≠ ${after}`);
+    if (JSON.stringify(before) !== JSON.stringify(after))
+      t.fail(`${JSON.stringify(text)} → ${JSON.stringify(formatted)} with ${chosen.join(' , ')}: ${before} ≠ ${after}`);
   }
   t.ok(changed > 400, `${changed} of 1,500 transcripts reformatted, none with a digit added, lost or merged`);
 });
@@ -170,9 +258,18 @@ t.test('recognition applies the patterns to each window, after the decode', asyn
     patterns: patternPrograms(['BP \\d+/\\d+', 'MRN \\d+']),
   });
   t.equal(out.text, 'BP 120/80 and MRN 456');
-  t.same(out.patterns?.results.map((r) => r.count), [1, 1]);
-  t.ok(out.patterns!.results[1].spans[0].start >= 1, 'spans in the recording\'s time');
-  const without = await recogniseRuns({ pcm, sampleRate: 16_000, runs: [{ language: 'en', regions: [{ start: 1, end: 7 }] }], optionsFor: (language) => ({ language }), transcribe });
+  t.same(
+    out.patterns?.results.map((r) => r.count),
+    [1, 1],
+  );
+  t.ok(out.patterns!.results[1].spans[0].start >= 1, "spans in the recording's time");
+  const without = await recogniseRuns({
+    pcm,
+    sampleRate: 16_000,
+    runs: [{ language: 'en', regions: [{ start: 1, end: 7 }] }],
+    optionsFor: (language) => ({ language }),
+    transcribe,
+  });
   t.equal(without.patterns, null, 'no patterns, no tally');
   t.equal(without.text, 'BP one twenty over eighty and m r n four five six');
 });

@@ -65,9 +65,7 @@ t.test('speech after long silences: only speech is decoded, and every time lands
 
 t.test('language=auto: every utterance detected, segments carry their run language', async (t) => {
   // Three voices with 2 s between sentences: three utterances.
-  const parts = await Promise.all(
-    ['en-us', 'es', 'de'].map((voice, i) => speechWithSilences({ sentences: [i], silences: [i === 0 ? 1 : 2, 0], voice })),
-  );
+  const parts = await Promise.all(['en-us', 'es', 'de'].map((voice, i) => speechWithSilences({ sentences: [i], silences: [i === 0 ? 1 : 2, 0], voice })));
   const pcm = new Float32Array(parts.reduce((n, p) => n + p.pcm.length, 0) + RATE);
   let at = 0;
   for (const part of parts) {

@@ -94,7 +94,10 @@ t.test('retrieval: 1,000 terms, the five planted near-matches of the first pass 
   const planted = ['metoprolol', 'hydrochlorothiazide', 'lisinopril', 'atrial fibrillation', 'apixaban'];
   // 995 distractors: pronounceable nonsense that shares no sound run with the first pass.
   const syllables = ['bu', 'ga', 'ro', 'ze', 'ki', 'mo', 'pe', 'ty', 'vu', 'wa', 'xo', 'ju'];
-  const distractors = Array.from({ length: 995 }, (_, i) => `${syllables[i % 12]}${syllables[Math.floor(i / 12) % 12]}${syllables[Math.floor(i / 144) % 12]}nex`);
+  const distractors = Array.from(
+    { length: 995 },
+    (_, i) => `${syllables[i % 12]}${syllables[Math.floor(i / 12) % 12]}${syllables[Math.floor(i / 144) % 12]}nex`,
+  );
   const terms = [...distractors.slice(0, 500), ...planted, ...distractors.slice(500)];
   const engine = recordedEngine(firstPass, firstPass);
   const out = await recognisePromptedWindow(PCM, OPTIONS, prompting(terms), engine.transcribe);

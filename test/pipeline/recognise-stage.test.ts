@@ -106,7 +106,15 @@ t.test('the hallucination guard drops only what whisper and the VAD both call si
   const out = await recogniseRuns({
     pcm,
     sampleRate: RATE,
-    runs: [{ language: 'en', regions: [{ start: 1, end: 3 }, { start: 10, end: 12 }] }],
+    runs: [
+      {
+        language: 'en',
+        regions: [
+          { start: 1, end: 3 },
+          { start: 10, end: 12 },
+        ],
+      },
+    ],
     optionsFor: (language) => ({ language }),
     transcribe,
   });
@@ -120,15 +128,26 @@ t.test('text deltas: segments told as the engine reports them, through the same 
   const told: string[] = [];
   const reportsMade: number[] = [];
   // The engine reports each segment as it finishes, then returns them all.
-  const transcribe = async (pcm: Float32Array, options: TranscribeOptions, _signal?: AbortSignal, onSegments?: (s: TranscriptSegment[]) => void): Promise<Transcript> => {
+  const transcribe = async (
+    pcm: Float32Array,
+    options: TranscribeOptions,
+    _signal?: AbortSignal,
+    onSegments?: (s: TranscriptSegment[]) => void,
+  ): Promise<Transcript> => {
     for (const s of decoded) {
       onSegments?.([s]);
       reportsMade.push(told.length);
     }
-    return (await recordedTranscribe(decoded).transcribe(pcm, options));
+    return await recordedTranscribe(decoded).transcribe(pcm, options);
   };
   const runs = [
-    { language: 'en' as const, regions: [{ start: 1, end: 3 }, { start: 10, end: 12 }] },
+    {
+      language: 'en' as const,
+      regions: [
+        { start: 1, end: 3 },
+        { start: 10, end: 12 },
+      ],
+    },
     { language: 'es' as const, regions: [{ start: 20, end: 23 }] },
   ];
   const out = await recogniseRuns({ pcm, sampleRate: RATE, runs, optionsFor: (language) => ({ language }), transcribe, onTextDelta: (d) => told.push(d) });

@@ -11,7 +11,10 @@ const cases = JSON.parse(readFileSync(new URL('../fixtures/vocabulary/check-case
 for (const [name, c] of Object.entries(cases)) {
   if (typeof c === 'string') continue;
   t.test(name, async (t) => {
-    const verdict = checkSafety(c.free.map((s) => s[0]), c.prompted.map((s) => s[0]));
+    const verdict = checkSafety(
+      c.free.map((s) => s[0]),
+      c.prompted.map((s) => s[0]),
+    );
     if (c.safe) {
       t.same(verdict, { safe: true, reasons: [] });
     } else {
@@ -19,7 +22,13 @@ for (const [name, c] of Object.entries(cases)) {
       t.same(verdict.reasons, c.reasons);
     }
     // The check is symmetric in what it compares: swapping the texts gives the same verdict.
-    t.same(checkSafety(c.prompted.map((s) => s[0]), c.free.map((s) => s[0])).safe, verdict.safe);
+    t.same(
+      checkSafety(
+        c.prompted.map((s) => s[0]),
+        c.free.map((s) => s[0]),
+      ).safe,
+      verdict.safe,
+    );
   });
 }
 
@@ -28,7 +37,10 @@ t.test('a check cut for length fails on length alone', async (t) => {
 });
 
 t.test('spoken numbers read as digits, and nothing is invented', async (t) => {
-  const values = (text: string) => readNumbers(textWords(text)).filter((i) => i.kind === 'number').map((i) => (i as { value: string }).value);
+  const values = (text: string) =>
+    readNumbers(textWords(text))
+      .filter((i) => i.kind === 'number')
+      .map((i) => (i as { value: string }).value);
   t.same(values('one hundred and twenty'), ['120']);
   t.same(values('one twenty over eighty'), ['120', '80']);
   t.same(values('twenty twenty four'), ['2024']);

@@ -15,9 +15,17 @@ t.test('plan: request terms above the dictionary, deduplicated case-insensitivel
   t.equal(plan.dictionaryTerms, 1);
   t.same(plan.dropped, ['x'.repeat(97), 'ok\u0001']);
   t.equal(plan.mode, 'direct');
-  const big = planVocabulary(Array.from({ length: 40 }, (_, i) => `r${i}`), Array.from({ length: 40 }, (_, i) => `d${i}`), 'en');
+  const big = planVocabulary(
+    Array.from({ length: 40 }, (_, i) => `r${i}`),
+    Array.from({ length: 40 }, (_, i) => `d${i}`),
+    'en',
+  );
   t.equal(big.mode, 'retrieval', 'more than 50 merged terms select by retrieval');
-  const small = planVocabulary(Array.from({ length: 20 }, (_, i) => `r${i}`), Array.from({ length: 20 }, (_, i) => `d${i}`), 'ar');
+  const small = planVocabulary(
+    Array.from({ length: 20 }, (_, i) => `r${i}`),
+    Array.from({ length: 20 }, (_, i) => `d${i}`),
+    'ar',
+  );
   t.equal(small.terms.length, 30, 'Arabic keeps 30 terms');
   t.equal(small.dropped.length, 10, 'the dictionary terms past the limit are dropped');
 });
@@ -26,11 +34,20 @@ t.test('corrections: a near-miss spelling becomes the caller term; numbers and s
   const segments = [recognised(' Started metoprolal 25 mg, and lisinoprill.'), recognised(' Left knee, no swelling.', 3, 5)];
   const out = correctTerms(segments, ['Metoprolol', 'Lisinopril', 'B12', 'right', 'Nosweling']);
   t.equal(out.segments[0].text, ' Started Metoprolol 25 mg, and Lisinopril.');
-  t.same(out.corrections.map((c) => [c.term, c.replaced]), [['Metoprolol', 'metoprolal'], ['Lisinopril', 'lisinoprill.']]);
+  t.same(
+    out.corrections.map((c) => [c.term, c.replaced]),
+    [
+      ['Metoprolol', 'metoprolal'],
+      ['Lisinopril', 'lisinoprill.'],
+    ],
+  );
   t.equal(out.segments[1].text, ' Left knee, no swelling.', 'laterality and negation words are not corrected');
   // Words come from tokens: the corrected word is one word with the run's time.
   const tokens = out.segments[0].tokens.filter((tk) => tk.text !== '');
-  t.same(tokens.map((tk) => tk.text.trim()), ['Started', 'Metoprolol', '25', 'mg,', 'and', 'Lisinopril.']);
+  t.same(
+    tokens.map((tk) => tk.text.trim()),
+    ['Started', 'Metoprolol', '25', 'mg,', 'and', 'Lisinopril.'],
+  );
   const spelt = correctTerms([recognised(' hydro chloro thiazide daily')], ['hydrochlorothiazide']);
   t.same(spelt.corrections, [], 'three words for one term is beyond the run length a correction considers');
   const far = correctTerms([recognised(' metformin daily')], ['Metoprolol']);

@@ -68,9 +68,15 @@ t.test('a three-voice conversation turn by turn: revisions of changed turns, as 
     }
   }
   t.equal(folded.size, talk.turns.length, 'every turn is labelled');
-  const live3 = diarizationErrorRate(talk.turns, [...folded.values()].flatMap((turn) => turn.segments)).der;
+  const live3 = diarizationErrorRate(
+    talk.turns,
+    [...folded.values()].flatMap((turn) => turn.segments),
+  ).der;
   const whole = await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments);
-  const yardstick = diarizationErrorRate(talk.turns, whole.turns.map((d) => ({ ...d, speaker: String(d.speaker) }))).der;
+  const yardstick = diarizationErrorRate(
+    talk.turns,
+    whole.turns.map((d) => ({ ...d, speaker: String(d.speaker) })),
+  ).der;
   t.comment(`live DER ${live3.toFixed(3)} in ${revisions.length} revisions; whole recording ${yardstick.toFixed(3)}`);
   t.ok(live3 <= yardstick + 0.1, `turn by turn (${live3.toFixed(3)}) is near the whole recording (${yardstick.toFixed(3)})`);
 });
@@ -97,7 +103,10 @@ t.test('only the last seconds of turns are kept: older turns keep their last lab
     }
   }
   t.ok(checked > 0);
-  t.ok(talk.turns.some((_, i) => i > 0 && seconds.slice(0, i + 1).reduce((a, b) => a + b, 0) > keepSeconds), 'the conversation outgrows what is kept');
+  t.ok(
+    talk.turns.some((_, i) => i > 0 && seconds.slice(0, i + 1).reduce((a, b) => a + b, 0) > keepSeconds),
+    'the conversation outgrows what is kept',
+  );
 });
 
 t.test('a failing diarizer: said once, nothing more is tried, settled still resolves', async (t) => {
@@ -135,17 +144,32 @@ t.test('labelling rules', async (t) => {
   t.same(Object.fromEntries(names), { 0: 'B', 1: 'A', 2: 'C' }, 'voices keep their labels through renumbering; a new one takes a free letter');
   t.same(Object.fromEntries(nameVoices(pieces, previous, new Set(['C']))), { 0: 'B', 1: 'A', 2: 'D' }, 'a label of a turn no longer re-diarized is not reused');
   t.same(Object.fromEntries(nameVoices(pieces, new Map(), new Set())), { 1: 'A', 0: 'B', 2: 'C' }, 'first labels in order of appearance');
-  t.same(turnSpeakers(['t3'], pieces, names), [
-    { turnId: 't3', speaker: 'C', segments: [{ speaker: 'C', start: 10, end: 13 }, { speaker: 'A', start: 13, end: 13.5 }] },
-  ], 'adjacent pieces of one voice are joined; the turn is named by the voice with the most speech');
+  t.same(
+    turnSpeakers(['t3'], pieces, names),
+    [
+      {
+        turnId: 't3',
+        speaker: 'C',
+        segments: [
+          { speaker: 'C', start: 10, end: 13 },
+          { speaker: 'A', start: 13, end: 13.5 },
+        ],
+      },
+    ],
+    'adjacent pieces of one voice are joined; the turn is named by the voice with the most speech',
+  );
   t.same(turnSpeakers(['t9'], pieces, names), [{ turnId: 't9', speaker: null, segments: [] }]);
   // Turns laid end to end: t1 is 3 s of joined time from session 10 s, t2 2 s from session 20 s.
   const layout = [
     { turnId: 't1', offset: 0, seconds: 3, sessionStart: 10 },
     { turnId: 't2', offset: 3, seconds: 2, sessionStart: 20 },
   ];
-  t.same(voicePieces([{ speaker: 0, start: 1, end: 4 }], layout), [
-    { turnId: 't1', voice: 0, start: 11, end: 13 },
-    { turnId: 't2', voice: 0, start: 20, end: 21 },
-  ], 'a diarized turn across two session turns is split, each in session time');
+  t.same(
+    voicePieces([{ speaker: 0, start: 1, end: 4 }], layout),
+    [
+      { turnId: 't1', voice: 0, start: 11, end: 13 },
+      { turnId: 't2', voice: 0, start: 20, end: 21 },
+    ],
+    'a diarized turn across two session turns is split, each in session time',
+  );
 });

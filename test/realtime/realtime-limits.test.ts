@@ -38,7 +38,8 @@ for (const transport of ['uws', 'ws'] as const) {
       host: '127.0.0.1',
       port: 0,
       transport,
-      keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
+      keys: svc.stores.keys,
+      billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
       seats: svc.stores.seats,
       engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
       limits: { startTimeoutSeconds: 0.5, silenceTimeoutSeconds: 2 },
@@ -73,28 +74,34 @@ for (const transport of ['uws', 'ws'] as const) {
     const server = await openTransport(transport);
     const closes: Array<{ who: string; code: number }> = [];
     const sent = new Map<string, number>();
-    const listening = await server.listen('127.0.0.1', 0, ['/flood'], { maxFrameBytes: 1024, maxBufferedBytes: 256 * 1024, idleSeconds: 60 }, (connection: RealtimeConnection) => {
-      let who = '';
-      return {
-        // The client names itself, then the server sends 16 KiB events until the connection goes.
-        message: (data) => {
-          who = Buffer.from(data).toString();
-          const event = 'x'.repeat(16 * 1024);
-          const flood = () => {
-            for (let i = 0; i < 16; i++) {
-              if (!connection.send(event)) return;
-              sent.set(who, (sent.get(who) ?? 0) + event.length);
-            }
-            if ((sent.get(who) ?? 0) < 64 * 1024 * 1024) setTimeout(flood, 1);
-          };
-          flood();
-        },
-        closed: (code) => closes.push({ who, code }),
-      };
-    });
+    const listening = await server.listen(
+      '127.0.0.1',
+      0,
+      ['/flood'],
+      { maxFrameBytes: 1024, maxBufferedBytes: 256 * 1024, idleSeconds: 60 },
+      (connection: RealtimeConnection) => {
+        let who = '';
+        return {
+          // The client names itself, then the server sends 16 KiB events until the connection goes.
+          message: (data) => {
+            who = Buffer.from(data).toString();
+            const event = 'x'.repeat(16 * 1024);
+            const flood = () => {
+              for (let i = 0; i < 16; i++) {
+                if (!connection.send(event)) return;
+                sent.set(who, (sent.get(who) ?? 0) + event.length);
+              }
+              if ((sent.get(who) ?? 0) < 64 * 1024 * 1024) setTimeout(flood, 1);
+            };
+            flood();
+          },
+          closed: (code) => closes.push({ who, code }),
+        };
+      },
+    );
     t.teardown(() => listening.close());
 
-    const open = async (name: string) => {
+    const open = async (_label: string) => {
       const socket = new WebSocket(`ws://127.0.0.1:${listening.port}/flood`);
       await new Promise((resolve) => socket.once('open', resolve));
       return socket;

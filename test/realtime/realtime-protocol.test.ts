@@ -19,7 +19,10 @@ t.before(async () => {
 /** Every rule of the event stream that holds whatever the words are. */
 function checkStream(t: any, events: RealtimeEvent[]) {
   t.equal(events[0].type, 'ready');
-  t.ok(events.every((e, i) => i === 0 || e.sequence > events[i - 1].sequence), 'sequence strictly increasing');
+  t.ok(
+    events.every((e, i) => i === 0 || e.sequence > events[i - 1].sequence),
+    'sequence strictly increasing',
+  );
   const finals = new Map<string, RealtimeEvent>();
   const lastRevision = new Map<string, string>();
   for (const e of events) {
@@ -43,7 +46,14 @@ function checkStream(t: any, events: RealtimeEvent[]) {
     turnFinals.map((e) => ({ turn_id: e.turn_id, text: e.text, start: e.start, end: e.end })),
     'the final record is the turn_finals, unchanged',
   );
-  t.equal(final.text, turnFinals.map((e) => e.text as string).filter((x) => x !== '').join(' '), 'final text = the turn_finals joined');
+  t.equal(
+    final.text,
+    turnFinals
+      .map((e) => e.text as string)
+      .filter((x) => x !== '')
+      .join(' '),
+    'final text = the turn_finals joined',
+  );
   return { turnFinals, final };
 }
 
@@ -102,7 +112,7 @@ for (const transport of ['uws', 'ws'] as const) {
       t.same(new Set(labelled.values()), new Set(['A']), 'one voice, one label');
     });
 
-    t.test('a bad start is refused before ready, in the envelope\'s terms, never echoing it', async (t) => {
+    t.test("a bad start is refused before ready, in the envelope's terms, never echoing it", async (t) => {
       const base = startMessage(svc.key);
       const cases: Array<[string, unknown, number, string, string]> = [
         ['not JSON', 'canary{', 4400, 'INVALID_START', 'invalid_request'],
@@ -186,7 +196,14 @@ for (const transport of ['uws', 'ws'] as const) {
         await c.closed;
       }
       const paygSpeakers = await Promise.all([0, 1, 2].map(() => open(payg.key, '/v1/realtime', true)));
-      const closes = await Promise.all(paygSpeakers.map((c) => c.next('ready').then(() => 'ready', async () => (await c.closed).reason)));
+      const closes = await Promise.all(
+        paygSpeakers.map((c) =>
+          c.next('ready').then(
+            () => 'ready',
+            async () => (await c.closed).reason,
+          ),
+        ),
+      );
       t.same(closes.sort(), ['SPEAKER_CAPACITY_FULL', 'ready', 'ready'], 'two speaker rooms on pay as you go');
       for (const c of paygSpeakers) if (c.socket.readyState === WebSocket.OPEN) c.stop();
     });
@@ -206,18 +223,28 @@ for (const transport of ['uws', 'ws'] as const) {
       };
       await abuse('text where audio is expected', (c) => c.socket.send('canary'), 1008, 'UNEXPECTED_TEXT');
       await abuse('an odd number of PCM16 bytes', (c) => c.socket.send(new Uint8Array(3201)), 1008, 'INVALID_AUDIO');
-      await abuse('audio far faster than real time', (c) => void c.stream(new Uint8Array(32_000 * 25), { frameMs: 1000, pace: 100 }), 4429, 'AUDIO_FASTER_THAN_REALTIME');
+      await abuse(
+        'audio far faster than real time',
+        (c) => void c.stream(new Uint8Array(32_000 * 25), { frameMs: 1000, pace: 100 }),
+        4429,
+        'AUDIO_FASTER_THAN_REALTIME',
+      );
       const big = await connectRealtime(url);
       big.start(startMessage(svc.key));
       await big.next('ready');
       big.socket.send(new Uint8Array(256 * 1024));
       t.same(await big.closed, { code: 1009, reason: 'FRAME_TOO_BIG' }, 'an oversized frame');
-      await abuse('audio after stop', (c) => {
-        // Speech to finish, so the session is still stopping when the next frame arrives.
-        c.socket.send(speech.subarray(0, 64_000));
-        c.stop();
-        c.socket.send(new Uint8Array(3200));
-      }, 1008, 'AUDIO_AFTER_STOP');
+      await abuse(
+        'audio after stop',
+        (c) => {
+          // Speech to finish, so the session is still stopping when the next frame arrives.
+          c.socket.send(speech.subarray(0, 64_000));
+          c.stop();
+          c.socket.send(new Uint8Array(3200));
+        },
+        1008,
+        'AUDIO_AFTER_STOP',
+      );
       await streaming;
       good.stop();
       t.same(await good.closed, { code: 1000, reason: 'FINAL' }, 'the well-behaved session finished normally');

@@ -54,13 +54,24 @@ async function wholeRecordingDer(path: string, reference: Array<{ speaker: strin
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const pcm = Float32Array.from({ length: bytes.length / 2 }, (_, i) => view.getInt16(i * 2, true) / 32768);
   const diarization = await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments);
-  return diarizationErrorRate(reference, diarization.turns.map((d) => ({ ...d, speaker: String(d.speaker) }))).der;
+  return diarizationErrorRate(
+    reference,
+    diarization.turns.map((d) => ({ ...d, speaker: String(d.speaker) })),
+  ).der;
 }
 
 t.test('a two-voice conversation at real time: labels per turn, revisioned, before final', async (t) => {
   const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
   const pcm = wavPcm(await readFile(talk.path));
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: PREFERRED_TRANSPORT, keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing), seats: svc.stores.seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
+  const listener = await startRealtimeListener({
+    host: '127.0.0.1',
+    port: 0,
+    transport: PREFERRED_TRANSPORT,
+    keys: svc.stores.keys,
+    billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
+    seats: svc.stores.seats,
+    engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
+  });
   t.teardown(() => listener.close());
   const c = await connectRealtime(listener.url);
   c.start(startMessage(svc.key, { diarization: { enabled: true } }));
@@ -78,12 +89,15 @@ t.test('a two-voice conversation at real time: labels per turn, revisioned, befo
   t.same([...labels.keys()].sort(), turnFinals.map((e) => e.turn_id as string).sort(), 'every turn is labelled');
   for (const e of turnFinals) {
     const turn = labels.get(e.turn_id as string)!;
-    for (const s of turn.segments) t.ok(s.start >= (e.start as number) - 0.5 && s.end <= (e.end as number) + 0.5, `${e.turn_id}: its labels lie within the turn`);
+    for (const s of turn.segments)
+      t.ok(s.start >= (e.start as number) - 0.5 && s.end <= (e.end as number) + 0.5, `${e.turn_id}: its labels lie within the turn`);
   }
   const hypothesis = [...labels.values()].flatMap((turn) => turn.segments);
   const score = diarizationErrorRate(talk.turns, hypothesis);
   const yardstick = await wholeRecordingDer(talk.path, talk.turns);
-  t.comment(`live DER ${score.der.toFixed(3)} over ${turnFinals.length} turns in ${c.events.filter((e) => e.type === 'speaker_labels').length} revisions; whole recording ${yardstick.toFixed(3)}`);
+  t.comment(
+    `live DER ${score.der.toFixed(3)} over ${turnFinals.length} turns in ${c.events.filter((e) => e.type === 'speaker_labels').length} revisions; whole recording ${yardstick.toFixed(3)}`,
+  );
   t.same(new Set(hypothesis.map((s) => s.speaker)), new Set(['A', 'B']), 'both voices are told apart, labelled A and B');
   t.ok(score.der <= Math.max(0.25, yardstick + 0.1), `live DER ${score.der.toFixed(3)} is near the whole recording's ${yardstick.toFixed(3)}`);
 });
@@ -96,7 +110,15 @@ t.test('a diarizer that fails: the session says so once and the text goes on to 
       },
     },
   }) as Engine;
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing), seats: svc.stores.seats, engines: { 'svc-medical-1': failing, 'svc-medical-edge-1': failing } });
+  const listener = await startRealtimeListener({
+    host: '127.0.0.1',
+    port: 0,
+    transport: 'ws',
+    keys: svc.stores.keys,
+    billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
+    seats: svc.stores.seats,
+    engines: { 'svc-medical-1': failing, 'svc-medical-edge-1': failing },
+  });
   t.teardown(() => listener.close());
   const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
   const c = await connectRealtime(listener.url);

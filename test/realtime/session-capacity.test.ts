@@ -65,14 +65,22 @@ t.test('a start that finds the seat store down: 1013 SERVICE_UNAVAILABLE, then s
   t.teardown(() => svc.close());
   const engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
   t.teardown(() => engine.close());
-  const listener = await startRealtimeListener({ host: '127.0.0.1', port: 0, transport: 'ws', keys: svc.stores.keys, billing: new UsageBilling(svc.stores.usage, svc.stores.billing), seats, engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine } });
+  const listener = await startRealtimeListener({
+    host: '127.0.0.1',
+    port: 0,
+    transport: 'ws',
+    keys: svc.stores.keys,
+    billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
+    seats,
+    engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
+  });
   t.teardown(() => listener.close());
   failing.add('take');
   const refused = await connectRealtime(listener.url);
   refused.start(startMessage(svc.key));
   t.same(await refused.closed, { code: 1013, reason: 'SERVICE_UNAVAILABLE' });
   t.match(refused.events, [{ type: 'error', code: 'service_unavailable', reason: 'SERVICE_UNAVAILABLE' }]);
-  t.notMatch(JSON.stringify(refused.events), /connection refused/, 'the store\'s error is not passed on');
+  t.notMatch(JSON.stringify(refused.events), /connection refused/, "the store's error is not passed on");
   const served = await connectRealtime(listener.url);
   served.start(startMessage(svc.key));
   await served.next('ready');

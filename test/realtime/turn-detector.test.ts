@@ -7,7 +7,17 @@ t.test('silence, speaking, pausing, ended: by the silence after the last speech'
   t.same(turnState([{ start: 0.5, end: 2 }], 2.1), { kind: 'speaking', speechStart: 0.5, speechEnd: 2 });
   t.same(turnState([{ start: 0.5, end: 2 }], 2.01 + E.candidateSilence), { kind: 'pausing', speechStart: 0.5, speechEnd: 2 });
   t.same(turnState([{ start: 0.5, end: 2 }], 2.01 + E.finalSilence), { kind: 'ended', speechStart: 0.5, speechEnd: 2, cut: 2 });
-  t.same(turnState([{ start: 0.5, end: 1 }, { start: 1.2, end: 2.9 }], 3), { kind: 'speaking', speechStart: 0.5, speechEnd: 2.9 }, 'a short pause inside a turn is not its end');
+  t.same(
+    turnState(
+      [
+        { start: 0.5, end: 1 },
+        { start: 1.2, end: 2.9 },
+      ],
+      3,
+    ),
+    { kind: 'speaking', speechStart: 0.5, speechEnd: 2.9 },
+    'a short pause inside a turn is not its end',
+  );
 });
 
 t.test('a turn past the limit ends at its latest pause, or where it stands', async (t) => {

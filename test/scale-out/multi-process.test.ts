@@ -62,7 +62,7 @@ t.test('1 api + 2 workers, one worker killed mid-batch: nothing lost, nothing tw
   t.equal((await completeJob(last, key)).status, 202);
 
   const deadline = Date.now() + 180_000;
-  let states: Record<string, number> = {};
+  let states: Record<string, number>;
   for (;;) {
     const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM jobs GROUP BY status');
     states = Object.fromEntries(rows.map((r) => [r.status, r.n]));

@@ -8,7 +8,7 @@ import { PgKeyStore } from '../../src/store/postgres/pg-key-store.js';
 import { connectRealtime, startMessage, type RealtimeClient } from '../helpers/realtime-client.js';
 import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
 
-t.test('a builder project\'s seats hold over two api processes; a killed process\'s seat comes back', async (t) => {
+t.test("a builder project's seats hold over two api processes; a killed process's seat comes back", async (t) => {
   const cluster = await startScaleOutCluster({ workers: 0, env: { SVC_INSTANCE_TTL_MS: '3000' } });
   t.teardown(() => cluster.close());
   const db = await openPostgres(cluster.databaseUrl);
@@ -36,7 +36,7 @@ t.test('a builder project\'s seats hold over two api processes; a killed process
   // The first process dies with its session open: nobody releases the seat; its expired heartbeat does.
   first.child.kill('SIGKILL');
   await first.exited;
-  t.equal((await a.closed).code, 1006, 'the killed process\'s session is cut');
+  t.equal((await a.closed).code, 1006, "the killed process's session is cut");
   let attempts = 0;
   for (const deadline = Date.now() + 30_000; ; attempts++) {
     const c = await open(second.realtimeUrl!, true);

@@ -4,7 +4,13 @@ import t from 'tap';
 import { OTHER_TENANTS, usageByTenant } from '../../src/service/usage-gauges.js';
 import type { PoolTotals, UsagePool } from '../../src/store/usage-record.js';
 
-const total = (tenant: string, pool: UsagePool, audioMs: number, overageMs = 0, costMicros = 0): PoolTotals => ({ tenant, pool, audioMs, overageMs, costMicros });
+const total = (tenant: string, pool: UsagePool, audioMs: number, overageMs = 0, costMicros = 0): PoolTotals => ({
+  tenant,
+  pool,
+  audioMs,
+  overageMs,
+  costMicros,
+});
 
 // As the ledger gives them: one row per tenant and pool.
 const totals = [

@@ -61,11 +61,13 @@ t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-i
   const requests = await receiver.waitForRequests(2, 60_000);
   t.equal(requests[1]!.headers['webhook-id'], inFlight!.headers['webhook-id'], 'the same event id after the restart');
   t.ok(requests[1]!.body.equals(inFlight!.body), 'the same body');
-  t.ok(new Webhook(secret).verify(requests[1]!.body.toString('utf8'), {
-    'webhook-id': String(requests[1]!.headers['webhook-id']),
-    'webhook-timestamp': String(requests[1]!.headers['webhook-timestamp']),
-    'webhook-signature': String(requests[1]!.headers['webhook-signature']),
-  }));
+  t.ok(
+    new Webhook(secret).verify(requests[1]!.body.toString('utf8'), {
+      'webhook-id': String(requests[1]!.headers['webhook-id']),
+      'webhook-timestamp': String(requests[1]!.headers['webhook-timestamp']),
+      'webhook-signature': String(requests[1]!.headers['webhook-signature']),
+    }),
+  );
 
   // The operator's view, through the real CLI on the same data folder.
   let view: Array<Record<string, unknown>> = [];
@@ -75,8 +77,21 @@ t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-i
     if (view[0]?.state === 'delivered') break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  t.match(view, [{ event_id: inFlight!.headers['webhook-id'], job_id: job.id, state: 'delivered', attempts: 1, last_status: 'http 204', next_attempt_at: null, secret_version: 1 }],
-    'the attempt cut off by the crash is not counted; the one after the restart delivered');
+  t.match(
+    view,
+    [
+      {
+        event_id: inFlight!.headers['webhook-id'],
+        job_id: job.id,
+        state: 'delivered',
+        attempts: 1,
+        last_status: 'http 204',
+        next_attempt_at: null,
+        secret_version: 1,
+      },
+    ],
+    'the attempt cut off by the crash is not counted; the one after the restart delivered',
+  );
   const { stdout: text } = await promisify(execFile)(process.execPath, [...CLI_ARGS, 'webhooks', 'deliveries', '--job', job.id], { env });
   t.match(text, /state\s+delivered/);
   t.notMatch(text, /whsec_|poll_url/, 'never the secret or the body');

@@ -29,10 +29,28 @@ t.test('every SSRF case is refused at delivery time and rescheduled, never conne
 
   const ids = new Map<string, string>();
   for (const [name, url] of REFUSED) {
-    const job = await jobs.create({ tenant: 'ten_a', keyId, status: 'accepted', request: {}, audioPath: null, audioSeconds: 3, webhookUrl: url, webhookSecretVersion: 1 });
+    const job = await jobs.create({
+      tenant: 'ten_a',
+      keyId,
+      status: 'accepted',
+      request: {},
+      audioPath: null,
+      audioSeconds: 3,
+      webhookUrl: url,
+      webhookSecretVersion: 1,
+    });
     await jobs.claimNext('w', now, 60_000);
     const event = jobSucceededEvent({ jobId: job.id, keyId, secretVersion: 1, url, pollUrl: `https://stt.example/v1/jobs/${job.id}`, nowMs: now });
-    t.ok(await jobs.succeed(job.id, 'w', { resultPath: '/r', resultBytes: 1, contentType: 'application/json' }, { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 }, now, event));
+    t.ok(
+      await jobs.succeed(
+        job.id,
+        'w',
+        { resultPath: '/r', resultBytes: 1, contentType: 'application/json' },
+        { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 },
+        now,
+        event,
+      ),
+    );
     ids.set(name, job.id);
   }
   let connections = 0;

@@ -31,12 +31,16 @@ t.test('an undecodable upload fails the job: one signed failed event, the code o
 
   const [request] = await receiver.waitForRequests(1);
   const event = new Webhook(secret).verify(request!.body.toString('utf8'), headersOf(request!)) as Record<string, unknown>;
-  t.same(event, {
-    id: request!.headers['webhook-id'],
-    type: 'transcription.job.failed',
-    created: event.created,
-    data: { job_id: job.id, status: 'failed', error: { code: 'audio_undecodable' }, poll_url: job.poll_url },
-  }, 'thin: no message, no file name, no decoder output');
+  t.same(
+    event,
+    {
+      id: request!.headers['webhook-id'],
+      type: 'transcription.job.failed',
+      created: event.created,
+      data: { job_id: job.id, status: 'failed', error: { code: 'audio_undecodable' }, poll_url: job.poll_url },
+    },
+    'thin: no message, no file name, no decoder output',
+  );
   const done = await waitForEnd(job.poll_url, setup.key);
   t.match(done, { status: 'failed', error: { code: 'audio_undecodable' } }, 'the poll agrees');
   const delivery = await setup.waitForDelivery(job.id, (d) => d.state === 'delivered');

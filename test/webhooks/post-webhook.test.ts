@@ -62,15 +62,21 @@ t.test('a non-2xx answer is not delivered', async (t) => {
 });
 
 t.test('a redirect is reported and not followed', async (t) => {
-  receiver.answer((request) =>
-    request.path === '/hooks/stt' ? { redirect: `${receiver.origin}/elsewhere`, status: 302 } : { status: 204 },
-  );
+  receiver.answer((request) => (request.path === '/hooks/stt' ? { redirect: `${receiver.origin}/elsewhere`, status: 302 } : { status: 204 }));
   const outcome = await postWebhook(destination(receiver), headers, Buffer.from('{}'), TIMEOUT_MS);
   t.same(outcome, { delivered: false, status: 302, summary: 'redirect 302 not followed' });
-  t.same(receiver.requests.map((request) => request.path), ['/hooks/stt'], 'one request only');
+  t.same(
+    receiver.requests.map((request) => request.path),
+    ['/hooks/stt'],
+    'one request only',
+  );
 
   receiver.answer({ redirect: `${receiver.origin}/elsewhere`, status: 307 });
-  t.same(await postWebhook(destination(receiver), headers, Buffer.from('{}'), TIMEOUT_MS), { delivered: false, status: 307, summary: 'redirect 307 not followed' });
+  t.same(await postWebhook(destination(receiver), headers, Buffer.from('{}'), TIMEOUT_MS), {
+    delivered: false,
+    status: 307,
+    summary: 'redirect 307 not followed',
+  });
   t.equal(receiver.requests.length, 2);
 });
 
@@ -102,8 +108,18 @@ t.test('a certificate that is not valid for the host name is not delivered', asy
 });
 
 t.test('the certificate is checked for an IP-literal destination too', async (t) => {
-  const literal: ValidatedDestination = { url: new URL(`https://127.0.0.1:${receiver.port}/hook`), hostname: '127.0.0.1', address: '127.0.0.1', family: 4, port: receiver.port };
-  t.same(await postWebhook(literal, headers, Buffer.from('{}'), TIMEOUT_MS), { delivered: true, status: 204, summary: 'http 204' }, 'the certificate names 127.0.0.1');
+  const literal: ValidatedDestination = {
+    url: new URL(`https://127.0.0.1:${receiver.port}/hook`),
+    hostname: '127.0.0.1',
+    address: '127.0.0.1',
+    family: 4,
+    port: receiver.port,
+  };
+  t.same(
+    await postWebhook(literal, headers, Buffer.from('{}'), TIMEOUT_MS),
+    { delivered: true, status: 204, summary: 'http 204' },
+    'the certificate names 127.0.0.1',
+  );
   t.equal(receiver.requests[0].servername, null, 'no SNI for an address');
 
   // 127.0.0.2 is loopback too (so the same receiver answers it on Linux) but not in the certificate.

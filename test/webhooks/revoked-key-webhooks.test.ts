@@ -63,10 +63,28 @@ t.test("the worker gives up a revoked key's event before connecting", async (t) 
   for (const keyId of [revoked, active]) {
     await secrets.create(keyId, now);
     const url = 'https://hooks.example/endpoint';
-    const job = await jobs.create({ tenant: 'ten_x', keyId, status: 'accepted', request: {}, audioPath: null, audioSeconds: 3, webhookUrl: url, webhookSecretVersion: 1 });
+    const job = await jobs.create({
+      tenant: 'ten_x',
+      keyId,
+      status: 'accepted',
+      request: {},
+      audioPath: null,
+      audioSeconds: 3,
+      webhookUrl: url,
+      webhookSecretVersion: 1,
+    });
     await jobs.claimNext('w', now, 60_000);
     const event = jobSucceededEvent({ jobId: job.id, keyId, secretVersion: 1, url, pollUrl: `https://stt.example/v1/jobs/${job.id}`, nowMs: now });
-    t.ok(await jobs.succeed(job.id, 'w', { resultPath: '/r', resultBytes: 1, contentType: 'application/json' }, { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 }, now, event));
+    t.ok(
+      await jobs.succeed(
+        job.id,
+        'w',
+        { resultPath: '/r', resultBytes: 1, contentType: 'application/json' },
+        { resultExpiresAtMs: now + 1e8, tombstoneUntilMs: now + 2e8 },
+        now,
+        event,
+      ),
+    );
     jobIds.set(keyId, job.id);
   }
   // Revoked after its job succeeded (the event was already in the outbox), without the CLI's cleanup.

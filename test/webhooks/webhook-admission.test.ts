@@ -42,11 +42,16 @@ t.test('refused destinations: 422 on both routes, nothing created, the URL not e
 
 t.test('a key without an active signing secret cannot ask for a webhook', async (t) => {
   const setup = await startWebhookService(t, { loopback: false, dns: { 'public.test': { A: [PUBLIC] } } });
-  const direct = await postTranscription(setup.svc.url, setup.key, { model: 'svc-medical-1', webhook_url: 'https://public.test/h' }, {
-    data: setup.audio,
-    name: 'visit.wav',
-    type: 'audio/wav',
-  });
+  const direct = await postTranscription(
+    setup.svc.url,
+    setup.key,
+    { model: 'svc-medical-1', webhook_url: 'https://public.test/h' },
+    {
+      data: setup.audio,
+      name: 'visit.wav',
+      type: 'audio/wav',
+    },
+  );
   t.equal(direct.status, 422);
   t.match(await direct.json(), { error: { code: 'invalid_request', message: /signing secret/ } });
   const jobs = await createJobRequest(setup.svc.url, setup.key, jobBody(setup.audio, { webhook_url: 'https://public.test/h' }));

@@ -52,12 +52,16 @@ t.test('a succeeded job POSTs one signed event that both verifier libraries acce
   t.equal(request!.servername, 'hooks.test', 'TLS was verified for the host name, not the address');
   t.match(request!.headers['content-type'], /^application\/json/);
   const event = JSON.parse(request!.body.toString('utf8'));
-  t.same(event, {
-    id: request!.headers['webhook-id'],
-    type: 'transcription.job.succeeded',
-    created: event.created,
-    data: { job_id: job.id, status: 'succeeded', poll_url: job.poll_url },
-  }, 'exactly the contract fields: no text, file name, result URL or decoder output');
+  t.same(
+    event,
+    {
+      id: request!.headers['webhook-id'],
+      type: 'transcription.job.succeeded',
+      created: event.created,
+      data: { job_id: job.id, status: 'succeeded', poll_url: job.poll_url },
+    },
+    'exactly the contract fields: no text, file name, result URL or decoder output',
+  );
   t.match(event.id, /^evt_/);
   t.ok(Math.abs(Date.parse(event.created) - Date.now()) < 120_000);
 
@@ -113,7 +117,8 @@ t.test('retries: down, 500, timeout, redirect (not followed), then up — same i
   t.ok(first.nextAttemptAtMs! >= clock.ms + 60_000 && first.nextAttemptAtMs! <= clock.ms + 61_200, 'attempt 2 due after 1 minute');
 
   const receiver = await startWebhookReceiver(
-    (_request, index) => [{ status: 500 }, { never: true } as const, { redirect: '/elsewhere', status: 302 as const }, { status: 204 }][index] ?? { status: 204 },
+    (_request, index) =>
+      [{ status: 500 }, { never: true } as const, { redirect: '/elsewhere', status: 302 as const }, { status: 204 }][index] ?? { status: 204 },
     { port },
   );
   t.teardown(() => receiver.close());
@@ -138,10 +143,20 @@ t.test('retries: down, 500, timeout, redirect (not followed), then up — same i
   t.notOk(receiver.requests.some((r) => r.path === '/elsewhere'));
   const ids = new Set(receiver.requests.map((r) => r.headers['webhook-id']));
   t.equal(ids.size, 1, 'one webhook-id across every attempt');
-  t.same(receiver.requests.map((r) => Number(r.headers['webhook-timestamp'])), stampsAtAttempt, 'a fresh timestamp per attempt');
-  t.ok(receiver.requests.every((r) => signatureValid(secret, r)), 'each attempt signed for its own timestamp');
+  t.same(
+    receiver.requests.map((r) => Number(r.headers['webhook-timestamp'])),
+    stampsAtAttempt,
+    'a fresh timestamp per attempt',
+  );
+  t.ok(
+    receiver.requests.every((r) => signatureValid(secret, r)),
+    'each attempt signed for its own timestamp',
+  );
   t.ok(new Set(receiver.requests.map((r) => r.headers['webhook-signature'])).size === 4, 'so each signature differs');
-  t.ok(receiver.requests.every((r) => r.body.equals(receiver.requests[0]!.body)), 'the same body bytes every time');
+  t.ok(
+    receiver.requests.every((r) => r.body.equals(receiver.requests[0]!.body)),
+    'the same body bytes every time',
+  );
   const last = receiver.requests.at(-1)!;
   t.ok(new Webhook(secret).verify(last.body.toString('utf8'), headersOf(last)), 'the delivered attempt verifies');
   t.match(await setup.delivery(job.id), { state: 'delivered', attempts: 5, nextAttemptAtMs: null });
@@ -206,7 +221,13 @@ t.test('rotation: events stay signed with the version pinned at acceptance; afte
   // 25 hours later version 1 is no longer usable: the late job's event (pinned to 1) is signed with
   // the active version, the only one its receiver still accepts.
   clock.advance(25 * 3600);
-  t.same((await setup.secrets.list(setup.keyId, clock.ms)).map((s) => [s.version, s.state]), [[1, 'expired'], [2, 'active']]);
+  t.same(
+    (await setup.secrets.list(setup.keyId, clock.ms)).map((s) => [s.version, s.state]),
+    [
+      [1, 'expired'],
+      [2, 'active'],
+    ],
+  );
   t.equal((await uploadFile(late, setup.audio)).status, 204);
   t.equal((await completeJob(late, setup.key)).status, 202);
   await receiver.waitForRequests(3);

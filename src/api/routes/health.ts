@@ -28,7 +28,9 @@ export interface HealthDeps {
 export function healthRoutes(deps: HealthDeps) {
   return async function register(app: FastifyInstance): Promise<void> {
     const open = { config: { public: true } };
-    app.get('/healthz', open, async (_request, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok', role: deps.role, instance: deps.instance }));
+    app.get('/healthz', open, async (_request, reply) =>
+      reply.header('cache-control', 'no-store').send({ status: 'ok', role: deps.role, instance: deps.instance }),
+    );
     app.get('/readyz', open, async (request, reply) => {
       const names = Object.keys(deps.checks);
       const outcomes = await Promise.all(names.map((name) => withinTimeout(deps.checks[name]())));
@@ -46,7 +48,12 @@ export function healthRoutes(deps: HealthDeps) {
     });
     const metrics = deps.metrics;
     if (metrics) {
-      app.get('/metrics', open, async (_request, reply) => reply.header('cache-control', 'no-store').type(metrics.contentType).send(await metrics.render()));
+      app.get('/metrics', open, async (_request, reply) =>
+        reply
+          .header('cache-control', 'no-store')
+          .type(metrics.contentType)
+          .send(await metrics.render()),
+      );
     }
   };
 }
@@ -58,7 +65,13 @@ async function withinTimeout(check: Promise<void>): Promise<unknown> {
     timer = setTimeout(() => resolve(new Error(`no answer within ${READY_CHECK_TIMEOUT_MS} ms`)), READY_CHECK_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([check.then(() => null, (error: unknown) => error ?? new Error('check failed')), timeout]);
+    return await Promise.race([
+      check.then(
+        () => null,
+        (error: unknown) => error ?? new Error('check failed'),
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

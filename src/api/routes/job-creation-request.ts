@@ -10,7 +10,16 @@ import { DEFAULT_MAX_SPEAKERS } from '../../jobs/job-request.js';
 import { MAX_LANGUAGE_HINTS } from '../../pipeline/languages.js';
 import { MAX_SPEAKERS } from '../../pipeline/speaker-attachment.js';
 import { parsePatterns } from '../../pipeline/patterns.js';
-import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, PROFILES, RESPONSE_FORMATS, omittedLanguage, type LanguageChoice, type Profile, type ResponseFormat } from '../../contract/transcription-request.js';
+import {
+  DEFAULT_JOB_RESPONSE_FORMAT,
+  DEFAULT_PROFILE,
+  PROFILES,
+  RESPONSE_FORMATS,
+  omittedLanguage,
+  type LanguageChoice,
+  type Profile,
+  type ResponseFormat,
+} from '../../contract/transcription-request.js';
 import { parsePrompt } from '../../contract/prompt-field.js';
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from '../../contract/webhook-url.js';
@@ -154,7 +163,8 @@ function parseLanguage(fields: Record<string, unknown>, key: ApiKeyRecord): Lang
 }
 
 function parseHints(value: unknown): LanguageTag[] {
-  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_LANGUAGE_HINTS) throw unprocessable(`language_hints must be an array of 1 to ${MAX_LANGUAGE_HINTS} language tags`);
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_LANGUAGE_HINTS)
+    throw unprocessable(`language_hints must be an array of 1 to ${MAX_LANGUAGE_HINTS} language tags`);
   const tags = value.map((v) => (typeof v === 'string' ? parseLanguageTag(v) : null));
   if (tags.some((t) => t === null)) throw unprocessable('language_hints contains an unsupported language tag');
   if (new Set(tags.map((t) => t!.tag)).size !== tags.length) throw unprocessable('language_hints must not repeat a tag');

@@ -75,7 +75,8 @@ export const GET_JOB_RESULT_SCHEMA: RouteSchema = {
   params: JOB_ID_PARAMS,
   response: {
     '200': {
-      description: "The final result in the job's response format: `verbose_json` and `diarized_json` as JobTranscript, `json` as JobTranscriptJson, `text` and `srt` as text/plain, `vtt` as text/vtt.",
+      description:
+        "The final result in the job's response format: `verbose_json` and `diarized_json` as JobTranscript, `json` as JobTranscriptJson, `text` and `srt` as text/plain, `vtt` as text/vtt.",
       headers: answerHeaders(),
       content: { 'application/json': { schema: JSON_RESULT }, 'text/plain': { schema: { type: 'string' } }, 'text/vtt': { schema: { type: 'string' } } },
     },

@@ -10,7 +10,11 @@ export const LIST_MODELS_SCHEMA: RouteSchema = {
   tags: ['models'],
   security: BEARER,
   response: {
-    '200': { description: 'Both model ids, with the file serving each.', headers: answerHeaders(), content: { 'application/json': { schema: ref('ModelList') } } },
+    '200': {
+      description: 'Both model ids, with the file serving each.',
+      headers: answerHeaders(),
+      content: { 'application/json': { schema: ref('ModelList') } },
+    },
     ...errorResponses([]),
   },
 };

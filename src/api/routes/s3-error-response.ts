@@ -5,8 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UploadFormError } from './upload-form-refusals.js';
 import { REQUEST_ID_HEADER } from '../request-id.js';
 
-const escapeXml = (text: string) =>
-  text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 
 export function sendS3Error(request: FastifyRequest, reply: FastifyReply, error: UploadFormError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);

@@ -22,13 +22,13 @@ export const UPLOAD_REFUSALS = {
   missingField: () => new UploadFormError(400, 'InvalidArgument', 'Bucket POST must contain every field of the upload form.'),
   notOneFile: () => new UploadFormError(400, 'InvalidArgument', 'POST requires exactly one file upload per request.'),
   extraField: () => new UploadFormError(403, 'AccessDenied', 'Invalid according to Policy: Extra input fields.'),
-  badSignature: () =>
-    new UploadFormError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'),
+  badSignature: () => new UploadFormError(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.'),
   conditionFailed: () => new UploadFormError(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed.'),
   // What S3 answers for a browser POST whose policy `expiration` has passed.
   expired: () => new UploadFormError(403, 'AccessDenied', 'Invalid according to Policy: Policy expired.'),
   used: () => new UploadFormError(403, 'AccessDenied', 'Invalid according to Policy: this upload form has already been used.'),
-  busy: () => new UploadFormError(409, 'OperationAborted', 'A conflicting conditional operation is currently in progress against this resource. Please try again.'),
+  busy: () =>
+    new UploadFormError(409, 'OperationAborted', 'A conflicting conditional operation is currently in progress against this resource. Please try again.'),
   tooSmall: () => new UploadFormError(400, 'EntityTooSmall', 'Your proposed upload is smaller than the minimum allowed size.'),
   tooLarge: () => new UploadFormError(400, 'EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size.'),
   timeout: () => new UploadFormError(400, 'RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.'),

@@ -23,7 +23,9 @@ export const UPLOAD_JOB_AUDIO_SCHEMA: RouteSchema = {
   },
   response: {
     '204': { description: 'Stored durably; now POST `complete_url`.', headers: answerHeaders() },
-    '400': s3Error('malformed form (including a multipart boundary outside RFC 2046), missing or repeated field, a field over 16 KiB (MaxPostPreDataLengthExceeded), wrong length.'),
+    '400': s3Error(
+      'malformed form (including a multipart boundary outside RFC 2046), missing or repeated field, a field over 16 KiB (MaxPostPreDataLengthExceeded), wrong length.',
+    ),
     '403': s3Error('bad signature, changed or extra field, expired or used form, or a form whose issuing API key was revoked (AccessDenied).'),
     '409': s3Error('OperationAborted: another upload to this job is in progress.'),
     '503': s3Error('ServiceUnavailable: storage failed; nothing was stored.'),

@@ -20,7 +20,8 @@ export function usageRoutes(deps: UsageRouteDeps) {
   return async function register(app: FastifyInstance): Promise<void> {
     app.get<{ Querystring: { tenant?: string } }>('/v1/usage', { schema: GET_USAGE_SCHEMA }, async (request) => {
       const key = request.apiKey!;
-      if (request.query.tenant !== undefined && request.query.tenant !== key.tenant) throw new ApiError(404, 'not_found', 'no usage is available for this tenant with this key');
+      if (request.query.tenant !== undefined && request.query.tenant !== key.tenant)
+        throw new ApiError(404, 'not_found', 'no usage is available for this tenant with this key');
       const keys = await deps.keys.list(key.tenant);
       const report = await usageReport({ ledger: deps.ledger, billing: deps.billing, keys }, await deps.billing.period(), key.tenant);
       const { tenants, ...period } = usageReportJson(report);

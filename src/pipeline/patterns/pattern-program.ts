@@ -11,11 +11,7 @@ export const MAX_PROGRAM_SIZE = 2_000;
 export const MAX_TOTAL_PROGRAM_SIZE = 8_000;
 
 export type Instruction =
-  | { op: 'char'; set: CharSet }
-  | { op: 'split'; x: number; y: number }
-  | { op: 'jmp'; x: number }
-  | { op: 'assert'; kind: 'start' | 'end' }
-  | { op: 'match' };
+  { op: 'char'; set: CharSet } | { op: 'split'; x: number; y: number } | { op: 'jmp'; x: number } | { op: 'assert'; kind: 'start' | 'end' } | { op: 'match' };
 
 export interface PatternProgram {
   /** The pattern's place in the request's list (0-based). */

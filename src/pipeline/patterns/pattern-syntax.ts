@@ -111,7 +111,10 @@ class Parser {
     let node = this.atom();
     let quantified = false;
     for (let c = this.peek(); c === '*' || c === '+' || c === '?' || c === '{'; c = this.peek()) {
-      if (quantified) this.fail(c === '?' || c === '+' ? 'lazy and possessive quantifiers are not supported (matches are leftmost-longest)' : 'a quantifier follows a quantifier');
+      if (quantified)
+        this.fail(
+          c === '?' || c === '+' ? 'lazy and possessive quantifiers are not supported (matches are leftmost-longest)' : 'a quantifier follows a quantifier',
+        );
       const [min, max] = this.quantifier();
       if (node.type === 'assert') this.fail('an anchor cannot be repeated');
       node = { type: 'repeat', node, min, max };

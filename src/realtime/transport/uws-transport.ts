@@ -5,7 +5,16 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
-import { CLOSE_BACKPRESSURE, CLOSE_GOING_AWAY, CLOSE_TOO_BIG, HARD_FRAME_FACTOR, type ConnectionHandlers, type ListeningTransport, type RealtimeConnection, type RealtimeTransport } from './transport.js';
+import {
+  CLOSE_BACKPRESSURE,
+  CLOSE_GOING_AWAY,
+  CLOSE_TOO_BIG,
+  HARD_FRAME_FACTOR,
+  type ConnectionHandlers,
+  type ListeningTransport,
+  type RealtimeConnection,
+  type RealtimeTransport,
+} from './transport.js';
 
 type UwsModule = typeof Uws;
 
@@ -113,4 +122,3 @@ export function loadUwsTransport(): RealtimeTransport | null {
     },
   };
 }
-

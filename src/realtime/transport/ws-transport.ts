@@ -3,7 +3,15 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { CLOSE_BACKPRESSURE, CLOSE_GOING_AWAY, CLOSE_TOO_BIG, HARD_FRAME_FACTOR, type ListeningTransport, type RealtimeConnection, type RealtimeTransport } from './transport.js';
+import {
+  CLOSE_BACKPRESSURE,
+  CLOSE_GOING_AWAY,
+  CLOSE_TOO_BIG,
+  HARD_FRAME_FACTOR,
+  type ListeningTransport,
+  type RealtimeConnection,
+  type RealtimeTransport,
+} from './transport.js';
 
 export const wsTransport: RealtimeTransport = {
   name: 'ws',

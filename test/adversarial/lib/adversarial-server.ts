@@ -17,7 +17,7 @@ import { databasePath, openDatabase } from '../../../src/store/sqlite/database.j
 import { SqliteKeyStore } from '../../../src/store/sqlite/sqlite-key-store.js';
 import { SqliteWebhookSecretStore } from '../../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { loadWebhookMasterKey } from '../../../src/webhooks/master-key.js';
-import { startDnsTestServer, type DnsTestServer } from '../../helpers/dns-test-server.js';
+import { startDnsTestServer } from '../../helpers/dns-test-server.js';
 import { serve, serveEnv, type ServeProcess } from '../../helpers/serve-process.js';
 import { recordCanary } from '../../helpers/test-logs.js';
 import type { FuzzKeys } from './build-request.js';

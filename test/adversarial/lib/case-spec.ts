@@ -45,16 +45,7 @@ export const authChoice: fc.Arbitrary<AuthChoice> = fc.oneof(
 
 /** Uploaded file contents (resolved to bytes from fuzz-fixtures.ts). */
 export type FileChoice =
-  | 'speech'
-  | 'short-speech'
-  | 'empty'
-  | 'random'
-  | 'png'
-  | 'wav-header-only'
-  | 'mp3-garbage'
-  | 'job-exact'
-  | 'job-plus-one'
-  | 'job-minus-one';
+  'speech' | 'short-speech' | 'empty' | 'random' | 'png' | 'wav-header-only' | 'mp3-garbage' | 'job-exact' | 'job-plus-one' | 'job-minus-one';
 
 export interface FieldPart {
   kind: 'field';
@@ -98,10 +89,7 @@ export interface MultipartSpec {
 }
 
 export type BodySpec =
-  | { kind: 'none' }
-  | { kind: 'json'; text: Text; contentType: string | null }
-  | { kind: 'bytes'; file: FileChoice; contentType: string | null }
-  | MultipartSpec;
+  { kind: 'none' } | { kind: 'json'; text: Text; contentType: string | null } | { kind: 'bytes'; file: FileChoice; contentType: string | null } | MultipartSpec;
 
 export interface CaseSpec {
   /** For reports: the route as catalogued, and what was made hostile. */

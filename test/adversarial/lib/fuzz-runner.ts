@@ -191,7 +191,8 @@ async function runPool(
       const i = next++;
       await runOne(specs[i], offset + i);
       const done = offset + i + 1;
-      if (options.progress && done % 1000 === 0) options.progress(`${done} cases, ${report.counts.server_error} server errors, ${report.counts.non_envelope} non-envelope`);
+      if (options.progress && done % 1000 === 0)
+        options.progress(`${done} cases, ${report.counts.server_error} server errors, ${report.counts.non_envelope} non-envelope`);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
@@ -247,6 +248,8 @@ function safeJson(text: string): Record<string, unknown> | null {
 
 /** A case as printable JSON (huge values stay as their {repeat, count} description). */
 export function printable(spec: CaseSpec): string {
-  const text = JSON.stringify(spec, (_key, value: unknown) => (typeof value === 'string' && value.length > 120 ? `${value.slice(0, 120)}…(${value.length})` : value));
+  const text = JSON.stringify(spec, (_key, value: unknown) =>
+    typeof value === 'string' && value.length > 120 ? `${value.slice(0, 120)}…(${value.length})` : value,
+  );
   return text.length > SPEC_PREVIEW ? `${text.slice(0, SPEC_PREVIEW)}…` : text;
 }

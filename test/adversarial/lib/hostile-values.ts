@@ -163,7 +163,10 @@ export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
       ['Range', 'bytes=0-1'],
       ['Origin', 'https://evil.example'],
     ),
-    fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/), fc.string({ unit: 'grapheme-ascii', maxLength: 60 }).map((v) => v.replace(/[\r\n]/g, ' '))),
+    fc.tuple(
+      fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/),
+      fc.string({ unit: 'grapheme-ascii', maxLength: 60 }).map((v) => v.replace(/[\r\n]/g, ' ')),
+    ),
   ),
   { maxLength: 4 },
 );

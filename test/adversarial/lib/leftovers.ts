@@ -26,7 +26,12 @@ export function leftoverFiles(dataDir: string, before: readonly string[], after:
     db.close();
   }
   const liveAudio = new Set(rows.filter((r) => UNFINISHED.has(r.status) && r.audio_path).map((r) => basename(r.audio_path!)));
-  const results = new Set(rows.flatMap((r) => [r.result_path, r.status === 'running' ? r.partial_path : null]).filter((p) => p !== null).map((p) => basename(p)));
+  const results = new Set(
+    rows
+      .flatMap((r) => [r.result_path, r.status === 'running' ? r.partial_path : null])
+      .filter((p) => p !== null)
+      .map((p) => basename(p)),
+  );
   const existed = new Set(before);
   return after.filter((file) => {
     if (existed.has(file) || SQLITE_FILE.test(file)) return false;

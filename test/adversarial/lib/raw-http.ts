@@ -179,7 +179,10 @@ function dechunk(bytes: Buffer): Buffer | null {
 /** The method and target the request line actually carries (verbatim requests included). */
 export function requestLine(request: RawRequest): { method: string; target: string } {
   if (request.framing !== 'verbatim') return { method: request.method, target: request.target };
-  const [method = '', target = ''] = (request.verbatim ?? Buffer.alloc(0)).subarray(0, 512).toString('latin1').split(/[ \r\n]/, 2);
+  const [method = '', target = ''] = (request.verbatim ?? Buffer.alloc(0))
+    .subarray(0, 512)
+    .toString('latin1')
+    .split(/[ \r\n]/, 2);
   return { method, target };
 }
 

@@ -79,7 +79,8 @@ export function checkOutcome(outcome: RawOutcome, options: CheckOptions): Violat
   }
   if (response.status >= 400 && options.head) {
     const type = headerOf(response, 'content-type') ?? '';
-    if (!/^application\/json/i.test(type)) violations.push({ invariant: 'non_envelope', detail: `HEAD ${response.status}: content-type ${JSON.stringify(type)}` });
+    if (!/^application\/json/i.test(type))
+      violations.push({ invariant: 'non_envelope', detail: `HEAD ${response.status}: content-type ${JSON.stringify(type)}` });
   } else if (response.status >= 400) {
     const json = envelopeProblem(response);
     const xml = options.s3Route ? s3ErrorProblem(response) : 'not the upload route';

@@ -118,7 +118,19 @@ export const jobCreationCase: fc.Arbitrary<CaseSpec> = fc
     framing,
   }));
 
-const SUFFIXES = ['', '/complete', '/result', '/partial', '/', '/complete/', '//complete', '/COMPLETE', '/result.json', '/../result', '/%2e%2e/result'] as const;
+const SUFFIXES = [
+  '',
+  '/complete',
+  '/result',
+  '/partial',
+  '/',
+  '/complete/',
+  '//complete',
+  '/COMPLETE',
+  '/result.json',
+  '/../result',
+  '/%2e%2e/result',
+] as const;
 
 /** The methods each id route is registered with (others get 405/404). */
 const ROUTE_METHOD: Readonly<Record<string, string>> = { '': 'GET', '/complete': 'POST', '/result': 'GET', '/partial': 'GET' };

@@ -40,9 +40,9 @@ const filePart = (file: FileChoice, extra: Partial<FilePart> = {}): FilePart => 
 
 const BASE: readonly FieldPart[] = [field('model', 'svc-medical-1'), field('response_format', 'json')];
 
-const validOptions = fc.subarray(FIELD_NAMES, { maxLength: 4 }).chain((names) =>
-  fc.tuple(...names.map((name) => fc.constantFrom(...VALID_VALUES[name]).map((value) => field(name, value)))),
-);
+const validOptions = fc
+  .subarray(FIELD_NAMES, { maxLength: 4 })
+  .chain((names) => fc.tuple(...names.map((name) => fc.constantFrom(...VALID_VALUES[name]).map((value) => field(name, value)))));
 
 const fieldName = fc.constantFrom(...FIELD_NAMES, 'temperature', 'prompt', 'file', 'stream');
 

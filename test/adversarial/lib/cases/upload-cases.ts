@@ -46,8 +46,18 @@ const layout: fc.Arbitrary<{ label: string; parts: (form: FormFieldsPart) => Par
       { label: 'two files', parts: (form: FormFieldsPart) => [form, file('job-exact'), file('job-exact')] },
       { label: 'no file', parts: (form: FormFieldsPart) => [form] },
       { label: 'file under another name', parts: (form: FormFieldsPart) => [form, { ...file('job-exact'), name: 'upload' }] },
-      { label: '20 extra fields', parts: (form: FormFieldsPart) => [...Array.from({ length: 20 }, (_, i) => ({ kind: 'field' as const, name: `x${i}`, value: 'x' })), form, file('job-exact')] },
-      { label: 'huge field', parts: (form: FormFieldsPart) => [{ kind: 'field' as const, name: 'x', value: { repeat: 'A', count: 20_000 } }, form, file('job-exact')] },
+      {
+        label: '20 extra fields',
+        parts: (form: FormFieldsPart) => [
+          ...Array.from({ length: 20 }, (_, i) => ({ kind: 'field' as const, name: `x${i}`, value: 'x' })),
+          form,
+          file('job-exact'),
+        ],
+      },
+      {
+        label: 'huge field',
+        parts: (form: FormFieldsPart) => [{ kind: 'field' as const, name: 'x', value: { repeat: 'A', count: 20_000 } }, form, file('job-exact')],
+      },
     ),
   },
 );
