@@ -1,6 +1,7 @@
 // Why a use case refuses a request, in the application's terms: what went wrong, never how to answer
 // it. The API gives each kind its answer (src/api/error-mapping.ts, one table over every kind), most
 // with the message written here: a fixed text that never echoes request content.
+import { KindedError } from '../domain/kinded-error.js';
 
 /** Every kind, once; the API's table is typed over this union, so a new kind cannot go unmapped. */
 export type ApplicationErrorKind =
@@ -16,14 +17,7 @@ export type ApplicationErrorKind =
   | 'upload_not_complete'
   | 'result_not_available';
 
-export abstract class ApplicationError extends Error {
-  abstract readonly kind: ApplicationErrorKind;
-
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class ApplicationError extends KindedError<ApplicationErrorKind> {}
 
 /** The audio runs longer than the service transcribes at all. */
 export class AudioLongerThanAllowed extends ApplicationError {

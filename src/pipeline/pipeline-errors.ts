@@ -2,18 +2,12 @@
 // turns each kind into a status (src/api/error-mapping.ts, one table over every kind); jobs turn the
 // ones that can happen after acceptance into stored failure codes (src/jobs/job-failure.ts). Messages
 // are fixed texts chosen here and shown to clients as they are: they never echo request content.
+import { KindedError } from '../domain/kinded-error.js';
 
 /** Every kind, once; the API's table is typed over this union, so a new kind cannot go unmapped. */
 export type PipelineErrorKind = 'invalid_request_field' | 'unprocessable_request' | 'entitlement_missing' | 'unsupported_detected_language';
 
-export abstract class PipelineError extends Error {
-  abstract readonly kind: PipelineErrorKind;
-
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class PipelineError extends KindedError<PipelineErrorKind> {}
 
 /** A field is malformed, missing, or names an option that does not exist (a model, a format). */
 export class InvalidRequestField extends PipelineError {

@@ -5,19 +5,12 @@
 //   all     both in one process (the default, and the only choice on SQLite's one-server database).
 // Every role registers as an instance (its work is released if it dies), serves /healthz, /readyz
 // and /metrics, prints the ready line scripts wait for, and drains on close.
-import { usageRoutes } from '../api/routes/usage.js';
 import { UsageBilling } from '../billing/usage-billing.js';
 import { mkdirSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isKeyActive } from '../api/authenticate.js';
 import { buildApp } from '../api/build-app.js';
-import { modelRoutes } from '../api/routes/models.js';
 import { ForwardingLog } from './forwarding-log.js';
-import { healthRoutes } from '../api/routes/health.js';
-import { jobRoutes } from '../api/routes/jobs.js';
-import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
-import { transcriptionRoutes } from '../api/routes/transcriptions.js';
-import type { RoutePlugin } from '../api/app-dependencies.js';
 import { defaultPublicBaseUrl } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { JobEvents } from '../jobs/job-events.js';
@@ -28,13 +21,11 @@ import type { BlobStore } from '../store/blob-store.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { newInstanceId } from '../store/instance-registry.js';
 import { openStores, type Stores } from '../store/open-stores.js';
-import { loadUploadSigningSecret } from '../store/upload-signing-secret.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
-import { WebhookAdmission } from '../webhooks/webhook-admission.js';
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
-import { startRealtimeListener, type RealtimeListener } from '../realtime/realtime-listener.js';
+import { startRealtimeListener, type RealtimeListener, type RealtimeListenerOptions } from '../realtime/realtime-listener.js';
 import { openEngines, type OpenedEngines } from './open-engines.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
@@ -43,6 +34,8 @@ import { runtimeNotes } from './runtime-notes.js';
 import { rolePlan, RoleRefusedError } from './role-plan.js';
 import { ServiceMetrics } from './service-metrics.js';
 import { startSweeper } from './sweeper.js';
+import { serviceRoutes } from './service-routes.js';
+import { drainAndClose } from './drain-and-close.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -189,70 +182,21 @@ async function startRole(
   };
   if (runner) closers.push(notices.subscribe((notice) => notice.kind === 'queued' && runner.enqueue('')));
 
-  const routes: RoutePlugin[] = [];
-  if (plan.serves) {
-    const uploadSecret = loadUploadSigningSecret(config.dataDir);
-    const webhooks = new WebhookAdmission(stores.webhookSecrets, validateDestination, clock);
-    routes.push(
-      jobRoutes({
-        config,
-        jobs,
-        blobs,
-        idempotency,
-        queue,
-        events,
-        housekeeping,
-        uploadSecret,
-        clock,
-        uploadExpirySeconds: config.jobs?.uploadExpirySeconds,
-        webhooks,
-        keys,
-        billing,
-      }),
-      transcriptionRoutes({
-        config,
-        engines: engines.engines,
-        stages: engines.stages,
-        modelBuilds: engines.modelBuilds,
-        keys,
-        jobs,
-        idempotency,
-        blobs,
-        queue,
-        webhooks,
-        billing,
-      }),
-    );
-    routes.push(
-      usageRoutes({ ledger: stores.usage, billing, keys }),
-      modelRoutes({
-        files: config.models,
-        builds: engines.modelBuilds,
-        loaded: () => {
-          try {
-            engines.assertOpen();
-            return true;
-          } catch {
-            return false;
-          }
-        },
-      }),
-    );
-    // The embedded upload target of presigned forms; with S3 the forms post straight to the bucket.
-    if (!blobs.directUploads) routes.push(presignedUploadRoutes({ config, jobs, blobs, keys, secret: uploadSecret, clock }));
-  }
-  routes.push(
-    healthRoutes({
-      role: config.role,
-      instance: instanceId,
-      checks: {
-        database: () => stores.ping(),
-        storage: () => blobs.ping(),
-        engine: async () => engines.assertOpen(),
-      },
-      metrics: config.metricsPort === null ? metrics : null,
-    }),
-  );
+  const routes = serviceRoutes({
+    config,
+    serves: plan.serves,
+    instanceId,
+    stores,
+    blobs,
+    queue,
+    events,
+    housekeeping,
+    clock,
+    engines,
+    billing,
+    metrics,
+    validateDestination,
+  });
   const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics });
   closers.push(() => app.close());
   instance.useLogger(app.log);
@@ -284,25 +228,8 @@ async function startRole(
     closers.push(() => deliveries.stop());
   }
   await app.listen({ host: config.host, port: config.port });
-  let realtime: RealtimeListener | null = null;
-  if (plan.serves) {
-    realtime = await startRealtimeListener({
-      host: config.host,
-      port: config.realtimePort,
-      transport: config.realtimeTransport,
-      keys,
-      billing,
-      seats: stores.seats,
-      engines: engines.engines,
-    });
-    const listener = realtime;
-    closers.push(() => listener.close());
-    app.log.info(`realtime listening ${realtime.url} (transport ${realtime.transport}; paths /v1/realtime, /v1/stream)`);
-  }
-  const realtimeFacts = realtime ? { asked: config.realtimeTransport, serving: realtime.transport } : null;
-  for (const note of runtimeNotes({ nodeVersion: process.versions.node, abi: process.versions.modules, realtime: realtimeFacts })) {
-    app.log[note.level](note.message);
-  }
+  const realtime = plan.serves ? await startRealtime(config, { keys, billing, seats: stores.seats, engines: engines.engines }, app.log) : null;
+  if (realtime) closers.push(() => realtime.close());
   let metricsListener: MetricsListener | null = null;
   if (config.metricsPort !== null) {
     metricsListener = await startMetricsListener(config.host, config.metricsPort, metrics);
@@ -327,35 +254,34 @@ async function startRole(
     sweepNow: () => sweeper?.sweepNow() ?? Promise.resolve(),
     deliverWebhooksNow: () => deliveries?.deliverDue() ?? Promise.resolve(0),
     close: () =>
-      (closing ??= (async () => {
-        const drainMs = config.lifecycle.drainMs;
-        // Stop accepting and stop claiming at once, then let what is in flight finish: requests and
-        // job chunks for up to the drain time (chunks not done by then are given back and rerun
-        // elsewhere), a webhook attempt for at most its own timeout. Connections that turn idle
-        // after their request would otherwise be kept until the keep-alive timeout (72 s).
-        const closeIdle = setInterval(() => app.server.closeIdleConnections(), 100);
-        const cutOff = setTimeout(() => app.server.closeAllConnections(), drainMs);
-        // Long polls answer now rather than hold the shutdown for their wait.
-        events.close();
-        try {
-          await Promise.all([
-            app.close(),
-            realtime?.close(),
-            runner?.stop(drainMs).then(() => notices.publish({ kind: 'queued' })),
-            deliveries?.stop(),
-            sweeper?.stop(),
-          ]);
-        } finally {
-          clearInterval(closeIdle);
-          clearTimeout(cutOff);
-        }
-        await metricsListener?.close();
-        await engines.close();
-        opened.close();
-        await instance.stop();
-        await stores.close();
-      })()),
+      (closing ??= drainAndClose(config.lifecycle.drainMs, {
+        app,
+        events,
+        realtime,
+        runner,
+        notices,
+        deliveries,
+        sweeper,
+        metricsListener,
+        engines,
+        blobs: opened,
+        instance,
+        stores,
+      })),
   };
+}
+
+/** The realtime listener, and what the operator should know about the transport it chose. */
+async function startRealtime(config: ServiceConfig, deps: Omit<RealtimeListenerOptions, 'host' | 'port' | 'transport'>, log: FastifyBaseLogger) {
+  const realtime = await startRealtimeListener({ host: config.host, port: config.realtimePort, transport: config.realtimeTransport, ...deps });
+  log.info(`realtime listening ${realtime.url} (transport ${realtime.transport}; paths /v1/realtime, /v1/stream)`);
+  const facts = {
+    nodeVersion: process.versions.node,
+    abi: process.versions.modules,
+    realtime: { asked: config.realtimeTransport, serving: realtime.transport },
+  };
+  for (const note of runtimeNotes(facts)) log[note.level](note.message);
+  return realtime;
 }
 
 function urlOf(host: string, port: number): string {

@@ -1,18 +1,12 @@
 // Why a request's webhook_url is refused before any job exists, in the webhooks feature's terms. The
 // API gives each kind its status (src/api/error-mapping.ts, one table over every kind). Messages are
 // fixed texts shown to clients as they are: they never echo the URL, its host or an address.
+import { KindedError } from '../domain/kinded-error.js';
 
 /** Every kind, once; the API's table is typed over this union, so a new kind cannot go unmapped. */
 export type WebhookAdmissionErrorKind = 'signing_secret_missing' | 'destination_not_allowed';
 
-export abstract class WebhookAdmissionError extends Error {
-  abstract readonly kind: WebhookAdmissionErrorKind;
-
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class WebhookAdmissionError extends KindedError<WebhookAdmissionErrorKind> {}
 
 /** The key has no active signing secret, so no event for it could be signed. */
 export class SigningSecretMissing extends WebhookAdmissionError {

@@ -1,0 +1,109 @@
+// The HTTP routes one process serves: the API's (jobs, transcriptions, usage, models and the
+// embedded upload target) on roles that serve it, health and metrics on every role.
+import type { RoutePlugin } from '../api/app-dependencies.js';
+import { healthRoutes } from '../api/routes/health.js';
+import { jobRoutes } from '../api/routes/jobs.js';
+import { modelRoutes } from '../api/routes/models.js';
+import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
+import { transcriptionRoutes } from '../api/routes/transcriptions.js';
+import { usageRoutes } from '../api/routes/usage.js';
+import type { UsageBilling } from '../billing/usage-billing.js';
+import type { ServiceConfig } from '../config/service-config.js';
+import type { JobEvents } from '../jobs/job-events.js';
+import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
+import type { JobQueue } from '../jobs/job-queue.js';
+import type { BlobStore } from '../store/blob-store.js';
+import type { Stores } from '../store/open-stores.js';
+import { loadUploadSigningSecret } from '../store/upload-signing-secret.js';
+import type { createDestinationValidator } from '../webhooks/validate-destination.js';
+import { WebhookAdmission } from '../webhooks/webhook-admission.js';
+import type { OpenedEngines } from './open-engines.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+type DestinationValidator = ReturnType<typeof createDestinationValidator>;
+
+export interface ServiceRouteParts {
+  config: ServiceConfig;
+  /** Whether this role serves the API (else health and metrics only). */
+  serves: boolean;
+  instanceId: string;
+  stores: Stores;
+  blobs: BlobStore;
+  queue: JobQueue;
+  events: JobEvents;
+  housekeeping: JobHousekeeping;
+  clock: () => Date;
+  engines: OpenedEngines;
+  billing: UsageBilling;
+  metrics: ServiceMetrics;
+  validateDestination: DestinationValidator;
+}
+
+export function serviceRoutes(parts: ServiceRouteParts): RoutePlugin[] {
+  const { config, stores, blobs, engines } = parts;
+  const routes: RoutePlugin[] = parts.serves ? apiRoutes(parts) : [];
+  routes.push(
+    healthRoutes({
+      role: config.role,
+      instance: parts.instanceId,
+      checks: {
+        database: () => stores.ping(),
+        storage: () => blobs.ping(),
+        engine: async () => engines.assertOpen(),
+      },
+      metrics: config.metricsPort === null ? parts.metrics : null,
+    }),
+  );
+  return routes;
+}
+
+function apiRoutes(parts: ServiceRouteParts): RoutePlugin[] {
+  const { config, stores, blobs, queue, events, clock, engines, billing } = parts;
+  const { keys, jobs, idempotency } = stores;
+  const uploadSecret = loadUploadSigningSecret(config.dataDir);
+  const webhooks = new WebhookAdmission(stores.webhookSecrets, parts.validateDestination, clock);
+  const routes: RoutePlugin[] = [
+    jobRoutes({
+      config,
+      jobs,
+      blobs,
+      idempotency,
+      queue,
+      events,
+      housekeeping: parts.housekeeping,
+      uploadSecret,
+      clock,
+      uploadExpirySeconds: config.jobs?.uploadExpirySeconds,
+      webhooks,
+      keys,
+      billing,
+    }),
+    transcriptionRoutes({
+      config,
+      engines: engines.engines,
+      stages: engines.stages,
+      modelBuilds: engines.modelBuilds,
+      keys,
+      jobs,
+      idempotency,
+      blobs,
+      queue,
+      webhooks,
+      billing,
+    }),
+    usageRoutes({ ledger: stores.usage, billing, keys }),
+    modelRoutes({ files: config.models, builds: engines.modelBuilds, loaded: () => isOpen(engines) }),
+  ];
+  // The embedded upload target of presigned forms; with S3 the forms post straight to the bucket.
+  if (!blobs.directUploads) routes.push(presignedUploadRoutes({ config, jobs, blobs, keys, secret: uploadSecret, clock }));
+  return routes;
+}
+
+function isOpen(engines: OpenedEngines): boolean {
+  try {
+    engines.assertOpen();
+    return true;
+  } catch {
+    return false;
+  }
+}
