@@ -42,7 +42,8 @@ async function batch(workers: number, jobs: number, audio: Uint8Array, env: Reco
     let ended = 0;
     while (performance.now() < limit) {
       const { rows } = await db.query<{ succeeded: number; ended: number }>(
-        `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status IN ('succeeded', 'failed'))::int AS ended FROM jobs`,
+        `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, ` +
+          `count(*) FILTER (WHERE status IN ('succeeded', 'failed'))::int AS ended FROM jobs`,
       );
       ({ succeeded, ended } = rows[0]);
       if (ended === jobs) break;

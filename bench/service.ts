@@ -74,7 +74,8 @@ export async function run(args: string[]): Promise<void> {
       svc.map((s, i) => [i + 1, round(s, 0), round(alone[i], 0)]),
     );
     console.log(
-      `\n${arch} model (seed ${seed}), ${seconds} s inline request, ${threads} threads, max ${maxTokens} tokens per segment, VAD ${vad === 'false' ? 'off' : 'on'}`,
+      `\n${arch} model (seed ${seed}), ${seconds} s inline request, ${threads} threads, ` +
+        `max ${maxTokens} tokens per segment, VAD ${vad === 'false' ? 'off' : 'on'}`,
     );
     // The service decodes only what its VAD calls speech (the pauses between sentences are left out),
     // so with random weights the texts differ; the work compared is the same request.

@@ -70,7 +70,8 @@ export async function run(args: string[]): Promise<void> {
   );
   const duration = pcm.length / 16_000;
   console.log(
-    `\n${arch} model (seed ${seed}), ${duration} s of audio (${PIECES} x ${SPEECH_SECONDS} s speech + ${SILENCE_SECONDS} s silence), ${threads} threads, greedy, no fallback`,
+    `\n${arch} model (seed ${seed}), ${duration} s of audio (${PIECES} x ${SPEECH_SECONDS} s speech + ${SILENCE_SECONDS} s silence), ` +
+      `${threads} threads, greedy, no fallback`,
   );
   console.log(
     `speech found by the VAD: ${round(speechSeconds, 2)} s; whisper-cli ${cliTokens} decoder runs; tokens: pipeline ${ourTokens}, --no-vad ${noVadTokens}`,
@@ -80,7 +81,8 @@ export async function run(args: string[]): Promise<void> {
   // The other side of the bar: on speech alone the VAD costs its own time and saves only the pauses.
   const speechOnly = await speechOnlyRatio(model, threads, rounds);
   console.log(
-    `speech only (60 s): pipeline / pipeline --no-vad: ${round(speechOnly.ratio)}; the VAD's own time: ${round(speechOnly.vadMs, 0)} ms, ${round(speechOnly.vadShare * 100, 1)} % of the no-VAD pipeline (bar <= 5 %)`,
+    `speech only (60 s): pipeline / pipeline --no-vad: ${round(speechOnly.ratio)}; ` +
+      `the VAD's own time: ${round(speechOnly.vadMs, 0)} ms, ${round(speechOnly.vadShare * 100, 1)} % of the no-VAD pipeline (bar <= 5 %)`,
   );
   printResult('silence', {
     ratio: round(ratio),

@@ -69,7 +69,8 @@ export async function run(args: string[]): Promise<void> {
   );
   console.log(`\n${arch} model (seed ${seed}), ${pcm.length / 16_000} s of speech, ${threads} threads, greedy, no fallback`);
   console.log(
-    `with terms: ${audit?.prompted_chunks ?? 0} windows prompted and checked, ${audit?.fallback_chunks ?? 0} fell back (random weights: prompted and context-free texts differ)`,
+    `with terms: ${audit?.prompted_chunks ?? 0} windows prompted and checked, ` +
+      `${audit?.fallback_chunks ?? 0} fell back (random weights: prompted and context-free texts differ)`,
   );
   console.log(`median with / without: ${round(ratio)}  (bar <= 1.3)`);
   printResult('vocabulary', {

@@ -76,13 +76,16 @@ const transcriptionRequest: Schema = {
     file: string({
       format: 'binary',
       contentMediaType: 'application/octet-stream',
-      description: `The audio: ${AUDIO_FORMATS}. At most 100,000,000 bytes; larger files use /v1/jobs. The bytes decide the container, not the file name or declared type.`,
+      description:
+        `The audio: ${AUDIO_FORMATS}. At most 100,000,000 bytes; larger files use /v1/jobs. ` +
+        `The bytes decide the container, not the file name or declared type.`,
     }),
     model: string({ enum: MODEL_IDS }),
     response_format: string({ enum: RESPONSE_FORMATS, default: DEFAULT_RESPONSE_FORMAT }),
     language: string({
       description:
-        "A supported BCP-47 tag (family `xx` or regional `xx-YY`) or `auto` (each utterance detected). Omitted: the key's default language; without one, the dominant language is detected from the speech.",
+        'A supported BCP-47 tag (family `xx` or regional `xx-YY`) or `auto` (each utterance detected). ' +
+        "Omitted: the key's default language; without one, the dominant language is detected from the speech.",
       pattern: LANGUAGE_TAG_PATTERN,
       examples: ['en', 'en-GB', 'es-419', 'auto'],
     }),
@@ -96,7 +99,9 @@ const transcriptionRequest: Schema = {
       type: 'array',
       items: string({ enum: TIMESTAMP_GRANULARITIES }),
       description:
-        "OpenAI's parameter, repeated per value. `word` adds `words` (without needing `diarize`; not for Arabic or Hindi); `segment` is always given. A single value may also come as `timestamp_granularities`. Needs `verbose_json` or `diarized_json`; other values are refused (422).",
+        "OpenAI's parameter, repeated per value. `word` adds `words` (without needing `diarize`; not for Arabic or Hindi); " +
+        '`segment` is always given. A single value may also come as `timestamp_granularities`. ' +
+        'Needs `verbose_json` or `diarized_json`; other values are refused (422).',
     },
     dictionary: boolean({ default: true, description: "`false` suppresses the key's stored terms for this request." }),
     vocabulary: string({
@@ -106,7 +111,10 @@ const transcriptionRequest: Schema = {
     }),
     patterns: string({
       maxLength: MAX_PATTERNS_LENGTH,
-      description: `Comma-separated request-only structured-token expressions (PATTERNS.md), at most ${MAX_PATTERNS}; a comma inside brackets, braces or parentheses, or escaped, belongs to its pattern. Needs the \`patterns\` entitlement.`,
+      description:
+        `Comma-separated request-only structured-token expressions (PATTERNS.md), at most ${MAX_PATTERNS}; ` +
+        `a comma inside brackets, braces or parentheses, or escaped, belongs to its pattern. ` +
+        `Needs the \`patterns\` entitlement.`,
     }),
     webhook_url: string({
       format: 'uri',
@@ -115,7 +123,10 @@ const transcriptionRequest: Schema = {
     }),
     stream: boolean({
       default: false,
-      description: `Answer with server-sent events (text/event-stream) as the text is decoded: \`transcript.text.delta\`, then \`transcript.text.segment\` per segment for \`diarized_json\`, then \`transcript.text.done\`. Needs response_format ${STREAMED_FORMATS.join(', ')}, audio within the inline boundary and no \`webhook_url\` (422 otherwise).`,
+      description:
+        `Answer with server-sent events (text/event-stream) as the text is decoded: ` +
+        `\`transcript.text.delta\`, then \`transcript.text.segment\` per segment for \`diarized_json\`, then \`transcript.text.done\`. ` +
+        `Needs response_format ${STREAMED_FORMATS.join(', ')}, audio within the inline boundary and no \`webhook_url\` (422 otherwise).`,
     }),
     profile: string({
       enum: PROFILES,
@@ -144,11 +155,16 @@ const transcriptionRequest: Schema = {
       type: 'array',
       items: string({ enum: INCLUDE_VALUES }),
       description:
-        "OpenAI's parameter (`include` for a single value). `logprobs` adds `logprobs` to the `json` answer: the decoder's tokens with their log-probability and bytes, before vocabulary corrections. Needs `json` and an inline answer (422 otherwise).",
+        "OpenAI's parameter (`include` for a single value). `logprobs` adds `logprobs` to the `json` answer: " +
+        "the decoder's tokens with their log-probability and bytes, before vocabulary corrections. " +
+        'Needs `json` and an inline answer (422 otherwise).',
     },
     chunking_strategy: string({
       description:
-        "OpenAI's parameter: `auto` (what the service always does: the VAD's speech regions decide the boundaries) or a `server_vad` object, sent as `chunking_strategy[type]=server_vad` with `chunking_strategy[threshold]` (0-1, default 0.5), `chunking_strategy[prefix_padding_ms]` (default 300) and `chunking_strategy[silence_duration_ms]` (default 200), or as its JSON string: the VAD's threshold, padding and minimum silence for this request (jobs too).",
+        "OpenAI's parameter: `auto` (what the service always does: the VAD's speech regions decide the boundaries) " +
+        'or a `server_vad` object, sent as `chunking_strategy[type]=server_vad` with `chunking_strategy[threshold]` (0-1, default 0.5), ' +
+        '`chunking_strategy[prefix_padding_ms]` (default 300) and `chunking_strategy[silence_duration_ms]` (default 200), ' +
+        "or as its JSON string: the VAD's threshold, padding and minimum silence for this request (jobs too).",
     }),
   },
 };

@@ -18,7 +18,10 @@ export const WEBHOOK_OPERATIONS: Record<string, Operation> = {
     operationId: 'jobSucceededWebhook',
     summary: 'A job reached `succeeded` (sent once; at least once on the wire — deduplicate by `webhook-id`)',
     description:
-      'Signed the Standard Webhooks way: `webhook-signature` is `v1,` + Base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<raw body>`)), the key being the Base64-decoded secret after its `whsec_` prefix. Reject timestamps outside ±300 s. Attempts: immediately, then after 1 min, 5 min, 30 min, 2 h and 8 h; 10 s each; redirects are not followed; any 2xx acknowledges.',
+      'Signed the Standard Webhooks way: ' +
+      '`webhook-signature` is `v1,` + Base64(HMAC-SHA256(key, `<webhook-id>.<webhook-timestamp>.<raw body>`)), ' +
+      'the key being the Base64-decoded secret after its `whsec_` prefix. Reject timestamps outside ±300 s. ' +
+      'Attempts: immediately, then after 1 min, 5 min, 30 min, 2 h and 8 h; 10 s each; redirects are not followed; any 2xx acknowledges.',
     security: [],
     parameters: WEBHOOK_HEADERS,
     requestBody: { required: true, content: { 'application/json': { schema: schemas.JobSucceededEvent } } },

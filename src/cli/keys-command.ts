@@ -85,9 +85,13 @@ async function revokeKey(argv: string[], out: CommandOutput): Promise<void> {
   const outcome = await withKeyRevocationStores((stores) => revokeKeyAndClose(stores, id, Date.now()));
   const { revoked, record, slotsClosed, filesDeleted, webhookEventsCancelled } = outcome;
   if (values.json) {
-    out.write(
-      `${JSON.stringify({ ...keyListing(record), closed_upload_slots: slotsClosed, deleted_uploads: filesDeleted, cancelled_webhook_events: webhookEventsCancelled })}\n`,
-    );
+    const listing = {
+      ...keyListing(record),
+      closed_upload_slots: slotsClosed,
+      deleted_uploads: filesDeleted,
+      cancelled_webhook_events: webhookEventsCancelled,
+    };
+    out.write(`${JSON.stringify(listing)}\n`);
     return;
   }
   out.write(revoked ? `revoked ${id}\n` : `${id} was already revoked (${record.revokedAt})\n`);

@@ -36,9 +36,8 @@ async function listPlans(argv: string[], out: CommandOutput): Promise<void> {
   const plans = PLANS.map((plan) => ({ plan, terms: resolveTerms(plan, overrides[plan], {}), changed: Object.keys(overrides[plan] ?? {}).length > 0 }));
   const period = billingPeriodAt(Date.now(), startDay);
   if (values.json) {
-    out.write(
-      `${JSON.stringify({ period_start_day: startDay, current_period: period.label, plans: plans.map((p) => ({ plan: p.plan, ...termsJson(p.terms), changed: p.changed })) })}\n`,
-    );
+    const listed = plans.map((p) => ({ plan: p.plan, ...termsJson(p.terms), changed: p.changed }));
+    out.write(`${JSON.stringify({ period_start_day: startDay, current_period: period.label, plans: listed })}\n`);
     return;
   }
   out.write(
@@ -83,7 +82,11 @@ async function setStartDay(argv: string[], out: CommandOutput): Promise<void> {
 }
 
 function describe(terms: ReturnType<typeof resolveTerms>): string {
-  return `batch ${hours(terms.batchIncludedMs)} h then ${money(terms.batchPriceMicros)}/h, realtime ${hours(terms.realtimeIncludedMs)} h then ${money(terms.realtimePriceMicros)}/h, spend cap ${money(terms.spendCapMicros)}`;
+  return (
+    `batch ${hours(terms.batchIncludedMs)} h then ${money(terms.batchPriceMicros)}/h, ` +
+    `realtime ${hours(terms.realtimeIncludedMs)} h then ${money(terms.realtimePriceMicros)}/h, ` +
+    `spend cap ${money(terms.spendCapMicros)}`
+  );
 }
 
 function singlePlan(positionals: string[], command: string): Plan {

@@ -84,7 +84,8 @@ function tableOf(report: UsageReport): string {
         return reason === null
           ? []
           : [
-              `${k.key.id} (${tenant.tenant}): new ${pool} work is refused: ${blockDescription(reason, pool, k.resetsAtMs[pool])}${k.resetsAtMs[pool] === null ? ' (an operator must act)' : ''}\n`,
+              `${k.key.id} (${tenant.tenant}): new ${pool} work is refused: ${blockDescription(reason, pool, k.resetsAtMs[pool])}` +
+                `${k.resetsAtMs[pool] === null ? ' (an operator must act)' : ''}\n`,
             ];
       }),
     ),

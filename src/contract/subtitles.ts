@@ -27,10 +27,12 @@ const CONTENT_TYPES: Readonly<Record<SubtitleFormat, string>> = {
 
 export function subtitles(format: SubtitleFormat, cues: readonly SubtitleCue[]): { contentType: string; body: string } {
   const kept = cues.map((c) => ({ ...c, text: c.text.replace(/\s+/g, ' ').trim() })).filter((c) => c.text !== '');
+  const vttCue = (c: SubtitleCue) =>
+    `${timestamp(c.start, '.')} --> ${timestamp(c.end, '.')}\n${voiceOf(c) ? `<v ${escapeVtt(voiceOf(c)!)}>` : ''}${escapeVtt(c.text)}\n`;
   const body =
     format === 'srt'
       ? kept.map((c, i) => `${i + 1}\n${timestamp(c.start, ',')} --> ${timestamp(c.end, ',')}\n${voiceOf(c) ? `${voiceOf(c)}: ` : ''}${c.text}\n`).join('\n')
-      : `WEBVTT\n\n${kept.map((c) => `${timestamp(c.start, '.')} --> ${timestamp(c.end, '.')}\n${voiceOf(c) ? `<v ${escapeVtt(voiceOf(c)!)}>` : ''}${escapeVtt(c.text)}\n`).join('\n')}`;
+      : `WEBVTT\n\n${kept.map((c) => vttCue(c)).join('\n')}`;
   return { contentType: CONTENT_TYPES[format], body };
 }
 

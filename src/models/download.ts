@@ -30,14 +30,7 @@ export interface DownloadOptions {
   signal?: AbortSignal;
 }
 
-export type ModelDownloadErrorCode =
-  | 'unknown_model'
-  | 'unverifiable'
-  | 'unreachable'
-  | 'http_error'
-  | 'interrupted'
-  | 'size_mismatch'
-  | 'checksum_mismatch';
+export type ModelDownloadErrorCode = 'unknown_model' | 'unverifiable' | 'unreachable' | 'http_error' | 'interrupted' | 'size_mismatch' | 'checksum_mismatch';
 
 export class ModelDownloadError extends Error {
   override readonly name = 'ModelDownloadError';
@@ -76,7 +69,10 @@ export async function downloadModel(name: string, options: DownloadOptions): Pro
 
   if (entry.sizeBytes !== undefined && digest.size !== entry.sizeBytes) {
     await rm(partPath, { force: true });
-    throw new ModelDownloadError('size_mismatch', `${entry.file}: received ${digest.size} bytes, the manifest says ${entry.sizeBytes}; the partial file was removed`);
+    throw new ModelDownloadError(
+      'size_mismatch',
+      `${entry.file}: received ${digest.size} bytes, the manifest says ${entry.sizeBytes}; the partial file was removed`,
+    );
   }
   if (verify && expected && digest.hex !== expected.hex) {
     // A resumed file with a bad prefix can never verify: start from zero next time.
@@ -91,12 +87,7 @@ export async function downloadModel(name: string, options: DownloadOptions): Pro
 }
 
 /** A final file exists only after a verified (or explicitly unverified) download; re-check it cheaply. */
-async function alreadyDownloaded(
-  finalPath: string,
-  entry: ManifestEntry,
-  expected: ExpectedDigest | undefined,
-  options: DownloadOptions,
-): Promise<boolean> {
+async function alreadyDownloaded(finalPath: string, entry: ManifestEntry, expected: ExpectedDigest | undefined, options: DownloadOptions): Promise<boolean> {
   const size = await fileSize(finalPath);
   if (size === 0 || (entry.sizeBytes !== undefined && size !== entry.sizeBytes)) return false;
   if (expected) {
@@ -152,7 +143,10 @@ async function transferToPart(
       const range = parseContentRange(response.headers.get('content-range'));
       if (!range || range.start !== offset) {
         await response.body?.cancel();
-        throw new ModelDownloadError('http_error', `${url}: the server answered the resume request with the wrong range (${response.headers.get('content-range')})`);
+        throw new ModelDownloadError(
+          'http_error',
+          `${url}: the server answered the resume request with the wrong range (${response.headers.get('content-range')})`,
+        );
       }
       totalBytes ??= range.total;
     } else if (response.status === 200) {
@@ -163,7 +157,10 @@ async function transferToPart(
       // Nothing past our offset: the .part is complete or stale. Start over on the next call.
       await response.body?.cancel();
       await rm(partPath, { force: true });
-      throw new ModelDownloadError('http_error', `${url}: the server has no bytes past ${offset} (HTTP 416); the partial file was removed, run the download again`);
+      throw new ModelDownloadError(
+        'http_error',
+        `${url}: the server has no bytes past ${offset} (HTTP 416); the partial file was removed, run the download again`,
+      );
     } else {
       await response.body?.cancel();
       throw new ModelDownloadError('http_error', `${url}: HTTP ${response.status} ${response.statusText}`.trim());
@@ -188,7 +185,8 @@ async function transferToPart(
       // Keep the .part: the next call resumes from what is on disk.
       throw new ModelDownloadError(
         'interrupted',
-        `download of ${url} interrupted after ${received}${totalBytes ? ` of ${totalBytes}` : ''} bytes (${describeCause(error, idle)}); run the same download again to resume`,
+        `download of ${url} interrupted after ${received}${totalBytes ? ` of ${totalBytes}` : ''} bytes (${describeCause(error, idle)}); ` +
+          'run the same download again to resume',
         { cause: error },
       );
     } finally {

@@ -90,13 +90,7 @@ async function writeHeader(writer: ChunkedFileWriter, h: WhisperHparams): Promis
   await writer.write(Buffer.concat(tokens.flatMap((token, i) => [lengths[i], token])));
 }
 
-async function writeTensor(
-  writer: ChunkedFileWriter,
-  spec: TensorSpec,
-  h: WhisperHparams,
-  seed: number,
-  table: NormalFloat16Table,
-): Promise<void> {
+async function writeTensor(writer: ChunkedFileWriter, spec: TensorSpec, h: WhisperHparams, seed: number, table: NormalFloat16Table): Promise<void> {
   const type = tensorType(spec.role, h.ftype)!;
   const name = Buffer.from(spec.name);
   await writer.int32(spec.ne.length, name.length, type.id, ...spec.ne);

@@ -19,6 +19,8 @@ export function byteTokenOrder(): number[] {
   return [...printable, ...rest];
 }
 
+// A word list reads as a paragraph, not one word a line.
+// prettier-ignore
 const COMMON_WORDS = [
   'the', 'and', 'of', 'to', 'a', 'in', 'is', 'that', 'it', 'for', 'was', 'on', 'with', 'as', 'he', 'she',
   'they', 'we', 'you', 'I', 'be', 'at', 'by', 'this', 'have', 'from', 'or', 'not', 'but', 'are', 'had',
@@ -28,6 +30,8 @@ const COMMON_WORDS = [
   'my', 'fellow', 'Americans', 'ask', 'country', 'do', 'And', 'The', 'So', 'We', 'He', 'She', 'It',
 ];
 
+// A word list reads as a paragraph, not one word a line.
+// prettier-ignore
 const MEDICAL_WORDS = [
   'patient', 'patients', 'pain', 'chest', 'blood', 'pressure', 'heart', 'rate', 'mg', 'dose', 'daily',
   'twice', 'tablet', 'history', 'diagnosis', 'symptoms', 'fever', 'cough', 'nausea', 'vomiting',
@@ -42,6 +46,8 @@ const MEDICAL_WORDS = [
   'assessment', 'subjective', 'objective', 'vitals', 'stable', 'discharge', 'admit', 'ICU', 'ER',
 ];
 
+// A word list reads as a paragraph, not one word a line.
+// prettier-ignore
 const SUFFIXES = [
   'ing', 'ed', 'er', 'ers', 'ly', 'tion', 'tions', 'ness', 'ment', 'ity', 'al', 'ic', 'ical', 'ous', 'ive',
   'itis', 'osis', 'emia', 'ectomy', 'otomy', 'ology', 'ologist', 'algia', 'pathy', 'plasty', 'scopy',
@@ -52,6 +58,8 @@ const SUFFIXES = [
 const PUNCTUATION = ['.', ',', '?', '!', ':', ';', '-', '--', '...', '"', "'", '(', ')', '),', '.)', '%', '/', ' -', ' (', '."'];
 
 // Whole non-ASCII characters a medical transcript meets: accents, units, typographic marks, Greek.
+// A word list reads as a paragraph, not one word a line.
+// prettier-ignore
 const NON_ASCII_PIECES = [
   'é', 'è', 'ê', 'á', 'à', 'í', 'ó', 'ú', 'ñ', 'ç', 'ü', 'ö', 'ä', 'ß', 'µ', '°', '±', '×', '–', '—',
   '’', '‘', '“', '”', '…', 'α', 'β', 'γ', 'δ', 'Δ', 'μ', 'κ', '€', '²', '³', ' café', ' naïve', ' señor',
@@ -108,7 +116,10 @@ function randomToken(random: Random32): Buffer {
     const stem = pick(random, [...COMMON_WORDS, ...MEDICAL_WORDS, ...SUFFIXES]);
     return Buffer.from(space + stem + pick(random, SUFFIXES));
   }
-  if (kind < 68) return Buffer.from(space + String(randomBelow(random, 10 ** (1 + randomBelow(random, 4)))) + (randomBelow(random, 4) === 0 ? pick(random, PUNCTUATION) : ''));
+  if (kind < 68) {
+    const digits = String(randomBelow(random, 10 ** (1 + randomBelow(random, 4))));
+    return Buffer.from(space + digits + (randomBelow(random, 4) === 0 ? pick(random, PUNCTUATION) : ''));
+  }
   if (kind < 84) return Buffer.from(space + randomCharacters(random, 1 + randomBelow(random, 3)));
   return utf8Fragment(random);
 }

@@ -20,7 +20,8 @@ export function loadWebhookMasterKey(dataDir: string, configured: string | null)
   return loadOrCreateSecretFile(path, KEY_BYTES, (key) => {
     if (key.length !== KEY_BYTES) {
       throw new Error(
-        `${path}: the webhook master key is damaged (expected base64 of ${KEY_BYTES} bytes); restore it from a backup — without it the stored webhook signing secrets cannot be read`,
+        `${path}: the webhook master key is damaged (expected base64 of ${KEY_BYTES} bytes); ` +
+          `restore it from a backup — without it the stored webhook signing secrets cannot be read`,
       );
     }
   });

@@ -43,7 +43,8 @@ t.test('fuzzing every route keeps every invariant', async (t) => {
   const growth = report.rss.settledBytes - report.rss.baselineBytes;
   t.ok(
     growth <= RSS_MARGIN_BYTES,
-    `RSS back near its baseline: ${(report.rss.baselineBytes / MIB).toFixed(1)} -> ${(report.rss.settledBytes / MIB).toFixed(1)} MiB (peak ${(report.rss.peakBytes / MIB).toFixed(1)})`,
+    `RSS back near its baseline: ${(report.rss.baselineBytes / MIB).toFixed(1)} -> ${(report.rss.settledBytes / MIB).toFixed(1)} MiB ` +
+      `(peak ${(report.rss.peakBytes / MIB).toFixed(1)})`,
   );
 });
 

@@ -14,8 +14,10 @@ const CLEAN_LINES = [
   '{"level":30,"reqId":"req_THbCHKqvoIcO0ScpiZWq","method":"POST","route":"/v1/audio/transcriptions","statusCode":415,"msg":"request completed"}',
   '{"level":30,"keyId":"key_AbCdEfGhIjKl","msg":"job created","job":"job_a9HCHa95YCziKViHaXsyVV"}',
   // The access audit trail: key and tenant ids are no secrets and no content.
-  '{"level":30,"reqId":"req_THbCHKqvoIcO0ScpiZWq","method":"GET","route":"/v1/jobs/:job_id/result","statusCode":200,"keyId":"key_AbCdEfGhIjKl","tenantId":"ten_Q2w3E4r5T6y7U8i9","msg":"request completed"}',
-  '{"level":30,"audit":"job.result_read","jobId":"job_a9HCHa95YCziKViHaXsyVV","keyId":"key_AbCdEfGhIjKl","tenantId":"tenant-audit","via":"result","msg":"job audit"}',
+  '{"level":30,"reqId":"req_THbCHKqvoIcO0ScpiZWq","method":"GET","route":"/v1/jobs/:job_id/result","statusCode":200,' +
+    '"keyId":"key_AbCdEfGhIjKl","tenantId":"ten_Q2w3E4r5T6y7U8i9","msg":"request completed"}',
+  '{"level":30,"audit":"job.result_read","jobId":"job_a9HCHa95YCziKViHaXsyVV",' +
+    '"keyId":"key_AbCdEfGhIjKl","tenantId":"tenant-audit","via":"result","msg":"job audit"}',
   'svc-stt: created the first API key; it is in /tmp/data/first-api-key (mode 0600)',
   '{"level":40,"msg":"reading data.wav-like names is fine"}',
 ];

@@ -125,11 +125,10 @@ t.test('srt and vtt: one cue per segment, speakers as voices when diarized', asy
     "SubRip: numbered cues, the segments' times, the speaker leading the text",
   );
   const escape = (x: string) => x.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  t.equal(
-    vtt,
-    `WEBVTT\n\n${kept.map((s) => `${stamp(s.start, '.')} --> ${stamp(s.end, '.')}\n${labelled(s) ? `<v ${s.speaker}>` : ''}${escape(s.text.replace(/\s+/g, ' ').trim())}\n`).join('\n')}`,
-    'WebVTT: the header, then cues with voice spans',
+  const vttCues = kept.map(
+    (s) => `${stamp(s.start, '.')} --> ${stamp(s.end, '.')}\n${labelled(s) ? `<v ${s.speaker}>` : ''}${escape(s.text.replace(/\s+/g, ' ').trim())}\n`,
   );
+  t.equal(vtt, `WEBVTT\n\n${vttCues.join('\n')}`, 'WebVTT: the header, then cues with voice spans');
   const raw = await postTranscription(svc.url, svc.key, { ...base, response_format: 'vtt' }, { data: speech, name: 'visit.wav', type: 'audio/wav' });
   t.match(raw.headers.get('content-type'), /^text\/vtt/);
   t.match(await raw.text(), /^WEBVTT\n\n00:00:0\d\.\d{3} --> /);

@@ -97,7 +97,9 @@ t.test('a model that is not there: the path, and how to get it, before any audio
   // missing.wav does not exist either: the model is checked first.
   await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'tiny']), {
     constructor: UsageError,
-    message: `--model: model 'tiny' is not downloaded (no file ${expected}); get it with: svc-stt models download tiny (\`svc-stt models list\` shows what is downloaded; SVC_MODELS_DIR sets where models are)`,
+    message:
+      `--model: model 'tiny' is not downloaded (no file ${expected}); get it with: svc-stt models download tiny ` +
+      `(\`svc-stt models list\` shows what is downloaded; SVC_MODELS_DIR sets where models are)`,
   });
   process.env.SVC_MODEL = 'base.en';
   await t.rejects(runTranscribeCommand(['missing.wav']), {

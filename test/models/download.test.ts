@@ -112,7 +112,10 @@ t.test('downloads, verifies SHA-256 and renames into place', async (t) => {
   t.equal(requests[0].range, undefined, 'a fresh download sends no Range');
   t.equal(progress.at(-1)?.receivedBytes, content.length);
   t.ok(progress.every((p) => p.totalBytes === content.length));
-  t.ok(progress.every((p, i) => i === 0 || p.receivedBytes >= progress[i - 1].receivedBytes), 'monotonic progress');
+  t.ok(
+    progress.every((p, i) => i === 0 || p.receivedBytes >= progress[i - 1].receivedBytes),
+    'monotonic progress',
+  );
 
   requests = [];
   t.equal(await downloadModel('fake', { dir, manifest: manifest() }), path, 'an already verified file is kept');
@@ -193,13 +196,14 @@ t.test('a DNS failure names the host and the way around it', async (t) => {
     throw new TypeError('fetch failed', { cause });
   };
   const error = await downloadError(
-    downloadModel('fake', { dir, manifest: manifest({ url: 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/ggml-fake.bin' }), fetchImpl: dnsFailure }),
+    downloadModel('fake', {
+      dir,
+      manifest: manifest({ url: 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main/ggml-fake.bin' }),
+      fetchImpl: dnsFailure,
+    }),
   );
   t.equal(error.code, 'unreachable');
-  t.equal(
-    error.message,
-    'cannot reach huggingface.co: getaddrinfo ENOTFOUND huggingface.co; download the file elsewhere and pass its path with SVC_MODEL',
-  );
+  t.equal(error.message, 'cannot reach huggingface.co: getaddrinfo ENOTFOUND huggingface.co; download the file elsewhere and pass its path with SVC_MODEL');
 });
 
 t.test('a transfer that goes silent times out and keeps its progress', async (t) => {

@@ -63,14 +63,30 @@ t.test('the file has the declared architecture and whisper.cpp layout', async (t
   }
   t.same(new Set(tokens.slice(0, 256).map((b) => b.length === 1 && b[0])).size, 256, 'the first 256 tokens are the 256 single bytes');
   t.equal(new Set(tokens.map((b) => b.toString('latin1'))).size, tokens.length, 'tokens are unique');
-  t.ok(tokens.some((b) => b.toString() === ' patient'), 'medical subwords with a leading space');
+  t.ok(
+    tokens.some((b) => b.toString() === ' patient'),
+    'medical subwords with a leading space',
+  );
   const partial = tokens.filter((b) => b.length > 1 && !isCompleteUtf8(b));
   t.ok(partial.length > 1000, `many multi-byte tokens are partial UTF-8 (${partial.length})`);
-  t.ok(tokens.every((b) => b.length === 1 || !b.includes(0)), 'no NUL inside multi-byte tokens');
+  t.ok(
+    tokens.every((b) => b.length === 1 || !b.includes(0)),
+    'no NUL inside multi-byte tokens',
+  );
 });
 
 t.test('architectures match the real models', async (t) => {
-  t.match(ARCHITECTURES.tiny, { nAudioState: 384, nAudioHead: 6, nAudioLayer: 4, nTextLayer: 4, nVocab: 51865, nAudioCtx: 1500, nTextCtx: 448, nMels: 80, ftype: 1 });
+  t.match(ARCHITECTURES.tiny, {
+    nAudioState: 384,
+    nAudioHead: 6,
+    nAudioLayer: 4,
+    nTextLayer: 4,
+    nVocab: 51865,
+    nAudioCtx: 1500,
+    nTextCtx: 448,
+    nMels: 80,
+    ftype: 1,
+  });
   t.match(ARCHITECTURES.base, { nAudioState: 512, nAudioHead: 8, nAudioLayer: 6, nTextLayer: 6 });
   t.match(ARCHITECTURES.small, { nAudioState: 768, nAudioHead: 12, nAudioLayer: 12, nTextLayer: 12 });
 });

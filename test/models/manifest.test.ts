@@ -6,9 +6,27 @@ t.test('the shipped manifest lists the offered models, all verifiable', async (t
   const manifest = await loadManifest();
   const names = manifest.models.map((m) => m.name);
   for (const name of [
-    'tiny', 'tiny.en', 'base', 'base.en', 'small', 'small.en', 'medium', 'medium.en', 'large-v3', 'large-v3-turbo',
-    'tiny-q5_1', 'base-q5_1', 'small-q5_1', 'medium-q5_0', 'large-v3-q5_0', 'large-v3-turbo-q5_0', 'large-v3-turbo-q8_0',
-    'tiny-q8_0', 'base-q8_0', 'small-q8_0', 'medium-q8_0',
+    'tiny',
+    'tiny.en',
+    'base',
+    'base.en',
+    'small',
+    'small.en',
+    'medium',
+    'medium.en',
+    'large-v3',
+    'large-v3-turbo',
+    'tiny-q5_1',
+    'base-q5_1',
+    'small-q5_1',
+    'medium-q5_0',
+    'large-v3-q5_0',
+    'large-v3-turbo-q5_0',
+    'large-v3-turbo-q8_0',
+    'tiny-q8_0',
+    'base-q8_0',
+    'small-q8_0',
+    'medium-q8_0',
   ]) {
     t.ok(names.includes(name), name);
   }

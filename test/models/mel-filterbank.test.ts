@@ -11,7 +11,10 @@ t.test('the Slaney mel scale', async (t) => {
 t.test('80 filters over 201 bins, area-normalised triangles', async (t) => {
   const bank = melFilterbank(80);
   t.equal(bank.length, 80 * 201);
-  t.ok(bank.every((w) => w >= 0), 'non-negative');
+  t.ok(
+    bank.every((w) => w >= 0),
+    'non-negative',
+  );
   // First filter: edges 0, 37.2 and 74.5 Hz; bin 1 (40 Hz) is on its falling side.
   t.ok(Math.abs(bank[1] - 0.024862593) < 1e-7, `filter 0 at 40 Hz: ${bank[1]}`);
   t.equal(bank[0], 0, 'no weight at DC');
@@ -22,5 +25,8 @@ t.test('80 filters over 201 bins, area-normalised triangles', async (t) => {
     t.ok(peak >= lastPeak, `filter ${m} peaks no lower than the one before`);
     lastPeak = peak;
   }
-  t.ok(bank.subarray(79 * 201).some((w) => w > 0), 'the top filter reaches Nyquist');
+  t.ok(
+    bank.subarray(79 * 201).some((w) => w > 0),
+    'the top filter reaches Nyquist',
+  );
 });

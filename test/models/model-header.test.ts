@@ -13,7 +13,6 @@ import { testModelPath } from '../helpers/test-models.js';
 const { dir, fileWith } = await caseFolder(tap, 'svc-model-header-');
 const micro = await readFile(await testModelPath('micro'));
 
-
 /** Byte offset of hparam i (0 = n_vocab ... 10 = ftype). */
 const hparamAt = (i: number) => 4 + 4 * i;
 
@@ -31,7 +30,18 @@ const rejects = (t: Pick<typeof tap, 'type' | 'equal' | 'match'>, path: string, 
 
 tap.test('accepts generated models and reports their shape', async (t) => {
   const header = await readModelHeader(await testModelPath('micro'));
-  t.match(header, { arch: 'micro', multilingual: true, nVocab: 51865, nAudioState: 64, nAudioLayer: 1, nTextLayer: 1, nMels: 80, ftype: 1, fileSize: micro.length, tensorCount: 50 });
+  t.match(header, {
+    arch: 'micro',
+    multilingual: true,
+    nVocab: 51865,
+    nAudioState: 64,
+    nAudioLayer: 1,
+    nTextLayer: 1,
+    nMels: 80,
+    ftype: 1,
+    fileSize: micro.length,
+    tensorCount: 50,
+  });
   const tiny = await readModelHeader(await testModelPath('tiny'));
   t.match(tiny, { arch: 'tiny', nAudioState: 384, nAudioHead: 6, nAudioLayer: 4, nTextLayer: 4, weightType: 'f16', tensorCount: 167 });
 });

@@ -17,7 +17,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = await mkdtemp(join(tmpdir(), 'svc-vad-install-'));
 tap.teardown(() => rm(dir, { recursive: true, force: true }));
 
-const sha256 = async (path: string) => createHash('sha256').update(await readFile(path)).digest('hex');
+const sha256 = async (path: string) =>
+  createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 
 async function carrierTarball(): Promise<string> {
   const cached = join(root, 'deps', 'cache', 'ricky0123-vad-web-0.0.31.tgz');
@@ -40,7 +43,7 @@ tap.test('converts both releases from the tarball named by SVC_VAD_TARBALL, then
     t.equal(await sha256(paths[i]), release.sha256, `${release.file} has its pinned hash`);
   }
   t.match(await readVadModelHeader(paths[0]), { version: '6.2.1' });
-  t.equal(await sha256(paths[1]), await sha256(sileroOracles.officialGgmlV5()), 'v5.1.2 is whisper.cpp\'s official file');
+  t.equal(await sha256(paths[1]), await sha256(sileroOracles.officialGgmlV5()), "v5.1.2 is whisper.cpp's official file");
   t.same(await readdir(modelsDir), ['ggml-silero-v5.1.2.bin', 'ggml-silero-v6.2.1.bin'], 'no temporary file left');
   t.same(await readdir(cacheDir), [], 'nothing fetched, no staging left');
   t.equal(lines.length, 2);
@@ -65,9 +68,7 @@ tap.test('refuses a tarball whose sha256 is not the pinned one', async (t) => {
   bytes[bytes.length - 100] ^= 0xff;
   await writeFile(tampered, bytes);
   const modelsDir = join(dir, 'models-tampered');
-  const error = await ensureSileroVadModels({ modelsDir, cacheDir: join(dir, 'cache-tampered'), tarball: tampered, log: () => {} }).catch(
-    (e: unknown) => e,
-  );
+  const error = await ensureSileroVadModels({ modelsDir, cacheDir: join(dir, 'cache-tampered'), tarball: tampered, log: () => {} }).catch((e: unknown) => e);
   t.type(error, SileroVadInstallError);
   t.match((error as Error).message, /has sha256 [0-9a-f]{64}, expected d1a211cf.*refusing/);
   t.notOk(existsSync(modelsDir), 'nothing converted');

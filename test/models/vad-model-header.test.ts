@@ -12,7 +12,6 @@ const { dir, fileWith } = await caseFolder(tap, 'svc-vad-header-');
 const official = await readFile(sileroOracles.officialGgmlV6());
 const officialHeader = await readVadModelHeader(sileroOracles.officialGgmlV6());
 
-
 const rejects = (t: Pick<typeof tap, 'type' | 'equal' | 'match'>, path: string, code: string, message?: RegExp) =>
   expectModelFileError(t, readVadModelHeader, path, code, message);
 

@@ -95,9 +95,8 @@ t.test('a two-voice conversation at real time: labels per turn, revisioned, befo
   const hypothesis = [...labels.values()].flatMap((turn) => turn.segments);
   const score = diarizationErrorRate(talk.turns, hypothesis);
   const yardstick = await wholeRecordingDer(talk.path, talk.turns);
-  t.comment(
-    `live DER ${score.der.toFixed(3)} over ${turnFinals.length} turns in ${c.events.filter((e) => e.type === 'speaker_labels').length} revisions; whole recording ${yardstick.toFixed(3)}`,
-  );
+  const revisions = c.events.filter((e) => e.type === 'speaker_labels').length;
+  t.comment(`live DER ${score.der.toFixed(3)} over ${turnFinals.length} turns in ${revisions} revisions; whole recording ${yardstick.toFixed(3)}`);
   t.same(new Set(hypothesis.map((s) => s.speaker)), new Set(['A', 'B']), 'both voices are told apart, labelled A and B');
   t.ok(score.der <= Math.max(0.25, yardstick + 0.1), `live DER ${score.der.toFixed(3)} is near the whole recording's ${yardstick.toFixed(3)}`);
 });

@@ -16,7 +16,8 @@ export const POLL_QUERY: ParameterSchema = {
       type: 'string',
       pattern: '^[0-9]{0,6}$',
       description:
-        'Long poll: whole seconds to wait for a state change (status, or a new provisional revision) before answering; 20 is the value used. Capped at 30: larger values wait 30 s.',
+        'Long poll: whole seconds to wait for a state change (status, or a new provisional revision) before answering; ' +
+        '20 is the value used. Capped at 30: larger values wait 30 s.',
     },
     include_result: { type: 'string', enum: ['true', 'false'], description: '`true` puts a final result of up to 4 MiB inline in `result.content`.' },
   },
@@ -76,7 +77,8 @@ export const GET_JOB_RESULT_SCHEMA: RouteSchema = {
   response: {
     '200': {
       description:
-        "The final result in the job's response format: `verbose_json` and `diarized_json` as JobTranscript, `json` as JobTranscriptJson, `text` and `srt` as text/plain, `vtt` as text/vtt.",
+        "The final result in the job's response format: `verbose_json` and `diarized_json` as JobTranscript, " +
+        '`json` as JobTranscriptJson, `text` and `srt` as text/plain, `vtt` as text/vtt.',
       headers: answerHeaders(),
       content: { 'application/json': { schema: JSON_RESULT }, 'text/plain': { schema: { type: 'string' } }, 'text/vtt': { schema: { type: 'string' } } },
     },

@@ -38,7 +38,8 @@ export const CREATE_TRANSCRIPTION_SCHEMA: RouteSchema = {
   operationId: 'createTranscription',
   summary: 'Transcribe an uploaded audio file',
   description:
-    'Audio at or below the inline boundary without `webhook_url` is answered inline (200); longer audio, or any request with `webhook_url`, is accepted as a job (202) once the upload is durably stored.',
+    'Audio at or below the inline boundary without `webhook_url` is answered inline (200); ' +
+    'longer audio, or any request with `webhook_url`, is accepted as a job (202) once the upload is durably stored.',
   tags: ['transcriptions'],
   security: BEARER,
   headers: IDEMPOTENCY_HEADERS,
@@ -46,7 +47,9 @@ export const CREATE_TRANSCRIPTION_SCHEMA: RouteSchema = {
   response: {
     '200': {
       description:
-        'The transcript by `response_format`: `json` as TranscriptionJson ({text}, with `logprobs` when asked); `verbose_json` and `diarized_json` as TranscriptionVerboseJson; `text` and `srt` as text/plain; `vtt` as text/vtt. With `stream=true`: server-sent events as the text is decoded.',
+        'The transcript by `response_format`: `json` as TranscriptionJson ({text}, with `logprobs` when asked); ' +
+        '`verbose_json` and `diarized_json` as TranscriptionVerboseJson; `text` and `srt` as text/plain; `vtt` as text/vtt. ' +
+        'With `stream=true`: server-sent events as the text is decoded.',
       headers: answerHeaders(PROFILE_NOTICE_HEADERS),
       content: {
         'application/json': { schema: transcriptJson },
@@ -64,7 +67,9 @@ export const CREATE_TRANSLATION_SCHEMA: RouteSchema = {
   operationId: 'createTranslation',
   summary: 'Translate an uploaded audio file into English text',
   description:
-    "Whisper's translate task, routed as transcriptions are (inline, or a job above the inline boundary or with `webhook_url`). Not medically evaluated: review before clinical use. Speakers, word times, vocabulary, patterns and streaming are transcription features (422 here).",
+    "Whisper's translate task, routed as transcriptions are (inline, or a job above the inline boundary or with `webhook_url`). " +
+    'Not medically evaluated: review before clinical use. ' +
+    'Speakers, word times, vocabulary, patterns and streaming are transcription features (422 here).',
   tags: ['transcriptions'],
   security: BEARER,
   headers: IDEMPOTENCY_HEADERS,
@@ -72,7 +77,9 @@ export const CREATE_TRANSLATION_SCHEMA: RouteSchema = {
   response: {
     '200': {
       description:
-        'The translation by `response_format`: `json` as TranscriptionJson; `verbose_json` as TranscriptionVerboseJson with `task: translate`, `language: en` and `source_language`; `text` and `srt` as text/plain; `vtt` as text/vtt.',
+        'The translation by `response_format`: `json` as TranscriptionJson; ' +
+        '`verbose_json` as TranscriptionVerboseJson with `task: translate`, `language: en` and `source_language`; ' +
+        '`text` and `srt` as text/plain; `vtt` as text/vtt.',
       headers: answerHeaders(),
       content: {
         'application/json': { schema: transcriptJson },

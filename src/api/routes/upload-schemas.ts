@@ -14,7 +14,10 @@ export const UPLOAD_JOB_AUDIO_SCHEMA: RouteSchema = {
   operationId: 'uploadJobAudio',
   summary: "The presigned upload target (a job's `upload.url`)",
   description:
-    "Behaves like S3's browser POST: multipart/form-data with every `upload.fields` entry unchanged, then the `file` part of exactly `content_length_bytes`. No API key: the signed form authorizes it. Errors are S3-style XML documents (`<Error><Code>`), e.g. 403 AccessDenied `Invalid according to Policy: Policy expired.`, 403 SignatureDoesNotMatch, 400 EntityTooSmall/EntityTooLarge, 503 ServiceUnavailable when storage fails.",
+    "Behaves like S3's browser POST: multipart/form-data with every `upload.fields` entry unchanged, " +
+    'then the `file` part of exactly `content_length_bytes`. No API key: the signed form authorizes it. ' +
+    'Errors are S3-style XML documents (`<Error><Code>`), e.g. 403 AccessDenied `Invalid according to Policy: Policy expired.`, ' +
+    '403 SignatureDoesNotMatch, 400 EntityTooSmall/EntityTooLarge, 503 ServiceUnavailable when storage fails.',
   tags: ['jobs'],
   security: [],
   params: JOB_ID_PARAMS,
@@ -24,7 +27,8 @@ export const UPLOAD_JOB_AUDIO_SCHEMA: RouteSchema = {
   response: {
     '204': { description: 'Stored durably; now POST `complete_url`.', headers: answerHeaders() },
     '400': s3Error(
-      'malformed form (including a multipart boundary outside RFC 2046), missing or repeated field, a field over 16 KiB (MaxPostPreDataLengthExceeded), wrong length.',
+      'malformed form (including a multipart boundary outside RFC 2046), ' +
+        'missing or repeated field, a field over 16 KiB (MaxPostPreDataLengthExceeded), wrong length.',
     ),
     '403': s3Error('bad signature, changed or extra field, expired or used form, or a form whose issuing API key was revoked (AccessDenied).'),
     '409': s3Error('OperationAborted: another upload to this job is in progress.'),

@@ -8,7 +8,9 @@ export const GET_USAGE_SCHEMA: RouteSchema = {
   operationId: 'getUsage',
   summary: "The key's tenant's usage in the current billing period",
   description:
-    'Audio metered per key, route, model and language family (counters only), the terms each key is billed under, its charges, spend cap and prepaid credit, and whether new work is refused (402 billing_blocked) and until when. A key reads its own tenant only: any other `tenant` is 404.',
+    'Audio metered per key, route, model and language family (counters only), the terms each key is billed under, ' +
+    'its charges, spend cap and prepaid credit, and whether new work is refused (402 billing_blocked) and until when. ' +
+    'A key reads its own tenant only: any other `tenant` is 404.',
   tags: ['usage'],
   security: BEARER,
   querystring: {

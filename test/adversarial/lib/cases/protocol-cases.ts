@@ -22,7 +22,8 @@ const TEMPLATES: ReadonlyArray<readonly [label: string, text: string]> = [
   ['Expect other than 100-continue', 'POST {path} HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 0\r\nConnection: close\r\n\r\n'],
   [
     'Expect 100-continue',
-    'POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\nExpect: 100-continue\r\nContent-Length: 2\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{}',
+    'POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\nExpect: 100-continue\r\n' +
+      'Content-Length: 2\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{}',
   ],
   ['CONNECT', 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n'],
   ['absolute-form target', 'GET http://evil.example{path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
@@ -61,7 +62,8 @@ const TEMPLATES: ReadonlyArray<readonly [label: string, text: string]> = [
   ['non-ASCII target', 'GET {path}/\u00e9\u00ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
   [
     'Upgrade to websocket',
-    'GET {path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+    'GET {path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
   ],
   ['Upgrade to h2c', 'GET {path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAAP__\r\n\r\n'],
   ['only an empty line', '\r\n\r\n'],
