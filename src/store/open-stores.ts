@@ -11,19 +11,15 @@ import type { RealtimeSeatStore } from './realtime-seat-store.js';
 import { KyselyIdempotencyStore } from './kysely/kysely-idempotency-store.js';
 import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
 import { openPostgres } from './postgres/database.js';
-import { PgInstanceRegistry } from './postgres/pg-instance-registry.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
 import { PgJobStore } from './postgres/pg-job-store.js';
 import { PgKeyStore } from './postgres/pg-key-store.js';
 import { PgRealtimeSeatStore } from './postgres/pg-realtime-seat-store.js';
-import { PgWebhookOutbox } from './postgres/pg-webhook-outbox.js';
 import { PgWebhookSecretStore } from './postgres/pg-webhook-secret-store.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
-import { SqliteInstanceRegistry } from './sqlite/sqlite-instance-registry.js';
 import { SqliteJobStore } from './sqlite/sqlite-job-store.js';
 import { SqliteKeyStore } from './sqlite/sqlite-key-store.js';
 import { SqliteRealtimeSeatStore } from './sqlite/sqlite-realtime-seat-store.js';
-import { SqliteWebhookOutbox } from './sqlite/sqlite-webhook-outbox.js';
 import { SqliteWebhookSecretStore } from './sqlite/sqlite-webhook-secret-store.js';
 import type { UsageLedger } from './usage-ledger.js';
 import type { BillingSettingsStore } from './billing-settings-store.js';
@@ -33,6 +29,8 @@ import { SqliteUsageLedger } from './sqlite/sqlite-usage-ledger.js';
 import { SqliteBillingSettingsStore } from './sqlite/sqlite-billing-settings-store.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
+import { KyselyInstanceRegistry } from './kysely/kysely-instance-registry.js';
+import { KyselyWebhookOutbox } from './kysely/kysely-webhook-outbox.js';
 
 export interface Stores {
   /** `sqlite`: this process is the only server on its database (instances other than it are dead at start). */
@@ -88,8 +86,8 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       get webhookSecrets() {
         return (secrets ??= new PgWebhookSecretStore(db, location.webhookMasterKey()));
       },
-      outbox: new PgWebhookOutbox(db),
-      instances: new PgInstanceRegistry(db),
+      outbox: new KyselyWebhookOutbox(postgresStoreDb(db)),
+      instances: new KyselyInstanceRegistry(postgresStoreDb(db)),
       seats: new PgRealtimeSeatStore(db, { instanceId: location.instanceId }),
       usage: new PgUsageLedger(db),
       billing: new PgBillingSettingsStore(db),
@@ -114,8 +112,8 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
     get webhookSecrets() {
       return (secrets ??= new SqliteWebhookSecretStore(db, location.webhookMasterKey()));
     },
-    outbox: new SqliteWebhookOutbox(db),
-    instances: new SqliteInstanceRegistry(db),
+    outbox: new KyselyWebhookOutbox(sqliteStoreDb(db)),
+    instances: new KyselyInstanceRegistry(sqliteStoreDb(db)),
     seats: new SqliteRealtimeSeatStore(db, { instanceId: location.instanceId }),
     usage: new SqliteUsageLedger(db),
     billing: new SqliteBillingSettingsStore(db),

@@ -9,7 +9,6 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteIdempotencyStore } from '../../src/store/sqlite/sqlite-idempotency-store.js';
 import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';

@@ -3,6 +3,8 @@
 import t from 'tap';
 import { postgresJobStores, sqliteJobStores } from './contract/job-store-harnesses.js';
 import { eventFor, webhookOutboxContract } from './contract/webhook-outbox-contract.js';
+import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 t.test('the event body carries only the contract fields', async (t) => {
   const event = eventFor('job_X');
@@ -17,5 +19,5 @@ t.test('the event body carries only the contract fields', async (t) => {
   t.not(eventFor('job_X').eventId, event.eventId, 'a fresh id per event');
 });
 
-webhookOutboxContract(t, 'SqliteWebhookOutbox', sqliteJobStores);
-webhookOutboxContract(t, 'PgWebhookOutbox', postgresJobStores);
+webhookOutboxContract(t, 'KyselyWebhookOutbox on SQLite', sqliteJobStores);
+webhookOutboxContract(t, 'KyselyWebhookOutbox on PostgreSQL', postgresJobStores);

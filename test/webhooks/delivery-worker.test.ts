@@ -6,7 +6,6 @@ import t from 'tap';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import { SqliteJobStore } from '../../src/store/sqlite/sqlite-job-store.js';
-import { SqliteWebhookOutbox } from '../../src/store/sqlite/sqlite-webhook-outbox.js';
 import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { postWebhook } from '../../src/webhooks/post-webhook.js';
@@ -14,6 +13,8 @@ import { createDestinationValidator } from '../../src/webhooks/validate-destinat
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
 import { startDnsTestServer } from '../helpers/dns-test-server.js';
 import { REFUSED, SSRF_DNS } from '../helpers/ssrf-cases.js';
+import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 t.test('every SSRF case is refused at delivery time and rescheduled, never connected', async (t) => {
   const dns = await startDnsTestServer(SSRF_DNS);
@@ -21,7 +22,7 @@ t.test('every SSRF case is refused at delivery time and rescheduled, never conne
   const db = openDatabase(join(t.testdir(), 'svc-stt.db'));
   t.teardown(() => db.close());
   const jobs = new SqliteJobStore(db);
-  const outbox = new SqliteWebhookOutbox(db);
+  const outbox = new KyselyWebhookOutbox(sqliteStoreDb(db));
   const keyId = (await new SqliteKeyStore(db).create({})).record.id;
   const secrets = new SqliteWebhookSecretStore(db, Buffer.alloc(32, 3));
   const now = Date.now();

@@ -6,7 +6,7 @@
 // One instance per handle, kept for the handle's life: on SQLite, Kysely serializes its statements
 // (and a transaction's) through a lock of its own instance, so two instances on one connection would
 // not keep each other out.
-import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { PostgresDatabase } from '../postgres/database.js';
 import { rethrowAsUnavailable } from '../postgres/database.js';
 import type { Database } from '../sqlite/database.js';
@@ -31,6 +31,14 @@ export function postgresStoreDb(db: PostgresDatabase): StoreDb {
     onPostgres.set(db, kysely);
   }
   return kysely;
+}
+
+/**
+ * Whether `db` (or a transaction or connection taken from it) runs on PostgreSQL: for the parts
+ * written per dialect, such as row locks, that SQLite has no syntax for.
+ */
+export function onPostgresDb(db: StoreDb): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**

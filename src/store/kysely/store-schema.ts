@@ -1,7 +1,7 @@
 // The tables the Kysely stores read and write, as Kysely sees them: one row type per table for both
 // dialects (the migrations in sqlite/ and postgres/ create them; BIGINT comes back as a number, see
 // postgres/database.ts). A table is added here when the first store on Kysely touches it.
-import type { Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 
 export interface IdempotencyRecordsTable {
   tenant: string;
@@ -23,9 +23,27 @@ export interface ServiceInstancesTable {
   expires_at_ms: number;
 }
 
+export interface WebhookDeliveriesTable {
+  event_id: string;
+  job_id: string;
+  key_id: string;
+  secret_version: number;
+  url: string;
+  body: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at_ms: number | null;
+  last_attempt_at_ms: number | null;
+  last_status: string | null;
+  lease_owner: string | null;
+  lease_expires_at_ms: number | null;
+  created_at_ms: number;
+}
+
 export interface StoreSchema {
   idempotency_records: IdempotencyRecordsTable;
   service_instances: ServiceInstancesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 /** What a Kysely store runs its statements on, whichever database is behind it (store-db.ts). */
