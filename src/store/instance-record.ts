@@ -18,11 +18,3 @@ export function instanceRecordOf(row: InstanceRow): InstanceRecord {
     expiresAtMs: row.expires_at_ms,
   };
 }
-
-/**
- * SQL (the same in SQLite and PostgreSQL): the lease of `table`'s row is held by no registered
- * instance. Leases are named '<instance id>/<slot>' (instance-registry.ts leaseOwnerOf).
- */
-export function leaseOfDeadInstance(table: 'jobs' | 'webhook_deliveries'): string {
-  return `NOT EXISTS (SELECT 1 FROM service_instances i WHERE substr(${table}.lease_owner, 1, length(i.id) + 1) = i.id || '/')`;
-}

@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { MIGRATIONS as PG_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { PgUsageLedger } from '../../src/store/postgres/pg-usage-ledger.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS, runMigrations } from '../../src/store/sqlite/migrations.js';
-import { SqliteUsageLedger } from '../../src/store/sqlite/sqlite-usage-ledger.js';
 import type { UsageLedger } from '../../src/store/usage-ledger.js';
 import { USAGE_EVENT_COLUMNS, usageEventRow, type UsageEvent, type UsageEventRow } from '../../src/store/usage-record.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
 import { usageEvent } from '../helpers/usage-events.js';
+import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 const HOUR = 3_600_000;
 
@@ -71,7 +71,7 @@ t.test('SQLite: migration 8 fills the totals from the events', async (t) => {
   const db = openDatabase(file);
   t.teardown(() => db.close());
   const raw = db.prepare(INSERT.replace(/\$\d+/g, '?'));
-  await checkUpgraded(t, new SqliteUsageLedger(db), async (row) => raw.run(...USAGE_EVENT_COLUMNS.map((c) => row[c])));
+  await checkUpgraded(t, new KyselyUsageLedger(sqliteStoreDb(db)), async (row) => raw.run(...USAGE_EVENT_COLUMNS.map((c) => row[c])));
 });
 
 t.test('PostgreSQL: migration 6 fills the totals from the events', async (t) => {
@@ -81,5 +81,5 @@ t.test('PostgreSQL: migration 6 fills the totals from the events', async (t) => 
   await old.close();
   const db = await openPostgres(url);
   t.teardown(() => db.close());
-  await checkUpgraded(t, new PgUsageLedger(db), (row) => db.query(INSERT, USAGE_EVENT_COLUMNS.map((c) => row[c])));
+  await checkUpgraded(t, new KyselyUsageLedger(postgresStoreDb(db)), (row) => db.query(INSERT, USAGE_EVENT_COLUMNS.map((c) => row[c])));
 });
