@@ -1,4 +1,4 @@
-// The row of `service_instances` and its record, shared by the registry's implementations.
+// The row of `service_instances` and its record (kysely/kysely-instance-registry.ts; the Kysely schema's table).
 import type { InstanceRecord, InstanceRole } from './instance-registry.js';
 
 export interface InstanceRow {

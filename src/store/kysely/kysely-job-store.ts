@@ -14,7 +14,7 @@
 //   on PostgreSQL reading its rows FOR UPDATE, so a concurrent caller waits and then decides on the
 //   new row. Multi-row locks are taken in id order, so two sweeps over overlapping rows cannot
 //   deadlock.
-import { sql, type UpdateObject, type UpdateResult } from 'kysely';
+import { sql, type SelectQueryBuilder, type UpdateObject, type UpdateResult } from 'kysely';
 import type { JobStatus } from '../../domain/job-statuses.js';
 import {
   completionWithoutAccept,
@@ -56,6 +56,7 @@ import type { StoreDb, StoreSchema } from './store-schema.js';
 import { addReviewRequired, recordUsage } from './kysely-usage-ledger.js';
 
 type JobChanges = UpdateObject<StoreSchema, 'jobs'>;
+type JobIds = SelectQueryBuilder<StoreSchema, 'jobs', { id: string }>;
 
 export class KyselyJobStore implements JobStore {
   private readonly instanceId: string | null;
@@ -132,29 +133,21 @@ export class KyselyJobStore implements JobStore {
 
   async claimNext(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null> {
     // SET reads the row's old values, so the stall count and updated_at decide on the state before this claim.
-    const row = await this.db
-      .updateTable('jobs')
-      .set({
+    return this.leaseFirst(
+      {
         status: 'running',
         lease_owner: workerId,
         lease_expires_at_ms: nowMs + leaseMs,
         stalled_claims: sql`stalled_claims + (CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END)`,
         updated_at: sql`CASE WHEN status = 'running' THEN updated_at ELSE ${iso(nowMs)} END`,
-      })
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('jobs')
-          .select('id')
-          .where((claimable) => claimableJobs(claimable, nowMs))
+      },
+      (jobs) =>
+        jobs
+          .where((eb) => claimableJobs(eb, nowMs))
           .orderBy('ready_at_ms')
           .orderBy('created_at')
-          .orderBy('id')
-          .limit(1)
-          .$if(this.postgres, (query) => query.forUpdate().skipLocked()),
-      )
-      .returningAll()
-      .executeTakeFirst();
-    return row ? jobRecordOf(row) : null;
+          .orderBy('id'),
+    );
   }
 
   async heartbeat(id: string, workerId: string, nowMs: number, leaseMs: number): Promise<boolean> {
@@ -221,25 +214,13 @@ export class KyselyJobStore implements JobStore {
   }
 
   async claimDecoration(workerId: string, nowMs: number, leaseMs: number): Promise<JobRecord | null> {
-    // As claimNext: one statement, the row picked (and on PostgreSQL locked, skipping rows other
-    // claimers hold) by the subquery and leased by the UPDATE. The lease that ran out longest ago
-    // (never leased before that) goes first.
-    const row = await this.db
-      .updateTable('jobs')
-      .set((eb) => ({ lease_owner: workerId, lease_expires_at_ms: nowMs + leaseMs, decoration_attempts: eb('decoration_attempts', '+', 1) }))
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('jobs')
-          .select('id')
-          .where((claimable) => claimableDecorations(claimable, nowMs))
-          .orderBy('lease_expires_at_ms', (order) => order.asc().nullsFirst())
-          .orderBy('id')
-          .limit(1)
-          .$if(this.postgres, (query) => query.forUpdate().skipLocked()),
-      )
-      .returningAll()
-      .executeTakeFirst();
-    return row ? jobRecordOf(row) : null;
+    // The lease that ran out longest ago (never leased before that) goes first.
+    return this.leaseFirst({ lease_owner: workerId, lease_expires_at_ms: nowMs + leaseMs, decoration_attempts: sql`decoration_attempts + 1` }, (jobs) =>
+      jobs
+        .where((eb) => claimableDecorations(eb, nowMs))
+        .orderBy('lease_expires_at_ms', (order) => order.asc().nullsFirst())
+        .orderBy('id'),
+    );
   }
 
   async endDecoration(id: string, workerId: string, outcome: DecorationOutcome, nowMs: number): Promise<ReleasedBlobs | null> {
@@ -411,6 +392,25 @@ export class KyselyJobStore implements JobStore {
       .where('id', '=', id)
       .$if(lock && this.postgres, (query) => query.forUpdate())
       .executeTakeFirst();
+  }
+
+  /**
+   * A claim: `changes` applied to the first job `pick` orders, in one UPDATE ... WHERE id = (SELECT
+   * ... LIMIT 1) RETURNING *. On PostgreSQL the subquery locks the row it picks, skipping rows other
+   * claimers hold, and the UPDATE leases it before the lock is released at commit.
+   */
+  private async leaseFirst(changes: JobChanges, pick: (jobs: JobIds) => JobIds): Promise<JobRecord | null> {
+    const row = await this.db
+      .updateTable('jobs')
+      .set(changes)
+      .where('id', '=', (eb) =>
+        pick(eb.selectFrom('jobs').select('id'))
+          .limit(1)
+          .$if(this.postgres, (query) => query.forUpdate().skipLocked()),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    return row ? jobRecordOf(row) : null;
   }
 
   /** An UPDATE of job `id`, for the caller to add its conditions to. */

@@ -3,47 +3,23 @@
 // postgres/database.ts). Where a record module already declares the row (job-record.ts,
 // key-record.ts, ...), the table is that row, with the columns that have defaults marked Generated.
 import type { Generated, Kysely } from 'kysely';
+import type { IdempotencyRow } from '../idempotency-record.js';
+import type { InstanceRow } from '../instance-record.js';
 import type { JobRow } from '../job-record.js';
 import type { KeyRow } from '../key-record.js';
 import type { UsageEventRow } from '../usage-record.js';
+import type { DeliveryRow } from '../webhook-delivery-record.js';
+import type { DeliveryState } from '../webhook-outbox.js';
 import type { SecretRow } from '../webhook-secret-record.js';
 
-export interface IdempotencyRecordsTable {
+export type IdempotencyRecordsTable = IdempotencyRow & {
   tenant: string;
   key: string;
-  fingerprint: string;
-  state: 'in_progress' | 'completed';
-  response_status: number | null;
-  response_headers: string | null;
-  response_body: string | null;
-  created_at_ms: number;
+  /** The instance whose request holds the claim (IdempotencyStoreOptions.owner), or null. */
   owner: string | null;
-}
+};
 
-export interface ServiceInstancesTable {
-  id: string;
-  role: string;
-  started_at_ms: number;
-  heartbeat_at_ms: number;
-  expires_at_ms: number;
-}
-
-export interface WebhookDeliveriesTable {
-  event_id: string;
-  job_id: string;
-  key_id: string;
-  secret_version: number;
-  url: string;
-  body: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: Generated<number>;
-  next_attempt_at_ms: number | null;
-  last_attempt_at_ms: number | null;
-  last_status: string | null;
-  lease_owner: string | null;
-  lease_expires_at_ms: number | null;
-  created_at_ms: number;
-}
+export type WebhookDeliveriesTable = Omit<DeliveryRow, 'state' | 'attempts'> & { state: DeliveryState; attempts: Generated<number> };
 
 type JobDefaults = 'stalled_claims' | 'completed_audio_seconds' | 'result_revision' | 'upload_state' | 'decoration_attempts';
 
@@ -103,7 +79,7 @@ export interface BillingSettingsTable {
 
 export interface StoreSchema {
   idempotency_records: IdempotencyRecordsTable;
-  service_instances: ServiceInstancesTable;
+  service_instances: InstanceRow;
   webhook_deliveries: WebhookDeliveriesTable;
   jobs: JobsTable;
   api_keys: KeyRow;
