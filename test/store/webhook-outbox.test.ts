@@ -3,8 +3,6 @@
 import t from 'tap';
 import { postgresJobStores, sqliteJobStores } from './contract/job-store-harnesses.js';
 import { eventFor, webhookOutboxContract } from './contract/webhook-outbox-contract.js';
-import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
-import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 t.test('the event body carries only the contract fields', async (t) => {
   const event = eventFor('job_X');
