@@ -14,7 +14,7 @@
 //   on PostgreSQL reading its rows FOR UPDATE, so a concurrent caller waits and then decides on the
 //   new row. Multi-row locks are taken in id order, so two sweeps over overlapping rows cannot
 //   deadlock.
-import { sql, type SelectQueryBuilder, type UpdateObject, type UpdateResult } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { JobStatus } from '../../domain/job-statuses.js';
 import {
   completionWithoutAccept,
@@ -26,7 +26,6 @@ import {
   newJobRow,
   releasedByDecoration,
   releasedByExpiry,
-  releasedByFailure,
   uploadDeadlineColumn,
   type FailError,
   type FailFrom,
@@ -50,12 +49,12 @@ import type {
 import type { MeteredWork } from '../usage-record.js';
 import { immediate } from './immediate.js';
 import { claimableDecorations, claimableJobs, leasedWork, RESULT_EXPIRY_SET } from './job-conditions.js';
+import { changedOne, markFailed, recordEvent, succeededColumns, type JobChanges } from './job-writes.js';
 import { leaseOfDeadInstance } from './lease-of-dead-instance.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb, StoreSchema } from './store-schema.js';
 import { addReviewRequired, recordUsage } from './kysely-usage-ledger.js';
 
-type JobChanges = UpdateObject<StoreSchema, 'jobs'>;
 type JobIds = SelectQueryBuilder<StoreSchema, 'jobs', { id: string }>;
 
 export class KyselyJobStore implements JobStore {
@@ -198,10 +197,7 @@ export class KyselyJobStore implements JobStore {
     return immediate(this.db, async (trx) => {
       const { numUpdatedRows } = await trx
         .updateTable('jobs')
-        .set({
-          ...succeededColumns(result, retention, nowMs),
-          ...(decoration ? decoratingColumns(decoration, nowMs) : { audio_path: null, partial_path: null, lease_owner: null, lease_expires_at_ms: null }),
-        })
+        .set(succeededColumns(result, retention, nowMs, decoration))
         .where('id', '=', id)
         .where('status', '=', 'running')
         .where('lease_owner', '=', workerId)
@@ -417,79 +413,4 @@ export class KyselyJobStore implements JobStore {
   private update(id: string, changes: JobChanges) {
     return this.db.updateTable('jobs').set(changes).where('id', '=', id);
   }
-}
-
-/** Whether a conditional UPDATE of one job changed it (false: the row had moved on, a lost race). */
-async function changedOne(query: { executeTakeFirst(): Promise<UpdateResult> }): Promise<boolean> {
-  return (await query.executeTakeFirst()).numUpdatedRows === 1n;
-}
-
-/** The columns every success writes. */
-function succeededColumns(result: FinalResult, retention: Retention, nowMs: number): JobChanges {
-  return {
-    status: 'succeeded',
-    result_path: result.resultPath,
-    result_bytes: result.resultBytes,
-    result_content_type: result.contentType,
-    result_expires_at_ms: retention.resultExpiresAtMs,
-    tombstone_until_ms: retention.tombstoneUntilMs,
-    finished_at_ms: nowMs,
-    updated_at: iso(nowMs),
-  };
-}
-
-/**
- * A success that leaves a decoration to do: the audio and provisional result stay for it (the
- * carry-over and the provisional result replaced when given), and the worker keeps its lease on
- * the succeeded row until the decoration's lease runs out.
- */
-function decoratingColumns(decoration: PendingDecoration, nowMs: number): JobChanges {
-  const changes: JobChanges = { lease_expires_at_ms: nowMs + decoration.leaseMs, decoration: 'processing', decoration_attempts: 1 };
-  if (decoration.partialPath !== null && decoration.partialPath !== undefined) {
-    changes.partial_path = decoration.partialPath;
-    changes.result_revision = sql`result_revision + 1`;
-  }
-  if (decoration.progress) changes.progress = JSON.stringify(decoration.progress);
-  return changes;
-}
-
-/** The outbox row of a job's webhook event, due at once (the first attempt is immediate). */
-async function recordEvent(trx: StoreDb, id: string, event: OutboxEvent, nowMs: number): Promise<void> {
-  await trx
-    .insertInto('webhook_deliveries')
-    .values({
-      event_id: event.eventId,
-      job_id: id,
-      key_id: event.keyId,
-      secret_version: event.secretVersion,
-      url: event.url,
-      body: event.body,
-      state: 'pending',
-      next_attempt_at_ms: nowMs,
-      created_at_ms: nowMs,
-    })
-    .execute();
-}
-
-/** Marks a row (read, and locked on PostgreSQL, by the caller) failed; returns the blobs it no longer references. */
-async function markFailed(trx: StoreDb, row: JobRow, error: FailError, retention: Retention, nowMs: number): Promise<ReleasedBlobs> {
-  await trx
-    .updateTable('jobs')
-    .set({
-      status: 'failed',
-      error_code: error.code,
-      error_message: error.message,
-      audio_path: null,
-      partial_path: null,
-      lease_owner: null,
-      lease_expires_at_ms: null,
-      upload_state: sql`CASE WHEN upload_state = 'receiving' THEN 'empty' ELSE upload_state END`,
-      result_expires_at_ms: retention.resultExpiresAtMs,
-      tombstone_until_ms: retention.tombstoneUntilMs,
-      finished_at_ms: nowMs,
-      updated_at: iso(nowMs),
-    })
-    .where('id', '=', row.id)
-    .execute();
-  return releasedByFailure(row);
 }
