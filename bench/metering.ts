@@ -13,10 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runMigrations } from '../src/store/sqlite/migrations.js';
 import { openDatabase } from '../src/store/sqlite/database.js';
-import { SqliteUsageLedger } from '../src/store/sqlite/sqlite-usage-ledger.js';
 import { USAGE_EVENT_COLUMNS, usageEventRow, type PoolTerms } from '../src/store/usage-record.js';
 import { usageEvent } from '../test/helpers/usage-events.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
+import { KyselyUsageLedger } from '../src/store/kysely/kysely-usage-ledger.js';
+import { sqliteStoreDb } from '../src/store/kysely/store-db.js';
 
 const PERIOD = '2026-11';
 const TERMS: PoolTerms = { includedMs: 25 * 3_600_000, priceMicrosPerHour: 300_000 };
@@ -31,7 +32,7 @@ export async function run(args: string[]): Promise<void> {
   const db = openDatabase(join(dir, 'bench.db'));
   try {
     runMigrations(db);
-    const ledger = new SqliteUsageLedger(db);
+    const ledger = new KyselyUsageLedger(sqliteStoreDb(db));
     const insert = db.prepare(`INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}) VALUES (${USAGE_EVENT_COLUMNS.map((c) => `@${c}`).join(', ')})`);
     const fill = db.transaction((from: number, to: number) => {
       for (let n = from; n < to; n++) insert.run(usageEventRow(event(n), { overageMs: 0, costMicros: 0 }));

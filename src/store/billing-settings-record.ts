@@ -42,6 +42,7 @@ export function parseTermsPatch(text: string | null): TermsPatch {
 export function changedKeyBilling(current: KeyBilling, change: { overrides?: TermsPatch; clearOverrides?: boolean; addCreditMicros?: number }): KeyBilling {
   const base = change.clearOverrides ? {} : current.overrides;
   const overrides = { ...base, ...validateTermsPatch(change.overrides ?? {}) };
-  const credit = change.addCreditMicros === undefined ? current.creditGrantedMicros : (current.creditGrantedMicros ?? 0) + validateCredit(change.addCreditMicros);
+  const credit =
+    change.addCreditMicros === undefined ? current.creditGrantedMicros : (current.creditGrantedMicros ?? 0) + validateCredit(change.addCreditMicros);
   return { overrides, creditGrantedMicros: credit };
 }

@@ -17,7 +17,13 @@ export interface BillingTerms {
   spendCapMicros: number | null;
 }
 
-export const BILLING_TERM_NAMES = ['batchIncludedMs', 'realtimeIncludedMs', 'batchPriceMicros', 'realtimePriceMicros', 'spendCapMicros'] as const satisfies readonly (keyof BillingTerms)[];
+export const BILLING_TERM_NAMES = [
+  'batchIncludedMs',
+  'realtimeIncludedMs',
+  'batchPriceMicros',
+  'realtimePriceMicros',
+  'spendCapMicros',
+] as const satisfies readonly (keyof BillingTerms)[];
 
 /** What a plan or a key overrides; an absent field is inherited. */
 export type TermsPatch = Partial<BillingTerms>;

@@ -133,7 +133,10 @@ export class BlobStoreUnavailableError extends StoreUnavailableError {
 /** A blob that is not there. `code` is ENOENT, as a missing file's error has on local disk. */
 export class BlobNotFoundError extends Error {
   readonly code = 'ENOENT';
-  constructor(readonly ref: string, options?: ErrorOptions) {
+  constructor(
+    readonly ref: string,
+    options?: ErrorOptions,
+  ) {
     super(`no blob at ${ref}`, options);
     this.name = 'BlobNotFoundError';
   }
@@ -142,7 +145,10 @@ export class BlobNotFoundError extends Error {
 /** A blob that must not be overwritten exists. `code` is EEXIST, as on local disk. */
 export class BlobExistsError extends Error {
   readonly code = 'EEXIST';
-  constructor(readonly ref: string, options?: ErrorOptions) {
+  constructor(
+    readonly ref: string,
+    options?: ErrorOptions,
+  ) {
     super(`a blob already exists at ${ref}`, options);
     this.name = 'BlobExistsError';
   }

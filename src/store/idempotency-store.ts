@@ -7,11 +7,7 @@ export interface StoredResponse {
   body: string;
 }
 
-export type IdempotencyBegin =
-  | { state: 'started' }
-  | { state: 'in_progress' }
-  | { state: 'conflict' }
-  | { state: 'completed'; response: StoredResponse };
+export type IdempotencyBegin = { state: 'started' } | { state: 'in_progress' } | { state: 'conflict' } | { state: 'completed'; response: StoredResponse };
 
 /** Store options: claims made through this store belong to this instance (null: to none, e.g. the CLI). */
 export interface IdempotencyStoreOptions {

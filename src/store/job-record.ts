@@ -1,6 +1,7 @@
-// The pure half of a JobStore, shared by its implementations so that every store writes the same new
-// row, takes the same decisions on a row it has read (may this caller fail it, what does `complete`
-// answer, which blobs does a failure release) and returns the same records. No database here.
+// The pure half of the JobStore (kysely/kysely-job-store.ts): the new row, the decisions on a row it
+// has read (may this caller fail it, what does `complete` answer, which blobs does a failure
+// release) and the records it returns. No database here; the conditions its statements share are
+// in kysely/job-conditions.ts.
 import { JOB_MODEL, type CompleteOutcome, type FinalResult, type JobRecord, type NewJob, type ReleasedBlobs, type UploadState } from './job-store.js';
 import { randomBase62 } from './random-id.js';
 
@@ -170,30 +171,6 @@ export function jobRecordOf(row: JobRow): JobRecord {
   };
 }
 
-/**
- * The rows a worker may claim now: accepted or running, and not leased (or leased past expiry).
- * `now` is the statement's placeholder for the current time (`?` in SQLite, `$n` in PostgreSQL).
- * Shared by claimNext and the queue depth, so the metric counts exactly what workers would take.
- */
-export function claimableJobs(now: string): string {
-  return `status IN ('accepted', 'running') AND (lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ${now})`;
-}
-
-/**
- * The decorations a worker may claim now: of a succeeded job whose result is still kept, and not
- * leased (or leased past expiry). `now` is the statement's placeholder, as in claimableJobs.
- */
-export function claimableDecorations(now: string): string {
-  return `status = 'succeeded' AND decoration = 'processing' AND result_path IS NOT NULL
-    AND (lease_owner IS NULL OR lease_expires_at_ms IS NULL OR lease_expires_at_ms <= ${now})`;
-}
-
-/** Rows whose lease is a worker's: a running job's, or a succeeded one's being decorated (heartbeats, dead instances). */
-export const LEASED_WORK = `(status = 'running' OR (status = 'succeeded' AND decoration = 'processing'))`;
-
-/** claimDecoration's order: the lease that ran out longest ago first (never leased before that), then id. */
-export const DECORATION_CLAIM_ORDER = 'lease_expires_at_ms NULLS FIRST, id';
-
 /** Whether `workerId` may end this row's decoration: it is being decorated under that worker's lease. */
 export function mayEndDecoration(row: JobRow, workerId: string): boolean {
   return row.status === 'succeeded' && row.decoration === 'processing' && row.lease_owner === workerId;
@@ -208,16 +185,6 @@ export function releasedByDecoration(row: JobRow, result: FinalResult): Released
   return { id: row.id, paths: [...new Set(paths)] };
 }
 
-/**
- * The SET clause of expireResults (the same in SQLite and PostgreSQL): the result goes, and with it
- * what a decoration still kept; a decoration still pending ends (nothing left to decorate) and its
- * lease with it. SET reads the row's old values, so the CASEs see the decoration before this update.
- */
-export const RESULT_EXPIRY_SET = `result_path = NULL, audio_path = NULL, partial_path = NULL,
-    lease_owner = (CASE WHEN decoration = 'processing' THEN NULL ELSE lease_owner END),
-    lease_expires_at_ms = (CASE WHEN decoration = 'processing' THEN NULL ELSE lease_expires_at_ms END),
-    decoration = (CASE WHEN decoration = 'processing' THEN NULL ELSE decoration END)`;
-
 /** The blobs a row whose result expired releases: the result, and what a decoration still kept. */
 export function releasedByExpiry(row: Pick<JobRow, 'id' | 'result_path' | 'audio_path' | 'partial_path'>): ReleasedBlobs {
   return { id: row.id, paths: [row.result_path, row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
@@ -229,6 +196,6 @@ export function emptyStatusCounts(): Record<JobStatus, number> {
 }
 
 /** The column an upload slot's claim is checked against (JobStore.beginUpload's `until`). */
-export function uploadDeadlineColumn(until: 'form_expiry' | 'complete_by' = 'form_expiry'): string {
+export function uploadDeadlineColumn(until: 'form_expiry' | 'complete_by' = 'form_expiry'): 'complete_by_ms' | 'upload_expires_at_ms' {
   return until === 'complete_by' ? 'complete_by_ms' : 'upload_expires_at_ms';
 }

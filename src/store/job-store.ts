@@ -273,8 +273,9 @@ export interface JobStore {
   /**
    * Work of instances no longer registered (src/store/instance-registry.ts) is released: their job
    * leases expire now (the next claim counts a stalled claim), so do their decoration leases (the
-   * decoration is claimable at once), and uploads they were receiving reopen their slots. Leases name their instance ('<instance id>/<slot>'); a lease or an upload whose
-   * instance is registered is never touched. Returns the counts.
+   * decoration is claimable at once), and uploads they were receiving reopen their slots. Leases
+   * name their instance ('<instance id>/<slot>'); a lease or an upload whose instance is registered
+   * is never touched. Returns the counts.
    */
   releaseWorkOfDeadInstances(nowMs: number): Promise<{ leases: number; uploads: number }>;
   /** Ids of `awaiting_upload` jobs past their complete-by deadline. */

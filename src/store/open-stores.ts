@@ -1,36 +1,31 @@
 // Opens the stores a process works with, on SQLite in the data folder (the embedded default: one
 // server per database) or on PostgreSQL (SVC_DATABASE_URL: any number of API and worker processes).
-// The one place that picks an implementation; everything above it sees only the interfaces.
+// The one place that picks a database; the stores are the same Kysely ones on either, over one
+// Kysely instance per process (kysely/store-db.ts), and everything above sees only the interfaces.
 import { mkdirSync } from 'node:fs';
+import { sql } from 'kysely';
+import type { BillingSettingsStore } from './billing-settings-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { InstanceRegistry } from './instance-registry.js';
 import { InProcessJobNotices, type JobNotices } from './job-notices.js';
 import type { JobStore } from './job-store.js';
 import type { KeyStore } from './key-store.js';
-import type { RealtimeSeatStore } from './realtime-seat-store.js';
+import { KyselyBillingSettingsStore } from './kysely/kysely-billing-settings-store.js';
 import { KyselyIdempotencyStore } from './kysely/kysely-idempotency-store.js';
+import { KyselyInstanceRegistry } from './kysely/kysely-instance-registry.js';
+import { KyselyJobStore } from './kysely/kysely-job-store.js';
+import { KyselyKeyStore } from './kysely/kysely-key-store.js';
+import { KyselyRealtimeSeatStore } from './kysely/kysely-realtime-seat-store.js';
+import { KyselyUsageLedger } from './kysely/kysely-usage-ledger.js';
+import { KyselyWebhookOutbox } from './kysely/kysely-webhook-outbox.js';
+import { KyselyWebhookSecretStore } from './kysely/kysely-webhook-secret-store.js';
 import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
+import type { StoreDb } from './kysely/store-schema.js';
 import { openPostgres } from './postgres/database.js';
-import { PgInstanceRegistry } from './postgres/pg-instance-registry.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
-import { PgJobStore } from './postgres/pg-job-store.js';
-import { PgKeyStore } from './postgres/pg-key-store.js';
-import { PgRealtimeSeatStore } from './postgres/pg-realtime-seat-store.js';
-import { PgWebhookOutbox } from './postgres/pg-webhook-outbox.js';
-import { PgWebhookSecretStore } from './postgres/pg-webhook-secret-store.js';
+import type { RealtimeSeatStore } from './realtime-seat-store.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
-import { SqliteInstanceRegistry } from './sqlite/sqlite-instance-registry.js';
-import { SqliteJobStore } from './sqlite/sqlite-job-store.js';
-import { SqliteKeyStore } from './sqlite/sqlite-key-store.js';
-import { SqliteRealtimeSeatStore } from './sqlite/sqlite-realtime-seat-store.js';
-import { SqliteWebhookOutbox } from './sqlite/sqlite-webhook-outbox.js';
-import { SqliteWebhookSecretStore } from './sqlite/sqlite-webhook-secret-store.js';
 import type { UsageLedger } from './usage-ledger.js';
-import type { BillingSettingsStore } from './billing-settings-store.js';
-import { PgUsageLedger } from './postgres/pg-usage-ledger.js';
-import { PgBillingSettingsStore } from './postgres/pg-billing-settings-store.js';
-import { SqliteUsageLedger } from './sqlite/sqlite-usage-ledger.js';
-import { SqliteBillingSettingsStore } from './sqlite/sqlite-billing-settings-store.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
 
@@ -79,52 +74,44 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       await db.close();
       throw error;
     }
-    let secrets: WebhookSecretStore | null = null;
-    return {
+    return storesOn(postgresStoreDb(db), location, {
       kind: 'postgres',
-      keys: new PgKeyStore(db),
-      jobs: new PgJobStore(db, { instanceId: location.instanceId }),
-      idempotency: new KyselyIdempotencyStore(postgresStoreDb(db), { owner: location.instanceId }),
-      get webhookSecrets() {
-        return (secrets ??= new PgWebhookSecretStore(db, location.webhookMasterKey()));
-      },
-      outbox: new PgWebhookOutbox(db),
-      instances: new PgInstanceRegistry(db),
-      seats: new PgRealtimeSeatStore(db, { instanceId: location.instanceId }),
-      usage: new PgUsageLedger(db),
-      billing: new PgBillingSettingsStore(db),
       notices,
-      ping: async () => {
-        await db.query('SELECT 1');
-      },
       close: async () => {
         await notices.close();
         await db.close();
       },
-    };
+    });
   }
   mkdirSync(location.dataDir, { recursive: true });
   const db = openDatabase(databasePath(location.dataDir));
-  let secrets: WebhookSecretStore | null = null;
-  return {
+  return storesOn(sqliteStoreDb(db), location, {
     kind: 'sqlite',
-    keys: new SqliteKeyStore(db),
-    jobs: new SqliteJobStore(db, { instanceId: location.instanceId }),
-    idempotency: new KyselyIdempotencyStore(sqliteStoreDb(db), { owner: location.instanceId }),
-    get webhookSecrets() {
-      return (secrets ??= new SqliteWebhookSecretStore(db, location.webhookMasterKey()));
-    },
-    outbox: new SqliteWebhookOutbox(db),
-    instances: new SqliteInstanceRegistry(db),
-    seats: new SqliteRealtimeSeatStore(db, { instanceId: location.instanceId }),
-    usage: new SqliteUsageLedger(db),
-    billing: new SqliteBillingSettingsStore(db),
     notices: new InProcessJobNotices(),
-    ping: async () => {
-      db.prepare('SELECT 1').get();
-    },
     close: async () => {
       if (db.open) db.close();
+    },
+  });
+}
+
+/** Every store on `db`; what differs per database (`kind`, the notices, closing) comes from the caller. */
+function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind' | 'notices' | 'close'>): Stores {
+  let secrets: WebhookSecretStore | null = null;
+  return {
+    ...own,
+    keys: new KyselyKeyStore(db),
+    jobs: new KyselyJobStore(db, { instanceId: location.instanceId }),
+    idempotency: new KyselyIdempotencyStore(db, { owner: location.instanceId }),
+    get webhookSecrets() {
+      return (secrets ??= new KyselyWebhookSecretStore(db, location.webhookMasterKey()));
+    },
+    outbox: new KyselyWebhookOutbox(db),
+    instances: new KyselyInstanceRegistry(db),
+    seats: new KyselyRealtimeSeatStore(db, { instanceId: location.instanceId }),
+    usage: new KyselyUsageLedger(db),
+    billing: new KyselyBillingSettingsStore(db),
+    ping: async () => {
+      await sql`SELECT 1`.execute(db);
     },
   };
 }

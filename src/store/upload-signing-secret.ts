@@ -10,6 +10,7 @@ const SECRET_BYTES = 32;
 export function loadUploadSigningSecret(dataDir: string): Buffer {
   const path = join(dataDir, UPLOAD_SIGNING_SECRET_FILE);
   return loadOrCreateSecretFile(path, SECRET_BYTES, (secret) => {
-    if (secret.length < SECRET_BYTES) throw new Error(`${path}: the upload signing secret is damaged; delete it to make a new one (open upload forms stop working)`);
+    if (secret.length < SECRET_BYTES)
+      throw new Error(`${path}: the upload signing secret is damaged; delete it to make a new one (open upload forms stop working)`);
   });
 }

@@ -101,8 +101,24 @@ export interface UsageEventRow {
 }
 
 export const USAGE_EVENT_COLUMNS = [
-  'event_key', 'tenant', 'key_id', 'period', 'at_ms', 'route', 'pool', 'model', 'language_family', 'diarization', 'vocabulary',
-  'patterns', 'audio_ms', 'overage_ms', 'cost_micros', 'vocabulary_fallbacks', 'suspect_insertions', 'review_required',
+  'event_key',
+  'tenant',
+  'key_id',
+  'period',
+  'at_ms',
+  'route',
+  'pool',
+  'model',
+  'language_family',
+  'diarization',
+  'vocabulary',
+  'patterns',
+  'audio_ms',
+  'overage_ms',
+  'cost_micros',
+  'vocabulary_fallbacks',
+  'suspect_insertions',
+  'review_required',
   'unsupported_language',
 ] as const satisfies readonly (keyof UsageEventRow)[];
 

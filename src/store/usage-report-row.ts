@@ -67,7 +67,13 @@ export interface PoolTotalsRow {
 }
 
 export function poolTotalsOf(row: PoolTotalsRow): PoolTotals {
-  return { tenant: row.tenant, pool: row.pool as UsagePool, audioMs: Number(row.audio_ms), overageMs: Number(row.overage_ms), costMicros: Number(row.cost_micros) };
+  return {
+    tenant: row.tenant,
+    pool: row.pool as UsagePool,
+    audioMs: Number(row.audio_ms),
+    overageMs: Number(row.overage_ms),
+    costMicros: Number(row.cost_micros),
+  };
 }
 
 export interface StandingRows {

@@ -8,7 +8,8 @@ import { runKeysCommand } from '../../src/cli/keys-command.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { KeyStoreError } from '../../src/store/key-store-error.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 type Command = typeof runKeysCommand;
 
@@ -87,7 +88,7 @@ t.test('create without --json shows the key once, for people', async (t) => {
   t.ok(key);
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  t.ok(await new SqliteKeyStore(db).authenticate(key!));
+  t.ok(await new KyselyKeyStore(sqliteStoreDb(db)).authenticate(key!));
 });
 
 t.test('list: empty, JSON and table, never a key', async (t) => {
@@ -141,7 +142,7 @@ t.test('update and revoke', async (t) => {
   t.match(JSON.parse(await keys(['revoke', created.id, '--json'])), { id: created.id, revoked_at: /^\d{4}-/ });
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  t.equal(await new SqliteKeyStore(db).authenticate(created.key), null);
+  t.equal(await new KyselyKeyStore(sqliteStoreDb(db)).authenticate(created.key), null);
 });
 
 t.test('refusals: usage errors (exit 2) and unknown keys (exit 1); secrets never echoed', async (t) => {

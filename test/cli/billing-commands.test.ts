@@ -8,9 +8,10 @@ import { runPlansCommand } from '../../src/cli/plans-command.js';
 import { runUsageCommand } from '../../src/cli/usage-command.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteBillingSettingsStore } from '../../src/store/sqlite/sqlite-billing-settings-store.js';
-import { SqliteUsageLedger } from '../../src/store/sqlite/sqlite-usage-ledger.js';
 import { NO_SAFETY_EVENTS } from '../../src/store/usage-record.js';
+import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
 
 type Command = (argv: string[], out: { write(text: string): unknown }) => Promise<void>;
 
@@ -70,7 +71,7 @@ t.test('plans: built-in terms, updates in hours and currency, reset, the start d
   await run(runPlansCommand, ['update', 'builder', '--spend-cap', 'none', '--batch-hours', 'unlimited']);
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  const settings = new SqliteBillingSettingsStore(db);
+  const settings = new KyselyBillingSettingsStore(sqliteStoreDb(db));
   t.same(
     (await settings.planOverrides()).builder,
     { batchIncludedMs: null, realtimePriceMicros: 123_456, spendCapMicros: null },
@@ -114,7 +115,7 @@ t.test('usage: table, JSON and CSV of the period; --month; refusals', async (t) 
   await run(runKeysCommand, ['update', id, '--batch-hours', '0.001']);
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  const ledger = new SqliteUsageLedger(db);
+  const ledger = new KyselyUsageLedger(sqliteStoreDb(db));
   const at = Date.parse('2031-03-10T10:00:00Z');
   const event = {
     tenant: 'clinic',

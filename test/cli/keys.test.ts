@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 
@@ -35,7 +36,7 @@ t.test('keys create --json prints exactly one line {"key","id","tenant"}; the ke
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
   t.match(
-    await new SqliteKeyStore(db).authenticate(created.key),
+    await new KyselyKeyStore(sqliteStoreDb(db)).authenticate(created.key),
     { id: created.id, tenant: 'acme', plan: 'builder', entitlements: ['patterns', 'language_detection'] },
     'the server accepts the printed key',
   );

@@ -10,10 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
-import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { loadWebhookMasterKey, WEBHOOK_MASTER_KEY_FILE } from '../../src/webhooks/master-key.js';
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 type Env = Record<string, string>;
@@ -35,17 +36,17 @@ function cli(dataDir: string, args: string[], extra: Env = {}) {
 async function newKey(dataDir: string): Promise<string> {
   const db = openDatabase(databasePath(dataDir));
   try {
-    return (await new SqliteKeyStore(db).create()).record.id;
+    return (await new KyselyKeyStore(sqliteStoreDb(db)).create()).record.id;
   } finally {
     db.close();
   }
 }
 
 /** What the server sees: the store opened with the master key it would load. */
-function serverView<T>(t: Test, dataDir: string, configured: string | null, look: (secrets: SqliteWebhookSecretStore) => Promise<T>): Promise<T> {
+function serverView<T>(t: Test, dataDir: string, configured: string | null, look: (secrets: KyselyWebhookSecretStore) => Promise<T>): Promise<T> {
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  return look(new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, configured)));
+  return look(new KyselyWebhookSecretStore(sqliteStoreDb(db), loadWebhookMasterKey(dataDir, configured)));
 }
 
 t.test('create --json prints exactly {"secret","version"}; the server signs with that secret', async (t) => {

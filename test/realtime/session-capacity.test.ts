@@ -12,19 +12,20 @@ import { startRealtimeListener } from '../../src/realtime/realtime-listener.js';
 import { SessionCapacity } from '../../src/realtime/session-capacity.js';
 import type { RealtimeSeatStore } from '../../src/store/realtime-seat-store.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteInstanceRegistry } from '../../src/store/sqlite/sqlite-instance-registry.js';
-import { SqliteRealtimeSeatStore } from '../../src/store/sqlite/sqlite-realtime-seat-store.js';
 import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';
 import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { startTestService } from '../helpers/test-service.js';
 import { testModelPath } from '../helpers/test-models.js';
+import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { KyselyRealtimeSeatStore } from '../../src/store/kysely/kysely-realtime-seat-store.js';
 
 /** A seat store that fails the calls named in `failing` (once each time they are added) with an outage. */
 async function flakySeats(t: any) {
   const db = openDatabase(join(t.testdir(), 'svc-stt.db'));
   t.teardown(() => db.close());
-  await new SqliteInstanceRegistry(db).register('inst_a', 'api', Date.now(), 3_600_000);
-  const real = new SqliteRealtimeSeatStore(db, { instanceId: 'inst_a' });
+  await new KyselyInstanceRegistry(sqliteStoreDb(db)).register('inst_a', 'api', Date.now(), 3_600_000);
+  const real = new KyselyRealtimeSeatStore(sqliteStoreDb(db), { instanceId: 'inst_a' });
   const failing = new Set<'take' | 'release'>();
   const fail = (call: 'take' | 'release') => {
     if (!failing.delete(call)) return;

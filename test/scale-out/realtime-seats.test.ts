@@ -4,16 +4,17 @@
 // expires (SVC_INSTANCE_TTL_MS), without anyone releasing it.
 import t from 'tap';
 import { openPostgres } from '../../src/store/postgres/database.js';
-import { PgKeyStore } from '../../src/store/postgres/pg-key-store.js';
 import { connectRealtime, startMessage, type RealtimeClient } from '../helpers/realtime-client.js';
 import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { postgresStoreDb } from '../../src/store/kysely/store-db.js';
 
 t.test("a builder project's seats hold over two api processes; a killed process's seat comes back", async (t) => {
   const cluster = await startScaleOutCluster({ workers: 0, env: { SVC_INSTANCE_TTL_MS: '3000' } });
   t.teardown(() => cluster.close());
   const db = await openPostgres(cluster.databaseUrl);
   t.teardown(() => db.close());
-  const { key } = await new PgKeyStore(db).create({ plan: 'builder' });
+  const { key } = await new KyselyKeyStore(postgresStoreDb(db)).create({ plan: 'builder' });
   const first = cluster.api;
   const second = await cluster.addApi();
   t.ok(first.realtimeUrl && second.realtimeUrl && first.realtimeUrl !== second.realtimeUrl, 'each process has its own listener');

@@ -1,28 +1,27 @@
 // The BillingSettingsStore contract (contract/billing-settings-store-contract.ts) against SQLite and PostgreSQL.
 import t from 'tap';
-import { PgBillingSettingsStore } from '../../src/store/postgres/pg-billing-settings-store.js';
-import { PgKeyStore } from '../../src/store/postgres/pg-key-store.js';
-import { SqliteBillingSettingsStore } from '../../src/store/sqlite/sqlite-billing-settings-store.js';
-import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
 import { billingSettingsStoreContract } from './contract/billing-settings-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 
-billingSettingsStoreContract(t, 'SqliteBillingSettingsStore', async (t) => {
+billingSettingsStoreContract(t, 'KyselyBillingSettingsStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
   return {
-    settings: new SqliteBillingSettingsStore(databases.db),
-    another: async () => new SqliteBillingSettingsStore(await databases.open()),
-    keys: new SqliteKeyStore(databases.db),
+    settings: new KyselyBillingSettingsStore(sqliteStoreDb(databases.db)),
+    another: async () => new KyselyBillingSettingsStore(sqliteStoreDb(await databases.open())),
+    keys: new KyselyKeyStore(sqliteStoreDb(databases.db)),
     close: databases.close,
   };
 });
 
-billingSettingsStoreContract(t, 'PgBillingSettingsStore', async () => {
+billingSettingsStoreContract(t, 'KyselyBillingSettingsStore on PostgreSQL', async () => {
   const databases = await postgresDatabases();
   return {
-    settings: new PgBillingSettingsStore(databases.db),
-    another: async () => new PgBillingSettingsStore(await databases.open()),
-    keys: new PgKeyStore(databases.db),
+    settings: new KyselyBillingSettingsStore(postgresStoreDb(databases.db)),
+    another: async () => new KyselyBillingSettingsStore(postgresStoreDb(await databases.open())),
+    keys: new KyselyKeyStore(postgresStoreDb(databases.db)),
     close: databases.close,
   };
 });

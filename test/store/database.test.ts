@@ -31,8 +31,12 @@ t.test('creates the parent folder and sets WAL, synchronous=FULL, foreign keys, 
 t.test('re-opening an existing file keeps its data and applies nothing twice', async (t) => {
   const file = join(t.testdir(), 'svc-stt.db');
   const first = openDatabase(file);
-  first.prepare(`INSERT INTO jobs (id, tenant, key_id, status, model, request, created_at, updated_at)
-    VALUES ('job_1', 'ten_1', 'key_1', 'accepted', 'svc-medical-1', '{}', 'now', 'now')`).run();
+  first
+    .prepare(
+      `INSERT INTO jobs (id, tenant, key_id, status, model, request, created_at, updated_at)
+    VALUES ('job_1', 'ten_1', 'key_1', 'accepted', 'svc-medical-1', '{}', 'now', 'now')`,
+    )
+    .run();
   first.close();
   for (let round = 0; round < 3; round++) {
     const again = openDatabase(file);

@@ -5,11 +5,10 @@ import t from 'tap';
 import { KyselyIdempotencyStore } from '../../src/store/kysely/kysely-idempotency-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { PostgresDatabase } from '../../src/store/postgres/database.js';
-import { PgInstanceRegistry } from '../../src/store/postgres/pg-instance-registry.js';
-import { SqliteInstanceRegistry } from '../../src/store/sqlite/sqlite-instance-registry.js';
 import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';
 import { idempotencyStoreContract } from './contract/idempotency-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
 
 idempotencyStoreContract(t, 'KyselyIdempotencyStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
@@ -17,7 +16,7 @@ idempotencyStoreContract(t, 'KyselyIdempotencyStore on SQLite', async (t) => {
     store: new KyselyIdempotencyStore(sqliteStoreDb(databases.db)),
     another: async () => new KyselyIdempotencyStore(sqliteStoreDb(await databases.open())),
     ownedBy: async (owner) => new KyselyIdempotencyStore(sqliteStoreDb(databases.db), { owner }),
-    instances: new SqliteInstanceRegistry(databases.db),
+    instances: new KyselyInstanceRegistry(sqliteStoreDb(databases.db)),
     close: databases.close,
   };
 });
@@ -28,7 +27,7 @@ idempotencyStoreContract(t, 'KyselyIdempotencyStore on PostgreSQL', async () => 
     store: new KyselyIdempotencyStore(postgresStoreDb(databases.db)),
     another: async () => new KyselyIdempotencyStore(postgresStoreDb(await databases.open())),
     ownedBy: async (owner) => new KyselyIdempotencyStore(postgresStoreDb(databases.db), { owner }),
-    instances: new PgInstanceRegistry(databases.db),
+    instances: new KyselyInstanceRegistry(postgresStoreDb(databases.db)),
     close: databases.close,
   };
 });

@@ -1,24 +1,25 @@
-// The InstanceRegistry contract (contract/instance-registry-contract.ts) against SQLite and PostgreSQL.
+// The InstanceRegistry contract (contract/instance-registry-contract.ts) against its one implementation
+// (src/store/kysely/kysely-instance-registry.ts) on SQLite and on PostgreSQL.
 import t from 'tap';
-import { PgInstanceRegistry } from '../../src/store/postgres/pg-instance-registry.js';
-import { SqliteInstanceRegistry } from '../../src/store/sqlite/sqlite-instance-registry.js';
 import { instanceRegistryContract } from './contract/instance-registry-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
-instanceRegistryContract(t, 'SqliteInstanceRegistry', async (t) => {
+instanceRegistryContract(t, 'KyselyInstanceRegistry on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
   return {
-    registry: new SqliteInstanceRegistry(databases.db),
-    another: async () => new SqliteInstanceRegistry(await databases.open()),
+    registry: new KyselyInstanceRegistry(sqliteStoreDb(databases.db)),
+    another: async () => new KyselyInstanceRegistry(sqliteStoreDb(await databases.open())),
     close: databases.close,
   };
 });
 
-instanceRegistryContract(t, 'PgInstanceRegistry', async () => {
+instanceRegistryContract(t, 'KyselyInstanceRegistry on PostgreSQL', async () => {
   const databases = await postgresDatabases();
   return {
-    registry: new PgInstanceRegistry(databases.db),
-    another: async () => new PgInstanceRegistry(await databases.open()),
+    registry: new KyselyInstanceRegistry(postgresStoreDb(databases.db)),
+    another: async () => new KyselyInstanceRegistry(postgresStoreDb(await databases.open())),
     close: databases.close,
   };
 });

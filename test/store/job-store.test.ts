@@ -3,5 +3,5 @@ import t from 'tap';
 import { jobStoreContract } from './contract/job-store-contract.js';
 import { postgresJobStores, sqliteJobStores } from './contract/job-store-harnesses.js';
 
-jobStoreContract(t, 'SqliteJobStore', sqliteJobStores);
-jobStoreContract(t, 'PgJobStore', postgresJobStores);
+jobStoreContract(t, 'KyselyJobStore on SQLite', sqliteJobStores);
+jobStoreContract(t, 'KyselyJobStore on PostgreSQL', postgresJobStores);

@@ -20,17 +20,20 @@ async function open(t: Test, url: string, migrations?: readonly Migration[]): Pr
 }
 
 async function appliedVersions(db: PostgresDatabase): Promise<Array<{ version: number; times: number }>> {
-  const { rows } = await db.query<{ version: number; times: number }>('SELECT version, count(*)::int AS times FROM schema_migrations GROUP BY version ORDER BY version');
+  const { rows } = await db.query<{ version: number; times: number }>(
+    'SELECT version, count(*)::int AS times FROM schema_migrations GROUP BY version ORDER BY version',
+  );
   return rows;
 }
 
 t.test('a fresh database gets every step, recorded once; opening again applies nothing', async (t) => {
   const url = await freshDatabase();
   const db = await open(t, url);
-  t.same(await appliedVersions(db), MIGRATIONS.map((m) => ({ version: m.version, times: 1 })));
-  const { rows } = await db.query<{ table_name: string }>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+  t.same(
+    await appliedVersions(db),
+    MIGRATIONS.map((m) => ({ version: m.version, times: 1 })),
   );
+  const { rows } = await db.query<{ table_name: string }>(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`);
   t.same(
     rows.map((row) => row.table_name),
     [
@@ -53,7 +56,10 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
   );
   await db.close();
   const again = await open(t, url);
-  t.same(await appliedVersions(again), MIGRATIONS.map((m) => ({ version: m.version, times: 1 })));
+  t.same(
+    await appliedVersions(again),
+    MIGRATIONS.map((m) => ({ version: m.version, times: 1 })),
+  );
 });
 
 t.test('the schema matches the SQLite one: every SQLite column exists under the same name', async (t) => {
@@ -66,14 +72,19 @@ t.test('the schema matches the SQLite one: every SQLite column exists under the 
     .all()
     .map((row) => row.name);
   for (const table of tables) {
-    const sqliteColumns = sqlite.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}') ORDER BY name`).all().map((c) => c.name);
-    const { rows } = await db.query<{ column_name: string }>(
-      'SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY column_name',
-      [table],
-    );
+    const sqliteColumns = sqlite
+      .prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}') ORDER BY name`)
+      .all()
+      .map((c) => c.name);
+    const { rows } = await db.query<{ column_name: string }>('SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY column_name', [
+      table,
+    ]);
     t.same(rows.map((row) => row.column_name).sort(), sqliteColumns.sort(), `${table}: same columns`);
   }
-  const indexes = sqlite.prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`).all().map((row) => row.name);
+  const indexes = sqlite
+    .prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name`)
+    .all()
+    .map((row) => row.name);
   const { rows } = await db.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexname = ANY($1)`, [indexes]);
   t.same(rows.map((row) => row.indexname).sort(), indexes, 'same named indexes');
 });
@@ -82,7 +93,10 @@ t.test('many processes opening one fresh database at once: all succeed, each ste
   const url = await freshDatabase();
   const dbs = await Promise.all(Array.from({ length: 4 }, () => openPostgres(url)));
   t.teardown(() => Promise.all(dbs.map((db) => db.close())));
-  t.same(await appliedVersions(dbs[0]), MIGRATIONS.map((m) => ({ version: m.version, times: 1 })));
+  t.same(
+    await appliedVersions(dbs[0]),
+    MIGRATIONS.map((m) => ({ version: m.version, times: 1 })),
+  );
 
   // A slow step makes the openers overlap for certain: the waiting ones must find it applied, not apply it again.
   const slow: Migration[] = [
@@ -128,7 +142,10 @@ t.test('BIGINT comes back as a number on our pools only; beyond 2^53 the query f
   const db = await open(t, url);
   const { rows } = await db.query('SELECT 9007199254740991::bigint AS max, count(*) AS n, 1234567890123::bigint AS ms');
   t.same(rows, [{ max: Number.MAX_SAFE_INTEGER, n: 1, ms: 1234567890123 }]);
-  await db.query(`INSERT INTO idempotency_records (tenant, key, fingerprint, state, created_at_ms) VALUES ('t', 'k', 'f', 'in_progress', $1)`, [1_900_000_000_000]);
+  await db.query(
+    `INSERT INTO idempotency_records (tenant, key, fingerprint, state, created_at_ms) VALUES ('t', 'k', 'f', 'in_progress', $1)`,
+    [1_900_000_000_000],
+  );
   const stored = await db.query('SELECT created_at_ms FROM idempotency_records');
   t.equal(stored.rows[0].created_at_ms, 1_900_000_000_000);
   await t.rejects(db.query('SELECT 9007199254740993::bigint AS big'), { name: 'RangeError', message: /9007199254740993 is beyond/ });

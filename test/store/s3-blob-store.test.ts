@@ -7,12 +7,7 @@ import { createHmac } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
-import {
-  BlobNotFoundError,
-  BlobStoreUnavailableError,
-  DirectUploadMismatchError,
-  type DirectUploadPolicy,
-} from '../../src/store/blob-store.js';
+import { BlobNotFoundError, BlobStoreUnavailableError, DirectUploadMismatchError, type DirectUploadPolicy } from '../../src/store/blob-store.js';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { S3SettingsError, type S3BlobStoreSettings } from '../../src/store/s3/s3-settings.js';
 import { s3StoreSettings, startS3Server } from '../helpers/s3-server.js';

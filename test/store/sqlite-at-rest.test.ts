@@ -1,16 +1,19 @@
 // What only the SQLite stores can show: the bytes in the database files themselves (secrets are
 // hashed or sealed at rest, WAL included) and atomicity of two processes on one database file. The behaviour every store
 // shares is in the contract suites (test/store/contract/).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
+import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
-import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
@@ -26,24 +29,30 @@ function openFolder(t: Test) {
 
 t.test('API keys: only a SHA-256 of the secret is in the database files, WAL included', async (t) => {
   const { dir, db } = openFolder(t);
-  const store = new SqliteKeyStore(db);
+  const store = new KyselyKeyStore(sqliteStoreDb(db));
   const { key, record } = await store.create();
   const secret = /^svc_[0-9A-Za-z]{12}_([A-Za-z0-9_-]{43})$/.exec(key)![1];
   const row = db.prepare('SELECT secret_sha256 FROM api_keys WHERE id = ?').get(record.id) as { secret_sha256: Buffer };
   t.same(row.secret_sha256, createHash('sha256').update(secret).digest());
   const files = readdirSync(dir);
-  t.ok(files.some((name) => name.endsWith('-wal')), 'the WAL is checked too');
+  t.ok(
+    files.some((name) => name.endsWith('-wal')),
+    'the WAL is checked too',
+  );
   for (const name of files) t.notOk(readFileSync(join(dir, name)).includes(secret), `${name} does not contain the secret`);
 });
 
 t.test('webhook secrets: neither the secret nor its key bytes are in the database files', async (t) => {
   const { dir, db } = openFolder(t);
-  const keyId = (await new SqliteKeyStore(db).create()).record.id;
-  const secrets = new SqliteWebhookSecretStore(db, randomBytes(32));
+  const keyId = (await new KyselyKeyStore(sqliteStoreDb(db)).create()).record.id;
+  const secrets = new KyselyWebhookSecretStore(sqliteStoreDb(db), randomBytes(32));
   const shown = [(await secrets.create(keyId, T0.getTime())).secret, (await secrets.rotate(keyId, T0.getTime() + HOUR)).secret];
   // The WAL holds the newest pages until a checkpoint; read every file in the folder as it is.
   const files = readdirSync(dir).map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
-  t.ok(files.some((file) => file.name.endsWith('-wal') && file.bytes.length > 0), 'the WAL is checked too');
+  t.ok(
+    files.some((file) => file.name.endsWith('-wal') && file.bytes.length > 0),
+    'the WAL is checked too',
+  );
   for (const secret of shown) {
     const key = signingKeyOf(secret);
     for (const { name, bytes } of files) {
@@ -85,3 +94,68 @@ t.test('two processes racing for the same idempotency keys: exactly one started 
   const wrong = a.map((state, i) => [state, b[i]].sort().join('+')).filter((pair) => pair !== 'in_progress+started');
   t.same(wrong, [], `every key: one started, one in_progress (${a.filter((s) => s === 'started').length} won by the first)`);
 });
+
+t.test('two processes claiming jobs and completing upload slots on one file: each job claimed once, each slot accepted once', async (t) => {
+  const file = join(t.testdir(), 'svc-stt.db');
+  const db = openDatabase(file);
+  const jobs = new KyselyJobStore(sqliteStoreDb(db));
+  const queued = new Set<string>();
+  const slots = new Set<string>();
+  const job = { tenant: 'ten_a', keyId: 'key_AAAAAAAAAAAA', request: {}, audioSeconds: 1, webhookUrl: null };
+  for (let i = 0; i < 60; i++) queued.add((await jobs.create({ ...job, status: 'accepted', audioPath: `/a/${i}.audio` }, new Date(1_000 + i))).id);
+  for (let i = 0; i < 30; i++) {
+    const slot = await jobs.create(
+      { ...job, status: 'awaiting_upload', audioPath: null, upload: { bytes: 10, expiresAtMs: 9_000, completeByMs: 9_000 } },
+      new Date(1_000),
+    );
+    t.ok((await jobs.beginUpload(slot.id, 2_000)) && (await jobs.storeUpload(slot.id, `/a/slot${i}.audio`, 2_100)));
+    slots.add(slot.id);
+  }
+  db.close();
+  const racers = ['w-a', 'w-b'].map((worker) =>
+    spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/job-racer.ts'), file, worker], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
+  const outputs = await raceOnce(racers);
+  const claimed = outputs.flatMap((output) => output.claimed);
+  const accepted = outputs.flatMap((output) => output.accepted);
+  // A slot the other process already accepted is claimable too: the claims cover the queued jobs.
+  t.equal(new Set(claimed).size, claimed.length, 'no job claimed twice');
+  t.same(
+    [...queued].filter((id) => !claimed.includes(id)),
+    [],
+    'every queued job claimed',
+  );
+  t.same(
+    claimed.filter((id) => !queued.has(id) && !slots.has(id)),
+    [],
+    'nothing else',
+  );
+  t.equal(accepted.length, slots.size, 'as many accepted as slots');
+  t.same(new Set(accepted), slots, 'every slot, none twice');
+  t.ok(
+    outputs.every((output) => output.claimed.length > 0),
+    `both processes claimed (${outputs.map((output) => output.claimed.length).join(' + ')})`,
+  );
+});
+
+/** Waits for each racer's "ready", starts them together, and returns what each printed last. */
+async function raceOnce(racers: Array<ChildProcessByStdio<Writable, Readable, null>>): Promise<Array<{ claimed: string[]; accepted: string[] }>> {
+  const texts = racers.map((racer) => {
+    let text = '';
+    racer.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    return () => text;
+  });
+  await Promise.all(
+    texts.map(
+      (text) =>
+        new Promise<void>((done) => {
+          const check = () => (text().includes('ready\n') ? done() : setTimeout(check, 10));
+          check();
+        }),
+    ),
+  );
+  for (const racer of racers) racer.stdin.write('go\n');
+  const codes = await Promise.all(racers.map(async (racer) => (await once(racer, 'close'))[0]));
+  if (codes.some((code) => code !== 0)) throw new Error(`a racer exited with ${codes.join(', ')}`);
+  return texts.map((text) => JSON.parse(text().split('\n')[1]) as { claimed: string[]; accepted: string[] });
+}

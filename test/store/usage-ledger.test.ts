@@ -1,33 +1,35 @@
 // The UsageLedger contract (contract/usage-ledger-contract.ts) against SQLite and PostgreSQL.
 import t from 'tap';
-import { PgUsageLedger } from '../../src/store/postgres/pg-usage-ledger.js';
-import { SqliteUsageLedger } from '../../src/store/sqlite/sqlite-usage-ledger.js';
 import { usageLedgerContract } from './contract/usage-ledger-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
-usageLedgerContract(t, 'SqliteUsageLedger', async (t) => {
+usageLedgerContract(t, 'KyselyUsageLedger on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
   const { db } = databases;
   return {
-    ledger: new SqliteUsageLedger(db),
-    another: async () => new SqliteUsageLedger(await databases.open()),
+    ledger: new KyselyUsageLedger(sqliteStoreDb(db)),
+    another: async () => new KyselyUsageLedger(sqliteStoreDb(await databases.open())),
     rawRows: async () => db.prepare('SELECT * FROM usage_events').all() as Record<string, unknown>[],
     columnNames: async () => (db.prepare("SELECT name FROM pragma_table_info('usage_events')").all() as { name: string }[]).map((row) => row.name),
     close: databases.close,
   };
 });
 
-usageLedgerContract(t, 'PgUsageLedger', async () => {
+usageLedgerContract(t, 'KyselyUsageLedger on PostgreSQL', async () => {
   const databases = await postgresDatabases();
   const { db } = databases;
   return {
-    ledger: new PgUsageLedger(db),
-    another: async () => new PgUsageLedger(await databases.open()),
+    ledger: new KyselyUsageLedger(postgresStoreDb(db)),
+    another: async () => new KyselyUsageLedger(postgresStoreDb(await databases.open())),
     rawRows: async () => (await db.query('SELECT * FROM usage_events')).rows,
     columnNames: async () =>
-      (await db.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'usage_events'")).rows.map(
-        (row) => row.column_name,
-      ),
+      (
+        await db.query<{ column_name: string }>(
+          "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'usage_events'",
+        )
+      ).rows.map((row) => row.column_name),
     close: databases.close,
   };
 });

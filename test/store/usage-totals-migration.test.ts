@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { MIGRATIONS as PG_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { PgUsageLedger } from '../../src/store/postgres/pg-usage-ledger.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS, runMigrations } from '../../src/store/sqlite/migrations.js';
-import { SqliteUsageLedger } from '../../src/store/sqlite/sqlite-usage-ledger.js';
 import type { UsageLedger } from '../../src/store/usage-ledger.js';
 import { USAGE_EVENT_COLUMNS, usageEventRow, type UsageEvent, type UsageEventRow } from '../../src/store/usage-record.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
 import { usageEvent } from '../helpers/usage-events.js';
+import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 const HOUR = 3_600_000;
 
@@ -36,12 +36,20 @@ async function checkUpgraded(t: Test, ledger: UsageLedger, insertRaw: (row: Usag
     { tenant: 'acme', pool: 'realtime', audioMs: HOUR / 2, overageMs: 0, costMicros: 0 },
     { tenant: 'beta', pool: 'batch', audioMs: 7 * HOUR, overageMs: 0, costMicros: 0 },
   ]);
-  t.same(await ledger.standing('acme', 'key_a', '2026-10'), {
+  t.same(
+    await ledger.standing('acme', 'key_a', '2026-10'),
+    {
+      tenantUsedMs: { batch: 4 * HOUR, realtime: HOUR / 2 },
+      keyPeriodCostMicros: 300_000,
+      keyLifetimeCostMicros: 1_500_000,
+    },
+    "the tenant's pools shared by its keys; the key's charges this period and ever",
+  );
+  t.same(await ledger.standing('acme', 'key_b', '2026-10'), {
     tenantUsedMs: { batch: 4 * HOUR, realtime: HOUR / 2 },
-    keyPeriodCostMicros: 300_000,
-    keyLifetimeCostMicros: 1_500_000,
-  }, 'the tenant\'s pools shared by its keys; the key\'s charges this period and ever');
-  t.same(await ledger.standing('acme', 'key_b', '2026-10'), { tenantUsedMs: { batch: 4 * HOUR, realtime: HOUR / 2 }, keyPeriodCostMicros: 450_000, keyLifetimeCostMicros: 450_000 });
+    keyPeriodCostMicros: 450_000,
+    keyLifetimeCostMicros: 450_000,
+  });
   t.same((await ledger.standing('beta', 'key_z', '2026-10')).tenantUsedMs, { batch: 7 * HOUR, realtime: 0 });
   // The next event is charged from the filled totals: 4 h used of 4 h included, so all of it is beyond.
   t.ok(await ledger.record(event(7, { audioMs: HOUR }), { includedMs: 4 * HOUR, priceMicrosPerHour: 300_000 }));
@@ -64,22 +72,34 @@ const INSERT = `INSERT INTO usage_events (${USAGE_EVENT_COLUMNS.join(', ')}) VAL
 t.test('SQLite: migration 8 fills the totals from the events', async (t) => {
   const file = join(t.testdir(), 'svc-stt.db');
   const old = new BetterSqlite3(file);
-  runMigrations(old, SQLITE_MIGRATIONS.filter((m) => m.version < 8));
+  runMigrations(
+    old,
+    SQLITE_MIGRATIONS.filter((m) => m.version < 8),
+  );
   const insert = old.prepare(INSERT.replace(/\$\d+/g, '?'));
   for (const row of OLD_ROWS) insert.run(...USAGE_EVENT_COLUMNS.map((c) => row[c]));
   old.close();
   const db = openDatabase(file);
   t.teardown(() => db.close());
   const raw = db.prepare(INSERT.replace(/\$\d+/g, '?'));
-  await checkUpgraded(t, new SqliteUsageLedger(db), async (row) => raw.run(...USAGE_EVENT_COLUMNS.map((c) => row[c])));
+  await checkUpgraded(t, new KyselyUsageLedger(sqliteStoreDb(db)), async (row) => raw.run(...USAGE_EVENT_COLUMNS.map((c) => row[c])));
 });
 
 t.test('PostgreSQL: migration 6 fills the totals from the events', async (t) => {
   const url = await (await sharedPostgres()).createDatabase();
   const old = await openPostgres(url, { migrations: PG_MIGRATIONS.filter((m) => m.version < 6) });
-  for (const row of OLD_ROWS) await old.query(INSERT, USAGE_EVENT_COLUMNS.map((c) => row[c]));
+  for (const row of OLD_ROWS)
+    await old.query(
+      INSERT,
+      USAGE_EVENT_COLUMNS.map((c) => row[c]),
+    );
   await old.close();
   const db = await openPostgres(url);
   t.teardown(() => db.close());
-  await checkUpgraded(t, new PgUsageLedger(db), (row) => db.query(INSERT, USAGE_EVENT_COLUMNS.map((c) => row[c])));
+  await checkUpgraded(t, new KyselyUsageLedger(postgresStoreDb(db)), (row) =>
+    db.query(
+      INSERT,
+      USAGE_EVENT_COLUMNS.map((c) => row[c]),
+    ),
+  );
 });

@@ -17,5 +17,5 @@ t.test('the event body carries only the contract fields', async (t) => {
   t.not(eventFor('job_X').eventId, event.eventId, 'a fresh id per event');
 });
 
-webhookOutboxContract(t, 'SqliteWebhookOutbox', sqliteJobStores);
-webhookOutboxContract(t, 'PgWebhookOutbox', postgresJobStores);
+webhookOutboxContract(t, 'KyselyWebhookOutbox on SQLite', sqliteJobStores);
+webhookOutboxContract(t, 'KyselyWebhookOutbox on PostgreSQL', postgresJobStores);

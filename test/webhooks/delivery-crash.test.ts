@@ -9,8 +9,6 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
-import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { runMigrations } from '../../src/store/sqlite/migrations.js';
 import { loadWebhookMasterKey } from '../../src/webhooks/master-key.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
@@ -18,6 +16,9 @@ import { startDnsTestServer } from '../helpers/dns-test-server.js';
 import { CLI_ARGS, kill, serve, serveEnv } from '../helpers/serve-process.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
 t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-id', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-hook-crash-'));
@@ -30,8 +31,8 @@ t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-i
   // The key and its secret, made the way the CLI makes them (same database, same master key file).
   const db = openDatabase(databasePath(dataDir));
   runMigrations(db);
-  const { key, record } = await new SqliteKeyStore(db).create({});
-  const { secret } = await new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, null)).create(record.id, Date.now());
+  const { key, record } = await new KyselyKeyStore(sqliteStoreDb(db)).create({});
+  const { secret } = await new KyselyWebhookSecretStore(sqliteStoreDb(db), loadWebhookMasterKey(dataDir, null)).create(record.id, Date.now());
   db.close();
 
   const env = await serveEnv(dataDir, {

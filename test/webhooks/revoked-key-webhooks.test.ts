@@ -6,10 +6,6 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteJobStore } from '../../src/store/sqlite/sqlite-job-store.js';
-import { SqliteKeyStore } from '../../src/store/sqlite/sqlite-key-store.js';
-import { SqliteWebhookOutbox } from '../../src/store/sqlite/sqlite-webhook-outbox.js';
-import { SqliteWebhookSecretStore } from '../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { isKeyActive } from '../../src/api/authenticate.js';
 import { KEY_REVOKED_DELIVERY_STATUS } from '../../src/jobs/key-revocation.js';
 import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
@@ -19,6 +15,11 @@ import { revokeKeyWithCli } from '../helpers/revoke-key-cli.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startWebhookService } from '../helpers/webhook-service.js';
+import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
 t.test('a pending event is cancelled by keys revoke and never attempted again', async (t) => {
   const clock = new TestClock(Date.now());
@@ -52,10 +53,10 @@ t.test('a pending event is cancelled by keys revoke and never attempted again', 
 t.test("the worker gives up a revoked key's event before connecting", async (t) => {
   const db = openDatabase(join(t.testdir(), 'svc-stt.db'));
   t.teardown(() => db.close());
-  const keys = new SqliteKeyStore(db);
-  const jobs = new SqliteJobStore(db);
-  const outbox = new SqliteWebhookOutbox(db);
-  const secrets = new SqliteWebhookSecretStore(db, Buffer.alloc(32, 5));
+  const keys = new KyselyKeyStore(sqliteStoreDb(db));
+  const jobs = new KyselyJobStore(sqliteStoreDb(db));
+  const outbox = new KyselyWebhookOutbox(sqliteStoreDb(db));
+  const secrets = new KyselyWebhookSecretStore(sqliteStoreDb(db), Buffer.alloc(32, 5));
   const now = Date.now();
   const revoked = (await keys.create({})).record.id;
   const active = (await keys.create({})).record.id;

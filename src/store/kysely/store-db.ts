@@ -3,13 +3,16 @@
 // opens, migrates or closes a database; the handle's owner still does, and the instance is never
 // destroyed (Kysely's destroy would close the handle under the stores that still use it).
 //
-// One instance per handle, kept for the handle's life: on SQLite, Kysely serializes its statements
-// (and a transaction's) through a lock of its own instance, so two instances on one connection would
-// not keep each other out.
-import { Kysely, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+// One instance per handle, kept for the handle's life. On SQLite, Kysely serializes its statements
+// (and a transaction's) through a lock of its own instance; here that lock is shared by every handle
+// on the same database file in this process (sqlite-file-lock.ts), so a second connection in the
+// same process waits its turn instead of blocking the event loop in SQLite's busy handler while the
+// first holds the write lock across an await.
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { PostgresDatabase } from '../postgres/database.js';
 import { rethrowAsUnavailable } from '../postgres/database.js';
 import type { Database } from '../sqlite/database.js';
+import { fileLockedDriver, lockOfFile } from './sqlite-file-lock.js';
 import type { StoreDb, StoreSchema } from './store-schema.js';
 
 const onSqlite = new WeakMap<Database, StoreDb>();
@@ -18,7 +21,11 @@ const onPostgres = new WeakMap<PostgresDatabase, StoreDb>();
 export function sqliteStoreDb(db: Database): StoreDb {
   let kysely = onSqlite.get(db);
   if (!kysely) {
-    kysely = new Kysely<StoreSchema>({ dialect: new SqliteDialect({ database: db }) });
+    const lock = lockOfFile(db);
+    const dialect = new SqliteDialect({ database: db });
+    const createDriver = dialect.createDriver.bind(dialect);
+    dialect.createDriver = () => fileLockedDriver(createDriver(), lock);
+    kysely = new Kysely<StoreSchema>({ dialect });
     onSqlite.set(db, kysely);
   }
   return kysely;
@@ -31,6 +38,14 @@ export function postgresStoreDb(db: PostgresDatabase): StoreDb {
     onPostgres.set(db, kysely);
   }
   return kysely;
+}
+
+/**
+ * Whether `db` (or a transaction or connection taken from it) runs on PostgreSQL: for the parts
+ * written per dialect, such as row locks, that SQLite has no syntax for.
+ */
+export function onPostgresDb(db: StoreDb): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /**

@@ -8,7 +8,13 @@
 import { NETWORK_ERROR_CODES } from '../network-failure.js';
 
 const SQLSTATE = /^(?:08\d{3}|57P0[1-4]|53300)$/;
-const MESSAGES = [/^Connection terminated/, /^timeout exceeded when trying to connect$/, /^Query read timeout$/, /^Client has encountered a connection error/, /^Client was closed and is not queryable$/];
+const MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect$/,
+  /^Query read timeout$/,
+  /^Client has encountered a connection error/,
+  /^Client was closed and is not queryable$/,
+];
 
 export function isConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -71,7 +71,12 @@ export class PgJobNotices implements JobNotices {
 
   private async listen(): Promise<void> {
     // Keep-alive: a listener on a connection that died without a word would go deaf, not fail.
-    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true, keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS });
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
+    });
     client.on('notification', (message) => {
       if (message.channel !== JOB_NOTICE_CHANNEL) return;
       const notice = decodeNotice(message.payload);

@@ -3,28 +3,14 @@
 // (upload-spool.ts): the inline route transcribes them in-process, and a job's body is uploaded
 // from there once it is whole. Workers read job audio in place through presigned GET URLs (ffmpeg
 // issues Range requests), so no process ever holds a whole recording in memory or on disk.
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  paginateListObjectsV2,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createReadStream } from 'node:fs';
 import { lstat, rm, stat, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { checkByteRange } from '../blob-names.js';
-import {
-  BlobExistsError,
-  BlobStoreUnavailableError,
-  type AudioSource,
-  type BlobOwners,
-  type BlobStore,
-  type ResultKind,
-} from '../blob-store.js';
+import { BlobExistsError, BlobStoreUnavailableError, type AudioSource, type BlobOwners, type BlobStore, type ResultKind } from '../blob-store.js';
 import { readFileRange } from '../read-file-range.js';
 import { UploadSpool } from '../upload-spool.js';
 import { ObjectKeys, type KeyArea } from './object-keys.js';
@@ -84,9 +70,7 @@ export class S3BlobStore implements BlobStore {
     for (let attempt = 1; ; attempt += 1) {
       const body = createReadStream(source);
       try {
-        await this.clients.api.send(
-          new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size, IfNoneMatch: '*' }),
-        );
+        await this.clients.api.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size, IfNoneMatch: '*' }));
         break;
       } catch (error) {
         if (httpStatusOf(error) === 412) {
@@ -163,9 +147,7 @@ export class S3BlobStore implements BlobStore {
     if (local !== null) return readFileRange(local, offset, length);
     if (length === 0) return Buffer.alloc(0);
     try {
-      const object = await this.clients.api.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${offset}-${offset + length - 1}` }),
-      );
+      const object = await this.clients.api.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${offset}-${offset + length - 1}` }));
       const bytes = Buffer.from(await object.Body!.transformToByteArray());
       // A server that ignores the range (s3rver reads `bytes=0-0` as the whole object) answers
       // without Content-Range: the body then starts at byte 0, not at `offset`. Either way the
@@ -199,8 +181,7 @@ export class S3BlobStore implements BlobStore {
     let removed = await this.spool.sweep(cutoff);
     for (const area of ['jobs', 'results', 'uploads'] as const satisfies readonly KeyArea[]) {
       for await (const key of this.listOlderThan(area, cutoff)) {
-        const owned =
-          area === 'uploads' ? await owners.isAwaitingUpload(this.keys.uploadJobId(key)) : await owners.isReferenced(key);
+        const owned = area === 'uploads' ? await owners.isAwaitingUpload(this.keys.uploadJobId(key)) : await owners.isReferenced(key);
         if (owned) continue;
         await this.call(key, () => this.clients.api.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
         removed += 1;

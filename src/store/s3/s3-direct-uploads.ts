@@ -36,10 +36,7 @@ export class S3DirectUploads implements DirectUploads {
       return await createPresignedPost(this.clients.signer, {
         Bucket: this.bucket,
         Key: key,
-        Conditions: [
-          ['content-length-range', policy.contentLength, policy.contentLength],
-          { 'Content-Type': policy.contentType },
-        ],
+        Conditions: [['content-length-range', policy.contentLength, policy.contentLength], { 'Content-Type': policy.contentType }],
         Fields: { 'Content-Type': policy.contentType },
         Expires: expires,
       });

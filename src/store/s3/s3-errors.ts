@@ -21,7 +21,6 @@ interface SdkErrorShape {
   $metadata?: { httpStatusCode?: number };
 }
 
-
 export function httpStatusOf(error: unknown): number | undefined {
   return (error as SdkErrorShape | null)?.$metadata?.httpStatusCode;
 }

@@ -302,9 +302,7 @@ export function runMigrations(db: Database, migrations: readonly Migration[] = M
   const applied = appliedVersions(db);
   const newest = Math.max(0, ...applied);
   if (newest > latestKnown) {
-    throw new MigrationError(
-      `the database has schema version ${newest} but this svc-stt knows only up to ${latestKnown}: upgrade svc-stt`,
-    );
+    throw new MigrationError(`the database has schema version ${newest} but this svc-stt knows only up to ${latestKnown}: upgrade svc-stt`);
   }
   const isApplied = db.prepare<[number], { one: number }>('SELECT 1 AS one FROM schema_migrations WHERE version = ?');
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');

@@ -14,13 +14,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { databasePath, openDatabase } from '../../../src/store/sqlite/database.js';
-import { SqliteKeyStore } from '../../../src/store/sqlite/sqlite-key-store.js';
-import { SqliteWebhookSecretStore } from '../../../src/store/sqlite/sqlite-webhook-secret-store.js';
 import { loadWebhookMasterKey } from '../../../src/webhooks/master-key.js';
 import { startDnsTestServer } from '../../helpers/dns-test-server.js';
 import { serve, serveEnv, type ServeProcess } from '../../helpers/serve-process.js';
 import { recordCanary } from '../../helpers/test-logs.js';
 import type { FuzzKeys } from './build-request.js';
+import { KyselyKeyStore } from '../../../src/store/kysely/kysely-key-store.js';
+import { sqliteStoreDb } from '../../../src/store/kysely/store-db.js';
+import { KyselyWebhookSecretStore } from '../../../src/store/kysely/kysely-webhook-secret-store.js';
 
 export const WEBHOOK_HOST = 'hooks.fuzz.test';
 const GC_SIGNAL = 'SIGUSR2';
@@ -107,8 +108,8 @@ export async function startAdversarialServer(env: Record<string, string> = {}): 
 async function prepareKeys(dataDir: string): Promise<FuzzKeys> {
   const db = openDatabase(databasePath(dataDir));
   try {
-    const store = new SqliteKeyStore(db);
-    const make = (options: Parameters<SqliteKeyStore['create']>[0] = {}) => store.create({ rateLimitPerMinute: UNLIMITED_PER_MINUTE, ...options });
+    const store = new KyselyKeyStore(sqliteStoreDb(db));
+    const make = (options: Parameters<KyselyKeyStore['create']>[0] = {}) => store.create({ rateLimitPerMinute: UNLIMITED_PER_MINUTE, ...options });
     const valid = await make();
     const revoked = await make();
     await store.revoke(revoked.record.id);
@@ -121,7 +122,7 @@ async function prepareKeys(dataDir: string): Promise<FuzzKeys> {
       paused: paused.key,
       noDetection: (await make({ entitlements: [] })).key,
     };
-    const secrets = new SqliteWebhookSecretStore(db, loadWebhookMasterKey(dataDir, null));
+    const secrets = new KyselyWebhookSecretStore(sqliteStoreDb(db), loadWebhookMasterKey(dataDir, null));
     recordCanary('webhook_secret', (await secrets.create(valid.record.id, Date.now())).secret);
     for (const key of Object.values(keys)) recordCanary('api_key', key);
     return keys;

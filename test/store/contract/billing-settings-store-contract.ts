@@ -40,17 +40,28 @@ export function billingSettingsStoreContract(t: Test, name: string, make: MakeBi
 
     t.test('updatePlan merges: undefined keeps a value, null is stored as null; resetPlan forgets one plan', async (t) => {
       const { settings, another } = await open(t);
-      t.strictSame(await settings.updatePlan('payg', { batchIncludedMs: 1_000, spendCapMicros: 5_000_000 }), { batchIncludedMs: 1_000, spendCapMicros: 5_000_000 });
+      t.strictSame(await settings.updatePlan('payg', { batchIncludedMs: 1_000, spendCapMicros: 5_000_000 }), {
+        batchIncludedMs: 1_000,
+        spendCapMicros: 5_000_000,
+      });
       t.strictSame(
         await settings.updatePlan('payg', { batchIncludedMs: undefined, batchPriceMicros: null, spendCapMicros: 7 }),
         { batchIncludedMs: 1_000, spendCapMicros: 7, batchPriceMicros: null },
         'merged into what was there',
       );
-      t.strictSame(await settings.updatePlan('payg', { realtimeIncludedMs: 0 }), { batchIncludedMs: 1_000, spendCapMicros: 7, batchPriceMicros: null, realtimeIncludedMs: 0 }, '0 is a value, not absence');
+      t.strictSame(
+        await settings.updatePlan('payg', { realtimeIncludedMs: 0 }),
+        { batchIncludedMs: 1_000, spendCapMicros: 7, batchPriceMicros: null, realtimeIncludedMs: 0 },
+        '0 is a value, not absence',
+      );
       t.strictSame(await settings.updatePlan('builder', { realtimeIncludedMs: null }), { realtimeIncludedMs: null });
       const other = await another();
       const stored = await other.planOverrides();
-      t.strictSame(stored, { payg: { batchIncludedMs: 1_000, spendCapMicros: 7, batchPriceMicros: null, realtimeIncludedMs: 0 }, builder: { realtimeIncludedMs: null } }, 'as read by another connection');
+      t.strictSame(
+        stored,
+        { payg: { batchIncludedMs: 1_000, spendCapMicros: 7, batchPriceMicros: null, realtimeIncludedMs: 0 }, builder: { realtimeIncludedMs: null } },
+        'as read by another connection',
+      );
       t.ok('batchPriceMicros' in (stored.payg ?? {}) && stored.payg?.batchPriceMicros === null, 'null is kept (no overage sold), not dropped');
       t.notOk('enterprise' in stored, 'an untouched plan has no entry');
       t.strictSame(await other.updatePlan('payg', {}), stored.payg, 'an empty patch changes nothing');
@@ -82,12 +93,22 @@ export function billingSettingsStoreContract(t: Test, name: string, make: MakeBi
         await rejects(t, () => settings.updateKey(keyId, { overrides: patch }), 'invalid_argument', /batchPriceMicros/);
         t.pass(`${what} refused`);
       }
-      await rejects(t, () => settings.updatePlan('payg', { batchIncludedMs: 5, monthlyFee: 10 } as never), 'invalid_argument', /unknown billing term 'monthlyFee'/);
+      await rejects(
+        t,
+        () => settings.updatePlan('payg', { batchIncludedMs: 5, monthlyFee: 10 } as never),
+        'invalid_argument',
+        /unknown billing term 'monthlyFee'/,
+      );
       await rejects(t, () => settings.updateKey(keyId, { overrides: { spendCap: 10 } as never }), 'invalid_argument', /unknown billing term 'spendCap'/);
       await rejects(t, () => settings.updatePlan('gold' as never, { batchIncludedMs: 5 }), 'invalid_argument', /plan must be one of builder, payg, enterprise/);
       await rejects(t, () => settings.resetPlan('gold' as never), 'invalid_argument', /plan must be one of/);
       for (const credit of [0, -5, 1.5, Number.NaN]) {
-        await rejects(t, () => settings.updateKey(keyId, { addCreditMicros: credit, overrides: { batchIncludedMs: 1 } }), 'invalid_argument', /credit added must be a positive amount/);
+        await rejects(
+          t,
+          () => settings.updateKey(keyId, { addCreditMicros: credit, overrides: { batchIncludedMs: 1 } }),
+          'invalid_argument',
+          /credit added must be a positive amount/,
+        );
       }
       t.strictSame(await settings.planOverrides(), { payg: { spendCapMicros: 10 } }, 'plan overrides unchanged');
       t.strictSame(await settings.keyBilling(keyId), { overrides: { spendCapMicros: 20 }, creditGrantedMicros: 30 }, 'key billing unchanged');
@@ -97,13 +118,20 @@ export function billingSettingsStoreContract(t: Test, name: string, make: MakeBi
       const { settings, another, newKey } = await open(t);
       const keyId = await newKey();
       const otherKey = await newKey();
-      t.strictSame(await settings.updateKey(keyId, { overrides: { batchIncludedMs: 1_000, spendCapMicros: null } }), { overrides: { batchIncludedMs: 1_000, spendCapMicros: null }, creditGrantedMicros: null });
+      t.strictSame(await settings.updateKey(keyId, { overrides: { batchIncludedMs: 1_000, spendCapMicros: null } }), {
+        overrides: { batchIncludedMs: 1_000, spendCapMicros: null },
+        creditGrantedMicros: null,
+      });
       t.strictSame(
         await settings.updateKey(keyId, { overrides: { batchIncludedMs: undefined, realtimePriceMicros: 9 } }),
         { overrides: { batchIncludedMs: 1_000, spendCapMicros: null, realtimePriceMicros: 9 }, creditGrantedMicros: null },
         'merged; undefined keeps a value',
       );
-      t.strictSame(await settings.updateKey(keyId, { addCreditMicros: 1_000_000 }), { overrides: { batchIncludedMs: 1_000, spendCapMicros: null, realtimePriceMicros: 9 }, creditGrantedMicros: 1_000_000 }, 'credit now exists; overrides kept');
+      t.strictSame(
+        await settings.updateKey(keyId, { addCreditMicros: 1_000_000 }),
+        { overrides: { batchIncludedMs: 1_000, spendCapMicros: null, realtimePriceMicros: 9 }, creditGrantedMicros: 1_000_000 },
+        'credit now exists; overrides kept',
+      );
       t.strictSame((await settings.updateKey(keyId, { addCreditMicros: 250_000 })).creditGrantedMicros, 1_250_000, 'top-ups add up');
       t.strictSame(
         await settings.updateKey(keyId, { clearOverrides: true }),
@@ -115,7 +143,11 @@ export function billingSettingsStoreContract(t: Test, name: string, make: MakeBi
         { overrides: { batchPriceMicros: 3 }, creditGrantedMicros: 1_250_005 },
         'cleared, then the new overrides applied, with a top-up',
       );
-      t.strictSame(await (await another()).keyBilling(keyId), { overrides: { batchPriceMicros: 3 }, creditGrantedMicros: 1_250_005 }, 'as read by another connection');
+      t.strictSame(
+        await (await another()).keyBilling(keyId),
+        { overrides: { batchPriceMicros: 3 }, creditGrantedMicros: 1_250_005 },
+        'as read by another connection',
+      );
       t.strictSame(await settings.keyBilling(otherKey), { overrides: {}, creditGrantedMicros: null }, 'another key is untouched');
       t.strictSame(await settings.updateKey(otherKey, {}), { overrides: {}, creditGrantedMicros: null }, 'an empty change');
 
@@ -142,7 +174,10 @@ export function billingSettingsStoreContract(t: Test, name: string, make: MakeBi
         settings.updatePlan('payg', { realtimeIncludedMs: 30 }),
         other.updatePlan('payg', { batchPriceMicros: 40 }),
       ]);
-      t.strictSame(await other.keyBilling(keyId), { overrides: { batchIncludedMs: 1, realtimeIncludedMs: 2, batchPriceMicros: 3, realtimePriceMicros: 4 }, creditGrantedMicros: 3_210 });
+      t.strictSame(await other.keyBilling(keyId), {
+        overrides: { batchIncludedMs: 1, realtimeIncludedMs: 2, batchPriceMicros: 3, realtimePriceMicros: 4 },
+        creditGrantedMicros: 3_210,
+      });
       t.strictSame(await settings.planOverrides(), { payg: { batchIncludedMs: 10, spendCapMicros: 20, realtimeIncludedMs: 30, batchPriceMicros: 40 } });
     });
 

@@ -204,7 +204,12 @@ export function blobStoreContract(t: Test, name: string, make: MakeBlobStore): v
       t.equal((await store.readRange(upload, 1, 3)).toString(), 'poo', 'an upload still in the spool');
       const { path: result } = await store.writeResult('job_range', { kind: 'final' }, 'result');
       t.equal((await store.readRange(result, 0, 3)).toString(), 'res');
-      for (const [offset, length] of [[-1, 4], [0, -1], [0.5, 4], [0, Number.POSITIVE_INFINITY]]) {
+      for (const [offset, length] of [
+        [-1, 4],
+        [0, -1],
+        [0.5, 4],
+        [0, Number.POSITIVE_INFINITY],
+      ]) {
         await t.rejects(store.readRange(audio, offset, length), RangeError, `range ${offset}+${length}`);
       }
       await store.delete(audio);

@@ -143,10 +143,17 @@ export function idempotencyStoreContract(t: Test, name: string, make: MakeIdempo
       const outcomes = await Promise.all(
         keys.map(async (key) => {
           const states = await Promise.all(stores.map((s) => s.begin('ten_race', key, 'same-fingerprint', T0)));
-          return states.map((s) => s.state).sort().join('+');
+          return states
+            .map((s) => s.state)
+            .sort()
+            .join('+');
         }),
       );
-      t.same(outcomes.filter((pair) => pair !== 'in_progress+started'), [], 'every key: one started, one in_progress');
+      t.same(
+        outcomes.filter((pair) => pair !== 'in_progress+started'),
+        [],
+        'every key: one started, one in_progress',
+      );
     });
 
     t.test('many callers on one key, fresh and after expiry: one started each time', async (t) => {

@@ -33,7 +33,10 @@ export function instanceRegistryContract(t: Test, name: string, make: (t: Test) 
       ]);
       t.ok(await registry.heartbeat('inst_a', T0 + 10_000, TTL));
       t.same(await registry.reapDead(T0 + TTL + 1), ['inst_b'], 'only the one whose heartbeat expired');
-      t.same((await other.live(T0 + TTL + 1)).map((i) => i.id), ['inst_a']);
+      t.same(
+        (await other.live(T0 + TTL + 1)).map((i) => i.id),
+        ['inst_a'],
+      );
       t.notOk(await other.heartbeat('inst_b', T0 + TTL + 2, TTL), 'a reaped instance learns it from its next heartbeat');
       t.same(await registry.reapDead(T0 + TTL + 1), [], 'reaping is idempotent');
     });
@@ -43,7 +46,10 @@ export function instanceRegistryContract(t: Test, name: string, make: (t: Test) 
       await registry.register('inst_old', 'all', T0, TTL);
       await registry.register('inst_new', 'all', T0 + 5, TTL);
       t.same(await registry.reapDead(T0 + 6, { allBut: 'inst_new' }), ['inst_old'], 'even with a fresh heartbeat');
-      t.same((await registry.live(T0 + 6)).map((i) => i.id), ['inst_new']);
+      t.same(
+        (await registry.live(T0 + 6)).map((i) => i.id),
+        ['inst_new'],
+      );
     });
 
     t.test('registering again refreshes the heartbeat and keeps the start time; deregister removes', async (t) => {

@@ -62,7 +62,13 @@ const newJob = (tenant: string, overrides: Partial<NewJob> = {}): NewJob => ({
   ...overrides,
 });
 const slotJob = (overrides: Partial<NewJob> = {}) => newJob('ten_a', { status: 'awaiting_upload', audioPath: null, audioSeconds: null, upload, ...overrides });
-const eventFor = (jobId: string): OutboxEvent => ({ eventId: `evt_${jobId}`, keyId: KEY, secretVersion: 1, url: 'https://hooks.example.com/x', body: `{"job":"${jobId}"}` });
+const eventFor = (jobId: string): OutboxEvent => ({
+  eventId: `evt_${jobId}`,
+  keyId: KEY,
+  secretVersion: 1,
+  url: 'https://hooks.example.com/x',
+  body: `{"job":"${jobId}"}`,
+});
 const count = <T>(items: T[], item: T) => items.filter((i) => i === item).length;
 const iso = (ms: number) => new Date(ms).toISOString();
 const byId = (released: ReleasedBlobs[]) => [...released].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -103,7 +109,15 @@ const decorated = (path: string, overrides: Partial<DecorationOutcome> = {}): De
 
 /** A job's usage event, as the job worker meters it (src/jobs/job-usage.ts): 90 s of audio, two suspect insertions. */
 const jobUsage = (jobId: string): MeteredWork => ({
-  event: usageEvent({ eventKey: `job:${jobId}`, tenant: 'ten_a', keyId: KEY, atMs: 2000, diarization: true, audioMs: 90_000, safety: { ...NO_SAFETY_EVENTS, suspectInsertions: 2 } }),
+  event: usageEvent({
+    eventKey: `job:${jobId}`,
+    tenant: 'ten_a',
+    keyId: KEY,
+    atMs: 2000,
+    diarization: true,
+    audioMs: 90_000,
+    safety: { ...NO_SAFETY_EVENTS, suspectInsertions: 2 },
+  }),
   terms: { includedMs: null, priceMicrosPerHour: null },
 });
 
@@ -189,7 +203,10 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
 
       // A chunk committed sends the job to the back of the queue.
       t.ok(await jobs.commitChunk(a.id, 'w1', { progress: { k: 1 }, completedAudioSeconds: 300, audioSeconds: 7200, partialPath: '/r/a.partial-1' }, 4000));
-      t.notOk(await jobs.commitChunk(a.id, 'w1', { progress: {}, completedAudioSeconds: 600, audioSeconds: null, partialPath: null }, 4001), 'no lease, no commit');
+      t.notOk(
+        await jobs.commitChunk(a.id, 'w1', { progress: {}, completedAudioSeconds: 600, audioSeconds: null, partialPath: null }, 4001),
+        'no lease, no commit',
+      );
       t.ok(await jobs.releaseLease(b.id, 'w2', 4500));
       t.equal((await jobs.claimNext('w1', 5000, 60_000))!.id, b.id, 'b (ready at 2000) before a (ready again at 4000)');
       const again = (await jobs.claimNext('w2', 5000, 60_000))!;
@@ -234,7 +251,10 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       const [liveSlot, deadSlot] = [await jobs.create(slotJob(), new Date(1000)), await jobs.create(slotJob(), new Date(1000))];
       t.ok(await ownedBy('inst_live').beginUpload(liveSlot.id, 2000));
       t.ok(await ownedBy('inst_dead').beginUpload(deadSlot.id, 2000));
-      for (const [id, owner] of [[live.id, 'inst_live'], [dead.id, 'inst_dead']]) {
+      for (const [id, owner] of [
+        [live.id, 'inst_live'],
+        [dead.id, 'inst_dead'],
+      ]) {
         await jobs.claimNext('nobody', 2000, 60_000);
         t.ok(await jobs.succeed(id, leaseOwnerOf(owner, 0), result(`/r/${id}`), retention, 2100, eventFor(id)));
       }
@@ -249,11 +269,23 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.same(await jobs.releaseWorkOfDeadInstances(3000), { leases: 1, uploads: 1 });
       t.same(await jobs.releaseWorkOfDeadInstances(3000), { leases: 0, uploads: 0 }, 'once');
       t.equal(await outbox.releaseLeasesOfDeadInstances(), 1);
-      t.match(await jobs.claimNext(leaseOwnerOf('inst_live', 1), 3001, 60_000), { id: running.id, stalledClaims: 1 }, "the dead instance's job is claimable at once");
+      t.match(
+        await jobs.claimNext(leaseOwnerOf('inst_live', 1), 3001, 60_000),
+        { id: running.id, stalledClaims: 1 },
+        "the dead instance's job is claimable at once",
+      );
       t.match(await jobs.getById(deadSlot.id), { uploadState: 'empty' }, 'its upload slot reopened');
       t.match(await jobs.getById(liveSlot.id), { uploadState: 'receiving' }, "the live instance's upload goes on");
       t.equal((await outbox.claimDue(leaseOwnerOf('inst_live', 'webhooks'), 3002, 60_000))?.eventId, deadEvent.eventId);
-      t.ok(await outbox.recordAttempt(liveEvent.eventId, leaseOwnerOf('inst_live', 'webhooks'), { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, 3003), "the live instance's lease held");
+      t.ok(
+        await outbox.recordAttempt(
+          liveEvent.eventId,
+          leaseOwnerOf('inst_live', 'webhooks'),
+          { delivered: true, summary: 'http 204', nextAttemptAtMs: null },
+          3003,
+        ),
+        "the live instance's lease held",
+      );
     });
 
     t.test('succeed with decoration: the job succeeds with its event (once), keeps its audio and provisional result, the worker keeps the lease', async (t) => {
@@ -280,7 +312,10 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
         leaseOwner: 'w1',
         leaseExpiresAtMs: 32_000,
       });
-      t.notOk(await jobs.succeed(job.id, 'w1', result('/r/d2.result'), retention, 2001, eventFor(`${job.id}-again`), { leaseMs: 30_000 }), 'never completed twice');
+      t.notOk(
+        await jobs.succeed(job.id, 'w1', result('/r/d2.result'), retention, 2001, eventFor(`${job.id}-again`), { leaseMs: 30_000 }),
+        'never completed twice',
+      );
       t.equal(await jobs.fail(job.id, { workerId: 'w1' }, internalError, retention, 2001), null, 'nor failed by its decorator');
       t.same(await jobs.getById(job.id), after, 'unchanged');
       t.equal((await outbox.forJob(job.id))?.eventId, `evt_${job.id}`, 'its event is in the outbox');
@@ -318,7 +353,16 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       const job = await heldWithPartial(t, jobs, 'w1', 'p', 1000);
       t.ok(await jobs.succeed(job.id, 'w1', result('/r/p.result'), retention, 2000, null, null));
       const after = (await jobs.getById(job.id))!;
-      t.match(after, { status: 'succeeded', resultPath: '/r/p.result', audioPath: null, partialPath: null, leaseOwner: null, leaseExpiresAtMs: null, decoration: null, decorationAttempts: 0 });
+      t.match(after, {
+        status: 'succeeded',
+        resultPath: '/r/p.result',
+        audioPath: null,
+        partialPath: null,
+        leaseOwner: null,
+        leaseExpiresAtMs: null,
+        decoration: null,
+        decorationAttempts: 0,
+      });
       t.equal(await jobs.claimDecoration('w2', 1_000_000, 60_000), null, 'nothing to decorate');
       t.equal(await jobs.endDecoration(job.id, 'w1', decorated('/r/p.result-1'), 3000), null, 'no decoration to end');
       t.notOk(await jobs.heartbeat(job.id, 'w1', 3000, 60_000), 'no lease to extend');
@@ -357,7 +401,10 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
 
       // Given up, the result rewritten at the same path: that path is kept.
       const other = await decorating(t, jobs, 'w1', 'u', 50_000);
-      const unavailable = decorated('/r/u.result', { status: 'unavailable', result: { resultPath: '/r/u.result', resultBytes: 11, contentType: 'text/plain' } });
+      const unavailable = decorated('/r/u.result', {
+        status: 'unavailable',
+        result: { resultPath: '/r/u.result', resultBytes: 11, contentType: 'text/plain' },
+      });
       t.same(await jobs.endDecoration(other.id, 'w1', unavailable, 51_000), { id: other.id, paths: ['/a/u.audio', '/r/u.partial-1'] });
       t.match(await jobs.getById(other.id), {
         decoration: 'unavailable',
@@ -375,7 +422,7 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.ok(await jobs.referencesBlob('/r/u.result'));
     });
 
-    t.test('succeed records the job\'s usage event with it, once; endDecoration adds the passages to review to it, once, by the holder', async (t) => {
+    t.test("succeed records the job's usage event with it, once; endDecoration adds the passages to review to it, once, by the holder", async (t) => {
       const { jobs, usage } = await open(t);
       const job = await heldWithPartial(t, jobs, 'w1', 'm', 1000);
       const metered = jobUsage(job.id);
@@ -473,8 +520,17 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.same(await instances.reapDead(3000, { allBut: 'inst_live' }), ['inst_dead']);
       t.same(await jobs.releaseWorkOfDeadInstances(3000), { leases: 1, uploads: 0 });
       t.same(await jobs.releaseWorkOfDeadInstances(3000), { leases: 0, uploads: 0 }, 'once');
-      t.match(await jobs.getById(dead.id), { leaseOwner: leaseOwnerOf('inst_dead', 0), leaseExpiresAtMs: 0, decoration: 'processing', audioPath: '/a/d.audio' });
-      t.match(await jobs.claimDecoration(leaseOwnerOf('inst_live', 1), 3001, 60_000), { id: dead.id, decorationAttempts: 2 }, "the dead instance's decoration is claimable at once");
+      t.match(await jobs.getById(dead.id), {
+        leaseOwner: leaseOwnerOf('inst_dead', 0),
+        leaseExpiresAtMs: 0,
+        decoration: 'processing',
+        audioPath: '/a/d.audio',
+      });
+      t.match(
+        await jobs.claimDecoration(leaseOwnerOf('inst_live', 1), 3001, 60_000),
+        { id: dead.id, decorationAttempts: 2 },
+        "the dead instance's decoration is claimable at once",
+      );
       t.equal(await jobs.claimDecoration(leaseOwnerOf('inst_live', 2), 3001, 60_000), null, "the live instance's is still held");
       t.match(await jobs.getById(live.id), { leaseOwner: leaseOwnerOf('inst_live', 0), leaseExpiresAtMs: 61_000 });
       t.ok(await jobs.heartbeat(live.id, leaseOwnerOf('inst_live', 0), 4000, 60_000), 'and its holder goes on');
@@ -488,10 +544,13 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       const plain = await heldWithPartial(t, jobs, 'w1', 'y', 2000);
       t.ok(await jobs.succeed(plain.id, 'w1', result('/r/y.result'), early, 2000));
       t.same(await jobs.expireResults(49_999), [], 'not before retention ends');
-      t.same(byId(await jobs.expireResults(50_000)), byId([
-        { id: job.id, paths: ['/r/x.result', '/a/x.audio', '/r/x.partial-1'] },
-        { id: plain.id, paths: ['/r/y.result'] },
-      ]));
+      t.same(
+        byId(await jobs.expireResults(50_000)),
+        byId([
+          { id: job.id, paths: ['/r/x.result', '/a/x.audio', '/r/x.partial-1'] },
+          { id: plain.id, paths: ['/r/y.result'] },
+        ]),
+      );
       t.match(await jobs.getById(job.id), {
         status: 'succeeded',
         resultPath: null,
@@ -524,7 +583,8 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.same(new Set(claims.map((c) => c.id)), created, 'every decoration, none twice');
       for (const { id, worker } of claims) {
         const job = (await jobs.getById(id))!;
-        if (job.leaseOwner !== worker || job.decorationAttempts !== 2) t.fail(`${id}: held by ${job.leaseOwner} (attempts ${job.decorationAttempts}), claimed by ${worker}`);
+        if (job.leaseOwner !== worker || job.decorationAttempts !== 2)
+          t.fail(`${id}: held by ${job.leaseOwner} (attempts ${job.decorationAttempts}), claimed by ${worker}`);
       }
     });
 
@@ -596,12 +656,23 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.same(released.find((r) => r.id === stored.id)!.paths, ['/data/blobs/jobs/s.audio'], 'the stored audio is handed back for deletion');
       t.same(retentions.sort(), released.map((r) => r.id).sort(), 'retention asked per job');
       for (const id of [empty.id, receiving.id, stored.id]) {
-        t.match(await jobs.getById(id), { status: 'failed', errorCode: 'job_expired', errorMessage: 'revoked', audioPath: null, resultExpiresAtMs: 10_000, finishedAtMs: 3000 });
+        t.match(await jobs.getById(id), {
+          status: 'failed',
+          errorCode: 'job_expired',
+          errorMessage: 'revoked',
+          audioPath: null,
+          resultExpiresAtMs: 10_000,
+          finishedAtMs: 3000,
+        });
       }
       t.notOk(await jobs.storeUpload(receiving.id, '/data/blobs/jobs/late.audio', 3100), 'the upload that was streaming cannot land');
       t.equal((await jobs.getById(otherKeys.id))!.status, 'awaiting_upload', "another key's slot stays open");
       t.equal((await jobs.getById(accepted.id))!.status, 'accepted', 'accepted work is not touched');
-      t.same(await jobs.closeUploadSlotsOfKey(revoked, { code: 'job_expired', message: 'revoked' }, () => ({ resultExpiresAtMs: 0, tombstoneUntilMs: 0 }), 4000), [], 'idempotent');
+      t.same(
+        await jobs.closeUploadSlotsOfKey(revoked, { code: 'job_expired', message: 'revoked' }, () => ({ resultExpiresAtMs: 0, tombstoneUntilMs: 0 }), 4000),
+        [],
+        'idempotent',
+      );
     });
 
     t.test('claimers on separate connections: every job is claimed exactly once', async (t) => {
@@ -620,7 +691,8 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.same(new Set(claims.map((c) => c.id)), created, 'every job, none twice');
       for (const { id, worker } of claims) {
         const job = (await jobs.getById(id))!;
-        if (job.leaseOwner !== worker || job.stalledClaims !== 0) t.fail(`${id}: held by ${job.leaseOwner} (stalled ${job.stalledClaims}), claimed by ${worker}`);
+        if (job.leaseOwner !== worker || job.stalledClaims !== 0)
+          t.fail(`${id}: held by ${job.leaseOwner} (stalled ${job.stalledClaims}), claimed by ${worker}`);
       }
     });
 
@@ -636,7 +708,8 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
         const calls = [
           async () => ((await jobs.succeed(job.id, 'w-new', result(`/r/${round}`), retention, 4000, eventFor(job.id))) ? 'holder succeeded' : null),
           async () => ((await second.succeed(job.id, 'w-old', result('/r/stale'), retention, 4000, eventFor(`${job.id}-stale`))) ? 'stale succeeded' : null),
-          async () => ((await second.fail(job.id, { workerId: 'w-old' }, internalError, retention, 4000, eventFor(`${job.id}-stale-failed`))) ? 'stale failed' : null),
+          async () =>
+            (await second.fail(job.id, { workerId: 'w-old' }, internalError, retention, 4000, eventFor(`${job.id}-stale-failed`))) ? 'stale failed' : null,
           async () => ((await second.fail(job.id, { status: 'running' }, internalError, retention, 4000, eventFor(`${job.id}-failed`))) ? 'failed' : null),
         ];
         // Both orders of issue, so on PostgreSQL either side may get the row first.

@@ -2,16 +2,13 @@
 // JobStore and the WebhookOutbox contracts run on them, since outbox events are written by the job
 // store's `succeed`: one definition here keeps the two runners from building them twice.
 import type { Test } from 'tap';
-import { PgInstanceRegistry } from '../../../src/store/postgres/pg-instance-registry.js';
-import { PgJobStore } from '../../../src/store/postgres/pg-job-store.js';
-import { PgUsageLedger } from '../../../src/store/postgres/pg-usage-ledger.js';
-import { PgWebhookOutbox } from '../../../src/store/postgres/pg-webhook-outbox.js';
-import { SqliteInstanceRegistry } from '../../../src/store/sqlite/sqlite-instance-registry.js';
-import { SqliteJobStore } from '../../../src/store/sqlite/sqlite-job-store.js';
-import { SqliteUsageLedger } from '../../../src/store/sqlite/sqlite-usage-ledger.js';
-import { SqliteWebhookOutbox } from '../../../src/store/sqlite/sqlite-webhook-outbox.js';
 import type { JobStoresHarness } from './job-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './store-databases.js';
+import { KyselyInstanceRegistry } from '../../../src/store/kysely/kysely-instance-registry.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../../src/store/kysely/store-db.js';
+import { KyselyWebhookOutbox } from '../../../src/store/kysely/kysely-webhook-outbox.js';
+import { KyselyJobStore } from '../../../src/store/kysely/kysely-job-store.js';
+import { KyselyUsageLedger } from '../../../src/store/kysely/kysely-usage-ledger.js';
 
 const RAW_DELIVERY = `INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body, state, created_at_ms)
   VALUES ($1, $2, 'key_AAAAAAAAAAAA', 1, 'https://hooks.example.com/raw', 'raw', $3, 0)`;
@@ -20,18 +17,22 @@ export async function sqliteJobStores(t: Test): Promise<JobStoresHarness> {
   const databases = await sqliteDatabases(t);
   const { db } = databases;
   return {
-    jobs: new SqliteJobStore(db),
-    outbox: new SqliteWebhookOutbox(db),
-    usage: new SqliteUsageLedger(db),
-    instances: new SqliteInstanceRegistry(db),
-    ownedBy: (instanceId) => new SqliteJobStore(db, { instanceId }),
+    jobs: new KyselyJobStore(sqliteStoreDb(db)),
+    outbox: new KyselyWebhookOutbox(sqliteStoreDb(db)),
+    usage: new KyselyUsageLedger(sqliteStoreDb(db)),
+    instances: new KyselyInstanceRegistry(sqliteStoreDb(db)),
+    ownedBy: (instanceId) => new KyselyJobStore(sqliteStoreDb(db), { instanceId }),
     another: async () => {
       const other = await databases.open();
-      return { jobs: new SqliteJobStore(other), outbox: new SqliteWebhookOutbox(other), usage: new SqliteUsageLedger(other) };
+      return {
+        jobs: new KyselyJobStore(sqliteStoreDb(other)),
+        outbox: new KyselyWebhookOutbox(sqliteStoreDb(other)),
+        usage: new KyselyUsageLedger(sqliteStoreDb(other)),
+      };
     },
     reopen: async () => {
       db.close();
-      return new SqliteJobStore(await databases.open());
+      return new KyselyJobStore(sqliteStoreDb(await databases.open()));
     },
     insertDelivery: async ({ eventId, jobId, state }) => {
       db.prepare(RAW_DELIVERY.replace(/\$\d/g, '?')).run(eventId, jobId, state);
@@ -44,18 +45,22 @@ export async function postgresJobStores(): Promise<JobStoresHarness> {
   const databases = await postgresDatabases();
   const { db } = databases;
   return {
-    jobs: new PgJobStore(db),
-    outbox: new PgWebhookOutbox(db),
-    usage: new PgUsageLedger(db),
-    instances: new PgInstanceRegistry(db),
-    ownedBy: (instanceId) => new PgJobStore(db, { instanceId }),
+    jobs: new KyselyJobStore(postgresStoreDb(db)),
+    outbox: new KyselyWebhookOutbox(postgresStoreDb(db)),
+    usage: new KyselyUsageLedger(postgresStoreDb(db)),
+    instances: new KyselyInstanceRegistry(postgresStoreDb(db)),
+    ownedBy: (instanceId) => new KyselyJobStore(postgresStoreDb(db), { instanceId }),
     another: async () => {
       const other = await databases.open();
-      return { jobs: new PgJobStore(other), outbox: new PgWebhookOutbox(other), usage: new PgUsageLedger(other) };
+      return {
+        jobs: new KyselyJobStore(postgresStoreDb(other)),
+        outbox: new KyselyWebhookOutbox(postgresStoreDb(other)),
+        usage: new KyselyUsageLedger(postgresStoreDb(other)),
+      };
     },
     reopen: async () => {
       await db.close();
-      return new PgJobStore(await databases.open());
+      return new KyselyJobStore(postgresStoreDb(await databases.open()));
     },
     insertDelivery: async ({ eventId, jobId, state }) => {
       await db.query(RAW_DELIVERY, [eventId, jobId, state]);

@@ -63,7 +63,14 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
 
     t.test('create with options; keys can share a tenant', async (t) => {
       const { store } = await open(t);
-      const a = await store.create({ tenant: 'acme', plan: 'enterprise', entitlements: ['patterns', 'language_detection'], defaultLanguage: 'EN-gb', retentionHours: 72, rateLimitPerMinute: 120 });
+      const a = await store.create({
+        tenant: 'acme',
+        plan: 'enterprise',
+        entitlements: ['patterns', 'language_detection'],
+        defaultLanguage: 'EN-gb',
+        retentionHours: 72,
+        rateLimitPerMinute: 120,
+      });
       const b = await store.create({ tenant: 'acme', entitlements: [] });
       t.equal(a.record.tenant, 'acme');
       t.equal(b.record.tenant, 'acme');
@@ -146,10 +153,30 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
     t.test('update: patches the named fields, validates, not_found for unknown ids', async (t) => {
       const { store } = await open(t);
       const { record } = await store.create({ tenant: 'acme' });
-      const updated = await store.update(record.id, { plan: 'builder', entitlements: ['patterns'], retentionHours: 12, defaultLanguage: 'fr', billingState: 'paused', rateLimitPerMinute: 30 });
-      t.match(updated, { id: record.id, tenant: 'acme', plan: 'builder', entitlements: ['patterns'], retentionHours: 12, defaultLanguage: 'fr', billingState: 'paused', rateLimitPerMinute: 30 });
+      const updated = await store.update(record.id, {
+        plan: 'builder',
+        entitlements: ['patterns'],
+        retentionHours: 12,
+        defaultLanguage: 'fr',
+        billingState: 'paused',
+        rateLimitPerMinute: 30,
+      });
+      t.match(updated, {
+        id: record.id,
+        tenant: 'acme',
+        plan: 'builder',
+        entitlements: ['patterns'],
+        retentionHours: 12,
+        defaultLanguage: 'fr',
+        billingState: 'paused',
+        rateLimitPerMinute: 30,
+      });
       t.same(await store.get(record.id), updated, 'stored as returned');
-      t.same(await store.update(record.id, { defaultLanguage: null, rateLimitPerMinute: null }), { ...updated, defaultLanguage: null, rateLimitPerMinute: null });
+      t.same(await store.update(record.id, { defaultLanguage: null, rateLimitPerMinute: null }), {
+        ...updated,
+        defaultLanguage: null,
+        rateLimitPerMinute: null,
+      });
       t.same(await store.update(record.id, {}), await store.get(record.id), 'an empty patch changes nothing');
       await rejects(t, () => store.update(record.id, { retentionHours: 100 }), 'invalid_argument', /retention/);
       await rejects(t, () => store.update(record.id, { billingState: 'closed' as never }), 'invalid_argument', /billing state/);
@@ -174,22 +201,34 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       const { store } = await open(t);
       const a = await store.create({}, new Date('2030-01-01T00:00:00Z'));
       const b = await store.create({}, new Date('2030-01-02T00:00:00Z'));
-      t.same((await store.list()).map((r) => r.id), [a.record.id, b.record.id]);
+      t.same(
+        (await store.list()).map((r) => r.id),
+        [a.record.id, b.record.id],
+      );
       // Same instant: the id decides, compared byte by byte ('Z' < 'a'), whatever the database's collation.
       const same = new Date('2030-01-03T00:00:00Z');
       const ties: string[] = [];
       for (let i = 0; i < 12; i++) ties.push((await store.create({}, same)).record.id);
-      const byteOrder = [...ties].sort((x, y) => (Buffer.compare(Buffer.from(x), Buffer.from(y))));
-      t.same((await store.list()).slice(2).map((r) => r.id), byteOrder);
+      const byteOrder = [...ties].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+      t.same(
+        (await store.list()).slice(2).map((r) => r.id),
+        byteOrder,
+      );
     });
 
-    t.test('list(tenant): that tenant\'s keys only, in the same order', async (t) => {
+    t.test("list(tenant): that tenant's keys only, in the same order", async (t) => {
       const { store } = await open(t);
       const a1 = await store.create({ tenant: 'clinic-a' }, new Date('2030-01-02T00:00:00Z'));
       const b1 = await store.create({ tenant: 'clinic-b' }, new Date('2030-01-01T00:00:00Z'));
       const a0 = await store.create({ tenant: 'clinic-a' }, new Date('2030-01-01T00:00:00Z'));
-      t.same((await store.list('clinic-a')).map((r) => r.id), [a0.record.id, a1.record.id]);
-      t.same((await store.list('clinic-b')).map((r) => r.id), [b1.record.id]);
+      t.same(
+        (await store.list('clinic-a')).map((r) => r.id),
+        [a0.record.id, a1.record.id],
+      );
+      t.same(
+        (await store.list('clinic-b')).map((r) => r.id),
+        [b1.record.id],
+      );
       t.same(await store.list('clinic-c'), []);
       t.equal((await store.list()).length, 3);
     });
@@ -230,9 +269,16 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
     t.test('createFirstKey: only into an empty store, only once handed over', async (t) => {
       const { store } = await open(t);
       const handed: string[] = [];
-      await refuses(t, () => store.createFirstKey(() => {
-        throw new Error('disk full');
-      }), Error, { message: 'disk full' }, 'the hand-over failure is the error');
+      await refuses(
+        t,
+        () =>
+          store.createFirstKey(() => {
+            throw new Error('disk full');
+          }),
+        Error,
+        { message: 'disk full' },
+        'the hand-over failure is the error',
+      );
       t.equal(await store.count(), 0, 'a key nobody received is not kept');
 
       const first = await store.createFirstKey((key) => handed.push(key), { tenant: 'clinic', plan: 'builder' });

@@ -27,7 +27,7 @@ export function realtimeSeatStoreContract(t: Test, name: string, make: (t: Test)
   };
 
   t.test(`${name}: RealtimeSeatStore contract`, async (t) => {
-    t.test('a project\'s limits hold across processes; speaker seats within them; releases give seats back', async (t) => {
+    t.test("a project's limits hold across processes; speaker seats within them; releases give seats back", async (t) => {
       const { a, b } = await open(t);
       t.equal(await a.take({ seatId: 's1', tenant: 'p1', speakers: true }, BUILDER, T0), 'taken');
       t.equal(await b.take({ seatId: 's2', tenant: 'p1', speakers: true }, BUILDER, T0), 'speakers_full', 'the one speaker seat is held by the other process');
@@ -52,16 +52,16 @@ export function realtimeSeatStoreContract(t: Test, name: string, make: (t: Test)
       t.same(await a.held('p1', later), { sessions: 0, speakerSessions: 0 }, 'inst_b stopped beating: its seats no longer count');
       t.equal(await a.take({ seatId: 's3', tenant: 'p1', speakers: true }, BUILDER, later), 'taken');
       t.same(await instances.reapDead(later), ['inst_b']);
-      t.equal(await b.take({ seatId: 's9', tenant: 'p9', speakers: false }, BUILDER, T0), 'taken', 'another project\'s seat of the reaped instance');
-      t.equal(await a.releaseSeatsOfDeadInstances(), 3, 'the sweep deletes the reaped instance\'s seats, of every project');
+      t.equal(await b.take({ seatId: 's9', tenant: 'p9', speakers: false }, BUILDER, T0), 'taken', "another project's seat of the reaped instance");
+      t.equal(await a.releaseSeatsOfDeadInstances(), 3, "the sweep deletes the reaped instance's seats, of every project");
       t.same(await a.held('p9', T0), { sessions: 0, speakerSessions: 0 });
       t.equal(await a.take({ seatId: 's4', tenant: 'p1', speakers: false }, BUILDER, later), 'taken');
       // The reaped instance registers again (instance-lifecycle.ts does): its rows are gone.
       await instances.register('inst_b', 'api', later, TTL);
-      t.same(await a.held('p1', later), { sessions: 2, speakerSessions: 1 }, 'the reaped instance\'s seats were cleared');
+      t.same(await a.held('p1', later), { sessions: 2, speakerSessions: 1 }, "the reaped instance's seats were cleared");
     });
 
-    t.test('starts racing for a project\'s last seats from two processes never over-take', async (t) => {
+    t.test("starts racing for a project's last seats from two processes never over-take", async (t) => {
       const { a, b } = await open(t);
       const limits = { sessions: 3, speakerSessions: 3 };
       const outcomes = await Promise.all(

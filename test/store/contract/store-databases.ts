@@ -17,14 +17,20 @@ export interface TestDatabases<D> {
 
 export function sqliteDatabases(t: Test): Promise<TestDatabases<Database>> {
   const file = join(t.testdir(), 'svc-stt.db');
-  return trackedDatabases(async () => openDatabase(file), async (db) => {
-    db.close();
-  });
+  return trackedDatabases(
+    async () => openDatabase(file),
+    async (db) => {
+      db.close();
+    },
+  );
 }
 
 export async function postgresDatabases(): Promise<TestDatabases<PostgresDatabase>> {
   const url = await (await sharedPostgres()).createDatabase();
-  return trackedDatabases(() => openPostgres(url, { pool: { max: 4 } }), (db) => db.close());
+  return trackedDatabases(
+    () => openPostgres(url, { pool: { max: 4 } }),
+    (db) => db.close(),
+  );
 }
 
 /** Connections opened by `openOne`, the first one at once, all closed together. */

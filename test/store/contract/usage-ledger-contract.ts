@@ -90,10 +90,14 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       t.equal(await ledger.record({ ...first, tenant: 'other', keyId: 'key_k9' }, TERMS), false, 'the key is unique across tenants');
       t.strictSame(await ledger.standing('acme', 'key_k1', MAY), standing, 'the standing is unchanged');
       t.strictSame(await ledger.report({ period: MAY }), report, 'the report is unchanged');
-      t.strictSame(await ledger.standing('other', 'key_k9', MAY), { tenantUsedMs: { batch: 0, realtime: 0 }, keyPeriodCostMicros: 0, keyLifetimeCostMicros: 0 });
+      t.strictSame(await ledger.standing('other', 'key_k9', MAY), {
+        tenantUsedMs: { batch: 0, realtime: 0 },
+        keyPeriodCostMicros: 0,
+        keyLifetimeCostMicros: 0,
+      });
     });
 
-    t.test('charges: only the part beyond the tenant\'s allowance, per pool, per period; standings per tenant and key', async (t) => {
+    t.test("charges: only the part beyond the tenant's allowance, per pool, per period; standings per tenant and key", async (t) => {
       const { ledger } = await open(t);
       const record = async (fields: Partial<UsageEvent> & { audioMs: number }, terms = TERMS) => t.equal(await ledger.record(event(fields), terms), true);
       // Batch pool of acme, shared by its two keys: 50 min, then 20 min straddling the hour, then 6 min.
@@ -130,7 +134,11 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
         keyPeriodCostMicros: 4 * 450_000,
         keyLifetimeCostMicros: 4 * 450_000,
       });
-      t.strictSame(await ledger.standing('acme', 'key_k1', '2031-04'), { tenantUsedMs: { batch: 0, realtime: 0 }, keyPeriodCostMicros: 0, keyLifetimeCostMicros: 95_000 });
+      t.strictSame(await ledger.standing('acme', 'key_k1', '2031-04'), {
+        tenantUsedMs: { batch: 0, realtime: 0 },
+        keyPeriodCostMicros: 0,
+        keyLifetimeCostMicros: 95_000,
+      });
 
       const lines = await ledger.report({ period: MAY, tenant: 'acme' });
       const line = (keyId: string, route: UsageRoute) => lines.find((l) => l.keyId === keyId && l.route === route);
@@ -143,7 +151,7 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       t.match((await ledger.report({ period: JUNE }))[0], { overageMs: 400_000, costMicros: 50_000 }, 'the next period counts from zero');
     });
 
-    t.test('charges under each key\'s own terms; unlimited charges nothing; no price charges overage_ms at 0', async (t) => {
+    t.test("charges under each key's own terms; unlimited charges nothing; no price charges overage_ms at 0", async (t) => {
       const { ledger } = await open(t);
       await ledger.record(event({ tenant: 'unl', keyId: 'key_u', audioMs: 10 * HOUR }), { includedMs: null, priceMicrosPerHour: 450_000 });
       await ledger.record(event({ tenant: 'free', keyId: 'key_f', audioMs: 3 * HOUR }), { includedMs: HOUR, priceMicrosPerHour: null });
@@ -155,7 +163,7 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       t.match(of('key_u'), { audioMs: 10 * HOUR, overageMs: 0, costMicros: 0 }, 'includedMs null: nothing beyond');
       t.match(of('key_f'), { audioMs: 3 * HOUR, overageMs: 2 * HOUR, costMicros: 0 }, 'priceMicrosPerHour null: overage counted, not priced');
       t.match(of('key_a'), { overageMs: HOUR, costMicros: 300_000 });
-      t.match(of('key_b'), { overageMs: HOUR, costMicros: 1_000_000 }, 'the key\'s own price');
+      t.match(of('key_b'), { overageMs: HOUR, costMicros: 1_000_000 }, "the key's own price");
       t.match(of('key_c'), { overageMs: HOUR, costMicros: 0 }, 'price 0');
       t.equal((await ledger.standing('unl', 'key_u', MAY)).tenantUsedMs.batch, 10 * HOUR, 'unlimited work still counts as used');
       t.equal((await ledger.standing('free', 'key_f', MAY)).keyLifetimeCostMicros, 0);
@@ -165,7 +173,16 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       const { ledger } = await open(t);
       const big: PoolTerms = { includedMs: 100 * HOUR, priceMicrosPerHour: 450_000 };
       const inputs: UsageEvent[] = [
-        event({ keyId: 'key_k1', route: 'job', model: 'base', languageFamily: 'en', audioMs: 1_000, diarization: true, vocabulary: true, safety: safety(1, 0, 2, 0) }),
+        event({
+          keyId: 'key_k1',
+          route: 'job',
+          model: 'base',
+          languageFamily: 'en',
+          audioMs: 1_000,
+          diarization: true,
+          vocabulary: true,
+          safety: safety(1, 0, 2, 0),
+        }),
         event({ keyId: 'key_k1', route: 'job', model: 'base', languageFamily: 'en', audioMs: 2_000, patterns: true, safety: safety(0, 3, 0, 0) }),
         event({ keyId: 'key_k1', route: 'job', model: 'base', languageFamily: 'en', audioMs: 4_000, diarization: true, patterns: true }),
         event({ keyId: 'key_k1', route: 'job', model: 'base', languageFamily: 'fr', audioMs: 8_000, vocabulary: true }),
@@ -176,11 +193,23 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
         event({ keyId: 'key_k2', route: 'job', model: 'base', languageFamily: 'en', audioMs: 256_000, vocabulary: true, patterns: true }),
         event({ tenant: 'beta', keyId: 'key_b1', route: 'translation', model: 'base', languageFamily: 'de', audioMs: 512_000 }),
         // Another period: in neither report below.
-        event({ keyId: 'key_k1', period: JUNE, route: 'job', model: 'base', languageFamily: 'en', audioMs: 1_024_000, diarization: true, safety: safety(9, 9, 9, 9) }),
+        event({
+          keyId: 'key_k1',
+          period: JUNE,
+          route: 'job',
+          model: 'base',
+          languageFamily: 'en',
+          audioMs: 1_024_000,
+          diarization: true,
+          safety: safety(9, 9, 9, 9),
+        }),
         event({ keyId: 'key_k3', period: '2031-04', route: 'job', model: 'base', languageFamily: 'en', audioMs: 2_048_000 }),
       ];
       for (const input of inputs) t.equal(await ledger.record(input, big), true);
-      const line = (fields: Pick<UsageLine, 'tenant' | 'keyId' | 'route' | 'model' | 'languageFamily'>, sums: Omit<UsageLine, 'tenant' | 'keyId' | 'route' | 'model' | 'languageFamily' | 'overageMs' | 'costMicros'>): UsageLine => ({
+      const line = (
+        fields: Pick<UsageLine, 'tenant' | 'keyId' | 'route' | 'model' | 'languageFamily'>,
+        sums: Omit<UsageLine, 'tenant' | 'keyId' | 'route' | 'model' | 'languageFamily' | 'overageMs' | 'costMicros'>,
+      ): UsageLine => ({
         ...fields,
         units: sums.units,
         audioMs: sums.audioMs,
@@ -192,24 +221,51 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
         safety: sums.safety,
       });
       const acme = [
-        line({ tenant: 'acme', keyId: 'key_k1', route: 'inline', model: 'base', languageFamily: 'und' }, { units: 1, audioMs: 32_000, diarizationMs: 0, vocabularyMs: 0, patternsMs: 0, safety: NO_SAFETY_EVENTS }),
-        line({ tenant: 'acme', keyId: 'key_k1', route: 'job', model: 'base', languageFamily: 'en' }, { units: 3, audioMs: 7_000, diarizationMs: 5_000, vocabularyMs: 1_000, patternsMs: 6_000, safety: safety(1, 3, 2, 0) }),
-        line({ tenant: 'acme', keyId: 'key_k1', route: 'job', model: 'base', languageFamily: 'fr' }, { units: 1, audioMs: 8_000, diarizationMs: 0, vocabularyMs: 8_000, patternsMs: 0, safety: NO_SAFETY_EVENTS }),
-        line({ tenant: 'acme', keyId: 'key_k1', route: 'job', model: 'small', languageFamily: 'en' }, { units: 1, audioMs: 16_000, diarizationMs: 0, vocabularyMs: 0, patternsMs: 0, safety: safety(0, 0, 0, 1) }),
-        line({ tenant: 'acme', keyId: 'key_k1', route: 'realtime', model: 'base', languageFamily: 'mixed' }, { units: 2, audioMs: 192_000, diarizationMs: 64_000, vocabularyMs: 0, patternsMs: 0, safety: safety(5, 6, 7, 8) }),
-        line({ tenant: 'acme', keyId: 'key_k2', route: 'job', model: 'base', languageFamily: 'en' }, { units: 1, audioMs: 256_000, diarizationMs: 0, vocabularyMs: 256_000, patternsMs: 256_000, safety: NO_SAFETY_EVENTS }),
+        line(
+          { tenant: 'acme', keyId: 'key_k1', route: 'inline', model: 'base', languageFamily: 'und' },
+          { units: 1, audioMs: 32_000, diarizationMs: 0, vocabularyMs: 0, patternsMs: 0, safety: NO_SAFETY_EVENTS },
+        ),
+        line(
+          { tenant: 'acme', keyId: 'key_k1', route: 'job', model: 'base', languageFamily: 'en' },
+          { units: 3, audioMs: 7_000, diarizationMs: 5_000, vocabularyMs: 1_000, patternsMs: 6_000, safety: safety(1, 3, 2, 0) },
+        ),
+        line(
+          { tenant: 'acme', keyId: 'key_k1', route: 'job', model: 'base', languageFamily: 'fr' },
+          { units: 1, audioMs: 8_000, diarizationMs: 0, vocabularyMs: 8_000, patternsMs: 0, safety: NO_SAFETY_EVENTS },
+        ),
+        line(
+          { tenant: 'acme', keyId: 'key_k1', route: 'job', model: 'small', languageFamily: 'en' },
+          { units: 1, audioMs: 16_000, diarizationMs: 0, vocabularyMs: 0, patternsMs: 0, safety: safety(0, 0, 0, 1) },
+        ),
+        line(
+          { tenant: 'acme', keyId: 'key_k1', route: 'realtime', model: 'base', languageFamily: 'mixed' },
+          { units: 2, audioMs: 192_000, diarizationMs: 64_000, vocabularyMs: 0, patternsMs: 0, safety: safety(5, 6, 7, 8) },
+        ),
+        line(
+          { tenant: 'acme', keyId: 'key_k2', route: 'job', model: 'base', languageFamily: 'en' },
+          { units: 1, audioMs: 256_000, diarizationMs: 0, vocabularyMs: 256_000, patternsMs: 256_000, safety: NO_SAFETY_EVENTS },
+        ),
       ];
-      const beta = [line({ tenant: 'beta', keyId: 'key_b1', route: 'translation', model: 'base', languageFamily: 'de' }, { units: 1, audioMs: 512_000, diarizationMs: 0, vocabularyMs: 0, patternsMs: 0, safety: NO_SAFETY_EVENTS })];
+      const beta = [
+        line(
+          { tenant: 'beta', keyId: 'key_b1', route: 'translation', model: 'base', languageFamily: 'de' },
+          { units: 1, audioMs: 512_000, diarizationMs: 0, vocabularyMs: 0, patternsMs: 0, safety: NO_SAFETY_EVENTS },
+        ),
+      ];
       t.strictSame(await ledger.report({ period: MAY }), [...acme, ...beta], 'every tenant, in order of tenant, key, route, model, family');
       t.strictSame(await ledger.report({ period: MAY, tenant: 'acme' }), acme, 'one tenant');
       t.strictSame(await ledger.report({ period: MAY, tenant: 'beta' }), beta);
       t.strictSame(await ledger.report({ period: MAY, tenant: 'nobody' }), []);
       t.strictSame(await ledger.report({ period: '2031-07' }), [], 'an empty period');
-      t.strictSame(await ledger.periodTotals(MAY), [
-        { tenant: 'acme', pool: 'batch', audioMs: 319_000, overageMs: 0, costMicros: 0 },
-        { tenant: 'acme', pool: 'realtime', audioMs: 192_000, overageMs: 0, costMicros: 0 },
-        { tenant: 'beta', pool: 'batch', audioMs: 512_000, overageMs: 0, costMicros: 0 },
-      ], "the period's totals per tenant and pool, every key's work in its tenant's");
+      t.strictSame(
+        await ledger.periodTotals(MAY),
+        [
+          { tenant: 'acme', pool: 'batch', audioMs: 319_000, overageMs: 0, costMicros: 0 },
+          { tenant: 'acme', pool: 'realtime', audioMs: 192_000, overageMs: 0, costMicros: 0 },
+          { tenant: 'beta', pool: 'batch', audioMs: 512_000, overageMs: 0, costMicros: 0 },
+        ],
+        "the period's totals per tenant and pool, every key's work in its tenant's",
+      );
       t.strictSame(await ledger.periodTotals('2031-07'), []);
       const june = await ledger.report({ period: JUNE });
       t.equal(june.length, 1);
@@ -220,9 +276,13 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       const { ledger, another } = await open(t);
       const other = await another();
       const audioMs = 130_000; // 3 600 000 is not a multiple: one event straddles the allowance
-      const events = Array.from({ length: 40 }, (_, i) => event({ eventKey: `realtime:race:${i}`, keyId: i % 2 ? 'key_k1' : 'key_k2', route: i % 5 ? 'job' : 'inline', audioMs }));
+      const events = Array.from({ length: 40 }, (_, i) =>
+        event({ eventKey: `realtime:race:${i}`, keyId: i % 2 ? 'key_k1' : 'key_k2', route: i % 5 ? 'job' : 'inline', audioMs }),
+      );
       // Every event is recorded twice, by both ledgers, all at once.
-      const outcomes = await Promise.all(events.flatMap((e, i) => (i % 2 ? [ledger.record(e, TERMS), other.record(e, TERMS)] : [other.record(e, TERMS), ledger.record(e, TERMS)])));
+      const outcomes = await Promise.all(
+        events.flatMap((e, i) => (i % 2 ? [ledger.record(e, TERMS), other.record(e, TERMS)] : [other.record(e, TERMS), ledger.record(e, TERMS)])),
+      );
       for (let i = 0; i < events.length; i += 1) {
         t.equal(Number(outcomes[2 * i]) + Number(outcomes[2 * i + 1]), 1, `${events[i].eventKey} recorded once`);
       }
@@ -257,12 +317,15 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       t.equal(await ledger.record(event({ eventKey: 'realtime:s1:0', route: 'realtime', audioMs: HOUR + 1_000, languageFamily: 'mixed' }), TERMS), true);
 
       const expected = [...USAGE_EVENT_COLUMNS].sort();
-      t.strictSame([...(await columnNames())].sort(), expected, 'the table has exactly the ledger\'s columns');
+      t.strictSame([...(await columnNames())].sort(), expected, "the table has exactly the ledger's columns");
       const rows = await rawRows();
       t.equal(rows.length, 2);
       for (const row of rows) {
         t.strictSame(Object.keys(row).sort(), expected, `${String(row.event_key)}: every column read back is a ledger column`);
-        const textColumns = Object.entries(row).filter(([, value]) => typeof value === 'string').map(([column]) => column).sort();
+        const textColumns = Object.entries(row)
+          .filter(([, value]) => typeof value === 'string')
+          .map(([column]) => column)
+          .sort();
         t.strictSame(textColumns, [...TEXT_COLUMNS].sort(), `${String(row.event_key)}: text only in identifier and category columns`);
         for (const [column, value] of Object.entries(row)) {
           if (!TEXT_COLUMNS.includes(column)) t.equal(typeof value, 'number', `${column} is a number`);
@@ -290,7 +353,10 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
         review_required: 3,
         unsupported_language: 4,
       });
-      t.match(rows.find((row) => row.event_key === 'realtime:s1:0'), { pool: 'realtime', language_family: 'mixed', overage_ms: 1_000, cost_micros: 125 });
+      t.match(
+        rows.find((row) => row.event_key === 'realtime:s1:0'),
+        { pool: 'realtime', language_family: 'mixed', overage_ms: 1_000, cost_micros: 125 },
+      );
     });
   });
 }

@@ -27,7 +27,14 @@ const newJob = (overrides: Partial<NewJob> = {}): NewJob => ({
 });
 
 export function eventFor(jobId: string, keyId = KEY): OutboxEvent {
-  return jobSucceededEvent({ jobId, keyId, secretVersion: 2, url: 'https://hooks.example.com/stt', pollUrl: `https://stt.example.com/v1/jobs/${jobId}`, nowMs: T0 });
+  return jobSucceededEvent({
+    jobId,
+    keyId,
+    secretVersion: 2,
+    url: 'https://hooks.example.com/stt',
+    pollUrl: `https://stt.example.com/v1/jobs/${jobId}`,
+    nowMs: T0,
+  });
 }
 
 async function runningJob(jobs: JobStore, overrides: Partial<NewJob> = {}, worker = 'w1') {
@@ -99,7 +106,11 @@ export function webhookOutboxContract(t: Test, name: string, make: MakeJobStores
       t.equal(await outbox.claimDue('d2', T0 + 1000, 70_000), null, 'leased: nobody else may attempt it');
       const stolen = (await outbox.claimDue('d2', T0 + 70_000, 70_000))!;
       t.equal(stolen.eventId, claimed.eventId, 'an expired lease lets another worker take it');
-      t.equal(await outbox.recordAttempt(claimed.eventId, 'd1', { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, T0 + 70_001), false, 'the first worker lost it');
+      t.equal(
+        await outbox.recordAttempt(claimed.eventId, 'd1', { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, T0 + 70_001),
+        false,
+        'the first worker lost it',
+      );
       t.equal(await outbox.recordAttempt(claimed.eventId, 'd2', { delivered: false, summary: 'http 500', nextAttemptAtMs: T0 + 130_000 }, T0 + 70_002), true);
       t.match(await outbox.forJob(a), { state: 'pending', attempts: 1, lastStatus: 'http 500', lastAttemptAtMs: T0 + 70_002, nextAttemptAtMs: T0 + 130_000 });
       t.equal(await outbox.claimDue('d1', T0 + 129_999, 70_000), null);
@@ -144,8 +155,10 @@ export function webhookOutboxContract(t: Test, name: string, make: MakeJobStores
       const otherKey = await succeededWithEvent(jobs);
       // Settle `delivered` first, then lease whichever of the other two is claimed first.
       for (let claim = await outbox.claimDue('d1', T0, 70_000); claim; claim = await outbox.claimDue('d1', T0, 70_000)) {
-        if (claim.jobId === delivered) t.ok(await outbox.recordAttempt(claim.eventId, 'd1', { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, T0 + 1));
-        else if (claim.jobId !== leased) t.ok(await outbox.recordAttempt(claim.eventId, 'd1', { delivered: false, summary: 'http 500', nextAttemptAtMs: T0 + 5 }, T0 + 1));
+        if (claim.jobId === delivered)
+          t.ok(await outbox.recordAttempt(claim.eventId, 'd1', { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, T0 + 1));
+        else if (claim.jobId !== leased)
+          t.ok(await outbox.recordAttempt(claim.eventId, 'd1', { delivered: false, summary: 'http 500', nextAttemptAtMs: T0 + 5 }, T0 + 1));
       }
       t.equal(await outbox.abandonForKey(revoked, 'key revoked', T0 + 2), 2);
       t.match(await outbox.forJob(leased), { state: 'failed', lastStatus: 'key revoked', nextAttemptAtMs: null, attempts: 0, lastAttemptAtMs: null });
@@ -154,7 +167,11 @@ export function webhookOutboxContract(t: Test, name: string, make: MakeJobStores
       t.match(await outbox.forJob(otherKey), { state: 'pending', lastStatus: 'http 500' });
       t.equal(await outbox.releaseLeasesOfDeadInstances(), 0, 'the abandoned lease was cleared');
       t.equal(await outbox.abandonForKey(revoked, 'again', T0 + 3), 0, 'idempotent');
-      t.equal(await outbox.recordAttempt((await outbox.forJob(leased))!.eventId, 'd1', { delivered: true, summary: 'late', nextAttemptAtMs: null }, T0 + 4), false, 'a late attempt cannot revive it');
+      t.equal(
+        await outbox.recordAttempt((await outbox.forJob(leased))!.eventId, 'd1', { delivered: true, summary: 'late', nextAttemptAtMs: null }, T0 + 4),
+        false,
+        'a late attempt cannot revive it',
+      );
     });
 
     t.test('delivery workers on separate connections: every event is handed out exactly once', async (t) => {

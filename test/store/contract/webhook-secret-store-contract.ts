@@ -147,7 +147,12 @@ export function webhookSecretStoreContract(t: Test, name: string, make: MakeWebh
       const keyId = await newKey();
       await secrets.create(keyId, T0);
       const wrong = withMasterKey(randomBytes(32));
-      await refusesWith(t, () => wrong.signingKey(keyId, 1, T0), new RegExp(`${keyId}:1 cannot be decrypted: the master key does not match`), 'a different master key');
+      await refusesWith(
+        t,
+        () => wrong.signingKey(keyId, 1, T0),
+        new RegExp(`${keyId}:1 cannot be decrypted: the master key does not match`),
+        'a different master key',
+      );
       t.equal(await wrong.activeVersion(keyId, T0), 1, 'what needs no decryption still works');
       const short = withMasterKey(randomBytes(16));
       const fresh = await newKey();
@@ -174,7 +179,11 @@ export function webhookSecretStoreContract(t: Test, name: string, make: MakeWebh
 
     t.test('unknown, malformed and revoked keys are refused', async (t) => {
       const { keys, secrets, newKey } = await open(t);
-      for (const call of [() => secrets.create('key_ZZZZZZZZZZZZ', T0), () => secrets.rotate('key_ZZZZZZZZZZZZ', T0), () => secrets.list('key_ZZZZZZZZZZZZ', T0)]) {
+      for (const call of [
+        () => secrets.create('key_ZZZZZZZZZZZZ', T0),
+        () => secrets.rotate('key_ZZZZZZZZZZZZ', T0),
+        () => secrets.list('key_ZZZZZZZZZZZZ', T0),
+      ]) {
         await refusesWith(t, call, /^no API key with id 'key_ZZZZZZZZZZZZ'$/, 'an unknown key');
       }
       // An operator who pastes the API key itself must not see it echoed.
@@ -211,9 +220,14 @@ export function webhookSecretStoreContract(t: Test, name: string, make: MakeWebh
       const rotations = await Promise.all(stores.map((s, i) => s.rotate(keyId, T0 + (i + 1) * 1000)));
       t.same(rotations.map((r) => r.version).sort(), [2, 3, 4, 5], 'each rotation its own version');
       const listed = await secrets.list(keyId, T0 + HOUR);
-      t.same(listed.map((s) => s.state), ['previous', 'previous', 'previous', 'previous', 'active'], 'exactly one active');
+      t.same(
+        listed.map((s) => s.state),
+        ['previous', 'previous', 'previous', 'previous', 'active'],
+        'exactly one active',
+      );
       t.equal(await secrets.activeVersion(keyId, T0 + HOUR), 5);
-      for (const r of rotations) t.same(await secrets.signingKey(keyId, r.version, T0 + HOUR), signingKeyOf(r.secret), `version ${r.version} opens to what was shown`);
+      for (const r of rotations)
+        t.same(await secrets.signingKey(keyId, r.version, T0 + HOUR), signingKeyOf(r.secret), `version ${r.version} opens to what was shown`);
     });
   });
 }

@@ -1,0 +1,29 @@
+// A read-then-write transition as one transaction, written once for both databases. `work` must run
+// every statement on the handle it is given (on SQLite the root instance would wait forever for the
+// connection the transaction holds).
+//
+// SQLite: `begin immediate` on the instance's one connection takes the write lock before the first
+// read, so what the transaction reads is still true when it writes (Kysely's own transaction is
+// deferred: two readers could both decide, and one fail to write). PostgreSQL: a READ COMMITTED
+// transaction; the statements take the row, table or advisory locks their transition needs
+// (FOR UPDATE and the like, behind `onPostgresDb`), as the hand-written stores did.
+import { sql } from 'kysely';
+import { onPostgresDb } from './store-db.js';
+import type { StoreDb } from './store-schema.js';
+
+export async function immediate<T>(db: StoreDb, work: (trx: StoreDb) => Promise<T>): Promise<T> {
+  if (onPostgresDb(db)) return db.transaction().execute(work);
+  return db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const result = await work(connection);
+      await sql`commit`.execute(connection);
+      return result;
+    } catch (error) {
+      // SQLite may have rolled back already (some errors end the transaction): the error that
+      // says why is `error`, not the rollback's "no transaction is active".
+      await sql`rollback`.execute(connection).catch(() => undefined);
+      throw error;
+    }
+  });
+}

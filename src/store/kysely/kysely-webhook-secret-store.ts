@@ -1,0 +1,119 @@
+// Webhook signing secrets (see webhook-secret-store.ts): one implementation for SQLite and
+// PostgreSQL, on Kysely (store-db.ts), each version sealed under the master key (secret-cipher.ts).
+// A row is active while superseded_at_ms is null; a rotation stamps the active row with its own
+// deadline (usable_until_ms), which later rotations never move. Sealing, opening, summaries and
+// refusals are in ../webhook-secret-record.ts.
+//
+// create and rotate are `immediate` transactions: on SQLite the write lock is taken up front; on
+// PostgreSQL the API key's row is locked FOR NO KEY UPDATE (it serializes secret changes without
+// blocking rows elsewhere that merely reference the key). Either way two admin commands for one key,
+// in any processes, run one after the other: they cannot both pick the same version or both find
+// no active secret.
+import { sql } from 'kysely';
+import { isPublicKeyId } from '../api-key-secret.js';
+import { openSigningKey, sealNewVersion, secretRefusal, secretSummaryOf, supersededAt } from '../webhook-secret-record.js';
+import type { WebhookSecretStore, WebhookSecretSummary } from '../webhook-secret-store.js';
+import { immediate } from './immediate.js';
+import { onPostgresDb } from './store-db.js';
+import type { StoreDb } from './store-schema.js';
+
+export class KyselyWebhookSecretStore implements WebhookSecretStore {
+  constructor(
+    private readonly db: StoreDb,
+    private readonly masterKey: Buffer,
+  ) {}
+
+  async create(keyId: string, nowMs: number): Promise<{ secret: string; version: number }> {
+    return immediate(this.db, async (trx) => {
+      await lockUsableKey(trx, keyId);
+      const active = await activeVersionOf(trx, keyId);
+      if (active !== null) throw secretRefusal.alreadyActive(keyId, active);
+      return this.insertNext(trx, keyId, nowMs);
+    });
+  }
+
+  async rotate(keyId: string, nowMs: number): Promise<{ secret: string; version: number }> {
+    return immediate(this.db, async (trx) => {
+      await lockUsableKey(trx, keyId);
+      const active = await activeVersionOf(trx, keyId);
+      if (active === null) throw secretRefusal.nothingToRotate(keyId);
+      const { supersededAtMs, usableUntilMs } = supersededAt(nowMs);
+      await trx
+        .updateTable('webhook_secrets')
+        .set({ superseded_at_ms: supersededAtMs, usable_until_ms: usableUntilMs })
+        .where('key_id', '=', keyId)
+        .where('version', '=', active)
+        .where('superseded_at_ms', 'is', null)
+        .execute();
+      return this.insertNext(trx, keyId, nowMs);
+    });
+  }
+
+  async list(keyId: string, nowMs: number): Promise<WebhookSecretSummary[]> {
+    await requireKnownKey(this.db, keyId);
+    const rows = await this.db
+      .selectFrom('webhook_secrets')
+      .select(['version', 'created_at_ms', 'superseded_at_ms', 'usable_until_ms'])
+      .where('key_id', '=', keyId)
+      .orderBy('version')
+      .execute();
+    return rows.map((row) => secretSummaryOf(row, nowMs));
+  }
+
+  async activeVersion(keyId: string, _nowMs: number): Promise<number | null> {
+    return activeVersionOf(this.db, keyId);
+  }
+
+  async signingKey(keyId: string, version: number, nowMs: number): Promise<Buffer | null> {
+    const row = await this.db.selectFrom('webhook_secrets').selectAll().where('key_id', '=', keyId).where('version', '=', version).executeTakeFirst();
+    return row ? openSigningKey(this.masterKey, keyId, row, nowMs) : null;
+  }
+
+  private async insertNext(trx: StoreDb, keyId: string, nowMs: number): Promise<{ secret: string; version: number }> {
+    const { next } = await trx
+      .selectFrom('webhook_secrets')
+      .select(sql<number>`coalesce(max(version), 0) + 1`.as('next'))
+      .where('key_id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    const version = Number(next);
+    const { secret, sealed } = sealNewVersion(this.masterKey, keyId, version);
+    await trx
+      .insertInto('webhook_secrets')
+      .values({
+        key_id: keyId,
+        version,
+        ciphertext: sealed.ciphertext,
+        iv: sealed.iv,
+        auth_tag: sealed.authTag,
+        created_at_ms: nowMs,
+        superseded_at_ms: null,
+        usable_until_ms: null,
+      })
+      .execute();
+    return { secret, version };
+  }
+}
+
+async function activeVersionOf(db: StoreDb, keyId: string): Promise<number | null> {
+  const row = await db.selectFrom('webhook_secrets').select('version').where('key_id', '=', keyId).where('superseded_at_ms', 'is', null).executeTakeFirst();
+  return row?.version ?? null;
+}
+
+/** Locks the key's row until the transaction ends (PostgreSQL; SQLite holds its write lock); refuses unknown and revoked keys. */
+async function lockUsableKey(trx: StoreDb, keyId: string): Promise<void> {
+  const row = await requireKnownKey(trx, keyId, onPostgresDb(trx));
+  if (row.revoked_at !== null) throw secretRefusal.revokedKey(keyId);
+}
+
+async function requireKnownKey(db: StoreDb, keyId: string, lock = false): Promise<{ revoked_at: string | null }> {
+  const row = isPublicKeyId(keyId)
+    ? await db
+        .selectFrom('api_keys')
+        .select('revoked_at')
+        .where('id', '=', keyId)
+        .$if(lock, (query) => query.forNoKeyUpdate())
+        .executeTakeFirst()
+    : undefined;
+  if (!row) throw secretRefusal.unknownKey(keyId);
+  return row;
+}
