@@ -27,9 +27,9 @@ const REPEATS = 20;
 const MIB = 1024 * 1024;
 /**
  * Refusals must not cost memory: what stays after a full collection may grow this much at most. On
- * Node 24 the heap and allocator keep 25 to 27 MiB after these 160 refusals (8 kinds, 20 each) with nothing retained
- * (two fresh-clone runs; Node 20 kept under 24): the margin sits above that, and below what a leak of
- * one refused body (1 MiB) per request of any one kind would add (20 MiB more).
+ * Node 24 the heap and allocator keep 25 to 27 MiB after these 160 refusals (8 kinds, 20 each) with
+ * nothing retained (two fresh-clone runs; Node 20 kept under 24): the margin sits above that, and
+ * below what a leak of one refused body (1 MiB) per request of any one kind would add (20 MiB more).
  */
 const REFUSAL_RSS_MARGIN = 32 * MIB;
 
