@@ -1,0 +1,231 @@
+// The contract's job resources as JSON Schema: the creation request, the job envelope, its result,
+// progress and upload form, and the webhook events that announce its end.
+import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
+import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
+import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
+import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
+import { JOB_MODEL } from '../store/job-store.js';
+import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, PROFILES, RESPONSE_FORMATS } from '../contract/transcription-request.js';
+import { MAX_TERM_LENGTH, MAX_TERMS } from '../pipeline/vocabulary-terms.js';
+import { MAX_WEBHOOK_URL_LENGTH } from '../contract/webhook-url.js';
+import { MAX_CONTENT_TYPE, MAX_FILENAME, MAX_JOB_UPLOAD_BYTES } from './routes/job-creation-request.js';
+import { EVENT_ID_PREFIX } from '../jobs/job-webhook-events.js';
+import { PARTIAL_OBJECT } from '../jobs/job-transcript.js';
+import { JOB_OBJECT, MIN_AUDIO_SECONDS_ADVISORY } from './routes/job-view.js';
+import type { Schema } from './openapi-types.js';
+import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../domain/job-statuses.js';
+import { ref, LANGUAGE_TAG_PATTERN, string, integer, number, boolean, stringArray } from './openapi-schema-builders.js';
+
+export const decoration: Schema = {
+  type: 'object',
+  description: 'Present while speakers are being attached (`processing`), or when that failed (`unavailable`: review the transcript).',
+  required: ['status'],
+  properties: {
+    status: string({ enum: DECORATION_STATUSES }),
+    stale_after: string({ format: 'date-time' }),
+    review_required: boolean(),
+  },
+};
+
+export const jobTranscript: Schema = {
+  description: 'Final job result content: the verbose shape plus decoration state.',
+  allOf: [
+    ref('TranscriptionVerboseJson'),
+    {
+      type: 'object',
+      properties: {
+        decoration: ref('Decoration'),
+        word_timing_available: boolean({ description: 'false while decoration is processing.' }),
+      },
+    },
+  ],
+};
+
+/** A job's `json` result: the job transcript without the verbose fields (no `task`, which tells the two apart). */
+export const jobTranscriptJson: Schema = {
+  type: 'object',
+  description: "A job's final result in the `json` format.",
+  required: ['text', 'language', 'duration', 'segments', 'metadata'],
+  not: { required: ['task'] },
+  properties: {
+    text: string(),
+    language: string({ description: 'Effective language: `mixed` for multilingual auto, `und` for silence.' }),
+    source_language: string({ description: "Translations: the spoken language (`language` is then `en`, the text's)." }),
+    language_source: string({ enum: LANGUAGE_SOURCES }),
+    duration: number({ description: 'seconds' }),
+    segments: { type: 'array', items: ref('Segment') },
+    decoration: ref('Decoration'),
+    word_timing_available: boolean(),
+    metadata: ref('Metadata'),
+  },
+};
+
+export const partialTranscript: Schema = {
+  type: 'object',
+  description: 'What `partial_result_url` serves while a job runs: provisional, replaced by the final result.',
+  required: ['object', 'provisional', 'text', 'language', 'completed_audio_seconds', 'result_revision', 'segments'],
+  properties: {
+    object: string({ const: PARTIAL_OBJECT }),
+    provisional: boolean({ const: true }),
+    text: string(),
+    language: string(),
+    language_source: string({ enum: LANGUAGE_SOURCES }),
+    completed_audio_seconds: number(),
+    result_revision: integer(),
+    segments: { type: 'array', items: ref('Segment') },
+    words: { type: 'array', items: ref('Word') },
+  },
+};
+
+export const acceptedJob: Schema = {
+  type: 'object',
+  required: ['id', 'object', 'status', 'created_at', 'model', 'poll_url', 'webhook'],
+  properties: {
+    id: string(),
+    object: string({ const: JOB_OBJECT }),
+    status: string({ enum: ACCEPTED_JOB_STATUSES }),
+    created_at: string({ format: 'date-time' }),
+    model: string({ const: JOB_MODEL, description: "The service's model; `request.model` chose the engine." }),
+    poll_url: string({ format: 'uri' }),
+    webhook: { type: 'object', required: ['requested'], properties: { requested: boolean() } },
+  },
+};
+
+export const job: Schema = {
+  type: 'object',
+  required: ['id', 'status', 'created_at', 'updated_at', 'model'],
+  properties: {
+    id: string(),
+    object: string({ const: JOB_OBJECT }),
+    status: string({ enum: JOB_STATUSES }),
+    created_at: string({ format: 'date-time' }),
+    updated_at: string({ format: 'date-time' }),
+    model: string({ const: JOB_MODEL }),
+    result: ref('JobResult'),
+    error: ref('JobError'),
+    transcription: ref('JobProgress'),
+  },
+};
+
+export const jobResult: Schema = {
+  type: 'object',
+  properties: {
+    download_url: string({ format: 'uri' }),
+    expires_in_seconds: integer(),
+    content_type: string(),
+    expired: boolean(),
+    content: {
+      description: 'With `include_result=true` and a result of at most 4 MiB: the final transcript.',
+      oneOf: [ref('JobTranscript'), ref('JobTranscriptJson'), string()],
+    },
+    inline: boolean({ description: 'false means fetch `download_url`.' }),
+  },
+};
+
+export const jobError: Schema = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: { code: string({ enum: JOB_FAILURE_CODES }), message: string() },
+};
+
+export const jobProgress: Schema = {
+  type: 'object',
+  description: 'Provisional progress of a long running job; replaced entirely by the final result.',
+  properties: {
+    status: string({ const: 'processing' }),
+    partial_result_url: string({ format: 'uri' }),
+    result_revision: integer(),
+    completed_audio_seconds: number(),
+    provisional: boolean({ const: true }),
+  },
+};
+
+export const uploadForm: Schema = {
+  type: 'object',
+  required: ['method', 'url', 'fields', 'expires_in_seconds'],
+  properties: {
+    method: string({ const: 'POST' }),
+    url: string({ format: 'uri' }),
+    fields: { type: 'object', additionalProperties: string(), description: 'Send every entry exactly as given, plus the file part.' },
+    expires_in_seconds: integer(),
+  },
+};
+
+export const createdJob: Schema = {
+  allOf: [
+    ref('Job'),
+    {
+      type: 'object',
+      required: ['upload', 'complete_url', 'poll_url', 'min_audio_seconds', 'max_audio_seconds'],
+      properties: {
+        upload: ref('UploadForm'),
+        complete_url: string({ format: 'uri' }),
+        poll_url: string({ format: 'uri' }),
+        min_audio_seconds: integer({ const: MIN_AUDIO_SECONDS_ADVISORY }),
+        max_audio_seconds: integer({ description: 'The live authority on the longest audio a job accepts.' }),
+      },
+    },
+  ],
+};
+
+export const jobCreationRequest: Schema = {
+  type: 'object',
+  required: ['filename', 'content_type', 'content_length_bytes'],
+  properties: {
+    model: string({ const: JOB_MODEL, default: JOB_MODEL }),
+    filename: string({ maxLength: MAX_FILENAME, description: 'Must match the declared content type.' }),
+    content_type: string({ maxLength: MAX_CONTENT_TYPE, description: 'A supported audio MIME type.' }),
+    content_length_bytes: integer({ minimum: 1, maximum: MAX_JOB_UPLOAD_BYTES, description: 'The exact byte length of the file.' }),
+    response_format: string({ enum: RESPONSE_FORMATS, default: DEFAULT_JOB_RESPONSE_FORMAT }),
+    language: string({
+      pattern: LANGUAGE_TAG_PATTERN,
+      description: "Default: the key's default language; without one, the dominant language is detected from the speech.",
+    }),
+    language_hints: stringArray({ minItems: 1, maxItems: MAX_LANGUAGE_HINTS, uniqueItems: true }),
+    vocabulary: { type: 'array', items: string({ maxLength: MAX_TERM_LENGTH }), maxItems: MAX_TERMS },
+    patterns: string({ maxLength: MAX_PATTERNS_LENGTH, description: `As on the inline route: at most ${MAX_PATTERNS} comma-separated expressions.` }),
+    profile: string({ enum: PROFILES, default: DEFAULT_PROFILE, description: '`standard` and `turbo` are deprecated aliases of `default`.' }),
+    diarize: boolean({ default: false }),
+    max_speakers: integer({ minimum: 1, maximum: MAX_SPEAKERS, default: DEFAULT_MAX_SPEAKERS }),
+    webhook_url: string({ format: 'uri', maxLength: MAX_WEBHOOK_URL_LENGTH, description: 'HTTPS, port 443. Needs an active webhook signing secret.' }),
+  },
+};
+
+/** A job webhook event: the envelope every event shares, around its own `data` (which always ends with `poll_url`). */
+export function jobEvent(type: string, description: string, data: Record<string, Schema>): Schema {
+  return {
+    type: 'object',
+    description,
+    required: ['id', 'type', 'created', 'data'],
+    additionalProperties: false,
+    properties: {
+      id: string({ pattern: `^${EVENT_ID_PREFIX}`, description: 'Equals the `webhook-id` header; stable across attempts.' }),
+      type: string({ const: type }),
+      created: string({ format: 'date-time' }),
+      data: {
+        type: 'object',
+        required: [...Object.keys(data), 'poll_url'],
+        additionalProperties: false,
+        properties: { ...data, poll_url: string({ format: 'uri', description: 'Authenticate with the API key that created the job.' }) },
+      },
+    },
+  };
+}
+
+export const jobSucceededEvent = jobEvent(
+  'transcription.job.succeeded',
+  'Never carries transcript text, file names, result URLs or decoder errors: fetch the result from `data.poll_url`.',
+  { job_id: string(), status: string({ const: 'succeeded' }) },
+);
+
+export const jobFailedEvent = jobEvent(
+  'transcription.job.failed',
+  'Carries the failure code only (never its message, transcript text or file names): read the message from `data.poll_url`.',
+  {
+    job_id: string(),
+    status: string({ const: 'failed' }),
+    error: { type: 'object', required: ['code'], additionalProperties: false, properties: { code: string({ enum: JOB_FAILURE_CODES }) } },
+  },
+);
+
+/** The translation form: the transcription form's fields that apply (translation-request.ts). */
