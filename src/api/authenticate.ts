@@ -4,7 +4,8 @@
 // request already sees it.
 import type { FastifyRequest } from 'fastify';
 import type { Entitlement, KeyStore } from '../store/key-store.js';
-import { ApiError } from './api-error.js';
+import type { ApiError } from './api-error.js';
+import { API_REFUSALS } from './api-refusals.js';
 import type { FailedAuthThrottle } from './rate-limit.js';
 import { headerCount } from './raw-headers.js';
 import './fastify-augment.js';
@@ -14,9 +15,7 @@ const MAX_TOKEN_LENGTH = 512;
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 export function unauthorized(): ApiError {
-  return new ApiError(401, 'unauthorized', 'a valid API key is required: send Authorization: Bearer <API_KEY>', {
-    'www-authenticate': 'Bearer',
-  });
+  return API_REFUSALS.missingKey();
 }
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), else null. */
@@ -40,7 +39,7 @@ export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
     // Node would keep the first and drop the rest: which credential a request carries must never
     // depend on which copy a proxy or parser happens to prefer.
     if (headerCount(request.raw.rawHeaders, 'authorization') > 1) {
-      throw new ApiError(400, 'invalid_request', 'send exactly one Authorization header');
+      throw API_REFUSALS.repeatedAuthorization();
     }
     throttle.assertAllowed(request.ip);
     const token = bearerToken(request.headers.authorization);
@@ -73,6 +72,6 @@ export function requireEntitlement(request: FastifyRequest, entitlement: Entitle
   const key = request.apiKey;
   if (key === null) throw unauthorized();
   if (!key.entitlements.includes(entitlement)) {
-    throw new ApiError(403, 'entitlement_denied', `this key is not entitled to ${ENTITLEMENT_NAMES[entitlement]}`);
+    throw API_REFUSALS.entitlementDenied(ENTITLEMENT_NAMES[entitlement]);
   }
 }

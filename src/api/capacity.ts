@@ -1,11 +1,11 @@
 // 503s for when the service, not the request, is the problem. Both carry Retry-After so clients
 // back off instead of hammering; neither ever falls back to another model, language or profile.
-import { ApiError } from './api-error.js';
-import { retryAfterHeader } from './retry-after.js';
+import type { ApiError } from './api-error.js';
+import { API_REFUSALS } from './api-refusals.js';
 
 /** The engines' queues are full: the request was fine and may be retried unchanged. */
 export function capacityUnavailable(retryAfterSeconds = 5): ApiError {
-  return new ApiError(503, 'capacity_unavailable', 'the service is at capacity; retry after the Retry-After interval', retryAfterHeader(retryAfterSeconds));
+  return API_REFUSALS.capacity(retryAfterSeconds);
 }
 
 /**
@@ -13,5 +13,5 @@ export function capacityUnavailable(retryAfterSeconds = 5): ApiError {
  * fixed server text; never pass request content or a raw error message.
  */
 export function serviceUnavailable(retryAfterSeconds = 5, message = 'the service is temporarily unavailable; retry after the Retry-After interval'): ApiError {
-  return new ApiError(503, 'service_unavailable', message, retryAfterHeader(retryAfterSeconds));
+  return API_REFUSALS.serviceUnavailable(retryAfterSeconds, message);
 }

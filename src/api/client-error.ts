@@ -2,16 +2,15 @@
 // request line or headers, header overflow, request timeout). Fastify's default writes its own body
 // shape; this writes the contract's envelope, with a request id for support like every response.
 import type { Socket } from 'node:net';
-import { ApiError } from './api-error.js';
+import type { ApiError } from './api-error.js';
+import { API_REFUSALS } from './api-refusals.js';
 import { writeRawError } from './raw-error-response.js';
 import { generateRequestId } from './request-id.js';
 
 export function clientErrorAnswer(code: string | undefined): ApiError {
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return new ApiError(408, 'upload_timeout', 'the request was not received in time; retry as a new request');
-  }
-  if (code === 'HPE_HEADER_OVERFLOW') return new ApiError(431, 'invalid_request', 'the request headers are too large');
-  return new ApiError(400, 'invalid_request', 'the request is not valid HTTP');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return API_REFUSALS.requestTimeout();
+  if (code === 'HPE_HEADER_OVERFLOW') return API_REFUSALS.headersTooLarge();
+  return API_REFUSALS.notHttp();
 }
 
 export function handleClientError(error: Error & { code?: string }, socket: Socket): void {

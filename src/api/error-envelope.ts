@@ -3,6 +3,7 @@
 // (404) and known paths with another method (405 + Allow).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
+import { API_REFUSALS } from './api-refusals.js';
 import { mapError } from './error-mapping.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 import type { RouteMethodRegistry } from './route-methods.js';
@@ -37,15 +38,9 @@ export function notFoundHandler(routes: RouteMethodRegistry) {
     const path = request.url.split('?', 1)[0];
     const allowed = routes.allowedMethods(path);
     if (allowed.length > 0) {
-      return sendApiError(
-        request,
-        reply,
-        new ApiError(405, 'method_not_allowed', 'this method is not allowed on this path; see the Allow header', {
-          allow: allowed.join(', '),
-        }),
-      );
+      return sendApiError(request, reply, API_REFUSALS.methodNotAllowed(allowed));
     }
-    return sendApiError(request, reply, new ApiError(404, 'not_found', 'no resource exists at this path'));
+    return sendApiError(request, reply, API_REFUSALS.noSuchPath());
   };
 }
 

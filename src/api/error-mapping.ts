@@ -6,8 +6,7 @@
 // (JSON parser errors quote the body, busboy's quote headers), so none is passed through.
 import { ApiError, type ApiErrorCode } from './api-error.js';
 import { isStorageFault, storageUnavailable } from './storage-fault.js';
-import { capacityUnavailable, serviceUnavailable } from './capacity.js';
-import { unauthorized } from './authenticate.js';
+import { API_REFUSALS } from './api-refusals.js';
 import { retryAfterHeader } from './retry-after.js';
 import { ApplicationError, type ApplicationErrorKind } from '../application/application-errors.js';
 import { AudioError, type AudioErrorCode } from '../audio/audio-errors.js';
@@ -52,11 +51,11 @@ const APPLICATION_ANSWERS: Readonly<Record<ApplicationErrorKind, (message: strin
   audio_too_long: (message) => new ApiError(413, 'upload_too_large', message),
   audio_too_short: (message) => new ApiError(422, 'invalid_request', message),
   inline_only_option: (message) => new ApiError(422, 'invalid_request', message),
-  engines_at_capacity: () => capacityUnavailable(ENGINE_RETRY_AFTER_SECONDS),
+  engines_at_capacity: () => API_REFUSALS.capacity(ENGINE_RETRY_AFTER_SECONDS),
   transcription_cancelled: (message) => new ApiError(400, 'invalid_request', message),
   idempotency_conflict: (message) => new ApiError(409, 'idempotency_conflict', message),
   idempotency_in_progress: (message) => new ApiError(409, 'idempotency_in_progress', message),
-  key_revoked: () => unauthorized(),
+  key_revoked: () => API_REFUSALS.missingKey(),
   job_not_found: (message) => new ApiError(404, 'not_found', message),
   upload_not_complete: (message) => new ApiError(409, 'upload_not_complete', message),
   result_not_available: (message) => new ApiError(404, 'not_found', message),
@@ -77,8 +76,8 @@ const AUDIO_ANSWERS: Readonly<Record<AudioErrorCode, Answer>> = {
 
 // The engine's two refusals a request can meet; every other engine failure is a server fault (500).
 const ENGINE_ANSWERS: Readonly<Record<EngineError['code'], (() => ApiError) | null>> = {
-  queue_full: () => capacityUnavailable(ENGINE_RETRY_AFTER_SECONDS),
-  engine_closed: () => serviceUnavailable(ENGINE_RETRY_AFTER_SECONDS, 'the service is shutting down'),
+  queue_full: () => API_REFUSALS.capacity(ENGINE_RETRY_AFTER_SECONDS),
+  engine_closed: () => API_REFUSALS.serviceUnavailable(ENGINE_RETRY_AFTER_SECONDS, 'the service is shutting down'),
   model_load_failed: null,
   vad_model_load_failed: null,
   vad_not_configured: null,
@@ -186,7 +185,10 @@ export function mapError(error: unknown): MappedError {
 const STORE_RETRY_AFTER_SECONDS = 5;
 
 function storeUnavailable(): ApiError {
-  return serviceUnavailable(STORE_RETRY_AFTER_SECONDS, 'a store of the service is unavailable and nothing was stored; retry after the Retry-After interval');
+  return API_REFUSALS.serviceUnavailable(
+    STORE_RETRY_AFTER_SECONDS,
+    'a store of the service is unavailable and nothing was stored; retry after the Retry-After interval',
+  );
 }
 
 function expected([status, code, message, headers]: Answer): MappedError {

@@ -7,7 +7,8 @@
 //   that is the answer: a client branching on the contract's statuses needs no extra case.
 // Neither request is worth reading further: the connection closes after the answer.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from './api-error.js';
+import type { ApiError } from './api-error.js';
+import { API_REFUSALS } from './api-refusals.js';
 
 /** Node's own test for the one expectation it meets itself (lib/_http_server.js, continueExpression). */
 const CONTINUE_EXPECTATION = /(?:^|\W)100-continue(?:$|\W)/i;
@@ -23,10 +24,10 @@ function refusalOf(request: FastifyRequest): ApiError | null {
   const { raw } = request;
   // Both rules are HTTP/1.1's (HTTP/1.0 has no Expect and an optional Host), as Node applies them.
   if (raw.httpVersionMajor !== 1 || raw.httpVersionMinor !== 1) return null;
-  if (raw.headers.host === undefined) return new ApiError(400, 'invalid_request', 'an HTTP/1.1 request must carry a Host header');
+  if (raw.headers.host === undefined) return API_REFUSALS.missingHost();
   const expect = raw.headers.expect;
   if (expect !== undefined && !CONTINUE_EXPECTATION.test(expect)) {
-    return new ApiError(400, 'invalid_request', 'the Expect header cannot be met: only 100-continue is supported');
+    return API_REFUSALS.unmetExpectation();
   }
   return null;
 }

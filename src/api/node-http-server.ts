@@ -23,15 +23,13 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
-import { ApiError } from './api-error.js';
+import { API_REFUSALS } from './api-refusals.js';
 import { writeRawError } from './raw-error-response.js';
 import { lingeringClose } from './lingering-close.js';
 import { generateRequestId } from './request-id.js';
 
 /** Options for `http.createServer` (Fastify's `http` option). */
 export const NODE_HTTP_OPTIONS = { requireHostHeader: false } as const;
-
-const NOT_A_PROXY = () => new ApiError(400, 'invalid_request', 'this server is not a proxy: CONNECT is not supported');
 
 export function configureNodeHttpServer(server: Server, log: FastifyBaseLogger): void {
   // Neither in Node's typings nor its docs, but read on every FIN by its server (lib/_http_server.js,
@@ -48,7 +46,7 @@ export function configureNodeHttpServer(server: Server, log: FastifyBaseLogger):
     socket.on('error', () => {});
     const requestId = generateRequestId();
     log.debug({ reqId: requestId, errorCode: 'connect_not_supported' }, 'request refused');
-    writeRawError(socket, NOT_A_PROXY(), requestId);
+    writeRawError(socket, API_REFUSALS.notAProxy(), requestId);
     // Ends the connection once the answer is written (anything the client sent after it is unread).
     (socket as typeof socket & { destroySoon(): void }).destroySoon();
   });

@@ -3,15 +3,15 @@
 // hammering with a revoked one costs the sender, not the key store.
 import type { FastifyRequest } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.js';
-import { ApiError } from './api-error.js';
-import { retryAfterHeader } from './retry-after.js';
+import type { ApiError } from './api-error.js';
+import { API_REFUSALS } from './api-refusals.js';
 import type { TokenBuckets } from './token-bucket.js';
 import './fastify-augment.js';
 
 export const DEFAULT_FAILED_AUTH_PER_MINUTE = 30;
 
 export function rateLimited(retryAfterSeconds: number): ApiError {
-  return new ApiError(429, 'rate_limited', 'too many requests; retry after the Retry-After interval', retryAfterHeader(retryAfterSeconds));
+  return API_REFUSALS.rateLimited(retryAfterSeconds);
 }
 
 /** Per-key limit; runs after authentication, so only requests with a key are counted. */

@@ -26,7 +26,7 @@ import { validateWebhookUrl } from '../../contract/webhook-url.js';
 import { JOB_MODEL } from '../../store/job-store.js';
 import type { ApiKeyRecord } from '../../store/key-store.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
-import { ApiError } from '../api-error.js';
+import { API_REFUSALS } from '../api-refusals.js';
 
 import { parseLanguageTag, type LanguageTag } from '../../domain/language-families.js';
 export const MAX_JOB_UPLOAD_BYTES = 1_073_741_824;
@@ -75,12 +75,12 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   if (typeof contentType !== 'string' || contentType.length < 1 || contentType.length > MAX_CONTENT_TYPE) {
     throw bad(`content_type is required: 1 to ${MAX_CONTENT_TYPE} characters`);
   }
-  if (!containerForMimeType(contentType)) throw new ApiError(415, 'unsupported_media_type', 'content_type is not a supported audio type');
+  if (!containerForMimeType(contentType)) throw API_REFUSALS.unsupportedJobContentType();
   if (!filenameMatchesMimeType(filename, contentType)) throw bad("filename's extension does not match content_type");
 
   const length = fields.content_length_bytes;
   if (typeof length !== 'number' || !Number.isInteger(length)) throw bad('content_length_bytes is required: an integer');
-  if (length > MAX_JOB_UPLOAD_BYTES) throw new ApiError(413, 'upload_too_large', `content_length_bytes is at most ${MAX_JOB_UPLOAD_BYTES}`);
+  if (length > MAX_JOB_UPLOAD_BYTES) throw API_REFUSALS.jobUploadTooLarge(MAX_JOB_UPLOAD_BYTES);
   if (length < 1) throw bad('content_length_bytes is at least 1');
 
   const responseFormat = enumField<ResponseFormat>(fields.response_format, RESPONSE_FORMATS, DEFAULT_JOB_RESPONSE_FORMAT, 'response_format');

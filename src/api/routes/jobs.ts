@@ -27,7 +27,7 @@ import type { IdempotencyStore } from '../../store/idempotency-store.js';
 import type { JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
 import type { UsageBilling } from '../../billing/usage-billing.js';
-import { ApiError } from '../api-error.js';
+import { API_REFUSALS } from '../api-refusals.js';
 import { applyProfileDeprecation } from '../deprecation.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
 import { createdJobAnswer } from './created-job-answer.js';
@@ -69,7 +69,7 @@ export function jobRoutes(deps: JobRouteDeps) {
     app.get('/v1/jobs/:job_id/partial', { schema: GET_JOB_PARTIAL_SCHEMA }, (request: JobRequest, reply) => downloadPartial(request, reply, deps));
     // Registered so the answer is the contract's code, not the frame's generic 405.
     app.delete('/v1/jobs/:job_id', { schema: DELETE_JOB_SCHEMA }, async () => {
-      throw new ApiError(405, 'cancellation_not_supported', 'jobs cannot be cancelled in v1', { allow: 'GET' });
+      throw API_REFUSALS.cancellationNotSupported();
     });
   };
 }

@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { MODEL_OWNER } from '../../contract/transcription-request.js';
-import { ApiError } from '../api-error.js';
+import { API_REFUSALS } from '../api-refusals.js';
 import { LIST_MODELS_SCHEMA, RETRIEVE_MODEL_SCHEMA } from './model-schemas.js';
 
 import { MODEL_IDS, type ModelId } from '../../domain/model-ids.js';
@@ -36,7 +36,7 @@ export function modelRoutes(deps: ModelRouteDeps) {
     app.get(MODELS_PATH, { schema: LIST_MODELS_SCHEMA }, async () => ({ object: 'list', data: MODEL_IDS.map(modelObject) }));
     app.get<{ Params: { model: string } }>(`${MODELS_PATH}/:model`, { schema: RETRIEVE_MODEL_SCHEMA }, async (request) => {
       const id = MODEL_IDS.find((m) => m === request.params.model);
-      if (!id) throw new ApiError(404, 'not_found', `no such model: this server has ${MODEL_IDS.join(' and ')}`);
+      if (!id) throw API_REFUSALS.unknownModel();
       return modelObject(id);
     });
   };

@@ -10,7 +10,8 @@ import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import type { BlobStore } from '../../store/blob-store.js';
-import { ApiError } from '../api-error.js';
+import type { ApiError } from '../api-error.js';
+import { API_REFUSALS } from '../api-refusals.js';
 import { multipartBoundary } from '../multipart-boundary.js';
 import { UploadMonitor, type UploadLimits } from './upload-monitor.js';
 
@@ -26,23 +27,20 @@ export interface ReceivedUpload {
 /** The longest form field value the route reads (busboy's fieldSize). */
 const MAX_FIELD_BYTES = 1024 * 1024;
 
-const fieldTooLong = () => new ApiError(400, 'invalid_request', `a form field is longer than ${MAX_FIELD_BYTES} bytes`);
-const tooLarge = (max: number) => new ApiError(413, 'upload_too_large', `the file exceeds ${max} bytes; use /v1/jobs for larger files`);
-
 export async function receiveUpload(
   request: FastifyRequest,
   blobs: Pick<BlobStore, 'createUploadStream'>,
   targetPath: string,
   limits: UploadLimits & { maxBytes: number },
 ): Promise<ReceivedUpload> {
-  if (!request.isMultipart()) throw new ApiError(415, 'unsupported_media_type', 'send the audio as multipart/form-data');
+  if (!request.isMultipart()) throw API_REFUSALS.notMultipart();
   // Refused before busboy sees it (it throws a plain Error, a 500, on boundaries over 256 characters).
   if (multipartBoundary(request.headers['content-type']) === null) {
-    throw new ApiError(400, 'invalid_request', 'the multipart boundary is missing or invalid (RFC 2046: 1 to 70 characters)');
+    throw API_REFUSALS.badBoundary();
   }
   // A declared length above the cap is refused before a byte is stored.
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limits.maxBytes + 1024 * 1024) throw tooLarge(limits.maxBytes);
+  if (Number.isFinite(declared) && declared > limits.maxBytes + 1024 * 1024) throw API_REFUSALS.tooLarge(limits.maxBytes);
 
   const fields: Record<string, string> = {};
   const arrays: Record<string, string[]> = {};
@@ -84,7 +82,7 @@ export async function receiveUpload(
       if (part.type === 'file') {
         if (part.fieldname !== 'file' || received.file) {
           part.file.resume();
-          throw new ApiError(400, 'invalid_request', 'send exactly one file, in the field named file');
+          throw API_REFUSALS.notOneFile();
         }
         currentFile = part.file as unknown as { destroy(error?: Error): void };
         const hash = createHash('sha256');
@@ -98,7 +96,7 @@ export async function receiveUpload(
         });
         target = blobs.createUploadStream(targetPath);
         await pipeline(part.file, tap, target);
-        if (part.file.truncated) throw tooLarge(limits.maxBytes);
+        if (part.file.truncated) throw API_REFUSALS.tooLarge(limits.maxBytes);
         received.file = { path: targetPath, bytes, sha256: hash.digest('hex'), filename: part.filename ?? '', declaredType: part.mimetype ?? '' };
         currentFile = null;
       } else {
@@ -106,7 +104,7 @@ export async function receiveUpload(
         // would serve a request the client did not send. 400 rather than 422 for a known field: the
         // value was never read whole, so the refusal is of the form (like too many fields), not of
         // the field's content.
-        if (part.valueTruncated || part.fieldnameTruncated) throw fieldTooLong();
+        if (part.valueTruncated || part.fieldnameTruncated) throw API_REFUSALS.fieldTooLong(MAX_FIELD_BYTES);
         // Taking the first or the last of two values would be a silent guess at what the client meant.
         const value = typeof part.value === 'string' ? part.value : String(part.value);
         // OpenAI's array fields (`name[]`) repeat by design: their values are kept as one JSON array.
@@ -115,16 +113,16 @@ export async function receiveUpload(
           fields[part.fieldname] = JSON.stringify(arrays[part.fieldname]);
           continue;
         }
-        if (Object.hasOwn(fields, part.fieldname)) throw new ApiError(400, 'invalid_request', 'a form field appears more than once; send each field once');
+        if (Object.hasOwn(fields, part.fieldname)) throw API_REFUSALS.repeatedField();
         fields[part.fieldname] = value;
       }
     }
   }
   const file = received.file;
-  if (!file) throw new ApiError(400, 'invalid_request', 'the file field is required');
+  if (!file) throw API_REFUSALS.missingFile();
   if (file.bytes === 0) {
     await rm(targetPath, { force: true });
-    throw new ApiError(400, 'invalid_request', 'the file is empty');
+    throw API_REFUSALS.emptyFile();
   }
   return { ...file, fields };
 }

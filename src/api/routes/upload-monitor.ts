@@ -2,7 +2,8 @@
 // grace period, an average rate below minBytesPerSecond -> 408 upload_too_slow. Slow-loris uploads
 // would otherwise hold a connection and a temp file indefinitely.
 import type { IncomingMessage } from 'node:http';
-import { ApiError } from '../api-error.js';
+import type { ApiError } from '../api-error.js';
+import { API_REFUSALS } from '../api-refusals.js';
 
 export interface UploadLimits {
   idleTimeoutMs: number;
@@ -44,12 +45,12 @@ export class UploadMonitor {
       this.lastDataAt = now;
     }
     if (now - this.lastDataAt >= this.limits.idleTimeoutMs) {
-      this.fail(new ApiError(408, 'upload_timeout', 'the upload stalled; retry as a new request'));
+      this.fail(API_REFUSALS.uploadStalled());
       return;
     }
     const elapsed = now - this.startedAt;
     if (elapsed >= this.limits.minRateGraceMs && ((read - this.startBytes) * 1000) / elapsed < this.limits.minBytesPerSecond) {
-      this.fail(new ApiError(408, 'upload_too_slow', 'the upload stayed below the minimum transfer rate; retry as a new request'));
+      this.fail(API_REFUSALS.uploadTooSlow());
     }
   }
 

@@ -7,7 +7,7 @@ import { usageReport } from '../../billing/usage-report.js';
 import { usageReportJson } from '../../billing/usage-report-json.js';
 import type { KeyStore } from '../../store/key-store.js';
 import type { UsageLedger } from '../../store/usage-ledger.js';
-import { ApiError } from '../api-error.js';
+import { API_REFUSALS } from '../api-refusals.js';
 import { GET_USAGE_SCHEMA } from './usage-schemas.js';
 
 export interface UsageRouteDeps {
@@ -20,8 +20,7 @@ export function usageRoutes(deps: UsageRouteDeps) {
   return async function register(app: FastifyInstance): Promise<void> {
     app.get<{ Querystring: { tenant?: string } }>('/v1/usage', { schema: GET_USAGE_SCHEMA }, async (request) => {
       const key = request.apiKey!;
-      if (request.query.tenant !== undefined && request.query.tenant !== key.tenant)
-        throw new ApiError(404, 'not_found', 'no usage is available for this tenant with this key');
+      if (request.query.tenant !== undefined && request.query.tenant !== key.tenant) throw API_REFUSALS.usageNotAvailable();
       const keys = await deps.keys.list(key.tenant);
       const report = await usageReport({ ledger: deps.ledger, billing: deps.billing, keys }, await deps.billing.period(), key.tenant);
       const { tenants, ...period } = usageReportJson(report);
