@@ -73,24 +73,7 @@ t.test('two processes racing for the same idempotency keys: exactly one started 
       stdio: ['pipe', 'pipe', 'inherit'],
     }),
   );
-  const outputs = racers.map((racer) => {
-    let text = '';
-    racer.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    return () => text;
-  });
-  await Promise.all(
-    outputs.map(
-      (text) =>
-        new Promise<void>((done) => {
-          const check = () => (text().includes('ready\n') ? done() : setTimeout(check, 10));
-          check();
-        }),
-    ),
-  );
-  for (const racer of racers) racer.stdin.write('go\n');
-  const codes = await Promise.all(racers.map(async (racer) => (await once(racer, 'close'))[0]));
-  t.same(codes, [0, 0]);
-  const [a, b] = outputs.map((text) => JSON.parse(text().split('\n')[1]) as string[]);
+  const [a, b] = await raceOnce<string[]>(racers);
   const wrong = a.map((state, i) => [state, b[i]].sort().join('+')).filter((pair) => pair !== 'in_progress+started');
   t.same(wrong, [], `every key: one started, one in_progress (${a.filter((s) => s === 'started').length} won by the first)`);
 });
@@ -115,7 +98,7 @@ t.test('two processes claiming jobs and completing upload slots on one file: eac
   const racers = ['w-a', 'w-b'].map((worker) =>
     spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/helpers/job-racer.ts'), file, worker], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }),
   );
-  const outputs = await raceOnce(racers);
+  const outputs = await raceOnce<{ claimed: string[]; accepted: string[] }>(racers);
   const claimed = outputs.flatMap((output) => output.claimed);
   const accepted = outputs.flatMap((output) => output.accepted);
   // A slot the other process already accepted is claimable too: the claims cover the queued jobs.
@@ -139,7 +122,7 @@ t.test('two processes claiming jobs and completing upload slots on one file: eac
 });
 
 /** Waits for each racer's "ready", starts them together, and returns what each printed last. */
-async function raceOnce(racers: Array<ChildProcessByStdio<Writable, Readable, null>>): Promise<Array<{ claimed: string[]; accepted: string[] }>> {
+async function raceOnce<Output>(racers: Array<ChildProcessByStdio<Writable, Readable, null>>): Promise<Output[]> {
   const texts = racers.map((racer) => {
     let text = '';
     racer.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -157,5 +140,5 @@ async function raceOnce(racers: Array<ChildProcessByStdio<Writable, Readable, nu
   for (const racer of racers) racer.stdin.write('go\n');
   const codes = await Promise.all(racers.map(async (racer) => (await once(racer, 'close'))[0]));
   if (codes.some((code) => code !== 0)) throw new Error(`a racer exited with ${codes.join(', ')}`);
-  return texts.map((text) => JSON.parse(text().split('\n')[1]) as { claimed: string[]; accepted: string[] });
+  return texts.map((text) => JSON.parse(text().split('\n')[1]) as Output);
 }
