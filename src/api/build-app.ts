@@ -53,8 +53,9 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
     http: NODE_HTTP_OPTIONS,
     // Route schemas (openapi-types.ts RouteSchema) are validated as documented: no type coercion,
     // no defaults written into the request and nothing removed from it, so a handler sees what the
-    // client sent and the contract's own checks judge it.
-    ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false } },
+    // client sent and the contract's own checks judge it. `verbose` puts the failing schema on each
+    // issue, so a refusal of an unknown name can list the names the route takes (error-mapping.ts).
+    ajv: { customOptions: { coerceTypes: false, useDefaults: false, removeAdditional: false, verbose: true } },
   });
   // Bodies are built by the handlers (transcripts as JSON text); response schemas document them and
   // the tests hold real answers to them. fast-json-stringify would drop any field a schema leaves

@@ -201,15 +201,26 @@ function expected([status, code, message, headers]: Answer): MappedError {
  */
 function validationMessage(issues: unknown[], context: unknown): string {
   const where = (typeof context === 'string' && VALIDATION_CONTEXTS[context]) || 'field';
-  const issue = (issues[0] ?? {}) as { keyword?: unknown; schemaPath?: unknown; params?: { missingProperty?: unknown } };
+  const issue = (issues[0] ?? {}) as { keyword?: unknown; schemaPath?: unknown; params?: { missingProperty?: unknown }; parentSchema?: unknown };
   const path = typeof issue.schemaPath === 'string' ? schemaPropertyPath(issue.schemaPath) : [];
   if (issue.keyword === 'required' && typeof issue.params?.missingProperty === 'string') {
     const name = [...path, issue.params.missingProperty].join('.');
     if (SCHEMA_NAME.test(name)) return `the ${where} '${name}' is required`;
   }
   const name = path.join('.');
+  // An unknown name: the names the schema takes are listed instead (the one sent is the client's text).
+  const known = issue.keyword === 'additionalProperties' ? schemaPropertyNames(issue.parentSchema) : null;
+  if (known && path.length === 0) return `a ${where} is not one this route takes (${known.length > 0 ? `only: ${known.join(', ')}` : 'none'})`;
   if (name !== '' && SCHEMA_NAME.test(name)) return `the ${where} '${name}' is not valid`;
   return 'the request is not valid';
+}
+
+/** The `properties` an object schema names, or null when that is not a schema with plain names. */
+function schemaPropertyNames(schema: unknown): string[] | null {
+  const properties = (typeof schema === 'object' && schema !== null ? schema : {}) as { properties?: unknown };
+  if (typeof properties.properties !== 'object' || properties.properties === null) return null;
+  const names = Object.keys(properties.properties);
+  return names.every((n) => SCHEMA_NAME.test(n)) ? names : null;
 }
 
 /** `#/properties/a/properties/b/type` -> ['a', 'b']: the schema's own property names. */

@@ -102,7 +102,7 @@ export const transcriptionRequest: Schema = {
       description:
         `Answer with server-sent events (text/event-stream) as the text is decoded: ` +
         `\`transcript.text.delta\`, then \`transcript.text.segment\` per segment for \`diarized_json\`, then \`transcript.text.done\`. ` +
-        `Needs response_format ${STREAMED_FORMATS.join(', ')}, audio within the inline boundary and no \`webhook_url\` (422 otherwise).`,
+        `Needs response_format ${STREAMED_FORMATS.join(', ')}, audio within the inline boundary, no \`webhook_url\` and no \`include[]\` (422 otherwise).`,
     }),
     profile: string({
       enum: PROFILES,
@@ -133,7 +133,7 @@ export const transcriptionRequest: Schema = {
       description:
         "OpenAI's parameter (`include` for a single value). `logprobs` adds `logprobs` to the `json` answer: " +
         "the decoder's tokens with their log-probability and bytes, before vocabulary corrections. " +
-        'Needs `json` and an inline answer (422 otherwise).',
+        'Needs `json` and an inline answer, and cannot be streamed (422 otherwise, as with `stream=true`).',
     },
     chunking_strategy: string({
       description:

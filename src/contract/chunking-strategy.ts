@@ -26,7 +26,8 @@ export function isChunkingStrategyField(name: string): boolean {
 
 /** The request's VAD parameters from `chunking_strategy`; null for `auto` or when absent. */
 export function parseChunkingStrategy(fields: Record<string, string>): RequestVadParams | null {
-  const members: Record<string, unknown> = {};
+  // No prototype: a member named `constructor` or `__proto__` is a member like any other, refused below.
+  const members: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [name, value] of Object.entries(fields)) {
     const member = OBJECT_FIELD.exec(name)?.[1];
     if (member) members[member] = value;
@@ -42,12 +43,15 @@ export function parseChunkingStrategy(fields: Record<string, string>): RequestVa
       throw bad('chunking_strategy must be auto or a server_vad object');
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw bad('chunking_strategy must be auto or a server_vad object');
-    Object.assign(members, parsed);
+    // Own members copied one by one: Object.assign would set `__proto__` rather than copy it.
+    for (const [name, value] of Object.entries(parsed)) members[name] = value;
   }
   if (Object.keys(members).length === 0) return null;
   if (members.type !== 'server_vad') throw bad('chunking_strategy[type] must be server_vad');
   for (const name of Object.keys(members)) {
-    if (name !== 'type' && !(name in SERVER_VAD_DEFAULTS)) throw bad('chunking_strategy takes type, threshold, prefix_padding_ms and silence_duration_ms only');
+    if (name !== 'type' && !Object.hasOwn(SERVER_VAD_DEFAULTS, name)) {
+      throw bad('chunking_strategy takes type, threshold, prefix_padding_ms and silence_duration_ms only');
+    }
   }
   const threshold = numberMember(members.threshold, SERVER_VAD_DEFAULTS.threshold, 'threshold', 0, 1, false);
   const prefix = numberMember(members.prefix_padding_ms, SERVER_VAD_DEFAULTS.prefix_padding_ms, 'prefix_padding_ms', 0, MAX_MS, true);

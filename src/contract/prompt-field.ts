@@ -2,6 +2,7 @@
 // of the vocabulary terms, and under the same safety check (prompted-recognition.ts). whisper keeps the
 // last 224 tokens of a prompt; MAX_PROMPT_CHARACTERS keeps a prompt within about that, so what is sent
 // is what is used.
+import { hasRefusedCharacter } from '../domain/refused-characters.js';
 import { UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 
 export const MAX_PROMPT_CHARACTERS = 800;
@@ -13,8 +14,6 @@ export function parsePrompt(raw: unknown): string | null {
   const prompt = raw.trim();
   if (prompt === '') return null;
   if ([...prompt].length > MAX_PROMPT_CHARACTERS) throw new UnprocessableRequest(`prompt is at most ${MAX_PROMPT_CHARACTERS} characters`);
-  // Control characters are exactly what this refuses.
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(prompt)) throw new UnprocessableRequest('prompt must not contain control characters');
+  if (hasRefusedCharacter(prompt, true)) throw new UnprocessableRequest('prompt must not contain control or bidirectional control characters');
   return prompt;
 }

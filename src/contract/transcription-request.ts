@@ -276,6 +276,8 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (fields[INCLUDE_FIELD] !== undefined && fields.include !== undefined) throw bad('send include[] or include, not both');
   const logprobs = parseInclude(fields[INCLUDE_FIELD] ?? fields.include, responseFormat);
   if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
+  // The stream's events carry text only; the log-probabilities come with the json answer's body.
+  if (logprobs && stream) throw unprocessable('include[]=logprobs comes with the json answer and cannot be streamed: send stream=true or include[], not both');
   return {
     task: 'transcribe',
     model,

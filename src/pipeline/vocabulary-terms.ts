@@ -1,5 +1,6 @@
 // Vocabulary lists (docs/DESIGN.md decision 3): up to 1,000 terms of up to 96 characters; at most 30 when
 // the effective language is auto, Arabic or Hindi.
+import { hasRefusedCharacter } from '../domain/refused-characters.js';
 import type { LanguageChoice } from './language-stage.js';
 import { SMALL_VOCABULARY_LANGUAGES } from './languages.js';
 import { UnprocessableRequest } from './pipeline-errors.js';
@@ -28,9 +29,7 @@ export function termLimitFor(vocabularyLanguage: string): number {
 export function termProblem(term: string): string | null {
   if (term.length === 0) return 'vocabulary terms must not be empty';
   if ([...term].length > MAX_TERM_LENGTH) return `vocabulary terms are at most ${MAX_TERM_LENGTH} characters`;
-  // Control characters are exactly what this refuses.
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(term)) return 'vocabulary terms must not contain control characters';
+  if (hasRefusedCharacter(term)) return 'vocabulary terms must not contain control or bidirectional control characters';
   return null;
 }
 

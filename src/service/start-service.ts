@@ -31,7 +31,7 @@ import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { runtimeNotes } from './runtime-notes.js';
-import { rolePlan, RoleRefusedError } from './role-plan.js';
+import { rolePlan, RoleRefusedError, type RolePlan } from './role-plan.js';
 import { ServiceMetrics } from './service-metrics.js';
 import { startSweeper } from './sweeper.js';
 import { serviceRoutes } from './service-routes.js';
@@ -73,6 +73,8 @@ export interface StartOptions {
 export { RoleRefusedError };
 
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
+  // Judged from the settings before anything is created: a refused role leaves no data folder or database behind.
+  const plan = rolePlan(config.role, config.database.url === null ? 'sqlite' : 'postgres');
   mkdirSync(config.dataDir, { recursive: true });
   const instanceId = newInstanceId();
   const stores = await openStores({
@@ -86,7 +88,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
   };
   try {
-    return await startRole(config, options, instanceId, stores, closers);
+    return await startRole(config, options, instanceId, stores, plan, closers);
   } catch (error) {
     await unwind();
     throw error;
@@ -98,9 +100,9 @@ async function startRole(
   options: StartOptions,
   instanceId: string,
   stores: Stores,
+  plan: RolePlan,
   closers: Array<() => Promise<void> | void>,
 ): Promise<RunningService> {
-  const plan = rolePlan(config.role, stores.kind);
   const { keys, jobs, idempotency, outbox, notices } = stores;
   const opened = openBlobStore(config.dataDir, config.storage.s3);
   closers.push(() => opened.close());

@@ -3,6 +3,7 @@
 import { KeyStoreError } from './key-store-error.js';
 import { BILLING_STATES, ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from './key-store.js';
 import { LANGUAGE_FAMILIES, LANGUAGE_TAG_SYNTAX } from '../domain/language-families.js';
+import { hasRefusedCharacter } from '../domain/refused-characters.js';
 
 export const MAX_DICTIONARY_TERMS = 1000;
 export const MAX_DICTIONARY_TERM_LENGTH = 96;
@@ -87,9 +88,7 @@ export function validateDictionaryTerms(values: readonly string[]): string[] {
     const where = `dictionary term ${index + 1}`;
     if (term.length === 0) throw invalid(`${where} is empty`);
     if ([...term].length > MAX_DICTIONARY_TERM_LENGTH) throw invalid(`${where} is longer than ${MAX_DICTIONARY_TERM_LENGTH} characters`);
-    // Control characters are exactly what this refuses.
-    // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u001f\u007f]/.test(term)) throw invalid(`${where} contains a control character`);
+    if (hasRefusedCharacter(term)) throw invalid(`${where} contains a control or bidirectional control character`);
     const folded = term.toLowerCase();
     if (seen.has(folded)) return;
     seen.add(folded);

@@ -126,6 +126,23 @@ t.test('validation messages name schema fields only', async (t) => {
     'a request-chosen name is never used',
   );
   t.equal(
+    mapError(
+      validation(
+        [
+          {
+            keyword: 'additionalProperties',
+            schemaPath: '#/additionalProperties',
+            params: { additionalProperty: 'ECHO-CANARY-1234' },
+            parentSchema: { type: 'object', additionalProperties: false, properties: { tenant: { type: 'string' } } },
+          },
+        ],
+        'querystring',
+      ),
+    ).apiError.message,
+    'a query parameter is not one this route takes (only: tenant)',
+    'an unknown name: the names the schema takes instead',
+  );
+  t.equal(
     mapError(validation([{ keyword: 'type', schemaPath: '#/patternProperties/.*/type', instancePath: '/ECHO' }])).apiError.message,
     'the request is not valid',
   );

@@ -170,8 +170,20 @@ t.test('chunking_strategy: auto is what the service does; server_vad sets the VA
     [{ type: 'server_vad', prefix_padding_ms: -1 }, /chunking_strategy\[prefix_padding_ms\] must be an integer/],
     [{ type: 'client_vad' }, /chunking_strategy\[type\] must be server_vad/],
     [{ type: 'server_vad', canary: 1 }, /takes type, threshold, prefix_padding_ms and silence_duration_ms only/],
+    // Names an object has by its prototype are unknown members too.
+    [{ type: 'server_vad', constructor: 1 }, /takes type, threshold, prefix_padding_ms and silence_duration_ms only/],
+    [{ type: 'server_vad', toString: 1 }, /takes type, threshold, prefix_padding_ms and silence_duration_ms only/],
   ] as const) {
     await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), chunking_strategy: strategy as never }), 400, message);
+  }
+  const protoFields: Array<Record<string, string>> = [
+    { 'chunking_strategy[type]': 'server_vad', 'chunking_strategy[__proto__]': '1' },
+    { chunking_strategy: '{"type":"server_vad","__proto__":{"threshold":1}}' },
+  ];
+  for (const fields of protoFields) {
+    const proto = await postTranscription(svc.url, svc.key, { ...base, ...fields }, { data: speech, name: 'visit.wav', type: 'audio/wav' });
+    t.equal(proto.status, 400, '__proto__ is an unknown member');
+    t.match(((await proto.json()) as { error: { message: string } }).error.message, /takes type, threshold, prefix_padding_ms and silence_duration_ms only/);
   }
   await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), known_speaker_names: ['canary'] } as never), 422, /anonymous/);
   await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), languages: ['en'] } as never), 422, /language_hints/);

@@ -107,6 +107,13 @@ t.test('requests that cannot stream are refused before anything is decoded, and 
     ['verbose_json', { response_format: 'verbose_json' }, speech, 422, /stream=true needs response_format json, text, diarized_json/],
     ['audio above the inline boundary', {}, long, 422, /up to 60 seconds; longer audio becomes a job/],
     ['not a boolean', { stream: 'yes' }, speech, 400, /stream must be true or false/],
+    [
+      'logprobs',
+      { response_format: 'json', 'include[]': 'logprobs' },
+      speech,
+      422,
+      /include\[\]=logprobs .*cannot be streamed: send stream=true or include\[\]/,
+    ],
   ];
   for (const [name, extra, audio, status, message] of cases) {
     const res = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', language: 'en', stream: 'true', ...extra }, wav(audio));

@@ -142,6 +142,23 @@ t.test('field validation: status and code per the contract', async (t) => {
       if (name !== 'model' && value.length > 5) t.notOk(body.error.message.includes(value), 'message does not echo the field');
     }
   }
+  // Bidirectional controls (RLO, LRI, RLM, ALM...) could reorder how a term or the prompt reads: 422 naming the field.
+  for (const [fields, message] of [
+    [{ vocabulary: JSON.stringify(['metoprolol \u202e50 mg']) }, /^vocabulary terms must not contain control or bidirectional control characters$/],
+    [{ vocabulary: JSON.stringify(['a\u2066b']) }, /^vocabulary terms must not contain/],
+    [{ 'keywords[]': 'dose\u200f' }, /^vocabulary terms must not contain/],
+    [{ prompt: 'Follow-up \u061c visit' }, /^prompt must not contain control or bidirectional control characters$/],
+    [{ prompt: 'Follow-up \u202a visit' }, /^prompt must not contain/],
+  ] as const) {
+    const res = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', ...fields }, wav(short));
+    const body = await expectError(t, res, 422, 'invalid_request');
+    t.match(body.error.message, message);
+  }
+  t.equal(
+    (await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', prompt: 'Two lines,\r\n\tindented.' }, wav(short))).status,
+    200,
+    'line breaks pass',
+  );
   // 1,000 terms of 96 characters are fine.
   const ok = await postTranscription(
     svc.url,

@@ -125,6 +125,11 @@ t.test('every route is metered to the millisecond; GET /v1/usage shows the own t
 
   t.equal((await usageOf(b.key, '?tenant=clinic-a')).status, 404, "another tenant's figures: 404");
   t.equal((await usageOf(a.key, '?tenant=clinic-a')).status, 200, 'naming the own tenant is fine');
+  t.same(
+    await usageOf(a.key, '?month=2026-01'),
+    { status: 400, body: { error: { code: 'invalid_request', message: 'a query parameter is not one this route takes (only: tenant)' } } },
+    'an unknown parameter: refused, naming what the route takes (never the name sent)',
+  );
   const other = await usageOf(b.key);
   t.equal(other.body.tenant, 'clinic-b');
   t.same(lines(other.body), [], 'nothing of clinic-a is shown to clinic-b');

@@ -1,6 +1,8 @@
 // Health and metrics on the embedded default (SQLite, local disk, role `all`): /healthz and /readyz
 // need no key and report each check; /metrics is Prometheus text whose labels are route templates,
 // never a job id, a key or a tenant; SVC_METRICS_PORT moves /metrics to a listener of its own.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load-config.js';
 import { RoleRefusedError, startService } from '../../src/service/start-service.js';
@@ -64,9 +66,11 @@ t.test('SVC_METRICS_PORT: /metrics on its own listener only', async (t) => {
   t.equal((await fetch(`${svc.url}/readyz`)).status, 200, 'health stays on the main port');
 });
 
-t.test('the api and worker roles are refused on SQLite, before anything listens', async (t) => {
+t.test('the api and worker roles are refused on SQLite, before anything listens or is created', async (t) => {
   for (const role of ['api', 'worker']) {
-    const config = loadConfig({ SVC_DATA_DIR: t.testdir(), SVC_PORT: '0', SVC_MODEL: await testModelPath('micro'), SVC_ROLE: role, SVC_LOG_LEVEL: 'silent' });
+    const dataDir = join(t.testdir(), 'data');
+    const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_MODEL: await testModelPath('micro'), SVC_ROLE: role, SVC_LOG_LEVEL: 'silent' });
     await t.rejects(startService(config), RoleRefusedError, role);
+    t.notOk(existsSync(dataDir), `${role}: no data folder, no svc-stt.db in it`);
   }
 });

@@ -258,6 +258,9 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       await rejects(t, () => store.setDictionary(record.id, 'en', ['x'.repeat(97)]), 'invalid_argument', /term 1 is longer than 96/);
       await rejects(t, () => store.setDictionary(record.id, 'en', ['ok', '   ']), 'invalid_argument', /term 2 is empty/);
       await rejects(t, () => store.setDictionary(record.id, 'en', ['tab\there']), 'invalid_argument', /control character/);
+      for (const bidi of ['\u202e', '\u2067', '\u200e', '\u061c']) {
+        await rejects(t, () => store.setDictionary(record.id, 'en', ['ok', `dose${bidi}50`]), 'invalid_argument', /term 2 contains a control or bidirectional/);
+      }
       await rejects(t, () => store.setDictionary(record.id, 'en-GB', ['x']), 'invalid_argument', /language family/);
       await rejects(t, () => store.setDictionary(record.id, 'xx', ['x']), 'invalid_argument', /language family/);
       await rejects(t, () => store.setDictionary('key_ZZZZZZZZZZZZ', 'en', ['x']), 'not_found', /no API key/);
