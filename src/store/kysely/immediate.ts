@@ -11,9 +11,14 @@ import { sql } from 'kysely';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 
+/** Connections inside an `immediate` now: a nested one would roll back the outer transaction. */
+const inTransaction = new WeakSet<StoreDb>();
+
 export async function immediate<T>(db: StoreDb, work: (trx: StoreDb) => Promise<T>): Promise<T> {
-  if (onPostgresDb(db)) return db.transaction().execute(work);
+  if (inTransaction.has(db)) throw new Error('immediate() inside a transaction: pass the transaction handle to its statements instead');
+  if (onPostgresDb(db)) return postgresTransaction(db, work);
   return db.connection().execute(async (connection) => {
+    inTransaction.add(connection);
     await sql`begin immediate`.execute(connection);
     try {
       const result = await work(connection);
@@ -24,6 +29,28 @@ export async function immediate<T>(db: StoreDb, work: (trx: StoreDb) => Promise<
       // says why is `error`, not the rollback's "no transaction is active".
       await sql`rollback`.execute(connection).catch(() => undefined);
       throw error;
+    } finally {
+      inTransaction.delete(connection);
     }
   });
+}
+
+/**
+ * Kysely's transaction, except that the error which ended `work` is the one thrown: Kysely throws a
+ * failed ROLLBACK's error in its place, which would turn a refusal into an outage and hide the cause.
+ */
+async function postgresTransaction<T>(db: StoreDb, work: (trx: StoreDb) => Promise<T>): Promise<T> {
+  let failure: { error: unknown } | null = null;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      try {
+        return await work(trx);
+      } catch (error) {
+        failure = { error };
+        throw error;
+      }
+    });
+  } catch (error) {
+    throw failure ? (failure as { error: unknown }).error : error;
+  }
 }

@@ -57,6 +57,9 @@ import { addReviewRequired, recordUsage } from './kysely-usage-ledger.js';
 
 type JobIds = SelectQueryBuilder<StoreSchema, 'jobs', { id: string }>;
 
+/** Results expired per statement (see expireResults). */
+const EXPIRY_BATCH = 500;
+
 export class KyselyJobStore implements JobStore {
   private readonly instanceId: string | null;
   private readonly postgres: boolean;
@@ -315,6 +318,17 @@ export class KyselyJobStore implements JobStore {
   }
 
   async expireResults(nowMs: number): Promise<ReleasedBlobs[]> {
+    // In batches: one statement names at most EXPIRY_BATCH ids (SQLite takes 32,766 parameters and
+    // PostgreSQL 65,535 at most, and a backlog after downtime can be larger than either).
+    const released: ReleasedBlobs[] = [];
+    for (;;) {
+      const batch = await this.expireResultBatch(nowMs);
+      released.push(...batch);
+      if (batch.length < EXPIRY_BATCH) return released;
+    }
+  }
+
+  private expireResultBatch(nowMs: number): Promise<ReleasedBlobs[]> {
     // Locked, so that of two sweepers each result path is handed out for deletion once.
     return immediate(this.db, async (trx) => {
       const rows = await trx
@@ -324,6 +338,7 @@ export class KyselyJobStore implements JobStore {
         .where('result_expires_at_ms', '<=', nowMs)
         .where('result_path', 'is not', null)
         .orderBy('id')
+        .limit(EXPIRY_BATCH)
         .$if(this.postgres, (query) => query.forUpdate())
         .execute();
       if (rows.length === 0) return [];

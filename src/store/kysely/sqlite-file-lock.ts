@@ -4,6 +4,7 @@
 // an await, would sleep in the busy handler with the event loop stopped, so the first could never
 // commit. Waiting here instead lets it finish. Between processes SQLite's own lock (and its busy
 // timeout) still decides, as before. An in-memory database is its own file.
+import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DatabaseConnection, Driver, TransactionSettings } from 'kysely';
 import type { Database } from '../sqlite/database.js';
@@ -30,7 +31,8 @@ export function lockOfFile(db: Database): FileLock {
     ofMemory.set(db, lock);
     return lock;
   }
-  const file = resolve(db.name);
+  // The file itself, not the path it was opened by: a data folder reached through a link is one file.
+  const file = existsSync(db.name) ? realpathSync(db.name) : resolve(db.name);
   const lock = ofFile.get(file) ?? new FileLock();
   ofFile.set(file, lock);
   return lock;

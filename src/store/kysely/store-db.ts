@@ -10,6 +10,7 @@
 // first holds the write lock across an await.
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type { PostgresDatabase } from '../postgres/database.js';
+import { isConnectionFailure } from '../postgres/connection-failure.js';
 import { rethrowAsUnavailable } from '../postgres/database.js';
 import type { Database } from '../sqlite/database.js';
 import { fileLockedDriver, lockOfFile } from './sqlite-file-lock.js';
@@ -52,14 +53,29 @@ export function onPostgresDb(db: StoreDb): boolean {
  * The database's pool as Kysely takes it, failing as the database's own queries do: a connection
  * failure is StoreUnavailableError (a 503 at the edge), anything else stays as it is. `end` does
  * nothing: the pool is the PostgresDatabase's, which ends it on close.
+ *
+ * A client whose connection failed is never handed out again, as `pool.query` would ensure: pg
+ * emits 'error' on a checked-out client whose socket dies (unheard, that event would end the
+ * process), and a query that timed out leaves the client looking usable while its dead query still
+ * blocks it. Either marks the client broken, and a broken client is destroyed on release.
  */
 function unavailableAware(pool: PostgresDatabase['pool']): PostgresPool {
   return {
     connect: async () => {
       const client = await pool.connect().catch(rethrowAsUnavailable);
+      let broken: Error | undefined;
+      const onError = (error: Error) => (broken ??= error);
+      client.on('error', onError);
       const wrapped = {
-        query: (text: string, values: readonly unknown[]) => client.query(text, [...values]).catch(rethrowAsUnavailable),
-        release: (destroy?: boolean) => client.release(destroy),
+        query: (text: string, values: readonly unknown[]) =>
+          client.query(text, [...values]).catch((error: unknown) => {
+            if (isConnectionFailure(error)) broken ??= error as Error;
+            return rethrowAsUnavailable(error);
+          }),
+        release: (destroy?: boolean) => {
+          client.off('error', onError);
+          client.release(broken ?? destroy);
+        },
       };
       return wrapped as unknown as PostgresPoolClient;
     },

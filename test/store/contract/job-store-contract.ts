@@ -762,6 +762,26 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       }
     });
 
+    t.test('a backlog of expired results larger than one statement names is handed out whole, each once', async (t) => {
+      // More than one batch of the store (500 ids a statement): after downtime the backlog can pass
+      // what one statement may name (SQLite 32,766 parameters, PostgreSQL 65,535).
+      const { jobs } = await open(t);
+      const count = 1_100;
+      const finished = new Set<string>();
+      let succeeded = 0;
+      for (let i = 0; i < count; i++) {
+        const job = await jobs.create(newJob('ten_a'), new Date(1000));
+        const claimed = await jobs.claimNext('w', 2000, 60_000);
+        if (claimed?.id === job.id && (await jobs.succeed(job.id, 'w', result(`/r/${i}`), retention, 3000))) succeeded += 1;
+        finished.add(job.id);
+      }
+      t.equal(succeeded, count, 'each job claimed and succeeded as created');
+      const expired = await jobs.expireResults(retention.resultExpiresAtMs);
+      t.equal(expired.length, count, 'every expired result');
+      t.same(new Set(expired.map((r) => r.id)), finished, 'each once');
+      t.same(await jobs.expireResults(retention.resultExpiresAtMs), [], 'nothing left');
+    });
+
     t.test('sweeps run twice at once: each expired result and each closed slot is handed out once', async (t) => {
       const { jobs, another } = await open(t);
       const second = (await another()).jobs;
