@@ -17,9 +17,10 @@ export async function runServeCommand(args: string[] = []): Promise<void> {
     const terminal = process.stdout.isTTY === true;
     (terminal ? process.stdout : process.stderr).write(firstKeyBanner(service.url, service.firstKeyFile, terminal ? service.firstKey : null));
   }
-  // The realtime line first: `listening` is the last line a supervisor waits for.
-  if (service.realtime) process.stdout.write(`realtime listening ${service.realtime.url}\n`);
-  process.stdout.write(`listening ${service.url}\n`);
+  // stdout is the JSON log: the ready record is one of its records, {"msg":"listening","url",...}, the
+  // one a supervisor waits for. It is logged whatever SVC_LOG_LEVEL says (a child logger at info).
+  const ready = service.app.log.child({}, { level: 'info' });
+  ready.info({ url: service.url, ...(service.realtime ? { realtimeUrl: service.realtime.url } : {}) }, 'listening');
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -1,4 +1,5 @@
-// The optional JSON config file named by SVC_CONFIG: the ServiceConfig shape, any subset of it.
+// The optional JSON config file named by SVC_CONFIG: an object of settings, each named as its
+// environment variable without SVC_, camelCase (the names are load-config.ts's).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 

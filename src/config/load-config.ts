@@ -1,5 +1,5 @@
 // `svc-stt serve` configuration: environment variables, then the optional JSON file named by
-// SVC_CONFIG (same settings, ServiceConfig's camelCase shape), then DEFAULTS. Every problem is
+// SVC_CONFIG (the same settings, flat, each named as its variable without SVC_, camelCase), then DEFAULTS. Every problem is
 // collected and thrown together as one ConfigError.
 import { EDGE_MODEL, FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import { accessSync, constants, statSync } from 'node:fs';
@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { WORD_ALIGNMENTS } from '../engine/alignment-heads.js';
 import { defaultPoolShape } from '../engine/pool-shape.js';
 import { resolve } from 'node:path';
+import { isModelPathArgument, resolveModelFile } from '../models/model-paths.js';
 import { defaultVadModelPath } from '../models/vad-model-path.js';
 import { ConfigError } from './config-error.js';
 import { readConfigFile, type ConfigFile } from './config-file.js';
@@ -20,61 +21,68 @@ const DEFAULT_DATA_DIR = './data';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const HOST = /^[A-Za-z0-9.:%-]+$/;
 
+/** A setting read from `env`, and in the config file from the same name without `SVC_`, camelCase (SVC_MAX_QUEUE: maxQueue). */
+function setting(env: string, formerly?: string): SettingName {
+  const [first = '', ...rest] = env.replace(/^SVC_/, '').toLowerCase().split('_');
+  const file = first + rest.map((part) => part.charAt(0).toUpperCase() + part.slice(1)).join('');
+  return formerly ? { env, file, formerly } : { env, file };
+}
+
 const S = {
-  role: { env: 'SVC_ROLE', file: 'role' },
-  metricsPort: { env: 'SVC_METRICS_PORT', file: 'metricsPort' },
-  metricsTenantLabels: { env: 'SVC_METRICS_TENANT_LABELS', file: 'metricsTenantLabels' },
-  drainMs: { env: 'SVC_DRAIN_MS', file: 'lifecycle.drainMs' },
-  instanceTtlMs: { env: 'SVC_INSTANCE_TTL_MS', file: 'lifecycle.instanceTtlMs' },
-  dataDir: { env: 'SVC_DATA_DIR', file: 'dataDir' },
-  s3Bucket: { env: 'SVC_S3_BUCKET', file: 'storage.s3.bucket' },
-  s3Region: { env: 'SVC_S3_REGION', file: 'storage.s3.region' },
-  s3Endpoint: { env: 'SVC_S3_ENDPOINT', file: 'storage.s3.endpoint' },
-  s3PublicEndpoint: { env: 'SVC_S3_PUBLIC_ENDPOINT', file: 'storage.s3.publicEndpoint' },
-  s3ForcePathStyle: { env: 'SVC_S3_FORCE_PATH_STYLE', file: 'storage.s3.forcePathStyle' },
-  s3AccessKeyId: { env: 'SVC_S3_ACCESS_KEY_ID', file: 'storage.s3.accessKeyId' },
-  s3SecretAccessKey: { env: 'SVC_S3_SECRET_ACCESS_KEY', file: 'storage.s3.secretAccessKey' },
-  s3Prefix: { env: 'SVC_S3_PREFIX', file: 'storage.s3.prefix' },
-  databaseUrl: { env: 'SVC_DATABASE_URL', file: 'database.url' },
-  host: { env: 'SVC_HOST', file: 'host' },
-  port: { env: 'SVC_PORT', file: 'port' },
-  realtimePort: { env: 'SVC_REALTIME_PORT', file: 'realtimePort' },
-  realtimeTransport: { env: 'SVC_REALTIME_TRANSPORT', file: 'realtimeTransport' },
-  model: { env: 'SVC_MODEL', file: 'models.svc-medical-1' },
-  edgeModel: { env: 'SVC_EDGE_MODEL', file: 'models.svc-medical-edge-1' },
-  vad: { env: 'SVC_VAD', file: 'vad.enabled' },
-  vadModel: { env: 'SVC_VAD_MODEL', file: 'vad.model' },
-  wordAlignment: { env: 'SVC_WORD_ALIGNMENT', file: 'wordAlignment' },
-  inlineBoundarySeconds: { env: 'SVC_INLINE_BOUNDARY_SECONDS', file: 'inlineBoundarySeconds' },
-  maxAudioSeconds: { env: 'SVC_MAX_AUDIO_SECONDS', file: 'maxAudioSeconds' },
-  minAudioSeconds: { env: 'SVC_MIN_AUDIO_SECONDS', file: 'minAudioSeconds' },
+  role: setting('SVC_ROLE'),
+  metricsPort: setting('SVC_METRICS_PORT'),
+  metricsTenantLabels: setting('SVC_METRICS_TENANT_LABELS'),
+  drainMs: setting('SVC_DRAIN_MS', 'lifecycle.drainMs'),
+  instanceTtlMs: setting('SVC_INSTANCE_TTL_MS', 'lifecycle.instanceTtlMs'),
+  dataDir: setting('SVC_DATA_DIR'),
+  s3Bucket: setting('SVC_S3_BUCKET', 'storage.s3.bucket'),
+  s3Region: setting('SVC_S3_REGION', 'storage.s3.region'),
+  s3Endpoint: setting('SVC_S3_ENDPOINT', 'storage.s3.endpoint'),
+  s3PublicEndpoint: setting('SVC_S3_PUBLIC_ENDPOINT', 'storage.s3.publicEndpoint'),
+  s3ForcePathStyle: setting('SVC_S3_FORCE_PATH_STYLE', 'storage.s3.forcePathStyle'),
+  s3AccessKeyId: setting('SVC_S3_ACCESS_KEY_ID', 'storage.s3.accessKeyId'),
+  s3SecretAccessKey: setting('SVC_S3_SECRET_ACCESS_KEY', 'storage.s3.secretAccessKey'),
+  s3Prefix: setting('SVC_S3_PREFIX', 'storage.s3.prefix'),
+  databaseUrl: setting('SVC_DATABASE_URL', 'database.url'),
+  host: setting('SVC_HOST'),
+  port: setting('SVC_PORT'),
+  realtimePort: setting('SVC_REALTIME_PORT'),
+  realtimeTransport: setting('SVC_REALTIME_TRANSPORT'),
+  model: setting('SVC_MODEL', 'models.svc-medical-1'),
+  edgeModel: setting('SVC_EDGE_MODEL', 'models.svc-medical-edge-1'),
+  vad: setting('SVC_VAD', 'vad.enabled'),
+  vadModel: setting('SVC_VAD_MODEL', 'vad.model'),
+  wordAlignment: setting('SVC_WORD_ALIGNMENT'),
+  inlineBoundarySeconds: setting('SVC_INLINE_BOUNDARY_SECONDS'),
+  maxAudioSeconds: setting('SVC_MAX_AUDIO_SECONDS'),
+  minAudioSeconds: setting('SVC_MIN_AUDIO_SECONDS'),
   maxUploadBytes: { file: 'maxUploadBytes' },
-  retentionHours: { env: 'SVC_RETENTION_HOURS', file: 'retentionHours' },
-  workers: { env: 'SVC_WORKERS', file: 'pool.workers' },
-  threadsPerWorker: { env: 'SVC_THREADS_PER_WORKER', file: 'pool.threadsPerWorker' },
-  maxQueue: { env: 'SVC_MAX_QUEUE', file: 'pool.maxQueue' },
-  idleTimeoutMs: { env: 'SVC_UPLOAD_IDLE_TIMEOUT_MS', file: 'upload.idleTimeoutMs' },
-  minBytesPerSecond: { env: 'SVC_UPLOAD_MIN_BYTES_PER_SECOND', file: 'upload.minBytesPerSecond' },
-  minRateGraceMs: { env: 'SVC_UPLOAD_MIN_RATE_GRACE_MS', file: 'upload.minRateGraceMs' },
-  rateLimitPerMinute: { env: 'SVC_RATE_LIMIT_PER_MINUTE', file: 'rateLimitPerMinute' },
-  maxPipelinedRequests: { env: 'SVC_MAX_PIPELINED_REQUESTS', file: 'connections.authenticated.maxPipelinedRequests' },
-  maxUnreadBytes: { env: 'SVC_MAX_UNREAD_BYTES', file: 'connections.authenticated.maxUnreadBytes' },
-  unreadTimeoutMs: { env: 'SVC_UNREAD_TIMEOUT_MS', file: 'connections.authenticated.unreadTimeoutMs' },
-  publicMaxPipelinedRequests: { env: 'SVC_PUBLIC_MAX_PIPELINED_REQUESTS', file: 'connections.public.maxPipelinedRequests' },
-  publicMaxUnreadBytes: { env: 'SVC_PUBLIC_MAX_UNREAD_BYTES', file: 'connections.public.maxUnreadBytes' },
-  publicUnreadTimeoutMs: { env: 'SVC_PUBLIC_UNREAD_TIMEOUT_MS', file: 'connections.public.unreadTimeoutMs' },
-  decodeTimeoutMs: { env: 'SVC_DECODE_TIMEOUT_MS', file: 'decodeTimeoutMs' },
-  beamSize: { env: 'SVC_BEAM_SIZE', file: 'decoding.beamSize' },
-  maxTokens: { env: 'SVC_MAX_TOKENS', file: 'decoding.maxTokens' },
-  temperatureFallback: { env: 'SVC_TEMPERATURE_FALLBACK', file: 'decoding.temperatureFallback' },
-  publicBaseUrl: { env: 'SVC_PUBLIC_BASE_URL', file: 'publicBaseUrl' },
-  jobChunkSeconds: { env: 'SVC_JOB_CHUNK_SECONDS', file: 'jobs.chunkSeconds' },
-  uploadExpirySeconds: { env: 'SVC_UPLOAD_EXPIRY_SECONDS', file: 'jobs.uploadExpirySeconds' },
-  logLevel: { env: 'SVC_LOG_LEVEL', file: 'logLevel' },
-  webhookMasterKey: { env: 'SVC_WEBHOOK_MASTER_KEY', file: 'webhooks.masterKey' },
-  webhookAllowLoopback: { env: 'SVC_WEBHOOK_ALLOW_LOOPBACK', file: 'webhooks.allowLoopback' },
-  webhookDnsServers: { env: 'SVC_WEBHOOK_DNS_SERVERS', file: 'webhooks.dnsServers' },
-  webhookAttemptTimeoutMs: { env: 'SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS', file: 'webhooks.attemptTimeoutMs' },
+  retentionHours: setting('SVC_RETENTION_HOURS'),
+  workers: setting('SVC_WORKERS', 'pool.workers'),
+  threadsPerWorker: setting('SVC_THREADS_PER_WORKER', 'pool.threadsPerWorker'),
+  maxQueue: setting('SVC_MAX_QUEUE', 'pool.maxQueue'),
+  idleTimeoutMs: setting('SVC_UPLOAD_IDLE_TIMEOUT_MS', 'upload.idleTimeoutMs'),
+  minBytesPerSecond: setting('SVC_UPLOAD_MIN_BYTES_PER_SECOND', 'upload.minBytesPerSecond'),
+  minRateGraceMs: setting('SVC_UPLOAD_MIN_RATE_GRACE_MS', 'upload.minRateGraceMs'),
+  rateLimitPerMinute: setting('SVC_RATE_LIMIT_PER_MINUTE'),
+  maxPipelinedRequests: setting('SVC_MAX_PIPELINED_REQUESTS', 'connections.authenticated.maxPipelinedRequests'),
+  maxUnreadBytes: setting('SVC_MAX_UNREAD_BYTES', 'connections.authenticated.maxUnreadBytes'),
+  unreadTimeoutMs: setting('SVC_UNREAD_TIMEOUT_MS', 'connections.authenticated.unreadTimeoutMs'),
+  publicMaxPipelinedRequests: setting('SVC_PUBLIC_MAX_PIPELINED_REQUESTS', 'connections.public.maxPipelinedRequests'),
+  publicMaxUnreadBytes: setting('SVC_PUBLIC_MAX_UNREAD_BYTES', 'connections.public.maxUnreadBytes'),
+  publicUnreadTimeoutMs: setting('SVC_PUBLIC_UNREAD_TIMEOUT_MS', 'connections.public.unreadTimeoutMs'),
+  decodeTimeoutMs: setting('SVC_DECODE_TIMEOUT_MS'),
+  beamSize: setting('SVC_BEAM_SIZE', 'decoding.beamSize'),
+  maxTokens: setting('SVC_MAX_TOKENS', 'decoding.maxTokens'),
+  temperatureFallback: setting('SVC_TEMPERATURE_FALLBACK', 'decoding.temperatureFallback'),
+  publicBaseUrl: setting('SVC_PUBLIC_BASE_URL'),
+  jobChunkSeconds: setting('SVC_JOB_CHUNK_SECONDS', 'jobs.chunkSeconds'),
+  uploadExpirySeconds: setting('SVC_UPLOAD_EXPIRY_SECONDS', 'jobs.uploadExpirySeconds'),
+  logLevel: setting('SVC_LOG_LEVEL'),
+  webhookMasterKey: setting('SVC_WEBHOOK_MASTER_KEY', 'webhooks.masterKey'),
+  webhookAllowLoopback: setting('SVC_WEBHOOK_ALLOW_LOOPBACK', 'webhooks.allowLoopback'),
+  webhookDnsServers: setting('SVC_WEBHOOK_DNS_SERVERS', 'webhooks.dnsServers'),
+  webhookAttemptTimeoutMs: setting('SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS', 'webhooks.attemptTimeoutMs'),
 } satisfies Record<string, SettingName>;
 
 /** Every environment variable `svc-stt serve` reads (the container recipe's test checks compose.yaml against it). */
@@ -94,8 +102,8 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     reader.problem(S.realtimePort, `must differ from ${reader.labelOf(S.port)} (both are ${port})`);
   }
 
-  const flagship = readModelFile(reader, S.model, FLAGSHIP_MODEL, true);
-  const edge = reader.has(S.edgeModel) ? readModelFile(reader, S.edgeModel, EDGE_MODEL, false) : flagship;
+  const flagship = readModelFile(reader, env, S.model, FLAGSHIP_MODEL, true);
+  const edge = reader.has(S.edgeModel) ? readModelFile(reader, env, S.edgeModel, EDGE_MODEL, false) : flagship;
 
   const minAudioSeconds = reader.positiveNumber(S.minAudioSeconds, DEFAULTS.minAudioSeconds);
   const inlineBoundarySeconds = reader.positiveNumber(S.inlineBoundarySeconds, DEFAULTS.inlineBoundarySeconds);
@@ -256,8 +264,16 @@ function readDataDir(reader: SettingsReader): string {
   return dataDir;
 }
 
-function readModelFile(reader: SettingsReader, name: SettingName, modelId: string, required: boolean): string | undefined {
-  const path = reader.path(name);
+/**
+ * A model file path, or a model name as `svc-stt models list` shows it and `transcribe --model` takes
+ * it ("base": ggml-base.bin in SVC_MODELS_DIR), by the one rule of src/models/model-paths.ts.
+ */
+function readModelFile(reader: SettingsReader, env: Env, name: SettingName, modelId: string, required: boolean): string | undefined {
+  let isPath = true;
+  const path = reader.path(name, (value, baseDir) => {
+    isPath = isModelPathArgument(value, baseDir);
+    return resolveModelFile(value, baseDir, env);
+  });
   if (path === undefined) {
     if (required && !reader.has(name)) {
       reader.problem(name, `is required: the model file for ${modelId} (get one with \`svc-stt models download NAME\`)`);
@@ -266,7 +282,11 @@ function readModelFile(reader: SettingsReader, name: SettingName, modelId: strin
   }
   const stats = statSync(path, { throwIfNoEntry: false });
   if (!stats) {
-    reader.problem(name, `names a model file that does not exist: ${path}`);
+    if (isPath) reader.problem(name, `names a model file that does not exist: ${path}`);
+    else {
+      const model = String(reader.raw(name));
+      reader.problem(name, `names model '${model}', which is not downloaded (no file ${path}); get it with: svc-stt models download ${model}`);
+    }
     return path;
   }
   if (!stats.isFile()) {

@@ -1,5 +1,5 @@
 // The service's configuration: what `svc-stt serve` reads from the environment and an optional
-// JSON config file (SVC_CONFIG), validated at start (see load-config.ts).
+// JSON config file (SVC_CONFIG, flat keys: see load-config.ts), validated at start (see load-config.ts).
 import type { ModelId } from '../domain/model-ids.js';
 import type { WordAlignment } from '../engine/alignment-heads.js';
 import type { S3BucketSettings } from '../store/s3/s3-settings.js';

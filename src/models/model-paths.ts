@@ -1,15 +1,18 @@
-// Where model files live and how a model argument (a path or a manifest name) becomes a file.
+// Where model files live and how a model argument (a path or a manifest name) becomes a file: the one
+// rule for --model, SVC_MODEL and SVC_EDGE_MODEL alike (the CLI and the service configuration).
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
-export function modelsDir(): string {
+type Env = Record<string, string | undefined>;
+
+export function modelsDir(env: Env = process.env): string {
   // Empty means unset, as for the other SVC_* paths.
-  return resolve(process.env.SVC_MODELS_DIR || 'models');
+  return resolve(env.SVC_MODELS_DIR || 'models');
 }
 
 /** The file a model name stands for: `ggml-NAME.bin` in the models directory (as `models download` writes it). */
-export function modelFileOfName(name: string): string {
-  return join(modelsDir(), `ggml-${name}.bin`);
+export function modelFileOfName(name: string, env: Env = process.env): string {
+  return join(modelsDir(env), `ggml-${name}.bin`);
 }
 
 /**
@@ -17,11 +20,14 @@ export function modelFileOfName(name: string): string {
  * never hold a path separator nor end in ".bin", so such an argument is a path even when the file is
  * missing: the error then names the file the user meant, not models/ggml-x.bin.bin.
  */
-export function isModelPathArgument(modelArg: string): boolean {
-  return isAbsolute(modelArg) || /[/\\]/.test(modelArg) || modelArg.endsWith('.bin') || existsSync(modelArg);
+export function isModelPathArgument(modelArg: string, baseDir = process.cwd()): boolean {
+  return isAbsolute(modelArg) || /[/\\]/.test(modelArg) || modelArg.endsWith('.bin') || existsSync(resolve(baseDir, modelArg));
 }
 
-/** A path is used as is; otherwise a name like "base" means models/ggml-base.bin. */
-export function resolveModelFile(modelArg: string): string {
-  return isModelPathArgument(modelArg) ? resolve(modelArg) : modelFileOfName(modelArg);
+/**
+ * A path is used as is (relative to `baseDir`: the working directory, or a config file's folder);
+ * otherwise a name like "base" means models/ggml-base.bin.
+ */
+export function resolveModelFile(modelArg: string, baseDir = process.cwd(), env: Env = process.env): string {
+  return isModelPathArgument(modelArg, baseDir) ? resolve(baseDir, modelArg) : modelFileOfName(modelArg, env);
 }

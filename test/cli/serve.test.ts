@@ -1,6 +1,6 @@
 // `svc-stt serve` as users run it: a child process with embedded defaults in a fresh data folder.
 // It hands the first key over in a 0600 file (shown on the screen only on a terminal), prints the
-// ready line, serves with that key and with one made by `svc-stt keys create --json`, and exits
+// ready record, serves with that key and with one made by `svc-stt keys create --json`, and exits
 // cleanly on SIGTERM.
 import { spawn, execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -11,12 +11,12 @@ import t from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { testModelPath } from '../helpers/test-models.js';
 import { FIRST_KEY_FILE } from '../../src/service/first-key-file.js';
-import { CLI_ARGS, firstKey as readServerKey, serveEnv } from '../helpers/serve-process.js';
+import { CLI_ARGS, firstKey as readServerKey, kill, readyRecord, serve, serveEnv } from '../helpers/serve-process.js';
 import { postTranscription } from '../helpers/test-service.js';
 
 const exec = promisify(execFile);
 
-t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t) => {
+t.test('serve: first key, ready record, requests, keys create, SIGTERM', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-serve-'));
   t.teardown(() => rm(dataDir, { recursive: true, force: true }));
   const env = {
@@ -35,8 +35,8 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c) => {
       stdout += c;
-      const m = /^listening (http:\/\/\S+)$/m.exec(stdout);
-      if (m) resolve(m[1]);
+      const ready = readyRecord(stdout);
+      if (ready) resolve(ready.url);
     });
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
@@ -72,11 +72,42 @@ t.test('serve: first key, ready line, requests, keys create, SIGTERM', async (t)
   const again = spawn(process.execPath, [...CLI_ARGS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let err2 = '';
   again.stderr.on('data', (c) => (err2 += c));
-  await new Promise<void>((resolve) => again.stdout.on('data', (c) => /listening/.test(String(c)) && resolve()));
+  await new Promise<void>((resolve) => again.stdout.on('data', (c) => /"msg":"listening"/.test(String(c)) && resolve()));
   again.kill('SIGTERM');
   await new Promise((r) => again.on('exit', r));
   t.notMatch(err2, /svc_[A-Za-z0-9]+_|first API key/, 'no key and no banner on later starts');
   t.equal(await readServerKey(dataDir), firstKey, 'the file still holds the first key');
+});
+
+t.test('stdout is the JSON log: every line a record, the ready one included', async (t) => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-serve-json-'));
+  t.teardown(() => rm(dataDir, { recursive: true, force: true }));
+  // At info, so that the service's own start records are on stdout too.
+  const server = await serve(await serveEnv(dataDir, { SVC_LOG_LEVEL: 'info' }));
+  t.teardown(() => kill(server));
+  t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.match(server.realtimeUrl, /^ws:\/\/127\.0\.0\.1:\d+$/);
+  server.child.kill('SIGTERM');
+  await server.exited;
+  const lines = server
+    .stdout()
+    .split('\n')
+    .filter((line) => line !== '');
+  t.ok(lines.length > 1, 'the start is logged');
+  const notJson = lines.filter((line) => {
+    try {
+      return typeof JSON.parse(line) !== 'object';
+    } catch {
+      return true;
+    }
+  });
+  t.same(notJson, [], 'no plain line among the records');
+  const records = notJson.length === 0 ? lines.map((line) => JSON.parse(line) as { msg?: string }) : [];
+  t.match(
+    records.find((record) => record.msg === 'listening'),
+    { url: server.url, realtimeUrl: server.realtimeUrl },
+    'the ready record',
+  );
 });
 
 t.test('on an interactive terminal the first key is shown too', async (t) => {
@@ -91,7 +122,7 @@ t.test('on an interactive terminal the first key is shown too', async (t) => {
   await new Promise<void>((resolve, reject) => {
     child.stdout.on('data', (c) => {
       terminal += c;
-      if (/listening http/.test(terminal)) resolve();
+      if (/"msg":"listening"/.test(terminal)) resolve();
     });
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${terminal}`)));
   });

@@ -140,7 +140,7 @@ t.test('relative paths: from the working directory in the environment', async (t
   t.equal(config.dataDir, resolve('var/svc'));
 });
 
-t.test('SVC_CONFIG file: camelCase settings, paths relative to the file, environment wins', async (t) => {
+t.test('SVC_CONFIG file: each variable without SVC_, camelCase; paths relative to the file; environment wins', async (t) => {
   const { dir } = models(t);
   const file = join(dir, 'svc.json');
   writeFileSync(
@@ -149,10 +149,15 @@ t.test('SVC_CONFIG file: camelCase settings, paths relative to the file, environ
       dataDir: 'state',
       port: 9000,
       host: '::',
-      models: { 'svc-medical-1': 'flagship.bin', 'svc-medical-edge-1': 'edge.bin' },
-      pool: { workers: 3, maxQueue: 32 },
-      upload: { minRateGraceMs: 2000 },
-      decoding: { temperatureFallback: false },
+      model: 'flagship.bin',
+      edgeModel: 'edge.bin',
+      workers: 3,
+      maxQueue: 32,
+      uploadMinRateGraceMs: 2000,
+      temperatureFallback: false,
+      publicUnreadTimeoutMs: 2500,
+      s3Bucket: 'audio',
+      s3Region: 'eu-west-1',
       logLevel: 'debug',
     }),
   );
@@ -163,6 +168,8 @@ t.test('SVC_CONFIG file: camelCase settings, paths relative to the file, environ
     models: { 'svc-medical-1': join(dir, 'flagship.bin'), 'svc-medical-edge-1': join(dir, 'edge.bin') },
     pool: { workers: 3, maxQueue: 32, threadsPerWorker: defaultPoolShape(availableParallelism()).threadsPerWorker },
     upload: { minRateGraceMs: 2000, idleTimeoutMs: DEFAULTS.upload.idleTimeoutMs },
+    connections: { public: { unreadTimeoutMs: 2500 } },
+    storage: { s3: { bucket: 'audio', region: 'eu-west-1' } },
     decoding: { temperatureFallback: false },
     publicBaseUrl: 'http://[::1]:9000',
     logLevel: 'debug',
@@ -172,6 +179,17 @@ t.test('SVC_CONFIG file: camelCase settings, paths relative to the file, environ
   t.equal(loadDataDir({ SVC_CONFIG: file }), join(dir, 'state'));
   t.equal(loadDataDir({ SVC_CONFIG: file, SVC_DATA_DIR: '/x' }), '/x');
   t.equal(loadDataDir({}), resolve('./data'));
+});
+
+t.test('SVC_MODEL and SVC_EDGE_MODEL take a model name as `transcribe --model` does (ggml-NAME.bin in SVC_MODELS_DIR)', async (t) => {
+  const dir = t.testdir({ 'ggml-base.bin': 'ggml', 'ggml-tiny.bin': 'ggml', 'svc.json': JSON.stringify({ model: 'tiny' }) });
+  const config = loadConfig({ SVC_MODELS_DIR: dir, SVC_MODEL: 'base', SVC_EDGE_MODEL: 'tiny' });
+  t.same(config.models, { 'svc-medical-1': join(dir, 'ggml-base.bin'), 'svc-medical-edge-1': join(dir, 'ggml-tiny.bin') });
+  t.equal(loadConfig({ SVC_MODELS_DIR: dir, SVC_CONFIG: join(dir, 'svc.json') }).models['svc-medical-1'], join(dir, 'ggml-tiny.bin'), 'in the file too');
+  t.same(
+    problemsOf(() => loadConfig({ SVC_MODELS_DIR: dir, SVC_MODEL: 'base', SVC_EDGE_MODEL: 'small' })),
+    [`SVC_EDGE_MODEL names model 'small', which is not downloaded (no file ${join(dir, 'ggml-small.bin')}); get it with: svc-stt models download small`],
+  );
 });
 
 t.test('an empty variable counts as unset', async (t) => {
@@ -279,16 +297,22 @@ t.test('data folder that is a file', async (t) => {
 t.test('config file problems name the file and the setting', async (t) => {
   const { dir, flagship } = models(t);
   const file = join(dir, 'svc.json');
-  writeFileSync(file, JSON.stringify({ port: '8080', retentionHours: 100, prot: 1, pool: { wrokers: 2 }, models: { 'svc-medical-1': 'missing.bin' } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ port: '8080', retentionHours: 100, prot: 1, maxQeue: 2, SVC_WORKERS: 2, pool: { maxQueue: 2 }, zzz: 1, model: 'missing.bin' }),
+  );
   const problems = problemsOf(() => loadConfig({ SVC_CONFIG: file }));
   t.match(problems, [
     `'port' in ${file} must be an integer from 0 to 65535 (got "8080")`,
-    /^'models\.svc-medical-1' in .* names a model file that does not exist: .*missing\.bin$/,
+    /^'model' in .* names a model file that does not exist: .*missing\.bin$/,
     `'retentionHours' in ${file} must be an integer from 1 to 72 (got 100)`,
-    `SVC_CONFIG: unknown setting 'prot' in ${file}`,
-    `SVC_CONFIG: unknown setting 'pool.wrokers' in ${file}`,
+    `SVC_CONFIG: unknown setting 'prot' in ${file}; did you mean 'port'?`,
+    `SVC_CONFIG: unknown setting 'maxQeue' in ${file}; did you mean 'maxQueue'?`,
+    `SVC_CONFIG: unknown setting 'SVC_WORKERS' in ${file}; did you mean 'workers'?`,
+    `SVC_CONFIG: unknown setting 'pool.maxQueue' in ${file}; the setting is now 'maxQueue' (SVC_MAX_QUEUE)`,
+    /^SVC_CONFIG: unknown setting 'zzz' in .*; the keys are the environment variables' names without SVC_, camelCase: .*\bmodel, edgeModel, .*\bmaxQueue\b/,
   ]);
-  t.equal(problems.length, 5);
+  t.equal(problems.length, 8);
 
   writeFileSync(file, '{ not json');
   t.match(
@@ -331,7 +355,7 @@ t.test('connection limits (unread output): environment, config file, and bad val
     public: { maxPipelinedRequests: 1, maxUnreadBytes: 0, unreadTimeoutMs: 1000 },
   });
   const file = join(dir, 'limits.json');
-  writeFileSync(file, JSON.stringify({ connections: { public: { unreadTimeoutMs: 2500 } } }));
+  writeFileSync(file, JSON.stringify({ publicUnreadTimeoutMs: 2500 }));
   const fromFile = loadConfig({ SVC_CONFIG: file, SVC_MODEL: flagship });
   t.same(
     fromFile.connections,

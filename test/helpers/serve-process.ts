@@ -1,5 +1,5 @@
 // `svc-stt serve` as a real child process (for tests that SIGKILL it and restart it on the same data
-// folder): resolves once the ready line is printed.
+// folder): resolves once the ready record is logged.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,16 +54,36 @@ export async function serve(env: NodeJS.ProcessEnv, args: string[] = []): Promis
     child.on('close', () => log.end());
   }
   const exited = new Promise((resolve) => child.on('exit', resolve));
-  const url = await new Promise<string>((resolve, reject) => {
+  const { url, realtimeUrl } = await new Promise<ReadyRecord>((resolve, reject) => {
     child.stdout!.on('data', (c) => {
       stdout += c;
-      const m = /^listening (http:\/\/\S+)$/m.exec(stdout);
-      if (m) resolve(m[1]!);
+      const ready = readyRecord(stdout);
+      if (ready) resolve(ready);
     });
     child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
   });
-  const realtimeUrl = /^realtime listening (ws:\/\/\S+)$/m.exec(stdout)?.[1] ?? null;
   return { url, realtimeUrl, child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+export interface ReadyRecord {
+  url: string;
+  realtimeUrl: string | null;
+}
+
+/** The URLs of the ready record (`{"msg":"listening","url":...}`) among the JSON log lines of `stdout`, once it is there. */
+export function readyRecord(stdout: string): ReadyRecord | null {
+  for (const line of stdout.split('\n')) {
+    if (!line.includes('"msg":"listening"')) continue;
+    try {
+      const record = JSON.parse(line) as { msg?: unknown; url?: unknown; realtimeUrl?: unknown };
+      if (record.msg === 'listening' && typeof record.url === 'string') {
+        return { url: record.url, realtimeUrl: typeof record.realtimeUrl === 'string' ? record.realtimeUrl : null };
+      }
+    } catch {
+      // A line still being written.
+    }
+  }
+  return null;
 }
 
 /** The API key the server created on its first start in `dataDir`: the 0600 file it wrote (never its output). */
