@@ -8,7 +8,13 @@ import type { Operation, Parameter } from './openapi-types.js';
 const WEBHOOK_HEADERS: Parameter[] = [
   { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: 'Stable event id (`evt_...`), for deduplication.' },
   { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string' }, description: 'Unix seconds of this attempt.' },
-  { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' }, description: '`v1,<base64>`.' },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: '`v1,<base64>`; within 24 h of a secret rotation several, space-separated, the new secret first: accept if any one matches.',
+  },
 ];
 
 const ACKNOWLEDGED = { '2XX': { description: 'Accepted durably by the receiver; no further attempts.' } };

@@ -1,5 +1,5 @@
 // The pure half of a WebhookSecretStore, shared by its implementations: sealing a new version,
-// opening one while it may sign, the summaries, the 24-hour overlap of a rotation, and the refusals'
+// opening one while it may sign (and which may sign at once), the summaries, the 24-hour overlap of a rotation, and the refusals'
 // wording (the CLI prints them as is). No database here.
 import { namedKeyId } from './key-record.js';
 import { openSecret, sealSecret, type SealedSecret } from './secret-cipher.js';
@@ -31,8 +31,19 @@ export function sealNewVersion(masterKey: Buffer, keyId: string, version: number
 
 /** The HMAC key of a stored version while it may sign; null after its deadline. Throws WebhookSecretError when it cannot be opened. */
 export function openSigningKey(masterKey: Buffer, keyId: string, row: SecretRow, nowMs: number): Buffer | null {
-  if (row.usable_until_ms !== null && !mayStillSign(row.usable_until_ms, nowMs)) return null;
+  if (!maySign(row, nowMs)) return null;
   return openSecret(masterKey, rowLabel(keyId, row.version), { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag });
+}
+
+/** Whether a version may sign at nowMs: active, or superseded and not yet past its deadline. */
+export function maySign(row: Pick<SecretRow, 'usable_until_ms'>, nowMs: number): boolean {
+  return row.usable_until_ms === null || mayStillSign(row.usable_until_ms, nowMs);
+}
+
+/** The order a header lists its signatures in: the active version first, then the newest superseded ones. */
+export function signingOrder(a: Pick<SecretRow, 'version' | 'usable_until_ms'>, b: Pick<SecretRow, 'version' | 'usable_until_ms'>): number {
+  const activeFirst = Number(a.usable_until_ms !== null) - Number(b.usable_until_ms !== null);
+  return activeFirst !== 0 ? activeFirst : b.version - a.version;
 }
 
 /** What a rotation stamps on the version it supersedes: its own deadline, which later rotations never move. */

@@ -32,4 +32,9 @@ export interface WebhookSecretStore {
   activeVersion(keyId: string, nowMs: number): Promise<number | null>;
   /** The HMAC key of that version while it may sign (active, or within 24 h of the rotation that superseded it); null otherwise. */
   signingKey(keyId: string, version: number, nowMs: number): Promise<Buffer | null>;
+  /**
+   * The HMAC keys of every version that may sign at nowMs (the same rule as signingKey): the active
+   * one first, then superseded ones still within their 24 h, newest first. Empty for a key without any.
+   */
+  signingKeys(keyId: string, nowMs: number): Promise<Array<{ version: number; key: Buffer }>>;
 }

@@ -8,3 +8,12 @@ export function webhookSignature(key: Buffer, id: string, timestampSeconds: numb
   const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.`, 'utf8').update(body).digest('base64');
   return `v1,${mac}`;
 }
+
+/**
+ * The header with one `v1,` signature per key, space-separated, in the order given (Standard Webhooks
+ * lets a header carry several so a receiver holding any one of the secrets verifies it: a rotation's overlap).
+ */
+export function webhookSignatures(keys: readonly Buffer[], id: string, timestampSeconds: number, body: Buffer): string {
+  if (keys.length === 0) throw new RangeError('a webhook is signed with at least one key');
+  return keys.map((key) => webhookSignature(key, id, timestampSeconds, body)).join(' ');
+}

@@ -9,7 +9,7 @@ import type { WebhookSecretStore } from '../store/webhook-secret-store.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
 import type { AttemptOutcome } from './post-webhook.js';
 import { nextAttemptAt } from './retry-schedule.js';
-import { webhookSignature } from './sign-webhook.js';
+import { webhookSignatures } from './sign-webhook.js';
 import type { ValidatedDestination } from './validate-destination.js';
 
 export interface DeliveryLogger {
@@ -173,8 +173,12 @@ export class WebhookDeliveryWorker {
     const { clock } = this.deps;
     // Validated again on every attempt: what was public at request time may not be now.
     const destination = await this.deps.validate(delivery.url);
-    const key = await this.signingKey(delivery, clock().getTime());
-    if (!key) return { delivered: false, summary: 'no usable signing secret on the key' };
+    // Every version that may sign now, the active one first: during a rotation's 24 h overlap a
+    // receiver still holding the previous secret verifies the event, and so does one that already
+    // has the new one. That covers the version pinned at acceptance while it is usable; once it is
+    // not, the receiver has had a day to move over and the active version alone signs.
+    const keys = await this.deps.secrets.signingKeys(delivery.keyId, clock().getTime());
+    if (keys.length === 0) return { delivered: false, summary: 'no usable signing secret on the key' };
     const body = Buffer.from(delivery.body, 'utf8');
     const timestamp = Math.floor(clock().getTime() / 1000);
     const headers = {
@@ -182,22 +186,13 @@ export class WebhookDeliveryWorker {
       'user-agent': 'svc-stt-webhooks/1',
       'webhook-id': delivery.eventId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': webhookSignature(key, delivery.eventId, timestamp, body),
+      'webhook-signature': webhookSignatures(
+        keys.map((k) => k.key),
+        delivery.eventId,
+        timestamp,
+        body,
+      ),
     };
     return this.deps.post(destination, headers, body, this.deps.attemptTimeoutMs);
-  }
-
-  /**
-   * The pinned version while it may sign (active, or within 24 h of the rotation that replaced it).
-   * After that the receiver has had a day to move to the new secret and the old one is no longer
-   * usable anywhere, so a still-pending event is signed with the key's active version — the only
-   * signature the receiver can still verify — rather than dropped.
-   */
-  private async signingKey(delivery: WebhookDelivery, nowMs: number): Promise<Buffer | null> {
-    const { secrets } = this.deps;
-    const pinned = await secrets.signingKey(delivery.keyId, delivery.secretVersion, nowMs);
-    if (pinned) return pinned;
-    const active = await secrets.activeVersion(delivery.keyId, nowMs);
-    return active === null ? null : secrets.signingKey(delivery.keyId, active, nowMs);
   }
 }

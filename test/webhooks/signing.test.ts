@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import t from 'tap';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { webhookSignature } from '../../src/webhooks/sign-webhook.js';
+import { webhookSignature, webhookSignatures } from '../../src/webhooks/sign-webhook.js';
 import { generateSigningSecret, signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 
 const EVENT_ID = 'evt_2b8cQm1RkT0aZ9yXw4VuLs';
@@ -65,6 +65,28 @@ t.test('both libraries verify our signature unchanged and return the payload', a
     const near = signedHeaders(key, nowSeconds() + offset);
     for (const [name, verify] of Object.entries(verifiers(secret))) t.doesNotThrow(() => verify(BODY, near), `${name}, ${offset} s`);
   }
+});
+
+t.test('a header with several signatures (a rotation overlap) verifies with any one of the secrets, and no other', async (t) => {
+  const current = generateSigningSecret();
+  const previous = generateSigningSecret();
+  const stranger = generateSigningSecret();
+  const timestamp = nowSeconds();
+  const headers = { ...signedHeaders(current.key, timestamp), 'webhook-signature': webhookSignatures([current.key, previous.key], EVENT_ID, timestamp, BODY) };
+  const [first, second, ...rest] = headers['webhook-signature'].split(' ');
+  t.equal(first, webhookSignature(current.key, EVENT_ID, timestamp, BODY), 'space-separated, the first key first');
+  t.equal(second, webhookSignature(previous.key, EVENT_ID, timestamp, BODY));
+  t.same(rest, []);
+  for (const [holder, secret] of [
+    ['only the new secret', current.secret],
+    ['only the old secret', previous.secret],
+  ]) {
+    for (const [name, verify] of Object.entries(verifiers(secret!))) t.same(verify(BODY, headers), JSON.parse(BODY.toString('utf8')), `${name}, ${holder}`);
+  }
+  for (const [name, verify] of Object.entries(verifiers(stranger.secret))) {
+    t.throws(() => verify(BODY, headers), { message: /no matching signature/i }, `${name}, another secret`);
+  }
+  t.throws(() => webhookSignatures([], EVENT_ID, timestamp, BODY), RangeError, 'never an empty header');
 });
 
 t.test('a tampered body, a stale or future timestamp and another secret all fail in both', async (t) => {

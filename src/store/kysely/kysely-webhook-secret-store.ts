@@ -11,7 +11,7 @@
 // no active secret.
 import { sql } from 'kysely';
 import { isPublicKeyId } from '../api-key-secret.js';
-import { openSigningKey, sealNewVersion, secretRefusal, secretSummaryOf, supersededAt } from '../webhook-secret-record.js';
+import { maySign, openSigningKey, sealNewVersion, secretRefusal, secretSummaryOf, signingOrder, supersededAt } from '../webhook-secret-record.js';
 import type { WebhookSecretStore, WebhookSecretSummary } from '../webhook-secret-store.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';
@@ -67,6 +67,17 @@ export class KyselyWebhookSecretStore implements WebhookSecretStore {
   async signingKey(keyId: string, version: number, nowMs: number): Promise<Buffer | null> {
     const row = await this.db.selectFrom('webhook_secrets').selectAll().where('key_id', '=', keyId).where('version', '=', version).executeTakeFirst();
     return row ? openSigningKey(this.masterKey, keyId, row, nowMs) : null;
+  }
+
+  async signingKeys(keyId: string, nowMs: number): Promise<Array<{ version: number; key: Buffer }>> {
+    const rows = await this.db.selectFrom('webhook_secrets').selectAll().where('key_id', '=', keyId).execute();
+    return rows
+      .filter((row) => maySign(row, nowMs))
+      .sort(signingOrder)
+      .flatMap((row) => {
+        const key = openSigningKey(this.masterKey, keyId, row, nowMs);
+        return key ? [{ version: row.version, key }] : [];
+      });
   }
 
   private async insertNext(trx: StoreDb, keyId: string, nowMs: number): Promise<{ secret: string; version: number }> {

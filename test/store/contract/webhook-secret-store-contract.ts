@@ -115,6 +115,30 @@ export function webhookSecretStoreContract(t: Test, name: string, make: MakeWebh
       );
     });
 
+    t.test('signingKeys: every version that may sign now, the active one first, then the newest superseded ones', async (t) => {
+      const { secrets, newKey } = await open(t);
+      const keyId = await newKey();
+      const keysAt = async (nowMs: number) => (await secrets.signingKeys(keyId, nowMs)).map(({ version, key }) => [version, key.toString('base64')]);
+      const entry = (version: number, secret: string) => [version, signingKeyOf(secret).toString('base64')];
+      t.same(await secrets.signingKeys(keyId, T0), [], 'none before create');
+      t.same(await secrets.signingKeys('sk_live_unknown', T0), [], 'none for an unknown key');
+      const v1 = await secrets.create(keyId, T0);
+      t.same(await keysAt(T0 + 365 * DAY), [entry(1, v1.secret)], 'the active one alone, at any time');
+      const r1 = T0 + HOUR;
+      const v2 = await secrets.rotate(keyId, r1);
+      t.same(await keysAt(r1), [entry(2, v2.secret), entry(1, v1.secret)], 'right after a rotation: the new one, then the previous');
+      const r2 = r1 + 3 * HOUR;
+      const v3 = await secrets.rotate(keyId, r2);
+      t.same(await keysAt(r2), [entry(3, v3.secret), entry(2, v2.secret), entry(1, v1.secret)], 'two rotations within 24 h: all three');
+      t.same(await keysAt(r1 + DAY), [entry(3, v3.secret), entry(2, v2.secret), entry(1, v1.secret)], 'version 1 up to exactly 24 h after its rotation');
+      t.same(await keysAt(r1 + DAY + 1), [entry(3, v3.secret), entry(2, v2.secret)], 'then not');
+      t.same(await keysAt(r2 + DAY + 1), [entry(3, v3.secret)], 'after both overlaps only the active one');
+      for (const nowMs of [r1, r1 + DAY, r1 + DAY + 1, r2 + DAY, r2 + DAY + 1]) {
+        const listed = (await secrets.list(keyId, nowMs)).filter((s) => s.state !== 'expired').map((s) => s.version);
+        t.same((await secrets.signingKeys(keyId, nowMs)).map((k) => k.version).sort(), listed, `the same rule as list's states at ${nowMs - T0} ms`);
+      }
+    });
+
     t.test('at rest: the rows hold neither the secret nor its key bytes, only sealed bytes with fresh IVs', async (t) => {
       const { secrets, newKey, rawSecretRows } = await open(t);
       const keyId = await newKey();
