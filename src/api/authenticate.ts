@@ -60,7 +60,6 @@ export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
 }
 
 // The service's wiring names it here; the rule is the application's (src/application/require-active-key.ts).
-export { isKeyActive } from '../application/require-active-key.js';
 
 const ENTITLEMENT_NAMES: Record<Entitlement, string> = {
   patterns: 'patterns',

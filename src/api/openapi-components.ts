@@ -35,8 +35,6 @@ import {
 import { model, modelList, usage } from './openapi-usage-schemas.js';
 import type { Schema } from './openapi-types.js';
 
-export { ref } from './openapi-schema-builders.js';
-
 export const schemas: Record<string, Schema> = {
   Error: errorEnvelope,
   TranscriptionRequest: transcriptionRequest,

@@ -2,7 +2,7 @@
 // and the error responses (one per status, all in the error envelope). A route's schema lists the
 // error statuses it can answer with; the generated document names each shared error response once
 // (components/responses) and refers to it.
-import { ref } from './openapi-components.js';
+import { ref } from './openapi-schema-builders.js';
 import type { Header, Response } from './openapi-types.js';
 
 export const RESPONSE_HEADERS = {

@@ -8,7 +8,7 @@
 import { UsageBilling } from '../billing/usage-billing.js';
 import { mkdirSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { isKeyActive } from '../api/authenticate.js';
+import { isKeyActive } from '../application/require-active-key.js';
 import { buildApp } from '../api/build-app.js';
 import { ForwardingLog } from './forwarding-log.js';
 import { defaultPublicBaseUrl } from '../config/load-config.js';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import t from 'tap';
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { isKeyActive } from '../../src/api/authenticate.js';
+import { isKeyActive } from '../../src/application/require-active-key.js';
 import { KEY_REVOKED_DELIVERY_STATUS } from '../../src/jobs/key-revocation.js';
 import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';

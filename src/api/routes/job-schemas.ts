@@ -1,12 +1,13 @@
 // The route schemas of the /v1/jobs routes. Fastify validates their path, query and header
 // parameters; the JSON body of POST /v1/jobs is validated with JobCreationRequest after the
 // contract's own checks (job-creation-request.ts), which decide between 400 and 422.
-import { ref, schemas } from '../openapi-components.js';
+import { schemas } from '../openapi-components.js';
 import { BEARER } from '../openapi-document.js';
 import { answerHeaders, ERROR_RESPONSES, errorResponses, PROFILE_NOTICE_HEADERS } from '../openapi-responses.js';
 import type { ParameterSchema, RouteSchema } from '../openapi-types.js';
 import { IDEMPOTENCY_HEADERS } from './transcription-schemas.js';
 
+import { ref } from '../openapi-schema-builders.js';
 export const JOB_ID_PARAMS: ParameterSchema = { type: 'object', required: ['job_id'], properties: { job_id: { type: 'string' } } };
 
 export const POLL_QUERY: ParameterSchema = {

@@ -1,11 +1,12 @@
 // The route schemas of POST /v1/audio/transcriptions and /v1/audio/translations. Their multipart
 // forms are read as streams by transcription-request.ts and translation-request.ts, which enforce
 // the fields the components describe (TranscriptionRequest, TranslationRequest).
-import { ref, schemas } from '../openapi-components.js';
+import { schemas } from '../openapi-components.js';
 import { BEARER } from '../openapi-document.js';
 import { answerHeaders, errorResponses, PROFILE_NOTICE_HEADERS, RESPONSE_HEADERS } from '../openapi-responses.js';
 import type { ParameterSchema, Response, RouteSchema } from '../openapi-types.js';
 
+import { ref } from '../openapi-schema-builders.js';
 /** The Idempotency-Key header of routes that create work. */
 export const IDEMPOTENCY_HEADERS: ParameterSchema = {
   type: 'object',

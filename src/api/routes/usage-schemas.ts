@@ -1,5 +1,5 @@
 // The route schema of GET /v1/usage.
-import { ref } from '../openapi-components.js';
+import { ref } from '../openapi-schema-builders.js';
 import { BEARER } from '../openapi-document.js';
 import { answerHeaders, errorResponses } from '../openapi-responses.js';
 import type { RouteSchema } from '../openapi-types.js';
