@@ -7,12 +7,25 @@
 #include <thread>
 #include <vector>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace svc {
 namespace {
 
+// How much lower a background thread's priority is: a foreground thread sharing its core gets about
+// nine tenths of it (CFS weights 1024 against 110), and the background thread still makes progress.
+constexpr int kBackgroundNice = 10;
+
 class ComputeThread {
  public:
-  ComputeThread() : thread_([this] { Loop(); }) { thread_.detach(); }
+  explicit ComputeThread(ComputePriority priority) : thread_([this, priority] { Loop(priority); }) { thread_.detach(); }
 
   void Run(const std::function<void()>& work) {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -25,7 +38,14 @@ class ComputeThread {
   }
 
  private:
-  void Loop() {
+  void Loop(ComputePriority priority) {
+#ifdef __linux__
+    // Per thread on Linux (a thread id names one thread); best effort: where it is refused, batch work
+    // simply competes as an equal.
+    if (priority == ComputePriority::Background) setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), kBackgroundNice);
+#else
+    (void)priority;
+#endif
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       wake_.wait(lock, [this] { return work_ != nullptr; });
@@ -37,6 +57,12 @@ class ComputeThread {
       } catch (...) {
         error = std::current_exception();
       }
+#ifdef __GLIBC__
+      // A call's whisper state (tens to hundreds of MB) was freed into this thread's malloc arena,
+      // which glibc keeps: give the pages back, so that a thread that computed once, and every
+      // thread of a pool, does not hold its largest call's memory for the life of the process.
+      malloc_trim(0);
+#endif
       lock.lock();
       work_ = nullptr;
       error_ = error;
@@ -57,12 +83,14 @@ class ComputeThread {
 };
 
 std::mutex pool_mutex;
-// Idle threads, most recently used last. Threads are created on demand and never destroyed.
-std::vector<ComputeThread*>* idle = new std::vector<ComputeThread*>();
+// Idle threads of each priority, most recently used last. Threads are created on demand and never destroyed.
+std::vector<ComputeThread*>* idle_foreground = new std::vector<ComputeThread*>();
+std::vector<ComputeThread*>* idle_background = new std::vector<ComputeThread*>();
 
 }  // namespace
 
-void RunOnComputeThread(const std::function<void()>& work) {
+void RunOnComputeThread(const std::function<void()>& work, ComputePriority priority) {
+  std::vector<ComputeThread*>* idle = priority == ComputePriority::Background ? idle_background : idle_foreground;
   ComputeThread* thread = nullptr;
   {
     std::lock_guard<std::mutex> lock(pool_mutex);
@@ -71,14 +99,15 @@ void RunOnComputeThread(const std::function<void()>& work) {
       idle->pop_back();
     }
   }
-  if (thread == nullptr) thread = new ComputeThread();
+  if (thread == nullptr) thread = new ComputeThread(priority);
   struct ReturnToPool {
     ComputeThread* thread;
+    std::vector<ComputeThread*>* idle;
     ~ReturnToPool() {
       std::lock_guard<std::mutex> lock(pool_mutex);
       idle->push_back(thread);
     }
-  } give_back{thread};
+  } give_back{thread, idle};
   thread->Run(work);
 }
 

@@ -59,6 +59,7 @@ TranscribeOptions TranscribeOptions::FromJs(Napi::Env env, const Napi::Value& va
   if (HasOption(o, "initialPrompt")) out.initialPrompt = StringOption(env, o, "initialPrompt");
   if (HasOption(o, "contextFreeCheck")) out.contextFreeCheck = BoolOption(env, o, "contextFreeCheck");
   if (HasOption(o, "checkLengthBound")) out.checkLengthBound = NumberOption(env, o, "checkLengthBound");
+  if (HasOption(o, "background")) out.background = BoolOption(env, o, "background");
   p.detect_language = false;
   return out;
 }

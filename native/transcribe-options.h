@@ -19,6 +19,8 @@ struct TranscribeOptions {
   // When the check runs after a one-window call: stop it past this many times the prompted text's tokens
   // (plus a small allowance); 0 never stops early. The caller's structure rule refuses longer checks anyway.
   double checkLengthBound = 0;
+  // Batch work: computed on a background-priority thread (compute-threads.h).
+  bool background = false;
 
   static TranscribeOptions FromJs(Napi::Env env, const Napi::Value& value);
 };

@@ -81,6 +81,8 @@ bool TranscribeWorker::OnEncoderBegin(whisper_context* ctx, whisper_state* state
   auto* worker = static_cast<TranscribeWorker*>(self);
   // Before the second encode the state still holds the first window's encoder output: check it now.
   if (worker->options_.contextFreeCheck && worker->timer_.encoderRuns == 1 && !worker->RunCheck(ctx, state, 0)) return false;
+  // A held call waits before its encoder runs, not in the middle of it (see abort-control.h).
+  worker->abort_.WaitWhileHeld();
   worker->timer_.Switch(PhaseTimer::Phase::Encode);
   worker->timer_.encoderRuns++;
   return !worker->abort_.Aborted();
@@ -118,7 +120,7 @@ void TranscribeWorker::OnLogits(whisper_context*, whisper_state*, const whisper_
 
 // The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
 void TranscribeWorker::Execute() {
-  RunOnComputeThread([this] { Compute(); });
+  RunOnComputeThread([this] { Compute(); }, options_.background ? ComputePriority::Background : ComputePriority::Foreground);
 }
 
 void TranscribeWorker::Compute() {
@@ -243,6 +245,7 @@ void TranscribeWorker::OnOK() {
   timings.Set("decodeMs", timer_.decodeMs);
   timings.Set("encoderRuns", timer_.encoderRuns);
   timings.Set("checkMs", timer_.checkMs);
+  timings.Set("heldMs", abort_.HeldMs());
   result.Set("timings", timings);
   if (check_.ran) result.Set("check", CheckResult(env, check_));
   deferred_.Resolve(result);

@@ -32,8 +32,8 @@ export async function answerInline(
   deps: InlineDeps,
 ): Promise<TranscriptionAnswer> {
   const { key, transcription, abort } = inline;
-  const stats = deps.engines[transcription.model].stats;
-  if (stats.queued >= stats.maxQueue) throw new EnginesAtCapacity();
+  // Inline work waits behind realtime only (work-scheduler.ts): batch work queued does not refuse it.
+  if (!deps.engines[transcription.model].hasRoomFor('interactive')) throw new EnginesAtCapacity();
   const stream = transcription.stream ? connection.openStream(abort) : null;
   const context = { requestId: inline.requestId, model: transcription.model, modelBuild: deps.modelBuilds[transcription.model] };
   const meter = (counters: UsageCounters) =>
@@ -44,7 +44,7 @@ export async function answerInline(
       inline.pcm,
       transcription,
       {
-        ...deps.stages[transcription.model],
+        ...deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: inline.requestId }),
         decoding: deps.config.decoding,
         sampleRate: DECODED_SAMPLE_RATE,
         dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),

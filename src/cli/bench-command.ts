@@ -4,6 +4,7 @@
 // suite (`npm run bench`, bench/) measures the project's bars and is not shipped; this is for operators.
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { loadNativeAddon } from '../engine/native-addon.js';
 import { readModelHeader } from '../models/model-header.js';
 import { benchClips } from './bench-audio.js';
 import { benchPoolShapes, type BenchPoolShape } from './bench-pool-shapes.js';
@@ -53,7 +54,8 @@ export async function runBenchCommand(argv: string[]): Promise<void> {
   const header = await readModelHeader(model);
 
   const cores = availableParallelism();
-  const shapes = benchPoolShapes(cores, { workers, threads });
+  const system = loadNativeAddon().systemInfo();
+  const shapes = benchPoolShapes(cores, { workers, threads }, system.gpu);
   const clips = await benchClips(files, seconds);
   // Two rounds per worker of the widest shape by default: the batch keeps every worker busy, and each
   // shape gets the same calls, so their figures compare.
@@ -61,7 +63,7 @@ export async function runBenchCommand(argv: string[]): Promise<void> {
   const batch = Array.from({ length: calls }, (_, i) => clips[i % clips.length].pcm);
 
   const results = await measureShapes(model, shapes, batch, maxTokens);
-  const summary = benchSummary({ model, header, files, clips, calls, maxTokens, cores }, results);
+  const summary = benchSummary({ model, header, files, clips, calls, maxTokens, cores, devices: system.devices }, results);
   if (!values.json) process.stdout.write(`${humanBenchReport(summary, clips)}\n`);
   process.stdout.write(`${JSON.stringify(summary)}\n`);
 }

@@ -15,6 +15,8 @@ export interface BenchSetup {
   calls: number;
   maxTokens: number;
   cores: number;
+  /** The addon's compute devices (`['CPU']`, or `['CUDA0', 'CPU']` in a CUDA build that found a GPU). */
+  devices: readonly string[];
 }
 
 export interface BenchShapeFigures {
@@ -44,6 +46,7 @@ export interface BenchSummary {
   max_tokens: number;
   decoding: string;
   cores: number;
+  devices: readonly string[];
   shapes: BenchShapeFigures[];
 }
 
@@ -61,6 +64,7 @@ export function benchSummary(setup: BenchSetup, results: ReadonlyArray<{ shape: 
     max_tokens: setup.maxTokens,
     decoding: 'greedy, no temperature fallback',
     cores: setup.cores,
+    devices: setup.devices,
     shapes: results.map(({ shape, result }) => ({
       workers: shape.workers,
       threads: shape.threadsPerWorker,
@@ -85,7 +89,7 @@ export function humanBenchReport(summary: BenchSummary, clips: readonly BenchCli
     `calls    ${summary.calls} per shape (${summary.audio_seconds} s of audio), submitted at once; English, greedy decoding`,
     `         with no temperature fallback, at most ${summary.max_tokens} tokens per segment (--max-tokens): texts may be cut,`,
     '         the figures are for speed',
-    `machine  ${summary.cores} cores`,
+    `machine  ${summary.cores} cores; compute on ${summary.devices.join(', ')}`,
   ];
   const table = textTable(
     ['workers x threads', 'load ms', 'wall s', 'real-time factor', 'audio s per wall s', 'peak RSS MiB'],

@@ -3,9 +3,7 @@
 // collected and thrown together as one ConfigError.
 import { EDGE_MODEL, FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import { accessSync, constants, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { WORD_ALIGNMENTS } from '../engine/alignment-heads.js';
-import { defaultPoolShape } from '../engine/pool-shape.js';
 import { resolve } from 'node:path';
 import { isModelPathArgument, resolveModelFile } from '../models/model-paths.js';
 import { defaultVadModelPath } from '../models/vad-model-path.js';
@@ -61,6 +59,7 @@ const S = {
   workers: setting('SVC_WORKERS', 'pool.workers'),
   threadsPerWorker: setting('SVC_THREADS_PER_WORKER', 'pool.threadsPerWorker'),
   maxQueue: setting('SVC_MAX_QUEUE', 'pool.maxQueue'),
+  urgentWorkers: setting('SVC_URGENT_WORKERS'),
   idleTimeoutMs: setting('SVC_UPLOAD_IDLE_TIMEOUT_MS', 'upload.idleTimeoutMs'),
   minBytesPerSecond: setting('SVC_UPLOAD_MIN_BYTES_PER_SECOND', 'upload.minBytesPerSecond'),
   minRateGraceMs: setting('SVC_UPLOAD_MIN_RATE_GRACE_MS', 'upload.minRateGraceMs'),
@@ -143,9 +142,10 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     maxUploadBytes: reader.integer(S.maxUploadBytes, DEFAULTS.maxUploadBytes, 1, MAX_INT),
     retentionHours: reader.integer(S.retentionHours, DEFAULTS.retentionHours, 1, 72),
     pool: {
-      // Defaults from the measured pool shape (src/engine/pool-shape.ts).
-      workers: reader.integer(S.workers, defaultPoolShape(availableParallelism()).workers, 1, 256),
-      threadsPerWorker: reader.integer(S.threadsPerWorker, defaultPoolShape(availableParallelism()).threadsPerWorker, 1, 1024),
+      // Unset: the engine's measured default shape for its cores, or its GPU (src/engine/pool-shape.ts).
+      ...(reader.has(S.workers) ? { workers: reader.integer(S.workers, 1, 1, 256) } : {}),
+      ...(reader.has(S.threadsPerWorker) ? { threadsPerWorker: reader.integer(S.threadsPerWorker, 1, 1, 1024) } : {}),
+      ...(reader.has(S.urgentWorkers) ? { urgentWorkers: reader.integer(S.urgentWorkers, 0, 0, 256) } : {}),
       maxQueue: reader.integer(S.maxQueue, 16, 1, 1_000_000),
     },
     upload: {

@@ -66,7 +66,8 @@ export interface ServiceConfig {
   maxUploadBytes: number;
   /** Default result retention for jobs, hours (per key 1 to 72). */
   retentionHours: number;
-  pool: { workers: number; threadsPerWorker: number; maxQueue: number };
+  /** The engine pool's shape; an unset figure is the engine's default (src/engine/pool-shape.ts). */
+  pool: { workers?: number; threadsPerWorker?: number; urgentWorkers?: number; maxQueue: number };
   /** Word times: whisper's token timestamps, or DTW over the model's alignment heads (src/engine/alignment-heads.ts). */
   wordAlignment: WordAlignment;
   /** How slowly a request body may arrive: uploads, and every other body the API reads (JSON too). */

@@ -41,8 +41,10 @@ import type {
 import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer, type SpeakerFeatures } from './speaker-diarizer.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { joinPieces, pieceStarts } from './vad-split.js';
-import { defaultPoolShape, defaultVadWorkers } from './pool-shape.js';
+import { defaultPoolShape, defaultUrgentWorkers, defaultVadWorkers } from './pool-shape.js';
 import { SegmentReports } from './segment-reports.js';
+import { WorkScheduler, type WorkClassStats } from './work-scheduler.js';
+import type { EngineWork, WorkClass } from '../domain/work-classes.js';
 import { SAMPLE_RATE, shapeTranscript, type Transcript, type TranscriptSegment } from './transcript.js';
 
 export interface EngineOpenOptions {
@@ -52,7 +54,15 @@ export interface EngineOpenOptions {
   workers?: number;
   /** Compute threads per call. Default: see pool-shape.ts. */
   threadsPerWorker?: number;
-  /** Calls allowed to wait for a worker (in each pool); beyond it calls reject with code 'queue_full'. */
+  /**
+   * Workers beyond `workers` that run urgent calls (realtime, inline) while the batch calls they
+   * displace are held (work-scheduler.ts). Default: see pool-shape.ts.
+   */
+  urgentWorkers?: number;
+  /**
+   * Requests allowed to wait for a worker, in each pool and work class; beyond it a new request's call
+   * rejects with code 'queue_full' (a request already waiting may add calls: work-scheduler.ts).
+   */
   maxQueue?: number;
   load?: NativeLoadOptions;
   /** Path of a Silero VAD model in whisper.cpp's ggml format; enables detectSpeech(). */
@@ -68,10 +78,13 @@ export interface EngineOpenOptions {
   wordAlignment?: WordAlignment;
 }
 
-export type TranscribeOptions = Omit<NativeTranscribeOptions, 'threads'>;
+/** What a caller decides of a transcription; the engine decides threads, and priority from the call's work. */
+export type TranscribeOptions = Omit<NativeTranscribeOptions, 'threads' | 'background'>;
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Whose call this is and how urgent (work-scheduler.ts); without it, a request of its own, as urgent as inline. */
+  work?: EngineWork;
   /** Percent 0..100, non-decreasing, ending at 100 on success. */
   onProgress?: (percent: number) => void;
   /**
@@ -112,30 +125,40 @@ export interface VadPoolStats {
 export interface EngineStats {
   workers: number;
   threadsPerWorker: number;
-  /** Calls running on a worker. */
+  urgentWorkers: number;
+  /** Calls on a worker, held ones included. */
   running: number;
+  /** Batch calls held while urgent calls run in their place. */
+  held: number;
+  /** Times a batch call was held, since open. */
+  holds: number;
   /** Calls waiting for a worker. */
   queued: number;
+  /** Requests that may wait for a worker, in each work class. */
   maxQueue: number;
+  /** The whisper pool's queue by work class (work-scheduler.ts). */
+  classes: Record<WorkClass, WorkClassStats>;
   /** Present when the engine has a VAD model. */
   vad?: VadPoolStats;
-  /** Calls accepted since open, by operation: what the pipeline asked of the models (silence makes no transcribe call). */
+  /** Calls handed to a worker since open, by operation: what the pipeline asked of the models (silence makes no transcribe call). */
   calls: Record<PoolTask['kind'], number>;
 }
 
 const workerFile = new URL(import.meta.url.endsWith('.ts') ? './pool-worker.ts' : './pool-worker.js', import.meta.url);
 
-/** One Piscina pool and its bounded queue. */
+/** One Piscina pool and the scheduler that feeds it (work-scheduler.ts): the pool itself never queues. */
 class PoolLane {
-  pending = 0;
+  readonly scheduler: WorkScheduler;
 
   constructor(
     readonly pool: Piscina,
+    /** Calls computing at once. */
     readonly workers: number,
-  ) {}
-
-  get running(): number {
-    return Math.min(this.pending, this.workers);
+    maxQueue: number,
+    /** Workers beyond those, for urgent calls while batch calls are held. */
+    urgentWorkers = 0,
+  ) {
+    this.scheduler = new WorkScheduler(workers, maxQueue, { urgentSlots: urgentWorkers });
   }
 }
 
@@ -156,19 +179,23 @@ export class Engine implements SpeakerDiarizer {
     readonly workers: number,
     readonly threadsPerWorker: number,
     readonly maxQueue: number,
+    readonly urgentWorkers: number,
   ) {}
 
   static async open(options: EngineOpenOptions): Promise<Engine> {
     const modelPath = resolve(options.model);
     // whisper.cpp may abort() on a malformed file, so a file must pass our own checks first.
     const header = await readModelHeader(modelPath);
-    const shape = defaultPoolShape(availableParallelism());
+    const gpu = loadNativeAddon().systemInfo().gpu;
+    const shape = defaultPoolShape(availableParallelism(), gpu);
     const workers = options.workers ?? shape.workers;
     const threadsPerWorker = options.threadsPerWorker ?? shape.threadsPerWorker;
+    const urgentWorkers = options.urgentWorkers ?? defaultUrgentWorkers(workers, threadsPerWorker, gpu);
     const maxQueue = options.maxQueue ?? Math.max(8, workers * 4);
     if (!Number.isInteger(workers) || workers < 1) throw new RangeError('workers must be a positive integer');
     if (!Number.isInteger(threadsPerWorker) || threadsPerWorker < 1) throw new RangeError('threadsPerWorker must be a positive integer');
     if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError('maxQueue must be a non-negative integer');
+    if (!Number.isInteger(urgentWorkers) || urgentWorkers < 0) throw new RangeError('urgentWorkers must be a non-negative integer');
     const vadWorkers = options.vadWorkers ?? defaultVadWorkers(availableParallelism());
     if (!Number.isInteger(vadWorkers) || vadWorkers < 1) throw new RangeError('vadWorkers must be a positive integer');
     const loadOptions: NativeLoadOptions = { ...dtwLoadOptions(options.wordAlignment ?? 'tokens', header), ...options.load };
@@ -185,12 +212,12 @@ export class Engine implements SpeakerDiarizer {
       vadAnchor?.release();
       throw new EngineError('model_load_failed', `cannot load model ${modelPath}: ${(error as Error).message}`, { cause: error });
     }
-    const whisper = new PoolLane(startPool({ whisper: { modelPath, loadOptions } }, workers), workers);
+    const whisper = new PoolLane(startPool({ whisper: { modelPath, loadOptions } }, workers + urgentWorkers), workers, maxQueue, urgentWorkers);
     const vad = vadAnchor && {
-      lane: new PoolLane(startPool({ vadModelPath: vadAnchor.info.path }, vadWorkers), vadWorkers),
+      lane: new PoolLane(startPool({ vadModelPath: vadAnchor.info.path }, vadWorkers), vadWorkers, maxQueue),
       anchor: vadAnchor,
     };
-    return new Engine(whisper, anchor, vad, header, workers, threadsPerWorker, maxQueue);
+    return new Engine(whisper, anchor, vad, header, workers, threadsPerWorker, maxQueue, urgentWorkers);
   }
 
   get model(): NativeModelInfo {
@@ -208,20 +235,29 @@ export class Engine implements SpeakerDiarizer {
   }
 
   get stats(): EngineStats {
-    const { running, pending } = this.whisper;
+    const { scheduler } = this.whisper;
     const stats: EngineStats = {
       workers: this.workers,
       threadsPerWorker: this.threadsPerWorker,
-      running,
-      queued: pending - running,
+      urgentWorkers: this.urgentWorkers,
+      running: scheduler.active,
+      held: scheduler.held,
+      holds: scheduler.holdsMade,
+      queued: scheduler.queued,
       maxQueue: this.maxQueue,
+      classes: scheduler.stats(),
       calls: { ...this.callCounts },
     };
     if (this.vad) {
       const { lane } = this.vad;
-      stats.vad = { workers: lane.workers, running: lane.running, queued: lane.pending - lane.running };
+      stats.vad = { workers: lane.workers, running: lane.scheduler.active, queued: lane.scheduler.queued };
     }
     return stats;
+  }
+
+  /** Whether a new request of `workClass` would be taken now rather than refused with 'queue_full'. */
+  hasRoomFor(workClass: WorkClass): boolean {
+    return this.whisper.scheduler.hasRoomFor(workClass);
   }
 
   async transcribe(pcm: Float32Array, options: TranscribeOptions = {}, call: CallOptions = {}): Promise<Transcript> {
@@ -244,11 +280,12 @@ export class Engine implements SpeakerDiarizer {
       const task: Omit<TranscribeTask, 'control'> = {
         kind: 'transcribe',
         pcm,
-        options: { ...options, threads: this.threadsPerWorker },
+        // Batch work computes at a lower priority than urgent work that may share its core.
+        options: { ...options, threads: this.threadsPerWorker, background: call.work?.workClass === 'batch' },
         reportPort: channel?.port2,
         reportSegments: call.onSegments !== undefined,
       };
-      const raw = (await this.submit(this.whisper, task, call.signal, channel ? [channel.port2] : [])) as NativeTranscribeResult;
+      const raw = (await this.submit(this.whisper, task, call, channel ? [channel.port2] : [], true)) as NativeTranscribeResult;
       // Reports arriving after this are ignored: progress never goes back from 100, segments are finished.
       report(100);
       const transcript = shapeTranscript(raw, pcm.length);
@@ -267,7 +304,7 @@ export class Engine implements SpeakerDiarizer {
   async detectLanguage(
     pcm: Float32Array,
     options: { offsetMs?: number; audioSeconds?: number } = {},
-    call: Pick<CallOptions, 'signal'> = {},
+    call: Pick<CallOptions, 'signal' | 'work'> = {},
   ): Promise<LanguageDetection> {
     checkPcm(pcm);
     const task: Omit<DetectLanguageTask, 'control'> = {
@@ -277,14 +314,14 @@ export class Engine implements SpeakerDiarizer {
       audioCtx: options.audioSeconds === undefined ? 0 : audioContextFor(options.audioSeconds, this.header),
       threads: this.threadsPerWorker,
     };
-    return (await this.submit(this.whisper, task, call.signal, [])) as NativeLanguageResult;
+    return (await this.submit(this.whisper, task, call, [])) as NativeLanguageResult;
   }
 
   /**
    * Silero VAD over 16 kHz mono PCM, in the VAD pool: speech probability per 32 ms frame and the speech
    * segments under `params` (defaults: vad-params.ts). Segments end within the audio.
    */
-  async detectSpeech(pcm: Float32Array, params: Partial<VadParams> = {}, call: Pick<CallOptions, 'signal'> = {}): Promise<SpeechDetection> {
+  async detectSpeech(pcm: Float32Array, params: Partial<VadParams> = {}, call: Pick<CallOptions, 'signal' | 'work'> = {}): Promise<SpeechDetection> {
     if (!this.vad) throw new EngineError('vad_not_configured', 'the engine was opened without a VAD model (vadModel)');
     checkPcm(pcm);
     const native = nativeVadParams(resolveVadParams(params));
@@ -295,7 +332,7 @@ export class Engine implements SpeakerDiarizer {
       starts.map((start, k) => {
         const piece = starts.length === 1 ? pcm : pcm.slice(start, starts[k + 1] ?? pcm.length);
         const task: Omit<DetectSpeechTask, 'control'> = { kind: 'detectSpeech', pcm: piece, params: native };
-        return this.submit(this.vad!.lane, task, call.signal, []) as Promise<NativeSpeechDetection>;
+        return this.submit(this.vad!.lane, task, call, []) as Promise<NativeSpeechDetection>;
       }),
     );
     const joined = joinPieces(
@@ -319,7 +356,7 @@ export class Engine implements SpeakerDiarizer {
     input: Float32Array | SpeakerFeatures,
     regions: ReadonlyArray<{ start: number; end: number }>,
     options: { maxVoices?: number } = {},
-    call: Pick<CallOptions, 'signal'> = {},
+    call: Pick<CallOptions, 'signal' | 'work'> = {},
   ): Promise<SpeakerDiarization> {
     if (input instanceof Float32Array) checkPcm(input);
     const task: Omit<DiarizeTask, 'control'> = {
@@ -328,7 +365,7 @@ export class Engine implements SpeakerDiarizer {
       regions: regions.map((r) => ({ start: r.start, end: r.end })),
       options: { maxVoices: options.maxVoices ?? DIARIZER_MAX_VOICES },
     };
-    const raw = (await this.submit(this.vad?.lane ?? this.whisper, task, call.signal, [])) as NativeDiarization;
+    const raw = (await this.submit(this.vad?.lane ?? this.whisper, task, call, [])) as NativeDiarization;
     return { turns: raw.turns, voices: raw.voices, timings: raw.timings };
   }
 
@@ -336,35 +373,46 @@ export class Engine implements SpeakerDiarizer {
   async speakerFeatures(
     pcm: Float32Array,
     regions: ReadonlyArray<{ start: number; end: number }>,
-    call: Pick<CallOptions, 'signal'> = {},
+    call: Pick<CallOptions, 'signal' | 'work'> = {},
   ): Promise<SpeakerFeatures> {
     checkPcm(pcm);
     const task: Omit<SpeakerFeaturesTask, 'control'> = { kind: 'speakerFeatures', pcm, regions: regions.map((r) => ({ start: r.start, end: r.end })) };
-    return (await this.submit(this.vad?.lane ?? this.whisper, task, call.signal, [])) as SpeakerFeatures;
+    return (await this.submit(this.vad?.lane ?? this.whisper, task, call, [])) as SpeakerFeatures;
   }
 
   /** Stops taking calls, lets running and queued calls finish, then frees the workers and the model. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Waiting calls are still handed to the workers: the pools close once the schedulers are empty.
+    await Promise.all([this.whisper.scheduler.drained(), this.vad?.lane.scheduler.drained()]);
     await Promise.all([this.whisper.pool.close(), this.vad?.lane.pool.close()]);
     this.anchor.release();
     this.vad?.anchor.release();
   }
 
-  private submit(lane: PoolLane, task: Omit<PoolTask, 'control'>, signal: AbortSignal | undefined, transferList: Transferable[]): Promise<unknown> {
+  private submit(
+    lane: PoolLane,
+    task: Omit<PoolTask, 'control'>,
+    call: Pick<CallOptions, 'signal' | 'work'>,
+    transferList: Transferable[],
+    holdable = false,
+  ): Promise<unknown> {
+    const { signal } = call;
     if (this.closed) return Promise.reject(new EngineError('engine_closed', 'the engine is closed'));
     if (signal?.aborted) return Promise.reject(abortError());
-    if (lane.pending >= lane.workers + this.maxQueue) {
-      return Promise.reject(new EngineError('queue_full', `the engine queue is full (${this.maxQueue} waiting)`));
-    }
-    const control = new Int32Array(new SharedArrayBuffer(4));
-    this.callCounts[task.kind]++;
-    lane.pending++;
+    // Slot 0: abort. Slot 1, on calls that can be held: hold (native/abort-control.h).
+    const control = new Int32Array(new SharedArrayBuffer(holdable ? 8 : 4));
     // Piscina's own abort terminates the worker thread; ours asks whisper.cpp to stop cooperatively.
-    const running = lane.pool.run({ ...task, control }, { transferList: transferList as never }).finally(() => {
-      lane.pending--;
-    });
+    const running = lane.scheduler.schedule(
+      call.work,
+      () => {
+        this.callCounts[task.kind]++;
+        return lane.pool.run({ ...task, control }, { transferList: transferList as never });
+      },
+      signal,
+      holdable ? { hold: () => Atomics.store(control, 1, 1), resume: () => Atomics.store(control, 1, 0) } : undefined,
+    );
     if (!signal) return running;
     return new Promise((resolvePromise, rejectPromise) => {
       const onAbort = () => {

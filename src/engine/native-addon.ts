@@ -122,6 +122,8 @@ export interface NativeTranscribeOptions {
    * this many times the prompted text's tokens (plus an allowance) and reports `capped`.
    */
   checkLengthBound?: number;
+  /** Batch work: compute on a background-priority thread (native/compute-threads.h). Default false. */
+  background?: boolean;
 }
 
 export interface NativeToken {
@@ -165,6 +167,8 @@ export interface NativeTimings {
   encoderRuns: number;
   /** The context-free check decode (0 without contextFreeCheck). */
   checkMs: number;
+  /** Time the call spent held by the engine's scheduler while an urgent call ran (work-scheduler.ts). */
+  heldMs: number;
 }
 
 /** The context-free check's decode: segments of text tokens between timestamp pairs. */
@@ -291,7 +295,8 @@ export interface NativeAddon {
   /** Same, blocking the calling thread: for worker threads, which have nothing else to do meanwhile. */
   loadModelSync(path: string, options?: NativeLoadOptions): NativeModel;
   /**
-   * control: optional Int32Array over a SharedArrayBuffer; a non-zero value in slot 0 aborts.
+   * control: optional Int32Array over a SharedArrayBuffer; a non-zero value in slot 0 aborts, and in
+   * slot 1 (where the array has two) holds the call between two steps of its graph until it is cleared.
    * onProgress: percent 0..100, called on the calling thread's event loop.
    * onSegments: the segments whisper.cpp finished since the last call, in the result's own shape, as
    * they are decoded. Advisory: a report may arrive after the promise settles; the result holds all.

@@ -14,8 +14,18 @@ export interface PoolShape {
 
 export const MAX_DEFAULT_WORKERS = 8;
 
-export function defaultPoolShape(cores: number): PoolShape {
+/**
+ * On a GPU (a CUDA build that found a device) the GPU, not the cores, is what calls share. Measured on
+ * a lent H200 (CUDA build of this repo, large-v3-turbo shape, random weights, `bench pool`): 1 worker
+ * 82 audio-seconds per second, 2 workers 136, 4 workers 222, 8 x 1 thread 206, 8 x 2 threads 228,
+ * 16 x 1 thread 213. About four concurrent calls saturate one GPU; more only add memory on it.
+ */
+export const GPU_WORKERS = 4;
+
+export function defaultPoolShape(cores: number, gpu = false): PoolShape {
   const usable = Math.max(1, Math.floor(cores));
+  // The CPU threads of a GPU call do the mel spectrogram and the sampling: the cores are shared out.
+  if (gpu) return { workers: GPU_WORKERS, threadsPerWorker: Math.max(1, Math.floor(usable / GPU_WORKERS)) };
   const threadsPerWorker = Math.max(1, Math.floor(usable / MAX_DEFAULT_WORKERS));
   return { workers: Math.max(1, Math.floor(usable / threadsPerWorker)), threadsPerWorker };
 }
@@ -27,4 +37,14 @@ export function defaultPoolShape(cores: number): PoolShape {
  */
 export function defaultVadWorkers(cores: number): number {
   return Math.max(1, Math.min(2, Math.floor(cores)));
+}
+
+/**
+ * Workers beyond the compute slots, for urgent calls that hold batch work (work-scheduler.ts): one per
+ * slot, so every batch call can make way. Only where a held call costs nothing: single-threaded calls
+ * on the CPU. A held call with more threads would leave its other threads spinning at ggml's barrier,
+ * and on a GPU a call is held only between decoder steps while keeping its memory on the device.
+ */
+export function defaultUrgentWorkers(workers: number, threadsPerWorker: number, gpu: boolean): number {
+  return !gpu && threadsPerWorker === 1 ? workers : 0;
 }

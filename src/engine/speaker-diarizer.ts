@@ -2,6 +2,8 @@
 // with the native training-free diarizer (native/speakers/); a neural segmentation or embedding
 // model would implement the same interface (its C++ counterpart is native/speakers/speaker-embedder.h).
 
+import type { EngineWork } from '../domain/work-classes.js';
+
 /** The most voices ever told apart (the contract: "up to four voices are still detected"). */
 export const DIARIZER_MAX_VOICES = 4;
 
@@ -39,13 +41,17 @@ export const FEATURES_PER_FRAME = 19;
 
 export interface SpeakerDiarizer {
   /** Features of one window of a recording (regions: seconds from the window's first sample). */
-  speakerFeatures(pcm: Float32Array, regions: ReadonlyArray<{ start: number; end: number }>, call?: { signal?: AbortSignal }): Promise<SpeakerFeatures>;
+  speakerFeatures(
+    pcm: Float32Array,
+    regions: ReadonlyArray<{ start: number; end: number }>,
+    call?: { signal?: AbortSignal; work?: EngineWork },
+  ): Promise<SpeakerFeatures>;
   /** Who spoke when over a recording, given as its PCM or as its joined features. */
   diarize(
     input: Float32Array | SpeakerFeatures,
     regions: ReadonlyArray<{ start: number; end: number }>,
     options?: { maxVoices?: number },
-    call?: { signal?: AbortSignal },
+    call?: { signal?: AbortSignal; work?: EngineWork },
   ): Promise<SpeakerDiarization>;
 }
 

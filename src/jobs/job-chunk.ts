@@ -13,6 +13,7 @@ import type { ModelId } from '../domain/model-ids.js';
 import { accumulateChunk } from '../pipeline/chunk-accumulation.js';
 import { chunkWindowSeconds, cutWindow, type WindowChunk } from '../pipeline/chunk-window.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
+import { jobWork } from './job-work.js';
 import { runTranscription } from '../pipeline/run-transcription.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
@@ -93,7 +94,7 @@ export class JobChunkProcessor {
       target: this.settings.chunkSeconds,
       reachedEnd,
       sampleRate: DECODED_SAMPLE_RATE,
-      detectSpeech: this.deps.stages[request.model].detectSpeech,
+      detectSpeech: this.deps.stages[request.model](jobWork(job)).detectSpeech,
       vad: request.vad,
       signal,
     });
@@ -124,7 +125,7 @@ export class JobChunkProcessor {
       { ...request, language: chunkChoice(carry.language, request.language), wordTimestamps: request.wordTimestamps || decorates(request) },
       // Speakers of a long recording are attached globally after its text (decoration), not per chunk.
       {
-        ...this.deps.stages[request.model],
+        ...this.deps.stages[request.model](jobWork(job)),
         diarize: undefined,
         decoding: this.deps.config.decoding,
         sampleRate: DECODED_SAMPLE_RATE,

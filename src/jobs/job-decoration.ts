@@ -16,7 +16,8 @@ import { DECODED_SAMPLE_RATE, decodeAudioWindow, type AudioContainer, type Audio
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas } from '../engine/speaker-diarizer.js';
-import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
+import type { PipelineEngines, PipelineStages } from '../pipeline/pipeline-engine.js';
+import { jobWork } from './job-work.js';
 import { attachSpeakersToShaped } from '../pipeline/speaker-attachment.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import type { ModelId } from '../domain/model-ids.js';
@@ -87,9 +88,9 @@ export class JobDecorator {
     const started = performance.now();
     const regions = (carry.speech ?? []).map(([start, end]) => ({ start, end }));
     const seconds = carry.endSeconds ?? carry.durationSeconds;
-    const features = await this.speakerFeatures(job.audioPath, carry.container, regions, seconds, request.model, signal);
-    const diarization =
-      regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await this.deps.stages[request.model].diarize(features, regions, signal);
+    const stages = this.deps.stages[request.model](jobWork(job));
+    const features = await this.speakerFeatures(job.audioPath, carry.container, regions, seconds, stages, signal);
+    const diarization = regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await stages.diarize(features, regions, signal);
     const speakers = attachSpeakersToShaped({
       segments: transcript.segments,
       words: transcript.words ?? null,
@@ -144,7 +145,14 @@ export class JobDecorator {
   }
 
   /** The recording's speaker features, window by window; windows without speech are not decoded. */
-  private async speakerFeatures(audioPath: string, container: AudioContainer, regions: SpeechRegion[], seconds: number, model: ModelId, signal: AbortSignal) {
+  private async speakerFeatures(
+    audioPath: string,
+    container: AudioContainer,
+    regions: SpeechRegion[],
+    seconds: number,
+    stages: PipelineStages,
+    signal: AbortSignal,
+  ) {
     const canvas = new SpeakerFeatureCanvas(seconds);
     const source = await this.deps.audioSource(audioPath);
     for (let start = 0; start < seconds; start += FEATURE_WINDOW_SECONDS) {
@@ -163,7 +171,7 @@ export class JobDecorator {
       if (pcm.length === 0) break;
       const inside = local.filter((r) => r.start < pcm.length / DECODED_SAMPLE_RATE);
       if (inside.length === 0) continue;
-      const features = await this.deps.stages[model].speakerFeatures(pcm, inside, signal);
+      const features = await stages.speakerFeatures(pcm, inside, signal);
       canvas.place(start, features, FEATURE_WINDOW_SECONDS * FEATURE_FRAMES_PER_SECOND);
     }
     return canvas.features;

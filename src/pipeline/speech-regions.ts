@@ -30,8 +30,9 @@ export interface PackedAudio {
 }
 
 /**
- * The most packed audio one vocabulary window holds: whisper's 30 s window, less a margin so rounding
- * region edges to samples never spills past it (the check decodes the first window only).
+ * The most packed audio one decoding window holds (recognise-stage.ts): whisper's 30 s window, less a
+ * margin so rounding region edges to samples never spills past it (whisper then decodes it in one
+ * pass, and the vocabulary check, which decodes the first window only, sees all of it).
  */
 export const WINDOW_SECONDS = 29.9;
 

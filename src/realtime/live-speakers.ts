@@ -7,6 +7,7 @@
 // earlier turn to another voice, which is why labels are provisional. Features are kept for the last
 // MAX_LABELLED_SECONDS of turns (7.6 kB a second); older turns keep the labels they last had.
 // Work is serial, one turn behind another; turns that queue up meanwhile are diarized once, together.
+import type { EngineWork } from '../domain/work-classes.js';
 import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas, type SpeakerDiarizer, type SpeakerFeatures } from '../engine/speaker-diarizer.js';
 import { nameVoices, turnSpeakers, voicePieces, type TurnSpeakers } from './speaker-labelling.js';
 
@@ -51,6 +52,8 @@ export class LiveSpeakers {
   constructor(
     private readonly diarizer: SpeakerDiarizer,
     private readonly events: LiveSpeakersEvents,
+    /** The session's calls, for the engine's scheduler. */
+    private readonly engineWork: EngineWork,
     private readonly keepSeconds = MAX_LABELLED_SECONDS,
   ) {}
 
@@ -62,7 +65,7 @@ export class LiveSpeakers {
       this.queued--;
       if (this.failed) return;
       try {
-        const features = await this.diarizer.speakerFeatures(pcm, regions);
+        const features = await this.diarizer.speakerFeatures(pcm, regions, { work: this.engineWork });
         this.keep({ turnId, sessionStart, features, regions });
         if (this.queued === 0) await this.relabel();
       } catch {
@@ -100,7 +103,7 @@ export class LiveSpeakers {
       for (const r of t.regions) if (Math.min(r.end, seconds) > r.start) regions.push({ start: offset + r.start, end: offset + Math.min(r.end, seconds) });
       offset += seconds;
     }
-    const diarization = await this.diarizer.diarize(joined.features, regions);
+    const diarization = await this.diarizer.diarize(joined.features, regions, {}, { work: this.engineWork });
     const pieces = voicePieces(diarization.turns, layout);
     const names = nameVoices(pieces, this.labels, this.frozen);
     const changed = turnSpeakers(

@@ -9,6 +9,7 @@
 // waits for the next. Audio is never written anywhere.
 import { audioContextFor, type Engine } from '../engine/engine.js';
 import type { TranscribeOptions } from '../engine/engine.js';
+import type { EngineWork, WorkClass } from '../domain/work-classes.js';
 import type { ModelId } from '../domain/model-ids.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
@@ -67,6 +68,8 @@ export class RealtimeSession implements ConnectionHandlers {
   private readonly events = new EventSequence();
   private start: StartMessage | null = null;
   private engine: Engine | null = null;
+  /** The key's tenant, once started: the engine's scheduler shares workers between tenants. */
+  private tenant = '';
   /** Live speaker labels, when the start asked for diarization. */
   private speakers: LiveSpeakers | null = null;
   private release: (() => void) | null = null;
@@ -188,13 +191,19 @@ export class RealtimeSession implements ConnectionHandlers {
       if (this.isClosed()) return release();
       this.release = release;
       this.start = start;
+      this.tenant = key.tenant;
       this.usage = new RealtimeUsage(this.deps.billing, key, start, REALTIME_SAMPLE_RATE);
       this.engine = this.deps.engines[start.model];
       if (start.diarization) {
-        this.speakers = new LiveSpeakers(this.engine, {
-          labels: (fields) => this.send(this.events.next('speaker_labels', fields)),
-          unavailable: (reason) => this.send(this.events.next('speaker_status', { status: 'unavailable', reason })),
-        });
+        // Labels follow the text: they wait behind the session's finals.
+        this.speakers = new LiveSpeakers(
+          this.engine,
+          {
+            labels: (fields) => this.send(this.events.next('speaker_labels', fields)),
+            unavailable: (reason) => this.send(this.events.next('speaker_status', { status: 'unavailable', reason })),
+          },
+          this.work('realtime_partial'),
+        );
       }
       this.phase = 'streaming';
       this.readyAt = this.now();
@@ -301,7 +310,7 @@ export class RealtimeSession implements ConnectionHandlers {
     const pcm = this.buffer();
     const seconds = pcm.length / REALTIME_SAMPLE_RATE;
     if (pcm.length < REALTIME_SAMPLE_RATE * 0.1) return;
-    const regions = (await this.engine!.detectSpeech(pcm)).segments;
+    const regions = (await this.engine!.detectSpeech(pcm, {}, { work: this.work('realtime_final') })).segments;
     if (this.isClosed()) return;
     const state = turnState(regions, seconds, this.limits.endpointing);
     if (state.kind === 'silence') {
@@ -361,6 +370,11 @@ export class RealtimeSession implements ConnectionHandlers {
     }
   }
 
+  /** This session's engine calls of `workClass`, for the engine's scheduler. */
+  private work(workClass: WorkClass): EngineWork {
+    return { workClass, tenant: this.tenant, request: this.start!.sessionId };
+  }
+
   private turnText(text: string, start: number, end: number): TurnText {
     const offset = this.bufferStart / REALTIME_SAMPLE_RATE;
     return { turnId: this.turnId, text, start: offset + start, end: offset + end };
@@ -393,7 +407,7 @@ export class RealtimeSession implements ConnectionHandlers {
       maxTokens: Math.ceil(seconds * 8) + 16,
       ...(partial ? { audioCtx: audioContextFor(Math.max(seconds, 1), this.engine!.header) } : {}),
     };
-    const transcript = await this.engine!.transcribe(pcm, options);
+    const transcript = await this.engine!.transcribe(pcm, options, { work: this.work(partial ? 'realtime_partial' : 'realtime_final') });
     return transcript.text.trim();
   }
 

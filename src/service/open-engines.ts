@@ -46,7 +46,10 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
     let closed = false;
     return {
       engines: { [FLAGSHIP_MODEL]: main, [EDGE_MODEL]: edge },
-      stages: { [FLAGSHIP_MODEL]: pipelineStages(main, stageOptions), [EDGE_MODEL]: pipelineStages(edge, stageOptions) },
+      stages: {
+        [FLAGSHIP_MODEL]: (work) => pipelineStages(main, stageOptions, work),
+        [EDGE_MODEL]: (work) => pipelineStages(edge, stageOptions, work),
+      },
       modelBuilds: {
         [FLAGSHIP_MODEL]: build(main, config.models[FLAGSHIP_MODEL]),
         [EDGE_MODEL]: build(edge, config.models[EDGE_MODEL]),

@@ -10,6 +10,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceRole } from '../config/service-config.js';
 import type { Engine } from '../engine/engine.js';
+import type { WorkClassStats } from '../engine/work-scheduler.js';
+import { WORK_CLASSES, type WorkClass } from '../domain/work-classes.js';
 import type { ModelId } from '../domain/model-ids.js';
 import type { BlockReason } from '../billing/billing-decision.js';
 import type { JobCounts } from '../store/job-store.js';
@@ -196,6 +198,57 @@ export class ServiceMetrics {
     engineGauge('svc_stt_engine_running', 'Calls running on the engine pool.', (s) => s.running);
     engineGauge('svc_stt_engine_queued', 'Calls waiting for an engine worker.', (s) => s.queued);
     engineGauge('svc_stt_engine_utilisation', 'Share of engine workers busy (0 to 1).', (s) => (s.workers > 0 ? s.running / s.workers : 0));
+    // The scheduler's queues by work class (work-scheduler.ts): bounded labels, no tenant.
+    const eachClass = (engines: Partial<Record<ModelId, Engine>>, record: (labels: { model: string; class: WorkClass }, stats: WorkClassStats) => void) => {
+      for (const [model, engine] of Object.entries(engines)) {
+        if (!engine) continue;
+        const classes = engine.stats.classes;
+        for (const workClass of WORK_CLASSES) record({ model, class: workClass }, classes[workClass]);
+      }
+    };
+    new Gauge({
+      name: 'svc_stt_engine_class_queued',
+      help: 'Engine calls waiting for a worker, by work class (realtime_final, realtime_partial, interactive, batch).',
+      labelNames: ['model', 'class'],
+      registers,
+      collect() {
+        eachClass(sources.engines(), (labels, stats) => this.set(labels, stats.queued));
+      },
+    });
+    new Gauge({
+      name: 'svc_stt_engine_class_oldest_wait_seconds',
+      help: 'How long the oldest engine call waiting in each work class has waited (0 when none waits).',
+      labelNames: ['model', 'class'],
+      registers,
+      collect() {
+        eachClass(sources.engines(), (labels, stats) => this.set(labels, stats.oldestWaitSeconds));
+      },
+    });
+    // Totals kept by the engine, reported as counters: their rates give the mean wait per class.
+    const classCounter = (name: string, help: string, read: (stats: WorkClassStats) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['model', 'class'],
+        registers,
+        collect() {
+          this.reset();
+          eachClass(sources.engines(), (labels, stats) => this.inc(labels, read(stats)));
+        },
+      });
+    engineGauge('svc_stt_engine_held', 'Batch calls held while urgent calls run in their place.', (s) => s.held);
+    new Counter({
+      name: 'svc_stt_engine_holds_total',
+      help: 'Times a batch call was held so that an urgent call (realtime, inline) could run at once.',
+      labelNames: ['model'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [model, engine] of Object.entries(sources.engines())) if (engine) this.inc({ model }, engine.stats.holds);
+      },
+    });
+    classCounter('svc_stt_engine_class_dispatched_total', 'Engine calls handed to a worker since the engine opened, by work class.', (s) => s.dispatched);
+    classCounter('svc_stt_engine_class_wait_seconds_total', 'Seconds engine calls waited for a worker, summed, by work class.', (s) => s.waitSeconds);
   }
 
   /** One answered request; `route` is the matched template, or null for an unmatched path. */

@@ -45,6 +45,7 @@ t.test('bench on an audio file: what was measured, a table, then the JSON line l
     decoding: 'greedy, no temperature fallback',
   });
   t.ok(summary.cores >= 1);
+  t.same(summary.devices, ['CPU'], 'the compute devices (a CUDA build that finds a GPU names it first)');
   t.equal(summary.shapes.length, 1, 'the one shape asked for');
   const [shape] = summary.shapes;
   t.same(Object.keys(shape), SHAPE_FIELDS);
@@ -93,6 +94,12 @@ t.test('the shapes compared: both ends of the trade-off and the default, or the 
   t.same(benchPoolShapes(4, { workers: 2 }), [shape(2, 2, false)], '--workers alone: the cores left go to threads');
   t.same(benchPoolShapes(4, { threads: 4 }), [shape(1, 4, false)]);
   t.same(benchPoolShapes(2, { workers: 2, threads: 1 }), [shape(2, 1, true)]);
+  t.same(
+    benchPoolShapes(16, {}, true),
+    [shape(1, 16, false), shape(2, 8, false), shape(4, 4, true), shape(8, 2, false)],
+    'on a GPU: 1, 2, 4 and 8 concurrent calls, the default 4',
+  );
+  t.same(benchPoolShapes(16, { workers: 4 }, true), [shape(4, 4, true)]);
 });
 
 t.test('usage errors exit 2, before any audio is made or model loaded', async (t) => {

@@ -1,8 +1,6 @@
 // loadConfig: defaults, environment, the SVC_CONFIG file (env wins), and every problem reported at
 // once, one line each, naming the variable.
 import { chmodSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { defaultPoolShape } from '../../src/engine/pool-shape.js';
 import { join, resolve } from 'node:path';
 import t, { type Test } from 'tap';
 import { ConfigError } from '../../src/config/config-error.js';
@@ -54,7 +52,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     minAudioSeconds: 1,
     maxUploadBytes: 100_000_000,
     retentionHours: 24,
-    pool: { ...defaultPoolShape(availableParallelism()), maxQueue: 16 },
+    pool: { maxQueue: 16 },
     upload: { ...DEFAULTS.upload },
     rateLimitPerMinute: DEFAULTS.rateLimitPerMinute,
     connections: DEFAULTS.connections,
@@ -166,7 +164,7 @@ t.test('SVC_CONFIG file: each variable without SVC_, camelCase; paths relative t
     dataDir: join(dir, 'state'),
     port: 9000,
     models: { 'svc-medical-1': join(dir, 'flagship.bin'), 'svc-medical-edge-1': join(dir, 'edge.bin') },
-    pool: { workers: 3, maxQueue: 32, threadsPerWorker: defaultPoolShape(availableParallelism()).threadsPerWorker },
+    pool: { workers: 3, maxQueue: 32 },
     upload: { minRateGraceMs: 2000, idleTimeoutMs: DEFAULTS.upload.idleTimeoutMs },
     connections: { public: { unreadTimeoutMs: 2500 } },
     storage: { s3: { bucket: 'audio', region: 'eu-west-1' } },

@@ -29,14 +29,22 @@ t.test('two workers, six calls: all correct, the model read from disk once', asy
   const stats = loadNativeAddon().modelStats();
   t.equal(stats.loads - loadsBefore, 1, 'one read of the model file for the main thread and both workers');
   t.ok(stats.references >= 3, 'the main thread and both workers hold references');
-  t.same(engine.stats, {
+  const { classes, ...figures } = engine.stats;
+  t.same(figures, {
     workers: 2,
     threadsPerWorker: 1,
+    urgentWorkers: 2,
     running: 0,
+    held: 0,
+    holds: 0,
     queued: 0,
     maxQueue: engine.maxQueue,
     calls: { transcribe: 7, detectLanguage: 0, detectSpeech: 0, diarize: 0, speakerFeatures: 0 },
   });
+  // Untagged calls count as inline work.
+  t.equal(classes.interactive.dispatched, 7);
+  t.equal(classes.interactive.queued, 0);
+  t.equal(classes.batch.dispatched + classes.realtime_final.dispatched + classes.realtime_partial.dispatched, 0);
 });
 
 t.test('a result does not depend on what ran before on the same worker', async (t) => {

@@ -109,7 +109,13 @@ async function createJob(maxSpeakers = 4): Promise<JobRecord> {
 /** The service's stages with the diarize call replaced. */
 function withDiarize(diarize: (real: Diarize) => Diarize): PipelineEngines {
   const stages = { ...engines.stages };
-  for (const model of Object.keys(stages) as Array<keyof PipelineEngines>) stages[model] = { ...stages[model], diarize: diarize(stages[model].diarize) };
+  for (const model of Object.keys(stages) as Array<keyof PipelineEngines>) {
+    const real = stages[model];
+    stages[model] = (work) => {
+      const bound = real(work);
+      return { ...bound, diarize: diarize(bound.diarize) };
+    };
+  }
   return stages;
 }
 

@@ -13,6 +13,9 @@ import { conversation } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { wavPcm } from '../helpers/realtime-client.js';
 import { testModelPath } from '../helpers/test-models.js';
+import type { EngineWork } from '../../src/domain/work-classes.js';
+
+const LABEL_WORK: EngineWork = { workClass: 'realtime_partial', tenant: 'tenant-a', request: 'session-a' };
 
 let engine: Engine;
 t.before(async () => {
@@ -51,7 +54,7 @@ t.test('a three-voice conversation turn by turn: revisions of changed turns, as 
   const { talk, pcm } = await recording(3, 12, 1);
   // Overlapping reference turns are fed as one turn each, as a realtime session would see them end.
   const { revisions, unavailable, events } = recorder();
-  const live = new LiveSpeakers(engine, events);
+  const live = new LiveSpeakers(engine, events, LABEL_WORK);
   const revisionsAfter: number[] = [];
   await feed(live, pcm, talk.turns, () => revisionsAfter.push(revisions.length));
   t.same(unavailable, []);
@@ -85,7 +88,7 @@ t.test('only the last seconds of turns are kept: older turns keep their last lab
   const { talk, pcm } = await recording(2, 8, 1);
   const keepSeconds = 8;
   const { revisions, events } = recorder();
-  const live = new LiveSpeakers(engine, events, keepSeconds);
+  const live = new LiveSpeakers(engine, events, LABEL_WORK, keepSeconds);
   const seconds = talk.turns.map((turn) => Math.floor((turn.end - turn.start) * 100) / 100);
   const mentionedAfter: Array<Set<string>> = [];
   let seen = 0;
@@ -120,7 +123,7 @@ t.test('a failing diarizer: said once, nothing more is tried, settled still reso
     },
   };
   const { revisions, unavailable, events } = recorder();
-  await feed(new LiveSpeakers(failing, events), pcm, talk.turns);
+  await feed(new LiveSpeakers(failing, events, LABEL_WORK), pcm, talk.turns);
   t.equal(revisions.length, 0);
   t.equal(unavailable.length, 1, 'said once');
   t.notMatch(unavailable[0], /diarizer down/, 'the engine error is not passed on');

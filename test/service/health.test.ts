@@ -2,12 +2,14 @@
 // need no key and report each check; /metrics is Prometheus text whose labels are route templates,
 // never a job id, a key or a tenant; SVC_METRICS_PORT moves /metrics to a listener of its own.
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load-config.js';
 import { RoleRefusedError, startService } from '../../src/service/start-service.js';
 import { startTestService } from '../helpers/test-service.js';
 import { testModelPath } from '../helpers/test-models.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
 
 t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or tenants', async (t) => {
   const svc = await startTestService();
@@ -31,6 +33,14 @@ t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or 
   t.equal((await fetch(`${svc.url}/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
   t.equal((await fetch(`${svc.url}/v1/jobs/job_nope`, { headers: { authorization: `Bearer ${key}` } })).status, 404);
   t.equal((await fetch(`${svc.url}/no/such/path/secret-path-canary`)).status, 404);
+  // An inline request: its engine calls are counted in the interactive class.
+  const form = new FormData();
+  form.append('model', 'svc-medical-1');
+  form.append('language', 'en');
+  form.append('file', new Blob([(await readFile(await speechWav(3))) as Uint8Array<ArrayBuffer>], { type: 'audio/wav' }), 'a.wav');
+  const inline = await fetch(`${svc.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+  t.equal(inline.status, 200);
+  await inline.body?.cancel();
 
   const metrics = await fetch(`${svc.url}/metrics`);
   t.equal(metrics.status, 200);
@@ -46,6 +56,11 @@ t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or 
   t.match(text, /svc_stt_store_up\{role="all"\} 1/);
   t.match(text, /svc_stt_engine_workers\{model="svc-medical-1",role="all"\} 1/);
   t.match(text, /svc_stt_engine_utilisation\{model="svc-medical-1",role="all"\} 0/);
+  t.match(text, /svc_stt_engine_class_queued\{model="svc-medical-1",class="realtime_final",role="all"\} 0/);
+  t.match(text, /svc_stt_engine_class_oldest_wait_seconds\{model="svc-medical-1",class="batch",role="all"\} 0/);
+  t.match(text, /svc_stt_engine_class_dispatched_total\{model="svc-medical-1",class="interactive",role="all"\} [1-9]/);
+  t.match(text, /svc_stt_engine_class_dispatched_total\{model="svc-medical-1",class="batch",role="all"\} 0/);
+  t.match(text, /# TYPE svc_stt_engine_class_wait_seconds_total counter/);
   t.match(text, /# TYPE svc_stt_job_processing_seconds_per_audio_second histogram/);
   t.match(text, /# TYPE svc_stt_webhook_attempts_total counter/);
   t.match(text, /svc_stt_process_resident_memory_bytes/);

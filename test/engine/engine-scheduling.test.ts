@@ -1,0 +1,123 @@
+// The engine's scheduler with real workers (src/engine/work-scheduler.ts for its rules, tested on
+// their own in work-scheduler.test.ts): urgent calls go before batch calls waiting, and with an urgent
+// worker a running batch call is held, not interrupted, while an urgent call runs: its result is the
+// same as when it runs alone, and a held call can still be aborted.
+import { readdirSync, readFileSync } from 'node:fs';
+import t from 'tap';
+import { decodeAudio } from '../../src/audio/index.js';
+import type { EngineWork } from '../../src/domain/work-classes.js';
+import { Engine } from '../../src/engine/engine.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
+import { testModelPath } from '../helpers/test-models.js';
+
+const options = { language: 'en', temperatureInc: 0, maxTokens: 24 };
+const batch: EngineWork = { workClass: 'batch', tenant: 'tenant-a', request: 'job-1' };
+const urgent: EngineWork = { workClass: 'realtime_final', tenant: 'tenant-b', request: 'session-1' };
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Nice values of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function threadNiceValues(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+t.test('batch work computes on background-priority threads, other work at the process priority', async (t) => {
+  const model = await testModelPath('micro');
+  const pcm = await decodeAudio(await speechWav(3), { maxSeconds: 60, timeoutMs: 60_000 });
+  const engine = await Engine.open({ model, workers: 1, threadsPerWorker: 1 });
+  t.teardown(() => engine.close());
+  const own = threadNiceValues()[0];
+  // First in this file (its own process): no batch call has run yet.
+  const before = threadNiceValues().filter((nice) => nice > own).length;
+  t.equal(before, 0);
+  await engine.transcribe(pcm, options, { work: { workClass: 'interactive', tenant: 'a', request: 'r' } });
+  t.equal(threadNiceValues().filter((nice) => nice > own).length, before, 'an inline call added no lowered thread');
+  await engine.transcribe(pcm, options, { work: batch });
+  const lowered = threadNiceValues().filter((nice) => nice > own);
+  t.ok(lowered.length > before, 'a batch call ran on a thread of lowered priority');
+  t.ok(
+    lowered.every((nice) => nice === Math.min(19, own + 10)),
+    `lowered by 10 (${lowered.join(', ')})`,
+  );
+});
+
+t.test('an urgent call holds a running batch call on a spare worker; the held call ends as it would alone', async (t) => {
+  const model = await testModelPath('tiny');
+  const long = await decodeAudio(await speechWav(29), { maxSeconds: 60, timeoutMs: 60_000 });
+  const short = await decodeAudio(await speechWav(4, { seed: 2 }), { maxSeconds: 60, timeoutMs: 60_000 });
+  const engine = await Engine.open({ model, workers: 1, threadsPerWorker: 1, urgentWorkers: 1 });
+  t.teardown(() => engine.close());
+  const alone = await engine.transcribe(long, options, { work: batch });
+
+  const order: string[] = [];
+  const held = engine.transcribe(long, options, { work: batch }).then((r) => {
+    order.push('batch');
+    return r;
+  });
+  await until(() => engine.stats.running === 1, 'the batch call to start');
+  // Into its encoder: the hold lands mid-graph.
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const quick = engine.transcribe(short, options, { work: urgent }).then((r) => {
+    order.push('urgent');
+    return r;
+  });
+  t.equal(engine.stats.held, 1, 'the batch call is held');
+  t.equal(engine.stats.running, 2, 'the urgent call runs on the spare worker');
+  await quick;
+  t.same(order, ['urgent'], 'the urgent call ended first');
+  const result = await held;
+  t.same(order, ['urgent', 'batch']);
+  t.equal(engine.stats.held, 0);
+  t.equal(engine.stats.holds, 1);
+  t.ok(result.timings.heldMs > 0, `the batch call spent ${Math.round(result.timings.heldMs)} ms held`);
+  t.equal(alone.timings.heldMs, 0, 'a call never held reports none');
+  t.equal(result.text, alone.text, 'held and resumed, the batch call decoded what it decodes alone');
+  t.same(
+    result.segments.map((s) => s.tokens.map((x) => x.id)),
+    alone.segments.map((s) => s.tokens.map((x) => x.id)),
+  );
+
+  // A held call aborted while held stops, and the urgent call is unaffected.
+  const abort = new AbortController();
+  const doomed = engine.transcribe(long, options, { work: batch, signal: abort.signal });
+  await until(() => engine.stats.running === 1, 'the batch call to start');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const second = engine.transcribe(short, options, { work: urgent });
+  t.equal(engine.stats.held, 1);
+  abort.abort();
+  await t.rejects(doomed, { name: 'AbortError' });
+  t.ok((await second).durationSeconds > 0);
+  await until(() => engine.stats.running === 0, 'the workers to be free');
+  t.equal(engine.stats.held, 0);
+});
+
+t.test('without spare workers an urgent call waits for the running one, then goes before batch calls that waited longer', async (t) => {
+  const model = await testModelPath('micro');
+  const pcm = await decodeAudio(await speechWav(8), { maxSeconds: 60, timeoutMs: 60_000 });
+  const engine = await Engine.open({ model, workers: 1, threadsPerWorker: 1, urgentWorkers: 0 });
+  t.teardown(() => engine.close());
+  const order: string[] = [];
+  const call = (name: string, work: EngineWork) => engine.transcribe(pcm, options, { work }).then(() => order.push(name));
+  const calls = [
+    call('batch-running', batch),
+    call('batch-waiting-1', { ...batch, request: 'job-2' }),
+    call('batch-waiting-2', { ...batch, request: 'job-3' }),
+    call('inline', { workClass: 'interactive', tenant: 'tenant-c', request: 'req-1' }),
+    call('final', urgent),
+  ];
+  t.equal(engine.stats.held, 0);
+  await Promise.all(calls);
+  t.same(order, ['batch-running', 'final', 'inline', 'batch-waiting-1', 'batch-waiting-2']);
+  t.equal(engine.stats.holds, 0, 'nothing held without a spare worker');
+  t.equal(engine.stats.classes.batch.dispatched, 3);
+  t.equal(engine.stats.classes.realtime_final.dispatched, 1);
+});
