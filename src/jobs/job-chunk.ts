@@ -131,7 +131,7 @@ export class JobChunkProcessor {
         sampleRate: DECODED_SAMPLE_RATE,
         dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family),
       },
-      { signal, regions: chunk.regions },
+      { signal, regions: chunk.regions, ...(carry.language.evidence ? { languageBefore: carry.language.evidence } : {}) },
     );
     const language = afterChunk(carry.language, request.language, outcome);
     // Partial results declare the language as decided so far, like the final one.

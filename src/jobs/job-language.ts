@@ -1,14 +1,18 @@
 // A job's language across its chunks. Each chunk runs the pipeline's language stage; what one chunk
 // decides is carried to the next (in the row's `progress`):
 // - a given language (requested or key default) is used for every chunk as it is;
-// - `auto` detects per utterance in every chunk;
+// - `auto` detects per utterance in every chunk; without hints, what the chunks so far established
+//   (the last language, the speech judged outside the families) is carried, so the rule refusing a
+//   recording outside the families is over the recording and a thin chunk inherits its neighbour's
+//   language like any utterance (decideLanguages in src/pipeline/language-runs.ts);
 // - an omitted language (no key default; decided at acceptance, stored as the `dominant` choice) is
 //   decided on the first chunk that holds speech, by the dominant-language probes of its opening
 //   windows: one language is then used for the rest of the recording; probes that disagree send the
 //   rest of the recording the per-utterance way too.
 // What the job reports is accumulated over the chunks: the effective language (`mixed` once two
 // chunks differ), and a detection block whose utterances and languages cover the whole recording.
-import type { LanguageChoice, LanguageDetectionBlock, LanguageSource } from '../pipeline/language-stage.js';
+import { noSpeechLanguage, type LanguageChoice, type LanguageDetectionBlock, type LanguageSource } from '../pipeline/language-stage.js';
+import type { LanguageEvidence } from '../pipeline/language-runs.js';
 import { parseLanguageTag } from '../domain/language-families.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 
@@ -21,12 +25,14 @@ export interface JobLanguageState {
   detection: LanguageDetectionBlock | null;
   /** The effective language so far: `und` before any speech. */
   language: string;
+  /** Unhinted `auto`: what detection established so far (absent in rows written before it was kept). */
+  evidence?: LanguageEvidence | null;
 }
 
 /** A LanguageChoice as plain data. */
 export type StoredChoice = { mode: 'explicit'; tag: string } | { mode: 'per_utterance' };
 
-export const INITIAL_LANGUAGE_STATE: JobLanguageState = { choice: null, source: null, detection: null, language: NO_SPEECH_LANGUAGE };
+export const INITIAL_LANGUAGE_STATE: JobLanguageState = { choice: null, source: null, detection: null, language: NO_SPEECH_LANGUAGE, evidence: null };
 
 /** The choice a chunk runs with. */
 export function chunkChoice(state: JobLanguageState, requested: LanguageChoice): LanguageChoice {
@@ -49,12 +55,16 @@ export function afterChunk(state: JobLanguageState, requested: LanguageChoice, o
     source,
     detection: mergeDetection(state.detection, outcome),
     language: combineLanguage(state.language, outcome.language),
+    evidence: outcome.languageEvidence ?? state.evidence ?? null,
   };
 }
 
-/** How the finished job declares its language source: nothing ever detected is the default. */
+/**
+ * How the finished job (or a partial result) declares its language source before any speech: as the
+ * pipeline says of silence, so `auto` is `detected`, never `default`.
+ */
 export function finalSource(state: JobLanguageState, requested: LanguageChoice): LanguageSource {
-  return state.source ?? (requested.mode === 'explicit' ? requested.source : 'default');
+  return state.source ?? noSpeechLanguage(requested).source;
 }
 
 function combineLanguage(previous: string, next: string): string {

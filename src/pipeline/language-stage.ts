@@ -5,17 +5,22 @@
 //   recording's opening (up to four windows); a second probe on the next speech-bearing window checks
 //   it, and when the two disagree the recording goes the per-utterance way;
 // - `auto`: every utterance detected among the candidates, runs collapsed (`per_utterance` is the
-//   same over every supported family, where mixed dominant probes lead).
+//   same over every supported family, where mixed dominant probes lead). Without hints an utterance
+//   outside the families is judged with the rest of the recording (decideLanguages in language-runs.ts);
+//   with hints, or on the per_utterance and dominant paths, the likeliest candidate is always taken,
+//   never refused, so no lone detection can derail them either.
 import { LANGUAGE_FAMILIES, type LanguageFamily, type LanguageTag } from '../domain/language-families.js';
 import {
   DETECTION_SPEECH_SECONDS,
   chooseLanguage,
   collapseRuns,
+  decideLanguages,
   fillUndetected,
   isDetectable,
   languagesOf,
-  topLanguage,
   utterancesOf,
+  type JudgedUtterance,
+  type LanguageEvidence,
   type LanguageProbabilities,
   type LanguageRun,
 } from './language-runs.js';
@@ -58,6 +63,8 @@ export interface LanguagePlan {
   language: string;
   source: LanguageSource;
   detection: LanguageDetectionBlock | null;
+  /** What unhinted per-utterance detection established (null on other paths): the next stretch's `before`. */
+  evidence: LanguageEvidence | null;
 }
 
 /** Detects the language of 16 kHz mono speech: probabilities by whisper language code. */
@@ -70,29 +77,48 @@ export interface LanguageStageInput {
   /** The speech in `pcm`, in time order (non-empty: silence never reaches this stage). */
   regions: SpeechRegion[];
   detect: DetectLanguage;
+  /** Unhinted `auto`: what the recording's speech before this stretch established (a job's earlier chunks). */
+  before?: LanguageEvidence;
   signal?: AbortSignal;
 }
 
 export async function planLanguage(input: LanguageStageInput): Promise<LanguagePlan> {
   const { choice, regions } = input;
   if (choice.mode === 'explicit') {
-    return { runs: [{ language: choice.language.family, regions }], language: choice.language.tag, source: choice.source, detection: null };
-  }
-  if (choice.mode === 'auto') {
-    const candidates: LanguageFamily[] = choice.hints ? [...new Set(choice.hints.map((h) => h.family))] : [...LANGUAGE_FAMILIES];
-    const runs = await perUtteranceRuns(input, candidates, choice.hints !== null);
-    const block: LanguageDetectionBlock = {
-      ...detectionBlock(runs, candidates),
-      ...(choice.hints ? { requested_candidates: choice.hints.map((h) => h.tag) } : {}),
+    return {
+      runs: [{ language: choice.language.family, regions }],
+      language: choice.language.tag,
+      source: choice.source,
+      detection: null,
+      evidence: null,
     };
-    return planOf(runs, block);
   }
-  if (choice.mode === 'per_utterance') {
-    const candidates = [...LANGUAGE_FAMILIES];
-    const runs = await perUtteranceRuns(input, candidates, true);
-    return planOf(runs, detectionBlock(runs, candidates));
+  if (choice.mode === 'auto' && !choice.hints) {
+    const { runs, evidence } = await judgedRuns(input);
+    return planOf(runs, detectionBlock(runs, choice), evidence);
+  }
+  if (choice.mode === 'auto' || choice.mode === 'per_utterance') {
+    const runs = await candidateRuns(input, candidatesOf(choice));
+    return planOf(runs, detectionBlock(runs, choice));
   }
   return dominantPlan(input);
+}
+
+/**
+ * What a stretch without speech reports (nothing is detected on it, and no model is called): a given
+ * language keeps its source; `auto` (and per_utterance) says `detected` with a detection block of no
+ * utterances and the candidates as asked, since detection is what the client chose; an omitted language
+ * with nothing said is the `default` (nothing was detected, nothing asked).
+ */
+export function noSpeechLanguage(choice: LanguageChoice): { source: LanguageSource; detection: LanguageDetectionBlock | null } {
+  if (choice.mode === 'explicit') return { source: choice.source, detection: null };
+  if (choice.mode === 'dominant') return { source: 'default', detection: null };
+  return { source: 'detected', detection: detectionBlock([], choice) };
+}
+
+/** The candidate families of a detecting choice: the hints' families, or every supported one. */
+function candidatesOf(choice: Extract<LanguageChoice, { mode: 'auto' | 'per_utterance' }>): LanguageFamily[] {
+  return choice.mode === 'auto' && choice.hints ? [...new Set(choice.hints.map((h) => h.family))] : [...LANGUAGE_FAMILIES];
 }
 
 async function dominantPlan(input: LanguageStageInput): Promise<LanguagePlan> {
@@ -102,7 +128,6 @@ async function dominantPlan(input: LanguageStageInput): Promise<LanguagePlan> {
     // No refusal here: the caller asked for no language in particular, so the likeliest supported one is the answer.
     probes.push(chooseLanguage(await input.detect(packed.pcm, input.signal), LANGUAGE_FAMILIES, true)!);
   }
-  const candidates = [...LANGUAGE_FAMILIES];
   // Speech only after the opening (or too little of it to bear a window): the whole recording's speech is the probe.
   if (probes.length === 0) {
     const packed = packRegions(input.pcm, input.sampleRate, input.regions);
@@ -110,7 +135,7 @@ async function dominantPlan(input: LanguageStageInput): Promise<LanguagePlan> {
   }
   if (probes.every((p) => p === probes[0])) {
     const runs = [{ language: probes[0], regions: input.regions }];
-    return planOf(runs, detectionBlock(runs, candidates));
+    return planOf(runs, detectionBlock(runs, { mode: 'per_utterance' }));
   }
   // Mixed probes escalate to the per-utterance path (contract, behavioural rule 2).
   return planLanguage({ ...input, choice: { mode: 'per_utterance' } });
@@ -131,27 +156,45 @@ export function speechBearingWindows(regions: readonly SpeechRegion[]): SpeechRe
   return windows;
 }
 
-async function perUtteranceRuns(input: LanguageStageInput, candidates: LanguageFamily[], restrict: boolean): Promise<LanguageRun[]> {
-  const choose = (probabilities: LanguageProbabilities) => {
-    const language = chooseLanguage(probabilities, candidates, restrict);
-    if (language === null) throw new UnsupportedDetectedLanguage(topLanguage(probabilities) ?? 'unknown');
-    return language;
-  };
+/** Hinted `auto` and `per_utterance`: each detectable utterance in its likeliest candidate, never refused (the candidates are vouched for). */
+async function candidateRuns(input: LanguageStageInput, candidates: LanguageFamily[]): Promise<LanguageRun[]> {
   const utterances = utterancesOf(input.regions);
   const detected: Array<LanguageFamily | null> = [];
   for (const utterance of utterances) {
-    if (!isDetectable(utterance)) {
-      detected.push(null);
-      continue;
-    }
-    detected.push(choose(await input.detect(openingSpeech(input, utterance.regions), input.signal)));
+    detected.push(isDetectable(utterance) ? chooseLanguage(await input.detect(openingSpeech(input, utterance.regions), input.signal), candidates, true) : null);
   }
   // Only short utterances: judged together, as one piece of speech.
   if (detected.every((d) => d === null)) {
-    const language = choose(await input.detect(openingSpeech(input, input.regions), input.signal));
+    const language = chooseLanguage(await input.detect(openingSpeech(input, input.regions), input.signal), candidates, true)!;
     return [{ language, regions: [...input.regions] }];
   }
   return collapseRuns(utterances, fillUndetected(detected));
+}
+
+/**
+ * Unhinted `auto`: every detectable utterance detected among all the families, then judged together
+ * with what came before (decideLanguages): refused only when the speech outside the families carries
+ * the recording or a passage of it.
+ */
+async function judgedRuns(input: LanguageStageInput): Promise<{ runs: LanguageRun[]; evidence: LanguageEvidence }> {
+  const utterances = utterancesOf(input.regions);
+  const judged: JudgedUtterance[] = [];
+  for (const utterance of utterances) {
+    const probabilities = isDetectable(utterance) ? await input.detect(openingSpeech(input, utterance.regions), input.signal) : null;
+    judged.push({ speechSeconds: utterance.speechSeconds, probabilities });
+  }
+  // Only short utterances: judged together, as one utterance of all the speech.
+  const together = judged.every((u) => u.probabilities === null);
+  const decision = together
+    ? decideLanguages(
+        [{ speechSeconds: speechSecondsOf(input.regions), probabilities: await input.detect(openingSpeech(input, input.regions), input.signal) }],
+        LANGUAGE_FAMILIES,
+        input.before,
+      )
+    : decideLanguages(judged, LANGUAGE_FAMILIES, input.before);
+  if (decision.refused) throw new UnsupportedDetectedLanguage(decision.detected);
+  const languages = together ? utterances.map(() => decision.languages[0]) : decision.languages;
+  return { runs: collapseRuns(utterances, languages), evidence: decision.evidence };
 }
 
 /** The first DETECTION_SPEECH_SECONDS of speech in `regions`, packed: what an utterance is judged on. */
@@ -162,17 +205,20 @@ function openingSpeech(input: LanguageStageInput, regions: SpeechRegion[]): Floa
   return packed.length > limit ? packed.slice(0, limit) : packed;
 }
 
-function detectionBlock(runs: LanguageRun[], candidates: string[]): LanguageDetectionBlock {
+/** The detection block of `runs` (none: a stretch without speech), with the candidates as `choice` asked for them. */
+function detectionBlock(runs: LanguageRun[], choice: Extract<LanguageChoice, { mode: 'auto' | 'per_utterance' }>): LanguageDetectionBlock {
+  const hints = choice.mode === 'auto' ? choice.hints : null;
   return {
     mode: 'per_utterance',
-    candidates,
+    candidates: candidatesOf(choice),
+    ...(hints ? { requested_candidates: hints.map((h) => h.tag) } : {}),
     languages: languagesOf(runs),
     utterances: utterancesOf(runs.flatMap((r) => r.regions)).length,
     fallbacks: 0,
   };
 }
 
-function planOf(runs: LanguageRun[], detection: LanguageDetectionBlock): LanguagePlan {
+function planOf(runs: LanguageRun[], detection: LanguageDetectionBlock, evidence: LanguageEvidence | null = null): LanguagePlan {
   const languages = languagesOf(runs);
-  return { runs, language: languages.length === 1 ? languages[0] : 'mixed', source: 'detected', detection };
+  return { runs, language: languages.length === 1 ? languages[0] : 'mixed', source: 'detected', detection, evidence };
 }

@@ -5,6 +5,7 @@
 import type { TranscribeOptions } from '../engine/engine.js';
 import { WORD_TIMING_FAMILIES } from './languages.js';
 import {
+  noSpeechLanguage,
   planLanguage,
   type DetectLanguage,
   type LanguageChoice,
@@ -28,6 +29,7 @@ import type { VadParams } from '../engine/vad-params.js';
 
 import { type LanguageFamily } from '../domain/language-families.js';
 import { type RecognisedSegment, type Transcribe } from './recognised-segment.js';
+import type { LanguageEvidence } from './language-runs.js';
 export type { LanguageDetectionBlock, LanguageSource };
 
 /** The language reported for audio without speech. */
@@ -43,7 +45,10 @@ export interface TranscriptionOutcome {
   /** The language runs' families in order of first appearance (empty without speech). */
   families: LanguageFamily[];
   languageSource: LanguageSource;
+  /** Present for `auto` (also on silence: no utterances) and when detection decided an omitted language. */
   detection: LanguageDetectionBlock | null;
+  /** What unhinted `auto` detection established up to the end of this stretch (null otherwise): a job's next chunk's `languageBefore`. */
+  languageEvidence: LanguageEvidence | null;
   /** The vocabulary audit; null when neither terms nor a prompt were given. */
   vocabulary: VocabularyAudit | null;
   /** What prompting did over this stretch (a job sums it over chunks); null without a prompt. */
@@ -111,6 +116,8 @@ export interface RunOptions {
   regions?: SpeechRegion[];
   /** The text as it is decoded, as deltas that add up to the outcome's text (recognise-stage.ts). */
   onTextDelta?: TextDelta;
+  /** Unhinted `auto`: what detection established on the recording before this stretch (a job's earlier chunks). */
+  languageBefore?: LanguageEvidence;
 }
 
 export async function runTranscription(
@@ -129,7 +136,15 @@ export async function runTranscription(
   const plan: LanguagePlan | null =
     regions.length === 0
       ? null
-      : await planLanguage({ choice: request.language, pcm, sampleRate: deps.sampleRate, regions, detect: deps.detectLanguage, signal });
+      : await planLanguage({
+          choice: request.language,
+          pcm,
+          sampleRate: deps.sampleRate,
+          regions,
+          detect: deps.detectLanguage,
+          signal,
+          ...(options.languageBefore ? { before: options.languageBefore } : {}),
+        });
   const families = plan ? [...new Set(plan.runs.map((r) => r.language))] : [];
   const dictionary = request.dictionary ? [...new Set((await Promise.all(families.map((f) => deps.dictionaryFor(f)))).flat())] : [];
   const vocabularyPlan: VocabularyPlan = planVocabulary(request.vocabulary, dictionary, vocabularyLanguageOf(request.language), request.prompt ?? null);
@@ -163,6 +178,8 @@ export async function runTranscription(
       };
 
   const language = recognised.text === '' || !plan ? NO_SPEECH_LANGUAGE : plan.language;
+  // Without speech nothing is detected, but a detecting choice still says so (noSpeechLanguage).
+  const reported = plan ? { source: plan.source, detection: plan.detection } : noSpeechLanguage(request.language);
   const asrMs = Math.round(performance.now() - started);
 
   // Speakers over the whole stretch at once, so a voice keeps one label throughout.
@@ -180,8 +197,9 @@ export async function runTranscription(
     durationSeconds,
     language,
     families,
-    languageSource: plan ? plan.source : silentSource(request.language),
-    detection: plan ? plan.detection : null,
+    languageSource: reported.source,
+    detection: reported.detection,
+    languageEvidence: plan ? plan.evidence : (options.languageBefore ?? null),
     vocabulary: prompted ? auditVocabulary(vocabularyPlan, recognised.vocabulary ?? EMPTY_TALLY, recognised.text, language) : null,
     vocabularyTally: recognised.vocabulary,
     patterns: recognised.patterns,
@@ -193,11 +211,6 @@ export async function runTranscription(
     temperature: request.temperature ?? 0,
     task: request.task ?? 'transcribe',
   };
-}
-
-/** Without speech nothing is detected: a given language keeps its source, anything else is the default. */
-function silentSource(choice: LanguageChoice): LanguageSource {
-  return choice.mode === 'explicit' ? choice.source : 'default';
 }
 
 function decodingOptions(family: LanguageFamily, decoding: DecodingSettings, wantsWords: boolean, temperature: number): TranscribeOptions {

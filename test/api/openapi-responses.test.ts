@@ -4,7 +4,7 @@
 // result), the document's `oneOf` must pick exactly one branch, which ajv enforces.
 import { readFile } from 'node:fs/promises';
 import t, { type Test } from 'tap';
-import { speechWav } from '../helpers/audio-fixtures.js';
+import { speechWav, wavFileBytes } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
@@ -63,6 +63,18 @@ t.test('a verbose answer is not also a json one: the 200 oneOf has exactly one m
     'a half-verbose body matches neither',
   );
   t.same(documented.errors('POST', TRANSCRIBE, 200, 'application/json', { text: verbose.text }), [], 'a bare json body matches');
+});
+
+t.test('silence with language=auto: und with a detection block of no utterances, as documented', async (t) => {
+  const silence = { data: wavFileBytes(new Int16Array(3 * 16_000)), name: 'quiet.wav' };
+  const body = await conforms(
+    t,
+    'POST',
+    TRANSCRIBE,
+    await postTranscription(svc.url, svc.key, { ...base, language: 'auto', response_format: 'verbose_json' }, silence),
+    200,
+  );
+  t.match(body, { language: 'und', language_source: 'detected', language_detection: { utterances: 0, languages: [], fallbacks: 0 } });
 });
 
 t.test('streamed events, one by one', async (t) => {

@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import OpenAI, { toFile } from 'openai';
 import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
-import { encodeAs, pngImage, randomBytesFile, speechWav, truncatedCopy } from '../helpers/audio-fixtures.js';
+import { encodeAs, pngImage, randomBytesFile, speechWav, truncatedCopy, wavFileBytes } from '../helpers/audio-fixtures.js';
+import { poll, waitForEnd } from '../helpers/jobs-client.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
@@ -330,4 +331,35 @@ t.test('language=auto: per-utterance detection inline; an unsupported likeliest 
   }
   t.equal(view.status, 'failed');
   t.same(view.error, { code: 'audio_undecodable', message: 'the detected language is not supported' });
+});
+
+t.test('language=auto on silence: und, language_source detected and a detection block of no utterances, inline and as a job', async (t) => {
+  const silence = (seconds: number) => wav(wavFileBytes(new Int16Array(seconds * 16_000)), 'quiet.wav');
+  const noUtterances = { mode: 'per_utterance', candidates: [...LANGUAGE_FAMILIES], languages: [], utterances: 0, fallbacks: 0 };
+  const inline = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', language: 'auto', response_format: 'verbose_json' }, silence(4));
+  t.equal(inline.status, 200);
+  const body = (await inline.json()) as Record<string, any>;
+  t.match(body, { text: '', language: 'und', segments: [] });
+  t.equal(body.language_source, 'detected', 'asked to detect: never `default`');
+  t.same(body.language_detection, noUtterances);
+
+  const hinted = await postTranscription(
+    svc.url,
+    svc.key,
+    { model: 'svc-medical-1', language: 'auto', language_hints: '["es-MX","pt"]', response_format: 'verbose_json' },
+    silence(4),
+  );
+  const hintedBody = (await hinted.json()) as Record<string, any>;
+  t.equal(hintedBody.language_source, 'detected');
+  t.same(hintedBody.language_detection, { ...noUtterances, candidates: ['es', 'pt'], requested_candidates: ['es-MX', 'pt'] }, 'the candidates as asked');
+
+  // Above the inline boundary: a job, whose result says the same.
+  const job = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', language: 'auto', response_format: 'verbose_json' }, silence(12));
+  t.equal(job.status, 202);
+  const { poll_url } = (await job.json()) as { poll_url: string };
+  t.equal((await waitForEnd(poll_url, svc.key)).status, 'succeeded');
+  const result = (await poll(poll_url, svc.key, '?include_result=true')).body.result.content;
+  t.match(result, { text: '', language: 'und' });
+  t.equal(result.language_source, 'detected');
+  t.same(result.language_detection, noUtterances);
 });

@@ -34,6 +34,10 @@ t.test('silence, noise and tones say nothing and cost no model call beyond the V
       t.equal(outcome.text, '', `${name}, language ${language}: no text`);
       t.same(outcome.segments, [], 'no segments');
       t.equal(outcome.language, 'und');
+      // Asked to detect, the answer says it did (on no utterances), never that it fell back to a default.
+      t.equal(outcome.languageSource, { auto: 'detected', en: 'requested' }[language ?? ''] ?? 'default', 'language_source');
+      const noUtterances = { mode: 'per_utterance', candidates: [...LANGUAGE_FAMILIES], languages: [], utterances: 0, fallbacks: 0 };
+      t.same(outcome.detection, language === 'auto' ? noUtterances : null, 'a detection block for auto only');
       t.equal(after.transcribe, before.transcribe, 'transcribe never called');
       t.equal(after.detectLanguage, before.detectLanguage, 'no language detection');
       t.equal(after.detectSpeech, before.detectSpeech + 1, 'one VAD call');
