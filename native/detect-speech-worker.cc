@@ -68,6 +68,8 @@ void DetectSpeechWorker::Compute() {
   probs_.reserve((sampleCount + frame - 1) / frame);
   const double detectStart = NowMs();
   for (size_t offset = 0; offset < sampleCount; offset += chunkSamples) {
+    // A job's VAD call is held here (between chunks of about 8 s of audio) while a realtime one runs.
+    abort_.WaitWhileHeld();
     if (abort_.Aborted()) {
       SetAborted();
       return;  // the lease returns the context: the next call resets its state

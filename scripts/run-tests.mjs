@@ -26,7 +26,8 @@ const TELLING = /^\s*(found|wanted|pattern|message|compare|fileName|lineNumber|[
 pruneOldRuns();
 const logDir = join(logRoot, `run-${Date.now()}-${process.pid}`);
 mkdirSync(logDir, { recursive: true });
-const env = { ...process.env, NODE_EXTRA_CA_CERTS: extraCaCertificates(), SVC_TEST_LOG_DIR: logDir };
+// The engine's calls each hold a libuv pool thread (bin/svc-stt.js sizes the pool for the service the same way).
+const env = { UV_THREADPOOL_SIZE: '16', ...process.env, NODE_EXTRA_CA_CERTS: extraCaCertificates(), SVC_TEST_LOG_DIR: logDir };
 
 const suite = await runTap(process.argv.slice(2).map(testFilesOf));
 const logs = await runTap([audit]);

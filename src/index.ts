@@ -3,6 +3,8 @@ export { Engine, type EngineOpenOptions, type EngineStats, type TranscribeOption
 export { EngineError, isAbortError } from './engine/engine-errors.js';
 export type { Transcript, TranscriptSegment, TranscriptToken } from './engine/transcript.js';
 export { loadNativeAddon, type NativeSystemInfo } from './engine/native-addon.js';
+export { WORK_CLASSES, type EngineWork, type WorkClass } from './domain/work-classes.js';
+export type { WorkClassStats } from './engine/work-scheduler.js';
 export { decodeAudio, probeAudio, sniffContainer, AudioError } from './audio/index.js';
 export { makeTestModel } from './models/make-test-model.js';
 export { downloadModel } from './models/download.js';

@@ -1,7 +1,7 @@
 // The engine: one model per process, a Piscina pool of worker threads calling the addon, a bounded
 // queue that rejects fast when full. Used by the service, the CLI, the benchmarks and library users.
 //
-// Voice activity detection runs in a pool of its own (one worker by default), not in the whisper pool.
+// Voice activity detection runs in a pool of its own (up to two workers), not in the whisper pool.
 // A whisper call holds its worker for seconds; Silero VAD needs about 2 ms per second of audio on one
 // thread. Sharing the pool would make every VAD call (the pipeline's first stage, and realtime turn
 // detection) wait behind whole transcriptions, and would take whisper workers for work that needs no
@@ -120,6 +120,8 @@ export interface VadPoolStats {
   workers: number;
   running: number;
   queued: number;
+  /** Times a batch VAD call was held for an urgent one, since open. */
+  holds: number;
 }
 
 export interface EngineStats {
@@ -214,7 +216,8 @@ export class Engine implements SpeakerDiarizer {
     }
     const whisper = new PoolLane(startPool({ whisper: { modelPath, loadOptions } }, workers + urgentWorkers), workers, maxQueue, urgentWorkers);
     const vad = vadAnchor && {
-      lane: new PoolLane(startPool({ vadModelPath: vadAnchor.info.path }, vadWorkers), vadWorkers, maxQueue),
+      // VAD calls are single-threaded and held between chunks: a spare worker per VAD worker always pays.
+      lane: new PoolLane(startPool({ vadModelPath: vadAnchor.info.path }, 2 * vadWorkers), vadWorkers, maxQueue, vadWorkers),
       anchor: vadAnchor,
     };
     return new Engine(whisper, anchor, vad, header, workers, threadsPerWorker, maxQueue, urgentWorkers);
@@ -250,7 +253,7 @@ export class Engine implements SpeakerDiarizer {
     };
     if (this.vad) {
       const { lane } = this.vad;
-      stats.vad = { workers: lane.workers, running: lane.scheduler.active, queued: lane.scheduler.queued };
+      stats.vad = { workers: lane.workers, running: lane.scheduler.active, queued: lane.scheduler.queued, holds: lane.scheduler.holdsMade };
     }
     return stats;
   }
@@ -332,7 +335,7 @@ export class Engine implements SpeakerDiarizer {
       starts.map((start, k) => {
         const piece = starts.length === 1 ? pcm : pcm.slice(start, starts[k + 1] ?? pcm.length);
         const task: Omit<DetectSpeechTask, 'control'> = { kind: 'detectSpeech', pcm: piece, params: native };
-        return this.submit(this.vad!.lane, task, call, []) as Promise<NativeSpeechDetection>;
+        return this.submit(this.vad!.lane, task, call, [], true) as Promise<NativeSpeechDetection>;
       }),
     );
     const joined = joinPieces(

@@ -320,8 +320,8 @@ export interface NativeAddon {
   /** Same, blocking the calling thread: for worker threads. */
   loadVadModelSync(path: string): NativeVadModel;
   /**
-   * Silero VAD over 16 kHz mono PCM, single-threaded. control: as for transcribe (checked between
-   * chunks of 256 frames, about 8 s of audio).
+   * Silero VAD over 16 kHz mono PCM, single-threaded. control: as for transcribe, aborted or held
+   * between chunks of 256 frames, about 8 s of audio.
    */
   detectSpeech(model: NativeVadModel, pcm: Float32Array, params: NativeVadParams, control?: Int32Array): Promise<NativeSpeechDetection>;
   /**

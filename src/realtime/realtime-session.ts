@@ -87,6 +87,8 @@ export class RealtimeSession implements ConnectionHandlers {
   private candidate = false;
   private lastPartial = '';
   private partials = 0;
+  /** The audio the last partial decoded (the buffer's first `samples` from `from`). */
+  private partialAudio: { from: number; samples: number } | null = null;
   /** The current turn's full decode (settle), by the audio it covers. */
   private settled: { from: number; samples: number; text: Promise<string> } | null = null;
   private lastSpeechAt = 0;
@@ -349,7 +351,11 @@ export class RealtimeSession implements ConnectionHandlers {
       this.candidate = false;
       this.send(this.events.next('turn_continuation', { turn_id: this.turnId }));
     }
-    const text = await this.decode(pcm.subarray(0, turnSamples), true);
+    // In a pause the turn's audio has not grown since the last look: the same audio decodes to the same
+    // partial, so it is not decoded again, and the cores go to the turn's final decode instead.
+    const grown = this.partialAudio?.from !== this.bufferStart || this.partialAudio.samples !== turnSamples;
+    const text = grown ? await this.decode(pcm.subarray(0, turnSamples), true) : this.lastPartial;
+    this.partialAudio = { from: this.bufferStart, samples: turnSamples };
     if (this.isClosed()) return;
     // In a pause the turn may be over: its final decode starts now, beside the partials, rather than
     // when the pause has lasted long enough to end the turn.

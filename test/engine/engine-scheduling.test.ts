@@ -8,6 +8,7 @@ import { decodeAudio } from '../../src/audio/index.js';
 import type { EngineWork } from '../../src/domain/work-classes.js';
 import { Engine } from '../../src/engine/engine.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
+import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { testModelPath } from '../helpers/test-models.js';
 
 const options = { language: 'en', temperatureInc: 0, maxTokens: 24 };
@@ -117,4 +118,21 @@ t.test('without spare workers an urgent call waits for the running one, then goe
   t.equal(engine.stats.holds, 0, 'nothing held without a spare worker');
   t.equal(engine.stats.classes.batch.dispatched, 3);
   t.equal(engine.stats.classes.realtime_final.dispatched, 1);
+});
+
+t.test("the VAD pool: a realtime call holds a job's VAD calls between their chunks and ends first", async (t) => {
+  const model = await testModelPath('micro');
+  const long = await decodeAudio(await speechWav(240), { maxSeconds: 300, timeoutMs: 60_000 });
+  const short = await decodeAudio(await speechWav(3, { seed: 2 }), { maxSeconds: 60, timeoutMs: 60_000 });
+  const engine = await Engine.open({ model, workers: 1, threadsPerWorker: 1, vadModel: vadModelPath() });
+  t.teardown(() => engine.close());
+  const alone = await engine.detectSpeech(long, {}, { work: batch });
+  const order: string[] = [];
+  // The long recording is split between the VAD workers: both are held, in the same tick.
+  const job = engine.detectSpeech(long, {}, { work: batch }).then((r) => (order.push('job'), r));
+  const turn = engine.detectSpeech(short, {}, { work: urgent }).then((r) => (order.push('turn'), r));
+  t.ok(engine.stats.vad!.holds >= 1, `held ${engine.stats.vad!.holds} time(s)`);
+  await Promise.all([job, turn]);
+  t.same(order, ['turn', 'job'], 'the realtime call ended first');
+  t.same((await job).segments, alone.segments, 'held and resumed, the same speech was found');
 });

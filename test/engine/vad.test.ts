@@ -304,7 +304,7 @@ t.test('the engine runs VAD in its own pool', async (t) => {
     t.ok(sameProbabilities(detection.probabilities, ref.probabilities), `call ${i}: same probabilities`);
     t.same(detection.segments, ref.segments);
   }
-  t.same(engine.stats.vad, { workers: 2, running: 0, queued: 0 });
+  t.same(engine.stats.vad, { workers: 2, running: 0, queued: 0, holds: 0 }, 'untagged calls are never held');
 
   // Parameters: defaults from vad-params.ts, overrides checked before anything runs.
   const padded = await engine.detectSpeech(a.pcm, { speechPadMs: 200 });
