@@ -22,7 +22,15 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** One session: start, stream at real time recording each frame's send time, stop, wait for close. */
-export async function replay(url: string, key: string, pcm: Uint8Array, id: string, speakers: boolean): Promise<SessionFigures> {
+/** `vocabulary`: terms for the start message (each turn_final then runs the prompted decode and its check). */
+export async function replay(
+  url: string,
+  key: string,
+  pcm: Uint8Array,
+  id: string,
+  speakers: boolean,
+  vocabulary: readonly string[] = [],
+): Promise<SessionFigures> {
   const socket = new WebSocket(`${url}/v1/realtime`);
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
@@ -70,6 +78,7 @@ export async function replay(url: string, key: string, pcm: Uint8Array, id: stri
       event_schema: 'svc-agent-v1',
       session_id: id,
       ...(speakers ? { diarization: { enabled: true } } : {}),
+      ...(vocabulary.length > 0 ? { vocabulary, dictionary: false } : {}),
     }),
   );
   await ready;
@@ -89,3 +98,31 @@ export async function replay(url: string, key: string, pcm: Uint8Array, id: stri
 }
 
 export const summary = (values: number[]) => ({ count: values.length, p50: round(percentile(values, 50), 0), p95: round(percentile(values, 95), 0) });
+
+/** Medication and condition names, for sessions with a vocabulary (`--vocabulary N` takes the first N). */
+export const BENCH_TERMS = [
+  'metoprolol',
+  'warfarin',
+  'apixaban',
+  'amiodarone',
+  'atorvastatin',
+  'lisinopril',
+  'furosemide',
+  'spironolactone',
+  'metformin',
+  'empagliflozin',
+  'levothyroxine',
+  'prednisolone',
+  'salbutamol',
+  'tiotropium',
+  'omeprazole',
+  'amoxicillin',
+  'tachycardia',
+  'bradycardia',
+  'dyspnoea',
+  'hypokalaemia',
+  'cellulitis',
+  'pyelonephritis',
+  'cholecystitis',
+  'diverticulitis',
+];

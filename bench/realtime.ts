@@ -1,7 +1,9 @@
 // bench realtime: N concurrent realtime sessions, each replaying speech at real time (PCM16 frames of
 // 100 ms on the wall clock), on the tiny architecture, through the real service and a `ws` client.
 //   npm run bench -- realtime [--sessions 1,2,4] [--arch tiny] [--pieces 5] [--speech 4] [--silence 1.5]
-//                              [--transports ws] [--ws-sessions 2] [--speaker-sessions 2]
+//                              [--transports ws] [--ws-sessions 2] [--speaker-sessions 2] [--vocabulary 0]
+// (--vocabulary N starts every session with N clinical terms: each turn_final is then a prompted decode
+// with its context-free check, as an uploaded window with vocabulary is.)
 // (--transports uws,ws adds the uWebSockets.js listener where it has a binary for this Node; on Node 24
 // it has none and the service serves realtime on `ws`.)
 // Latencies, measured on the client's clock against the moment it sent the audio in question:
@@ -26,7 +28,7 @@ import { openStores } from '../src/store/open-stores.js';
 import { interleavedSilenceWav } from '../test/helpers/audio-fixtures.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
-import { FRAME_MS, replay, summary } from './lib-realtime-replay.js';
+import { BENCH_TERMS, FRAME_MS, replay, summary } from './lib-realtime-replay.js';
 
 interface RunFigures {
   transport: string;
@@ -43,6 +45,7 @@ async function measure(
   plan: Array<{ sessions: number; speakers: boolean }>,
   audio: Uint8Array[],
   arch: 'tiny' | 'micro',
+  vocabulary: readonly string[],
 ): Promise<RunFigures[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-realtime-'));
   const config = loadConfig({
@@ -63,7 +66,7 @@ async function measure(
     const results: RunFigures[] = [];
     for (const { sessions: n, speakers } of plan) {
       const runs = await Promise.all(
-        Array.from({ length: n }, (_, i) => replay(url, key, audio[i % audio.length], `${transport}-${n}-${speakers}-${i}`, speakers)),
+        Array.from({ length: n }, (_, i) => replay(url, key, audio[i % audio.length], `${transport}-${n}-${speakers}-${i}`, speakers, vocabulary)),
       );
       results.push({
         transport,
@@ -92,6 +95,7 @@ export async function run(args: string[]): Promise<void> {
   const transports = flag(args, 'transports', 'ws').split(',');
   const wsSessions = Number(flag(args, 'ws-sessions', '2'));
   const speakerSessions = Number(flag(args, 'speaker-sessions', '2'));
+  const vocabulary = BENCH_TERMS.slice(0, Number(flag(args, 'vocabulary', '0')));
   const maxSessions = Math.max(...counts, wsSessions, speakerSessions);
   const audio = await Promise.all(
     Array.from({ length: maxSessions }, async (_, i) => (await readFile(await interleavedSilenceWav(pieces, speech, silence, { seed: 1 + i }))).subarray(44)),
@@ -103,7 +107,7 @@ export async function run(args: string[]): Promise<void> {
       transport === transports[0]
         ? [...counts.map((sessions) => ({ sessions, speakers: false })), ...(speakerSessions > 0 ? [{ sessions: speakerSessions, speakers: true }] : [])]
         : [{ sessions: wsSessions, speakers: false }];
-    results.push(...(await measure(transport, plan, audio, arch)));
+    results.push(...(await measure(transport, plan, audio, arch, vocabulary)));
   }
   printTable(
     [
@@ -136,7 +140,13 @@ export async function run(args: string[]): Promise<void> {
     ]),
   );
   const seconds = pieces * (speech + silence);
-  console.log(`\n${arch} model, ${seconds} s per session (${pieces} turns of ${speech} s speech + ${silence} s silence), real time, ${FRAME_MS} ms frames`);
+  console.log(
+    `\n${arch} model, ${seconds} s per session (${pieces} stretches of ${speech} s speech + ${silence} s silence), real time, ${FRAME_MS} ms frames, ` +
+      `${vocabulary.length} vocabulary terms`,
+  );
+  // The espeak-ng sentences inside a stretch are 0.25 to 0.6 s apart, plus the voice's own silence at
+  // their ends: where the VAD hears 0.6 s of it, the stretch is two turns by the endpointing rule.
+  console.log('turns: a stretch with a pause of 0.6 s or more inside is two (7 turns per session of the default audio, 14 at 2 sessions)');
   console.log('bars at 2 sessions: partial p95 < 500 ms, turn_final p95 < 1000 ms (from the end of the turn: speech end + 0.6 s)');
   const primary = results.find((r) => r.transport === transports[0] && r.sessions === 2 && !r.speakers) ?? results[0];
   const other = results.find((r) => r.transport !== primary.transport);
@@ -150,6 +160,7 @@ export async function run(args: string[]): Promise<void> {
     partial_p50_ms: primary.partial.p50,
     turn_final_p50_ms: primary.turnFinal.p50,
     arch,
+    vocabulary_terms: vocabulary.length,
     runs: results.map((r) => ({
       transport: r.transport,
       sessions: r.sessions,

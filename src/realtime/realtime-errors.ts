@@ -14,6 +14,7 @@ export const CLOSE = {
   invalidRequest: 4400,
   unauthorized: 4401,
   billingBlocked: 4402,
+  forbidden: 4403,
   timeout: 4408,
   tooFast: 4429,
   backpressure: CLOSE_BACKPRESSURE,
@@ -21,7 +22,14 @@ export const CLOSE = {
 } as const;
 
 export type RealtimeErrorCode =
-  'invalid_request' | 'unauthorized' | 'billing_blocked' | 'rate_limited' | 'capacity_unavailable' | 'service_unavailable' | 'internal_error';
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'entitlement_denied'
+  | 'billing_blocked'
+  | 'rate_limited'
+  | 'capacity_unavailable'
+  | 'service_unavailable'
+  | 'internal_error';
 
 export class RealtimeRefusal extends Error {
   constructor(

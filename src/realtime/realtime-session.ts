@@ -5,8 +5,10 @@
 // that ended is decoded in full once for its immutable turn_final. That full decode starts as soon as
 // the turn pauses (beside the partials), so when the pause ends the turn its text is ready or nearly
 // (bench/realtime.ts: turn_final p95 from ~960 ms to ~750 ms at two sessions); a pause that does not
-// end the turn wastes it. One analysis runs at a time per session; audio that arrives meanwhile
-// waits for the next. Audio is never written anywhere.
+// end the turn wastes it. That full decode is an uploaded window's (turn-recognition.ts): the
+// session's vocabulary under the safety check, term corrections, patterns, the hallucination guard.
+// One analysis runs at a time per session; audio that arrives meanwhile waits for the next. Audio is
+// never written anywhere. A session that closes aborts its decodes.
 import { audioContextFor, type Engine } from '../engine/engine.js';
 import type { TranscribeOptions } from '../engine/engine.js';
 import type { EngineWork, WorkClass } from '../domain/work-classes.js';
@@ -20,9 +22,16 @@ import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { EventSequence, type TurnText } from './realtime-events.js';
 import { LiveSpeakers, SPEAKERS_LIVE, SPEAKERS_OFF } from './live-speakers.js';
 import type { SessionCapacity } from './session-capacity.js';
-import { EVENT_SCHEMA, parseStart, REALTIME_SAMPLE_RATE, type StartMessage } from './start-message.js';
+import { EVENT_SCHEMA, parseStart, REALTIME_SAMPLE_RATE, sessionVocabulary, type StartMessage } from './start-message.js';
 import type { ConnectionHandlers, RealtimeConnection, TransportName } from './transport/transport.js';
 import { DEFAULT_ENDPOINTING, turnState, type Endpointing } from './turn-detector.js';
+import { recogniseTurn, turnDecodeOptions, type TurnRecognition } from './turn-recognition.js';
+import { addPatternTallies, emptyPatternTally, patternsBlock, shiftPatternTally, type PatternTally } from '../pipeline/pattern-stage.js';
+import type { PatternProgram } from '../pipeline/patterns/pattern-program.js';
+import { patternPrograms } from '../pipeline/patterns.js';
+import { addTallies, EMPTY_TALLY, shiftTally, type VocabularyTally } from '../pipeline/prompted-recognition.js';
+import type { SpeechRegion } from '../pipeline/speech-regions.js';
+import { auditVocabulary, disabledVocabularyAudit, planVocabulary, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
 
 export interface SessionLimits {
   /** New audio (s) between two analyses. */
@@ -90,7 +99,19 @@ export class RealtimeSession implements ConnectionHandlers {
   /** The audio the last partial decoded (the buffer's first `samples` from `from`). */
   private partialAudio: { from: number; samples: number } | null = null;
   /** The current turn's full decode (settle), by the audio it covers. */
-  private settled: { from: number; samples: number; text: Promise<string> } | null = null;
+  private settled: { from: number; samples: number; text: Promise<TurnRecognition> } | null = null;
+  /** The vocabulary turns are decoded with; an update waits in `nextVocabulary` for the next turn. */
+  private vocabulary: VocabularyPlan = planVocabulary([], [], 'en');
+  private nextVocabulary: VocabularyPlan | null = null;
+  /** Every request term the session was given (start and updates), for the final audit. */
+  private requestTerms: string[] = [];
+  private dictionaryTerms: string[] = [];
+  private patterns: PatternProgram[] = [];
+  /** What prompting and the patterns did, over the session's turns (session time). */
+  private vocabularyTally: VocabularyTally | null = null;
+  private patternTally: PatternTally | null = null;
+  /** Aborted when the session closes: its decodes and VAD calls stop. */
+  private readonly stopped = new AbortController();
   private lastSpeechAt = 0;
   private readonly turns: TurnText[] = [];
   private readonly startTimer: NodeJS.Timeout;
@@ -138,6 +159,7 @@ export class RealtimeSession implements ConnectionHandlers {
     clearTimeout(this.startTimer);
     const wasOpen = this.phase !== 'closed';
     this.phase = 'closed';
+    this.stopped.abort();
     this.release?.();
     this.release = null;
     void this.usage?.close();
@@ -189,11 +211,23 @@ export class RealtimeSession implements ConnectionHandlers {
         throw error instanceof BillingBlockedError ? new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', error.message) : error;
       });
       if (this.isClosed()) return;
+      if (start.patterns.length > 0 && !key.entitlements.includes('patterns')) {
+        throw new RealtimeRefusal('entitlement_denied', CLOSE.forbidden, 'ENTITLEMENT_DENIED', 'this key is not entitled to patterns');
+      }
+      // Before a seat is taken: the key's stored terms join the request's.
+      const dictionary = start.dictionary ? await this.deps.keys.getDictionary(key.id, start.language) : [];
+      if (this.isClosed()) return;
       const release = await this.deps.capacity.take(key.tenant, key.plan, start.diarization);
       if (this.isClosed()) return release();
       this.release = release;
       this.start = start;
       this.tenant = key.tenant;
+      this.dictionaryTerms = dictionary;
+      this.requestTerms = [...start.vocabulary];
+      this.vocabulary = planVocabulary(start.vocabulary, dictionary, start.language);
+      this.vocabularyTally = this.vocabulary.terms.length > 0 ? EMPTY_TALLY : null;
+      this.patterns = patternPrograms(start.patterns);
+      this.patternTally = this.patterns.length > 0 ? emptyPatternTally(this.patterns.length) : null;
       this.usage = new RealtimeUsage(this.deps.billing, key, start, REALTIME_SAMPLE_RATE);
       this.engine = this.deps.engines[start.model];
       if (start.diarization) {
@@ -229,19 +263,54 @@ export class RealtimeSession implements ConnectionHandlers {
   }
 
   private control(frame: Uint8Array): void {
-    let type: unknown;
+    let message: Record<string, unknown> | undefined;
     try {
-      type = (JSON.parse(TEXT.decode(frame)) as { type?: unknown }).type;
+      const value = JSON.parse(TEXT.decode(frame)) as unknown;
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) message = value as Record<string, unknown>;
     } catch {
-      type = undefined;
+      message = undefined;
     }
-    if (type !== 'stop')
+    if (message?.type === 'update_vocabulary' && Object.keys(message).every((k) => k === 'type' || k === 'vocabulary')) {
+      return this.updateVocabulary(message.vocabulary);
+    }
+    if (message?.type !== 'stop')
       return this.refuse(
-        new RealtimeRefusal('invalid_request', CLOSE.policy, 'UNEXPECTED_TEXT', 'text frames after start must be {"type":"stop"}; audio goes in binary frames'),
+        new RealtimeRefusal(
+          'invalid_request',
+          CLOSE.policy,
+          'UNEXPECTED_TEXT',
+          'text frames after start must be {"type":"stop"} or {"type":"update_vocabulary","vocabulary":[...]}; audio goes in binary frames',
+        ),
       );
     if (this.phase !== 'streaming') return;
     this.phase = 'stopping';
     void this.finish();
+  }
+
+  /**
+   * A new request vocabulary (the key's dictionary stays merged as at the start), from the next turn
+   * on: the turn under way keeps the terms its decode may have started with. A vocabulary that breaks
+   * the rules is answered and ignored; the session goes on with the terms it had.
+   */
+  private updateVocabulary(value: unknown): void {
+    let terms: string[];
+    try {
+      terms = sessionVocabulary(value, this.start!.language);
+    } catch (error) {
+      if (!(error instanceof RealtimeRefusal)) throw error;
+      this.send(this.events.next('vocabulary_rejected', { message: error.message }));
+      return;
+    }
+    this.nextVocabulary = planVocabulary(terms, this.dictionaryTerms, this.start!.language);
+    for (const term of terms) if (!this.requestTerms.some((t) => t.toLowerCase() === term.toLowerCase())) this.requestTerms.push(term);
+    this.vocabularyTally ??= this.nextVocabulary.terms.length > 0 ? EMPTY_TALLY : null;
+    this.send(
+      this.events.next('vocabulary_updated', {
+        terms: this.nextVocabulary.terms.length,
+        mode: this.nextVocabulary.mode,
+        applies_from_turn: `t${this.turnNumber + 1}`,
+      }),
+    );
   }
 
   private audio(frame: Uint8Array): void {
@@ -312,7 +381,7 @@ export class RealtimeSession implements ConnectionHandlers {
     const pcm = this.buffer();
     const seconds = pcm.length / REALTIME_SAMPLE_RATE;
     if (pcm.length < REALTIME_SAMPLE_RATE * 0.1) return;
-    const regions = (await this.engine!.detectSpeech(pcm, {}, { work: this.work('realtime_final') })).segments;
+    const regions = (await this.engine!.detectSpeech(pcm, {}, { work: this.work('realtime_final'), signal: this.stopped.signal })).segments;
     if (this.isClosed()) return;
     const state = turnState(regions, seconds, this.limits.endpointing);
     if (state.kind === 'silence') {
@@ -329,18 +398,30 @@ export class RealtimeSession implements ConnectionHandlers {
     const turnSamples = Math.round(Math.min(seconds, state.speechEnd + PAD_SECONDS) * REALTIME_SAMPLE_RATE);
     if (ended.kind === 'ended') {
       // The decode begun in the pause that ended the turn, when it covers the same audio.
-      const text = await this.settle(pcm, turnSamples);
+      const recognised = await this.settle(pcm, turnSamples, regions);
       if (this.isClosed()) return;
+      const { text } = recognised;
       const turn = this.turnText(text, state.speechStart, ended.speechEnd);
-      if (text !== '' || this.partials > 0) {
-        this.send(this.events.revision('turn_final', turn));
+      this.tallyTurn(recognised);
+      // A turn whose every segment the guard dropped still ends in a turn_final (empty, saying so)
+      // when it had partials or dropped text: its speech is never left without an answer.
+      if (text !== '' || this.partials > 0 || recognised.droppedSegments > 0) {
+        this.send({
+          ...this.events.revision('turn_final', turn),
+          dropped_segments: recognised.droppedSegments,
+          ...(recognised.vocabulary ? { safety_fallback: recognised.vocabulary.fallbackChunks > 0 } : {}),
+        });
         this.turns.push(turn);
-        const turnEnd = turnSamples / REALTIME_SAMPLE_RATE;
-        const speech = regions.filter((r) => r.start < turnEnd).map((r) => ({ start: r.start, end: Math.min(r.end, turnEnd) }));
+        const speech = turnSpeech(regions, turnSamples);
         this.speakers?.addTurn(turn.turnId, this.bufferStart / REALTIME_SAMPLE_RATE, pcm.slice(0, turnSamples), speech);
       }
       this.drop(Math.round(('cut' in ended ? ended.cut : seconds) * REALTIME_SAMPLE_RATE));
       this.turnNumber++;
+      // An update waits for a turn boundary: the next turn is decoded with it.
+      if (this.nextVocabulary) {
+        this.vocabulary = this.nextVocabulary;
+        this.nextVocabulary = null;
+      }
       this.candidate = false;
       this.lastPartial = '';
       this.partials = 0;
@@ -354,12 +435,12 @@ export class RealtimeSession implements ConnectionHandlers {
     // In a pause the turn's audio has not grown since the last look: the same audio decodes to the same
     // partial, so it is not decoded again, and the cores go to the turn's final decode instead.
     const grown = this.partialAudio?.from !== this.bufferStart || this.partialAudio.samples !== turnSamples;
-    const text = grown ? await this.decode(pcm.subarray(0, turnSamples), true) : this.lastPartial;
+    const text = grown ? await this.decode(pcm.subarray(0, turnSamples)) : this.lastPartial;
     this.partialAudio = { from: this.bufferStart, samples: turnSamples };
     if (this.isClosed()) return;
     // In a pause the turn may be over: its final decode starts now, beside the partials, rather than
     // when the pause has lasted long enough to end the turn.
-    if (ended.kind === 'pausing') void this.settle(pcm, turnSamples);
+    if (ended.kind === 'pausing') void this.settle(pcm, turnSamples, regions);
     if (text !== '' && text !== this.lastPartial) {
       this.lastPartial = text;
       this.partials++;
@@ -390,31 +471,61 @@ export class RealtimeSession implements ConnectionHandlers {
    * Starts the turn's full decode over the buffer's first `samples`, unless it is under way already.
    * The same audio decodes to the same text, so if the pause ends the turn this is its turn_final.
    */
-  private settle(pcm: Float32Array, samples: number): Promise<string> {
+  private settle(pcm: Float32Array, samples: number, regions: readonly SpeechRegion[]): Promise<TurnRecognition> {
     const settled = this.settled;
     if (settled && settled.from === this.bufferStart && settled.samples === samples) return settled.text;
     // Copied: the buffer's chunks are replaced while the decode runs.
-    const text = this.decode(pcm.slice(0, samples), false);
+    const text = recogniseTurn({
+      pcm: pcm.slice(0, samples),
+      regions: turnSpeech(regions, samples),
+      language: this.start!.language,
+      vocabulary: this.vocabulary,
+      patterns: this.patterns,
+      transcribe: (audio, options, signal, onSegments) =>
+        this.engine!.transcribe(audio, options, { work: this.work('realtime_final'), ...(signal ? { signal } : {}), ...(onSegments ? { onSegments } : {}) }),
+      signal: this.stopped.signal,
+    });
     // A speculative decode nobody awaits must not be an unhandled rejection; whoever awaits it sees it.
     text.catch(() => {});
     this.settled = { from: this.bufferStart, samples, text };
     return text;
   }
 
-  /** Greedy, without context from earlier turns; a partial shrinks the encoder to the audio it has. */
-  private async decode(pcm: Float32Array, partial: boolean): Promise<string> {
+  /** A partial: greedy, without context from earlier turns, the encoder shrunk to the audio it has. */
+  private async decode(pcm: Float32Array): Promise<string> {
     const seconds = pcm.length / REALTIME_SAMPLE_RATE;
     const options: TranscribeOptions = {
-      language: this.start!.language,
-      strategy: 'greedy',
-      temperatureInc: 0,
-      noContext: true,
-      // Speech runs at about 3 tokens a second: a cap well above it keeps a runaway decode short.
-      maxTokens: Math.ceil(seconds * 8) + 16,
-      ...(partial ? { audioCtx: audioContextFor(Math.max(seconds, 1), this.engine!.header) } : {}),
+      ...turnDecodeOptions(this.start!.language, seconds),
+      audioCtx: audioContextFor(Math.max(seconds, 1), this.engine!.header),
     };
-    const transcript = await this.engine!.transcribe(pcm, options, { work: this.work(partial ? 'realtime_partial' : 'realtime_final') });
+    const transcript = await this.engine!.transcribe(pcm, options, { work: this.work('realtime_partial'), signal: this.stopped.signal });
     return transcript.text.trim();
+  }
+
+  /** A finished turn's vocabulary and pattern figures, added to the session's (moved to session time). */
+  private tallyTurn(recognised: TurnRecognition): void {
+    const offset = this.bufferStart / REALTIME_SAMPLE_RATE;
+    if (recognised.vocabulary) this.vocabularyTally = addTallies(this.vocabularyTally ?? EMPTY_TALLY, shiftTally(recognised.vocabulary, offset));
+    if (recognised.patterns && this.patternTally) this.patternTally = addPatternTallies(this.patternTally, shiftPatternTally(recognised.patterns, offset));
+  }
+
+  /**
+   * The final record's vocabulary audit and pattern report, in the upload response's shapes: over
+   * every term the session was given (start and updates) and every turn's text.
+   */
+  private sessionReports(): Record<string, unknown> {
+    const text = this.turns
+      .map((t) => t.text)
+      .filter((t) => t !== '')
+      .join(' ');
+    const plan = planVocabulary(this.requestTerms, this.dictionaryTerms, this.start!.language);
+    return {
+      vocabulary:
+        plan.terms.length > 0
+          ? auditVocabulary(plan, this.vocabularyTally ?? EMPTY_TALLY, text, this.start!.language)
+          : disabledVocabularyAudit(this.start!.language),
+      ...(this.patternTally ? { patterns: patternsBlock(this.patternTally) } : {}),
+    };
   }
 
   private async finish(): Promise<void> {
@@ -440,6 +551,7 @@ export class RealtimeSession implements ConnectionHandlers {
             .join(' '),
           turns: this.turns.map((t) => ({ turn_id: t.turnId, text: t.text, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 })),
           audio_seconds: Math.round((this.received / REALTIME_SAMPLE_RATE) * 1000) / 1000,
+          ...this.sessionReports(),
         }),
       );
       this.end(CLOSE.normal, 'FINAL');
@@ -447,4 +559,10 @@ export class RealtimeSession implements ConnectionHandlers {
       this.failed(error);
     }
   }
+}
+
+/** The speech regions inside a turn's first `samples` (seconds from the buffer's start). */
+function turnSpeech(regions: readonly SpeechRegion[], samples: number): SpeechRegion[] {
+  const end = samples / REALTIME_SAMPLE_RATE;
+  return regions.filter((r) => r.start < end).map((r) => ({ start: r.start, end: Math.min(r.end, end) }));
 }

@@ -3,17 +3,36 @@
 //   {"type":"start","api_key":"svc_...","streaming_mode":"realtime",
 //    "audio":{"encoding":"pcm16","sample_rate":16000,"channels":1},"language":"en",
 //    "diarization":{"enabled":true},"event_schema":"svc-agent-v1","session_id":"<unique>"}
-// `model` (svc-medical-1 default, or svc-medical-edge-1) is optional. Unknown fields are refused.
+// `model` (svc-medical-1 default, or svc-medical-edge-1) is optional, and so are the clinical
+// vocabulary (`vocabulary`: terms by the upload's rules; `dictionary`: false leaves the key's stored
+// terms out) and `patterns` (the upload's rules; the key's entitlement is checked once it is known).
+// Unknown fields are refused.
 import { LANGUAGE_FAMILIES, type LanguageFamily } from '../domain/language-families.js';
 import { FLAGSHIP_MODEL, MODEL_IDS, type ModelId } from '../domain/model-ids.js';
+import { PipelineError } from '../pipeline/pipeline-errors.js';
+import { checkPatterns, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
+import { validateTerms } from '../pipeline/vocabulary-terms.js';
 import { invalidStart } from './realtime-errors.js';
 
 export const EVENT_SCHEMA = 'svc-agent-v1';
 export const REALTIME_SAMPLE_RATE = 16_000;
-/** Longest start message, in bytes: anything longer is refused unparsed. */
-export const MAX_START_BYTES = 4096;
+/** Longest start message, in bytes (a vocabulary of a thousand long terms fits): anything longer is refused unparsed. */
+export const MAX_START_BYTES = 128 * 1024;
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const FIELDS = new Set(['type', 'api_key', 'streaming_mode', 'audio', 'language', 'diarization', 'event_schema', 'session_id', 'model']);
+const FIELDS = new Set([
+  'type',
+  'api_key',
+  'streaming_mode',
+  'audio',
+  'language',
+  'diarization',
+  'event_schema',
+  'session_id',
+  'model',
+  'vocabulary',
+  'dictionary',
+  'patterns',
+]);
 
 export interface StartMessage {
   apiKey: string;
@@ -21,6 +40,12 @@ export interface StartMessage {
   diarization: boolean;
   sessionId: string;
   model: ModelId;
+  /** Request terms, validated (decision 3's limits for the session's language). */
+  vocabulary: string[];
+  /** Merge the key's stored dictionary for the language (default true). */
+  dictionary: boolean;
+  /** Structured-token patterns, validated; the key's entitlement is checked when it is known. */
+  patterns: string[];
 }
 
 /** The start message of a text frame; throws RealtimeRefusal (invalid_request) naming the field. */
@@ -60,11 +85,37 @@ export function parseStart(frame: Uint8Array): StartMessage {
   if (typeof m.session_id !== 'string' || !SESSION_ID.test(m.session_id)) throw invalidStart('session_id must be 1 to 128 letters, digits or . _ : -');
   if (m.model !== undefined && !(MODEL_IDS as readonly string[]).includes(m.model as string))
     throw invalidStart(`model must be one of ${MODEL_IDS.join(', ')}`);
+  if (m.dictionary !== undefined && typeof m.dictionary !== 'boolean') throw invalidStart('dictionary must be true or false');
   return {
     apiKey: m.api_key,
     language: m.language as LanguageFamily,
     diarization,
     sessionId: m.session_id,
     model: (m.model as ModelId | undefined) ?? FLAGSHIP_MODEL,
+    vocabulary: m.vocabulary === undefined ? [] : sessionVocabulary(m.vocabulary, m.language as LanguageFamily),
+    dictionary: m.dictionary !== false,
+    patterns: m.patterns === undefined ? [] : startPatterns(m.patterns),
   };
+}
+
+/** Terms by the upload's rules (vocabulary-terms.ts); also for `update_vocabulary`. Throws RealtimeRefusal's message as a PipelineError's. */
+export function sessionVocabulary(value: unknown, language: LanguageFamily): string[] {
+  return refusedAsStart(() => validateTerms(value, language));
+}
+
+function startPatterns(value: unknown): string[] {
+  if (!Array.isArray(value) || value.some((p) => typeof p !== 'string')) throw invalidStart('patterns must be a JSON array of strings');
+  if ((value as string[]).reduce((sum, p) => sum + p.length, 0) > MAX_PATTERNS_LENGTH)
+    throw invalidStart(`patterns are at most ${MAX_PATTERNS_LENGTH} characters`);
+  return refusedAsStart(() => checkPatterns((value as string[]).map((p) => p.trim())));
+}
+
+/** The pipeline's refusal of a field, as the start's: its message names the field and never echoes it. */
+function refusedAsStart<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (error instanceof PipelineError) throw invalidStart(error.message);
+    throw error;
+  }
 }
