@@ -206,24 +206,26 @@ export class ServiceMetrics {
         for (const workClass of WORK_CLASSES) record({ model, class: workClass }, classes[workClass]);
       }
     };
-    new Gauge({
-      name: 'svc_stt_engine_class_queued',
-      help: 'Engine calls waiting for a worker, by work class (realtime_final, realtime_partial, interactive, batch).',
-      labelNames: ['model', 'class'],
-      registers,
-      collect() {
-        eachClass(sources.engines(), (labels, stats) => this.set(labels, stats.queued));
-      },
-    });
-    new Gauge({
-      name: 'svc_stt_engine_class_oldest_wait_seconds',
-      help: 'How long the oldest engine call waiting in each work class has waited (0 when none waits).',
-      labelNames: ['model', 'class'],
-      registers,
-      collect() {
-        eachClass(sources.engines(), (labels, stats) => this.set(labels, stats.oldestWaitSeconds));
-      },
-    });
+    const classGauge = (name: string, help: string, read: (stats: WorkClassStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['model', 'class'],
+        registers,
+        collect() {
+          eachClass(sources.engines(), (labels, stats) => this.set(labels, read(stats)));
+        },
+      });
+    classGauge(
+      'svc_stt_engine_class_queued',
+      'Engine calls waiting for a worker, by work class (realtime_final, realtime_partial, interactive, batch).',
+      (s) => s.queued,
+    );
+    classGauge(
+      'svc_stt_engine_class_oldest_wait_seconds',
+      'How long the oldest engine call waiting in each work class has waited (0 when none waits).',
+      (s) => s.oldestWaitSeconds,
+    );
     // Totals kept by the engine, reported as counters: their rates give the mean wait per class.
     const classCounter = (name: string, help: string, read: (stats: WorkClassStats) => number) =>
       new Counter({
