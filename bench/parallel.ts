@@ -4,19 +4,13 @@
 // calls, the same threads per call), alternating. The text must be identical (docs/DESIGN.md decision 10).
 //   npm run bench -- parallel [--rounds 3] [--seconds 300] [--workers 2] [--arch tiny] [--max-tokens 32]
 // Bar (docs/DESIGN.md "Benchmark bars"): parallel / sequential <= 0.6.
-import { readFile } from 'node:fs/promises';
+import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
 import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
 import { interleavedSilenceWav } from '../test/helpers/audio-fixtures.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
-
-/** 16 kHz mono float samples of a WAV written by the fixtures (44-byte header, s16). */
-function samplesOf(wav: Buffer): Float32Array {
-  const pcm = new Int16Array(wav.buffer, wav.byteOffset + 44, (wav.byteLength - 44) / 2);
-  return Float32Array.from(pcm, (s) => s / 32768);
-}
 
 export async function run(args: string[]): Promise<void> {
   const rounds = Number(flag(args, 'rounds', '3'));
@@ -27,7 +21,7 @@ export async function run(args: string[]): Promise<void> {
   const model = await testModelPath(arch);
   // Stretches of 12 s of speech with 1.5 s pauses between them, `seconds` long in all.
   const pieces = Math.max(1, Math.round(seconds / 13.5));
-  const pcm = samplesOf(await readFile(await interleavedSilenceWav(pieces, 12, 1.5, { seed: 3 })));
+  const pcm = await decodeAudio(await interleavedSilenceWav(pieces, 12, 1.5, { seed: 3 }), { maxSeconds: seconds + 60, timeoutMs: 120_000 });
   const parallel = await Engine.open({ model, workers, threadsPerWorker: 1, vadModel: vadModelPath() });
   const sequential = await Engine.open({ model, workers: 1, threadsPerWorker: 1, vadModel: vadModelPath() });
   const options = { language: 'en', decoding: { beamSize: 1, maxTokens, temperatureFallback: false } };

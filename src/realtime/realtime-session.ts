@@ -513,11 +513,7 @@ export class RealtimeSession implements ConnectionHandlers {
    * The final record's vocabulary audit and pattern report, in the upload response's shapes: over
    * every term the session was given (start and updates) and every turn's text.
    */
-  private sessionReports(): Record<string, unknown> {
-    const text = this.turns
-      .map((t) => t.text)
-      .filter((t) => t !== '')
-      .join(' ');
+  private sessionReports(text: string): Record<string, unknown> {
     const plan = planVocabulary(this.requestTerms, this.dictionaryTerms, this.start!.language);
     return {
       vocabulary:
@@ -542,16 +538,17 @@ export class RealtimeSession implements ConnectionHandlers {
       // The last turns' labels come before the final record, so the session's labelling is complete.
       await this.speakers?.settled();
       if (!this.isStopping()) return;
+      const text = this.turns
+        .map((t) => t.text)
+        .filter((t) => t !== '')
+        .join(' ');
       this.send(
         this.events.next('final', {
           session_id: this.start!.sessionId,
-          text: this.turns
-            .map((t) => t.text)
-            .filter((t) => t !== '')
-            .join(' '),
+          text,
           turns: this.turns.map((t) => ({ turn_id: t.turnId, text: t.text, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 })),
           audio_seconds: Math.round((this.received / REALTIME_SAMPLE_RATE) * 1000) / 1000,
-          ...this.sessionReports(),
+          ...this.sessionReports(text),
         }),
       );
       this.end(CLOSE.normal, 'FINAL');

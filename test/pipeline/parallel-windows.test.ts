@@ -3,8 +3,8 @@
 // tiny model: its words are noise, but the same noise for the same audio and options) with espeak-ng
 // speech long enough for several windows, and on recorded engine outputs for the order in which a
 // streamed answer's deltas are told when windows finish out of order.
-import { readFile } from 'node:fs/promises';
 import t from 'tap';
+import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { Transcript, TranscriptSegment } from '../../src/engine/transcript.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
@@ -12,17 +12,10 @@ import { pipelineStages } from '../../src/pipeline/pipeline-engine.js';
 import { recogniseRuns } from '../../src/pipeline/recognise-stage.js';
 import { runTranscription, type TranscriptionOutcome } from '../../src/pipeline/run-transcription.js';
 import { interleavedSilenceWav } from '../helpers/audio-fixtures.js';
-import { wavPcm } from '../helpers/realtime-client.js';
 import { testModelPath } from '../helpers/test-models.js';
 
 const RATE = 16_000;
 const decoding = { beamSize: 1, maxTokens: 24, temperatureFallback: false };
-
-function floatPcm(wav: Uint8Array): Float32Array {
-  const bytes = wavPcm(wav);
-  const samples = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 2);
-  return Float32Array.from(samples, (s) => s / 32768);
-}
 
 /** The pipeline over `pcm` on `engine`, with the deltas a streamed answer would carry and the most calls seen running at once. */
 async function transcribe(engine: Engine, pcm: Float32Array, vocabulary: string[]): Promise<{ outcome: TranscriptionOutcome; deltas: string[]; peak: number }> {
@@ -51,7 +44,7 @@ async function transcribe(engine: Engine, pcm: Float32Array, vocabulary: string[
 t.test('the transcript is byte-identical whether the windows ran one at a time or all at once', async (t) => {
   const model = await testModelPath('tiny', 1);
   // Nine stretches of 8 s of speech, 1.5 s apart: about 72 s of speech, three windows or more.
-  const pcm = floatPcm(await readFile(await interleavedSilenceWav(9, 8, 1.5)));
+  const pcm = await decodeAudio(await interleavedSilenceWav(9, 8, 1.5), { maxSeconds: 120, timeoutMs: 60_000 });
   const one = await Engine.open({ model, workers: 1, threadsPerWorker: 1, vadModel: vadModelPath() });
   const three = await Engine.open({ model, workers: 3, threadsPerWorker: 1, vadModel: vadModelPath() });
   t.teardown(() => Promise.all([one.close(), three.close()]));
