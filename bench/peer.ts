@@ -6,6 +6,8 @@
 //               the last answer, ours / theirs, and the worst latency a client saw.
 // whisper-server answers one request at a time with all its threads; the service runs its default
 // pool for this box (one single-threaded worker per core) and decodes a recording's windows at once.
+// The table says how much text each side answered: with a generated model's random weights one side's
+// decoding can run away where the other's stops, and then the ratios compare different work.
 //   npm run bench -- peer [--rounds 5] [--concurrent-rounds 3] [--seconds 50] [--clients 4] [--requests 2] [--arch tiny]
 // Bars (docs/DESIGN.md "Benchmark bars"): alone <= 0.9, concurrent <= 0.7.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,7 +24,18 @@ import { flag, median, printResult, printTable, round } from './lib-report.js';
 const WHISPER_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', 'build', 'bin', 'whisper-server');
 const PEER_PORT = 18_931;
 
-type Send = () => Promise<void>;
+/** One request; resolves with the characters of text it answered. */
+type Send = () => Promise<number>;
+
+/**
+ * Whether two answers decoded comparable work. Generated models carry random weights, whose decoding can
+ * run away (hundreds of repeated tokens) on one side's window and not on the other's: a time ratio is
+ * like with like only when both answers are of a size (within a factor of two).
+ */
+function likeWithLike(oursChars: number, theirsChars: number): boolean {
+  const [small, large] = [Math.min(oursChars, theirsChars), Math.max(oursChars, theirsChars)];
+  return large <= 2 * Math.max(small, 1);
+}
 
 async function startPeer(model: string, threads: number): Promise<{ process: ChildProcess; url: string }> {
   const url = `http://127.0.0.1:${PEER_PORT}`;
@@ -96,7 +109,7 @@ export async function run(args: string[]): Promise<void> {
     form.append('file', new Blob([wav as Uint8Array<ArrayBuffer>], { type: 'audio/wav' }), 'visit.wav');
     const res = await fetch(`${service.url}/v1/audio/transcriptions`, { method: 'POST', body: form, headers: { authorization: `Bearer ${service.firstKey}` } });
     if (res.status !== 200) throw new Error(`svc-stt answered ${res.status}: ${await res.text()}`);
-    await res.arrayBuffer();
+    return ((await res.json()) as { text: string }).text.length;
   };
   const theirs: Send = async () => {
     const form = new FormData();
@@ -106,11 +119,12 @@ export async function run(args: string[]): Promise<void> {
     form.append('temperature_inc', '0');
     const res = await fetch(`${peer.url}/inference`, { method: 'POST', body: form });
     if (res.status !== 200) throw new Error(`whisper-server answered ${res.status}: ${await res.text()}`);
-    await res.arrayBuffer();
+    return ((await res.json()) as { text: string }).text.length;
   };
   try {
-    await ours();
-    await theirs();
+    const oursChars = await ours();
+    const theirsChars = await theirs();
+    const comparable = likeWithLike(oursChars, theirsChars);
     const alone: Array<[number, number]> = [];
     for (let i = 0; i < rounds; i++) alone.push([await timed(ours), await timed(theirs)]);
     const together: Array<[{ wallMs: number; worstMs: number }, { wallMs: number; worstMs: number }]> = [];
@@ -131,6 +145,10 @@ export async function run(args: string[]): Promise<void> {
       `\n${arch} model, ${seconds} s of speech per request, ${cores} cores: whisper-server -t ${cores}, ` +
         'svc-stt on its default pool; greedy, no fallback, no token cap',
     );
+    console.log(
+      `text answered: svc-stt ${oursChars} characters, whisper-server ${theirsChars}: ` +
+        (comparable ? 'like with like' : 'NOT like with like (one side ran away): the ratios below compare different work'),
+    );
     console.log(`alone: median svc-stt / whisper-server ${round(aloneRatio)}  (bar <= 0.9)`);
     console.log(`${clients} clients x ${requests} requests: median wall time svc-stt / whisper-server ${round(concurrentRatio)}  (bar <= 0.7)`);
     printResult('peer', {
@@ -142,6 +160,9 @@ export async function run(args: string[]): Promise<void> {
       peer_concurrent_wall_ms: round(median(together.map((r) => r[1].wallMs)), 0),
       worst_latency_ms: round(median(together.map((r) => r[0].worstMs)), 0),
       peer_worst_latency_ms: round(median(together.map((r) => r[1].worstMs)), 0),
+      chars: oursChars,
+      peer_chars: theirsChars,
+      like_with_like: comparable,
       arch,
       audio_seconds: seconds,
       cores,

@@ -38,12 +38,14 @@ import type {
   SpeakerFeaturesTask,
   TranscribeTask,
 } from './pool-task.js';
+import { withThreads, type UnsentTask } from './pool-task.js';
 import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer, type SpeakerFeatures } from './speaker-diarizer.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { joinPieces, pieceStarts } from './vad-split.js';
 import { defaultPoolShape, defaultUrgentWorkers, defaultVadWorkers } from './pool-shape.js';
 import { SegmentReports } from './segment-reports.js';
 import { WorkScheduler, type WorkClassStats } from './work-scheduler.js';
+import { RecentRequests } from './recent-requests.js';
 import type { EngineWork, WorkClass } from '../domain/work-classes.js';
 import { SAMPLE_RATE, shapeTranscript, type Transcript, type TranscriptSegment } from './transcript.js';
 
@@ -59,6 +61,12 @@ export interface EngineOpenOptions {
    * displace are held (work-scheduler.ts). Default: see pool-shape.ts.
    */
   urgentWorkers?: number;
+  /**
+   * A transcription or language call of a realtime final or an inline request that starts while nothing
+   * else waits computes with the threads of the idle workers too (work-scheduler.ts): on a quiet box one
+   * short request uses every core. Default true on the CPU; false on a GPU, whose calls need no more threads.
+   */
+  lendIdleWorkers?: boolean;
   /**
    * Requests allowed to wait for a worker, in each pool and work class; beyond it a new request's call
    * rejects with code 'queue_full' (a request already waiting may add calls: work-scheduler.ts).
@@ -134,6 +142,8 @@ export interface EngineStats {
   held: number;
   /** Times a batch call was held, since open. */
   holds: number;
+  /** Idle workers whose threads went to a call that started alone, summed since open. */
+  lent: number;
   /** Calls waiting for a worker. */
   queued: number;
   /** Requests that may wait for a worker, in each work class. */
@@ -159,8 +169,12 @@ class PoolLane {
     maxQueue: number,
     /** Workers beyond those, for urgent calls while batch calls are held. */
     urgentWorkers = 0,
+    /** The requests at work, shared by the engine's lanes. */
+    recent: RecentRequests,
+    /** Classes whose lone calls compute with the idle workers' threads too. */
+    lendTo: readonly WorkClass[] = [],
   ) {
-    this.scheduler = new WorkScheduler(workers, maxQueue, { urgentSlots: urgentWorkers });
+    this.scheduler = new WorkScheduler(workers, maxQueue, { urgentSlots: urgentWorkers, lendTo, recent });
   }
 }
 
@@ -214,10 +228,12 @@ export class Engine implements SpeakerDiarizer {
       vadAnchor?.release();
       throw new EngineError('model_load_failed', `cannot load model ${modelPath}: ${(error as Error).message}`, { cause: error });
     }
-    const whisper = new PoolLane(startPool({ whisper: { modelPath, loadOptions } }, workers + urgentWorkers), workers, maxQueue, urgentWorkers);
+    const lendTo: WorkClass[] = (options.lendIdleWorkers ?? !gpu) ? ['realtime_final', 'interactive'] : [];
+    const recent = new RecentRequests();
+    const whisper = new PoolLane(startPool({ whisper: { modelPath, loadOptions } }, workers + urgentWorkers), workers, maxQueue, urgentWorkers, recent, lendTo);
     const vad = vadAnchor && {
       // VAD calls are single-threaded and held between chunks: a spare worker per VAD worker always pays.
-      lane: new PoolLane(startPool({ vadModelPath: vadAnchor.info.path }, 2 * vadWorkers), vadWorkers, maxQueue, vadWorkers),
+      lane: new PoolLane(startPool({ vadModelPath: vadAnchor.info.path }, 2 * vadWorkers), vadWorkers, maxQueue, vadWorkers, recent),
       anchor: vadAnchor,
     };
     return new Engine(whisper, anchor, vad, header, workers, threadsPerWorker, maxQueue, urgentWorkers);
@@ -246,6 +262,7 @@ export class Engine implements SpeakerDiarizer {
       running: scheduler.active,
       held: scheduler.held,
       holds: scheduler.holdsMade,
+      lent: scheduler.slotsLent,
       queued: scheduler.queued,
       maxQueue: this.maxQueue,
       classes: scheduler.stats(),
@@ -396,7 +413,7 @@ export class Engine implements SpeakerDiarizer {
 
   private submit(
     lane: PoolLane,
-    task: Omit<PoolTask, 'control'>,
+    task: UnsentTask,
     call: Pick<CallOptions, 'signal' | 'work'>,
     transferList: Transferable[],
     holdable = false,
@@ -409,9 +426,10 @@ export class Engine implements SpeakerDiarizer {
     // Piscina's own abort terminates the worker thread; ours asks whisper.cpp to stop cooperatively.
     const running = lane.scheduler.schedule(
       call.work,
-      () => {
+      (share) => {
         this.callCounts[task.kind]++;
-        return lane.pool.run({ ...task, control }, { transferList: transferList as never });
+        const threads = share > 1 ? withThreads(task, this.threadsPerWorker * share) : task;
+        return lane.pool.run({ ...threads, control }, { transferList: transferList as never });
       },
       signal,
       holdable ? { hold: () => Atomics.store(control, 1, 1), resume: () => Atomics.store(control, 1, 0) } : undefined,

@@ -70,3 +70,13 @@ export interface SpeakerFeaturesTask {
 
 export type PoolTask = TranscribeTask | DetectLanguageTask | DetectSpeechTask | DiarizeTask | SpeakerFeaturesTask;
 export type PoolResult = NativeTranscribeResult | NativeLanguageResult | NativeSpeechDetection | NativeDiarization | NativeSpeakerFeatures;
+
+/** `task` computing on `threads` threads, for the operations whose threads are per call (the others as they are). */
+/** A task as the engine builds it, before its control array is added (each kind of task keeps its fields). */
+export type UnsentTask = PoolTask extends infer T ? (T extends PoolTask ? Omit<T, 'control'> : never) : never;
+
+export function withThreads(task: UnsentTask, threads: number): UnsentTask {
+  if (task.kind === 'transcribe') return { ...task, options: { ...task.options, threads } };
+  if (task.kind === 'detectLanguage') return { ...task, threads };
+  return task;
+}

@@ -13,11 +13,21 @@
 // (or for calls that cannot be held), urgent work waits at most for the first running call to end:
 // one decoding window.
 //
+// Lending idle slots: a call of a class in `lendTo` that starts while nothing else waits, and whose
+// request has had the engine to itself lately (recent-requests.ts), takes the slots that are idle too
+// and computes with their threads (whisper.cpp's threads are per call): a lone inline request or
+// realtime final on a quiet box uses the whole box instead of one core of it. The decision waits one
+// turn of the event loop (setImmediate), so that the other windows of a request, scheduled in the same
+// turn, take those slots instead. Slots lent count as computing until the call ends: what arrives
+// meanwhile waits for it (one window, decoded faster), never shares its cores. Batch calls are never
+// lent to: a held call with several threads would leave them spinning.
+//
 // Bounds keep the engine's refusal semantics ('queue_full', answered 503 capacity_unavailable): each
 // class holds at most `maxQueue` waiting requests. A request already waiting may always add calls (its
 // windows are one piece of work, admitted as a whole); a call that finds a worker free never waits.
 import { WORK_CLASSES, type EngineWork, type WorkClass } from '../domain/work-classes.js';
 import { EngineError, abortError } from './engine-errors.js';
+import { RecentRequests } from './recent-requests.js';
 
 /** What one class's queue reports (engine stats, /metrics). */
 export interface WorkClassStats {
@@ -43,8 +53,13 @@ export interface Holdable {
   resume(): void;
 }
 
+/** Starts a call computing on `share` slots (1, or more where idle slots were lent to it). */
+export type StartCall = (share: number) => Promise<unknown>;
+
 interface WaitingCall {
-  start: () => Promise<unknown>;
+  /** The request it belongs to, where the caller named one. */
+  request: string | undefined;
+  start: StartCall;
   holdable: Holdable | undefined;
   /** Handed to a worker (no longer waiting). */
   dispatched: boolean;
@@ -164,11 +179,17 @@ interface RunningCall {
   workClass: WorkClass;
   holdable: Holdable | undefined;
   held: boolean;
+  /** Slots it computes on: 1, more where idle ones were lent to it. */
+  share: number;
 }
 
 export interface WorkSchedulerOptions {
   /** Workers beyond the compute slots, for urgent calls that hold batch work (see above). Default 0. */
   urgentSlots?: number;
+  /** Classes whose calls take the idle slots when they start with nothing else waiting (see above). Default none. */
+  lendTo?: readonly WorkClass[];
+  /** The requests at work on the engine, shared by its lanes (each lane's calls mark theirs seen). */
+  recent?: RecentRequests;
   clock?: () => number;
 }
 
@@ -176,6 +197,9 @@ export class WorkScheduler {
   private readonly running = new Set<RunningCall>();
   private readonly queues = Object.fromEntries(WORK_CLASSES.map((c) => [c, new ClassQueue()])) as Record<WorkClass, ClassQueue>;
   private readonly urgentSlots: number;
+  private readonly lendTo: ReadonlySet<WorkClass>;
+  private readonly recent: RecentRequests;
+  private lent = 0;
   private readonly clock: () => number;
   private untagged = 0;
   private holds = 0;
@@ -189,6 +213,9 @@ export class WorkScheduler {
     options: WorkSchedulerOptions = {},
   ) {
     this.urgentSlots = options.urgentSlots ?? 0;
+    this.lendTo = new Set(options.lendTo ?? []);
+    this.recent = options.recent ?? new RecentRequests();
+    if (this.lendTo.has('batch')) throw new RangeError('batch calls are never lent idle slots');
     this.clock = options.clock ?? (() => performance.now());
   }
 
@@ -202,6 +229,11 @@ export class WorkScheduler {
     let held = 0;
     for (const call of this.running) if (call.held) held++;
     return held;
+  }
+
+  /** Slots lent to calls that started alone, summed since the start. */
+  get slotsLent(): number {
+    return this.lent;
   }
 
   /** Times a batch call was held for an urgent one, since the start. */
@@ -245,12 +277,13 @@ export class WorkScheduler {
    * with an AbortError when `signal` aborts while it waits (it never starts then). `holdable`: how to
    * pause the call once running, if it is batch work and urgent work needs its slot.
    */
-  schedule(work: EngineWork | undefined, start: () => Promise<unknown>, signal?: AbortSignal, holdable?: Holdable): Promise<unknown> {
+  schedule(work: EngineWork | undefined, start: StartCall, signal?: AbortSignal, holdable?: Holdable): Promise<unknown> {
     if (signal?.aborted) return Promise.reject(abortError());
     const workClass = work?.workClass ?? UNTAGGED_WORK_CLASS;
     const tenant = work?.tenant ?? UNTAGGED_TENANT;
     // Each untagged call is a request of its own.
     const request = work?.request ?? `untagged:${this.untagged++}`;
+    if (work) this.recent.seen(work.request);
     const queue = this.queues[workClass];
     const joining = queue.has(tenant, request);
     return new Promise((resolve, reject) => {
@@ -258,6 +291,7 @@ export class WorkScheduler {
         if (queue.remove(tenant, request, call)) reject(abortError());
       };
       const call: WaitingCall = {
+        request: work?.request,
         start,
         holdable,
         dispatched: false,
@@ -284,9 +318,11 @@ export class WorkScheduler {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /** Calls computing now (running and not held). */
+  /** Slots computing now (running calls not held, with the slots lent to them). */
   private get computing(): number {
-    return this.running.size - this.held;
+    let computing = 0;
+    for (const call of this.running) if (!call.held) computing += call.share;
+    return computing;
   }
 
   /** Hands waiting calls to free slots, most urgent class first; holds and resumes batch calls. */
@@ -331,16 +367,34 @@ export class WorkScheduler {
     call.detach();
     queue.dispatched++;
     queue.waitSeconds += (this.clock() - call.enqueuedAt) / 1000;
-    const running: RunningCall = { workClass, holdable: call.holdable, held: false };
+    const running: RunningCall = { workClass, holdable: call.holdable, held: false, share: 1 };
     this.running.add(running);
+    if (!this.lendTo.has(workClass) || this.computing >= this.slots) {
+      this.launch(call, running);
+      return;
+    }
+    // Idle slots now: whether they stay idle is known once this turn's other calls are scheduled.
+    setImmediate(() => {
+      if (this.queued === 0 && !this.recent.othersAtWork(call.request ?? '')) {
+        const idle = Math.max(0, this.slots - this.computing);
+        running.share += idle;
+        this.lent += idle;
+      }
+      this.launch(call, running);
+    });
+  }
+
+  private launch(call: WaitingCall, running: RunningCall): void {
     let started: Promise<unknown>;
     try {
-      started = call.start();
+      started = call.start(running.share);
     } catch (error) {
       started = Promise.reject(error);
     }
     started
       .finally(() => {
+        // A request is at work until a while after its last call ends, not only after it was scheduled.
+        if (call.request !== undefined) this.recent.seen(call.request);
         this.running.delete(running);
         this.dispatch();
       })

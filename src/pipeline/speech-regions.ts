@@ -37,29 +37,58 @@ export interface PackedAudio {
 export const WINDOW_SECONDS = 29.9;
 
 /**
- * The regions in consecutive groups whose packed audio (separators included) fits in `seconds`; a
- * region longer than that alone is cut into pieces that fit (the VAD caps regions at 30 s, so only
- * its padding or a run without the VAD gets here).
+ * The regions in consecutive groups whose packed audio (separators included) fits in `seconds`:
+ * as few windows as greedy packing needs, of lengths as even as the region edges allow. Windows of
+ * one recording decode at once (recognise-stage.ts), so the request takes as long as its longest
+ * window: 43 s of speech as 29.9 s + 13.1 s waits on the 29.9 s window; as two of about 21.5 s it
+ * waits on one of those, for the same total work. A region longer than `seconds` alone is first cut
+ * into equal pieces that fit (the VAD caps regions at 30 s, so only its padding or a run without the
+ * VAD gets here).
  */
 export function windowRegions(regions: readonly SpeechRegion[], seconds = WINDOW_SECONDS): SpeechRegion[][] {
+  const pieces = regions.flatMap((region) => cutToFit(region, seconds));
+  const count = packGreedily(pieces, seconds).length;
+  if (count <= 1) return packGreedily(pieces, seconds);
+  // The smallest window length that still packs into `count` windows: greedy packing is optimal for
+  // "fits in n windows of length c", so bisect c between the even share and `seconds`.
+  const packedSeconds = pieces.reduce((sum, p) => sum + (p.end - p.start), 0) + SEPARATOR_SECONDS * (pieces.length - 1);
+  let low = packedSeconds / count;
+  let high = seconds;
+  for (let step = 0; step < 40 && high - low > 1e-3; step++) {
+    const middle = (low + high) / 2;
+    if (packGreedily(pieces, middle).length <= count) high = middle;
+    else low = middle;
+  }
+  return packGreedily(pieces, high);
+}
+
+/** A region cut into the fewest equal pieces of at most `seconds`. */
+function cutToFit(region: SpeechRegion, seconds: number): SpeechRegion[] {
+  const length = region.end - region.start;
+  if (length <= seconds) return [region];
+  const count = Math.ceil(length / seconds);
+  return Array.from({ length: count }, (_, i) => ({
+    start: region.start + (length * i) / count,
+    end: i === count - 1 ? region.end : region.start + (length * (i + 1)) / count,
+  }));
+}
+
+/** Pieces in order, each window filled until the next piece would pass `seconds`. */
+function packGreedily(pieces: readonly SpeechRegion[], seconds: number): SpeechRegion[][] {
   const windows: SpeechRegion[][] = [];
   let current: SpeechRegion[] = [];
   let length = 0;
-  const close = () => {
-    if (current.length) windows.push(current);
-    current = [];
-    length = 0;
-  };
-  for (const region of regions) {
-    for (let start = region.start; start < region.end; start += seconds) {
-      const piece = { start, end: Math.min(region.end, start + seconds) };
-      const added = (current.length ? SEPARATOR_SECONDS : 0) + (piece.end - piece.start);
-      if (length + added > seconds) close();
-      length += (current.length ? SEPARATOR_SECONDS : 0) + (piece.end - piece.start);
-      current.push(piece);
+  for (const piece of pieces) {
+    const added = (current.length ? SEPARATOR_SECONDS : 0) + (piece.end - piece.start);
+    if (current.length && length + added > seconds) {
+      windows.push(current);
+      current = [];
+      length = 0;
     }
+    length += (current.length ? SEPARATOR_SECONDS : 0) + (piece.end - piece.start);
+    current.push(piece);
   }
-  close();
+  if (current.length) windows.push(current);
   return windows;
 }
 

@@ -9,7 +9,7 @@
 // `svc_stt_store_up 0` and leaves those gauges at their last values rather than failing.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ServiceRole } from '../config/service-config.js';
-import type { Engine } from '../engine/engine.js';
+import type { Engine, EngineStats } from '../engine/engine.js';
 import type { WorkClassStats } from '../engine/work-scheduler.js';
 import { WORK_CLASSES, type WorkClass } from '../domain/work-classes.js';
 import type { ModelId } from '../domain/model-ids.js';
@@ -239,16 +239,23 @@ export class ServiceMetrics {
         },
       });
     engineGauge('svc_stt_engine_held', 'Batch calls held while urgent calls run in their place.', (s) => s.held);
-    new Counter({
-      name: 'svc_stt_engine_holds_total',
-      help: 'Times a batch call was held so that an urgent call (realtime, inline) could run at once.',
-      labelNames: ['model'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [model, engine] of Object.entries(sources.engines())) if (engine) this.inc({ model }, engine.stats.holds);
-      },
-    });
+    const engineCounter = (name: string, help: string, read: (stats: EngineStats) => number) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['model'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [model, engine] of Object.entries(sources.engines())) if (engine) this.inc({ model }, read(engine.stats));
+        },
+      });
+    engineCounter('svc_stt_engine_holds_total', 'Times a batch call was held so that an urgent call (realtime, inline) could run at once.', (s) => s.holds);
+    engineCounter(
+      'svc_stt_engine_lent_total',
+      "Idle workers whose threads went to a call that started alone (an inline request's or realtime final's).",
+      (s) => s.lent,
+    );
     classCounter('svc_stt_engine_class_dispatched_total', 'Engine calls handed to a worker since the engine opened, by work class.', (s) => s.dispatched);
     classCounter('svc_stt_engine_class_wait_seconds_total', 'Seconds engine calls waited for a worker, summed, by work class.', (s) => s.waitSeconds);
   }

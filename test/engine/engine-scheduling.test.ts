@@ -1,7 +1,8 @@
 // The engine's scheduler with real workers (src/engine/work-scheduler.ts for its rules, tested on
 // their own in work-scheduler.test.ts): urgent calls go before batch calls waiting, and with an urgent
 // worker a running batch call is held, not interrupted, while an urgent call runs: its result is the
-// same as when it runs alone, and a held call can still be aborted.
+// same as when it runs alone, and a held call can still be aborted. A call alone on a quiet engine is
+// lent the idle workers' threads, and decodes the same tokens.
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { decodeAudio } from '../../src/audio/index.js';
@@ -135,4 +136,29 @@ t.test("the VAD pool: a realtime call holds a job's VAD calls between their chun
   await Promise.all([job, turn]);
   t.same(order, ['turn', 'job'], 'the realtime call ended first');
   t.same((await job).segments, alone.segments, 'held and resumed, the same speech was found');
+});
+
+t.test("a call alone on a quiet engine computes with the idle worker's threads and decodes what it decodes on one", async (t) => {
+  const model = await testModelPath('tiny');
+  const pcm = await decodeAudio(await speechWav(12, { seed: 4 }), { maxSeconds: 60, timeoutMs: 60_000 });
+  const inline: EngineWork = { workClass: 'interactive', tenant: 'tenant-a', request: 'req-1' };
+  const lending = await Engine.open({ model, workers: 2, threadsPerWorker: 1, urgentWorkers: 0 });
+  t.teardown(() => lending.close());
+  const lent = await lending.transcribe(pcm, options, { work: inline });
+  t.equal(lending.stats.lent, 1, 'the idle worker was lent');
+  // Two calls at once: each computes on its own worker, nothing is lent.
+  await Promise.all([
+    lending.transcribe(pcm, options, { work: { ...inline, request: 'req-2' } }),
+    lending.transcribe(pcm, options, { work: { ...inline, request: 'req-3' } }),
+  ]);
+  t.equal(lending.stats.lent, 1);
+  const single = await Engine.open({ model, workers: 2, threadsPerWorker: 1, urgentWorkers: 0, lendIdleWorkers: false });
+  t.teardown(() => single.close());
+  const alone = await single.transcribe(pcm, options, { work: inline });
+  t.equal(single.stats.lent, 0);
+  t.equal(lent.text, alone.text, 'two threads decoded the text one thread decodes');
+  t.same(
+    lent.segments.map((s) => s.tokens.map((x) => x.id)),
+    alone.segments.map((s) => s.tokens.map((x) => x.id)),
+  );
 });

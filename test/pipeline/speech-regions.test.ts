@@ -2,7 +2,15 @@
 // job's chunk is cut (src/pipeline/chunk-cut.ts), on synthetic PCM with known positions.
 import t from 'tap';
 import { chooseCut, cutSearchSeconds } from '../../src/pipeline/chunk-cut.js';
-import { SEPARATOR_SECONDS, overlapWithSpeech, packRegions, toOriginalTime } from '../../src/pipeline/speech-regions.js';
+import {
+  SEPARATOR_SECONDS,
+  WINDOW_SECONDS,
+  overlapWithSpeech,
+  packRegions,
+  toOriginalTime,
+  windowRegions,
+  type SpeechRegion,
+} from '../../src/pipeline/speech-regions.js';
 
 const RATE = 16_000;
 
@@ -52,6 +60,53 @@ t.test('regions beyond the audio are clamped, empty ones dropped', async (t) => 
   t.equal(packed.pieces.length, 2);
   t.equal(packed.speechSeconds, 1.5);
 });
+
+/** Packed seconds of one window: its regions and the separators between them. */
+function packedLength(window: readonly SpeechRegion[]): number {
+  return window.reduce((sum, r) => sum + (r.end - r.start), 0) + SEPARATOR_SECONDS * (window.length - 1);
+}
+
+t.test('windows: as few as fit, of even length, cut only at region edges, every region once and in order', async (t) => {
+  // 43 s of speech in 4.3 s utterances: greedy packing alone would give 29.9 s + 13.1 s.
+  const regions = Array.from({ length: 10 }, (_, i) => ({ start: i * 6, end: i * 6 + 4.3 }));
+  const windows = windowRegions(regions);
+  t.equal(windows.length, 2, 'two windows, as few as fit');
+  t.same(
+    windows.map((w) => w.length),
+    [5, 5],
+    'five utterances each',
+  );
+  t.same(windows.flat(), regions, 'every region once, in order, uncut');
+  for (const w of windows) t.ok(packedLength(w) <= WINDOW_SECONDS, 'each window fits');
+
+  // Uneven utterances: the longest window is as short as the edges allow.
+  const uneven = [2, 9, 3, 8, 1, 7, 6, 5, 4, 10].map((length, i) => ({ start: i * 12, end: i * 12 + length }));
+  const packed = windowRegions(uneven);
+  // 55.9 s packed: no cut at an edge leaves two windows of at most 29.9 s, so three.
+  t.equal(packed.length, 3);
+  t.same(packed.flat(), uneven, 'every region once, in order, uncut');
+  const longest = Math.max(...packed.map(packedLength));
+  t.ok(longest <= bestLongest(uneven, 3) + 1e-3, 'the longest window is as short as any cut into three allows');
+  // Greedy packing alone: 2+9+3+8+1 (23.4 s), 7+6+5+4 (22.3 s), 10 s.
+  t.ok(longest < 23.4, 'and shorter than greedy packing gives');
+});
+
+t.test('windows: short speech is one window; a region longer than a window is cut into equal pieces', async (t) => {
+  t.same(windowRegions([{ start: 1, end: 4 }]), [[{ start: 1, end: 4 }]]);
+  t.same(windowRegions([]), []);
+  const long = windowRegions([{ start: 0, end: 45 }]);
+  t.same(long, [[{ start: 0, end: 22.5 }], [{ start: 22.5, end: 45 }]], 'two halves, not 29.9 s and 15.1 s');
+});
+
+/** The shortest longest window over every way to cut `regions` into `count` consecutive windows. */
+function bestLongest(regions: readonly SpeechRegion[], count: number): number {
+  if (count === 1) return packedLength(regions);
+  let best = Infinity;
+  for (let cut = 1; cut <= regions.length - count + 1; cut++) {
+    best = Math.min(best, Math.max(packedLength(regions.slice(0, cut)), bestLongest(regions.slice(cut), count - 1)));
+  }
+  return best;
+}
 
 t.test('overlap with speech', async (t) => {
   const speech = [
