@@ -37,7 +37,7 @@ export async function answerInline(
   const stream = transcription.stream ? connection.openStream(abort) : null;
   const context = { requestId: inline.requestId, model: transcription.model, modelBuild: deps.modelBuilds[transcription.model] };
   const meter = (counters: UsageCounters) =>
-    deps.billing.meter(key, { eventKey: `inline:${inline.requestId}`, route: inlineUsageRoute(transcription), model: transcription.model, ...counters });
+    deps.billing.meter(key, { eventKey: inlineEventKey(inline.requestId), route: inlineUsageRoute(transcription), model: transcription.model, ...counters });
   let outcome: TranscriptionOutcome;
   try {
     outcome = await runTranscription(
@@ -80,4 +80,9 @@ export async function answerInline(
 /** The ledger's route for inline work: whisper's translate task is billed as translation. */
 export function inlineUsageRoute(transcription: Pick<TranscriptionRequest, 'task'>): UsageRoute {
   return transcription.task === 'translate' ? 'translation' : 'inline';
+}
+
+/** The ledger's key of an inline request's work: its reservation's key too (metering converts it). */
+export function inlineEventKey(requestId: string): string {
+  return `inline:${requestId}`;
 }

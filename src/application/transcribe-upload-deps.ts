@@ -26,5 +26,5 @@ export interface TranscribeUploadDeps {
   /** Request-time webhook rules: the signing secret version a job pins, or a WebhookAdmissionError. */
   webhooks: Pick<WebhookAdmission, 'admit'>;
   /** Decides whether new work is accepted (BillingBlockedError otherwise) and meters inline answers. */
-  billing: Pick<UsageBilling, 'requireAllowance' | 'meter'>;
+  billing: Pick<UsageBilling, 'requireAllowance' | 'reserve' | 'release' | 'meter'>;
 }

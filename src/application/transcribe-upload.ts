@@ -10,7 +10,7 @@ import type { TranscriptionRequest } from '../contract/transcription-request.js'
 import type { JobAuditLog } from '../jobs/job-audit.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import { acceptDirectJob } from './accept-direct-job.js';
-import { answerInline, inlineUsageRoute } from './answer-inline.js';
+import { answerInline, inlineEventKey, inlineUsageRoute } from './answer-inline.js';
 import { AudioLongerThanAllowed, AudioShorterThanAllowed, InlineOnlyOption } from './application-errors.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
@@ -67,12 +67,21 @@ export async function transcribeUpload(
       if (durationSeconds > config.maxAudioSeconds) throw new AudioLongerThanAllowed(config.maxAudioSeconds);
       if (durationSeconds < config.minAudioSeconds) throw new AudioShorterThanAllowed(config.minAudioSeconds);
       if (pcm) {
-        // Now that its length is known: work that would cross the allowance (or the cap, or the credit) is refused before it starts.
-        await deps.billing.requireAllowance(key, inlineUsageRoute(transcription), Math.round(durationSeconds * 1000));
-        // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
-        await rm(tempPath, { force: true });
-        // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
-        return await answerInline({ key, requestId: request.requestId, transcription, pcm, abort }, connection, deps);
+        // Now that its length is known: work that would cross the allowance (or the cap, or the credit),
+        // counting the work other requests were admitted for, is refused before it starts; admitted, its
+        // audio is reserved until metering converts the reservation, or it is released here.
+        const eventKey = inlineEventKey(request.requestId);
+        await deps.billing.reserve(key, inlineUsageRoute(transcription), Math.round(durationSeconds * 1000), eventKey);
+        try {
+          // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
+          await rm(tempPath, { force: true });
+          // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
+          return await answerInline({ key, requestId: request.requestId, transcription, pcm, abort }, connection, deps);
+        } finally {
+          // Metered, the reservation is gone already; failed, its audio is not held any longer. A store
+          // that cannot delete it leaves it to die with this instance.
+          await deps.billing.release(eventKey).catch(() => undefined);
+        }
       }
       return await acceptDirectJob({ key, idempotencyKey, transcription, upload, durationSeconds, webhookSecretVersion, log: request.log }, connection, deps);
     } finally {

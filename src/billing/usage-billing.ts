@@ -1,11 +1,23 @@
 // The billing desk the routes, the job worker and realtime sessions go through: where a key stands
 // this period, whether more work is accepted (before it is, never in its middle), and metering work
-// once it is done. Terms are read from the database on every decision, so a change made with the
+// once it is done. Work whose length is known is admitted as a reservation (usage-reservation.ts):
+// decisions count what was recorded plus what was admitted and not yet recorded, so requests racing
+// for the last of an allowance cannot all pass. Terms are read from the database on every decision, so a change made with the
 // CLI applies to the next request of every process.
 import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
-import { poolOf, type MeteredWork, type SafetyCounters, type UsageEvent, type UsagePool, type UsageRoute, type UsageStanding } from '../store/usage-record.js';
+import type { UsageReservation } from '../store/usage-reservation.js';
+import {
+  chargeOf,
+  poolOf,
+  type MeteredWork,
+  type SafetyCounters,
+  type UsageEvent,
+  type UsagePool,
+  type UsageRoute,
+  type UsageStanding,
+} from '../store/usage-record.js';
 import { blockReason, resetsWithPeriod, type BillingSituation, type BlockReason } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
 import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
@@ -43,6 +55,8 @@ export class UsageBilling {
     private readonly settings: BillingSettingsStore,
     private readonly clock: () => number = Date.now,
     private readonly observer: BillingObserver | null = null,
+    /** The instance that holds this process's reservations (their life ends with its heartbeat); null where none is registered. */
+    private readonly instanceId: string | null = null,
   ) {}
 
   /** The current period (by the stored start day). */
@@ -82,6 +96,45 @@ export class UsageBilling {
     if (reason === null) return;
     this.observer?.billingRefused(reason, pool);
     throw new BillingBlockedError(reason, pool, resetsAt(reason, situation, pool, period));
+  }
+
+  /**
+   * Admits `estimateMs` of audio on `route`, reserved under `eventKey` (the key the work will be
+   * metered under, which converts the reservation) until it is recorded or released; throws
+   * BillingBlockedError as requireAllowance does, counting the live reservations too. `job`: the
+   * reservation lives with that job (until it is no longer accepted or running) rather than with
+   * this process.
+   */
+  async reserve(key: BilledKey, route: UsageRoute, estimateMs: number, eventKey: string, job?: string): Promise<void> {
+    const holder: UsageReservation['holder'] | null = job !== undefined ? { job } : this.instanceId !== null ? { instance: this.instanceId } : null;
+    if (holder === null) throw new Error('a reservation outside a job needs the instance that holds it (UsageBilling instanceId)');
+    const period = await this.period();
+    const pool = poolOf(route);
+    const own = await this.keyTerms(key);
+    const paused = key.billingState !== 'active';
+    const terms = poolTerms(own.terms, pool);
+    const reservation: UsageReservation = {
+      key: eventKey,
+      tenant: key.tenant,
+      keyId: key.id,
+      period: period.label,
+      pool,
+      audioMs: estimateMs,
+      holder,
+      atMs: this.clock(),
+    };
+    const reason = await this.ledger.reserve<BlockReason>(reservation, (standing) => {
+      const refused = blockReason({ ...own, standing, paused }, pool, estimateMs);
+      return refused !== null ? { refused } : { costMicros: chargeOf(standing.tenantUsedMs[pool], estimateMs, terms).costMicros };
+    });
+    if (reason === null) return;
+    this.observer?.billingRefused(reason, pool);
+    throw new BillingBlockedError(reason, pool, resetsWithPeriod(reason, terms) ? period.endMs : null);
+  }
+
+  /** Gives up the reservation of work that will not be metered (failed, cancelled); nothing when it was converted already. */
+  async release(eventKey: string): Promise<void> {
+    await this.ledger.release(eventKey);
   }
 
   /** The ledger entry of work done now, with the terms it is charged under (JobStore.succeed records it with the job). */

@@ -132,7 +132,7 @@ async function startRole(
     // Only a process alone with its database and disk may treat every unreferenced blob as an
     // orphan at start: with shared storage another process may be writing one right now.
     const alone = stores.kind === 'sqlite' && opened.kind === 'local';
-    sweeper = startSweeper(idempotency, opened.blobs, jobs, { housekeeping, clock, sweepAllOrphansFirst: alone });
+    sweeper = startSweeper(idempotency, opened.blobs, jobs, { housekeeping, ledger: stores.usage, clock, sweepAllOrphansFirst: alone });
     const running = sweeper;
     closers.push(() => running.stop());
     // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.
@@ -153,7 +153,7 @@ async function startRole(
     usageTotals: async () => stores.usage.periodTotals((await billing.period()).label),
     tenantLabels: config.metricsTenantLabels,
   });
-  const billing: UsageBilling = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics);
+  const billing: UsageBilling = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics, instanceId);
 
   const runner = plan.works
     ? new JobRunner({

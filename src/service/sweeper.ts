@@ -1,10 +1,12 @@
 // Periodic housekeeping: expired idempotency records, the job lifecycle's time-driven transitions
 // (overdue uploads, expired results, ended tombstones), and blobs no request or job owns any more
-// (uploads cut off by a crash, job audio whose row never committed, results of a lost race).
+// (uploads cut off by a crash, job audio whose row never committed, results of a lost race), and
+// usage reservations that no longer count (their instance died, their job ended).
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
 import type { JobStore } from '../store/job-store.js';
+import type { UsageLedger } from '../store/usage-ledger.js';
 
 /** Old enough that no upload can still be streaming into it and no job row can still be committing. */
 const ORPHAN_AGE_MS = 60 * 60_000;
@@ -13,6 +15,8 @@ const INTERVAL_MS = 60_000;
 
 export interface SweeperOptions {
   housekeeping?: JobHousekeeping;
+  /** Whose dead reservations are deleted on each pass (decisions never count them; this keeps the table small). */
+  ledger?: Pick<UsageLedger, 'deleteDeadReservations'>;
   clock?: () => Date;
   /**
    * At start no request is in flight, so every unreferenced blob is an orphan whatever its age:
@@ -30,6 +34,7 @@ export function startSweeper(idempotency: IdempotencyStore, blobs: BlobStore, jo
       const now = clock();
       await idempotency.sweep(now);
       await options.housekeeping?.run(now.getTime());
+      await options.ledger?.deleteDeadReservations();
       // Orphan age is judged on file times, which follow the wall clock, not the injected one.
       const owners = {
         isReferenced: (ref: string) => jobs.referencesBlob(ref),

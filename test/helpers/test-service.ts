@@ -137,6 +137,7 @@ export async function postTranscription(
   file: { data: Uint8Array; name: string; type?: string } | null,
   headers: Record<string, string> = {},
   path = '/v1/audio/transcriptions',
+  signal?: AbortSignal,
 ): Promise<Response> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
@@ -145,5 +146,6 @@ export async function postTranscription(
     method: 'POST',
     body: form,
     headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    ...(signal ? { signal } : {}),
   });
 }

@@ -50,6 +50,7 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
       'usage_events',
       'usage_key_costs',
       'usage_pool_totals',
+      'usage_reservations',
       'webhook_deliveries',
       'webhook_secrets',
     ],

@@ -3,13 +3,23 @@ import t from 'tap';
 import { usageLedgerContract } from './contract/usage-ledger-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
+import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import type { StoreDb } from '../../src/store/kysely/store-schema.js';
+
+/** Instances registered for an hour, or removed, on the ledger's database. */
+const instances = (db: StoreDb) => {
+  const registry = new KyselyInstanceRegistry(db);
+  return async (id: string, alive: boolean) => (alive ? registry.register(id, 'all', Date.now(), 3_600_000) : registry.deregister(id));
+};
 
 usageLedgerContract(t, 'KyselyUsageLedger on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
   const { db } = databases;
+  const storeDb = sqliteStoreDb(db);
   return {
-    ledger: new KyselyUsageLedger(sqliteStoreDb(db)),
+    ledger: new KyselyUsageLedger(storeDb),
+    instanceAlive: instances(storeDb),
     another: async () => new KyselyUsageLedger(sqliteStoreDb(await databases.open())),
     rawRows: async () => db.prepare('SELECT * FROM usage_events').all() as Record<string, unknown>[],
     columnNames: async () => (db.prepare("SELECT name FROM pragma_table_info('usage_events')").all() as { name: string }[]).map((row) => row.name),
@@ -20,8 +30,10 @@ usageLedgerContract(t, 'KyselyUsageLedger on SQLite', async (t) => {
 usageLedgerContract(t, 'KyselyUsageLedger on PostgreSQL', async () => {
   const databases = await postgresDatabases();
   const { db } = databases;
+  const storeDb = postgresStoreDb(db);
   return {
-    ledger: new KyselyUsageLedger(postgresStoreDb(db)),
+    ledger: new KyselyUsageLedger(storeDb),
+    instanceAlive: instances(storeDb),
     another: async () => new KyselyUsageLedger(postgresStoreDb(await databases.open())),
     rawRows: async () => (await db.query('SELECT * FROM usage_events')).rows,
     columnNames: async () =>

@@ -6,7 +6,10 @@
 // transaction (the job store's success, or the ledger's own) that on SQLite holds the write lock
 // from its start (`immediate`) and on PostgreSQL takes an advisory lock on the tenant before its
 // sum, so processes recording the same tenant's work take turns and other tenants' do not wait.
-import { sql } from 'kysely';
+// Reservations (usage-reservation.ts) are admitted under the same locks, from the same sums plus the
+// live reservations', and recording an event deletes the reservation of the same key.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { ReservationDecision, UsageReservation } from '../usage-reservation.js';
 import type { UsageLedger } from '../usage-ledger.js';
 import {
   chargeOf,
@@ -37,9 +40,24 @@ import type { StoreDb } from './store-schema.js';
 /** Keeps the ledger's advisory locks apart from other advisory locks (PostgreSQL). */
 const LOCK_CLASS = 'usage_events:';
 
-/** Records the event on `trx`, which must be an `immediate` transaction (the locks last until it ends). */
+/** The tenant's work takes turns (PostgreSQL; SQLite's `immediate` holds the write lock already). */
+async function lockTenant(trx: StoreDb, tenant: string): Promise<void> {
+  if (onPostgresDb(trx)) await sql`SELECT pg_advisory_xact_lock(hashtext(${LOCK_CLASS + tenant}))`.execute(trx);
+}
+
+/**
+ * Whether a reservation still counts: its instance is alive, or its job is accepted or running. The
+ * others are left for the sweeper (deleteDeadReservations); no decision counts them meanwhile.
+ */
+const LIVE_RESERVATION: RawBuilder<SqlBool> = sql<SqlBool>`(
+  (usage_reservations.holder_instance IS NOT NULL AND EXISTS (SELECT 1 FROM service_instances i WHERE i.id = usage_reservations.holder_instance))
+  OR (usage_reservations.holder_job IS NOT NULL
+      AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = usage_reservations.holder_job AND j.status IN ('accepted', 'running'))))`;
+
+/** Records the event on `trx`, which must be an `immediate` transaction (the locks last until it ends); its reservation, if any, is converted. */
 export async function recordUsage(trx: StoreDb, event: UsageEvent, terms: PoolTerms): Promise<boolean> {
-  if (onPostgresDb(trx)) await sql`SELECT pg_advisory_xact_lock(hashtext(${LOCK_CLASS + event.tenant}))`.execute(trx);
+  await lockTenant(trx, event.tenant);
+  await trx.deleteFrom('usage_reservations').where('reservation_key', '=', event.eventKey).execute();
   const seen = await trx.selectFrom('usage_events').select('event_key').where('event_key', '=', event.eventKey).executeTakeFirst();
   if (seen) return false;
   const totals = await trx
@@ -74,23 +92,49 @@ export class KyselyUsageLedger implements UsageLedger {
     return immediate(this.db, (trx) => recordUsage(trx, event, terms));
   }
 
+  async reserve<Refusal>(reservation: UsageReservation, decide: ReservationDecision<Refusal>): Promise<Refusal | null> {
+    return immediate(this.db, async (trx) => {
+      await lockTenant(trx, reservation.tenant);
+      const recorded = await readStanding(trx, reservation.tenant, reservation.keyId, reservation.period);
+      const reserved = await reservedStanding(trx, reservation.tenant, reservation.keyId, reservation.period, reservation.key);
+      const decision = decide(addStandings(recorded, reserved));
+      if ('refused' in decision) return decision.refused;
+      const row = {
+        reservation_key: reservation.key,
+        tenant: reservation.tenant,
+        key_id: reservation.keyId,
+        period: reservation.period,
+        pool: reservation.pool,
+        audio_ms: Math.round(reservation.audioMs),
+        cost_micros: decision.costMicros,
+        holder_instance: 'instance' in reservation.holder ? reservation.holder.instance : null,
+        holder_job: 'job' in reservation.holder ? reservation.holder.job : null,
+        at_ms: reservation.atMs,
+      };
+      // A key reserved again (a job's completion retried) holds what was decided last.
+      await trx
+        .insertInto('usage_reservations')
+        .values(row)
+        .onConflict((conflict) => conflict.column('reservation_key').doUpdateSet(row))
+        .execute();
+      return null;
+    });
+  }
+
+  async release(reservationKey: string): Promise<void> {
+    await this.db.deleteFrom('usage_reservations').where('reservation_key', '=', reservationKey).execute();
+  }
+
+  async deleteDeadReservations(): Promise<number> {
+    const { numDeletedRows } = await this.db
+      .deleteFrom('usage_reservations')
+      .where(sql<SqlBool>`NOT ${LIVE_RESERVATION}`)
+      .executeTakeFirst();
+    return Number(numDeletedRows);
+  }
+
   async standing(tenant: string, keyId: string, period: string): Promise<UsageStanding> {
-    const pools = await this.db
-      .selectFrom('usage_pool_totals')
-      .select(['pool', 'audio_ms as ms'])
-      .where('tenant', '=', tenant)
-      .where('period', '=', period)
-      .execute();
-    // Cast: PostgreSQL sums BIGINT as numeric, which would come back as text.
-    const cost = await this.db
-      .selectFrom('usage_key_costs')
-      .select([
-        sql<number>`CAST(coalesce(sum(CASE WHEN period = ${period} THEN cost_micros ELSE 0 END), 0) AS BIGINT)`.as('period_cost'),
-        sql<number>`CAST(coalesce(sum(cost_micros), 0) AS BIGINT)`.as('lifetime_cost'),
-      ])
-      .where('key_id', '=', keyId)
-      .executeTakeFirstOrThrow();
-    return standingOf({ pools, cost });
+    return readStanding(this.db, tenant, keyId, period);
   }
 
   async report(query: UsageQuery): Promise<UsageLine[]> {
@@ -105,4 +149,51 @@ export class KyselyUsageLedger implements UsageLedger {
     const { rows } = await sql<PoolTotalsRow>`${sql.raw(POOL_TOTALS_SELECT)} WHERE period = ${period} ${sql.raw(POOL_TOTALS_ORDER)}`.execute(this.db);
     return rows.map(poolTotalsOf);
   }
+}
+
+/** Where the key stands by what was recorded. */
+async function readStanding(db: StoreDb, tenant: string, keyId: string, period: string): Promise<UsageStanding> {
+  const pools = await db.selectFrom('usage_pool_totals').select(['pool', 'audio_ms as ms']).where('tenant', '=', tenant).where('period', '=', period).execute();
+  // Cast: PostgreSQL sums BIGINT as numeric, which would come back as text.
+  const cost = await db
+    .selectFrom('usage_key_costs')
+    .select([
+      sql<number>`CAST(coalesce(sum(CASE WHEN period = ${period} THEN cost_micros ELSE 0 END), 0) AS BIGINT)`.as('period_cost'),
+      sql<number>`CAST(coalesce(sum(cost_micros), 0) AS BIGINT)`.as('lifetime_cost'),
+    ])
+    .where('key_id', '=', keyId)
+    .executeTakeFirstOrThrow();
+  return standingOf({ pools, cost });
+}
+
+/** What the live reservations hold, as a standing (`except`: a key being reserved again does not count against itself). */
+async function reservedStanding(db: StoreDb, tenant: string, keyId: string, period: string, except: string): Promise<UsageStanding> {
+  const pools = await db
+    .selectFrom('usage_reservations')
+    .select(['pool', sql<number>`CAST(sum(audio_ms) AS BIGINT)`.as('ms')])
+    .where('tenant', '=', tenant)
+    .where('period', '=', period)
+    .where('reservation_key', '<>', except)
+    .where(LIVE_RESERVATION)
+    .groupBy('pool')
+    .execute();
+  const cost = await db
+    .selectFrom('usage_reservations')
+    .select([
+      sql<number>`CAST(coalesce(sum(CASE WHEN period = ${period} THEN cost_micros ELSE 0 END), 0) AS BIGINT)`.as('period_cost'),
+      sql<number>`CAST(coalesce(sum(cost_micros), 0) AS BIGINT)`.as('lifetime_cost'),
+    ])
+    .where('key_id', '=', keyId)
+    .where('reservation_key', '<>', except)
+    .where(LIVE_RESERVATION)
+    .executeTakeFirstOrThrow();
+  return standingOf({ pools, cost });
+}
+
+function addStandings(a: UsageStanding, b: UsageStanding): UsageStanding {
+  return {
+    tenantUsedMs: { batch: a.tenantUsedMs.batch + b.tenantUsedMs.batch, realtime: a.tenantUsedMs.realtime + b.tenantUsedMs.realtime },
+    keyPeriodCostMicros: a.keyPeriodCostMicros + b.keyPeriodCostMicros,
+    keyLifetimeCostMicros: a.keyLifetimeCostMicros + b.keyLifetimeCostMicros,
+  };
 }

@@ -55,6 +55,19 @@ export interface UsagePoolTotalsTable {
   cost_micros: number;
 }
 
+export interface UsageReservationsTable {
+  reservation_key: string;
+  tenant: string;
+  key_id: string;
+  period: string;
+  pool: string;
+  audio_ms: number;
+  cost_micros: number;
+  holder_instance: string | null;
+  holder_job: string | null;
+  at_ms: number;
+}
+
 export interface UsageKeyCostsTable {
   key_id: string;
   period: string;
@@ -89,6 +102,7 @@ export interface StoreSchema {
   usage_events: UsageEventRow;
   usage_pool_totals: UsagePoolTotalsTable;
   usage_key_costs: UsageKeyCostsTable;
+  usage_reservations: UsageReservationsTable;
   billing_plans: BillingPlansTable;
   key_billing: KeyBillingTable;
   billing_settings: BillingSettingsTable;

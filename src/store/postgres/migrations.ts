@@ -265,6 +265,27 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT key_id, period, sum(cost_micros) FROM usage_events GROUP BY key_id, period;
     `,
   },
+  {
+    version: 7,
+    name: 'usage reservations: work admitted and not yet recorded (src/store/usage-reservation.ts)',
+    sql: `
+      CREATE TABLE usage_reservations (
+        reservation_key TEXT COLLATE "C" PRIMARY KEY,
+        tenant          TEXT COLLATE "C" NOT NULL,
+        key_id          TEXT COLLATE "C" NOT NULL,
+        period          TEXT COLLATE "C" NOT NULL,
+        pool            TEXT COLLATE "C" NOT NULL CHECK (pool IN ('batch', 'realtime')),
+        audio_ms        BIGINT NOT NULL CHECK (audio_ms >= 0),
+        cost_micros     BIGINT NOT NULL CHECK (cost_micros >= 0),
+        holder_instance TEXT COLLATE "C",
+        holder_job      TEXT COLLATE "C",
+        at_ms           BIGINT NOT NULL,
+        CHECK ((holder_instance IS NULL) <> (holder_job IS NULL))
+      );
+      CREATE INDEX usage_reservations_tenant ON usage_reservations (tenant, period, pool);
+      CREATE INDEX usage_reservations_key ON usage_reservations (key_id);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -277,6 +277,27 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT key_id, period, sum(cost_micros) FROM usage_events GROUP BY key_id, period;
     `,
   },
+  {
+    version: 9,
+    name: 'usage reservations: work admitted and not yet recorded (src/store/usage-reservation.ts)',
+    sql: `
+      CREATE TABLE usage_reservations (
+        reservation_key TEXT PRIMARY KEY,
+        tenant          TEXT NOT NULL,
+        key_id          TEXT NOT NULL,
+        period          TEXT NOT NULL,
+        pool            TEXT NOT NULL CHECK (pool IN ('batch', 'realtime')),
+        audio_ms        INTEGER NOT NULL CHECK (audio_ms >= 0),
+        cost_micros     INTEGER NOT NULL CHECK (cost_micros >= 0),
+        holder_instance TEXT,
+        holder_job      TEXT,
+        at_ms           INTEGER NOT NULL,
+        CHECK ((holder_instance IS NULL) <> (holder_job IS NULL))
+      ) STRICT;
+      CREATE INDEX usage_reservations_tenant ON usage_reservations (tenant, period, pool);
+      CREATE INDEX usage_reservations_key ON usage_reservations (key_id);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

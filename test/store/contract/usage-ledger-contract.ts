@@ -1,9 +1,12 @@
 // The UsageLedger contract, run against every implementation (test/store/usage-ledger.test.ts):
 // events recorded exactly once, charges (only what goes beyond the tenant's allowance, per pool,
 // at the key's price), standings per tenant, key and period, report lines, ledgers on separate
-// connections racing past an allowance without double charging, and no content at rest.
+// connections racing past an allowance without double charging, reservations (counted in decisions
+// until converted or released, never once their holder is gone, admitted in turns across
+// connections), and no content at rest.
 import type { Test } from 'tap';
 import type { UsageLedger } from '../../../src/store/usage-ledger.js';
+import type { UsageReservation } from '../../../src/store/usage-reservation.js';
 import {
   NO_SAFETY_EVENTS,
   USAGE_EVENT_COLUMNS,
@@ -12,6 +15,7 @@ import {
   type UsageEvent,
   type UsageLine,
   type UsageRoute,
+  type UsageStanding,
 } from '../../../src/store/usage-record.js';
 
 export interface UsageLedgerHarness {
@@ -22,6 +26,8 @@ export interface UsageLedgerHarness {
   rawRows(): Promise<Record<string, unknown>[]>;
   /** The columns of `usage_events` as the database's catalogue lists them. */
   columnNames(): Promise<string[]>;
+  /** Registers (alive) or removes (dead) a service instance, as the instance registry does. */
+  instanceAlive(id: string, alive: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,6 +61,10 @@ function event(fields: Partial<UsageEvent> & { audioMs: number }): UsageEvent {
     safety: NO_SAFETY_EVENTS,
     ...fields,
   };
+}
+
+function reservation(fields: Partial<UsageReservation> & { key: string; audioMs: number }): UsageReservation {
+  return { tenant: 'acme', keyId: 'key_k1', period: MAY, pool: 'batch', holder: { instance: 'inst_a' }, atMs: T0, ...fields };
 }
 
 const safety = (vocabularyFallbacks: number, suspectInsertions: number, reviewRequired: number, unsupportedLanguage: number): SafetyCounters => ({
@@ -297,6 +307,88 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       const k2 = await ledger.standing('acme', 'key_k2', MAY);
       t.equal(k1.tenantUsedMs.batch, totalMs);
       t.equal(k1.keyPeriodCostMicros + k2.keyPeriodCostMicros, (expectedOverage * 450_000) / HOUR);
+    });
+
+    t.test('reservations count in decisions until the event of their key is recorded or they are released', async (t) => {
+      const { ledger, instanceAlive } = await open(t);
+      await instanceAlive('inst_a', true);
+      const seen: UsageStanding[] = [];
+      const admit = (key: string, audioMs: number, costMicros = 0, keyId = 'key_k1') =>
+        ledger.reserve<string>(reservation({ key, audioMs, keyId }), (standing) => {
+          seen.push(standing);
+          return { costMicros };
+        });
+      t.equal(await admit('inline:r1', 30 * 60_000, 1_000), null);
+      t.equal(await admit('inline:r2', 20 * 60_000, 500, 'key_k2'), null);
+      t.equal(
+        await ledger.reserve(reservation({ key: 'inline:r3', audioMs: 1 }), () => ({ refused: 'allowance' })),
+        'allowance',
+        'a refusal is returned and nothing is held',
+      );
+      t.equal(await admit('inline:probe', 0), null);
+      t.same(seen.at(-1), { tenantUsedMs: { batch: 50 * 60_000, realtime: 0 }, keyPeriodCostMicros: 1_000, keyLifetimeCostMicros: 1_000 });
+      await ledger.release('inline:probe');
+      // Recording r1's event converts its reservation: its audio counts once, as recorded.
+      t.equal(await ledger.record(event({ eventKey: 'inline:r1', route: 'inline', audioMs: 30 * 60_000 }), TERMS), true);
+      await admit('inline:probe', 0, 0, 'key_k2');
+      t.same(seen.at(-1), { tenantUsedMs: { batch: 50 * 60_000, realtime: 0 }, keyPeriodCostMicros: 500, keyLifetimeCostMicros: 500 });
+      await ledger.release('inline:r2');
+      await ledger.release('inline:r2');
+      await admit('inline:probe', 0, 0, 'key_k2');
+      t.same(seen.at(-1), { tenantUsedMs: { batch: 30 * 60_000, realtime: 0 }, keyPeriodCostMicros: 0, keyLifetimeCostMicros: 0 }, 'released: counted no more');
+      // Reserving a key again replaces it and does not count against itself.
+      await admit('inline:probe', 10 * 60_000);
+      await admit('inline:probe', 10 * 60_000);
+      t.same(seen.at(-1)!.tenantUsedMs.batch, 30 * 60_000);
+      await admit('inline:other', 0);
+      t.same(seen.at(-1)!.tenantUsedMs.batch, 40 * 60_000);
+      // Other tenants and periods are not counted.
+      await ledger.reserve(reservation({ key: 'inline:june', audioMs: 5 * 60_000, period: JUNE }), () => ({ costMicros: 0 }));
+      await ledger.reserve(reservation({ key: 'inline:globex', audioMs: 5 * 60_000, tenant: 'globex', keyId: 'key_g' }), () => ({ costMicros: 0 }));
+      await admit('inline:other', 0);
+      t.same(seen.at(-1)!.tenantUsedMs.batch, 40 * 60_000);
+    });
+
+    t.test("a dead instance's reservations and a job's that is not running count no more, and are swept", async (t) => {
+      const { ledger, instanceAlive } = await open(t);
+      await instanceAlive('inst_a', true);
+      await instanceAlive('inst_b', true);
+      await ledger.reserve(reservation({ key: 'inline:a', audioMs: 60_000 }), () => ({ costMicros: 7 }));
+      await ledger.reserve(reservation({ key: 'inline:b', audioMs: 120_000, holder: { instance: 'inst_b' } }), () => ({ costMicros: 11 }));
+      await ledger.reserve(reservation({ key: 'job:none', audioMs: 240_000, holder: { job: 'job_missing' } }), () => ({ costMicros: 13 }));
+      const standing = async () => {
+        let seen: UsageStanding | undefined;
+        await ledger.reserve(reservation({ key: 'inline:probe', audioMs: 0 }), (s) => {
+          seen = s;
+          return { refused: 'probe' };
+        });
+        return seen!;
+      };
+      t.same(await standing(), { tenantUsedMs: { batch: 180_000, realtime: 0 }, keyPeriodCostMicros: 18, keyLifetimeCostMicros: 18 });
+      await instanceAlive('inst_b', false);
+      t.same(await standing(), { tenantUsedMs: { batch: 60_000, realtime: 0 }, keyPeriodCostMicros: 7, keyLifetimeCostMicros: 7 });
+      t.equal(await ledger.deleteDeadReservations(), 2, "inst_b's and the missing job's");
+      t.equal(await ledger.deleteDeadReservations(), 0);
+      await instanceAlive('inst_b', true);
+      t.same((await standing()).tenantUsedMs.batch, 60_000, 'swept: a returning instance id holds nothing');
+    });
+
+    t.test('ledgers on separate connections reserving the last of an allowance at once admit exactly what fits', async (t) => {
+      const { ledger, another, instanceAlive } = await open(t);
+      await instanceAlive('inst_a', true);
+      const ledgers = [ledger, await another(), await another()];
+      const tenMinutes = 10 * 60_000;
+      // One hour included, 20 minutes of it recorded: four 10-minute requests fit of 30 racing.
+      await ledger.record(event({ audioMs: 2 * tenMinutes }), TERMS);
+      const outcomes = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          ledgers[i % ledgers.length].reserve<string>(reservation({ key: `inline:race${i}`, audioMs: tenMinutes, keyId: i % 2 ? 'key_k1' : 'key_k2' }), (s) =>
+            s.tenantUsedMs.batch + tenMinutes <= HOUR ? { costMicros: 0 } : { refused: 'allowance' },
+          ),
+        ),
+      );
+      t.equal(outcomes.filter((o) => o === null).length, 4, 'admitted: exactly what the allowance had left');
+      t.equal(outcomes.filter((o) => o === 'allowance').length, 26);
     });
 
     t.test('at rest: counters and identifiers only, no content', async (t) => {
