@@ -151,18 +151,18 @@ export class KyselyUsageLedger implements UsageLedger {
   }
 }
 
+/** A key's charges in `period` and ever, from a table of `period` and `cost_micros` rows (cast: PostgreSQL sums BIGINT as numeric, text to the driver). */
+function keyCostSums(period: string) {
+  return [
+    sql<number>`CAST(coalesce(sum(CASE WHEN period = ${period} THEN cost_micros ELSE 0 END), 0) AS BIGINT)`.as('period_cost'),
+    sql<number>`CAST(coalesce(sum(cost_micros), 0) AS BIGINT)`.as('lifetime_cost'),
+  ];
+}
+
 /** Where the key stands by what was recorded. */
 async function readStanding(db: StoreDb, tenant: string, keyId: string, period: string): Promise<UsageStanding> {
   const pools = await db.selectFrom('usage_pool_totals').select(['pool', 'audio_ms as ms']).where('tenant', '=', tenant).where('period', '=', period).execute();
-  // Cast: PostgreSQL sums BIGINT as numeric, which would come back as text.
-  const cost = await db
-    .selectFrom('usage_key_costs')
-    .select([
-      sql<number>`CAST(coalesce(sum(CASE WHEN period = ${period} THEN cost_micros ELSE 0 END), 0) AS BIGINT)`.as('period_cost'),
-      sql<number>`CAST(coalesce(sum(cost_micros), 0) AS BIGINT)`.as('lifetime_cost'),
-    ])
-    .where('key_id', '=', keyId)
-    .executeTakeFirstOrThrow();
+  const cost = await db.selectFrom('usage_key_costs').select(keyCostSums(period)).where('key_id', '=', keyId).executeTakeFirstOrThrow();
   return standingOf({ pools, cost });
 }
 
@@ -179,10 +179,7 @@ async function reservedStanding(db: StoreDb, tenant: string, keyId: string, peri
     .execute();
   const cost = await db
     .selectFrom('usage_reservations')
-    .select([
-      sql<number>`CAST(coalesce(sum(CASE WHEN period = ${period} THEN cost_micros ELSE 0 END), 0) AS BIGINT)`.as('period_cost'),
-      sql<number>`CAST(coalesce(sum(cost_micros), 0) AS BIGINT)`.as('lifetime_cost'),
-    ])
+    .select(keyCostSums(period))
     .where('key_id', '=', keyId)
     .where('reservation_key', '<>', except)
     .where(LIVE_RESERVATION)
