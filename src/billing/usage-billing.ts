@@ -2,8 +2,8 @@
 // this period, whether more work is accepted (before it is, never in its middle), and metering work
 // once it is done. Work whose length is known is admitted as a reservation (usage-reservation.ts):
 // decisions count what was recorded plus what was admitted and not yet recorded, so requests racing
-// for the last of an allowance cannot all pass. Terms are read from the database on every decision, so a change made with the
-// CLI applies to the next request of every process.
+// for the last of an allowance cannot all pass. Terms are read from the database on every decision,
+// so a change made with the CLI applies to the next request of every process.
 import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
@@ -80,7 +80,10 @@ export class UsageBilling {
       creditGrantedMicros: credit,
       creditLeftMicros: credit === null ? null : credit - situation.standing.keyLifetimeCostMicros,
       blocked,
-      resetsAtMs: { batch: resetsAt(blocked.batch, situation, 'batch', current), realtime: resetsAt(blocked.realtime, situation, 'realtime', current) },
+      resetsAtMs: {
+        batch: resetsAt(blocked.batch, situation.terms, 'batch', current),
+        realtime: resetsAt(blocked.realtime, situation.terms, 'realtime', current),
+      },
     };
   }
 
@@ -93,9 +96,7 @@ export class UsageBilling {
     const pool = poolOf(route);
     const situation = await this.situation(key, period);
     const reason = blockReason(situation, pool, estimateMs);
-    if (reason === null) return;
-    this.observer?.billingRefused(reason, pool);
-    throw new BillingBlockedError(reason, pool, resetsAt(reason, situation, pool, period));
+    if (reason !== null) throw this.refusal(reason, pool, situation.terms, period);
   }
 
   /**
@@ -127,9 +128,7 @@ export class UsageBilling {
       const refused = blockReason({ ...own, standing, paused }, pool, estimateMs);
       return refused !== null ? { refused } : { costMicros: chargeOf(standing.tenantUsedMs[pool], estimateMs, terms).costMicros };
     });
-    if (reason === null) return;
-    this.observer?.billingRefused(reason, pool);
-    throw new BillingBlockedError(reason, pool, resetsWithPeriod(reason, terms) ? period.endMs : null);
+    if (reason !== null) throw this.refusal(reason, pool, own.terms, period);
   }
 
   /** Gives up the reservation of work that will not be metered (failed, cancelled); nothing when it was converted already. */
@@ -166,6 +165,12 @@ export class UsageBilling {
     this.observer?.safetyCounted(counters);
   }
 
+  /** The refusal of new work in `pool`, told to the observer. */
+  private refusal(reason: BlockReason, pool: UsagePool, terms: BillingTerms, period: BillingPeriod): BillingBlockedError {
+    this.observer?.billingRefused(reason, pool);
+    return new BillingBlockedError(reason, pool, resetsAt(reason, terms, pool, period));
+  }
+
   private async situation(key: BilledKey, period: BillingPeriod): Promise<BillingSituation> {
     const [own, standing] = await Promise.all([this.keyTerms(key), this.ledger.standing(key.tenant, key.id, period.label)]);
     return { ...own, standing, paused: key.billingState !== 'active' };
@@ -179,6 +184,6 @@ export class UsageBilling {
 }
 
 /** When a block lifts by itself (the period's end), or null (none, or an operator must act). */
-function resetsAt(reason: BlockReason | null, situation: BillingSituation, pool: UsagePool, period: BillingPeriod): number | null {
-  return reason !== null && resetsWithPeriod(reason, poolTerms(situation.terms, pool)) ? period.endMs : null;
+function resetsAt(reason: BlockReason | null, terms: BillingTerms, pool: UsagePool, period: BillingPeriod): number | null {
+  return reason !== null && resetsWithPeriod(reason, poolTerms(terms, pool)) ? period.endMs : null;
 }
