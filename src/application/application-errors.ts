@@ -94,7 +94,7 @@ export class KeyRevoked extends ApplicationError {
   }
 }
 
-/** No job with this id belongs to the key's tenant (or its record is gone): foreign jobs are not confirmed to exist. */
+/** No job with this id belongs to the key (or its record is gone): other keys' jobs are not confirmed to exist. */
 export class JobNotFound extends ApplicationError {
   readonly kind = 'job_not_found';
 

@@ -43,7 +43,7 @@ export interface PolledJob {
 }
 
 export async function pollJob(poll: JobPoll, deps: PollJobDeps): Promise<PolledJob> {
-  let job = await findOwnJob(deps, poll.key.tenant, poll.jobId);
+  let job = await findOwnJob(deps, poll.key, poll.jobId);
   if (poll.waitSeconds > 0 && job.status !== 'succeeded' && job.status !== 'failed') job = await waitForChange(poll, job, deps);
   const nowMs = deps.clock().getTime();
   let inline: InlineResult | null = null;
@@ -65,11 +65,11 @@ async function waitForChange(poll: JobPoll, job: JobRecord, deps: PollJobDeps): 
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
       // Woken at least every KEY_RECHECK_INTERVAL_MS: a revocation (made by the CLI in another
-      // process, which no in-process notice reports) ends the wait with KeyRevoked, and a change made
-      // there (the key's upload slots closed) is seen by the tenant's other keys without waiting it out.
+      // process, which no in-process notice reports) ends the wait with KeyRevoked, and another change
+      // made there is seen without waiting the wait out.
       await deps.events.waitForChange(job.id, Math.min(remaining, KEY_RECHECK_INTERVAL_MS), left.signal);
       await requireActiveKey(deps.keys, poll.key.id);
-      job = await findOwnJob(deps, poll.key.tenant, poll.jobId);
+      job = await findOwnJob(deps, poll.key, poll.jobId);
       if (`${job.status}/${job.resultRevision}` !== seen) break;
     }
   } finally {

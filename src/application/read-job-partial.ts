@@ -11,7 +11,7 @@ export interface ReadJobPartialDeps extends OwnJobDeps {
 }
 
 export async function readJobPartial(read: JobResultRead, deps: ReadJobPartialDeps): Promise<Buffer> {
-  const job = await findOwnJob(deps, read.key.tenant, read.jobId);
+  const job = await findOwnJob(deps, read.key, read.jobId);
   if (job.status !== 'running' || !job.partialPath) throw new ResultNotAvailable('no_provisional');
   // A revision replaced or removed between the row and the read is no provisional result either.
   const content = await deps.blobs.readResult(job.partialPath).catch(() => null);

@@ -22,7 +22,7 @@ export interface ReadJobResultDeps extends OwnJobDeps {
 
 /** The job (its result's content type) and its result, opened for reading. */
 export async function readJobResult(read: JobResultRead, deps: ReadJobResultDeps): Promise<{ job: JobRecord; content: Readable }> {
-  const job = await findOwnJob(deps, read.key.tenant, read.jobId);
+  const job = await findOwnJob(deps, read.key, read.jobId);
   if (job.status !== 'succeeded') throw new ResultNotAvailable('not_final');
   if (resultExpired(job, deps.clock().getTime())) throw new ResultNotAvailable('expired');
   logResultRead(read.log, read.key, job.id, 'result');

@@ -34,8 +34,8 @@ export type JobAuditEvent = (typeof JOB_AUDIT_EVENTS)[keyof typeof JOB_AUDIT_EVE
 export const JOB_AUDIT_MESSAGE = 'job audit';
 
 /**
- * Whom a line is about. `keyId` is the key that acted for steps made by a request (another key of the
- * tenant may complete or read a job), else the key that created the job.
+ * Whom a line is about. `keyId` is the key that acted for steps made by a request, else the key that
+ * created the job (the same key: jobs are owner-scoped, src/application/find-own-job.ts).
  */
 export interface JobAuditSubject {
   jobId: string;

@@ -12,13 +12,14 @@
 //   `job_expired` (the contract's code for an upload that never completed; the slot's authority
 //   expired early), with a message that says why. No other failure code would be true.
 // - Jobs already accepted (202) keep running: their audio was acknowledged while the key was valid,
-//   they belong to the tenant (whose other keys may poll and download them), and no failure code
-//   would be true of them. The revoked key itself gets 401 on every route, in-flight requests included.
+//   and no failure code would be true of them. They stay the revoked key's (jobs are owner-scoped,
+//   src/application/find-own-job.ts): the tenant's other keys get 404 for them like any other key,
+//   and the revoked key itself gets 401 on every route, in-flight requests included.
 // - Pending webhook events of the key are not sent any more (state `failed`, last status below).
 //   The destination and its signing secret were configured by whoever held the key; revocation is
 //   the operator's brake for a leaked credential, and an event — even without transcript text —
-//   tells its receiver when a patient encounter was transcribed. Clients rotating keys poll with the
-//   new key instead (the tenant's jobs stay visible to it).
+//   tells its receiver when a patient encounter was transcribed. A client rotating keys collects
+//   the old key's jobs with that key before it is revoked: no other key can poll them.
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';

@@ -178,7 +178,7 @@ export interface JobStoreOptions {
 export interface JobStore {
   /** Durably inserts the job (committed before it returns). */
   create(job: NewJob, now?: Date): Promise<JobRecord>;
-  /** Owner-scoped lookup: another tenant's job is null. */
+  /** Tenant-scoped lookup: another tenant's job is null (the key's ownership is src/application/find-own-job.ts's check). */
   get(id: string, tenant: string): Promise<JobRecord | null>;
   /** Unscoped lookup, for callers whose authority is not a tenant (a signed upload form, the worker). */
   getById(id: string): Promise<JobRecord | null>;

@@ -50,16 +50,17 @@ function captureLogs(): { stream: Writable; lines: () => LogLine[]; text: () => 
 let svc: TestService;
 let logs: ReturnType<typeof captureLogs>;
 let owner: { key: string; id: string; tenant: string };
-let reader: { key: string; id: string; tenant: string };
+let sibling: { key: string; id: string; tenant: string };
 
 t.before(async () => {
   logs = captureLogs();
   // 5-second chunks: the 12 s recording takes several claims.
   svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' }, { logger: { level: 'info', stream: logs.stream } });
   owner = await svc.createKey({ tenant: 'tenant-audit' });
-  // Another key of the same tenant reads the result: the read is logged under the reader's id.
-  reader = await svc.createKey({ tenant: 'tenant-audit' });
-  for (const { key } of [owner, reader]) recordCanary('api_key', key);
+  // Another key of the same tenant: the owner's job is not its own (404, and no read is logged for
+  // it); its requests' lines name it.
+  sibling = await svc.createKey({ tenant: 'tenant-audit' });
+  for (const { key } of [owner, sibling]) recordCanary('api_key', key);
   for (const name of [JOB_FILENAME, FORM_FILENAME]) recordCanary('filename', name);
   // Not a transcript, but content all the same: the log audit looks for it like one.
   recordCanary('transcript', PROMPT);
@@ -102,7 +103,7 @@ async function runJob(data: Uint8Array, extra: Record<string, unknown> = {}): Pr
 }
 
 function noContentIn(t: Test, text: string, transcriptWords: string[]) {
-  for (const key of [owner.key, reader.key]) {
+  for (const key of [owner.key, sibling.key]) {
     t.notOk(text.includes(key), 'no API key');
     t.notOk(text.includes(key.slice(-43)), "no key's secret part");
   }
@@ -118,11 +119,18 @@ t.test('a job that succeeds: its whole life, by key and tenant id, and nothing o
   const { job, done } = await runJob(speech, { response_format: 'verbose_json', prompt: PROMPT });
   t.equal(done.status, 'succeeded');
 
-  // The result, read by the tenant's other key: inline in a poll, then downloaded.
-  const inline = await poll(job.poll_url, reader.key, '?include_result=true');
+  // The tenant's other key gets neither the job nor its result: 404, as for an unknown id.
+  const refusedPoll = await poll(job.poll_url, sibling.key, '?include_result=true');
+  t.match(refusedPoll, { status: 404, body: { error: { code: 'not_found' } } }, "the tenant's other key cannot poll it");
+  t.notOk(refusedPoll.body.result, 'nor gets its result inline');
+  const refusedDownload = await fetch(`${job.poll_url}/result`, { headers: auth(sibling.key) });
+  t.equal(refusedDownload.status, 404, "the tenant's other key cannot download its result");
+  await refusedDownload.body?.cancel();
+  // The result, read by the key that created the job: inline in a poll, then downloaded.
+  const inline = await poll(job.poll_url, owner.key, '?include_result=true');
   t.equal(inline.status, 200);
   t.ok(inline.body.result?.content, 'the poll carried the result');
-  const download = await fetch(`${job.poll_url}/result`, { headers: auth(reader.key) });
+  const download = await fetch(`${job.poll_url}/result`, { headers: auth(owner.key) });
   t.equal(download.status, 200);
   const result = (await download.json()) as { text: string };
   recordCanary('transcript', result.text.trim());
@@ -163,10 +171,11 @@ t.test('a job that succeeds: its whole life, by key and tenant id, and nothing o
   t.ok(events.filter((e) => e === JOB_AUDIT_EVENTS.claimed).length >= chunks.length, 'a claim per chunk');
   t.match(lines[at(JOB_AUDIT_EVENTS.succeeded)], { audioSeconds: Number, processingSeconds: Number });
 
-  // Steps of the owner's requests and of the worker name the owner's key; reads name the reader's.
+  // Steps of the owner's requests (reads included) and of the worker name the owner's key; the
+  // refused requests of the tenant's other key left no line.
   for (const line of lines) {
     t.equal(line.tenantId, 'tenant-audit', `${line.audit}: the tenant id`);
-    t.equal(line.keyId, line.audit === JOB_AUDIT_EVENTS.resultRead ? reader.id : owner.id, `${line.audit}: the acting key's id`);
+    t.equal(line.keyId, owner.id, `${line.audit}: the acting key's id`);
   }
   t.same(
     lines.filter((l) => l.audit === JOB_AUDIT_EVENTS.resultRead).map((l) => l.via),
@@ -182,7 +191,7 @@ t.test('request lines name the key and tenant of authenticated requests only', a
   const refused = await fetch(`${svc.url}/v1/jobs/job_nope`);
   t.equal(refused.status, 401);
   await refused.body?.cancel();
-  const unknown = await fetch(`${svc.url}/v1/jobs/job_nope`, { headers: auth(reader.key) });
+  const unknown = await fetch(`${svc.url}/v1/jobs/job_nope`, { headers: auth(sibling.key) });
   t.equal(unknown.status, 404);
   await unknown.body?.cancel();
 
@@ -198,7 +207,7 @@ t.test('request lines name the key and tenant of authenticated requests only', a
   const poll401 = byRoute('/v1/jobs/:job_id', 401);
   t.ok(poll401.length > 0 && poll401.every((l) => !('keyId' in l) && !('tenantId' in l)), 'no key for a refused request');
   const by = (lines: LogLine[], key: { id: string }) => lines.length > 0 && lines.every((l) => l.keyId === key.id && l.tenantId === 'tenant-audit');
-  t.ok(by(byRoute('/v1/jobs/:job_id', 404), reader), 'an authenticated request: its key and tenant');
+  t.ok(by(byRoute('/v1/jobs/:job_id', 404), sibling), 'an authenticated request: its key and tenant');
   t.ok(by(byRoute('/v1/jobs', 201), owner), 'a creation, by the owner');
   const uploads = byRoute('/v1/uploads/:job_id', 204);
   t.ok(uploads.length > 0 && uploads.every((l) => !('keyId' in l)), 'the upload form carries no key (its audit line names the owner)');

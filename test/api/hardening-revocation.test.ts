@@ -3,13 +3,14 @@
 // everything here crosses the process boundary: the CLI closes the key's upload slots and deletes
 // their audio itself, and the server sees the revocation on its next read of the key store.
 // Decisions under test (src/jobs/key-revocation.ts): open forms die with the key (job_expired, audio
-// deleted); the revoked key gets 401 everywhere, in-flight work included; accepted work stays with
-// the tenant's other keys.
+// deleted); the revoked key gets 401 everywhere, in-flight work included; accepted work keeps running
+// and stays the revoked key's (jobs are owner-scoped: the tenant's other keys get 404, as for any
+// other key, and its Idempotency-Key answers are not theirs either).
 import { request as httpRequest } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import t, { type Test } from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { auth, completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
+import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
 import { revokeKeyWithCli } from '../helpers/revoke-key-cli.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -98,10 +99,9 @@ t.test("keys revoke closes the key's open forms and deletes their audio; the ser
   t.equal(storedAudio.length, 1, 'its audio is on disk');
   const untouched = await createJob(svc.url, other.key, jobBody(speech));
 
-  // Long polls already waiting when the revocation happens (in another process).
+  // A long poll already waiting when the revocation happens (in another process).
   const started = Date.now();
   const revokedPoll = fetch(`${empty.poll_url}?wait=20`, { headers: auth(revoked.key) }).then((res) => ({ res, after: Date.now() - started }));
-  const otherPoll = poll(empty.poll_url, other.key, '?wait=20').then((result) => ({ ...result, after: Date.now() - started }));
   await new Promise((r) => setTimeout(r, 500));
 
   const output = await revokeKeyWithCli(svc.dataDir, revoked.id);
@@ -110,20 +110,23 @@ t.test("keys revoke closes the key's open forms and deletes their audio; the ser
   const waited = await revokedPoll;
   await expectEnvelope(t, waited.res, 401, 'unauthorized');
   t.ok(waited.after < 10_000, `the waiting poll of the revoked key ended with 401 after ${waited.after} ms, not after its 20 s`);
-  const seen = await otherPoll;
-  t.equal(seen.status, 200);
-  t.ok(seen.after < 10_000, `the tenant's other key saw the change after ${seen.after} ms`);
-  t.match(seen.body, { status: 'failed', error: { code: 'job_expired', message: /revoked/ } }, 'the slot is closed, truthfully');
+  // The jobs are the revoked key's alone (the tenant's other key gets 404): what became of them is read from the store.
+  await expectEnvelope(t, await fetch(empty.poll_url, { headers: auth(other.key) }), 404, 'not_found');
+  t.match(
+    await svc.stores.jobs.get(empty.id, revoked.tenant),
+    { status: 'failed', errorCode: 'job_expired', errorMessage: /revoked/ },
+    'the slot is closed, truthfully',
+  );
 
   const files = await svc.blobFiles();
   t.notOk(files.jobs.includes(storedAudio[0]), 'the stored upload was deleted by the CLI');
   await expectRevokedForm(t, await uploadFile(empty, speech));
   await expectRevokedForm(t, await uploadFile(uploaded, speech));
   t.same((await svc.blobFiles()).uploads, [], 'nothing of the refused uploads was stored');
-  t.match((await poll(uploaded.poll_url, other.key)).body, { status: 'failed', error: { code: 'job_expired' } });
+  t.match(await svc.stores.jobs.get(uploaded.id, revoked.tenant), { status: 'failed', errorCode: 'job_expired' });
 
   await expectEnvelope(t, await completeJob(uploaded, revoked.key), 401, 'unauthorized');
-  await expectEnvelope(t, await completeJob(uploaded, other.key), 409, 'upload_not_complete');
+  await expectEnvelope(t, await completeJob(uploaded, other.key), 404, 'not_found');
   await expectEnvelope(t, await fetch(empty.poll_url, { headers: auth(revoked.key) }), 401, 'unauthorized');
   t.equal((await uploadFile(untouched, speech)).status, 204, "another key's form is untouched");
 
@@ -132,7 +135,7 @@ t.test("keys revoke closes the key's open forms and deletes their audio; the ser
 });
 
 t.test('an upload streaming in when its key is revoked is cut off with 403; nothing is kept', async (t) => {
-  const { revoked, other } = await tenantKeys('clinic-revoke-streaming');
+  const { revoked } = await tenantKeys('clinic-revoke-streaming');
   const job = await createJob(svc.url, revoked.key, jobBody(speech));
   const before = await svc.blobFiles();
   const upload = streamedUpload(job, speech, speech.length >> 1);
@@ -148,7 +151,7 @@ t.test('an upload streaming in when its key is revoked is cut off with 403; noth
   const after = await svc.blobFiles();
   t.same(after.uploads, before.uploads, 'the partial upload was removed');
   t.same(after.jobs, before.jobs, 'no audio became job audio');
-  t.match((await poll(job.poll_url, other.key)).body, { status: 'failed', error: { code: 'job_expired' } });
+  t.match(await svc.stores.jobs.get(job.id, revoked.tenant), { status: 'failed', errorCode: 'job_expired' });
 });
 
 t.test('idempotency replay, complete, result and partial URLs of a revoked key: 401', async (t) => {
@@ -172,17 +175,14 @@ t.test('idempotency replay, complete, result and partial URLs of a revoked key: 
   await expectEnvelope(t, await fetch(done.poll_url, { headers: auth(revoked.key) }), 401, 'unauthorized');
   await expectEnvelope(t, await completeJob(idempotent, revoked.key), 401, 'unauthorized');
 
-  // Accepted work belongs to the tenant: its other key still gets the result.
-  const download = await fetch(finished.result.download_url, { headers: auth(other.key) });
-  t.equal(download.status, 200, "the tenant's other key downloads the result");
-  await download.body?.cancel();
-  // Idempotency records are the tenant's (contract): the other key's replay is the stored answer,
-  // and the form in it is dead with the key that issued it.
-  const otherReplay = await createJobRequest(svc.url, other.key, body, { 'idempotency-key': 'revocation-replay-1' });
-  t.equal(otherReplay.status, 201);
-  const replayed = (await otherReplay.json()) as CreatedJob;
-  t.equal(replayed.id, idempotent.id);
-  await expectRevokedForm(t, await uploadFile(replayed, short));
+  // Accepted work stays the revoked key's: the tenant's other key gets 404 for it, as any other key.
+  await expectEnvelope(t, await fetch(finished.result.download_url, { headers: auth(other.key) }), 404, 'not_found');
+  await expectEnvelope(t, await fetch(done.poll_url, { headers: auth(other.key) }), 404, 'not_found');
+  // Idempotency records are the tenant's (contract), but an answer is given again only to the key it
+  // was given to: the other key's same request is refused, never told the job.
+  await expectEnvelope(t, await createJobRequest(svc.url, other.key, body, { 'idempotency-key': 'revocation-replay-1' }), 409, 'idempotency_conflict');
+  // The form in the first answer is dead with the key that issued it.
+  await expectRevokedForm(t, await uploadFile(idempotent, short));
 });
 
 t.test('an answer computed for a key revoked meanwhile is replaced by 401', async (t) => {

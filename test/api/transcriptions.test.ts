@@ -277,6 +277,10 @@ t.test('Idempotency-Key: replay, conflict, concurrency, ignored inline', async (
   t.equal(((await replay.json()) as any).id, accepted[0].body.id, 'replayed');
   const other = await postTranscription(svc.url, svc.key, { ...fields, response_format: 'json' }, wav(long), headers);
   await expectError(t, other, 409, 'idempotency_conflict');
+  // The tenant's: another key of the tenant sending the same request is refused like other content,
+  // never told the job (which it could not poll).
+  const sibling = await svc.createKey({ tenant: (await svc.stores.keys.authenticate(svc.key))!.tenant });
+  await expectError(t, await postTranscription(svc.url, sibling.key, fields, wav(long), headers), 409, 'idempotency_conflict');
   // Scoped to the tenant: another tenant's same key is a new request.
   const stranger = await svc.createKey();
   const theirs = await postTranscription(svc.url, stranger.key, fields, wav(long), headers);

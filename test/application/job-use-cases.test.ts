@@ -1,13 +1,14 @@
 // The job use cases' checks before anything is committed, without HTTP: a key revoked meanwhile gets
-// no slot, an Idempotency-Key's conflicts are refused, and another tenant's job does not exist.
+// no slot, an Idempotency-Key's conflicts are refused (and its answer is its key's), and another
+// key's job — of another tenant or the same — does not exist.
 import t from 'tap';
 import { KeyRevoked, IdempotencyConflict, IdempotencyInProgress, JobNotFound } from '../../src/application/application-errors.js';
 import { createPresignedJob, type CreatePresignedJobDeps } from '../../src/application/create-presigned-job.js';
 import { findOwnJob } from '../../src/application/find-own-job.js';
-import { claimIdempotencyKey } from '../../src/application/idempotency-claim.js';
+import { claimIdempotencyKey, keyIdempotency } from '../../src/application/idempotency-claim.js';
 import type { JobCreationConnection } from '../../src/application/job-creation-connection.js';
 import type { JobCreation } from '../../src/application/job-creation.js';
-import type { IdempotencyBegin } from '../../src/store/idempotency-store.js';
+import type { IdempotencyBegin, IdempotencyStore } from '../../src/store/idempotency-store.js';
 import type { JobRecord } from '../../src/store/job-store.js';
 import { FakeKeyStore } from '../helpers/fake-key-store.js';
 
@@ -22,6 +23,23 @@ t.test('claimIdempotencyKey: a stored answer, a new claim, or a refusal', async 
   t.equal(await claim({ state: 'started' }), null);
   await t.rejects(claim({ state: 'conflict' }), IdempotencyConflict);
   await t.rejects(claim({ state: 'in_progress' }), IdempotencyInProgress);
+});
+
+t.test("keyIdempotency: the tenant's records, an answer given again only to the key it was given to", async (t) => {
+  // One record per (tenant, key), compared by fingerprint, as the stores do.
+  const records = new Map<string, string>();
+  const store = {
+    begin: async (tenant: string, key: string, fingerprint: string): Promise<IdempotencyBegin> => {
+      const held = records.get(`${tenant}/${key}`);
+      if (held === undefined) return (records.set(`${tenant}/${key}`, fingerprint), { state: 'started' });
+      return held === fingerprint ? { state: 'completed', response: { status: 201, headers: {}, body: '{"id":"job_1"}' } } : { state: 'conflict' };
+    },
+  } as unknown as IdempotencyStore;
+  const claim = (keyId: string, tenant = 't') => claimIdempotencyKey(keyIdempotency(store, keyId), { tenant, key: 'visit-1', fingerprint: 'f' });
+  t.equal(await claim('key_a'), null, 'the first request holds the key');
+  t.match(await claim('key_a'), { status: 201 }, 'its retry gets the answer');
+  await t.rejects(claim('key_b'), IdempotencyConflict, 'another key of the tenant: refused, not told the answer');
+  t.equal(await claim('key_b', 'other-tenant'), null, "another tenant's same key is a new request");
 });
 
 t.test('createPresignedJob: a key revoked before the slot opens gets none, and no claim is made', async (t) => {
@@ -46,16 +64,36 @@ t.test('createPresignedJob: a key revoked before the slot opens gets none, and n
   t.same(claimed, []);
 });
 
-t.test("findOwnJob: another tenant's job, an unknown one and an ended one are all not found", async (t) => {
-  const job = { id: 'j1', tenant: 'a', tombstoneUntilMs: null } as unknown as JobRecord;
-  const ended = { id: 'j2', tenant: 'a', tombstoneUntilMs: 5 } as unknown as JobRecord;
+t.test("findOwnJob: another key's job (another tenant's or the same's), an unknown one and an ended one are all not found", async (t) => {
+  const job = { id: 'j1', tenant: 'a', keyId: 'key_a1', tombstoneUntilMs: null } as unknown as JobRecord;
+  const ended = { id: 'j2', tenant: 'a', keyId: 'key_a1', tombstoneUntilMs: 5 } as unknown as JobRecord;
+  const expired: string[] = [];
   const deps = {
     jobs: { get: async (id: string, tenant: string) => [job, ended].find((j) => j.id === id && j.tenant === tenant) ?? null },
-    housekeeping: { expireUpload: async () => false },
+    housekeeping: { expireUpload: async (j: JobRecord) => (expired.push(j.id), false) },
     clock: () => new Date(10),
   };
+  const owner = { id: 'key_a1', tenant: 'a' };
+  t.equal(await findOwnJob(deps, owner, 'j1'), job);
+  const refusals = [
+    findOwnJob(deps, { id: 'key_a2', tenant: 'a' }, 'j1'),
+    findOwnJob(deps, { id: 'key_a1', tenant: 'b' }, 'j1'),
+    findOwnJob(deps, { id: 'key_b1', tenant: 'b' }, 'j1'),
+    findOwnJob(deps, owner, 'nope'),
+    findOwnJob(deps, owner, 'j2'),
+  ];
+  const errors = await Promise.all(
+    refusals.map((p) =>
+      p.then(
+        () => null,
+        (error: unknown) => error,
+      ),
+    ),
+  );
+  for (const error of errors) t.type(error, JobNotFound);
+  t.same(new Set(errors.map((e) => (e as Error).message)).size, 1, 'one message for all of them');
+  t.same(expired, ['j1'], "nothing is done to another key's job before it is refused");
+  // The tenant-only form (complete-job-upload.ts, behind the complete route's own check).
   t.equal(await findOwnJob(deps, 'a', 'j1'), job);
   await t.rejects(findOwnJob(deps, 'b', 'j1'), JobNotFound);
-  await t.rejects(findOwnJob(deps, 'a', 'nope'), JobNotFound);
-  await t.rejects(findOwnJob(deps, 'a', 'j2'), JobNotFound);
 });

@@ -3,7 +3,7 @@
 // properties.
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { directUploadFingerprint, jobCreationFingerprint } from '../../src/application/request-fingerprint.js';
+import { directUploadFingerprint, jobCreationFingerprint, keyBoundFingerprint } from '../../src/application/request-fingerprint.js';
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -37,4 +37,10 @@ t.test('a job creation hashes its body with object keys sorted, arrays kept in o
 
 t.test('the two routes never share a fingerprint', async (t) => {
   t.not(directUploadFingerprint({ sha256: '', fields: {} }), jobCreationFingerprint({}));
+});
+
+t.test('a fingerprint is claimed bound to the API key that sent the request', async (t) => {
+  const fingerprint = 'ef'.repeat(32);
+  t.equal(keyBoundFingerprint('key_abc', fingerprint), sha256Hex(`{"key":"key_abc","fingerprint":"${fingerprint}"}`));
+  t.not(keyBoundFingerprint('key_abd', fingerprint), keyBoundFingerprint('key_abc', fingerprint), 'another key: other content');
 });

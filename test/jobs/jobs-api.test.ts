@@ -113,6 +113,48 @@ t.test('another key cannot see, complete, download or upload-complete a job', as
   await expectError(t, await fetch(`${svc.url}/v1/jobs/job_doesnotexist`, { headers: auth(svc.key) }), 404, 'not_found');
 });
 
+/** Status, type and body of an answer, to compare one answer with another byte for byte. */
+async function answerOf(res: Response): Promise<{ status: number; type: string | null; body: string }> {
+  return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+}
+
+t.test("a job is its key's: another key of the same tenant gets the unknown id's 404 on every job route", async (t) => {
+  const owner = await svc.createKey({ tenant: 'clinic-owner-scope' });
+  const sibling = await svc.createKey({ tenant: 'clinic-owner-scope' });
+  const job = await createJob(svc.url, owner.key, jobBody(speech));
+  const unknownUrl = `${svc.url}/v1/jobs/job_doesnotexist`;
+  // What any key is told about an id that names no job, route by route.
+  const unknown = {
+    poll: await answerOf(await fetch(unknownUrl, { headers: auth(sibling.key) })),
+    complete: await answerOf(await fetch(`${unknownUrl}/complete`, { method: 'POST', headers: auth(sibling.key) })),
+    result: await answerOf(await fetch(`${unknownUrl}/result`, { headers: auth(sibling.key) })),
+    partial: await answerOf(await fetch(`${unknownUrl}/partial`, { headers: auth(sibling.key) })),
+  };
+  t.match(unknown.poll, { status: 404, body: /"code":"not_found"/ });
+  const asSibling = async () => ({
+    poll: await answerOf(await fetch(job.poll_url, { headers: auth(sibling.key) })),
+    complete: await answerOf(await completeJob(job, sibling.key)),
+    result: await answerOf(await fetch(`${job.poll_url}/result`, { headers: auth(sibling.key) })),
+    partial: await answerOf(await fetch(`${job.poll_url}/partial`, { headers: auth(sibling.key) })),
+  });
+  t.same(await asSibling(), unknown, 'awaiting its upload: exactly the answers for an unknown id');
+  t.equal((await uploadFile(job, speech)).status, 204);
+  t.same(await asSibling(), unknown, 'uploaded, not completed: the same');
+  t.equal((await poll(job.poll_url, owner.key)).body.status, 'awaiting_upload', "the sibling's complete did not complete it");
+
+  t.equal((await completeJob(job, owner.key)).status, 202, 'the owner completes it');
+  const done = await waitForEnd(job.poll_url, owner.key);
+  t.equal(done.status, 'succeeded');
+  t.same(await asSibling(), unknown, 'succeeded: still exactly the answers for an unknown id');
+  t.equal((await poll(job.poll_url, owner.key, '?include_result=true')).status, 200, 'the owner polls it');
+  const result = await fetch(`${job.poll_url}/result`, { headers: auth(owner.key) });
+  t.equal(result.status, 200, 'the owner downloads its result');
+  await result.body?.cancel();
+  const ownerPartial = await answerOf(await fetch(`${job.poll_url}/partial`, { headers: auth(owner.key) }));
+  t.equal(ownerPartial.status, 404, 'a finished job has no provisional result');
+  t.not(ownerPartial.body, unknown.partial.body, 'but the owner is told that, not that the job is unknown');
+});
+
 t.test('DELETE is 405 cancellation_not_supported', async (t) => {
   const job = await createJob(svc.url, svc.key, jobBody(speech));
   await expectError(t, await fetch(job.poll_url, { method: 'DELETE', headers: auth(svc.key) }), 405, 'cancellation_not_supported');
@@ -252,8 +294,16 @@ t.test('Idempotency-Key: same request, same job; different request, 409', async 
   );
   t.equal(a.status, 201);
   t.equal(b.status, 201);
-  t.equal(((await a.json()) as any).id, ((await b.json()) as any).id, 'replayed whatever the key order');
+  const first = ((await a.json()) as any).id;
+  t.equal(((await b.json()) as any).id, first, 'replayed whatever the key order');
   await expectError(t, await createJobRequest(svc.url, svc.key, { ...body, content_length_bytes: 99 }, headers), 409, 'idempotency_conflict');
+  // The key is the tenant's, the answer its key's: another key of the tenant sending the same request
+  // is refused like other content, never told the job (it could not poll it), and starts none.
+  const sibling = await svc.createKey({ tenant: (await svc.stores.keys.authenticate(svc.key))!.tenant });
+  await expectError(t, await createJobRequest(svc.url, sibling.key, body, headers), 409, 'idempotency_conflict');
+  const again = await createJobRequest(svc.url, svc.key, body, headers);
+  t.equal(again.status, 201);
+  t.equal(((await again.json()) as any).id, first, 'still the first answer for the key that got it');
 });
 
 t.test('the presigned form refuses anything but the signed upload, in S3 terms', { skip: embeddedUploadsOnly() }, async (t) => {
@@ -301,6 +351,10 @@ t.test('a long recording exposes provisional results while it runs', async (t) =
   const job = await createJob(svc.url, svc.key, jobBody(long, { response_format: 'verbose_json' }));
   t.equal((await uploadFile(job, long)).status, 204);
   t.equal((await completeJob(job, svc.key)).status, 202);
+  // Another key of the job's tenant: a provisional result is the creating key's alone.
+  const sibling = await svc.createKey({ tenant: (await svc.stores.keys.authenticate(svc.key))!.tenant });
+  const unknownPartial = await answerOf(await fetch(`${svc.url}/v1/jobs/job_doesnotexist/partial`, { headers: auth(sibling.key) }));
+  let siblingChecked = false;
   const seen: any[] = [];
   let final: any;
   for (;;) {
@@ -313,6 +367,11 @@ t.test('a long recording exposes provisional results while it runs', async (t) =
         t.equal(content.provisional, true);
         t.type(content.text, 'string');
         t.ok(content.result_revision >= body.transcription.result_revision, 'at least the announced revision');
+        if (!siblingChecked) {
+          siblingChecked = true;
+          const theirs = await answerOf(await fetch(body.transcription.partial_result_url, { headers: auth(sibling.key) }));
+          t.same(theirs, unknownPartial, "the tenant's other key gets the unknown id's 404 while the owner reads it");
+        }
       } else await partial.body?.cancel();
     }
     if (body.status === 'succeeded' || body.status === 'failed') {
@@ -321,6 +380,7 @@ t.test('a long recording exposes provisional results while it runs', async (t) =
     }
   }
   t.equal(final.status, 'succeeded');
+  t.ok(siblingChecked, "a provisional result was read, and refused to the tenant's other key");
   t.ok(seen.length >= 2, `provisional revisions observed (${seen.length})`);
   for (const block of seen) {
     t.match(block, { status: 'processing', provisional: true, partial_result_url: `${job.poll_url}/partial` });

@@ -1,7 +1,9 @@
 // The /v1/jobs routes: create a job with a presigned upload slot, complete it, poll it (long poll,
 // inline results), download its final or provisional result, and refuse DELETE. Each route reads the
 // request, calls its use case in src/application/ and writes the answer. Every route is
-// owner-scoped: another tenant's job is answered exactly like an unknown one (404).
+// owner-scoped: a job is the key's that created it, and another key's job (another tenant's or the
+// same tenant's) is answered exactly like an unknown one (404, src/application/find-own-job.ts). A
+// stored Idempotency-Key answer is given again only to the key it was given to (idempotency-claim.ts).
 //
 // Long poll: `wait` is capped at MAX_WAIT_SECONDS (30 s; larger values are served as 30). The poll
 // answers as soon as the job's status changes or a new provisional revision is published, else when
@@ -14,6 +16,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completeJobUpload } from '../../application/complete-job-upload.js';
 import { createPresignedJob } from '../../application/create-presigned-job.js';
+import { findOwnJob } from '../../application/find-own-job.js';
+import { keyIdempotency } from '../../application/idempotency-claim.js';
 import type { JobCreationConnection } from '../../application/job-creation-connection.js';
 import { pollJob } from '../../application/poll-job.js';
 import { readJobPartial } from '../../application/read-job-partial.js';
@@ -84,11 +88,16 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
     embeddedUploadUrl: (jobId) => `${deps.config.publicBaseUrl}/v1/uploads/${jobId}`,
     jobCreated: (created) => createdJobAnswer(created, deps.config),
   };
-  return replay(reply, await createPresignedJob({ key, idempotencyKey, creation, body: request.body, log: request.log }, connection, deps));
+  const idempotency = keyIdempotency(deps.idempotency, key.id);
+  return replay(reply, await createPresignedJob({ key, idempotencyKey, creation, body: request.body, log: request.log }, connection, { ...deps, idempotency }));
 }
 
 async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
-  const { job, nowMs } = await completeJobUpload({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps);
+  const key = request.apiKey!;
+  // The job must be this key's before anything else is done with it: completeJobUpload looks it up
+  // by tenant only (it passes key.tenant to findOwnJob), so the key is checked here until it does.
+  await findOwnJob(deps, key, request.params.job_id);
+  const { job, nowMs } = await completeJobUpload({ key, jobId: request.params.job_id, log: request.log }, deps);
   return reply.code(202).send(jobView(job, deps.config.publicBaseUrl, nowMs));
 }
 
