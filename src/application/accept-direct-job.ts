@@ -1,10 +1,13 @@
 // Audio longer than the inline boundary (or sent with a webhook_url) becomes a durable job: the
 // upload's file moves into job storage, the job row is committed, and only then is it acknowledged.
 // A retry under the same Idempotency-Key gets the first answer again; a failure leaves nothing behind.
+// Its measured length is reserved first (billing's reservation): a 402 when it does not fit.
 import { randomUUID } from 'node:crypto';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import { logJobCreated, type JobAuditLog } from '../jobs/job-audit.js';
 import { serializeJobRequest } from '../jobs/job-request.js';
+import { jobUsageKey } from '../jobs/job-usage.js';
+import { newJobId } from '../store/job-record.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import { claimIdempotencyKey } from './idempotency-claim.js';
 import { directUploadFingerprint } from './request-fingerprint.js';
@@ -37,6 +40,7 @@ export async function acceptDirectJob(
   if (idempotencyKey) {
     const stored = await claimIdempotencyKey(deps.idempotency, {
       tenant: key.tenant,
+      keyId: key.id,
       key: idempotencyKey,
       fingerprint: directUploadFingerprint(direct.upload),
     });
@@ -44,12 +48,18 @@ export async function acceptDirectJob(
   }
   let audioPath: string | null = null;
   let jobCreated = false;
+  // Named before it exists: its audio is reserved under its usage key, held by this process until
+  // the row is committed accepted, then by the job (converted by its success).
+  const jobId = newJobId();
+  let reserved = false;
   try {
     // After the replay: a retry of a job created earlier gets its answer whatever the key's standing.
-    await deps.billing.requireAllowance(key, 'job', Math.round(direct.durationSeconds * 1000));
+    await deps.billing.reserve(key, 'job', Math.round(direct.durationSeconds * 1000), jobUsageKey(jobId), jobId);
+    reserved = true;
     // Durable before acknowledged: audio moved into job storage, then the job row committed.
     audioPath = await deps.blobs.moveToJobAudio(direct.upload.path, randomUUID());
     const job = await deps.jobs.create({
+      id: jobId,
       tenant: key.tenant,
       keyId: key.id,
       status: 'accepted',
@@ -70,6 +80,7 @@ export async function acceptDirectJob(
     // clean-ups are tried even when the store they need is the one that failed (the sweeper removes
     // audio this could not); the request's own error is what is answered.
     if (audioPath && !jobCreated) await deps.blobs.delete(audioPath).catch(() => {});
+    if (reserved && !jobCreated) await deps.billing.release(jobUsageKey(jobId)).catch(() => {});
     if (idempotencyKey) await deps.idempotency.release(key.tenant, idempotencyKey).catch(() => {});
     throw error;
   }

@@ -1,14 +1,20 @@
 // POST /v1/jobs/{id}/complete: the client says its file is uploaded, and the job is handed to the
 // workers. With S3 the file went straight to the bucket, so it is collected (checked against what
-// the job declared) first. Completing is refused once usage is blocked; a job already accepted
-// answers as before (a retried complete, like result retrieval, keeps working).
+// the job declared) first. The file's length is measured and reserved for the job (billing's
+// reservation, converted by its success): completing is refused (402, the job keeps waiting with its
+// file) when that length does not fit the key's standing with the work admitted meanwhile. A job
+// already accepted answers as before (a retried complete, like result retrieval, keeps working).
 import type { UsageBilling } from '../billing/usage-billing.js';
+import type { ServiceConfig } from '../config/service-config.js';
 import { collectDirectUpload } from '../jobs/direct-upload.js';
+import { probeJobAudio } from '../jobs/job-audio-probe.js';
+import { JobFailure } from '../jobs/job-failure.js';
+import { jobUsageKey } from '../jobs/job-usage.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit, requestKeySubject, type JobAuditLog } from '../jobs/job-audit.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { BlobStore } from '../store/blob-store.js';
-import type { JobRecord, JobStore } from '../store/job-store.js';
+import type { CompleteOutcome, JobRecord, JobStore } from '../store/job-store.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import { JobNotFound, UploadNotComplete } from './application-errors.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
@@ -25,21 +31,33 @@ export interface CompleteJobUploadDeps extends OwnJobDeps {
   blobs: BlobStore;
   queue: JobQueue;
   events: Pick<JobEvents, 'notify'>;
-  billing: Pick<UsageBilling, 'requireAllowance'>;
+  billing: Pick<UsageBilling, 'requireAllowance' | 'reserve' | 'release'>;
+  config: Pick<ServiceConfig, 'decodeTimeoutMs' | 'maxAudioSeconds'>;
 }
 
 /** The job as completing left it, and the time it was judged at. */
 export async function completeJobUpload(completion: JobUploadCompletion, deps: CompleteJobUploadDeps): Promise<{ job: JobRecord; nowMs: number }> {
   const { key, jobId, log } = completion;
-  const job = await findOwnJob(deps, key.tenant, jobId);
+  const job = await findOwnJob(deps, key, jobId);
   const now = deps.clock().getTime();
   const { directUploads } = deps.blobs;
   const collected = directUploads ? await collectDirectUpload({ jobs: deps.jobs, blobs: deps.blobs, directUploads }, job, now) : null;
   if (collected === 'mismatch') throw new UploadNotComplete('mismatch');
   // The bucket took the file without the service seeing it: this is when the service receives it.
   if (collected === 'stored') logJobAudit(log, JOB_AUDIT_EVENTS.uploadReceived, jobOwnerSubject(job), { bytes: job.uploadBytes ?? undefined });
-  if (job.status === 'awaiting_upload') await deps.billing.requireAllowance(key, 'job');
-  const outcome = await deps.jobs.complete(jobId, key.tenant, now);
+  const uploaded = collected === 'stored' ? ((await deps.jobs.get(jobId, key.tenant)) ?? job) : job;
+  const reservation = uploaded.status === 'awaiting_upload' ? await admitJob(uploaded, key, deps) : null;
+  let outcome: CompleteOutcome;
+  try {
+    outcome = await deps.jobs.complete(jobId, key.tenant, now);
+  } catch (error) {
+    if (reservation !== null) await deps.billing.release(reservation).catch(() => undefined);
+    throw error;
+  }
+  // Not accepted by this call nor an earlier one: nothing will be metered for the reservation.
+  if (reservation !== null && (outcome.outcome === 'not_found' || outcome.outcome === 'not_uploaded')) {
+    await deps.billing.release(reservation).catch(() => undefined);
+  }
   if (outcome.outcome === 'not_found') throw new JobNotFound();
   if (outcome.outcome === 'not_uploaded') throw new UploadNotComplete(outcome.job.status === 'failed' ? 'slot_closed' : 'not_uploaded');
   if (outcome.outcome === 'accepted') {
@@ -48,4 +66,26 @@ export async function completeJobUpload(completion: JobUploadCompletion, deps: C
     deps.events.notify(outcome.job.id);
   }
   return { job: outcome.job, nowMs: now };
+}
+
+/**
+ * Billing's word on the job's file: its measured length reserved under the job's usage key (held by
+ * this process until the job is accepted, then by the job), or, for a file the job will fail on
+ * (nothing is metered for it) or none uploaded yet, the key's standing alone. The reservation's key, or null.
+ */
+async function admitJob(job: JobRecord, key: ApiKeyRecord, deps: CompleteJobUploadDeps): Promise<string | null> {
+  const measured = job.audioPath === null ? null : await probeJobAudio(deps.blobs, job.audioPath, deps.config).catch(unlessJobFailure);
+  if (measured === null) {
+    await deps.billing.requireAllowance(key, 'job');
+    return null;
+  }
+  const usageKey = jobUsageKey(job.id);
+  await deps.billing.reserve(key, 'job', Math.round(measured.durationSeconds * 1000), usageKey, job.id);
+  return usageKey;
+}
+
+/** A file the job's first claim will fail on the same way: null. */
+function unlessJobFailure(error: unknown): null {
+  if (error instanceof JobFailure) return null;
+  throw error;
 }

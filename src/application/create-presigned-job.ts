@@ -63,7 +63,7 @@ export async function createPresignedJob(
   await requireActiveKey(deps.keys, key.id);
   if (idempotencyKey) {
     const fingerprint = jobCreationFingerprint(request.body);
-    const stored = await claimIdempotencyKey(deps.idempotency, { tenant: key.tenant, key: idempotencyKey, fingerprint, now: deps.clock() });
+    const stored = await claimIdempotencyKey(deps.idempotency, { tenant: key.tenant, keyId: key.id, key: idempotencyKey, fingerprint, now: deps.clock() });
     if (stored) return stored;
   }
   try {

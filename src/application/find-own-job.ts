@@ -20,16 +20,11 @@ export interface OwnJobDeps {
 /** The key a request acts for. */
 export type JobOwner = Pick<ApiKeyRecord, 'id' | 'tenant'>;
 
-/**
- * The job `owner` created, or JobNotFound. A bare tenant id checks the tenant only: the form
- * complete-job-upload.ts still passes, behind the complete route's own check with the key
- * (src/api/routes/jobs.ts); it goes once that use case passes its key.
- */
-export async function findOwnJob(deps: OwnJobDeps, owner: JobOwner | string, jobId: string): Promise<JobRecord> {
+/** The job `owner` created, or JobNotFound. */
+export async function findOwnJob(deps: OwnJobDeps, owner: JobOwner, jobId: string): Promise<JobRecord> {
   const now = deps.clock().getTime();
-  const tenant = typeof owner === 'string' ? owner : owner.tenant;
-  let job = await deps.jobs.get(jobId, tenant);
-  if (!job || (typeof owner !== 'string' && job.keyId !== owner.id) || isPastTombstone(job, now)) throw new JobNotFound();
+  let job = await deps.jobs.get(jobId, owner.tenant);
+  if (!job || job.keyId !== owner.id || isPastTombstone(job, now)) throw new JobNotFound();
   if (await deps.housekeeping.expireUpload(job, now)) job = (await deps.jobs.get(job.id, job.tenant)) ?? job;
   return job;
 }

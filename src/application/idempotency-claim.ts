@@ -6,30 +6,18 @@
 // are the tenant's, so another key of the tenant reusing an Idempotency-Key never starts other work
 // under it. But a stored answer names a job, and jobs are owner-scoped (find-own-job.ts): the answer
 // is given again only to the key it was given to. Another key's request with the same content is
-// refused like other content (409 idempotency_conflict), never told the job: the routes hand their
-// use case the store as the request's key sees it (keyIdempotency).
+// refused like other content (409 idempotency_conflict), never told the job: the fingerprint
+// claimed is bound to the key (keyBoundFingerprint).
 import type { IdempotencyStore, StoredResponse } from '../store/idempotency-store.js';
 import { IdempotencyConflict, IdempotencyInProgress } from './application-errors.js';
 import { keyBoundFingerprint } from './request-fingerprint.js';
 
-/** The tenant's records as one API key's requests see them: a fingerprint claimed is bound to the key. */
-export function keyIdempotency(store: IdempotencyStore, keyId: string): IdempotencyStore {
-  return {
-    begin: (tenant, key, fingerprint, now) => store.begin(tenant, key, keyBoundFingerprint(keyId, fingerprint), now),
-    hasResponse: (tenant, key, now) => store.hasResponse(tenant, key, now),
-    complete: (tenant, key, response) => store.complete(tenant, key, response),
-    release: (tenant, key) => store.release(tenant, key),
-    sweep: (now) => store.sweep(now),
-    releaseClaimsOfDeadInstances: () => store.releaseClaimsOfDeadInstances(),
-  };
-}
-
 /** The stored answer to give again, or null when this request now holds the key. */
 export async function claimIdempotencyKey(
   store: Pick<IdempotencyStore, 'begin'>,
-  claim: { tenant: string; key: string; fingerprint: string; now?: Date },
+  claim: { tenant: string; keyId: string; key: string; fingerprint: string; now?: Date },
 ): Promise<StoredResponse | null> {
-  const begun = await store.begin(claim.tenant, claim.key, claim.fingerprint, claim.now);
+  const begun = await store.begin(claim.tenant, claim.key, keyBoundFingerprint(claim.keyId, claim.fingerprint), claim.now);
   if (begun.state === 'completed') return begun.response;
   if (begun.state === 'conflict') throw new IdempotencyConflict();
   if (begun.state === 'in_progress') throw new IdempotencyInProgress();

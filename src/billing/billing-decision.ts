@@ -38,6 +38,23 @@ export function blockReason(situation: BillingSituation, pool: UsagePool, estima
 }
 
 /**
+ * The most audio, up to `wantedMs`, that work in `pool` may bring now (0: none): what blockReason
+ * admits, found by halving (it admits less audio whenever it admits more), so the two never disagree.
+ */
+export function admissibleMs(situation: BillingSituation, pool: UsagePool, wantedMs: number): number {
+  if (blockReason(situation, pool, wantedMs) === null) return wantedMs;
+  if (blockReason(situation, pool, 0) !== null) return 0;
+  let admitted = 0;
+  let refused = wantedMs;
+  while (refused - admitted > 1) {
+    const middle = Math.floor((admitted + refused) / 2);
+    if (blockReason(situation, pool, middle) === null) admitted = middle;
+    else refused = middle;
+  }
+  return admitted;
+}
+
+/**
  * Whether a block lifts by itself when the next period starts: the allowance and the cap reset; used
  * credit is lifted by a new period's allowance if the pool has one (work within it costs nothing);
  * a pause needs an operator.

@@ -18,7 +18,7 @@ import {
   type UsageRoute,
   type UsageStanding,
 } from '../store/usage-record.js';
-import { blockReason, resetsWithPeriod, type BillingSituation, type BlockReason } from './billing-decision.js';
+import { admissibleMs, blockReason, resetsWithPeriod, type BillingSituation, type BlockReason } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
 import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
 import { poolTerms, resolveTerms } from './billing-terms.js';
@@ -102,13 +102,38 @@ export class UsageBilling {
   /**
    * Admits `estimateMs` of audio on `route`, reserved under `eventKey` (the key the work will be
    * metered under, which converts the reservation) until it is recorded or released; throws
-   * BillingBlockedError as requireAllowance does, counting the live reservations too. `job`: the
-   * reservation lives with that job (until it is no longer accepted or running) rather than with
-   * this process.
+   * BillingBlockedError as requireAllowance does, counting the live reservations too. It lives with
+   * this process until `job` (when named) is accepted, then with that job until it ends: a job may be
+   * reserved for before its row exists.
    */
   async reserve(key: BilledKey, route: UsageRoute, estimateMs: number, eventKey: string, job?: string): Promise<void> {
-    const holder: UsageReservation['holder'] | null = job !== undefined ? { job } : this.instanceId !== null ? { instance: this.instanceId } : null;
-    if (holder === null) throw new Error('a reservation outside a job needs the instance that holds it (UsageBilling instanceId)');
+    await this.admit(key, route, eventKey, estimateMs, (situation, pool) => blockReason(situation, pool, estimateMs) ?? estimateMs, job);
+  }
+
+  /**
+   * Admits as much of `wantedMs` as fits, and at least `leastMs` (work metered as it goes: a realtime
+   * session's next slice), reserved under `eventKey` as reserve does: the audio admitted, or
+   * BillingBlockedError when not even `leastMs` fits.
+   */
+  async reserveUpTo(key: BilledKey, route: UsageRoute, wantedMs: number, leastMs: number, eventKey: string): Promise<number> {
+    const least = Math.max(1, Math.min(leastMs, wantedMs));
+    return this.admit(key, route, eventKey, wantedMs, (situation, pool) => {
+      const fits = admissibleMs(situation, pool, wantedMs);
+      // Less than `least` fits, so `least` is refused, for the reason it gives.
+      return fits >= least ? fits : (blockReason(situation, pool, least) ?? 'allowance');
+    });
+  }
+
+  /** One reservation decided in the ledger's turn: `decide` gives the audio admitted or why none is. */
+  private async admit(
+    key: BilledKey,
+    route: UsageRoute,
+    eventKey: string,
+    asked: number,
+    decide: (situation: BillingSituation, pool: UsagePool) => BlockReason | number,
+    job?: string,
+  ): Promise<number> {
+    const holder = holderOf(this.instanceId, job);
     const period = await this.period();
     const pool = poolOf(route);
     const own = await this.keyTerms(key);
@@ -120,15 +145,19 @@ export class UsageBilling {
       keyId: key.id,
       period: period.label,
       pool,
-      audioMs: estimateMs,
+      audioMs: asked,
       holder,
       atMs: this.clock(),
     };
+    let admitted = 0;
     const reason = await this.ledger.reserve<BlockReason>(reservation, (standing) => {
-      const refused = blockReason({ ...own, standing, paused }, pool, estimateMs);
-      return refused !== null ? { refused } : { costMicros: chargeOf(standing.tenantUsedMs[pool], estimateMs, terms).costMicros };
+      const decided = decide({ ...own, standing, paused }, pool);
+      if (typeof decided !== 'number') return { refused: decided };
+      admitted = decided;
+      return { audioMs: decided, costMicros: chargeOf(standing.tenantUsedMs[pool], decided, terms).costMicros };
     });
     if (reason !== null) throw this.refusal(reason, pool, own.terms, period);
+    return admitted;
   }
 
   /** Gives up the reservation of work that will not be metered (failed, cancelled); nothing when it was converted already. */
@@ -181,6 +210,12 @@ export class UsageBilling {
     const [plans, own] = await Promise.all([this.settings.planOverrides(), this.settings.keyBilling(key.id)]);
     return { terms: resolveTerms(key.plan, plans[key.plan], own.overrides), creditGrantedMicros: own.creditGrantedMicros };
   }
+}
+
+function holderOf(instance: string | null, job: string | undefined): UsageReservation['holder'] {
+  if (instance !== null) return { instance, job };
+  if (job !== undefined) return { job };
+  throw new Error('a reservation outside a job needs the instance that holds it (UsageBilling instanceId)');
 }
 
 /** When a block lifts by itself (the period's end), or null (none, or an operator must act). */

@@ -6,7 +6,7 @@
 // The pipeline is called three times a chunk: to cut the window (chunk-window.ts), to transcribe
 // the chunk, and to add its outcome to the totals so far (chunk-accumulation.ts). Its tallies are
 // never opened here.
-import { DECODED_SAMPLE_RATE, decodeAudioWindow, probeAudio, sniffWithReader, type AudioSource } from '../audio/index.js';
+import { DECODED_SAMPLE_RATE, decodeAudioWindow } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { verboseBody } from '../contract/response-body.js';
 import type { ModelId } from '../domain/model-ids.js';
@@ -20,6 +20,7 @@ import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import { JOB_AUDIT_EVENTS, auditSeconds, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { audioUrlSeconds } from './job-audio-url.js';
+import { probeJobAudio } from './job-audio-probe.js';
 import { carryOf, type CarryOver } from './job-carry-over.js';
 import type { FinishedText } from './job-completion.js';
 import { decorates } from './job-decoration.js';
@@ -168,15 +169,10 @@ export class JobChunkProcessor {
 
   /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
   private async firstLook(audioPath: string, signal: AbortSignal): Promise<CarryOver> {
-    const { blobs } = this.deps;
-    const container = await sniffWithReader((offset, length) => blobs.readRange(audioPath, offset, length));
-    if (!container) throw new JobFailure('audio_undecodable', JOB_FAILURE_MESSAGES.undecodable);
-    const source: AudioSource = await blobs.audioSource(audioPath, audioUrlSeconds(this.deps.config.decodeTimeoutMs));
-    const probe = await probeAudio(source, { timeoutMs: this.deps.config.decodeTimeoutMs, container, signal });
-    if (probe.durationSeconds > this.deps.config.maxAudioSeconds) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
+    const { container, durationSeconds } = await probeJobAudio(this.deps.blobs, audioPath, this.deps.config, signal);
     return {
       container,
-      durationSeconds: probe.durationSeconds,
+      durationSeconds,
       language: INITIAL_LANGUAGE_STATE,
       speakerTiming: null,
       wordTiming: false,

@@ -28,6 +28,8 @@ export interface RealtimeListenerOptions {
   transport: RealtimeTransportChoice;
   keys: KeyStore;
   billing: SessionDeps['billing'];
+  /** Tells open sessions that their key was revoked or its usage paused. */
+  watch: SessionDeps['watch'];
   /** Where seats are counted: shared by every process on the database. */
   seats: RealtimeSeatStore;
   engines: Record<ModelId, Engine>;
@@ -54,6 +56,7 @@ export async function startRealtimeListener(options: RealtimeListenerOptions): P
     const session = new RealtimeSession(connection, {
       keys: options.keys,
       billing: options.billing,
+      watch: options.watch,
       capacity,
       engines: options.engines,
       transport: transport.name,

@@ -14,8 +14,10 @@ import type { TranscribeOptions } from '../engine/engine.js';
 import type { EngineWork, WorkClass } from '../domain/work-classes.js';
 import type { ModelId } from '../domain/model-ids.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
+import type { BlockReason } from '../billing/billing-decision.js';
+import type { KeyCutOff, KeyStandingWatch } from '../billing/key-standing-watch.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
-import type { KeyStore } from '../store/key-store.js';
+import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';
 import { RealtimeUsage } from './realtime-usage.js';
 import { CLOSE, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
@@ -53,17 +55,35 @@ export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   endpointing: DEFAULT_ENDPOINTING,
 };
 
+/** How a session ended, for the access audit log: ids, counts and codes, never content. */
+export interface SessionOutcome {
+  sessionId: string | null;
+  /** The key and tenant of a session that started (null: refused before its key was known). */
+  keyId: string | null;
+  tenantId: string | null;
+  closeCode: number;
+  closeReason: string;
+  /** Audio received, and the part of it billed (less a cut-off session's untranscribed tail). */
+  audioSeconds: number;
+  billedSeconds: number;
+  turns: number;
+  /** Billing's word: the start refused for a block, or the session cut at one (null: neither). */
+  billingBlocked: BlockReason | null;
+}
+
 export interface SessionDeps {
   keys: KeyStore;
-  /** Refuses a start when usage is blocked; meters the audio received. */
-  billing: Pick<UsageBilling, 'requireAllowance' | 'meter'>;
+  /** Admits the session's audio slice by slice (refusing a start when usage is blocked) and meters it. */
+  billing: Pick<UsageBilling, 'reserveUpTo' | 'release' | 'meter'>;
+  /** Tells an open session that its key was revoked or its usage paused. */
+  watch: Pick<KeyStandingWatch, 'watch'>;
   capacity: SessionCapacity;
   engines: Record<ModelId, Engine>;
   transport: TransportName;
   limits?: Partial<SessionLimits>;
   /** Milliseconds, for the real-time check (tests may inject). */
   now?: () => number;
-  onEnd?: (outcome: { sessionId: string | null; audioSeconds: number; turns: number; closeCode: number }) => void;
+  onEnd?: (outcome: SessionOutcome) => void;
 }
 
 type Phase = 'awaiting_start' | 'starting' | 'streaming' | 'stopping' | 'closed';
@@ -83,6 +103,14 @@ export class RealtimeSession implements ConnectionHandlers {
   private speakers: LiveSpeakers | null = null;
   private release: (() => void) | null = null;
   private usage: RealtimeUsage | null = null;
+  private key: ApiKeyRecord | null = null;
+  private unwatch: (() => void) | null = null;
+  /** Set once the session may take no more audio (a limit reached): it finishes, then closes with this. */
+  private ending: RealtimeRefusal | null = null;
+  /** The audio the final record was sent for (what is billed); null before it. */
+  private billed: number | null = null;
+  private billingBlocked: BlockReason | null = null;
+  private closeReason = '';
   private readyAt = 0;
   /** Samples received since `ready`. */
   private received = 0;
@@ -151,6 +179,8 @@ export class RealtimeSession implements ConnectionHandlers {
       return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_BEFORE_READY', 'wait for ready before sending anything else'));
     }
     if (!binary) return this.control(data);
+    // Past a limit the session finishes what it has: audio still on its way is not taken.
+    if (this.ending) return;
     if (this.phase !== 'streaming') return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_AFTER_STOP', 'no audio after stop'));
     this.audio(data);
   }
@@ -162,15 +192,24 @@ export class RealtimeSession implements ConnectionHandlers {
     this.stopped.abort();
     this.release?.();
     this.release = null;
-    void this.usage?.close();
+    this.unwatch?.();
+    this.unwatch = null;
+    // Audio of a turn never transcribed (the client gone, the session cut off) is not billed.
+    const untranscribed = this.received - (this.billed ?? this.received - this.buffered);
+    void this.usage?.close(untranscribed);
     this.usage = null;
     this.chunks = [];
     if (wasOpen)
       this.deps.onEnd?.({
         sessionId: this.start?.sessionId ?? null,
-        audioSeconds: this.received / REALTIME_SAMPLE_RATE,
-        turns: this.turns.length,
+        keyId: this.key?.id ?? null,
+        tenantId: this.key?.tenant ?? null,
         closeCode: code,
+        closeReason: this.closeReason,
+        audioSeconds: this.received / REALTIME_SAMPLE_RATE,
+        billedSeconds: (this.received - untranscribed) / REALTIME_SAMPLE_RATE,
+        turns: this.turns.length,
+        billingBlocked: this.billingBlocked,
       });
   }
 
@@ -195,8 +234,34 @@ export class RealtimeSession implements ConnectionHandlers {
 
   private end(code: number, reason: string): void {
     if (this.isClosed()) return;
+    this.closeReason = reason;
     this.connection.close(code, reason);
     this.closed(code);
+  }
+
+  /**
+   * The key may have no more (revoked, paused): the session ends now, with `final` for the turns
+   * already transcribed (the turn under way is neither decoded nor billed), then the error and close.
+   */
+  private cutOff(cutOff: KeyCutOff): void {
+    if (this.isClosed() || this.start === null) return;
+    if (cutOff === 'paused') this.billingBlocked = 'paused';
+    this.stopped.abort();
+    this.sendFinal(this.received - this.buffered);
+    this.refuse(cutOff === 'revoked' ? unauthorized() : billingRefusal(new BillingBlockedError('paused', 'realtime', null)));
+  }
+
+  /**
+   * The audio admitted ran out (the allowance, spend cap or credit): no more is taken, what was
+   * received is finished as after `stop`, and the session closes with the refusal after its `final`.
+   */
+  private limitReached(refusal: BillingBlockedError): void {
+    if (this.isClosed() || this.ending) return;
+    this.billingBlocked = refusal.reason;
+    this.ending = billingRefusal(refusal);
+    if (this.phase !== 'streaming') return;
+    this.phase = 'stopping';
+    void this.finish();
   }
 
   private async begin(frame: Uint8Array): Promise<void> {
@@ -204,22 +269,29 @@ export class RealtimeSession implements ConnectionHandlers {
       const start = parseStart(frame);
       const key = await this.deps.keys.authenticate(start.apiKey);
       if (this.isClosed()) return;
-      if (key === null || key.revokedAt !== null)
-        throw new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
-      // Before any seat or audio: the allowance, spend cap and credit decide, and an operator's pause.
-      await this.deps.billing.requireAllowance(key, 'realtime').catch((error: unknown) => {
-        throw error instanceof BillingBlockedError ? new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', error.message) : error;
-      });
-      if (this.isClosed()) return;
+      if (key === null || key.revokedAt !== null) throw unauthorized();
+      this.key = key;
       if (start.patterns.length > 0 && !key.entitlements.includes('patterns')) {
         throw new RealtimeRefusal('entitlement_denied', CLOSE.forbidden, 'ENTITLEMENT_DENIED', 'this key is not entitled to patterns');
       }
       // Before a seat is taken: the key's stored terms join the request's.
       const dictionary = start.dictionary ? await this.deps.keys.getDictionary(key.id, start.language) : [];
       if (this.isClosed()) return;
+      // Before any seat or audio: the first slice of audio is reserved (the allowance, spend cap and
+      // credit decide, counting work admitted elsewhere, and an operator's pause).
+      const usage = await RealtimeUsage.open(this.deps.billing, key, start, REALTIME_SAMPLE_RATE, {
+        limit: (refusal) => this.limitReached(refusal),
+      }).catch((error: unknown) => {
+        if (!(error instanceof BillingBlockedError)) throw error;
+        this.billingBlocked = error.reason;
+        throw billingRefusal(error);
+      });
+      if (this.isClosed()) return void usage.close();
+      this.usage = usage;
       const release = await this.deps.capacity.take(key.tenant, key.plan, start.diarization);
       if (this.isClosed()) return release();
       this.release = release;
+      this.unwatch = this.deps.watch.watch(key.id, (cutOff) => this.cutOff(cutOff));
       this.start = start;
       this.tenant = key.tenant;
       this.dictionaryTerms = dictionary;
@@ -228,7 +300,6 @@ export class RealtimeSession implements ConnectionHandlers {
       this.vocabularyTally = this.vocabulary.terms.length > 0 ? EMPTY_TALLY : null;
       this.patterns = patternPrograms(start.patterns);
       this.patternTally = this.patterns.length > 0 ? emptyPatternTally(this.patterns.length) : null;
-      this.usage = new RealtimeUsage(this.deps.billing, key, start, REALTIME_SAMPLE_RATE);
       this.engine = this.deps.engines[start.model];
       if (start.diarization) {
         // Labels follow the text: they wait behind the session's finals.
@@ -316,8 +387,8 @@ export class RealtimeSession implements ConnectionHandlers {
   private audio(frame: Uint8Array): void {
     if (frame.length % 2 !== 0)
       return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'INVALID_AUDIO', 'audio frames are 16-bit PCM: an even number of bytes'));
-    const samples = frame.length / 2;
-    const aheadSeconds = (this.received + samples) / REALTIME_SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
+    const sent = frame.length / 2;
+    const aheadSeconds = (this.received + sent) / REALTIME_SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
     if (aheadSeconds > this.limits.maxAheadSeconds) {
       return this.refuse(
         new RealtimeRefusal(
@@ -328,13 +399,15 @@ export class RealtimeSession implements ConnectionHandlers {
         ),
       );
     }
+    // What the key's reserved audio admits: all of it, but at its limit (limitReached is told).
+    const samples = this.usage ? this.usage.received(sent) : sent;
+    if (samples === 0) return;
     const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
     const pcm = new Float32Array(samples);
     for (let i = 0; i < samples; i++) pcm[i] = view.getInt16(i * 2, true) / 32768;
     this.chunks.push(pcm);
     this.buffered += samples;
     this.received += samples;
-    this.usage?.received(samples);
     this.schedule();
   }
 
@@ -538,23 +611,31 @@ export class RealtimeSession implements ConnectionHandlers {
       // The last turns' labels come before the final record, so the session's labelling is complete.
       await this.speakers?.settled();
       if (!this.isStopping()) return;
-      const text = this.turns
-        .map((t) => t.text)
-        .filter((t) => t !== '')
-        .join(' ');
-      this.send(
-        this.events.next('final', {
-          session_id: this.start!.sessionId,
-          text,
-          turns: this.turns.map((t) => ({ turn_id: t.turnId, text: t.text, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 })),
-          audio_seconds: Math.round((this.received / REALTIME_SAMPLE_RATE) * 1000) / 1000,
-          ...this.sessionReports(text),
-        }),
-      );
-      this.end(CLOSE.normal, 'FINAL');
+      this.sendFinal(this.received);
+      // A session stopped at a limit says why after its final record.
+      if (this.ending) this.refuse(this.ending);
+      else this.end(CLOSE.normal, 'FINAL');
     } catch (error) {
       this.failed(error);
     }
+  }
+
+  /** The final record: every turn transcribed, over `samples` of audio (what is billed). */
+  private sendFinal(samples: number): void {
+    const text = this.turns
+      .map((t) => t.text)
+      .filter((t) => t !== '')
+      .join(' ');
+    this.send(
+      this.events.next('final', {
+        session_id: this.start!.sessionId,
+        text,
+        turns: this.turns.map((t) => ({ turn_id: t.turnId, text: t.text, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 })),
+        audio_seconds: Math.round((samples / REALTIME_SAMPLE_RATE) * 1000) / 1000,
+        ...this.sessionReports(text),
+      }),
+    );
+    this.billed = samples;
   }
 }
 
@@ -562,4 +643,12 @@ export class RealtimeSession implements ConnectionHandlers {
 function turnSpeech(regions: readonly SpeechRegion[], samples: number): SpeechRegion[] {
   const end = samples / REALTIME_SAMPLE_RATE;
   return regions.filter((r) => r.start < end).map((r) => ({ start: r.start, end: Math.min(r.end, end) }));
+}
+
+function unauthorized(): RealtimeRefusal {
+  return new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
+}
+
+function billingRefusal(error: BillingBlockedError): RealtimeRefusal {
+  return new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', error.message);
 }

@@ -1,63 +1,192 @@
-// Metering of a realtime session by the audio it received: a slice is recorded every SLICE_SECONDS
-// of audio and the remainder when the session closes, each slice keyed by the session's own id
-// (server-made) and its number, so a slice recorded twice counts once and a process that dies
-// mid-session loses at most the slice in progress. A slice the ledger could not take is tried again
-// with the next one and at the close.
+// Admission and metering of a realtime session by the audio it receives, in slices of up to
+// SLICE_SECONDS. Each slice is reserved before its audio arrives (billing's reservation, as much of
+// a slice as the key's allowance, spend cap and credit let through, at least LEAST_SLICE_SECONDS),
+// and recorded once it is full (converting the reservation) or when the session closes. The first
+// slice is reserved at the start (a key that cannot have one is refused before `ready`); the next
+// one when half of the current one is used, so the audio never waits for it. When the next one is
+// refused, the session may go on to the end of the current one and no further: `limit` is told, and
+// `received` admits no audio beyond it.
+//
+// Slices are keyed by the session's own id (server-made) and their number, so a slice recorded
+// twice counts once and a process that dies mid-session loses at most the slice in progress (its
+// reservation ends with the process's heartbeat). A slice the ledger could not take is tried again
+// with the next one and at the close. Should the next slice still be undecided when the current one
+// is full (the database slower than half a slice of audio), the audio goes on into it: a session can
+// then pass a limit by what it received during one reservation's round trip, never more.
 import type { BilledKey, UsageBilling } from '../billing/usage-billing.js';
+import { BillingBlockedError } from '../billing/billing-errors.js';
 import { randomBase62 } from '../store/random-id.js';
 import { NO_SAFETY_EVENTS } from '../store/usage-record.js';
 import type { StartMessage } from './start-message.js';
 
 export const SLICE_SECONDS = 60;
+/** A slice shorter than this is not worth admitting: the session ends where the last one ends. */
+export const LEAST_SLICE_SECONDS = 1;
 
-interface Slice {
-  eventKey: string;
-  samples: number;
+type Billing = Pick<UsageBilling, 'meter' | 'reserveUpTo' | 'release'>;
+
+/** A slice's reservation: under way, admitted (the samples it admits), or refused (why). */
+type SliceReservation =
+  { state: 'pending'; decided: Promise<void> } | { state: 'admitted'; samples: number } | { state: 'refused'; refusal: BillingBlockedError };
+
+export interface UsageHandlers {
+  /** The audio admitted runs out at the end of the current slice: the key can have no more. */
+  limit(refusal: BillingBlockedError): void;
+  /** Recording or reserving a slice failed (the ledger's error): logged, tried again later. */
+  failure?(error: unknown): void;
 }
 
 export class RealtimeUsage {
-  private readonly id = `rt_${randomBase62(20)}`;
-  private sliceNumber = 0;
-  /** Samples received and not yet in a slice. */
+  private sliceNumber = 1;
+  /** Samples received into the current slice. */
   private open = 0;
-  private readonly pending: Slice[] = [];
+  /** The slices' reservations, by number (kept: a slice's recording waits for its reservation's decision). */
+  private readonly reservations = new Map<number, SliceReservation>();
+  private limited = false;
+  private closed = false;
+  private readonly pending: Array<{ number: number; samples: number }> = [];
   private recording: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly billing: Pick<UsageBilling, 'meter'>,
+  private constructor(
+    private readonly id: string,
+    private readonly billing: Billing,
     private readonly key: BilledKey,
     private readonly start: Pick<StartMessage, 'model' | 'language' | 'diarization'>,
     private readonly sampleRate: number,
-    private readonly onFailure: (error: unknown) => void = () => {},
-  ) {}
-
-  received(samples: number): void {
-    this.open += samples;
-    if (this.open < SLICE_SECONDS * this.sampleRate) return;
-    this.cut();
-    this.flush();
+    private readonly handlers: UsageHandlers,
+    firstSliceMs: number,
+  ) {
+    this.reservations.set(1, { state: 'admitted', samples: this.samplesOf(firstSliceMs) });
   }
 
-  /** Records what is left; resolves once every slice was tried. */
-  async close(): Promise<void> {
-    if (this.open > 0) this.cut();
+  /** Reserves the session's first slice: BillingBlockedError when the key can have none. */
+  static async open(
+    billing: Billing,
+    key: BilledKey,
+    start: Pick<StartMessage, 'model' | 'language' | 'diarization'>,
+    sampleRate: number,
+    handlers: UsageHandlers,
+  ): Promise<RealtimeUsage> {
+    const id = `rt_${randomBase62(20)}`;
+    const admittedMs = await billing.reserveUpTo(key, 'realtime', SLICE_SECONDS * 1000, LEAST_SLICE_SECONDS * 1000, sliceKey(id, 1));
+    return new RealtimeUsage(id, billing, key, start, sampleRate, handlers, admittedMs);
+  }
+
+  /** How many of `samples` are admitted (fewer only at the limit; none after it). */
+  received(samples: number): number {
+    let taken = 0;
+    while (taken < samples && !this.closed) {
+      const bound = this.bound();
+      if (this.open >= bound) {
+        if (!this.moveOn()) break;
+        continue;
+      }
+      const take = Math.min(samples - taken, bound - this.open);
+      this.open += take;
+      taken += take;
+    }
+    // The next slice is asked for halfway through this one; a reservation that failed, again.
+    if (!this.closed && !this.reservations.has(this.sliceNumber)) this.reserve(this.sliceNumber);
+    if (!this.closed && this.open * 2 >= this.bound() && !this.reservations.has(this.sliceNumber + 1)) this.reserve(this.sliceNumber + 1);
+    return taken;
+  }
+
+  /**
+   * Records what is left, less `untranscribed` samples at the end (audio of a turn a cut-off session
+   * never transcribes is not billed); gives back a next slice not used. Resolves once every slice was tried.
+   */
+  async close(untranscribed = 0): Promise<void> {
+    if (this.closed) return this.recording;
+    this.closed = true;
+    const kept = Math.max(0, this.open - untranscribed);
+    if (kept > 0) this.cut(kept);
     this.flush();
+    const unused = kept > 0 ? [this.sliceNumber + 1] : [this.sliceNumber, this.sliceNumber + 1];
+    this.recording = this.recording.then(async () => {
+      for (const number of unused) {
+        await this.decided(number);
+        if (this.reservations.get(number)?.state === 'admitted')
+          await this.billing.release(sliceKey(this.id, number)).catch((error: unknown) => this.handlers.failure?.(error));
+      }
+    });
     await this.recording;
   }
 
-  private cut(): void {
-    this.pending.push({ eventKey: `realtime:${this.id}:${++this.sliceNumber}`, samples: this.open });
+  /** The samples the current slice may hold: its reservation's, or a whole slice while it is undecided. */
+  private bound(): number {
+    const current = this.reservations.get(this.sliceNumber);
+    if (current?.state === 'admitted') return current.samples;
+    // Refused after the audio went on into it: it ends where it is.
+    if (current?.state === 'refused') return this.open;
+    return this.samplesOf(SLICE_SECONDS * 1000);
+  }
+
+  /** At the current slice's end: on into the next one (true), or stopped at the limit (false). */
+  private moveOn(): boolean {
+    const current = this.reservations.get(this.sliceNumber);
+    const next = this.reservations.get(this.sliceNumber + 1);
+    const refused = current?.state === 'refused' ? current : next?.state === 'refused' ? next : null;
+    if (refused) {
+      this.reachLimit(refused.refusal);
+      return false;
+    }
+    this.cut(this.open);
+    this.flush();
+    this.sliceNumber++;
+    // Undecided yet: the audio goes on into it (see the header).
+    return true;
+  }
+
+  private reserve(number: number): void {
+    const decided = this.billing.reserveUpTo(this.key, 'realtime', SLICE_SECONDS * 1000, LEAST_SLICE_SECONDS * 1000, sliceKey(this.id, number)).then(
+      (admittedMs) => {
+        this.reservations.set(number, { state: 'admitted', samples: this.samplesOf(admittedMs) });
+      },
+      (error: unknown) => {
+        if (!(error instanceof BillingBlockedError)) {
+          this.handlers.failure?.(error);
+          // Asked again with the next audio.
+          this.reservations.delete(number);
+          return;
+        }
+        this.reservations.set(number, { state: 'refused', refusal: error });
+        // Already at the end of what is admitted: the limit is here.
+        if (number === this.sliceNumber || this.open >= this.bound()) this.reachLimit(error);
+      },
+    );
+    this.reservations.set(number, { state: 'pending', decided });
+  }
+
+  /** Resolves once slice `number`'s reservation, if any is under way, is decided. */
+  private async decided(number: number): Promise<void> {
+    const reservation = this.reservations.get(number);
+    if (reservation?.state === 'pending') await reservation.decided;
+  }
+
+  private reachLimit(refusal: BillingBlockedError): void {
+    if (this.limited || this.closed) return;
+    this.limited = true;
+    this.handlers.limit(refusal);
+  }
+
+  private samplesOf(ms: number): number {
+    return Math.round((ms / 1000) * this.sampleRate);
+  }
+
+  private cut(samples: number): void {
+    this.pending.push({ number: this.sliceNumber, samples });
     this.open = 0;
   }
 
-  /** One recording pass at a time: slices go to the ledger in order. */
+  /** One recording pass at a time: slices go to the ledger in order, each once its reservation is decided (recording converts it). */
   private flush(): void {
     this.recording = this.recording.then(async () => {
       while (this.pending.length > 0) {
         const slice = this.pending[0];
         try {
+          await this.decided(slice.number);
           await this.billing.meter(this.key, {
-            eventKey: slice.eventKey,
+            eventKey: sliceKey(this.id, slice.number),
             route: 'realtime',
             model: this.start.model,
             languageFamily: this.start.language,
@@ -69,10 +198,14 @@ export class RealtimeUsage {
           });
           this.pending.shift();
         } catch (error) {
-          this.onFailure(error);
+          this.handlers.failure?.(error);
           return;
         }
       }
     });
   }
+}
+
+function sliceKey(session: string, number: number): string {
+  return `realtime:${session}:${number}`;
 }

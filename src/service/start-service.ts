@@ -6,6 +6,7 @@
 // Every role registers as an instance (its work is released if it dies), serves /healthz, /readyz
 // and /metrics, prints the ready line scripts wait for, and drains on close.
 import { UsageBilling } from '../billing/usage-billing.js';
+import { KeyStandingWatch } from '../billing/key-standing-watch.js';
 import { mkdirSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isKeyActive } from '../application/require-active-key.js';
@@ -26,6 +27,7 @@ import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
 import { startRealtimeListener, type RealtimeListener, type RealtimeListenerOptions } from '../realtime/realtime-listener.js';
+import type { SessionOutcome } from '../realtime/realtime-session.js';
 import { openEngines, type OpenedEngines } from './open-engines.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
@@ -154,6 +156,9 @@ async function startRole(
     tenantLabels: config.metricsTenantLabels,
   });
   const billing: UsageBilling = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics, instanceId);
+  // Open sessions and inline decodes are told when their key is revoked or paused, by any process.
+  const watch = new KeyStandingWatch(keys);
+  closers.push(() => watch.close());
 
   const runner = plan.works
     ? new JobRunner({
@@ -230,7 +235,9 @@ async function startRole(
     closers.push(() => deliveries.stop());
   }
   await app.listen({ host: config.host, port: config.port });
-  const realtime = plan.serves ? await startRealtime(config, { keys, billing, seats: stores.seats, engines: engines.engines }, app.log) : null;
+  const realtime = plan.serves
+    ? await startRealtime(config, { keys, billing, watch, seats: stores.seats, engines: engines.engines, onSessionEnd: sessionAudit(app.log) }, app.log)
+    : null;
   if (realtime) closers.push(() => realtime.close());
   let metricsListener: MetricsListener | null = null;
   if (config.metricsPort !== null) {
@@ -284,6 +291,19 @@ async function startRealtime(config: ServiceConfig, deps: Omit<RealtimeListenerO
   };
   for (const note of runtimeNotes(facts)) log[note.level](note.message);
   return realtime;
+}
+
+/**
+ * One access-audit line per realtime session, as for every HTTP request: who (key and tenant ids),
+ * how it closed, the seconds received and billed, billing's word. Never content (not even the
+ * client's own session_id, which the client chose).
+ */
+function sessionAudit(log: FastifyBaseLogger): (outcome: SessionOutcome) => void {
+  return ({ sessionId: _clientChosen, billingBlocked, ...outcome }) =>
+    log.info(
+      { route: 'realtime', ...outcome, billing: billingBlocked === null ? 'metered' : 'blocked', blockReason: billingBlocked ?? undefined },
+      'realtime session ended',
+    );
 }
 
 function urlOf(host: string, port: number): string {

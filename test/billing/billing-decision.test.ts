@@ -2,7 +2,7 @@
 // the contract's order (pause, allowance on a plan without overage, spend cap, prepaid credit), the
 // estimate counted against each limit, and which blocks lift by themselves at the next period.
 import t from 'tap';
-import { BLOCK_REASONS, blockReason, resetsWithPeriod, type BillingSituation } from '../../src/billing/billing-decision.js';
+import { BLOCK_REASONS, admissibleMs, blockReason, resetsWithPeriod, type BillingSituation } from '../../src/billing/billing-decision.js';
 import type { BillingTerms } from '../../src/store/billing-settings-store.js';
 import type { UsagePool } from '../../src/store/usage-record.js';
 
@@ -156,4 +156,23 @@ t.test('allowance and cap blocks lift with the next period; used credit lifts wi
   t.equal(resetsWithPeriod('paused', some), false);
   t.equal(resetsWithPeriod('credit', some), true, 'the next period brings free hours again');
   t.equal(resetsWithPeriod('credit', none), false, 'no allowance: only a top-up lifts it');
+});
+
+t.test('admissibleMs: the most audio blockReason lets through, up to what is wanted', async (t) => {
+  const minute = 60_000;
+  t.equal(admissibleMs(situation({}), 'realtime', minute), minute, 'within the allowance: all of it');
+  t.equal(admissibleMs(situation({ terms: NO_OVERAGE, realtimeUsedMs: 5 * HOUR - 3_600 }), 'realtime', minute), 3_600, 'the allowance left');
+  t.equal(admissibleMs(situation({ terms: NO_OVERAGE, realtimeUsedMs: 5 * HOUR }), 'realtime', minute), 0, 'none left');
+  t.equal(admissibleMs(situation({ paused: true }), 'realtime', minute), 0, 'paused');
+  // Beyond the allowance at 0.60 per hour: 0.001 of cap left buys 6 s.
+  const capped = situation({ terms: { spendCapMicros: 10_000 }, realtimeUsedMs: 5 * HOUR, periodCost: 9_000 });
+  // (Charges are rounded to the micro: a few milliseconds more cost the same.)
+  t.ok(Math.abs(admissibleMs(capped, 'realtime', minute) - 6_000) <= 3, 'what the spend cap has left, priced');
+  const credit = situation({ realtimeUsedMs: 5 * HOUR - 1_000, credit: 1_000, lifetimeCost: 0 });
+  t.ok(Math.abs(admissibleMs(credit, 'realtime', minute) - 7_000) <= 3, 'the allowance left, then what the credit buys');
+  for (const s of [capped, credit]) {
+    const most = admissibleMs(s, 'realtime', minute);
+    t.equal(blockReason(s, 'realtime', most), null, 'admitted as decided');
+    t.not(blockReason(s, 'realtime', most + 1), null, 'one millisecond more is not');
+  }
 });

@@ -3,12 +3,13 @@
 // and S3): inline requests sent all at once against an allowance, a spend cap and a prepaid credit
 // that fit a few of them. Each admitted request reserves its measured length before decoding, so the
 // bound is exact: what is admitted fits the limit, and nothing is metered beyond it (overshoot 0 s).
+// Jobs reserve their file's length at completion (a direct upload's at its creation): the same bound.
 import { readFile } from 'node:fs/promises';
 import t, { type Test } from 'tap';
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
 import type { UsageStanding } from '../../src/store/usage-record.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { auth } from '../helpers/jobs-client.js';
+import { auth, completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
 const HOUR_MICROS_PER_SECOND = 3_600_000_000; // a price of 1 currency unit per audio-second
@@ -17,7 +18,7 @@ let svc: TestService;
 let wav: Uint8Array;
 
 t.before(async () => {
-  svc = await startTestService({ SVC_RATE_LIMIT_PER_MINUTE: '100000' });
+  svc = await startTestService({ SVC_RATE_LIMIT_PER_MINUTE: '100000', SVC_INLINE_BOUNDARY_SECONDS: '3.5' });
   wav = await readFile(await speechWav(1));
 });
 t.teardown(() => svc?.close());
@@ -70,6 +71,49 @@ t.test('a prepaid credit of 5 seconds admits 5 and leaves none, never less', asy
   const outcome = await race(key.key);
   assertExact(t, outcome, 5);
   t.equal(outcome.creditLeft, 0);
+});
+
+t.test('jobs completed at once against an allowance that fits 3 of 8: 3 accepted, 5 refused and still waiting with their files, 3 s metered', async (t) => {
+  const key = await svc.createKey({ tenant: 'race-jobs', plan: 'builder' });
+  await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 3_000 } });
+  const jobs = await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      const job = await createJob(svc.url, key.key, jobBody(wav));
+      t.equal((await uploadFile(job, wav)).status, 204);
+      return job;
+    }),
+  );
+  // Queued and running jobs count: none of them is recorded before the others are decided.
+  const statuses = await Promise.all(jobs.map(async (job) => (await completeJob(job, key.key)).status));
+  t.equal(statuses.filter((s) => s === 202).length, 3, 'accepted: exactly what fits');
+  t.equal(statuses.filter((s) => s === 402).length, 5);
+  const ends = await Promise.all(
+    jobs.map(async (job, i) => (statuses[i] === 202 ? (await waitForEnd(job.poll_url, key.key)).status : (await poll(job.poll_url, key.key)).body.status)),
+  );
+  t.same(ends.sort(), [...Array(5).fill('awaiting_upload'), ...Array(3).fill('succeeded')]);
+  const usage = (await (await fetch(`${svc.url}/v1/usage`, { headers: auth(key.key) })).json()) as { batch_seconds: number };
+  t.equal(usage.batch_seconds, 3, 'metered: the accepted jobs, nothing beyond the allowance');
+});
+
+t.test('direct uploads that become jobs, racing for an allowance that fits 2 of 6: 2 jobs, 4 refused', async (t) => {
+  const key = await svc.createKey({ tenant: 'race-direct', plan: 'builder' });
+  const long = await readFile(await speechWav(4, { seed: 5 }));
+  await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 8_000 } });
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, async () => {
+      const res = await postTranscription(
+        svc.url,
+        key.key,
+        { model: 'svc-medical-1', response_format: 'json' },
+        { data: long, name: 'a.wav', type: 'audio/wav' },
+      );
+      return { status: res.status, body: (await res.json()) as { poll_url?: string } };
+    }),
+  );
+  t.same(answers.map((a) => a.status).sort(), [202, 202, 402, 402, 402, 402], '4 s is beyond the inline boundary: two jobs, four refusals');
+  for (const answer of answers.filter((a) => a.status === 202)) t.equal((await waitForEnd(answer.body.poll_url!, key.key)).status, 'succeeded');
+  const usage = (await (await fetch(`${svc.url}/v1/usage`, { headers: auth(key.key) })).json()) as { batch_seconds: number };
+  t.equal(usage.batch_seconds, 8);
 });
 
 t.test('requests whose clients hang up at any point leave no reservation behind', async (t) => {

@@ -11,7 +11,7 @@ import { runUsageCommand } from '../../src/cli/usage-command.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { databasePath } from '../../src/store/sqlite/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
+import { auth, completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { recordCanary } from '../helpers/test-logs.js';
@@ -161,7 +161,7 @@ t.test('every route is metered to the millisecond; GET /v1/usage shows the own t
   );
 });
 
-t.test('the allowance on a plan without overage: the next request is refused, accepted work finishes; the month resets it; a pause wins', async (t) => {
+t.test('the allowance on a plan without overage: work that does not fit is refused, a job at its completion; the month resets it; a pause wins', async (t) => {
   const key = await svc.createKey({ tenant: 'clinic-builder', plan: 'builder' });
   await svc.stores.billing.updateKey(key.id, { overrides: { batchIncludedMs: 5_000, realtimeIncludedMs: 0 } });
 
@@ -171,13 +171,17 @@ t.test('the allowance on a plan without overage: the next request is refused, ac
   t.equal(waiting.status, 201, 'a job created while the allowance lasts, its audio not sent yet');
   const waitingJob = (await waiting.json()) as CreatedJob;
   await assertBlocked(t, await transcribe(key.key, 3), /monthly batch allowance is used.*until \d{4}-\d\d-\d\dT/);
-  // A job's length is not known at creation: it is accepted while the allowance lasts, then finishes.
-  const { job, done } = await runJob(key.key, 4);
-  t.equal(done.status, 'succeeded', 'accepted work finishes beyond the allowance');
+  // A job's length is not known at creation: its file is measured at completion and must fit then.
+  const tooLong = await createJob(svc.url, key.key, jobBody(wav[4]));
+  t.equal((await uploadFile(tooLong, wav[4])).status, 204);
+  await assertBlocked(t, await completeJob(tooLong, key.key), /allowance/);
+  t.equal((await poll(tooLong.poll_url, key.key)).body.status, 'awaiting_upload', '4 s beyond 2 s left: refused at completion, the job waits with its file');
+  const { job, done } = await runJob(key.key, 2);
+  t.equal(done.status, 'succeeded', 'the 2 s that fit are accepted and finish');
   let body = (await usageOf(key.key)).body;
-  t.equal(body.batch_seconds, 7, 'and is metered in full');
-  t.equal(lines(body).find((l) => l.route === 'job')!.overage_hours, 2 / 3600, 'two seconds beyond it');
-  t.equal(body.keys[0].cost, 0, 'builder sells no overage: nothing is charged');
+  t.equal(body.batch_seconds, 5, 'metered in full: the allowance exactly');
+  t.equal(lines(body).find((l) => l.route === 'job')!.overage_hours, 0, 'nothing beyond it');
+  t.equal(body.keys[0].cost, 0);
   t.equal(body.keys[0].blocked.batch.reason, 'allowance');
   t.equal(body.keys[0].blocked.batch.resets_at, body.resets_at, 'lifts when the period ends');
 

@@ -2,6 +2,7 @@
 // `start`, minutes of silence, and a client that never reads its events (backpressure). Each on both
 // transports, each closing only the offending connection: a well-behaved session beside it finishes.
 import { readFile } from 'node:fs/promises';
+import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
 import { UsageBilling } from '../../src/billing/usage-billing.js';
 import t from 'tap';
 import WebSocket from 'ws';
@@ -39,7 +40,8 @@ for (const transport of ['uws', 'ws'] as const) {
       port: 0,
       transport,
       keys: svc.stores.keys,
-      billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
+      billing: new UsageBilling(svc.stores.usage, svc.stores.billing, Date.now, null, svc.service.instanceId),
+      watch: new KeyStandingWatch(svc.stores.keys),
       seats: svc.stores.seats,
       engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
       limits: { startTimeoutSeconds: 0.5, silenceTimeoutSeconds: 2 },

@@ -151,6 +151,16 @@ for (const transport of ['uws', 'ws'] as const) {
       const early = await connectRealtime(url);
       early.socket.send(new Uint8Array(3200));
       t.same(await early.closed, { code: 1008, reason: 'AUDIO_BEFORE_READY' }, 'audio before start');
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const eager = await connectRealtime(url);
+        eager.start(startMessage(svc.key));
+        eager.socket.send(new Uint8Array(3200));
+        t.same(await eager.closed, { code: 1008, reason: 'AUDIO_BEFORE_READY' }, `audio right after start, before ready (try ${attempt + 1})`);
+        t.notOk(
+          eager.events.some((e) => e.type === 'ready'),
+          'no ready',
+        );
+      }
     });
 
     t.test('seats per project by plan, across both paths: 1013 before any audio', async (t) => {

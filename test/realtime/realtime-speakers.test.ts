@@ -3,6 +3,7 @@
 // revisioned events, name every turn, tell the voices apart across turns, never carry or change text,
 // and are complete before `final`. A diarizer that fails is said to have failed; the text goes on.
 import { readFile } from 'node:fs/promises';
+import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
 import { UsageBilling } from '../../src/billing/usage-billing.js';
 import t from 'tap';
 import { Engine } from '../../src/engine/engine.js';
@@ -68,7 +69,8 @@ t.test('a two-voice conversation at real time: labels per turn, revisioned, befo
     port: 0,
     transport: PREFERRED_TRANSPORT,
     keys: svc.stores.keys,
-    billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
+    billing: new UsageBilling(svc.stores.usage, svc.stores.billing, Date.now, null, svc.service.instanceId),
+    watch: new KeyStandingWatch(svc.stores.keys),
     seats: svc.stores.seats,
     engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
   });
@@ -114,7 +116,8 @@ t.test('a diarizer that fails: the session says so once and the text goes on to 
     port: 0,
     transport: 'ws',
     keys: svc.stores.keys,
-    billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
+    billing: new UsageBilling(svc.stores.usage, svc.stores.billing, Date.now, null, svc.service.instanceId),
+    watch: new KeyStandingWatch(svc.stores.keys),
     seats: svc.stores.seats,
     engines: { 'svc-medical-1': failing, 'svc-medical-edge-1': failing },
   });

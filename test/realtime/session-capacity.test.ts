@@ -4,6 +4,7 @@
 // 1013 SERVICE_UNAVAILABLE on a real listener. The store's outage is injected at its boundary; the
 // stores' own mapping of a dead database to StoreUnavailableError is tested in test/store/.
 import { join } from 'node:path';
+import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
 import { UsageBilling } from '../../src/billing/usage-billing.js';
 import t from 'tap';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
@@ -71,7 +72,8 @@ t.test('a start that finds the seat store down: 1013 SERVICE_UNAVAILABLE, then s
     port: 0,
     transport: 'ws',
     keys: svc.stores.keys,
-    billing: new UsageBilling(svc.stores.usage, svc.stores.billing),
+    billing: new UsageBilling(svc.stores.usage, svc.stores.billing, Date.now, null, svc.service.instanceId),
+    watch: new KeyStandingWatch(svc.stores.keys),
     seats,
     engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
   });

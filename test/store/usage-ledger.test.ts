@@ -4,6 +4,8 @@ import { usageLedgerContract } from './contract/usage-ledger-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
 import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
+import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
+import type { JobStatus } from '../../src/domain/job-statuses.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 
@@ -13,6 +15,26 @@ const instances = (db: StoreDb) => {
   return async (id: string, alive: boolean) => (alive ? registry.register(id, 'all', Date.now(), 3_600_000) : registry.deregister(id));
 };
 
+/** A job row in `status` (created when missing), on the ledger's database. */
+const jobs = (db: StoreDb) => {
+  const store = new KyselyJobStore(db);
+  return async (id: string, status: JobStatus) => {
+    if (!(await store.getById(id))) {
+      await store.create({
+        id,
+        tenant: 'acme',
+        keyId: 'key_k1',
+        status: 'accepted',
+        request: { model: 'base' },
+        audioPath: null,
+        audioSeconds: null,
+        webhookUrl: null,
+      });
+    }
+    await db.updateTable('jobs').set({ status }).where('id', '=', id).execute();
+  };
+};
+
 usageLedgerContract(t, 'KyselyUsageLedger on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
   const { db } = databases;
@@ -20,6 +42,7 @@ usageLedgerContract(t, 'KyselyUsageLedger on SQLite', async (t) => {
   return {
     ledger: new KyselyUsageLedger(storeDb),
     instanceAlive: instances(storeDb),
+    jobStatus: jobs(storeDb),
     another: async () => new KyselyUsageLedger(sqliteStoreDb(await databases.open())),
     rawRows: async () => db.prepare('SELECT * FROM usage_events').all() as Record<string, unknown>[],
     columnNames: async () => (db.prepare("SELECT name FROM pragma_table_info('usage_events')").all() as { name: string }[]).map((row) => row.name),
@@ -34,6 +57,7 @@ usageLedgerContract(t, 'KyselyUsageLedger on PostgreSQL', async () => {
   return {
     ledger: new KyselyUsageLedger(storeDb),
     instanceAlive: instances(storeDb),
+    jobStatus: jobs(storeDb),
     another: async () => new KyselyUsageLedger(postgresStoreDb(await databases.open())),
     rawRows: async () => (await db.query('SELECT * FROM usage_events')).rows,
     columnNames: async () =>

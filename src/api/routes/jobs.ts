@@ -16,8 +16,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { completeJobUpload } from '../../application/complete-job-upload.js';
 import { createPresignedJob } from '../../application/create-presigned-job.js';
-import { findOwnJob } from '../../application/find-own-job.js';
-import { keyIdempotency } from '../../application/idempotency-claim.js';
 import type { JobCreationConnection } from '../../application/job-creation-connection.js';
 import { pollJob } from '../../application/poll-job.js';
 import { readJobPartial } from '../../application/read-job-partial.js';
@@ -56,8 +54,8 @@ export interface JobRouteDeps {
   webhooks: { admit(keyId: string, url: string): Promise<number> };
   /** Read again while a long poll waits, and before a slot is created: a revoked key gets 401. */
   keys: Pick<KeyStore, 'get'>;
-  /** Decides whether new work is accepted (402 billing_blocked otherwise). */
-  billing: Pick<UsageBilling, 'requireAllowance'>;
+  /** Decides whether new work is accepted (402 billing_blocked otherwise), reserving a completed job's audio. */
+  billing: Pick<UsageBilling, 'requireAllowance' | 'reserve' | 'release'>;
 }
 
 type JobRequest = FastifyRequest<{ Params: { job_id: string }; Querystring: Record<string, string | undefined> }>;
@@ -88,16 +86,11 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
     embeddedUploadUrl: (jobId) => `${deps.config.publicBaseUrl}/v1/uploads/${jobId}`,
     jobCreated: (created) => createdJobAnswer(created, deps.config),
   };
-  const idempotency = keyIdempotency(deps.idempotency, key.id);
-  return replay(reply, await createPresignedJob({ key, idempotencyKey, creation, body: request.body, log: request.log }, connection, { ...deps, idempotency }));
+  return replay(reply, await createPresignedJob({ key, idempotencyKey, creation, body: request.body, log: request.log }, connection, deps));
 }
 
 async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
-  const key = request.apiKey!;
-  // The job must be this key's before anything else is done with it: completeJobUpload looks it up
-  // by tenant only (it passes key.tenant to findOwnJob), so the key is checked here until it does.
-  await findOwnJob(deps, key, request.params.job_id);
-  const { job, nowMs } = await completeJobUpload({ key, jobId: request.params.job_id, log: request.log }, deps);
+  const { job, nowMs } = await completeJobUpload({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps);
   return reply.code(202).send(jobView(job, deps.config.publicBaseUrl, nowMs));
 }
 

@@ -4,7 +4,6 @@
 // job's stored 202, the transcript in its response format, or nothing more once it was streamed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
-import { keyIdempotency } from '../../application/idempotency-claim.js';
 import { transcribeUpload, type UploadTranscription } from '../../application/transcribe-upload.js';
 import type { TranscribeUploadDeps } from '../../application/transcribe-upload-deps.js';
 import { responseBody } from '../../contract/response-body.js';
@@ -28,9 +27,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps) {
 async function handle(request: FastifyRequest, reply: FastifyReply, deps: TranscriptionRouteDeps, parseFields: UploadTranscription['parseFields']) {
   const key = request.apiKey!;
   const input = { key, requestId: request.id, idempotencyKey: idempotencyKeyOf(request), parseFields, log: request.log };
-  // A job's stored 202 is given again only to the key it was given to (idempotency-claim.ts).
-  const idempotency = keyIdempotency(deps.idempotency, key.id);
-  const answer = await transcribeUpload(input, httpTranscriptionConnection(request, reply, deps), { ...deps, idempotency });
+  const answer = await transcribeUpload(input, httpTranscriptionConnection(request, reply, deps), deps);
   if (answer.kind === 'stored') return replay(reply, answer.response);
   if (answer.kind === 'streamed') return reply;
   const { contentType, body } = responseBody(answer.outcome, answer.transcription.responseFormat, answer.context, { logprobs: answer.transcription.logprobs });

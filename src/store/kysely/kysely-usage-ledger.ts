@@ -46,13 +46,16 @@ async function lockTenant(trx: StoreDb, tenant: string): Promise<void> {
 }
 
 /**
- * Whether a reservation still counts: its instance is alive, or its job is accepted or running. The
- * others are left for the sweeper (deleteDeadReservations); no decision counts them meanwhile.
+ * Whether a reservation still counts: its job is accepted or running; or its instance is alive and
+ * its job, if it names one, has not ended (a direct upload's job not created yet, a job awaiting its
+ * upload). The others are left for the sweeper (deleteDeadReservations); no decision counts them meanwhile.
  */
 const LIVE_RESERVATION: RawBuilder<SqlBool> = sql<SqlBool>`(
-  (usage_reservations.holder_instance IS NOT NULL AND EXISTS (SELECT 1 FROM service_instances i WHERE i.id = usage_reservations.holder_instance))
-  OR (usage_reservations.holder_job IS NOT NULL
-      AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = usage_reservations.holder_job AND j.status IN ('accepted', 'running'))))`;
+  (usage_reservations.holder_job IS NOT NULL
+      AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = usage_reservations.holder_job AND j.status IN ('accepted', 'running')))
+  OR (usage_reservations.holder_instance IS NOT NULL
+      AND EXISTS (SELECT 1 FROM service_instances i WHERE i.id = usage_reservations.holder_instance)
+      AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = usage_reservations.holder_job AND j.status NOT IN ('awaiting_upload', 'accepted', 'running'))))`;
 
 /** Records the event on `trx`, which must be an `immediate` transaction (the locks last until it ends); its reservation, if any, is converted. */
 export async function recordUsage(trx: StoreDb, event: UsageEvent, terms: PoolTerms): Promise<boolean> {
@@ -105,10 +108,10 @@ export class KyselyUsageLedger implements UsageLedger {
         key_id: reservation.keyId,
         period: reservation.period,
         pool: reservation.pool,
-        audio_ms: Math.round(reservation.audioMs),
+        audio_ms: Math.round(decision.audioMs ?? reservation.audioMs),
         cost_micros: decision.costMicros,
-        holder_instance: 'instance' in reservation.holder ? reservation.holder.instance : null,
-        holder_job: 'job' in reservation.holder ? reservation.holder.job : null,
+        holder_instance: reservation.holder.instance ?? null,
+        holder_job: reservation.holder.job ?? null,
         at_ms: reservation.atMs,
       };
       // A key reserved again (a job's completion retried) holds what was decided last.

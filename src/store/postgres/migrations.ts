@@ -286,6 +286,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX usage_reservations_key ON usage_reservations (key_id);
     `,
   },
+  {
+    version: 8,
+    name: 'usage reservations held by an instance and a job at once (a job reserved before its row exists)',
+    sql: `
+      ALTER TABLE usage_reservations DROP CONSTRAINT usage_reservations_check;
+      ALTER TABLE usage_reservations ADD CONSTRAINT usage_reservations_holder CHECK (holder_instance IS NOT NULL OR holder_job IS NOT NULL);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

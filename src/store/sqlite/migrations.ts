@@ -298,6 +298,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX usage_reservations_key ON usage_reservations (key_id);
     `,
   },
+  {
+    version: 10,
+    name: 'usage reservations held by an instance and a job at once (a job reserved before its row exists)',
+    // SQLite cannot drop a CHECK: the table is rebuilt with the new one (it holds only work in flight).
+    sql: `
+      CREATE TABLE usage_reservations_new (
+        reservation_key TEXT PRIMARY KEY,
+        tenant          TEXT NOT NULL,
+        key_id          TEXT NOT NULL,
+        period          TEXT NOT NULL,
+        pool            TEXT NOT NULL CHECK (pool IN ('batch', 'realtime')),
+        audio_ms        INTEGER NOT NULL CHECK (audio_ms >= 0),
+        cost_micros     INTEGER NOT NULL CHECK (cost_micros >= 0),
+        holder_instance TEXT,
+        holder_job      TEXT,
+        at_ms           INTEGER NOT NULL,
+        CHECK (holder_instance IS NOT NULL OR holder_job IS NOT NULL)
+      ) STRICT;
+      INSERT INTO usage_reservations_new SELECT * FROM usage_reservations;
+      DROP TABLE usage_reservations;
+      ALTER TABLE usage_reservations_new RENAME TO usage_reservations;
+      CREATE INDEX usage_reservations_tenant ON usage_reservations (tenant, period, pool);
+      CREATE INDEX usage_reservations_key ON usage_reservations (key_id);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

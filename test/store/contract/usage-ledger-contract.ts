@@ -5,6 +5,7 @@
 // until converted or released, never once their holder is gone, admitted in turns across
 // connections), and no content at rest.
 import type { Test } from 'tap';
+import type { JobStatus } from '../../../src/domain/job-statuses.js';
 import type { UsageLedger } from '../../../src/store/usage-ledger.js';
 import type { UsageReservation } from '../../../src/store/usage-reservation.js';
 import {
@@ -28,6 +29,8 @@ export interface UsageLedgerHarness {
   columnNames(): Promise<string[]>;
   /** Registers (alive) or removes (dead) a service instance, as the instance registry does. */
   instanceAlive(id: string, alive: boolean): Promise<void>;
+  /** Creates the job row when it is missing (tenant 'acme', key 'key_k1') and sets its status, as the job store's transitions do. */
+  jobStatus(id: string, status: JobStatus): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -371,6 +374,41 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       t.equal(await ledger.deleteDeadReservations(), 0);
       await instanceAlive('inst_b', true);
       t.same((await standing()).tenantUsedMs.batch, 60_000, 'swept: a returning instance id holds nothing');
+    });
+
+    t.test('a job reserved for before its row exists is held by its instance until accepted, by the job from then on, by nothing once it ended', async (t) => {
+      const { ledger, instanceAlive, jobStatus } = await open(t);
+      await instanceAlive('inst_a', true);
+      const held = async (): Promise<number> => {
+        let seen: UsageStanding | undefined;
+        await ledger.reserve(reservation({ key: 'inline:probe', audioMs: 0 }), (s) => {
+          seen = s;
+          return { refused: 'probe' };
+        });
+        return seen!.tenantUsedMs.batch;
+      };
+      const reserveFor = (job: string) =>
+        ledger.reserve(reservation({ key: `job:${job}`, audioMs: 60_000, holder: { instance: 'inst_a', job } }), () => ({ costMicros: 0 }));
+      await reserveFor('job_direct');
+      await reserveFor('job_presigned');
+      await jobStatus('job_presigned', 'awaiting_upload');
+      t.equal(await held(), 120_000, 'before the row exists and while the upload is awaited: held by the instance');
+      await jobStatus('job_direct', 'accepted');
+      await jobStatus('job_presigned', 'accepted');
+      await instanceAlive('inst_a', false);
+      t.equal(await held(), 120_000, 'accepted: held by the job, though the instance died');
+      await jobStatus('job_direct', 'running');
+      await jobStatus('job_presigned', 'failed');
+      t.equal(await held(), 60_000, 'a job that failed holds nothing');
+      await instanceAlive('inst_a', true);
+      await reserveFor('job_waiting');
+      await jobStatus('job_waiting', 'awaiting_upload');
+      await reserveFor('job_expired');
+      await jobStatus('job_expired', 'failed');
+      t.equal(await held(), 120_000, 'an ended job holds nothing even while its instance lives');
+      await instanceAlive('inst_a', false);
+      t.equal(await held(), 60_000, "awaiting the upload, the instance that reserved died: the completion's reservation is gone");
+      t.equal(await ledger.deleteDeadReservations(), 3, 'the failed, the expired and the orphaned completion are swept');
     });
 
     t.test('ledgers on separate connections reserving the last of an allowance at once admit exactly what fits', async (t) => {
