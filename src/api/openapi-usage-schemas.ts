@@ -112,13 +112,23 @@ export const usageKey: Schema = {
       description:
         "The terms the key is billed under (its plan, with the operator's and the key's own overrides). Null: unlimited, no overage sold, or no cap.",
       additionalProperties: false,
-      required: ['batch_included_hours', 'realtime_included_hours', 'batch_price_per_hour', 'realtime_price_per_hour', 'spend_cap'],
+      required: [
+        'batch_included_hours',
+        'realtime_included_hours',
+        'batch_price_per_hour',
+        'realtime_price_per_hour',
+        'spend_cap',
+        'realtime_session_max_hours',
+      ],
       properties: {
         batch_included_hours: nullableNumber('Batch audio-hours included per period, shared by the tenant.'),
         realtime_included_hours: nullableNumber('Realtime audio-hours included per period, shared by the tenant.'),
         batch_price_per_hour: nullableNumber('Per audio-hour beyond the batch allowance.'),
         realtime_price_per_hour: nullableNumber('Per audio-hour beyond the realtime allowance.'),
         spend_cap: nullableNumber('The most this key is charged in a period.'),
+        realtime_session_max_hours: nullableNumber(
+          'The most audio one realtime session takes; it then ends with its `final` and close 4408 `SESSION_TOO_LONG`.',
+        ),
       },
     },
     batch_seconds: number(),

@@ -14,11 +14,34 @@ const units = (u: number) => Math.round(u * MICROS_PER_UNIT);
 
 export const DEFAULT_PLAN_TERMS: Readonly<Record<Plan, BillingTerms>> = {
   // The free tier: its allowances, no overage (work beyond them is refused until the next period).
-  builder: { batchIncludedMs: hours(25), realtimeIncludedMs: hours(25), batchPriceMicros: null, realtimePriceMicros: null, spendCapMicros: null },
-  // The contract's realtime terms; batch beyond its allowance at 0.30 per audio-hour; no cap unless set.
-  payg: { batchIncludedMs: hours(25), realtimeIncludedMs: hours(25), batchPriceMicros: units(0.3), realtimePriceMicros: units(0.45), spendCapMicros: null },
+  // A realtime session lasts at most 2 audio-hours (a consultation, not a microphone left open).
+  builder: {
+    batchIncludedMs: hours(25),
+    realtimeIncludedMs: hours(25),
+    batchPriceMicros: null,
+    realtimePriceMicros: null,
+    spendCapMicros: null,
+    realtimeSessionMaxMs: hours(2),
+  },
+  // The contract's realtime terms; batch beyond its allowance at 0.30 per audio-hour; no cap unless
+  // set; sessions of up to 4 audio-hours (a long procedure).
+  payg: {
+    batchIncludedMs: hours(25),
+    realtimeIncludedMs: hours(25),
+    batchPriceMicros: units(0.3),
+    realtimePriceMicros: units(0.45),
+    spendCapMicros: null,
+    realtimeSessionMaxMs: hours(4),
+  },
   // Custom: unlimited until the operator sets terms.
-  enterprise: { batchIncludedMs: null, realtimeIncludedMs: null, batchPriceMicros: null, realtimePriceMicros: null, spendCapMicros: null },
+  enterprise: {
+    batchIncludedMs: null,
+    realtimeIncludedMs: null,
+    batchPriceMicros: null,
+    realtimePriceMicros: null,
+    spendCapMicros: null,
+    realtimeSessionMaxMs: null,
+  },
 };
 
 export function resolveTerms(plan: Plan, planOverrides: TermsPatch | undefined, keyOverrides: TermsPatch): BillingTerms {

@@ -18,6 +18,7 @@ export function termsJson(terms: Partial<BillingTerms>) {
   if (terms.batchPriceMicros !== undefined) out.batch_price_per_hour = unitsOf(terms.batchPriceMicros);
   if (terms.realtimePriceMicros !== undefined) out.realtime_price_per_hour = unitsOf(terms.realtimePriceMicros);
   if (terms.spendCapMicros !== undefined) out.spend_cap = unitsOf(terms.spendCapMicros);
+  if (terms.realtimeSessionMaxMs !== undefined) out.realtime_session_max_hours = hoursOf(terms.realtimeSessionMaxMs);
   return out;
 }
 

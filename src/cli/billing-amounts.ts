@@ -26,10 +26,11 @@ export const TERM_OPTIONS = {
   'batch-price': { type: 'string' },
   'realtime-price': { type: 'string' },
   'spend-cap': { type: 'string' },
+  'realtime-session-hours': { type: 'string' },
 } as const;
 
 export const TERM_FLAGS_USAGE =
-  '[--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none]';
+  '[--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none] [--realtime-session-hours H|unlimited]';
 
 export function termsPatchOf(values: Partial<Record<keyof typeof TERM_OPTIONS, string>>): TermsPatch {
   const patch: TermsPatch = {};
@@ -38,6 +39,7 @@ export function termsPatchOf(values: Partial<Record<keyof typeof TERM_OPTIONS, s
   if (values['batch-price'] !== undefined) patch.batchPriceMicros = moneyFlag(values['batch-price'], '--batch-price');
   if (values['realtime-price'] !== undefined) patch.realtimePriceMicros = moneyFlag(values['realtime-price'], '--realtime-price');
   if (values['spend-cap'] !== undefined) patch.spendCapMicros = moneyFlag(values['spend-cap'], '--spend-cap');
+  if (values['realtime-session-hours'] !== undefined) patch.realtimeSessionMaxMs = hoursFlag(values['realtime-session-hours'], '--realtime-session-hours');
   return patch;
 }
 

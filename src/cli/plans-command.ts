@@ -42,7 +42,7 @@ async function listPlans(argv: string[], out: CommandOutput): Promise<void> {
   }
   out.write(
     textTable(
-      ['plan', 'batch h', 'realtime h', 'batch price/h', 'realtime price/h', 'spend cap', 'changed'],
+      ['plan', 'batch h', 'realtime h', 'batch price/h', 'realtime price/h', 'spend cap', 'session h', 'changed'],
       plans.map((p) => [
         p.plan,
         hours(p.terms.batchIncludedMs),
@@ -50,6 +50,7 @@ async function listPlans(argv: string[], out: CommandOutput): Promise<void> {
         money(p.terms.batchPriceMicros),
         money(p.terms.realtimePriceMicros),
         money(p.terms.spendCapMicros),
+        hours(p.terms.realtimeSessionMaxMs),
         p.changed ? 'yes' : 'no',
       ]),
     ) + `periods start on day ${startDay} of the month (UTC); the current one is ${period.label}, until ${new Date(period.endMs).toISOString()}\n`,
@@ -85,7 +86,7 @@ function describe(terms: ReturnType<typeof resolveTerms>): string {
   return (
     `batch ${hours(terms.batchIncludedMs)} h then ${money(terms.batchPriceMicros)}/h, ` +
     `realtime ${hours(terms.realtimeIncludedMs)} h then ${money(terms.realtimePriceMicros)}/h, ` +
-    `spend cap ${money(terms.spendCapMicros)}`
+    `spend cap ${money(terms.spendCapMicros)}, realtime sessions up to ${hours(terms.realtimeSessionMaxMs)} h`
   );
 }
 

@@ -18,7 +18,7 @@ import type { BlockReason } from '../billing/billing-decision.js';
 import type { KeyCutOff, KeyStandingWatch } from '../billing/key-standing-watch.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';
-import { RealtimeUsage } from './realtime-usage.js';
+import { RealtimeUsage, type UsageLimit } from './realtime-usage.js';
 import { CLOSE, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { EventSequence, type TurnText } from './realtime-events.js';
@@ -74,7 +74,7 @@ export interface SessionOutcome {
 export interface SessionDeps {
   keys: KeyStore;
   /** Admits the session's audio slice by slice (refusing a start when usage is blocked) and meters it. */
-  billing: Pick<UsageBilling, 'reserveUpTo' | 'release' | 'meter'>;
+  billing: Pick<UsageBilling, 'reserveUpTo' | 'release' | 'meter' | 'terms'>;
   /** Tells an open session that its key was revoked or its usage paused. */
   watch: Pick<KeyStandingWatch, 'watch'>;
   capacity: SessionCapacity;
@@ -252,13 +252,14 @@ export class RealtimeSession implements ConnectionHandlers {
   }
 
   /**
-   * The audio admitted ran out (the allowance, spend cap or credit): no more is taken, what was
-   * received is finished as after `stop`, and the session closes with the refusal after its `final`.
+   * The audio admitted ran out (the allowance, spend cap or credit; the plan's longest session): no
+   * more is taken, what was received is finished as after `stop`, and the session closes with the
+   * refusal after its `final`.
    */
-  private limitReached(refusal: BillingBlockedError): void {
+  private limitReached(limit: UsageLimit): void {
     if (this.isClosed() || this.ending) return;
-    this.billingBlocked = refusal.reason;
-    this.ending = billingRefusal(refusal);
+    if (limit.kind === 'billing') this.billingBlocked = limit.refusal.reason;
+    this.ending = limit.kind === 'billing' ? billingRefusal(limit.refusal) : sessionTooLong(limit.maxMs);
     if (this.phase !== 'streaming') return;
     this.phase = 'stopping';
     void this.finish();
@@ -280,7 +281,7 @@ export class RealtimeSession implements ConnectionHandlers {
       // Before any seat or audio: the first slice of audio is reserved (the allowance, spend cap and
       // credit decide, counting work admitted elsewhere, and an operator's pause).
       const usage = await RealtimeUsage.open(this.deps.billing, key, start, REALTIME_SAMPLE_RATE, {
-        limit: (refusal) => this.limitReached(refusal),
+        limit: (limit) => this.limitReached(limit),
       }).catch((error: unknown) => {
         if (!(error instanceof BillingBlockedError)) throw error;
         this.billingBlocked = error.reason;
@@ -647,6 +648,11 @@ function turnSpeech(regions: readonly SpeechRegion[], samples: number): SpeechRe
 
 function unauthorized(): RealtimeRefusal {
   return new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
+}
+
+function sessionTooLong(maxMs: number): RealtimeRefusal {
+  const length = maxMs >= 60_000 ? `${Math.round(maxMs / 60_000)} minutes` : `${Math.round(maxMs / 1000)} seconds`;
+  return new RealtimeRefusal('invalid_request', CLOSE.timeout, 'SESSION_TOO_LONG', `a session takes at most ${length} of audio on this plan: start a new one`);
 }
 
 function billingRefusal(error: BillingBlockedError): RealtimeRefusal {

@@ -5,7 +5,8 @@
 // slice is reserved at the start (a key that cannot have one is refused before `ready`); the next
 // one when half of the current one is used, so the audio never waits for it. When the next one is
 // refused, the session may go on to the end of the current one and no further: `limit` is told, and
-// `received` admits no audio beyond it.
+// `received` admits no audio beyond it. The same holds at the plan's longest session
+// (realtimeSessionMaxMs), read at the start.
 //
 // Slices are keyed by the session's own id (server-made) and their number, so a slice recorded
 // twice counts once and a process that dies mid-session loses at most the slice in progress (its
@@ -23,23 +24,27 @@ export const SLICE_SECONDS = 60;
 /** A slice shorter than this is not worth admitting: the session ends where the last one ends. */
 export const LEAST_SLICE_SECONDS = 1;
 
-type Billing = Pick<UsageBilling, 'meter' | 'reserveUpTo' | 'release'>;
+type Billing = Pick<UsageBilling, 'meter' | 'reserveUpTo' | 'release' | 'terms'>;
 
 /** A slice's reservation: under way, admitted (the samples it admits), or refused (why). */
 type SliceReservation =
   { state: 'pending'; decided: Promise<void> } | { state: 'admitted'; samples: number } | { state: 'refused'; refusal: BillingBlockedError };
 
+/** Why a session can take no more audio: billing refused its next slice, or it is as long as its plan allows. */
+export type UsageLimit = { kind: 'billing'; refusal: BillingBlockedError } | { kind: 'session_length'; maxMs: number };
+
 export interface UsageHandlers {
-  /** The audio admitted runs out at the end of the current slice: the key can have no more. */
-  limit(refusal: BillingBlockedError): void;
+  /** The audio admitted has run out: the key can have no more in this session. */
+  limit(limit: UsageLimit): void;
   /** Recording or reserving a slice failed (the ledger's error): logged, tried again later. */
   failure?(error: unknown): void;
 }
 
 export class RealtimeUsage {
   private sliceNumber = 1;
-  /** Samples received into the current slice. */
+  /** Samples received into the current slice, and in all. */
   private open = 0;
+  private total = 0;
   /** The slices' reservations, by number (kept: a slice's recording waits for its reservation's decision). */
   private readonly reservations = new Map<number, SliceReservation>();
   private limited = false;
@@ -55,6 +60,8 @@ export class RealtimeUsage {
     private readonly sampleRate: number,
     private readonly handlers: UsageHandlers,
     firstSliceMs: number,
+    /** The plan's longest session, in samples (null: none). */
+    private readonly maxSamples: number | null,
   ) {
     this.reservations.set(1, { state: 'admitted', samples: this.samplesOf(firstSliceMs) });
   }
@@ -68,23 +75,29 @@ export class RealtimeUsage {
     handlers: UsageHandlers,
   ): Promise<RealtimeUsage> {
     const id = `rt_${randomBase62(20)}`;
+    const { realtimeSessionMaxMs } = await billing.terms(key);
     const admittedMs = await billing.reserveUpTo(key, 'realtime', SLICE_SECONDS * 1000, LEAST_SLICE_SECONDS * 1000, sliceKey(id, 1));
-    return new RealtimeUsage(id, billing, key, start, sampleRate, handlers, admittedMs);
+    const maxSamples = realtimeSessionMaxMs === null ? null : Math.round((realtimeSessionMaxMs / 1000) * sampleRate);
+    return new RealtimeUsage(id, billing, key, start, sampleRate, handlers, admittedMs, maxSamples);
   }
 
   /** How many of `samples` are admitted (fewer only at the limit; none after it). */
   received(samples: number): number {
     let taken = 0;
-    while (taken < samples && !this.closed) {
+    const allowed = this.maxSamples === null ? samples : Math.min(samples, this.maxSamples - this.total);
+    while (taken < allowed && !this.closed) {
       const bound = this.bound();
       if (this.open >= bound) {
         if (!this.moveOn()) break;
         continue;
       }
-      const take = Math.min(samples - taken, bound - this.open);
+      const take = Math.min(allowed - taken, bound - this.open);
       this.open += take;
       taken += take;
     }
+    this.total += taken;
+    if (this.maxSamples !== null && this.total >= this.maxSamples)
+      this.reachLimit({ kind: 'session_length', maxMs: (this.maxSamples / this.sampleRate) * 1000 });
     // The next slice is asked for halfway through this one; a reservation that failed, again.
     if (!this.closed && !this.reservations.has(this.sliceNumber)) this.reserve(this.sliceNumber);
     if (!this.closed && this.open * 2 >= this.bound() && !this.reservations.has(this.sliceNumber + 1)) this.reserve(this.sliceNumber + 1);
@@ -127,7 +140,7 @@ export class RealtimeUsage {
     const next = this.reservations.get(this.sliceNumber + 1);
     const refused = current?.state === 'refused' ? current : next?.state === 'refused' ? next : null;
     if (refused) {
-      this.reachLimit(refused.refusal);
+      this.reachLimit({ kind: 'billing', refusal: refused.refusal });
       return false;
     }
     this.cut(this.open);
@@ -151,7 +164,7 @@ export class RealtimeUsage {
         }
         this.reservations.set(number, { state: 'refused', refusal: error });
         // Already at the end of what is admitted: the limit is here.
-        if (number === this.sliceNumber || this.open >= this.bound()) this.reachLimit(error);
+        if (number === this.sliceNumber || this.open >= this.bound()) this.reachLimit({ kind: 'billing', refusal: error });
       },
     );
     this.reservations.set(number, { state: 'pending', decided });
@@ -163,10 +176,10 @@ export class RealtimeUsage {
     if (reservation?.state === 'pending') await reservation.decided;
   }
 
-  private reachLimit(refusal: BillingBlockedError): void {
+  private reachLimit(limit: UsageLimit): void {
     if (this.limited || this.closed) return;
     this.limited = true;
-    this.handlers.limit(refusal);
+    this.handlers.limit(limit);
   }
 
   private samplesOf(ms: number): number {

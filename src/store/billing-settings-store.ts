@@ -15,6 +15,8 @@ export interface BillingTerms {
   realtimePriceMicros: number | null;
   /** The most a key may be charged in a period; null: no cap. */
   spendCapMicros: number | null;
+  /** The most audio one realtime session takes (it then ends with its final record); null: no limit. */
+  realtimeSessionMaxMs: number | null;
 }
 
 export const BILLING_TERM_NAMES = [
@@ -23,6 +25,7 @@ export const BILLING_TERM_NAMES = [
   'batchPriceMicros',
   'realtimePriceMicros',
   'spendCapMicros',
+  'realtimeSessionMaxMs',
 ] as const satisfies readonly (keyof BillingTerms)[];
 
 /** What a plan or a key overrides; an absent field is inherited. */

@@ -52,8 +52,15 @@ t.test("terms: the plan's built-in terms, then the operator's plan overrides, th
   const { stores, billing, key, work } = await desk(t);
   t.strictSame(
     DEFAULT_PLAN_TERMS.payg,
-    { batchIncludedMs: 25 * HOUR, realtimeIncludedMs: 25 * HOUR, batchPriceMicros: 300_000, realtimePriceMicros: 450_000, spendCapMicros: null },
-    "the contract's figures",
+    {
+      batchIncludedMs: 25 * HOUR,
+      realtimeIncludedMs: 25 * HOUR,
+      batchPriceMicros: 300_000,
+      realtimePriceMicros: 450_000,
+      spendCapMicros: null,
+      realtimeSessionMaxMs: 4 * HOUR,
+    },
+    "the contract's figures, and sessions of up to 4 hours",
   );
   t.strictSame(DEFAULT_PLAN_TERMS.builder, {
     batchIncludedMs: 25 * HOUR,
@@ -61,6 +68,7 @@ t.test("terms: the plan's built-in terms, then the operator's plan overrides, th
     batchPriceMicros: null,
     realtimePriceMicros: null,
     spendCapMicros: null,
+    realtimeSessionMaxMs: 2 * HOUR,
   });
   t.strictSame(DEFAULT_PLAN_TERMS.enterprise, {
     batchIncludedMs: null,
@@ -68,6 +76,7 @@ t.test("terms: the plan's built-in terms, then the operator's plan overrides, th
     batchPriceMicros: null,
     realtimePriceMicros: null,
     spendCapMicros: null,
+    realtimeSessionMaxMs: null,
   });
   const builder = await key({ plan: 'builder' });
   const payg = await key({ plan: 'payg' });

@@ -53,6 +53,7 @@ t.test('plans: built-in terms, updates in hours and currency, reset, the start d
       batch_price_per_hour: 0.3,
       realtime_price_per_hour: 0.45,
       spend_cap: null,
+      realtime_session_max_hours: 4,
       changed: false,
     },
   );
@@ -67,6 +68,7 @@ t.test('plans: built-in terms, updates in hours and currency, reset, the start d
     batch_price_per_hour: null,
     realtime_price_per_hour: 0.123456,
     spend_cap: 20,
+    realtime_session_max_hours: 2,
   });
   await run(runPlansCommand, ['update', 'builder', '--spend-cap', 'none', '--batch-hours', 'unlimited']);
   const db = openDatabase(databasePath(dataDir));
@@ -77,7 +79,7 @@ t.test('plans: built-in terms, updates in hours and currency, reset, the start d
     { batchIncludedMs: null, realtimePriceMicros: 123_456, spendCapMicros: null },
     'stored exactly, in ms and millionths',
   );
-  t.match(await run(runPlansCommand, ['list']), /builder\s+unlimited\s+25\s+none\s+0\.123456\s+none\s+yes/);
+  t.match(await run(runPlansCommand, ['list']), /builder\s+unlimited\s+25\s+none\s+0\.123456\s+none\s+2\s+yes/);
   t.match(await run(runPlansCommand, ['reset', 'builder']), /back to its built-in terms/);
   t.same(await settings.planOverrides(), {});
   t.match(await run(runPlansCommand, ['start-day', '15']), /day 15/);

@@ -83,6 +83,24 @@ t.test('prepaid credit of 2.5 charged seconds: the session ends at 2.5 s, the cr
   t.equal(usage.keys[0].credit_left, 0);
 });
 
+t.test("a session as long as the key's plan allows (2.5 s here) ends there: final, then 4408 SESSION_TOO_LONG; the next session starts", async (t) => {
+  const key = await svc.createKey({ tenant: 'rt-length', plan: 'payg' });
+  await svc.stores.billing.updateKey(key.id, { overrides: { realtimeSessionMaxMs: 2_500 } });
+  const client = await started(key.key);
+  await client.stream(speech, { pace: Infinity });
+  t.same(await client.closed, { code: 4408, reason: 'SESSION_TOO_LONG' });
+  t.same(ending(client), ['final', 'error']);
+  t.equal(client.events.find((e) => e.type === 'final')!.audio_seconds, 2.5);
+  t.match(
+    client.events.find((e) => e.type === 'error'),
+    { code: 'invalid_request', message: /at most 3 seconds of audio on this plan/ },
+  );
+  t.equal(await meteredAfterClose(key, 2.5), 2.5);
+  const next = await started(key.key);
+  next.stop();
+  t.same(await next.closed, { code: 1000, reason: 'FINAL' }, 'a limit per session, not per key');
+});
+
 for (const change of ['revoked', 'paused'] as const) {
   t.test(`a key ${change} while its session streams: closed within the watch's poll, final for the turns transcribed, metering what was billed`, async (t) => {
     const key = await svc.createKey({ tenant: `rt-${change}`, plan: 'payg' });
