@@ -72,6 +72,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   });
 
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('usage', null);
   // No route takes text bodies; without this parser they are refused 415 like any unknown type.
   app.removeContentTypeParser('text/plain');
 

@@ -2,9 +2,18 @@
 // the URL with its query string ("incoming request", "Route GET:/... not found") and error messages
 // that may quote the body; these log the route pattern, status and duration, and error codes only.
 // One line per request, at completion; the request id comes from the request's child logger. An
-// authenticated request's line names its key and tenant by id (the access audit trail, issue 13).
+// authenticated request's line names its key and tenant by id (the access audit trail, issue 13), and
+// a transcription's its audio length and billing outcome (src/application/request-usage.ts).
+//
+// A response whose connection closes before it is complete (a client hanging up on a stream, or
+// before its answer) never emits 'finish', so Fastify never calls requestCompleted for it: its line
+// is written on the response's 'close', with the status sent (null when none was) and
+// `clientClosedEarly`. A transcription's line waits for its use case to end, which after a hang-up is
+// later than the close: only then is its billing outcome known.
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import './fastify-augment.js';
+
+type RequestLine = Record<string, unknown>;
 
 function routeOf(request: FastifyRequest): string | null {
   return request.routeOptions?.url ?? null;
@@ -16,21 +25,58 @@ function callerOf(request: FastifyRequest): { keyId: string; tenantId: string } 
   return key === null ? null : { keyId: key.id, tenantId: key.tenant };
 }
 
+/** A reply taken over by a hook (a connection the unread-output guard dropped): not answered, no line. */
+function hijacked(reply: FastifyReply): boolean {
+  return reply.sent && !reply.raw.writableEnded;
+}
+
 function codeOf(error: unknown): string | null {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : null;
 }
 
 export class ContentFreeLogController extends LogController {
-  override incomingRequest(): void {
-    // The completion line says everything this would; halving the lines halves the log volume.
+  /** Requests whose line is written, or waits for their use case: never a second one. */
+  private readonly lined = new WeakSet<FastifyRequest>();
+
+  override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
+    // No line: the completion line says everything this would; halving the lines halves the log volume.
+    // Called for every request Fastify answers, before any hook: the one place to watch for its close.
+    reply.raw.once('close', () => {
+      if (reply.raw.writableFinished || hijacked(reply)) return;
+      this.closedEarly(request, reply);
+    });
   }
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    if (this.isLogDisabled(request)) return;
     const line = { method: request.method, route: routeOf(request), statusCode: reply.statusCode, responseTime: reply.elapsedTime, ...callerOf(request) };
-    if (error) reply.log.warn({ ...line, errorCode: codeOf(error) }, 'request ended with an error');
-    else reply.log.info(line, 'request completed');
+    if (error) this.requestLine(request, reply, { ...line, errorCode: codeOf(error) }, 'warn', 'request ended with an error');
+    else this.requestLine(request, reply, line, 'info', 'request completed');
+  }
+
+  /** The line of a request whose response closed before it was complete: the status sent, if any. */
+  private closedEarly(request: FastifyRequest, reply: FastifyReply): void {
+    const statusCode = reply.raw.headersSent ? reply.statusCode : null;
+    const line = {
+      method: request.method,
+      route: routeOf(request),
+      statusCode,
+      clientClosedEarly: true,
+      responseTime: reply.elapsedTime,
+      ...callerOf(request),
+    };
+    this.requestLine(request, reply, line, 'info', 'request completed');
+  }
+
+  /** Writes the request's one line, with its usage once its use case has ended. */
+  private requestLine(request: FastifyRequest, reply: FastifyReply, line: RequestLine, level: 'info' | 'warn', msg: string): void {
+    if (this.lined.has(request)) return;
+    this.lined.add(request);
+    if (this.isLogDisabled(request)) return;
+    const usage = request.usage;
+    const write = () => reply.log[level]({ ...line, ...usage?.fields() }, msg);
+    if (usage && !usage.hasEnded) void usage.ended.then(write);
+    else write();
   }
 
   override defaultErrorLog(error: Error, request: FastifyRequest, reply: FastifyReply): void {
@@ -41,9 +87,10 @@ export class ContentFreeLogController extends LogController {
   }
 
   override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    // A stream the client closed early: the request's line says so (written on the response's close).
+    if (codeOf(error) === 'ERR_STREAM_PREMATURE_CLOSE') return this.closedEarly(request, reply);
     if (this.isLogDisabled(request)) return;
-    if (codeOf(error) === 'ERR_STREAM_PREMATURE_CLOSE') reply.log.info({ route: routeOf(request) }, 'response stream closed early');
-    else reply.log.warn({ errorCode: codeOf(error), route: routeOf(request) }, 'response stream failed after headers were sent');
+    reply.log.warn({ errorCode: codeOf(error), route: routeOf(request) }, 'response stream failed after headers were sent');
   }
 
   override routeNotFound(request: FastifyRequest): void {

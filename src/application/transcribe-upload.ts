@@ -5,6 +5,7 @@
 // The uploaded file is gone when this returns, whatever the outcome (moved into job storage for a job).
 import { rm } from 'node:fs/promises';
 import { DECODED_SAMPLE_RATE, UnsupportedContainerError, decodeAudio, isAudioError, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
+import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import type { JobAuditLog } from '../jobs/job-audit.js';
@@ -12,6 +13,7 @@ import type { ApiKeyRecord } from '../store/key-store.js';
 import { acceptDirectJob } from './accept-direct-job.js';
 import { answerInline, inlineEventKey, inlineUsageRoute } from './answer-inline.js';
 import { AudioLongerThanAllowed, AudioShorterThanAllowed, InlineOnlyOption } from './application-errors.js';
+import { meteringNoted } from './request-usage.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection } from './transcription-connection.js';
@@ -34,6 +36,22 @@ export async function transcribeUpload(
   connection: TranscriptionConnection,
   deps: TranscribeUploadDeps,
 ): Promise<TranscriptionAnswer> {
+  // What the request's audio came to in billing, noted on the connection's usage as it is decided
+  // (request-usage.ts): metered as the ledger records it, refused, or a job.
+  const { usage } = connection;
+  try {
+    const answer = await transcribe(request, connection, { ...deps, billing: meteringNoted(deps.billing, usage) });
+    if (answer.kind === 'stored') usage.becameJob();
+    return answer;
+  } catch (error) {
+    if (error instanceof BillingBlockedError) usage.refused(error.reason);
+    throw error;
+  } finally {
+    usage.end();
+  }
+}
+
+async function transcribe(request: UploadTranscription, connection: TranscriptionConnection, deps: TranscribeUploadDeps): Promise<TranscriptionAnswer> {
   const { config } = deps;
   const { key, idempotencyKey } = request;
   // Before the upload is read: a blocked account does not send 100 MB to be refused. A retry of a
@@ -64,6 +82,7 @@ export async function transcribeUpload(
       const durationSeconds = pcm
         ? pcm.length / DECODED_SAMPLE_RATE
         : (await probeAudio(upload.path, { timeoutMs: PROBE_TIMEOUT_MS, container })).durationSeconds;
+      connection.usage.measured(durationSeconds);
       if (durationSeconds > config.maxAudioSeconds) throw new AudioLongerThanAllowed(config.maxAudioSeconds);
       if (durationSeconds < config.minAudioSeconds) throw new AudioShorterThanAllowed(config.minAudioSeconds);
       if (pcm) {

@@ -1,13 +1,15 @@
 // What the transcription use case needs from the connection its request came on, at the moments it
 // needs it: the upload, read into a file the use case names; a word once the request is admitted;
-// the client hanging up; a stream for the answer; and the answer a new job gets, stored for an
-// Idempotency-Key's retries. src/api implements it over HTTP; the use case never sees how.
+// the client hanging up; a stream for the answer; the answer a new job gets, stored for an
+// Idempotency-Key's retries; and where it notes what the request's audio came to in billing (the
+// request's audit line says it). src/api implements it over HTTP; the use case never sees how.
 import type { ResponseContext } from '../contract/response-body.js';
 import type { Profile, ResponseFormat } from '../contract/transcription-request.js';
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import type { TextDelta } from '../pipeline/text-deltas.js';
 import type { StoredResponse } from '../store/idempotency-store.js';
 import type { JobRecord } from '../store/job-store.js';
+import type { RequestUsage } from './request-usage.js';
 
 /** A received upload: the file (at the path the use case gave), its SHA-256 and the form's text fields. */
 export interface UploadedAudio {
@@ -37,4 +39,6 @@ export interface TranscriptionConnection {
   openStream(abort: AbortController): TranscriptStream;
   /** The answer to a job accepted now, as it will be given again to a retry with the same Idempotency-Key. */
   jobAccepted(job: JobRecord): StoredResponse;
+  /** The request's audio length and billing outcome, noted by the use case as they are known; ended with it. */
+  readonly usage: RequestUsage;
 }

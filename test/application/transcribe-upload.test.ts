@@ -1,10 +1,12 @@
-// The direct upload's sequencing, without HTTP: what happens before the upload is read, and that the
-// uploaded file is gone whatever the outcome. The answers themselves are tested over HTTP in test/api.
+// The direct upload's sequencing, without HTTP: what happens before the upload is read, that the
+// uploaded file is gone whatever the outcome, and what the request's usage says billing did (its
+// audit line's fields). The answers themselves are tested over HTTP in test/api.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { meteringNoted, RequestUsage } from '../../src/application/request-usage.js';
 import { transcribeUpload, type UploadTranscription } from '../../src/application/transcribe-upload.js';
 import type { TranscribeUploadDeps } from '../../src/application/transcribe-upload-deps.js';
 import type { TranscriptionConnection } from '../../src/application/transcription-connection.js';
@@ -40,6 +42,7 @@ async function setup(t: Test, options: { blocked?: boolean } = {}) {
     },
     webhooks: { admit: unused },
   } as unknown as TranscribeUploadDeps;
+  const usage = new RequestUsage();
   const connection = (content: Buffer): TranscriptionConnection => ({
     receiveUpload: async (path) => {
       calls.push('upload');
@@ -50,6 +53,7 @@ async function setup(t: Test, options: { blocked?: boolean } = {}) {
     watchHangUp: () => () => {},
     openStream: unused,
     jobAccepted: unused,
+    usage,
   });
   const request = (parseFields: UploadTranscription['parseFields'] = parseTranscriptionFields): UploadTranscription => ({
     key,
@@ -58,13 +62,15 @@ async function setup(t: Test, options: { blocked?: boolean } = {}) {
     parseFields,
     log: { info: () => {} },
   });
-  return { deps, connection, request, calls, uploadPath };
+  return { deps, connection, request, calls, uploadPath, usage };
 }
 
 t.test('a blocked account is refused before a byte of the upload is read', async (t) => {
-  const { deps, connection, request, calls } = await setup(t, { blocked: true });
+  const { deps, connection, request, calls, usage } = await setup(t, { blocked: true });
   await t.rejects(transcribeUpload(request(), connection(Buffer.alloc(16)), deps), BillingBlockedError);
   t.same(calls, ['allowance:inline']);
+  t.ok(usage.hasEnded, 'the usage ended with the use case');
+  t.same(usage.fields(), { billing: 'refused', blockReason: 'paused' }, 'refused, with the reason; never measured');
 });
 
 t.test('fields that do not parse: refused, and the uploaded file is gone', async (t) => {
@@ -78,8 +84,39 @@ t.test('fields that do not parse: refused, and the uploaded file is gone', async
 });
 
 t.test('bytes of no known container: refused after the request was admitted, the file gone', async (t) => {
-  const { deps, connection, request, calls, uploadPath } = await setup(t);
+  const { deps, connection, request, calls, uploadPath, usage } = await setup(t);
   await t.rejects(transcribeUpload(request(), connection(Buffer.from('not audio at all, just text')), deps), UnsupportedContainerError);
   t.same(calls, ['allowance:inline', 'upload', 'admitted:default'], 'a deprecated profile is announced on the refusal too');
   t.notOk(existsSync(uploadPath));
+  t.ok(usage.hasEnded);
+  t.same(usage.fields(), { billing: 'not_metered' }, 'failed before anything was metered');
+});
+
+t.test('the usage notes what metering recorded, once the ledger has it', async (t) => {
+  const usage = new RequestUsage();
+  const recorded: number[] = [];
+  const billing = meteringNoted(
+    {
+      requireAllowance: unused,
+      reserve: unused,
+      release: unused,
+      meter: async (_key, work) => {
+        recorded.push(work.audioMs);
+        return true;
+      },
+    },
+    usage,
+  );
+  usage.measured(53.685);
+  t.same(usage.fields(), { audioSeconds: 53.685, billing: 'not_metered' });
+  await billing.meter({ id: 'key_1', tenant: 't' } as never, { audioMs: 12_500 } as never);
+  t.same(recorded, [12_500]);
+  t.same(usage.fields(), { audioSeconds: 53.685, billing: 'metered', meteredSeconds: 12.5 });
+  const unmetered = new RequestUsage();
+  const failing = meteringNoted(
+    { requireAllowance: unused, reserve: unused, release: unused, meter: async () => Promise.reject(new Error('ledger down')) },
+    unmetered,
+  );
+  await t.rejects(failing.meter({} as never, { audioMs: 1 } as never), /ledger down/);
+  t.same(unmetered.fields(), { billing: 'not_metered' }, 'a ledger that fails: nothing noted');
 });

@@ -1,7 +1,9 @@
 // The transcription use case's view of an HTTP request (src/application/transcription-connection.ts):
 // the multipart upload, the deprecation headers, the request's 'close' as the client hanging up, a
-// server-sent event stream, and the 202 a new job is answered with.
+// server-sent event stream, the 202 a new job is answered with, and the request's usage (its audio
+// length and billing outcome), put on the request for its line in the access audit log.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RequestUsage } from '../../application/request-usage.js';
 import type { TranscriptionConnection } from '../../application/transcription-connection.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import type { BlobStore } from '../../store/blob-store.js';
@@ -16,6 +18,8 @@ export function httpTranscriptionConnection(
   deps: { config: ServiceConfig; blobs: Pick<BlobStore, 'createUploadStream'> },
 ): TranscriptionConnection {
   const { config } = deps;
+  const usage = new RequestUsage();
+  request.usage = usage;
   return {
     receiveUpload: (path) =>
       receiveUpload(request, deps.blobs, path, { ...config.upload, maxBytes: config.maxUploadBytes }).catch((error: unknown) => {
@@ -34,5 +38,6 @@ export function httpTranscriptionConnection(
     },
     openStream: (abort) => streamedAnswer(request, reply, abort),
     jobAccepted: (job) => acceptedJobAnswer(job, config.publicBaseUrl),
+    usage,
   };
 }
