@@ -110,6 +110,11 @@ export class RealtimeSession implements ConnectionHandlers {
   /** The audio the final record was sent for (what is billed); null before it. */
   private billed: number | null = null;
   private billingBlocked: BlockReason | null = null;
+  /** PCM16 frames received while the next slice's reservation was undecided, waiting for it. */
+  private held: Uint8Array[] = [];
+  private heldSamples = 0;
+  /** Set while a `stop` waits for held audio to be taken. */
+  private heldDrained: (() => void) | null = null;
   private closeReason = '';
   private readyAt = 0;
   /** Samples received since `ready`. */
@@ -194,6 +199,7 @@ export class RealtimeSession implements ConnectionHandlers {
     this.release = null;
     this.unwatch?.();
     this.unwatch = null;
+    this.dropHeld();
     // Audio of a turn never transcribed (the client gone, the session cut off) is not billed.
     const untranscribed = this.received - (this.billed ?? this.received - this.buffered);
     void this.usage?.close(untranscribed);
@@ -260,6 +266,8 @@ export class RealtimeSession implements ConnectionHandlers {
     if (this.isClosed() || this.ending) return;
     if (limit.kind === 'billing') this.billingBlocked = limit.refusal.reason;
     this.ending = limit.kind === 'billing' ? billingRefusal(limit.refusal) : sessionTooLong(limit.maxMs);
+    // Audio past the limit is not taken.
+    this.dropHeld();
     if (this.phase !== 'streaming') return;
     this.phase = 'stopping';
     void this.finish();
@@ -282,6 +290,7 @@ export class RealtimeSession implements ConnectionHandlers {
       // credit decide, counting work admitted elsewhere, and an operator's pause).
       const usage = await RealtimeUsage.open(this.deps.billing, key, start, REALTIME_SAMPLE_RATE, {
         limit: (limit) => this.limitReached(limit),
+        resume: () => this.resumeHeld(),
       }).catch((error: unknown) => {
         if (!(error instanceof BillingBlockedError)) throw error;
         this.billingBlocked = error.reason;
@@ -389,7 +398,7 @@ export class RealtimeSession implements ConnectionHandlers {
     if (frame.length % 2 !== 0)
       return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'INVALID_AUDIO', 'audio frames are 16-bit PCM: an even number of bytes'));
     const sent = frame.length / 2;
-    const aheadSeconds = (this.received + sent) / REALTIME_SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
+    const aheadSeconds = (this.received + this.heldSamples + sent) / REALTIME_SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
     if (aheadSeconds > this.limits.maxAheadSeconds) {
       return this.refuse(
         new RealtimeRefusal(
@@ -400,16 +409,54 @@ export class RealtimeSession implements ConnectionHandlers {
         ),
       );
     }
-    // What the key's reserved audio admits: all of it, but at its limit (limitReached is told).
+    // Audio waiting for the next slice's reservation goes first.
+    const rest = this.held.length > 0 ? frame : this.take(frame);
+    if (rest) this.hold(rest, 'last');
+  }
+
+  /**
+   * Takes what the key's reserved audio admits of a PCM16 frame: the part not admitted while the next
+   * slice is undecided (to take when `resume` is told), or null (all taken, or dropped past a limit).
+   */
+  private take(frame: Uint8Array): Uint8Array | null {
+    const sent = frame.length / 2;
     const samples = this.usage ? this.usage.received(sent) : sent;
-    if (samples === 0) return;
-    const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
-    const pcm = new Float32Array(samples);
-    for (let i = 0; i < samples; i++) pcm[i] = view.getInt16(i * 2, true) / 32768;
-    this.chunks.push(pcm);
-    this.buffered += samples;
-    this.received += samples;
-    this.schedule();
+    if (samples > 0) {
+      const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+      const pcm = new Float32Array(samples);
+      for (let i = 0; i < samples; i++) pcm[i] = view.getInt16(i * 2, true) / 32768;
+      this.chunks.push(pcm);
+      this.buffered += samples;
+      this.received += samples;
+      this.schedule();
+    }
+    return samples < sent && !this.ending ? frame.subarray(samples * 2) : null;
+  }
+
+  private hold(frame: Uint8Array, where: 'first' | 'last'): void {
+    // Copied: a transport's frame is reused once its handler returns.
+    if (where === 'first') this.held.unshift(frame.slice());
+    else this.held.push(frame.slice());
+    this.heldSamples += frame.length / 2;
+  }
+
+  /** The next slice is decided: the audio that waited for it is taken, in order, as far as it is admitted. */
+  private resumeHeld(): void {
+    while (this.held.length > 0 && !this.isClosed() && !this.ending) {
+      const frame = this.held.shift()!;
+      this.heldSamples -= frame.length / 2;
+      const rest = this.take(frame);
+      if (rest) return this.hold(rest, 'first');
+    }
+    this.dropHeld();
+  }
+
+  /** No audio waits any more (all taken, or past a limit): a `stop` waiting for it may go on. */
+  private dropHeld(): void {
+    this.held = [];
+    this.heldSamples = 0;
+    this.heldDrained?.();
+    this.heldDrained = null;
   }
 
   private schedule(): void {
@@ -599,6 +646,8 @@ export class RealtimeSession implements ConnectionHandlers {
   }
 
   private async finish(): Promise<void> {
+    // Audio sent before `stop` that waits for the next slice's reservation is taken first.
+    if (this.held.length > 0) await new Promise<void>((resolve) => (this.heldDrained = resolve));
     await this.busy;
     try {
       if (!this.isStopping()) return;

@@ -3,17 +3,18 @@
 // a slice as the key's allowance, spend cap and credit let through, at least LEAST_SLICE_SECONDS),
 // and recorded once it is full (converting the reservation) or when the session closes. The first
 // slice is reserved at the start (a key that cannot have one is refused before `ready`); the next
-// one when half of the current one is used, so the audio never waits for it. When the next one is
-// refused, the session may go on to the end of the current one and no further: `limit` is told, and
-// `received` admits no audio beyond it. The same holds at the plan's longest session
+// one when half of the current one is used, so audio at real time never waits for it (audio sent
+// ahead of time may: `received` then admits what fits and `resume` is told when the rest may come).
+// When the next one is refused, the session may go on to the end of the current one and no further:
+// `limit` is told, and `received` admits no audio beyond it. The same holds at the plan's longest session
 // (realtimeSessionMaxMs), read at the start.
 //
 // Slices are keyed by the session's own id (server-made) and their number, so a slice recorded
 // twice counts once and a process that dies mid-session loses at most the slice in progress (its
-// reservation ends with the process's heartbeat). A slice the ledger could not take is tried again
-// with the next one and at the close. Should the next slice still be undecided when the current one
-// is full (the database slower than half a slice of audio), the audio goes on into it: a session can
-// then pass a limit by what it received during one reservation's round trip, never more.
+// reservation ends with the process's heartbeat). A slice the ledger could not record is tried again
+// with the next one and at the close. A reservation the ledger could not take (the database down)
+// lets the audio go on into that slice, asked for again a second later, so an outage does not cut
+// sessions: only then can a session pass a limit, by what it receives until the database answers.
 import type { BilledKey, UsageBilling } from '../billing/usage-billing.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import { randomBase62 } from '../store/random-id.js';
@@ -26,9 +27,15 @@ export const LEAST_SLICE_SECONDS = 1;
 
 type Billing = Pick<UsageBilling, 'meter' | 'reserveUpTo' | 'release' | 'terms'>;
 
-/** A slice's reservation: under way, admitted (the samples it admits), or refused (why). */
+/** A slice's reservation: under way, admitted (the samples it admits), refused (why), or failed (the ledger's error, when). */
 type SliceReservation =
-  { state: 'pending'; decided: Promise<void> } | { state: 'admitted'; samples: number } | { state: 'refused'; refusal: BillingBlockedError };
+  | { state: 'pending'; decided: Promise<void> }
+  | { state: 'admitted'; samples: number }
+  | { state: 'refused'; refusal: BillingBlockedError }
+  | { state: 'failed'; atMs: number };
+
+/** A reservation the ledger could not take is asked for again after this long. */
+const RETRY_MS = 1000;
 
 /** Why a session can take no more audio: billing refused its next slice, or it is as long as its plan allows. */
 export type UsageLimit = { kind: 'billing'; refusal: BillingBlockedError } | { kind: 'session_length'; maxMs: number };
@@ -36,6 +43,8 @@ export type UsageLimit = { kind: 'billing'; refusal: BillingBlockedError } | { k
 export interface UsageHandlers {
   /** The audio admitted has run out: the key can have no more in this session. */
   limit(limit: UsageLimit): void;
+  /** Audio `received` did not admit while the next slice was undecided may come now. */
+  resume(): void;
   /** Recording or reserving a slice failed (the ledger's error): logged, tried again later. */
   failure?(error: unknown): void;
 }
@@ -49,6 +58,8 @@ export class RealtimeUsage {
   private readonly reservations = new Map<number, SliceReservation>();
   private limited = false;
   private closed = false;
+  /** The current slice is full and the next one undecided: audio waits. */
+  private waiting = false;
   private readonly pending: Array<{ number: number; samples: number }> = [];
   private recording: Promise<void> = Promise.resolve();
 
@@ -81,7 +92,7 @@ export class RealtimeUsage {
     return new RealtimeUsage(id, billing, key, start, sampleRate, handlers, admittedMs, maxSamples);
   }
 
-  /** How many of `samples` are admitted (fewer only at the limit; none after it). */
+  /** How many of `samples` are admitted now (fewer at the limit, or while the next slice is undecided: see `resume`). */
   received(samples: number): number {
     let taken = 0;
     const allowed = this.maxSamples === null ? samples : Math.min(samples, this.maxSamples - this.total);
@@ -98,9 +109,12 @@ export class RealtimeUsage {
     this.total += taken;
     if (this.maxSamples !== null && this.total >= this.maxSamples)
       this.reachLimit({ kind: 'session_length', maxMs: (this.maxSamples / this.sampleRate) * 1000 });
-    // The next slice is asked for halfway through this one; a reservation that failed, again.
-    if (!this.closed && !this.reservations.has(this.sliceNumber)) this.reserve(this.sliceNumber);
-    if (!this.closed && this.open * 2 >= this.bound() && !this.reservations.has(this.sliceNumber + 1)) this.reserve(this.sliceNumber + 1);
+    if (!this.closed) {
+      // A reservation that failed is asked for again; the next slice, halfway through this one.
+      if (this.retryDue(this.sliceNumber)) this.reserve(this.sliceNumber);
+      const next = this.sliceNumber + 1;
+      if (this.open * 2 >= this.bound() && (!this.reservations.has(next) || this.retryDue(next))) this.reserve(next);
+    }
     return taken;
   }
 
@@ -125,16 +139,16 @@ export class RealtimeUsage {
     await this.recording;
   }
 
-  /** The samples the current slice may hold: its reservation's, or a whole slice while it is undecided. */
+  /** The samples the current slice may hold: its reservation's, or a whole slice while it is undecided (after a failure). */
   private bound(): number {
     const current = this.reservations.get(this.sliceNumber);
     if (current?.state === 'admitted') return current.samples;
-    // Refused after the audio went on into it: it ends where it is.
+    // Refused when asked again after a failure: it ends where it is.
     if (current?.state === 'refused') return this.open;
     return this.samplesOf(SLICE_SECONDS * 1000);
   }
 
-  /** At the current slice's end: on into the next one (true), or stopped at the limit (false). */
+  /** At the current slice's end: on into the next one (true), or waiting for its decision or stopped at the limit (false). */
   private moveOn(): boolean {
     const current = this.reservations.get(this.sliceNumber);
     const next = this.reservations.get(this.sliceNumber + 1);
@@ -143,28 +157,48 @@ export class RealtimeUsage {
       this.reachLimit({ kind: 'billing', refusal: refused.refusal });
       return false;
     }
+    if (next === undefined) this.reserve(this.sliceNumber + 1);
+    if (next === undefined || next.state === 'pending') {
+      this.waiting = true;
+      return false;
+    }
+    // Admitted; or failed, and the audio goes on into it while it is asked for again (see the header).
     this.cut(this.open);
     this.flush();
     this.sliceNumber++;
-    // Undecided yet: the audio goes on into it (see the header).
     return true;
+  }
+
+  private retryDue(number: number): boolean {
+    const reservation = this.reservations.get(number);
+    return reservation?.state === 'failed' && performance.now() - reservation.atMs >= RETRY_MS;
+  }
+
+  /** A decision came for the slice the audio waits on: it may come (admitted, or the ledger failing), or the limit is here. */
+  private decidedNext(number: number): void {
+    if (!this.waiting || number !== this.sliceNumber + 1 || this.closed) return;
+    const next = this.reservations.get(number);
+    if (next?.state === 'refused') return this.reachLimit({ kind: 'billing', refusal: next.refusal });
+    this.waiting = false;
+    this.handlers.resume();
   }
 
   private reserve(number: number): void {
     const decided = this.billing.reserveUpTo(this.key, 'realtime', SLICE_SECONDS * 1000, LEAST_SLICE_SECONDS * 1000, sliceKey(this.id, number)).then(
       (admittedMs) => {
         this.reservations.set(number, { state: 'admitted', samples: this.samplesOf(admittedMs) });
+        this.decidedNext(number);
       },
       (error: unknown) => {
         if (!(error instanceof BillingBlockedError)) {
           this.handlers.failure?.(error);
-          // Asked again with the next audio.
-          this.reservations.delete(number);
-          return;
+          this.reservations.set(number, { state: 'failed', atMs: performance.now() });
+          return this.decidedNext(number);
         }
         this.reservations.set(number, { state: 'refused', refusal: error });
-        // Already at the end of what is admitted: the limit is here.
-        if (number === this.sliceNumber || this.open >= this.bound()) this.reachLimit({ kind: 'billing', refusal: error });
+        // The current slice (asked for again after a failure): it ends where it is.
+        if (number === this.sliceNumber) this.reachLimit({ kind: 'billing', refusal: error });
+        else this.decidedNext(number);
       },
     );
     this.reservations.set(number, { state: 'pending', decided });
