@@ -8,7 +8,8 @@ import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-tra
 import { unsupportedLanguageCounters, usageCountersOf, type UsageCounters } from '../pipeline/usage-counters.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { UsageRoute } from '../store/usage-record.js';
-import { EnginesAtCapacity, TranscriptionCancelled } from './application-errors.js';
+import { BillingBlockedError } from '../billing/billing-errors.js';
+import { EnginesAtCapacity, KeyRevoked, TranscriptionCancelled } from './application-errors.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection } from './transcription-connection.js';
@@ -53,8 +54,11 @@ export async function answerInline(
     ).catch(async (error: unknown) => {
       // Counted for the operator's safety figures (nothing billed); the refusal stands whatever the ledger does.
       if (error instanceof UnsupportedDetectedLanguage) await meter(unsupportedLanguageCounters(transcription)).catch(() => {});
-      throw isAbortError(error) ? new TranscriptionCancelled({ cause: error }) : error;
+      throw isAbortError(error) ? (cutOffOf(abort.signal) ?? new TranscriptionCancelled({ cause: error })) : error;
     });
+    // Cut off as it finished: the key may have no answer, and none is metered.
+    const cutOff = cutOffOf(abort.signal);
+    if (cutOff) throw cutOff;
   } catch (error) {
     if (!stream?.opened) throw error;
     stream.fail(error);
@@ -75,6 +79,15 @@ export async function answerInline(
   }
   await metered;
   return { kind: 'transcript', outcome, transcription, context };
+}
+
+/**
+ * Why a transcription was stopped when its key was revoked or paused while it ran (the refusal its
+ * request is answered with), or null (not stopped, or stopped by the client hanging up).
+ */
+function cutOffOf(signal: AbortSignal): KeyRevoked | BillingBlockedError | null {
+  const reason: unknown = signal.reason;
+  return signal.aborted && (reason instanceof KeyRevoked || reason instanceof BillingBlockedError) ? reason : null;
 }
 
 /** The ledger's route for inline work: whisper's translate task is billed as translation. */

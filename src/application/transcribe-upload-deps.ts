@@ -1,5 +1,6 @@
 // What the transcription use case works with: the engines and their pipeline stages, the stores, the
 // job queue, webhook admission and billing.
+import type { KeyStandingWatch } from '../billing/key-standing-watch.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { ModelId } from '../domain/model-ids.js';
@@ -27,4 +28,6 @@ export interface TranscribeUploadDeps {
   webhooks: Pick<WebhookAdmission, 'admit'>;
   /** Decides whether new work is accepted (BillingBlockedError otherwise) and meters inline answers. */
   billing: Pick<UsageBilling, 'requireAllowance' | 'reserve' | 'release' | 'meter'>;
+  /** Tells an inline transcription under way that its key was revoked or its usage paused: it stops. */
+  watch: Pick<KeyStandingWatch, 'watch'>;
 }

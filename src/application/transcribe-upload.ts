@@ -12,7 +12,7 @@ import type { JobAuditLog } from '../jobs/job-audit.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import { acceptDirectJob } from './accept-direct-job.js';
 import { answerInline, inlineEventKey, inlineUsageRoute } from './answer-inline.js';
-import { AudioLongerThanAllowed, AudioShorterThanAllowed, InlineOnlyOption } from './application-errors.js';
+import { AudioLongerThanAllowed, AudioShorterThanAllowed, InlineOnlyOption, KeyRevoked } from './application-errors.js';
 import { meteringNoted } from './request-usage.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
@@ -91,12 +91,17 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
         // audio is reserved until metering converts the reservation, or it is released here.
         const eventKey = inlineEventKey(request.requestId);
         await deps.billing.reserve(key, inlineUsageRoute(transcription), Math.round(durationSeconds * 1000), eventKey);
+        // A key revoked or paused while its audio is transcribed stops it (answered 401 or 402, nothing metered).
+        const unwatch = deps.watch.watch(key.id, (cutOff) =>
+          abort.abort(cutOff === 'revoked' ? new KeyRevoked() : new BillingBlockedError('paused', 'batch', null)),
+        );
         try {
           // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
           await rm(tempPath, { force: true });
           // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
           return await answerInline({ key, requestId: request.requestId, transcription, pcm, abort }, connection, deps);
         } finally {
+          unwatch();
           // Metered, the reservation is gone already; failed, its audio is not held any longer. A store
           // that cannot delete it leaves it to die with this instance.
           await deps.billing.release(eventKey).catch(() => undefined);

@@ -3,13 +3,14 @@
 // its usage was paused. The store is read, one read per watched key a poll, so a change made by the
 // CLI or by another process on the same database counts as one made here. A poll the store cannot
 // answer is skipped (the work goes on; the next poll tries again).
+import { DEFAULTS } from '../config/service-config.js';
 import type { KeyStore } from '../store/key-store.js';
 
 /** Why open work must stop. */
 export type KeyCutOff = 'revoked' | 'paused';
 
-/** How often watched keys are read: the longest open work outlives a revocation or a pause by. */
-export const KEY_WATCH_INTERVAL_MS = 1000;
+/** How often watched keys are read by default (SVC_KEY_WATCH_MS): the longest open work outlives a revocation or a pause by. */
+export const KEY_WATCH_INTERVAL_MS = DEFAULTS.lifecycle.keyWatchMs;
 
 export type KeyCutOffListener = (cutOff: KeyCutOff) => void;
 
@@ -20,7 +21,7 @@ export class KeyStandingWatch {
 
   constructor(
     private readonly keys: Pick<KeyStore, 'get'>,
-    private readonly intervalMs = KEY_WATCH_INTERVAL_MS,
+    private readonly intervalMs: number = KEY_WATCH_INTERVAL_MS,
     private readonly onError: (error: unknown) => void = () => {},
   ) {}
 

@@ -30,7 +30,8 @@ export const TERM_OPTIONS = {
 } as const;
 
 export const TERM_FLAGS_USAGE =
-  '[--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none] [--realtime-session-hours H|unlimited]';
+  '[--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none]\n' +
+  '                        [--realtime-session-hours H|unlimited]';
 
 export function termsPatchOf(values: Partial<Record<keyof typeof TERM_OPTIONS, string>>): TermsPatch {
   const patch: TermsPatch = {};

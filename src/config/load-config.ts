@@ -32,6 +32,7 @@ const S = {
   metricsTenantLabels: setting('SVC_METRICS_TENANT_LABELS'),
   drainMs: setting('SVC_DRAIN_MS', 'lifecycle.drainMs'),
   instanceTtlMs: setting('SVC_INSTANCE_TTL_MS', 'lifecycle.instanceTtlMs'),
+  keyWatchMs: setting('SVC_KEY_WATCH_MS', 'lifecycle.keyWatchMs'),
   dataDir: setting('SVC_DATA_DIR'),
   s3Bucket: setting('SVC_S3_BUCKET', 'storage.s3.bucket'),
   s3Region: setting('SVC_S3_REGION', 'storage.s3.region'),
@@ -132,6 +133,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       drainMs: reader.integer(S.drainMs, DEFAULTS.lifecycle.drainMs, 0, 3_600_000),
       // Several 5-second heartbeats must fit in it.
       instanceTtlMs: reader.integer(S.instanceTtlMs, DEFAULTS.lifecycle.instanceTtlMs, 3_000, 3_600_000),
+      keyWatchMs: reader.integer(S.keyWatchMs, DEFAULTS.lifecycle.keyWatchMs, 50, 60_000),
     },
     models: { [FLAGSHIP_MODEL]: flagship ?? '', [EDGE_MODEL]: edge ?? '' },
     vad: readVad(reader),

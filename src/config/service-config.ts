@@ -49,9 +49,11 @@ export interface ServiceConfig {
   /**
    * Shutdown (SIGTERM): how long requests and job chunks in flight may take to finish before they
    * are cut off and their work given back (a webhook attempt in flight ends within its own timeout); `instanceTtlMs`: a process whose heartbeat
-   * is older than this is dead and its work is taken over (see src/service/instance-lifecycle.ts).
+   * is older than this is dead and its work is taken over (see src/service/instance-lifecycle.ts);
+   * `keyWatchMs`: how often open work (realtime sessions, inline answers) reads its key again, the
+   * longest it outlives a revocation or a pause (src/billing/key-standing-watch.ts).
    */
-  lifecycle: { drainMs: number; instanceTtlMs: number };
+  lifecycle: { drainMs: number; instanceTtlMs: number; keyWatchMs: number };
   /** Model files behind the API's model ids. */
   models: Record<ModelId, string>;
   /** Speech detection (Silero VAD): on by default; `model` is its ggml file (default: the one made at install). */
@@ -122,7 +124,7 @@ export const DEFAULTS = {
   realtimePort: 8081,
   realtimeTransport: 'auto',
   metricsTenantLabels: 0,
-  lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
+  lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000, keyWatchMs: 1_000 },
   vad: { enabled: true },
   wordAlignment: 'tokens',
   inlineBoundarySeconds: 60,

@@ -7,6 +7,7 @@ import { modelRoutes } from '../api/routes/models.js';
 import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
 import { transcriptionRoutes } from '../api/routes/transcriptions.js';
 import { usageRoutes } from '../api/routes/usage.js';
+import type { KeyStandingWatch } from '../billing/key-standing-watch.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { JobEvents } from '../jobs/job-events.js';
@@ -35,6 +36,8 @@ export interface ServiceRouteParts {
   clock: () => Date;
   engines: OpenedEngines;
   billing: UsageBilling;
+  /** Tells work under way that its key was revoked or paused. */
+  watch: KeyStandingWatch;
   metrics: ServiceMetrics;
   validateDestination: DestinationValidator;
 }
@@ -90,6 +93,7 @@ function apiRoutes(parts: ServiceRouteParts): RoutePlugin[] {
       queue,
       webhooks,
       billing,
+      watch: parts.watch,
     }),
     usageRoutes({ ledger: stores.usage, billing, keys }),
     modelRoutes({ files: config.models, builds: engines.modelBuilds, loaded: () => isOpen(engines) }),

@@ -157,7 +157,7 @@ async function startRole(
   });
   const billing: UsageBilling = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics, instanceId);
   // Open sessions and inline decodes are told when their key is revoked or paused, by any process.
-  const watch = new KeyStandingWatch(keys);
+  const watch = new KeyStandingWatch(keys, config.lifecycle.keyWatchMs);
   closers.push(() => watch.close());
 
   const runner = plan.works
@@ -201,6 +201,7 @@ async function startRole(
     clock,
     engines,
     billing,
+    watch,
     metrics,
     validateDestination,
   });

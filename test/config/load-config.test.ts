@@ -39,7 +39,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     storage: { s3: null },
     metricsPort: null,
     metricsTenantLabels: 0,
-    lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000 },
+    lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000, keyWatchMs: 1_000 },
     host: '127.0.0.1',
     port: 8080,
     realtimePort: 8081,

@@ -30,11 +30,14 @@ export function httpTranscriptionConnection(
       }),
     admitted: (profile) => applyProfileDeprecation(reply, profile),
     watchHangUp: (abort) => {
+      // The response's close, not the request's (Node closes the request once its body is read): the
+      // connection went away before the answer was written (a reset, or a write refused by a client that
+      // closed; a half-close alone is not a hang-up: node-http-server.ts).
       const onClose = () => {
-        if (!reply.sent) abort.abort();
+        if (!reply.raw.writableFinished) abort.abort();
       };
-      request.raw.on('close', onClose);
-      return () => request.raw.off('close', onClose);
+      reply.raw.on('close', onClose);
+      return () => reply.raw.off('close', onClose);
     },
     openStream: (abort) => streamedAnswer(request, reply, abort),
     jobAccepted: (job) => acceptedJobAnswer(job, config.publicBaseUrl),

@@ -6,7 +6,10 @@
 // The stream opens (status 200) at the first event. A refusal or failure before it is an ordinary
 // error answer; after it, the error is the last event, carrying the contract's envelope
 // ({"error":{"code","message"}}, which the official client raises as an APIError), and the stream
-// ends. A client that hangs up stops the decoding.
+// ends. A client that hangs up stops the decoding: while the answer is being decoded a comment line
+// (which event-stream readers ignore) is written every KEEP_ALIVE_MS, so a client that closed its
+// connection is noticed within about two of them (its kernel refuses the first write, the next one
+// fails), not only at the next delta.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STREAM_EVENT_TYPES, verboseBody } from '../../contract/response-body.js';
@@ -15,16 +18,24 @@ import { mapError } from '../error-mapping.js';
 
 export const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';
 
+const KEEP_ALIVE_MS = 500;
+
 export function streamedAnswer(request: FastifyRequest, reply: FastifyReply, abort: AbortController): TranscriptStream {
   let body: PassThrough | null = null;
   let ended = false;
   const open = (): PassThrough => {
     if (body) return body;
     body = new PassThrough();
+    const stream = body;
+    const keepAlive = setInterval(() => {
+      if (!ended) stream.write(': keep-alive\n\n');
+    }, KEEP_ALIVE_MS);
     // Once the answer is a stream, a client that leaves mid-stream must stop the decoding.
     reply.raw.on('close', () => {
+      clearInterval(keepAlive);
       if (!ended) abort.abort();
     });
+    stream.on('finish', () => clearInterval(keepAlive));
     reply.code(200).type(EVENT_STREAM_TYPE).header('cache-control', 'no-cache').header('x-accel-buffering', 'no').send(body);
     return body;
   };
