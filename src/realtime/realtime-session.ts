@@ -63,9 +63,9 @@ export interface SessionOutcome {
   tenantId: string | null;
   closeCode: number;
   closeReason: string;
-  /** Audio received, and the part of it billed (less a cut-off session's untranscribed tail). */
+  /** Audio received, and the part of it metered (less a cut-off session's untranscribed tail). */
   audioSeconds: number;
-  billedSeconds: number;
+  meteredSeconds: number;
   turns: number;
   /** Billing's word: the start refused for a block, or the session cut at one (null: neither). */
   billingBlocked: BlockReason | null;
@@ -213,7 +213,7 @@ export class RealtimeSession implements ConnectionHandlers {
         closeCode: code,
         closeReason: this.closeReason,
         audioSeconds: this.received / REALTIME_SAMPLE_RATE,
-        billedSeconds: (this.received - untranscribed) / REALTIME_SAMPLE_RATE,
+        meteredSeconds: (this.received - untranscribed) / REALTIME_SAMPLE_RATE,
         turns: this.turns.length,
         billingBlocked: this.billingBlocked,
       });

@@ -300,11 +300,11 @@ async function startRealtime(config: ServiceConfig, deps: Omit<RealtimeListenerO
  * client's own session_id, which the client chose).
  */
 function sessionAudit(log: FastifyBaseLogger): (outcome: SessionOutcome) => void {
-  return ({ sessionId: _clientChosen, billingBlocked, ...outcome }) =>
-    log.info(
-      { route: 'realtime', ...outcome, billing: billingBlocked === null ? 'metered' : 'blocked', blockReason: billingBlocked ?? undefined },
-      'realtime session ended',
-    );
+  return ({ sessionId: _clientChosen, billingBlocked, ...outcome }) => {
+    // As an HTTP request's line says it (request-usage.ts): metered, refused at the start, or nothing metered.
+    const billing = outcome.meteredSeconds > 0 ? 'metered' : billingBlocked !== null && outcome.audioSeconds === 0 ? 'refused' : 'not_metered';
+    log.info({ route: 'realtime', ...outcome, billing, blockReason: billingBlocked ?? undefined }, 'realtime session ended');
+  };
 }
 
 function urlOf(host: string, port: number): string {

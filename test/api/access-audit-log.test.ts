@@ -3,12 +3,11 @@
 // result by key id), request lines name the key and tenant of authenticated requests, and no line
 // holds a key, the uploaded file's names, the prompt or the transcript.
 import { readFile } from 'node:fs/promises';
-import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
 import { JOB_AUDIT_EVENTS, JOB_AUDIT_MESSAGE } from '../../src/jobs/job-audit.js';
 import { randomBytesFile, speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, jobBody, poll, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
-import { openTestLog, recordCanary } from '../helpers/test-logs.js';
+import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 type LogLine = Record<string, unknown>;
@@ -19,33 +18,6 @@ const FORM_FILENAME = 'audit-canary-form-part.wav';
 const PROMPT = 'Patient Quorthanna Velmirez, cardiology follow-up';
 /** Transcript words shorter than this may well be in a log line by chance ("job", "audit"). */
 const MIN_WORD_LENGTH = 6;
-
-/** The service's log lines, kept in memory for the assertions and in the suite's log folder for the log audit. */
-function captureLogs(): { stream: Writable; lines: () => LogLine[]; text: () => string } {
-  const chunks: string[] = [];
-  const kept = openTestLog('service');
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(chunk.toString());
-      if (kept) kept.write(chunk, done);
-      else done();
-    },
-    final(done) {
-      if (kept) kept.end(done);
-      else done();
-    },
-  });
-  const text = () => chunks.join('');
-  return {
-    stream,
-    text,
-    lines: () =>
-      text()
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => JSON.parse(l) as LogLine),
-  };
-}
 
 let svc: TestService;
 let logs: ReturnType<typeof captureLogs>;

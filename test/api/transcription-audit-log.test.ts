@@ -5,12 +5,11 @@
 // mid-upload included. No line holds the key, the file name, the prompt or the transcript.
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
 import type { CreateKeyOptions } from '../../src/store/key-store.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth } from '../helpers/jobs-client.js';
-import { openTestLog, recordCanary } from '../helpers/test-logs.js';
+import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
 type LogLine = Record<string, unknown>;
@@ -19,33 +18,6 @@ const ROUTE = '/v1/audio/transcriptions';
 const FILENAME = 'audit-canary-usage-line.wav';
 const PROMPT = 'Patient Xandrelle Oquavine, renal clinic';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The service's log lines, kept in memory for the assertions and in the suite's log folder for the log audit. */
-function captureLogs(): { stream: Writable; lines: () => LogLine[]; text: () => string } {
-  const chunks: string[] = [];
-  const kept = openTestLog('service');
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(chunk.toString());
-      if (kept) kept.write(chunk, done);
-      else done();
-    },
-    final(done) {
-      if (kept) kept.end(done);
-      else done();
-    },
-  });
-  const text = () => chunks.join('');
-  return {
-    stream,
-    text,
-    lines: () =>
-      text()
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => JSON.parse(l) as LogLine),
-  };
-}
 
 let svc: TestService;
 let logs: ReturnType<typeof captureLogs>;

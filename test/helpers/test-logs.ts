@@ -4,6 +4,7 @@
 // contents the audit must not find in them ("canaries"). Without the variable nothing is kept.
 import { appendFileSync, createWriteStream, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 
 export const TEST_LOG_DIR_ENV = 'SVC_TEST_LOG_DIR';
 export const LOG_SUFFIX = '.log';
@@ -35,4 +36,31 @@ export function recordCanary(kind: CanaryKind, value: string): void {
   const dir = testLogDir();
   if (!dir || value === '') return;
   appendFileSync(join(dir, `${process.pid}${CANARY_SUFFIX}`), `${JSON.stringify({ kind, value } satisfies Canary)}\n`);
+}
+
+/** The service's log lines, kept in memory for the assertions and in the suite's log folder for the log audit. */
+export function captureLogs(): { stream: Writable; lines: () => Record<string, unknown>[]; text: () => string } {
+  const chunks: string[] = [];
+  const kept = openTestLog('service');
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      chunks.push(chunk.toString());
+      if (kept) kept.write(chunk, done);
+      else done();
+    },
+    final(done) {
+      if (kept) kept.end(done);
+      else done();
+    },
+  });
+  const text = () => chunks.join('');
+  return {
+    stream,
+    text,
+    lines: () =>
+      text()
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }

@@ -10,14 +10,17 @@ import { KEY_WATCH_INTERVAL_MS } from '../../src/billing/key-standing-watch.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth } from '../helpers/jobs-client.js';
 import { connectRealtime, startMessage, wavPcm, type RealtimeClient } from '../helpers/realtime-client.js';
+import { captureLogs } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const HOUR_MICROS_PER_SECOND = 3_600_000_000; // a price of 1 currency unit per audio-second
 let svc: TestService;
 let speech: Uint8Array;
+let logs: ReturnType<typeof captureLogs>;
 
 t.before(async () => {
-  svc = await startTestService();
+  logs = captureLogs();
+  svc = await startTestService({}, { logger: { level: 'info', stream: logs.stream } });
   speech = wavPcm(await readFile(await speechWav(12, { seed: 11 })));
 });
 t.teardown(() => svc?.close());
@@ -64,12 +67,43 @@ t.test('a session reaching the allowance (3.6 s of realtime, no overage) ends th
   t.equal(final.audio_seconds, 3.6, 'audio taken: what the allowance had, not the 12 s sent');
   t.equal(client.events.find((e) => e.type === 'error')!.code, 'billing_blocked');
   t.equal(await meteredAfterClose(key, 3.6), 3.6, 'metered: the audio transcribed, nothing beyond the allowance');
+  t.same(
+    sessionLines(key.id),
+    [
+      {
+        route: 'realtime',
+        keyId: key.id,
+        tenantId: key.tenant,
+        closeCode: 4402,
+        closeReason: 'BILLING_BLOCKED',
+        audioSeconds: 3.6,
+        meteredSeconds: 3.6,
+        turns: final.turns ? (final.turns as unknown[]).length : 0,
+        billing: 'metered',
+        blockReason: 'allowance',
+      },
+    ],
+    "the session's one access-audit line: ids, close, seconds, billing's word; no content",
+  );
 
   const next = await connectRealtime(svc.service.realtime!.url);
   next.start(startMessage(key.key));
   t.equal((await next.next('error')).code, 'billing_blocked', 'the next start is refused before ready');
   t.same(await next.closed, { code: 4402, reason: 'BILLING_BLOCKED' });
+  t.match(
+    sessionLines(key.id)[1],
+    { closeCode: 4402, audioSeconds: 0, meteredSeconds: 0, turns: 0, billing: 'refused', blockReason: 'allowance' },
+    'the refused start too',
+  );
 });
+
+/** The access-audit lines of the key's realtime sessions, as logged (fields of interest only: level, time, pid... dropped). */
+function sessionLines(keyId: string): Record<string, unknown>[] {
+  return logs
+    .lines()
+    .filter((l) => l.msg === 'realtime session ended' && l.keyId === keyId)
+    .map(({ level: _l, time: _t, pid: _p, hostname: _h, msg: _m, reqId: _r, ...fields }) => fields);
+}
 
 t.test('prepaid credit of 2.5 charged seconds: the session ends at 2.5 s, the credit used and never passed', async (t) => {
   const key = await svc.createKey({ tenant: 'rt-credit', plan: 'payg' });
@@ -121,5 +155,7 @@ for (const change of ['revoked', 'paused'] as const) {
     const billed = final.audio_seconds as number;
     t.ok(billed < 12, 'the session did not run on');
     t.equal(await meteredAfterClose(key, billed), billed, 'metered: what the final record was given for');
+    t.match(sessionLines(key.id), [{ closeCode: closed.code, audioSeconds: Number, meteredSeconds: billed }], 'its audit line says what was metered');
+    t.notMatch(logs.text(), /s-[a-z0-9]{6,}/, 'no client-chosen session_id in the log');
   });
 }
