@@ -55,6 +55,7 @@ Napi::Value DiarizeWorker::Start(const Napi::CallbackInfo& info) {
   const Napi::Object options = ReadOptions(env, info[2], "diarization options");
   speakers::DiarizationSettings settings;
   settings.maxVoices = IntegerOption(env, options, "maxVoices", 1, 8);
+  settings.minVoices = IntegerOption(env, options, "minVoices", 1, settings.maxVoices);
   auto* worker = new DiarizeWorker(env, std::move(input), std::move(regions), settings, info[3]);
   return worker->Enqueue();
 }

@@ -1,6 +1,6 @@
 // Speaker diarization (native/speakers/diarizer.h) off the event loop, in two operations:
 // - speakerFeatures(pcm, regions, control?): stage 1 over one window of a recording;
-// - diarize(input, regions, {maxVoices}, control?): the whole diarization, where `input` is either the
+// - diarize(input, regions, {maxVoices, minVoices}, control?): the whole diarization, where `input` is either the
 //   PCM of the recording or its features ({frames, values, audible}, joined from speakerFeatures of
 //   its windows), so a recording too long to hold as PCM is still diarized at once.
 // Both compute on the libuv thread, single-threaded, like the VAD (detect-speech-worker.cc explains
@@ -35,7 +35,7 @@ struct DiarizationInput {
 
 class DiarizeWorker : public PcmWorker {
  public:
-  // diarize(pcm | features, regions, {maxVoices}, control?) -> Promise<NativeDiarization>
+  // diarize(pcm | features, regions, {maxVoices, minVoices}, control?) -> Promise<NativeDiarization>
   static Napi::Value Start(const Napi::CallbackInfo& info);
 
   DiarizeWorker(Napi::Env env, DiarizationInput input, std::vector<speakers::SpeechRegion> regions, speakers::DiarizationSettings settings,

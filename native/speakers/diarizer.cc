@@ -76,14 +76,14 @@ std::vector<GaussianStatistics> ClusterStatistics(const FeatureMatrix& features,
   return stats;
 }
 
-/** Merges the pair of clusters with the lowest ΔBIC while it says they are one voice. Returns the count left. */
-int MergeByBic(const FeatureMatrix& features, std::vector<Segment>& segments, int clusters) {
+/** Merges the pair of clusters with the lowest ΔBIC while it says they are one voice, down to `floor` of them. Returns the count left. */
+int MergeByBic(const FeatureMatrix& features, std::vector<Segment>& segments, int clusters, int floor) {
   std::vector<GaussianStatistics> stats = ClusterStatistics(features, segments, clusters);
   std::vector<int> alias(clusters);
   for (int c = 0; c < clusters; c++) alias[c] = c;
   std::vector<char> alive(clusters, 1);
   int count = clusters;
-  while (count > 1) {
+  while (count > std::max(1, floor)) {
     double best = std::numeric_limits<double>::infinity();
     int bestA = -1, bestB = -1;
     for (int a = 0; a < clusters; a++)
@@ -102,13 +102,25 @@ int MergeByBic(const FeatureMatrix& features, std::vector<Segment>& segments, in
   return count;
 }
 
-/** Segments of voices heard too briefly go to the voice whose centroid they are nearest (cosine). */
-void AbsorbBriefVoices(std::vector<Segment>& segments, const std::vector<size_t>& clustered, const std::vector<double>& vectors, int width, int clusters) {
+/**
+ * Segments of voices heard too briefly go to the voice whose centroid they are nearest (cosine); the
+ * longest of them stay voices of their own while fewer than `floor` voices would be left.
+ */
+void AbsorbBriefVoices(std::vector<Segment>& segments, const std::vector<size_t>& clustered, const std::vector<double>& vectors, int width, int clusters,
+                       int floor) {
   std::vector<double> frames(clusters, 0.0);
   for (const Segment& s : segments) if (s.label >= 0) frames[s.label] += s.span.Length();
   std::vector<char> kept(clusters, 0);
-  bool any = false;
-  for (int c = 0; c < clusters; c++) any |= (kept[c] = frames[c] >= kMinVoiceSeconds * kFramesPerSecond) != 0;
+  int keptCount = 0;
+  for (int c = 0; c < clusters; c++) keptCount += (kept[c] = frames[c] >= kMinVoiceSeconds * kFramesPerSecond) != 0;
+  std::vector<int> byLength(clusters);
+  for (int c = 0; c < clusters; c++) byLength[c] = c;
+  std::stable_sort(byLength.begin(), byLength.end(), [&](int a, int b) { return frames[a] > frames[b]; });
+  for (int c : byLength) {
+    if (keptCount >= floor) break;
+    if (!kept[c] && frames[c] > 0) kept[c] = 1, keptCount++;
+  }
+  const bool any = keptCount > 0;
   if (!any) {
     // Nobody spoke long enough to be told apart: one voice.
     for (Segment& s : segments) if (s.label >= 0) s.label = 0;
@@ -246,8 +258,9 @@ DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<Spee
     for (size_t k = 0; k < clustered.size(); k++) segments[clustered[k]].label = labels[k];
     clusters = labels.empty() ? 1 : *std::max_element(labels.begin(), labels.end()) + 1;
     if (aborted(abortContext)) return {};
-    MergeByBic(features, segments, clusters);
-    AbsorbBriefVoices(segments, clustered, vectors, width, clusters);
+    const int floor = std::clamp(settings.minVoices, 1, std::clamp(settings.maxVoices, 1, 8));
+    MergeByBic(features, segments, clusters, floor);
+    AbsorbBriefVoices(segments, clustered, vectors, width, clusters, floor);
     LabelShortSegments(segments);
     Resegment(features, segments, clusters);
   }

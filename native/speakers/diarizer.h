@@ -33,6 +33,11 @@ struct SpeakerTurn {
 struct DiarizationSettings {
   /** Voices ever told apart; more are merged into these (1 to 8). */
   int maxVoices = 4;
+  /**
+   * Voices the stopping rule and the brief-voice rule leave at least, when the clustering found that
+   * many (1 to maxVoices): the caller knows more voices speak than the evidence alone would split.
+   */
+  int minVoices = 1;
 };
 
 struct DiarizationResult {

@@ -186,7 +186,13 @@ export const jobCreationRequest: Schema = {
     patterns: string({ maxLength: MAX_PATTERNS_LENGTH, description: `As on the inline route: at most ${MAX_PATTERNS} comma-separated expressions.` }),
     profile: string({ enum: PROFILES, default: DEFAULT_PROFILE, description: '`standard` and `turbo` are deprecated aliases of `default`.' }),
     diarize: boolean({ default: false }),
-    max_speakers: integer({ minimum: 1, maximum: MAX_SPEAKERS, default: DEFAULT_MAX_SPEAKERS }),
+    min_speakers: integer({
+      minimum: 1,
+      maximum: MAX_SPEAKERS,
+      default: 1,
+      description: 'With `diarize`: the voices known to speak at least (split to when found).',
+    }),
+    max_speakers: integer({ minimum: 1, maximum: MAX_SPEAKERS, default: DEFAULT_MAX_SPEAKERS, description: 'With `diarize`: the labelling ceiling.' }),
     webhook_url: string({ format: 'uri', maxLength: MAX_WEBHOOK_URL_LENGTH, description: 'HTTPS, port 443. Needs an active webhook signing secret.' }),
   },
 };

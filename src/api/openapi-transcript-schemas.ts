@@ -5,7 +5,7 @@ import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
 import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
 import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js';
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
-import { SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
+import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS, SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
 import { VOCABULARY_AUDIT_SCHEMA, VOCABULARY_MODES } from '../pipeline/vocabulary-audit.js';
 import {
   INCLUDE_FIELD,
@@ -71,6 +71,18 @@ export const transcriptionRequest: Schema = {
       contentSchema: stringArray({ minItems: 1, maxItems: MAX_LANGUAGE_HINTS, uniqueItems: true }),
     }),
     diarize: boolean({ default: false, description: 'Attach speaker labels and word timestamps. Use with `response_format=verbose_json`.' }),
+    min_speakers: integer({
+      minimum: 1,
+      maximum: MAX_SPEAKERS,
+      default: 1,
+      description: 'With `diarize`: the voices known to speak at least; the diarizer splits to that many when it finds them. Not above `max_speakers`.',
+    }),
+    max_speakers: integer({
+      minimum: 1,
+      maximum: MAX_SPEAKERS,
+      default: DEFAULT_MAX_SPEAKERS,
+      description: 'With `diarize`: the labelling ceiling (voices beyond it keep their times, unlabelled, `review_required`).',
+    }),
     [TIMESTAMP_GRANULARITIES_FIELD]: {
       type: 'array',
       items: string({ enum: TIMESTAMP_GRANULARITIES }),

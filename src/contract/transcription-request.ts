@@ -9,6 +9,7 @@ import type { Task } from '../domain/tasks.js';
 import { MAX_LANGUAGE_HINTS, WORD_TIMING_FAMILIES } from '../pipeline/languages.js';
 import { parsePatterns } from '../pipeline/patterns.js';
 import { parsePrompt } from './prompt-field.js';
+import { parseSpeakerCount } from './speaker-count.js';
 import { isChunkingStrategyField, parseChunkingStrategy, type RequestVadParams } from './chunking-strategy.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { parseVocabulary, vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
@@ -53,6 +54,8 @@ export const TRANSCRIPTION_FIELDS = [
   'language',
   'language_hints',
   'diarize',
+  'min_speakers',
+  'max_speakers',
   'dictionary',
   'vocabulary',
   'patterns',
@@ -102,6 +105,9 @@ export interface TranscriptionRequest {
   responseFormat: ResponseFormat;
   language: LanguageChoice;
   diarize: boolean;
+  /** With diarize: the labelling ceiling and the voices the diarizer splits to at least (speaker-count.ts). */
+  maxSpeakers: number;
+  minSpeakers: number;
   /** `timestamp_granularities[]` includes `word`. */
   wordTimestamps: boolean;
   dictionary: boolean;
@@ -236,6 +242,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   const responseFormat = oneOf(fields.response_format, RESPONSE_FORMATS, DEFAULT_RESPONSE_FORMAT, 'response_format');
   const profile = oneOf(fields.profile, PROFILES, DEFAULT_PROFILE, 'profile');
   const diarize = booleanField(fields.diarize, false, 'diarize');
+  const speakerCount = parseSpeakerCount(fields, diarize);
   const dictionary = booleanField(fields.dictionary, true, 'dictionary');
   const language = parseLanguageChoice(fields, key);
 
@@ -284,6 +291,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
     responseFormat,
     language,
     diarize,
+    ...speakerCount,
     wordTimestamps,
     dictionary,
     vocabulary,

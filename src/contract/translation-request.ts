@@ -12,6 +12,7 @@ import { oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, typ
 import { validateWebhookUrl } from './webhook-url.js';
 
 import { MODEL_IDS } from '../domain/model-ids.js';
+import { DEFAULT_SPEAKER_COUNT } from './speaker-count.js';
 /** OpenAI's translation formats: no diarized_json (translations carry no speakers). */
 export const TRANSLATION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const satisfies readonly ResponseFormat[];
 export const DEFAULT_TRANSLATION_FORMAT = 'json' satisfies (typeof TRANSLATION_FORMATS)[number];
@@ -32,6 +33,7 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
     responseFormat: oneOf(fields.response_format, TRANSLATION_FORMATS, DEFAULT_TRANSLATION_FORMAT, 'response_format'),
     language: parseLanguageChoice(fields, key),
     diarize: false,
+    ...DEFAULT_SPEAKER_COUNT,
     wordTimestamps: false,
     // The key's dictionary holds terms of the spoken language, not of the English text.
     dictionary: false,

@@ -375,7 +375,7 @@ export class Engine implements SpeakerDiarizer {
   async diarize(
     input: Float32Array | SpeakerFeatures,
     regions: ReadonlyArray<{ start: number; end: number }>,
-    options: { maxVoices?: number } = {},
+    options: { maxVoices?: number; minVoices?: number } = {},
     call: Pick<CallOptions, 'signal' | 'work'> = {},
   ): Promise<SpeakerDiarization> {
     if (input instanceof Float32Array) checkPcm(input);
@@ -383,7 +383,7 @@ export class Engine implements SpeakerDiarizer {
       kind: 'diarize',
       input,
       regions: regions.map((r) => ({ start: r.start, end: r.end })),
-      options: { maxVoices: options.maxVoices ?? DIARIZER_MAX_VOICES },
+      options: { maxVoices: options.maxVoices ?? DIARIZER_MAX_VOICES, minVoices: options.minVoices ?? 1 },
     };
     const raw = (await this.submit(this.vad?.lane ?? this.whisper, task, call, [])) as NativeDiarization;
     return { turns: raw.turns, voices: raw.voices, timings: raw.timings };

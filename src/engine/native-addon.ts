@@ -46,6 +46,8 @@ export interface NativeModelInfo {
 export interface NativeDiarizeOptions {
   /** Voices ever told apart (1 to 8); more are merged into these. */
   maxVoices: number;
+  /** Voices left at least when the clustering found that many (1 to maxVoices). */
+  minVoices: number;
 }
 
 export interface NativeSpeakerTurn {

@@ -50,7 +50,8 @@ export interface SpeakerDiarizer {
   diarize(
     input: Float32Array | SpeakerFeatures,
     regions: ReadonlyArray<{ start: number; end: number }>,
-    options?: { maxVoices?: number },
+    /** minVoices: a caller who knows more voices speak has the diarizer split to at least that many, when it found them. */
+    options?: { maxVoices?: number; minVoices?: number },
     call?: { signal?: AbortSignal; work?: EngineWork },
   ): Promise<SpeakerDiarization>;
 }

@@ -90,7 +90,10 @@ export class JobDecorator {
     const seconds = carry.endSeconds ?? carry.durationSeconds;
     const stages = this.deps.stages[request.model](jobWork(job));
     const features = await this.speakerFeatures(job.audioPath, carry.container, regions, seconds, stages, signal);
-    const diarization = regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await stages.diarize(features, regions, signal);
+    const diarization =
+      regions.length === 0
+        ? { turns: [], voices: 0, timings: { totalMs: 0 } }
+        : await stages.diarize(features, regions, signal, { minVoices: request.minSpeakers });
     const speakers = attachSpeakersToShaped({
       segments: transcript.segments,
       words: transcript.words ?? null,

@@ -13,11 +13,9 @@ import {
   type LanguageChoice,
   type TranscriptionRequest,
 } from '../contract/transcription-request.js';
+import { DEFAULT_SPEAKER_COUNT } from '../contract/speaker-count.js';
 
-export interface StoredJobRequest extends TranscriptionRequest {
-  /** Labelling ceiling for diarization (1 to 4). */
-  maxSpeakers: number;
-}
+export type StoredJobRequest = TranscriptionRequest;
 
 export { DEFAULT_MAX_SPEAKERS };
 
@@ -68,6 +66,8 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     logprobs: false,
     vad: storedVad(stored.vad),
     maxSpeakers: typeof stored.maxSpeakers === 'number' ? stored.maxSpeakers : DEFAULT_MAX_SPEAKERS,
+    // Rows from before min_speakers: no floor.
+    minSpeakers: typeof stored.minSpeakers === 'number' ? stored.minSpeakers : DEFAULT_SPEAKER_COUNT.minSpeakers,
   };
 }
 

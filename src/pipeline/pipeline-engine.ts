@@ -44,7 +44,7 @@ export function pipelineStages(engine: Engine, options: StageOptions = {}, work?
     detectLanguage: async (pcm, signal) => (await engine.detectLanguage(pcm, { audioSeconds: pcm.length / SAMPLE_RATE }, { signal, ...tag })).probabilities,
     detectSpeech: options.vad === false ? null : async (pcm, signal, params) => (await engine.detectSpeech(pcm, params ?? {}, { signal, ...tag })).segments,
     // Every voice up to the diarizer's maximum is detected; the request's ceiling only limits labels.
-    diarize: (input, regions, signal) => engine.diarize(input, regions, {}, { signal, ...tag }),
+    diarize: (input, regions, signal, hints) => engine.diarize(input, regions, { minVoices: hints?.minVoices }, { signal, ...tag }),
     speakerFeatures: (pcm, regions, signal) => engine.speakerFeatures(pcm, regions, { signal, ...tag }),
   };
 }

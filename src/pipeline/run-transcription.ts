@@ -79,6 +79,8 @@ export interface PipelineRequest {
   diarize: boolean;
   /** Labelling ceiling for diarization (default 4). */
   maxSpeakers?: number;
+  /** Voices the diarizer splits to at least, when it finds them (default 1). */
+  minSpeakers?: number;
   /** `timestamp_granularities[]` includes `word`: words without diarize. */
   wordTimestamps?: boolean;
   /** Request-only structured-token patterns (patterns.ts), already validated. */
@@ -187,7 +189,8 @@ export async function runTranscription(
   let diarizationMs = 0;
   if (request.diarize && deps.diarize) {
     const diarizeStarted = performance.now();
-    const diarization = regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await deps.diarize(pcm, regions, signal);
+    const diarization =
+      regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await deps.diarize(pcm, regions, signal, { minVoices: request.minSpeakers });
     speakers = attachSpeakers({ segments: recognised.segments, diarization, wordTiming, maxSpeakers: request.maxSpeakers ?? DEFAULT_MAX_SPEAKERS });
     diarizationMs = Math.round(performance.now() - diarizeStarted);
   }

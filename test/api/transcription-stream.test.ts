@@ -25,12 +25,16 @@ interface StreamEvent {
   [field: string]: unknown;
 }
 
-/** The events of a text/event-stream body: each `data:` line's JSON, in order. */
+/**
+ * The events of a text/event-stream body: each `data:` line's JSON, in order. Comment blocks (the
+ * keep-alive written while a window is decoded) are skipped, as every event-stream reader does.
+ */
 async function readEvents(res: Response): Promise<StreamEvent[]> {
-  const text = await res.text();
-  return text
-    .split('\n\n')
-    .filter((block) => block.trim() !== '')
+  const blocks = (await res.text()).split('\n\n').filter((block) => block.trim() !== '');
+  const comments = blocks.filter((block) => block.startsWith(':'));
+  if (comments.some((block) => block !== ': keep-alive')) throw new Error('a comment other than the keep-alive');
+  return blocks
+    .filter((block) => !block.startsWith(':'))
     .map((block) => {
       const data = block.split('\n').find((line) => line.startsWith('data: '));
       return JSON.parse(data!.slice('data: '.length)) as StreamEvent;

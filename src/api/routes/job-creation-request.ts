@@ -6,9 +6,8 @@
 // with no kind below (a media type, an upload length) are the contract's own, built here.
 import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
 import type { JobCreation } from '../../application/job-creation.js';
-import { DEFAULT_MAX_SPEAKERS } from '../../jobs/job-request.js';
 import { MAX_LANGUAGE_HINTS } from '../../pipeline/languages.js';
-import { MAX_SPEAKERS } from '../../pipeline/speaker-attachment.js';
+import { parseSpeakerCount } from '../../contract/speaker-count.js';
 import { parsePatterns } from '../../pipeline/patterns.js';
 import {
   DEFAULT_JOB_RESPONSE_FORMAT,
@@ -48,6 +47,7 @@ const FIELDS = [
   'profile',
   'diarize',
   'max_speakers',
+  'min_speakers',
   'webhook_url',
 ] as const;
 
@@ -86,13 +86,10 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   const responseFormat = enumField<ResponseFormat>(fields.response_format, RESPONSE_FORMATS, DEFAULT_JOB_RESPONSE_FORMAT, 'response_format');
   const profile = enumField<Profile>(fields.profile, PROFILES, DEFAULT_PROFILE, 'profile');
   const diarize = booleanField(fields.diarize, 'diarize');
-  let maxSpeakers = DEFAULT_MAX_SPEAKERS;
-  if (present('max_speakers')) {
-    if (typeof fields.max_speakers !== 'number' || !Number.isInteger(fields.max_speakers) || fields.max_speakers < 1 || fields.max_speakers > MAX_SPEAKERS) {
-      throw unprocessable(`max_speakers must be an integer from 1 to ${MAX_SPEAKERS}`);
-    }
-    maxSpeakers = fields.max_speakers;
-  }
+  const speakerCount = parseSpeakerCount(
+    { min_speakers: present('min_speakers') ? fields.min_speakers : undefined, max_speakers: present('max_speakers') ? fields.max_speakers : undefined },
+    diarize,
+  );
 
   const language = parseLanguage(fields, key);
   // OpenAI's `keywords` is `vocabulary` by another name.
@@ -135,7 +132,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       stream: false,
       temperature: 0,
       logprobs: false,
-      maxSpeakers,
+      ...speakerCount,
     },
     filename,
     contentType,
