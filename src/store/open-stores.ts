@@ -5,12 +5,14 @@
 import { mkdirSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { BillingSettingsStore } from './billing-settings-store.js';
+import type { ConsoleAccountStore } from './console-account-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { InstanceRegistry } from './instance-registry.js';
 import { InProcessJobNotices, type JobNotices } from './job-notices.js';
 import type { JobStore } from './job-store.js';
 import type { KeyStore } from './key-store.js';
 import { KyselyBillingSettingsStore } from './kysely/kysely-billing-settings-store.js';
+import { KyselyConsoleAccountStore } from './kysely/kysely-console-account-store.js';
 import { KyselyIdempotencyStore } from './kysely/kysely-idempotency-store.js';
 import { KyselyInstanceRegistry } from './kysely/kysely-instance-registry.js';
 import { KyselyJobStore } from './kysely/kysely-job-store.js';
@@ -44,6 +46,8 @@ export interface Stores {
   usage: UsageLedger;
   /** Plans' and keys' billing terms, credit, the period start day. */
   billing: BillingSettingsStore;
+  /** The developer console's accounts: invites, passwords' hashes, lockouts, sessions. */
+  consoleAccounts: ConsoleAccountStore;
   /** Wake-ups between the processes sharing the database (job changed, work queued). */
   notices: JobNotices;
   /** Whether the database answers now (readiness). */
@@ -110,6 +114,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     seats: new KyselyRealtimeSeatStore(db, { instanceId: location.instanceId }),
     usage: new KyselyUsageLedger(db),
     billing: new KyselyBillingSettingsStore(db),
+    consoleAccounts: new KyselyConsoleAccountStore(db),
     ping: async () => {
       await sql`SELECT 1`.execute(db);
     },

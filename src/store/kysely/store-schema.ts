@@ -3,6 +3,7 @@
 // postgres/database.ts). Where a record module already declares the row (job-record.ts,
 // key-record.ts, ...), the table is that row, with the columns that have defaults marked Generated.
 import type { Generated, Kysely } from 'kysely';
+import type { ConsoleInviteRow, ConsoleSessionRow, ConsoleUserRow } from '../console-account-record.js';
 import type { IdempotencyRow } from '../idempotency-record.js';
 import type { InstanceRow } from '../instance-record.js';
 import type { JobRow } from '../job-record.js';
@@ -90,6 +91,8 @@ export interface BillingSettingsTable {
   value: string;
 }
 
+export type ConsoleUsersTable = Omit<ConsoleUserRow, 'failed_sign_ins'> & { failed_sign_ins: Generated<number> };
+
 export interface StoreSchema {
   idempotency_records: IdempotencyRecordsTable;
   service_instances: InstanceRow;
@@ -106,6 +109,9 @@ export interface StoreSchema {
   billing_plans: BillingPlansTable;
   key_billing: KeyBillingTable;
   billing_settings: BillingSettingsTable;
+  console_users: ConsoleUsersTable;
+  console_invites: ConsoleInviteRow;
+  console_sessions: ConsoleSessionRow;
 }
 
 /** What a Kysely store runs its statements on, whichever database is behind it (store-db.ts). */

@@ -294,6 +294,42 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE usage_reservations ADD CONSTRAINT usage_reservations_holder CHECK (holder_instance IS NOT NULL OR holder_job IS NOT NULL);
     `,
   },
+  {
+    version: 9,
+    name: 'developer console accounts: users, invites, sessions (src/store/console-account-store.ts)',
+    // SQLite's step 11: tokens as their SHA-256 only, emails lower-cased, one unused invite per email.
+    sql: `
+      CREATE TABLE console_users (
+        id              TEXT COLLATE "C" PRIMARY KEY,
+        tenant          TEXT COLLATE "C" NOT NULL,
+        email           TEXT COLLATE "C" NOT NULL UNIQUE,
+        password_hash   TEXT NOT NULL,
+        failed_sign_ins INTEGER NOT NULL DEFAULT 0 CHECK (failed_sign_ins >= 0),
+        locked_until_ms BIGINT,
+        created_at_ms   BIGINT NOT NULL
+      );
+      CREATE INDEX console_users_by_tenant ON console_users (tenant, created_at_ms);
+
+      CREATE TABLE console_invites (
+        token_sha256  BYTEA PRIMARY KEY CHECK (length(token_sha256) = 32),
+        tenant        TEXT COLLATE "C" NOT NULL,
+        email         TEXT COLLATE "C" NOT NULL,
+        expires_at_ms BIGINT NOT NULL,
+        used_at_ms    BIGINT,
+        created_at_ms BIGINT NOT NULL
+      );
+      CREATE UNIQUE INDEX console_invites_one_unused ON console_invites (email) WHERE used_at_ms IS NULL;
+
+      CREATE TABLE console_sessions (
+        token_sha256  BYTEA PRIMARY KEY CHECK (length(token_sha256) = 32),
+        user_id       TEXT COLLATE "C" NOT NULL REFERENCES console_users (id) ON DELETE CASCADE,
+        csrf_token    TEXT COLLATE "C" NOT NULL,
+        created_at_ms BIGINT NOT NULL,
+        last_seen_ms  BIGINT NOT NULL
+      );
+      CREATE INDEX console_sessions_by_user ON console_sessions (user_id);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

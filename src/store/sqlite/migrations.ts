@@ -323,6 +323,43 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX usage_reservations_key ON usage_reservations (key_id);
     `,
   },
+  {
+    version: 11,
+    name: 'developer console accounts: users, invites, sessions (src/store/console-account-store.ts)',
+    // Invite and session tokens are kept as their SHA-256 only (console-account-record.ts); emails
+    // trimmed and lower-cased, so UNIQUE means one account per address. One unused invite per email.
+    sql: `
+      CREATE TABLE console_users (
+        id              TEXT PRIMARY KEY,
+        tenant          TEXT NOT NULL,
+        email           TEXT NOT NULL UNIQUE,
+        password_hash   TEXT NOT NULL,
+        failed_sign_ins INTEGER NOT NULL DEFAULT 0 CHECK (failed_sign_ins >= 0),
+        locked_until_ms INTEGER,
+        created_at_ms   INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX console_users_by_tenant ON console_users (tenant, created_at_ms);
+
+      CREATE TABLE console_invites (
+        token_sha256  BLOB PRIMARY KEY CHECK (length(token_sha256) = 32),
+        tenant        TEXT NOT NULL,
+        email         TEXT NOT NULL,
+        expires_at_ms INTEGER NOT NULL,
+        used_at_ms    INTEGER,
+        created_at_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX console_invites_one_unused ON console_invites (email) WHERE used_at_ms IS NULL;
+
+      CREATE TABLE console_sessions (
+        token_sha256  BLOB PRIMARY KEY CHECK (length(token_sha256) = 32),
+        user_id       TEXT NOT NULL REFERENCES console_users (id) ON DELETE CASCADE,
+        csrf_token    TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        last_seen_ms  INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX console_sessions_by_user ON console_sessions (user_id);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

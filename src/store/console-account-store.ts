@@ -1,0 +1,90 @@
+// The developer console's accounts (issue: developer console): people of one tenant who sign in to
+// manage its keys, secrets, retention and usage. An operator invites one (a one-time token valid for
+// a day, shown once); the invitee sets a password; sign-ins open sessions. Tokens of invites and
+// sessions are stored as SHA-256 hashes only (what the database holds cannot be replayed), passwords as
+// the hash the caller made (src/console/password-hash.ts: scrypt); an email is one account, in one tenant.
+
+export interface ConsoleUser {
+  id: string;
+  tenant: string;
+  /** Lower-cased as given to the invite. */
+  email: string;
+  createdAtMs: number;
+}
+
+/** A user as sign-in needs it: the password hash and where the lockout stands. */
+export interface ConsoleSignInRecord extends ConsoleUser {
+  passwordHash: string;
+  /** Failed sign-ins since the last success or lockout. */
+  failedSignIns: number;
+  /** Locked until then (ms), or null. */
+  lockedUntilMs: number | null;
+}
+
+export interface ConsoleInvite {
+  tenant: string;
+  email: string;
+  expiresAtMs: number;
+}
+
+export interface ConsoleSession {
+  user: ConsoleUser;
+  /** The session's CSRF token: every change the session makes must carry it. */
+  csrfToken: string;
+  createdAtMs: number;
+}
+
+export interface SessionLimits {
+  /** A session not used for this long has ended. */
+  idleMs: number;
+  /** A session ends this long after sign-in, used or not. */
+  absoluteMs: number;
+}
+
+export interface ConsoleAccountStore {
+  /**
+   * A one-time invite for `email` to `tenant`, valid for `ttlMs`: its token (returned once, stored
+   * hashed). Inviting an email again replaces its unused invite; an email with an account in another
+   * tenant is refused (ConsoleAccountError 'email_taken').
+   */
+  createInvite(tenant: string, email: string, nowMs: number, ttlMs: number): Promise<{ token: string; expiresAtMs: number }>;
+  /** The invite `token` opens: unused and unexpired; else null. */
+  findInvite(token: string, nowMs: number): Promise<ConsoleInvite | null>;
+  /**
+   * Uses the invite, once: creates the account with `passwordHash` (or sets the password of the
+   * email's account in the same tenant, a reset by invite), ends that account's sessions, and returns
+   * it; null when the invite is unknown, used or expired (two racing uses: one wins).
+   */
+  acceptInvite(token: string, passwordHash: string, nowMs: number): Promise<ConsoleUser | null>;
+  /** The account of `email` (any case) for a sign-in, or null. */
+  signInRecord(email: string): Promise<ConsoleSignInRecord | null>;
+  /**
+   * Counts a failed sign-in; at `lockAfter` failures in a row the account is locked for `lockMs` and
+   * the count starts again. Returns when it is locked until (null: not locked).
+   */
+  recordFailedSignIn(userId: string, nowMs: number, lockAfter: number, lockMs: number): Promise<number | null>;
+  /** A successful sign-in clears the failures. */
+  recordSignIn(userId: string): Promise<void>;
+  /** Opens a session for the user: its token (returned once, stored hashed) and its CSRF token. */
+  createSession(userId: string, nowMs: number): Promise<{ token: string; csrfToken: string }>;
+  /** The session `token` opens, within its limits (its last use is moved to now), or null. */
+  session(token: string, nowMs: number, limits: SessionLimits): Promise<ConsoleSession | null>;
+  /** Ends one session (sign-out); nothing when it is gone. */
+  endSession(token: string): Promise<void>;
+  /** Ends every session of the user (sign-out everywhere): how many. */
+  endAllSessions(userId: string): Promise<number>;
+  /** The tenant's accounts, oldest first. */
+  listUsers(tenant: string): Promise<ConsoleUser[]>;
+}
+
+export type ConsoleAccountErrorKind = 'email_taken' | 'invalid_email';
+
+export class ConsoleAccountError extends Error {
+  constructor(
+    readonly kind: ConsoleAccountErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConsoleAccountError';
+  }
+}
