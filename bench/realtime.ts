@@ -52,6 +52,7 @@ async function measure(
     SVC_DATA_DIR: dataDir,
     SVC_PORT: '0',
     SVC_REALTIME_PORT: '0',
+    SVC_CONSOLE_PORT: '0',
     SVC_REALTIME_TRANSPORT: transport,
     SVC_MODEL: await testModelPath(arch),
     SVC_LOG_LEVEL: 'silent',

@@ -29,6 +29,7 @@ export async function run(args: string[]): Promise<void> {
     SVC_DATA_DIR: dataDir,
     SVC_PORT: '0',
     SVC_REALTIME_PORT: '0',
+    SVC_CONSOLE_PORT: '0',
     SVC_MODEL: model,
     SVC_MAX_TOKENS: String(maxTokens),
     SVC_TEMPERATURE_FALLBACK: 'false',

@@ -29,6 +29,7 @@ export async function run(args: string[]): Promise<void> {
       SVC_DATA_DIR: dataDir,
       SVC_PORT: '0',
       SVC_REALTIME_PORT: '0',
+      SVC_CONSOLE_PORT: '0',
       SVC_MODEL: await testModelPath('micro'),
       SVC_LOG_LEVEL: 'warn',
       SVC_WORKERS: '1',

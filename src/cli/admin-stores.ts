@@ -4,6 +4,7 @@ import { loadDataDir, loadDatabaseUrl, loadS3Settings, loadWebhookMasterKeySetti
 import { UsageBilling } from '../billing/usage-billing.js';
 import type { KeyRevocationStores } from '../jobs/key-revocation.js';
 import type { BillingSettingsStore } from '../store/billing-settings-store.js';
+import type { ConsoleAccountStore } from '../store/console-account-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import { isKeyStoreError } from '../store/key-store-error.js';
 import type { KeyStore } from '../store/key-store.js';
@@ -53,6 +54,11 @@ async function administering<T>(run: () => T | Promise<T>): Promise<T> {
     if (isKeyStoreError(error) && error.code === 'invalid_argument') throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** The developer console's accounts (invites, sign-ins, sessions). */
+export async function withConsoleAccounts<T>(run: (accounts: ConsoleAccountStore) => T | Promise<T>): Promise<T> {
+  return withStores(({ consoleAccounts }) => run(consoleAccounts));
 }
 
 export async function withWebhookSecretStore<T>(run: (secrets: WebhookSecretStore) => T | Promise<T>): Promise<T> {

@@ -32,13 +32,15 @@ Usage:
   svc-stt dictionary show --key ID --language FAMILY [--json]
   svc-stt webhooks secret create|rotate|list --key ID [--json]    (a new secret is shown once)
   svc-stt webhooks deliveries --job ID [--json]
+  svc-stt console-users invite --tenant T --email E [--json]   (the developer console: a one-time link, 24 h)
+  svc-stt console-users list --tenant T [--json]
 
 Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_DATA_DIR (database for keys, dictionaries and webhook secrets; default ./data),
              SVC_WEBHOOK_MASTER_KEY (encrypts webhook secrets; default <data dir>/webhook-master.key).
 `;
 
-const COMMANDS = ['serve', 'transcribe', 'bench', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks'];
+const COMMANDS = ['serve', 'transcribe', 'bench', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks', 'console-users'];
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -76,6 +78,9 @@ export async function main(argv: string[]): Promise<void> {
         break;
       case 'webhooks':
         await (await import('./webhooks-command.js')).runWebhooksCommand(rest);
+        break;
+      case 'console-users':
+        await (await import('./console-users-command.js')).runConsoleUsersCommand(rest);
         break;
       case undefined:
       case 'help':

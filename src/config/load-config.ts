@@ -46,6 +46,7 @@ const S = {
   host: setting('SVC_HOST'),
   port: setting('SVC_PORT'),
   realtimePort: setting('SVC_REALTIME_PORT'),
+  consolePort: setting('SVC_CONSOLE_PORT'),
   realtimeTransport: setting('SVC_REALTIME_TRANSPORT'),
   model: setting('SVC_MODEL', 'models.svc-medical-1'),
   edgeModel: setting('SVC_EDGE_MODEL', 'models.svc-medical-edge-1'),
@@ -76,6 +77,7 @@ const S = {
   maxTokens: setting('SVC_MAX_TOKENS', 'decoding.maxTokens'),
   temperatureFallback: setting('SVC_TEMPERATURE_FALLBACK', 'decoding.temperatureFallback'),
   publicBaseUrl: setting('SVC_PUBLIC_BASE_URL'),
+  consoleUrl: setting('SVC_CONSOLE_URL'),
   jobChunkSeconds: setting('SVC_JOB_CHUNK_SECONDS', 'jobs.chunkSeconds'),
   uploadExpirySeconds: setting('SVC_UPLOAD_EXPIRY_SECONDS', 'jobs.uploadExpirySeconds'),
   logLevel: setting('SVC_LOG_LEVEL'),
@@ -101,6 +103,10 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
   if (port !== 0 && port === realtimePort) {
     reader.problem(S.realtimePort, `must differ from ${reader.labelOf(S.port)} (both are ${port})`);
   }
+  const consolePort = reader.integer(S.consolePort, DEFAULTS.consolePort, 0, MAX_PORT);
+  if (consolePort !== 0 && (consolePort === port || consolePort === realtimePort)) {
+    reader.problem(S.consolePort, `must differ from the other ports (${consolePort} is taken)`);
+  }
 
   const flagship = readModelFile(reader, env, S.model, FLAGSHIP_MODEL, true);
   const edge = reader.has(S.edgeModel) ? readModelFile(reader, env, S.edgeModel, EDGE_MODEL, false) : flagship;
@@ -115,7 +121,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     reader.problem(S.minAudioSeconds, `(${minAudioSeconds}) must not exceed ${reader.labelOf(S.inlineBoundarySeconds)} (${inlineBoundarySeconds})`);
   }
   const metricsPort = reader.has(S.metricsPort) ? reader.integer(S.metricsPort, 0, 0, MAX_PORT) : null;
-  if (metricsPort !== null && metricsPort !== 0 && (metricsPort === port || metricsPort === realtimePort)) {
+  if (metricsPort !== null && metricsPort !== 0 && (metricsPort === port || metricsPort === realtimePort || metricsPort === consolePort)) {
     reader.problem(S.metricsPort, `must differ from the other ports (${metricsPort} is taken)`);
   }
   const config: ServiceConfig = {
@@ -128,6 +134,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     metricsPort,
     metricsTenantLabels: reader.integer(S.metricsTenantLabels, DEFAULTS.metricsTenantLabels, 0, 1000),
     realtimePort,
+    consolePort,
     realtimeTransport: reader.oneOf(S.realtimeTransport, DEFAULTS.realtimeTransport, REALTIME_TRANSPORTS),
     lifecycle: {
       drainMs: reader.integer(S.drainMs, DEFAULTS.lifecycle.drainMs, 0, 3_600_000),
@@ -209,6 +216,19 @@ export function loadDataDir(env: Env = process.env): string {
  * Only the database setting (SVC_DATABASE_URL, else `database.url` in the SVC_CONFIG file; null: the
  * data folder's SQLite file), for the admin commands, which must work on the server's database.
  */
+/**
+ * Where people reach the console (SVC_CONSOLE_URL, else http://<host>:<SVC_CONSOLE_PORT>), for the
+ * links the admin commands print (a console invite).
+ */
+export function loadConsoleUrl(env: Env = process.env): string {
+  const { reader } = openReader(env);
+  const host = reader.text(S.host, DEFAULTS.host, HOST, 'must be a host name or an IP address (without brackets)');
+  const port = reader.integer(S.consolePort, DEFAULTS.consolePort, 0, MAX_PORT);
+  const url = readPublicBaseUrl(reader, S.consoleUrl) ?? defaultPublicBaseUrl(host, port);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return url;
+}
+
 export function loadDatabaseUrl(env: Env = process.env): string | null {
   const { reader } = openReader(env);
   const url = readDatabaseUrl(reader);
@@ -382,18 +402,18 @@ function readS3(reader: SettingsReader): S3StorageConfig | null {
   return s3;
 }
 
-function readPublicBaseUrl(reader: SettingsReader): string | undefined {
-  if (!reader.has(S.publicBaseUrl)) return undefined;
-  const raw = reader.text(S.publicBaseUrl, '', /\S/, 'must be an http(s) URL');
+function readPublicBaseUrl(reader: SettingsReader, which: typeof S.publicBaseUrl = S.publicBaseUrl): string | undefined {
+  if (!reader.has(which)) return undefined;
+  const raw = reader.text(which, '', /\S/, 'must be an http(s) URL');
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    if (raw) reader.problem(S.publicBaseUrl, `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+    if (raw) reader.problem(which, `must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
     return undefined;
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash) {
-    reader.problem(S.publicBaseUrl, 'must be an http(s) URL without credentials, query or fragment');
+    reader.problem(which, 'must be an http(s) URL without credentials, query or fragment');
     return undefined;
   }
   // poll_url is built as `${publicBaseUrl}/v1/jobs/...`: no trailing slash.

@@ -44,6 +44,8 @@ export interface ServiceConfig {
    */
   metricsTenantLabels: number;
   realtimePort: number;
+  /** The developer console's own listener (src/console/): its cookies and CSP never mix with the API's. */
+  consolePort: number;
   /** Which WebSocket server serves the realtime listener: `auto` (uWS.js where its binary loads, else ws). */
   realtimeTransport: RealtimeTransportChoice;
   /**
@@ -122,6 +124,7 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   port: 8080,
   realtimePort: 8081,
+  consolePort: 8082,
   realtimeTransport: 'auto',
   metricsTenantLabels: 0,
   lifecycle: { drainMs: 30_000, instanceTtlMs: 30_000, keyWatchMs: 1_000 },

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobRunner } from '../jobs/job-runner.js';
+import type { ConsoleListener } from '../console/console-listener.js';
 import type { RealtimeListener } from '../realtime/realtime-listener.js';
 import type { JobNotices } from '../store/job-notices.js';
 import type { Stores } from '../store/open-stores.js';
@@ -17,6 +18,7 @@ export interface RunningParts {
   app: FastifyInstance;
   events: JobEvents;
   realtime: RealtimeListener | null;
+  console: ConsoleListener | null;
   runner: JobRunner | null;
   notices: JobNotices;
   deliveries: WebhookDeliveryWorker | null;
@@ -40,6 +42,7 @@ export async function drainAndClose(drainMs: number, parts: RunningParts): Promi
     await Promise.all([
       app.close(),
       parts.realtime?.close(),
+      parts.console?.close(),
       runner?.stop(drainMs).then(() => notices.publish({ kind: 'queued' })),
       parts.deliveries?.stop(),
       parts.sweeper?.stop(),

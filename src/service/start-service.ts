@@ -7,6 +7,8 @@
 // and /metrics, prints the ready line scripts wait for, and drains on close.
 import { UsageBilling } from '../billing/usage-billing.js';
 import { KeyStandingWatch } from '../billing/key-standing-watch.js';
+import { startConsoleListener } from '../console/console-listener.js';
+import { revokeKey } from '../jobs/key-revocation.js';
 import { mkdirSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isKeyActive } from '../application/require-active-key.js';
@@ -44,6 +46,8 @@ export interface RunningService {
   url: string;
   /** The separate metrics listener's URL (SVC_METRICS_PORT), else null. */
   metricsUrl: string | null;
+  /** The developer console's listener (SVC_CONSOLE_PORT), on roles that serve the API; else null. */
+  consoleUrl: string | null;
   /** The realtime listener (SVC_REALTIME_PORT, `ws://`), on roles that serve the API; else null. */
   realtime: RealtimeListener | null;
   /** Present when the database had no key and one was created at start (also in `firstKeyFile`). */
@@ -240,6 +244,18 @@ async function startRole(
     ? await startRealtime(config, { keys, billing, watch, seats: stores.seats, engines: engines.engines, onSessionEnd: sessionAudit(app.log) }, app.log)
     : null;
   if (realtime) closers.push(() => realtime.close());
+  const consoleListener = plan.serves
+    ? await startConsoleListener({
+        host: config.host,
+        port: config.consolePort,
+        accounts: stores.consoleAccounts,
+        keys,
+        revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
+        clock: () => clock().getTime(),
+        logger: app.log.child({ listener: 'console' }),
+      })
+    : null;
+  if (consoleListener) closers.push(() => consoleListener.close());
   let metricsListener: MetricsListener | null = null;
   if (config.metricsPort !== null) {
     metricsListener = await startMetricsListener(config.host, config.metricsPort, metrics);
@@ -256,6 +272,7 @@ async function startRole(
     app,
     url,
     metricsUrl: metricsListener ? urlOf(config.host, metricsListener.port) : null,
+    consoleUrl: consoleListener?.url ?? null,
     realtime,
     firstKey,
     firstKeyFile: firstKey === null ? null : firstKeyPath(config.dataDir),
@@ -268,6 +285,7 @@ async function startRole(
         app,
         events,
         realtime,
+        console: consoleListener,
         runner,
         notices,
         deliveries,

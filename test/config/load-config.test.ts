@@ -43,6 +43,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     host: '127.0.0.1',
     port: 8080,
     realtimePort: 8081,
+    consolePort: 8082,
     realtimeTransport: 'auto',
     models: { 'svc-medical-1': flagship, 'svc-medical-edge-1': flagship },
     vad: { enabled: true, model: defaultVadModelPath() },

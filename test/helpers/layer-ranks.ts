@@ -21,6 +21,7 @@ export const LAYER_RANK: Readonly<Record<string, number>> = {
   realtime: 11,
   application: 12,
   api: 13,
-  service: 14,
-  cli: 15,
+  console: 14,
+  service: 15,
+  cli: 16,
 };

@@ -20,6 +20,7 @@ export async function serveEnv(dataDir: string, extra: Record<string, string> = 
     SVC_DATA_DIR: dataDir,
     SVC_PORT: '0',
     SVC_REALTIME_PORT: '0',
+    SVC_CONSOLE_PORT: '0',
     SVC_MODEL: await testModelPath('micro'),
     SVC_MAX_TOKENS: '8',
     SVC_TEMPERATURE_FALLBACK: 'false',

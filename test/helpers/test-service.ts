@@ -72,6 +72,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     SVC_DATA_DIR: dataDir,
     SVC_PORT: '0',
     SVC_REALTIME_PORT: '0',
+    SVC_CONSOLE_PORT: '0',
     SVC_MODEL: await testModelPath('micro'),
     SVC_MAX_TOKENS: '12',
     SVC_TEMPERATURE_FALLBACK: 'false',

@@ -1,0 +1,59 @@
+// svc-stt console-users invite --tenant T --email E | list --tenant T: the developer console's
+// accounts. An invite prints a one-time link (valid 24 hours) for the invitee to set a password;
+// inviting an existing account's email again is how a forgotten password is reset.
+import { loadConsoleUrl } from '../config/load-config.js';
+import { ConsoleAccountError } from '../store/console-account-store.js';
+import { withConsoleAccounts } from './admin-stores.js';
+import type { CommandOutput } from './command-output.js';
+import { parseCommandArgs } from './parse-command-args.js';
+import { textTable } from './text-table.js';
+import { UsageError } from './usage-error.js';
+
+export const CONSOLE_USERS_USAGE = `usage: svc-stt console-users invite --tenant T --email E [--json]   (a one-time link, valid 24 h)
+       svc-stt console-users list --tenant T [--json]`;
+
+export const INVITE_TTL_MS = 24 * 3_600_000;
+
+export async function runConsoleUsersCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
+  const [action, ...rest] = argv;
+  if (action === 'invite') return invite(rest, out);
+  if (action === 'list') return list(rest, out);
+  throw new UsageError(CONSOLE_USERS_USAGE);
+}
+
+async function invite(argv: string[], out: CommandOutput): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, CONSOLE_USERS_USAGE, {
+    tenant: { type: 'string' },
+    email: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
+  if (positionals.length > 0 || !values.tenant || !values.email)
+    throw new UsageError(`console-users invite needs --tenant and --email\n${CONSOLE_USERS_USAGE}`);
+  const { tenant, email } = values;
+  const created = await withConsoleAccounts((accounts) => accounts.createInvite(tenant, email, Date.now(), INVITE_TTL_MS)).catch((error: unknown) => {
+    throw error instanceof ConsoleAccountError ? new UsageError(error.message) : error;
+  });
+  const link = `${loadConsoleUrl(process.env)}/invite/${created.token}`;
+  const expires = new Date(created.expiresAtMs).toISOString();
+  if (values.json) {
+    out.write(`${JSON.stringify({ link, expires_at: expires })}\n`);
+    return;
+  }
+  out.write(`Invited ${email.trim().toLowerCase()} to the console of ${tenant}. The link works once, until ${expires}; it is shown only now:\n\n  ${link}\n\n`);
+}
+
+async function list(argv: string[], out: CommandOutput): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, CONSOLE_USERS_USAGE, { tenant: { type: 'string' }, json: { type: 'boolean', default: false } });
+  if (positionals.length > 0 || !values.tenant) throw new UsageError(`console-users list needs --tenant\n${CONSOLE_USERS_USAGE}`);
+  const tenant = values.tenant;
+  const users = await withConsoleAccounts((accounts) => accounts.listUsers(tenant));
+  const rows = users.map((u) => ({ id: u.id, email: u.email, created: new Date(u.createdAtMs).toISOString() }));
+  out.write(
+    values.json
+      ? `${JSON.stringify(rows)}\n`
+      : textTable(
+          ['id', 'email', 'created'],
+          rows.map((r) => [r.id, r.email, r.created]),
+        ),
+  );
+}

@@ -1,0 +1,51 @@
+// The console's only assets, served by the console itself from its own origin (a self-hosted,
+// offline service: no third-party origin, nothing fetched at run time). Plain CSS and one small
+// script module; pages carry no inline script or style, so the CSP can forbid both.
+
+export const CONSOLE_CSS = `:root {
+  color-scheme: light;
+  --ink: #1b1f24; --muted: #57606a; --line: #d0d7de; --accent: #0a5bd3; --bad: #a40e26; --good: #116329;
+}
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: var(--ink); background: #f6f8fa; }
+header { display: flex; gap: 1.5rem; align-items: center; padding: 0.75rem 1.5rem; background: #fff; border-bottom: 1px solid var(--line); }
+header .brand { font-weight: 700; }
+header nav a { margin-right: 1rem; }
+header form { margin-left: auto; }
+main { max-width: 64rem; margin: 1.5rem auto; padding: 0 1.5rem; }
+a { color: var(--accent); }
+a:focus, button:focus, input:focus, select:focus { outline: 3px solid #7aa7f7; outline-offset: 2px; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 0.5rem; }
+table { width: 100%; border-collapse: collapse; background: #fff; }
+th, td { text-align: left; padding: 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-weight: 600; }
+form.stack { display: grid; gap: 0.75rem; max-width: 28rem; background: #fff; padding: 1.25rem; border: 1px solid var(--line); border-radius: 6px; }
+label { display: grid; gap: 0.25rem; font-weight: 600; }
+input, select { font: inherit; padding: 0.4rem 0.5rem; border: 1px solid #8c959f; border-radius: 4px; }
+button { font: inherit; padding: 0.4rem 0.9rem; border: 1px solid #1f2328; border-radius: 4px; background: #fff; color: var(--ink); cursor: pointer; }
+button.primary { background: var(--accent); border-color: var(--accent); color: #fff; }
+button.danger { border-color: var(--bad); color: var(--bad); }
+.notice { padding: 0.75rem 1rem; border-radius: 6px; border: 1px solid var(--line); background: #fff; margin-bottom: 1rem; }
+.notice.error { border-color: var(--bad); color: var(--bad); }
+.notice.ok { border-color: var(--good); color: var(--good); }
+.secret { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; }
+.secret code { font-size: 0.95rem; padding: 0.4rem 0.5rem; background: #fff; border: 1px solid var(--line); border-radius: 4px; word-break: break-all; }
+.muted { color: var(--muted); }
+.inline { display: inline; }
+`;
+
+/** Copy buttons (`data-copy` names the id of the element whose text they copy); nothing else. */
+export const CONSOLE_JS = `for (const button of document.querySelectorAll('button[data-copy]')) {
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    const text = document.getElementById(button.dataset.copy)?.textContent ?? '';
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = 'Copied';
+    } catch {
+      button.textContent = 'Select and copy it';
+    }
+  });
+}
+`;

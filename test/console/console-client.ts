@@ -1,0 +1,49 @@
+// A console client for the HTTP-level tests: a browser's cookie jar and form posts (with the Origin
+// header a browser sends), redirects not followed, so each answer's status, headers and page can be checked.
+
+export interface ConsoleAnswer {
+  status: number;
+  headers: Headers;
+  page: string;
+}
+
+export class ConsoleClient {
+  /** The session cookie's value, as the jar holds it ('' after the server expired it). */
+  cookie: string | null = null;
+
+  constructor(
+    readonly base: string,
+    /** Headers sent with every request (e.g. another origin). */
+    private readonly extra: Record<string, string> = {},
+  ) {}
+
+  get(path: string): Promise<ConsoleAnswer> {
+    return this.send(path, { method: 'GET' });
+  }
+
+  post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<ConsoleAnswer> {
+    return this.send(path, {
+      method: 'POST',
+      body: new URLSearchParams(form).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: this.base, ...headers },
+    });
+  }
+
+  /** The CSRF token of the forms on a page. */
+  static csrfOf(page: string): string {
+    const match = /name="csrf" value="([^"]+)"/.exec(page);
+    if (!match) throw new Error('the page has no CSRF token');
+    return match[1];
+  }
+
+  private async send(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<ConsoleAnswer> {
+    const res = await fetch(`${this.base}${path}`, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...this.extra, ...(init.headers ?? {}), ...(this.cookie ? { cookie: `svc_console_session=${this.cookie}` } : {}) },
+    });
+    const set = res.headers.get('set-cookie');
+    if (set) this.cookie = /^svc_console_session=([^;]*)/.exec(set)?.[1] ?? this.cookie;
+    return { status: res.status, headers: res.headers, page: await res.text() };
+  }
+}

@@ -1,0 +1,189 @@
+// The developer console over HTTP (src/console/), on a real service (SQLite; its own listener): an
+// operator's invite, the invitee's password (the rules, the link used once), sign-in (one answer for
+// an unknown email and a wrong password, a new session whatever cookie came, lockout after repeated
+// failures, a limit per address), the cookie's flags, CSRF and same-origin checks on every change,
+// keys created (shown once) and revoked within the tenant only, sign-out, the headers of every page,
+// and the audit lines (no secret in any log).
+import t from 'tap';
+import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-users-command.js';
+import { captureLogs, recordCanary } from '../helpers/test-logs.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import { ConsoleClient } from './console-client.js';
+
+const PASSWORD = 'amber-stethoscope-42';
+let svc: TestService;
+let logs: ReturnType<typeof captureLogs>;
+let offsetMs = 0;
+const clock = () => new Date(Date.now() + offsetMs);
+
+t.before(async () => {
+  logs = captureLogs();
+  svc = await startTestService({}, { clock, logger: { level: 'info', stream: logs.stream } });
+  recordCanary('filename', PASSWORD);
+});
+t.teardown(() => svc?.close());
+
+const base = () => svc.service.consoleUrl!;
+
+async function invited(tenant: string, email: string): Promise<string> {
+  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, email, clock().getTime(), INVITE_TTL_MS);
+  return token;
+}
+
+/** A signed-in client of a new account of `tenant`. */
+async function member(tenant: string, email = `${tenant}@clinic.example`): Promise<ConsoleClient> {
+  const client = new ConsoleClient(base());
+  const token = await invited(tenant, email);
+  const set = await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD });
+  if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
+  return client;
+}
+
+t.test('an invite: the CLI prints a one-time link; the password rules; used once; signed in with a safe cookie', async (t) => {
+  let printed = '';
+  const saved = { dir: process.env.SVC_DATA_DIR, port: process.env.SVC_CONSOLE_URL };
+  process.env.SVC_DATA_DIR = svc.dataDir;
+  process.env.SVC_CONSOLE_URL = base();
+  t.teardown(() => {
+    process.env.SVC_DATA_DIR = saved.dir;
+    if (saved.port === undefined) delete process.env.SVC_CONSOLE_URL;
+    else process.env.SVC_CONSOLE_URL = saved.port;
+  });
+  await runConsoleUsersCommand(['invite', '--tenant', 'clinic-invite', '--email', 'Dr.Lee@Clinic.example', '--json'], { write: (s: string) => (printed += s) });
+  const { link, expires_at } = JSON.parse(printed) as { link: string; expires_at: string };
+  t.ok(link.startsWith(`${base()}/invite/`), 'a link to the console');
+  t.ok(Math.abs(Date.parse(expires_at) - Date.now() - INVITE_TTL_MS) < 60_000, 'valid 24 hours');
+  const path = link.slice(base().length);
+
+  const client = new ConsoleClient(base());
+  const page = await client.get(path);
+  t.equal(page.status, 200);
+  t.match(page.page, /dr\.lee@clinic\.example/, 'the email, lower-cased');
+  for (const [form, rule] of [
+    [{ password: 'short-one', repeat: 'short-one' }, /at least 12 characters/],
+    [{ password: 'password1234', repeat: 'password1234' }, /most common/],
+    [{ password: 'aaaaaaaaaaaaaa', repeat: 'aaaaaaaaaaaaaa' }, /one character repeated/],
+    [{ password: PASSWORD, repeat: `${PASSWORD}x` }, /differ/],
+  ] as const) {
+    const refused = await client.post(path, form);
+    t.equal(refused.status, 422, `refused: ${String(rule)}`);
+    t.match(refused.page, rule);
+    t.notMatch(refused.page, new RegExp(form.password), 'the password is never echoed');
+  }
+  const accepted = await client.post(path, { password: PASSWORD, repeat: PASSWORD });
+  t.equal(accepted.status, 303);
+  t.equal(accepted.headers.get('location'), '/keys');
+  const cookie = accepted.headers.get('set-cookie')!;
+  t.match(cookie, /^svc_console_session=[A-Za-z0-9_-]{20,};/);
+  t.match(cookie, /HttpOnly/);
+  t.match(cookie, /SameSite=Strict/);
+  t.notMatch(cookie, /Secure/, 'plain HTTP on loopback: not Secure (anywhere else it is)');
+  t.equal((await client.get('/keys')).status, 200, 'signed in');
+  t.equal((await new ConsoleClient(base()).get(path)).status, 404, 'the link works once');
+});
+
+t.test('sign-in: one answer for an unknown email and a wrong password; a new session whatever cookie came; sign-out', async (t) => {
+  await member('clinic-sign-in', 'nurse@clinic.example');
+  const stranger = new ConsoleClient(base());
+  const unknown = await stranger.post('/sign-in', { email: 'nobody@clinic.example', password: PASSWORD });
+  const wrong = await stranger.post('/sign-in', { email: 'nurse@clinic.example', password: 'not-the-password' });
+  t.equal(unknown.status, 401);
+  t.equal(wrong.status, 401);
+  t.equal(unknown.page.replace('nobody@', 'nurse@'), wrong.page, 'the same page: it does not tell which accounts exist');
+
+  const client = new ConsoleClient(base());
+  client.cookie = 'chosen-by-an-attacker-0123456789abcdef';
+  const signed = await client.post('/sign-in', { email: 'NURSE@clinic.example', password: PASSWORD });
+  t.equal(signed.status, 303);
+  t.not(client.cookie, 'chosen-by-an-attacker-0123456789abcdef', 'a fresh session token, never the one sent');
+  const keys = await client.get('/keys');
+  t.equal(keys.status, 200);
+  const out = await client.post('/sign-out', { csrf: ConsoleClient.csrfOf(keys.page) });
+  t.equal(out.status, 303);
+  t.match(out.headers.get('set-cookie'), /Max-Age=0/);
+  const after = new ConsoleClient(base());
+  after.cookie = /svc_console_session=([^;]*)/.exec(signed.headers.get('set-cookie')!)![1];
+  t.equal((await after.get('/keys')).status, 303, 'the old session token opens nothing');
+});
+
+t.test('lockout after 5 failures (even the right password waits), lifted after 15 minutes; a limit per address', async (t) => {
+  await member('clinic-lockout', 'locked@clinic.example');
+  const client = new ConsoleClient(base());
+  for (let i = 0; i < 4; i++) t.equal((await client.post('/sign-in', { email: 'locked@clinic.example', password: `wrong-${i}-attempt` })).status, 401);
+  const fifth = await client.post('/sign-in', { email: 'locked@clinic.example', password: 'wrong-4-attempt' });
+  t.equal(fifth.status, 429);
+  t.match(fifth.page, /on this account after repeated failures: try again in 15 minutes/);
+  t.equal((await client.post('/sign-in', { email: 'locked@clinic.example', password: PASSWORD })).status, 429, 'locked: the right password too');
+  offsetMs += 15 * 60_000 + 1_000;
+  t.equal((await client.post('/sign-in', { email: 'locked@clinic.example', password: PASSWORD })).status, 303, 'lifted');
+
+  // Unknown emails lock no account; the address limit (10 a minute) stops the guessing.
+  offsetMs += 61_000;
+  const statuses: number[] = [];
+  for (let i = 0; i < 11; i++) statuses.push((await client.post('/sign-in', { email: `guess-${i}@clinic.example`, password: 'guessing-away-1' })).status);
+  t.same(statuses.slice(0, 10), Array(10).fill(401));
+  t.equal(statuses[10], 429, 'the 11th in a minute from one address');
+  offsetMs += 61_000;
+});
+
+t.test('every change needs the session CSRF token and the console origin', async (t) => {
+  const client = await member('clinic-csrf');
+  const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
+  t.equal((await client.post('/keys', {})).status, 403, 'no token');
+  t.equal((await client.post('/keys', { csrf: `${csrf.slice(1)}x` })).status, 403, 'a wrong token');
+  t.equal((await client.post('/keys', { csrf }, { origin: 'https://evil.example' })).status, 403, 'another origin');
+  t.equal((await client.post('/keys', { csrf }, { 'sec-fetch-site': 'cross-site' })).status, 403, 'a cross-site request');
+  t.equal((await svc.stores.keys.list('clinic-csrf')).length, 0, 'no key was made');
+  t.equal((await client.post('/keys', { csrf })).status, 201);
+});
+
+t.test('keys: created and shown once, usable at once; revoked within the tenant only; audit lines without secrets', async (t) => {
+  const client = await member('clinic-keys');
+  const other = await svc.createKey({ tenant: 'clinic-elsewhere' });
+  const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
+  const created = await client.post('/keys', { csrf });
+  t.equal(created.status, 201);
+  const key = /<code id="created-key">([^<]+)<\/code>/.exec(created.page)![1];
+  recordCanary('api_key', key);
+  const id = /New key (key_\w+)/.exec(created.page)![1];
+  t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200, 'the new key works on the API');
+  const listed = await client.get('/keys');
+  t.match(listed.page, id);
+  t.notMatch(listed.page, key, 'never shown again');
+
+  const tampered = await client.post(`/keys/${other.id}/revoke`, { csrf });
+  t.equal(tampered.status, 404, "another tenant's key id: not found");
+  t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${other.key}` } })).status, 200, 'and still active');
+  const revoked = await client.post(`/keys/${id}/revoke`, { csrf });
+  t.equal(revoked.status, 200);
+  t.match(revoked.page, /revoked/);
+  t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 401, 'refused at once');
+
+  const audits = logs.lines().filter((l) => l.msg === 'console audit' && l.tenantId === 'clinic-keys');
+  t.same(
+    audits.map((l) => l.audit),
+    ['password_set', 'key_created', 'key_revoked'],
+  );
+  t.ok(
+    audits.filter((l) => l.audit !== 'password_set').every((l) => l.keyId === id),
+    'naming the key by id',
+  );
+  t.notMatch(logs.text(), key, 'no key in any log line');
+  t.notMatch(logs.text(), PASSWORD, 'no password in any log line');
+});
+
+t.test('every page and asset carries the security headers; unknown pages are 404; signed out, pages send to sign-in', async (t) => {
+  const client = new ConsoleClient(base());
+  for (const path of ['/sign-in', '/keys', '/assets/console.css', '/assets/console.js', '/no-such-page', '/invite/not-a-token']) {
+    const answer = await client.get(path);
+    const csp = answer.headers.get('content-security-policy') ?? '';
+    t.match(csp, /default-src 'none'/, `${path}: CSP`);
+    t.match(csp, /script-src 'self'/);
+    t.notMatch(csp, /unsafe-inline|unsafe-eval|https?:/, `${path}: no inline script and no other origin`);
+    t.equal(answer.headers.get('x-frame-options'), 'DENY');
+    t.equal(answer.headers.get('cache-control'), 'no-store');
+  }
+  t.equal((await client.get('/keys')).status, 303);
+  t.equal((await client.get('/no-such-page')).status, 404);
+  t.notMatch((await client.get('/sign-in')).page, /<script>|\sstyle=|\son[a-z]+=/, 'no inline script, style or handler');
+});
