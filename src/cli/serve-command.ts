@@ -20,7 +20,10 @@ export async function runServeCommand(args: string[] = []): Promise<void> {
   // stdout is the JSON log: the ready record is one of its records, {"msg":"listening","url",...}, the
   // one a supervisor waits for. It is logged whatever SVC_LOG_LEVEL says (a child logger at info).
   const ready = service.app.log.child({}, { level: 'info' });
-  ready.info({ url: service.url, ...(service.realtime ? { realtimeUrl: service.realtime.url } : {}) }, 'listening');
+  ready.info(
+    { url: service.url, ...(service.realtime ? { realtimeUrl: service.realtime.url } : {}), ...(service.consoleUrl ? { consoleUrl: service.consoleUrl } : {}) },
+    'listening',
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
