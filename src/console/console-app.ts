@@ -9,7 +9,7 @@
 // after repeated failures) and per address. A user acts only on their own tenant's things: any other
 // id answers as an unknown one. Every change writes one `console audit` log line (who, what, which
 // id; never a secret, key or password).
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ConsoleAccountStore, ConsoleSession, SessionLimits } from '../store/console-account-store.js';
 import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord, type KeyStore } from '../store/key-store.js';
 import { DEFAULT_PLAN } from '../store/key-record.js';
@@ -55,7 +55,9 @@ const FORM_BODY_LIMIT = 16 * 1024;
 export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
   const limits = { ...DEFAULT_CONSOLE_LIMITS, ...deps.limits };
   const throttle = new SignInThrottle(limits.signInsPerMinute, deps.clock);
-  const app = Fastify({ loggerInstance: deps.logger, disableRequestLogging: true, trustProxy: false, bodyLimit: FORM_BODY_LIMIT });
+  // Per-request lines are not logged: the console's audit lines say what changed, and who.
+  const logController = new LogController({ disableRequestLogging: true });
+  const app = Fastify({ loggerInstance: deps.logger, logController, trustProxy: false, bodyLimit: FORM_BODY_LIMIT });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
@@ -102,6 +104,8 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
   app.get('/assets/console.css', async (_request, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS));
   app.get('/assets/console.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(CONSOLE_JS));
   app.get('/', async (_request, reply) => reply.code(303).header('location', '/keys').send());
+  // Browsers ask for it on every page: no icon, and no 404 in their console.
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).send());
 
   app.get('/sign-in', async (_request, reply) => html(reply, signInPage('', null)));
   app.post('/sign-in', async (request, reply) => {

@@ -29,8 +29,9 @@ button.danger { border-color: var(--bad); color: var(--bad); }
 .notice { padding: 0.75rem 1rem; border-radius: 6px; border: 1px solid var(--line); background: #fff; margin-bottom: 1rem; }
 .notice.error { border-color: var(--bad); color: var(--bad); }
 .notice.ok { border-color: var(--good); color: var(--good); }
-.secret { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; }
-.secret code { font-size: 0.95rem; padding: 0.4rem 0.5rem; background: #fff; border: 1px solid var(--line); border-radius: 4px; word-break: break-all; }
+.secret { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; margin-bottom: 1.5rem; }
+.secret code { flex: 1 1 20rem; min-width: 0; font-size: 0.95rem; padding: 0.4rem 0.5rem; background: #fff; border: 1px solid var(--line); }
+.secret code { border-radius: 4px; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
 .inline { display: inline; }
 `;

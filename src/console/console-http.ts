@@ -17,7 +17,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
     "base-uri 'none'",
   ].join('; '),
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: with it a browser sends `Origin: null` on the console's own form posts.
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
   'cross-origin-opener-policy': 'same-origin',

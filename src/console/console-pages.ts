@@ -60,6 +60,7 @@ export function invitePage(token: string, email: string, tenant: string, notice:
     'Set your password',
     `<p>You were invited to the console of <strong>${e(tenant)}</strong> as <strong>${e(email)}</strong>.</p>
 <form method="post" action="/invite/${e(token)}" class="stack">
+<input type="email" name="username" autocomplete="username" value="${e(email)}" readonly hidden>
 <label>New password<input type="password" name="password" autocomplete="new-password" minlength="12" required aria-describedby="password-rule"></label>
 <p id="password-rule" class="muted">At least 12 characters; not a common password.</p>
 <label>Repeat it<input type="password" name="repeat" autocomplete="new-password" minlength="12" required></label>

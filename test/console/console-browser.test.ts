@@ -1,0 +1,103 @@
+// The developer console in a real browser: Debian's Chromium driven by playwright-core (`.ci/run`
+// installs chromium; SVC_TEST_CHROMIUM names another binary). An invitee sets a password and signs in
+// with the keyboard alone, creates a key (shown once, with its copy button; opened again, the keys page
+// shows only ids), revokes it; axe-core finds no serious or critical violation on any page, and the
+// page's own CSP is in force (the browser runs no inline script). Screenshots of every page are
+// written under test/.cache/console-screenshots/ (PNG).
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`;
+const SCREENSHOTS = join(import.meta.dirname, '..', '.cache', 'console-screenshots');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PASSWORD = 'cedar-otoscope-1957';
+
+let svc: TestService;
+let browser: Browser;
+
+t.before(async () => {
+  if (SKIP) return;
+  svc = await startTestService();
+  browser = await chromium.launch({ executablePath: CHROMIUM });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+t.teardown(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
+}
+
+/** axe-core's serious and critical violations on the page as it is now (injected through the devtools protocol, not as a page script). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as AxeResult;
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+}
+
+async function checkPage(t: Test, page: Page, name: string): Promise<void> {
+  t.same(await axeViolations(page), [], `${name}: no serious or critical accessibility violation`);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Presses Tab until the element matching `selector` has the focus (keyboard only), at most 30 times. */
+async function tabTo(page: Page, selector: string): Promise<void> {
+  for (let i = 0; i < 30; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+t.test('invite, password, keys: by keyboard alone, accessible, the key shown once', { skip: SKIP }, async (t) => {
+  const { token } = await svc.stores.consoleAccounts.createInvite('clinic-browser', 'dr.ames@clinic.example', Date.now(), INVITE_TTL_MS);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const inlineRan: string[] = [];
+  page.on('console', (message) => inlineRan.push(message.text()));
+  const base = svc.service.consoleUrl!;
+
+  await page.goto(`${base}/invite/${token}`);
+  await checkPage(t, page, 'invite');
+  await tabTo(page, 'input[name="password"]');
+  await page.keyboard.type(PASSWORD);
+  await tabTo(page, 'input[name="repeat"]');
+  await page.keyboard.type(PASSWORD);
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${base}/keys`);
+  t.equal(await page.textContent('h1'), 'API keys', 'signed in on the keys page');
+  await checkPage(t, page, 'keys');
+
+  await tabTo(page, 'button.primary');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#created-key');
+  const key = (await page.textContent('#created-key'))!.trim();
+  t.match(key, /^svc_/, 'the new key, shown');
+  t.ok(await page.isVisible('button[data-copy="created-key"]'), "the copy button (the console's own script) is shown");
+  await checkPage(t, page, 'key-created');
+  t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200, 'it works on the API');
+
+  await page.goto(`${base}/keys`);
+  t.notOk((await page.content()).includes(key), 'opened again: never shown again');
+  const id = (await page.textContent('tbody code'))!;
+  await tabTo(page, `button[aria-label="Revoke ${id}"]`);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.notice.ok');
+  t.match(await page.textContent('.notice.ok'), /revoked/);
+  t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 401, 'revoked at once');
+
+  await context.clearCookies();
+  await page.goto(`${base}/keys`);
+  t.equal(new URL(page.url()).pathname, '/sign-in', 'without the session: the sign-in page');
+  await checkPage(t, page, 'sign-in');
+  t.same(inlineRan, [], 'nothing logged to the console by the page');
+  await context.close();
+});
