@@ -13,6 +13,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import type { ConsoleAccountStore, ConsoleSession, SessionLimits } from '../store/console-account-store.js';
 import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord, type KeyStore } from '../store/key-store.js';
 import { DEFAULT_PLAN } from '../store/key-record.js';
+import { isKeyStoreError } from '../store/key-store-error.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './console-assets.js';
 import { SECURITY_HEADERS, SESSION_COOKIE, cookieValue, expiredSessionCookie, sameOrigin, sessionCookie, tokensMatch } from './console-http.js';
 import { invitePage, keysPage, messagePage, signInPage, type CreatedKey, type Notice, type PageUser } from './console-pages.js';
@@ -38,7 +39,7 @@ export const DEFAULT_CONSOLE_LIMITS: ConsoleLimits = {
 
 export interface ConsoleDeps {
   accounts: ConsoleAccountStore;
-  keys: Pick<KeyStore, 'list' | 'get' | 'create'>;
+  keys: Pick<KeyStore, 'list' | 'get' | 'create' | 'update'>;
   /** Revokes a key and closes what it left open (src/jobs/key-revocation.ts). */
   revokeKey(keyId: string): Promise<void>;
   clock: () => number;
@@ -204,6 +205,29 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
     audit(request, session, 'key_revoked', { keyId: id });
     const notice: Notice = { kind: 'ok', text: `Key ${id} revoked: it is refused everywhere from now on.` };
     return html(reply, keysPage(pageUser(session), await deps.keys.list(session.user.tenant), null, notice));
+  });
+  // A key's result retention (1-72 h) and default language: the API reads the key on every request, so
+  // the next job or answer follows at once.
+  app.post('/keys/:id/settings', async (request, reply) => {
+    const session = await change(request, reply);
+    if (!session) return reply;
+    const { id } = request.params as { id: string };
+    const form = request.body as Form;
+    const key = await deps.keys.get(id);
+    const list = async () => deps.keys.list(session.user.tenant);
+    if (!key || key.tenant !== session.user.tenant || key.revokedAt !== null) {
+      return html(reply.code(404), keysPage(pageUser(session), await list(), null, { kind: 'error', text: 'No such key.' }));
+    }
+    const retention = Number(form.retention_hours);
+    const language = (form.default_language ?? '').trim();
+    try {
+      await deps.keys.update(id, { retentionHours: retention, defaultLanguage: language === '' ? null : language });
+    } catch (error) {
+      if (!isKeyStoreError(error) || error.code !== 'invalid_argument') throw error;
+      return html(reply.code(422), keysPage(pageUser(session), await list(), null, { kind: 'error', text: `Not saved: ${error.message}.` }));
+    }
+    audit(request, session, 'key_settings_changed', { keyId: id });
+    return html(reply, keysPage(pageUser(session), await list(), null, { kind: 'ok', text: `Key ${id} saved: the API follows it from now on.` }));
   });
   app.setNotFoundHandler(async (_request, reply) => html(reply.code(404), messagePage('Not found', 'There is no such page.')));
   return app;

@@ -33,6 +33,8 @@ button.danger { border-color: var(--bad); color: var(--bad); }
 .secret code { flex: 1 1 20rem; min-width: 0; font-size: 0.95rem; padding: 0.4rem 0.5rem; background: #fff; border: 1px solid var(--line); }
 .secret code { border-radius: 4px; overflow-wrap: anywhere; }
 .muted { color: var(--muted); }
+form.settings { display: grid; gap: 0.35rem; }
+form.settings label { font-weight: 400; font-size: 0.9rem; }
 .inline { display: inline; }
 `;
 

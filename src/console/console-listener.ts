@@ -14,7 +14,7 @@ export interface ConsoleListenerOptions {
   host: string;
   port: number;
   accounts: ConsoleAccountStore;
-  keys: Pick<KeyStore, 'list' | 'get' | 'create'>;
+  keys: Pick<KeyStore, 'list' | 'get' | 'create' | 'update'>;
   revokeKey(keyId: string): Promise<void>;
   clock: () => number;
   logger: FastifyBaseLogger;

@@ -75,7 +75,15 @@ export function messagePage(title: string, text: string, user: PageUser | null =
   return layout(title, `<p>${e(text)}</p><p><a href="${user ? '/keys' : '/sign-in'}">Continue</a></p>`, user);
 }
 
-const KEY_COLUMNS = ['Id', 'Created', 'Plan', 'Entitlements', 'Default language', 'Rate limit', 'Retention', 'Status', 'Action'];
+const KEY_COLUMNS = ['Id', 'Created', 'Plan', 'Entitlements', 'Rate limit', 'Retention and default language', 'Status', 'Action'];
+
+/** A key's retention (1-72 h) and default language (empty: detected), saved together. */
+function settingsForm(user: PageUser, k: ApiKeyRecord): string {
+  return `<form method="post" action="/keys/${e(k.id)}/settings" class="settings">${csrfField(user)}
+<label>Retention (hours)<input type="number" name="retention_hours" min="1" max="72" required value="${k.retentionHours}"></label>
+<label>Default language<input type="text" name="default_language" value="${e(k.defaultLanguage ?? '')}" placeholder="detected" size="8"></label>
+<button type="submit" aria-label="Save the settings of ${e(k.id)}">Save</button></form>`;
+}
 
 function csrfField(user: PageUser): string {
   return `<input type="hidden" name="csrf" value="${e(user.csrfToken)}">`;
@@ -99,9 +107,8 @@ export function keysPage(user: PageUser, keys: readonly ApiKeyRecord[], created:
 <td>${e(k.createdAt.slice(0, 10))}</td>
 <td>${e(k.plan)}</td>
 <td>${e(k.entitlements.join(', ') || 'none')}</td>
-<td>${e(k.defaultLanguage ?? 'detected')}</td>
 <td>${k.rateLimitPerMinute === null ? 'default' : `${k.rateLimitPerMinute}/min`}</td>
-<td>${k.retentionHours} h</td>
+<td>${k.revokedAt ? `${k.retentionHours} h · ${e(k.defaultLanguage ?? 'detected')}` : settingsForm(user, k)}</td>
 <td>${k.revokedAt ? `revoked ${e(k.revokedAt.slice(0, 10))}` : 'active'}</td>
 <td>${
         k.revokedAt
@@ -124,7 +131,7 @@ ${csrfField(user)}
 <caption class="muted">Keys are shown once, when created; here only their ids.</caption>
 <thead><tr>${KEY_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>
 <tbody>
-${rows || '<tr><td colspan="9">No keys yet.</td></tr>'}
+${rows || '<tr><td colspan="8">No keys yet.</td></tr>'}
 </tbody>
 </table>`,
     user,

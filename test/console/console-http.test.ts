@@ -6,6 +6,9 @@
 // and the audit lines (no secret in any log).
 import t from 'tap';
 import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-users-command.js';
+import { readFile } from 'node:fs/promises';
+import { speechWav } from '../helpers/audio-fixtures.js';
+import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { ConsoleClient } from './console-client.js';
@@ -170,6 +173,33 @@ t.test('keys: created and shown once, usable at once; revoked within the tenant 
   );
   t.notMatch(logs.text(), key, 'no key in any log line');
   t.notMatch(logs.text(), PASSWORD, 'no password in any log line');
+});
+
+t.test("a key's retention and default language: saved within the tenant only, refused out of range, followed by the next job", async (t) => {
+  const client = await member('clinic-settings');
+  const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
+  const created = await client.post('/keys', { csrf });
+  const key = /<code id="created-key">([^<]+)<\/code>/.exec(created.page)![1];
+  recordCanary('api_key', key);
+  const id = /New key (key_\w+)/.exec(created.page)![1];
+  const refused = await client.post(`/keys/${id}/settings`, { csrf, retention_hours: '73', default_language: '' });
+  t.equal(refused.status, 422);
+  t.match(refused.page, /Not saved: retention hours must be an integer from 1 to 72/);
+  t.equal((await client.post(`/keys/${id}/settings`, { csrf, retention_hours: '2', default_language: 'klingon' })).status, 422);
+  const other = await svc.createKey({ tenant: 'clinic-not-mine' });
+  t.equal((await client.post(`/keys/${other.id}/settings`, { csrf, retention_hours: '1', default_language: '' })).status, 404);
+  t.equal((await svc.stores.keys.get(other.id))!.retentionHours, 24, "another tenant's key is untouched");
+
+  const saved = await client.post(`/keys/${id}/settings`, { csrf, retention_hours: '2', default_language: 'es' });
+  t.equal(saved.status, 200);
+  t.match(await svc.stores.keys.get(id), { retentionHours: 2, defaultLanguage: 'es' });
+  const audio = await readFile(await speechWav(2));
+  const job = await createJob(svc.url, key, jobBody(audio));
+  t.equal((await uploadFile(job, audio)).status, 204);
+  t.equal((await completeJob(job, key)).status, 202);
+  const done = await waitForEnd(job.poll_url, key);
+  t.equal(done.status, 'succeeded');
+  t.ok(Math.abs(done.result.expires_in_seconds - 2 * 3600) < 120, `the job's result is kept 2 h (${done.result.expires_in_seconds} s left)`);
 });
 
 t.test('every page and asset carries the security headers; unknown pages are 404; signed out, pages send to sign-in', async (t) => {
