@@ -15,7 +15,6 @@ constexpr double kLowHz = 60;
 constexpr double kHighHz = 7600;
 constexpr double kPreEmphasis = 0.97;
 constexpr double kPi = 3.14159265358979323846;
-constexpr double kAudibleMeanSquare = 1e-7;  // -70 dBFS
 
 double HzToMel(double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); }
 double MelToHz(double mel) { return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0); }
@@ -92,8 +91,9 @@ FeatureMatrix CepstralFeatures(const float* pcm, size_t sampleCount, const std::
       const size_t base = f * kFrameHop;
       double energy = 0;
       for (int i = 0; i < kFrameLength; i++) energy += static_cast<double>(pcm[base + i]) * pcm[base + i];
-      if (energy / kFrameLength < kAudibleMeanSquare) continue;
-      out.audible[f] = 1;
+      const double decibels = 10 * std::log10(std::max(energy / kFrameLength, 1e-30)) - kAudibleFloorDb;
+      if (decibels < 0) continue;
+      out.audible[f] = static_cast<unsigned char>(std::clamp(std::lround(decibels), 1L, 255L));
       for (int i = 0; i < kFftSize; i++) {
         double v = 0;
         if (i < kFrameLength) {

@@ -13,15 +13,18 @@ constexpr int kSampleRate = 16000;
 constexpr int kFrameHop = 160;      // 10 ms
 constexpr int kFrameLength = 400;   // 25 ms
 constexpr int kCepstra = 19;        // c1..c19
+constexpr double kAudibleFloorDb = -70;  // dBFS: quieter frames are not audible
 
 /** Frames are rows of kCepstra floats; frame t covers samples [t * kFrameHop, t * kFrameHop + kFrameLength). */
 struct FeatureMatrix {
   size_t frames = 0;
   std::vector<float> values;
   /**
-   * Frames with sound in them (mean square above -70 dBFS). VAD regions are padded and pauses inside
+   * Per frame, 0 when it has no sound in it (mean square below -70 dBFS), else its loudness in whole
+   * dB above that floor (1 to 255): nonzero means audible. VAD regions are padded and pauses inside
    * them can be digital silence, whose log spectrum is a constant far from any voice: such frames
-   * keep their segment's label but never enter a statistic.
+   * keep their segment's label but never enter a statistic. The loudness picks the frames the
+   * stopping rule compares voices on (loud-frames.h).
    */
   std::vector<unsigned char> audible;
   const float* Row(size_t t) const { return values.data() + t * kCepstra; }

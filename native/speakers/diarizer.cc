@@ -8,6 +8,7 @@
 #include "cepstral-features.h"
 #include "discriminant-projection.h"
 #include "gaussian-statistics.h"
+#include "loud-frames.h"
 #include "speaker-embedder.h"
 #include "symmetric-matrix.h"
 
@@ -24,11 +25,22 @@ constexpr size_t kMaxSegments = 3000;
 constexpr size_t kMinClusteredFrames = 30;
 /** Dimensions kept by the discriminant projection. */
 constexpr int kDiscriminantDimensions = 8;
-/** BIC penalty weight λ and the frame cap of its likelihood term (30 s), tuned on the generated conversations. */
-constexpr double kBicPenaltyWeight = 2.0;
+/**
+ * BIC penalty weight λ and the frame cap of its likelihood term (30 s). λ > 1 because 10 ms frames are
+ * far from independent (their correlation time on speech is about 7 frames, so N frames carry the
+ * evidence of fewer). Chosen on generated speech only (bench diarization and diarization-short), never
+ * on real recordings: at 2.5 one voice taking four turns starts to come back as two, at 3.5 two voices
+ * taking four short turns start to come back as one.
+ */
+constexpr double kBicPenaltyWeight = 3.0;
 constexpr double kBicCapFrames = 3000;
-/** A voice heard for less than this in total is not reported as a voice of its own. */
+/**
+ * A voice heard for less than this in total, and for less than this share of the clustered speech, is
+ * not reported as a voice of its own. In a long recording a cluster of a second or two is more likely a
+ * cough, a laugh or crosstalk than a person; in a short exchange it is a person's whole turn.
+ */
 constexpr double kMinVoiceSeconds = 3.0;
+constexpr double kMinVoiceShare = 0.15;
 /** Re-segmentation keeps at least this much of each segment (frames). */
 constexpr size_t kMinResegmentedFrames = 10;
 
@@ -65,20 +77,27 @@ std::vector<Segment> CutSegments(const std::vector<FrameSpan>& spans) {
   return segments;
 }
 
-std::vector<GaussianStatistics> ClusterStatistics(const FeatureMatrix& features, const std::vector<Segment>& segments, int clusters) {
+/** Each cluster's Gaussian over the frames of its segments that `use` flags. */
+std::vector<GaussianStatistics> ClusterStatistics(const FeatureMatrix& features, const std::vector<Segment>& segments, int clusters,
+                                                  const std::vector<unsigned char>& use) {
   std::vector<GaussianStatistics> stats(clusters);
   for (const Segment& s : segments) {
     if (s.label < 0) continue;
     for (size_t f = s.span.start; f < s.span.end; f++) {
-      if (features.audible[f]) stats[s.label].Add(features.Row(f));
+      if (use[f]) stats[s.label].Add(features.Row(f));
     }
   }
   return stats;
 }
 
-/** Merges the pair of clusters with the lowest ΔBIC while it says they are one voice, down to `floor` of them. Returns the count left. */
+/**
+ * Merges the pair of clusters with the lowest ΔBIC while it says they are one voice, down to `floor`
+ * of them, judging voices on the segments' loud frames (loud-frames.h). Returns the count left.
+ */
 int MergeByBic(const FeatureMatrix& features, std::vector<Segment>& segments, int clusters, int floor) {
-  std::vector<GaussianStatistics> stats = ClusterStatistics(features, segments, clusters);
+  std::vector<FrameSpan> spans;
+  for (const Segment& s : segments) spans.push_back(s.span);
+  std::vector<GaussianStatistics> stats = ClusterStatistics(features, segments, clusters, LoudFrames(features, spans));
   std::vector<int> alias(clusters);
   for (int c = 0; c < clusters; c++) alias[c] = c;
   std::vector<char> alive(clusters, 1);
@@ -109,10 +128,12 @@ int MergeByBic(const FeatureMatrix& features, std::vector<Segment>& segments, in
 void AbsorbBriefVoices(std::vector<Segment>& segments, const std::vector<size_t>& clustered, const std::vector<double>& vectors, int width, int clusters,
                        int floor) {
   std::vector<double> frames(clusters, 0.0);
-  for (const Segment& s : segments) if (s.label >= 0) frames[s.label] += s.span.Length();
+  double speech = 0;
+  for (const Segment& s : segments) if (s.label >= 0) frames[s.label] += s.span.Length(), speech += s.span.Length();
+  const double brief = std::min(kMinVoiceSeconds * kFramesPerSecond, kMinVoiceShare * speech);
   std::vector<char> kept(clusters, 0);
   int keptCount = 0;
-  for (int c = 0; c < clusters; c++) keptCount += (kept[c] = frames[c] >= kMinVoiceSeconds * kFramesPerSecond) != 0;
+  for (int c = 0; c < clusters; c++) keptCount += (kept[c] = frames[c] >= brief) != 0;
   std::vector<int> byLength(clusters);
   for (int c = 0; c < clusters; c++) byLength[c] = c;
   std::stable_sort(byLength.begin(), byLength.end(), [&](int a, int b) { return frames[a] > frames[b]; });
@@ -164,7 +185,7 @@ void LabelShortSegments(std::vector<Segment>& segments) {
 
 /** Moves each change of voice inside a region to the best-explained frame (see the header). */
 void Resegment(const FeatureMatrix& features, std::vector<Segment>& segments, int clusters) {
-  std::vector<GaussianStatistics> stats = ClusterStatistics(features, segments, clusters);
+  std::vector<GaussianStatistics> stats = ClusterStatistics(features, segments, clusters, features.audible);
   std::vector<std::vector<double>> means(clusters), factors(clusters);
   std::vector<double> logDets(clusters, 0.0);
   std::vector<char> usable(clusters, 0);
@@ -235,7 +256,7 @@ DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<Spee
   std::vector<std::pair<size_t, size_t>> adjacent;
   for (size_t i = 0; i < segments.size(); i++) {
     size_t audible = 0;
-    for (size_t f = segments[i].span.start; f < segments[i].span.end; f++) audible += features.audible[f];
+    for (size_t f = segments[i].span.start; f < segments[i].span.end; f++) audible += features.audible[f] != 0;
     if (audible < kMinClusteredFrames) continue;
     if (!clustered.empty()) {
       const Segment& previous = segments[clustered.back()];

@@ -4,10 +4,12 @@
 //   2. each speech region cut into segments of about a second (longer for long recordings, so that
 //      clustering stays within kMaxSegments);
 //   3. one vector per segment from the embedder (speaker-embedder.h: the seam for a neural model);
-//   4. a discriminant projection learned from adjacent segments (discriminant-projection.h);
+//   4. a discriminant projection learned from adjacent segments, its within-voice scatter shrunk
+//      towards the identity as far as the pairs leave it uncertain (discriminant-projection.h);
 //   5. average-linkage clustering cut at the most voices ever reported (average-linkage.h);
-//   6. the Bayesian information criterion merging clusters that are one voice (gaussian-statistics.h),
-//      and clusters with under kMinVoiceSeconds of speech given to their nearest voice;
+//   6. the Bayesian information criterion merging clusters that are one voice: separate means, one
+//      pooled covariance, on each segment's loud frames (gaussian-statistics.h, loud-frames.h); then
+//      clusters heard too briefly (under 3 s and under a share of the speech) given to their nearest voice;
 //   7. re-segmentation: where adjacent segments belong to different voices, the change point moves to
 //      the frame where the two voices' Gaussians best explain the audio on either side.
 // Turns do not overlap: when two people speak at once the louder voice's cluster usually wins the

@@ -43,15 +43,30 @@ double GaussianStatistics::LogDeterminant() const {
   return LogDeterminantFromCholesky(l, kCepstra);
 }
 
+namespace {
+
+/** log det of the covariance of a and b's frames about their own cluster's mean (pooled). */
+double PooledLogDeterminant(const GaussianStatistics& a, const GaussianStatistics& b) {
+  const double n = a.frames + b.frames;
+  std::vector<double> w(kCepstra * kCepstra, 0.0);
+  for (const GaussianStatistics* s : {&a, &b}) {
+    if (s->frames <= 0) continue;
+    for (int i = 0; i < kCepstra; i++)
+      for (int j = 0; j < kCepstra; j++) w[i * kCepstra + j] += (s->outer[i * kCepstra + j] - s->sum[i] * s->sum[j] / s->frames) / n;
+  }
+  if (!Cholesky(w, kCepstra, kCovarianceRidge)) return std::numeric_limits<double>::infinity();
+  return LogDeterminantFromCholesky(w, kCepstra);
+}
+
+}  // namespace
+
 double DeltaBic(const GaussianStatistics& a, const GaussianStatistics& b, double penaltyWeight, double capFrames) {
   GaussianStatistics joint = a;
   joint.Add(b);
   const double n = joint.frames;
   const double scale = std::min(1.0, capFrames / n);
-  const double likelihood = 0.5 * scale * (n * joint.LogDeterminant() - a.frames * a.LogDeterminant() - b.frames * b.LogDeterminant());
-  const double d = kCepstra;
-  const double parameters = d + d * (d + 1) / 2;
-  return likelihood - penaltyWeight * 0.5 * parameters * std::log(n * scale);
+  const double likelihood = 0.5 * scale * n * (joint.LogDeterminant() - PooledLogDeterminant(a, b));
+  return likelihood - penaltyWeight * 0.5 * kCepstra * std::log(n * scale);
 }
 
 double FrameLogLikelihood(const float* x, const std::vector<double>& mean, const std::vector<double>& l, double logDeterminant) {

@@ -60,7 +60,8 @@ export interface NativeSpeakerTurn {
 /**
  * Speaker features of a stretch of 16 kHz PCM (native/speakers/cepstral-features.h): 19 cepstra per
  * 10 ms frame (frame t starts at sample 160 t), rows in `values`; frames outside the regions given are
- * zero. `audible` flags the frames with sound in them.
+ * zero. `audible`, per frame: 0 when silent (below -70 dBFS), else its loudness in whole dB above that
+ * floor (1 to 255); nonzero means the frame has sound in it.
  */
 export interface NativeSpeakerFeatures {
   frames: number;

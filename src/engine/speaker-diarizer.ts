@@ -32,7 +32,7 @@ export interface SpeakerFeatures {
   frames: number;
   /** FEATURES_PER_FRAME numbers per frame, zero outside the speech regions. */
   values: Float32Array;
-  /** 1 where the frame has sound in it. */
+  /** Per frame: 0 when silent (below -70 dBFS), else its loudness in whole dB above that floor (1 to 255). */
   audible: Uint8Array;
 }
 

@@ -11,7 +11,7 @@ import { postTranscription, startTestService, type TestService } from '../helper
 let svc: TestService;
 let exchange: Uint8Array;
 
-/** Two alike voices taking turns, two sentences each, 0.7 s apart: what today's stopping rule hears as one voice. */
+/** Two alike voices taking turns, two sentences each, 0.7 s apart (the stopping rule before issue 31 heard one voice; now two, unhinted). */
 async function shortExchange(): Promise<Uint8Array> {
   const first = { voice: 'en-us' };
   const second = { voice: 'en-gb-x-rp', pitch: 20, speed: 130 };

@@ -1,5 +1,6 @@
 // The native diarizer (native/speakers/) through the engine, on generated conversations with exact
-// reference turns and the real Silero VAD's regions: DER by our own scorer, the voice count, the
+// reference turns and the real Silero VAD's regions: DER by our own scorer, the voice count, short
+// exchanges (issue 31: two voices taking four turns are two, one voice taking four is one), the
 // bad-input cases (one voice, silence, ten minutes of one voice), determinism and argument checks.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
@@ -7,7 +8,7 @@ import { Engine } from '../../src/engine/engine.js';
 import { SpeakerFeatureCanvas } from '../../src/engine/speaker-diarizer.js';
 import { loadNativeAddon } from '../../src/engine/native-addon.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
-import { speechWav } from '../helpers/audio-fixtures.js';
+import { FIXTURE_SAMPLE_RATE, speechWav, spokenSentence, type SpeakerVoice } from '../helpers/audio-fixtures.js';
 import { conversation } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { testModelPath } from '../helpers/test-models.js';
@@ -65,6 +66,49 @@ for (const voices of [2, 3, 4] as const) {
   });
 }
 
+/** Voices taking turns, one sentence each (MEDICAL_SENTENCES 0, 1, 2, ...), 0.7 s apart, as 16 kHz PCM. */
+async function takingTurns(voices: SpeakerVoice[]): Promise<{ pcm: Float32Array; turns: Array<{ speaker: string; start: number; end: number }> }> {
+  const pause = Math.round(0.7 * FIXTURE_SAMPLE_RATE);
+  const spoken = await Promise.all(voices.map((voice, i) => spokenSentence(i, voice)));
+  const pcm = new Float32Array(pause + spoken.reduce((n, s) => n + s.length + pause, 0));
+  const turns: Array<{ speaker: string; start: number; end: number }> = [];
+  let at = pause;
+  for (const [i, samples] of spoken.entries()) {
+    let first = 0;
+    let last = samples.length - 1;
+    while (first < last && samples[first] === 0) first++;
+    while (last > first && samples[last] === 0) last--;
+    for (let k = 0; k < samples.length; k++) pcm[at + k] = samples[k] / 32768;
+    turns.push({ speaker: String(voices.indexOf(voices[i])), start: (at + first) / FIXTURE_SAMPLE_RATE, end: (at + last + 1) / FIXTURE_SAMPLE_RATE });
+    at += samples.length + pause;
+  }
+  return { pcm, turns };
+}
+
+// Issue 31: a stopping rule that needs half a minute of speech per voice hears a short exchange as one
+// voice. These are the issue's two exchanges (about 16 s, four VAD regions): a male and a female
+// variant at one pitch, and two male voices; the same layout with one voice must stay one.
+t.test('short exchanges: two voices taking four turns are two, one voice taking four is one', async (t) => {
+  const exchanges: Array<[string, SpeakerVoice, SpeakerVoice]> = [
+    ['en-us+m3 / en-gb+f4', { voice: 'en-us+m3' }, { voice: 'en-gb+f4' }],
+    ['en-us / en-gb-x-rp -p 20 -s 130', { voice: 'en-us' }, { voice: 'en-gb-x-rp', pitch: 20, speed: 130 }],
+  ];
+  for (const [name, a, b] of exchanges) {
+    const { pcm, turns } = await takingTurns([a, b, a, b]);
+    const regions = (await engine.detectSpeech(pcm)).segments;
+    const result = await engine.diarize(pcm, regions);
+    const score = diarizationErrorRate(turns, hypothesis(result.turns));
+    t.comment(`${name}: ${result.voices} voice(s), DER ${score.der.toFixed(3)}, ${regions.length} regions`);
+    t.equal(result.voices, 2, `${name}: two voices`);
+    t.ok(score.der < 0.1, `${name}: each turn to its voice (DER ${score.der.toFixed(3)})`);
+    for (const voice of [a, b]) {
+      const alone = await takingTurns([voice, voice, voice, voice]);
+      const single = await engine.diarize(alone.pcm, (await engine.detectSpeech(alone.pcm)).segments);
+      t.equal(single.voices, 1, `${voice.voice} alone, four turns: one voice`);
+    }
+  }
+});
+
 t.test('one voice is one speaker; ten minutes of one voice are still one', async (t) => {
   for (const seconds of [20, 600]) {
     const { result } = await diarizeFile(await speechWav(seconds, { voice: 'en-us+m3' }));
@@ -120,20 +164,23 @@ t.test("a recording's features joined from windows diarize as its PCM does", asy
 
   const addon = loadNativeAddon();
   const { frames, values, audible } = canvas.features;
-  t.throws(() => addon.diarize({ frames, values: values.subarray(1), audible }, regions, { maxVoices: 4 }), {
+  t.throws(() => addon.diarize({ frames, values: values.subarray(1), audible }, regions, { maxVoices: 4, minVoices: 1 }), {
     name: 'RangeError',
     message: /values must hold frames x 19/,
   });
-  t.throws(() => addon.diarize({ frames, values, audible: audible.subarray(1) }, regions, { maxVoices: 4 }), {
+  t.throws(() => addon.diarize({ frames, values, audible: audible.subarray(1) }, regions, { maxVoices: 4, minVoices: 1 }), {
     name: 'RangeError',
     message: /one flag per frame/,
   });
-  t.throws(() => addon.diarize({ frames, values: Array.from(values) as never, audible }, regions, { maxVoices: 4 }), {
+  t.throws(() => addon.diarize({ frames, values: Array.from(values) as never, audible }, regions, { maxVoices: 4, minVoices: 1 }), {
     name: 'TypeError',
     message: /values must be a Float32Array/,
   });
-  t.throws(() => addon.diarize({ frames: 1.5, values, audible } as never, regions, { maxVoices: 4 }), { name: 'RangeError', message: /frames/ });
-  t.throws(() => addon.diarize([1, 2] as never, regions, { maxVoices: 4 }), { name: 'TypeError', message: /PCM \(a Float32Array\) or speaker features/ });
+  t.throws(() => addon.diarize({ frames: 1.5, values, audible } as never, regions, { maxVoices: 4, minVoices: 1 }), { name: 'RangeError', message: /frames/ });
+  t.throws(() => addon.diarize([1, 2] as never, regions, { maxVoices: 4, minVoices: 1 }), {
+    name: 'TypeError',
+    message: /PCM \(a Float32Array\) or speaker features/,
+  });
   t.throws(() => addon.speakerFeatures(new Float32Array(0), regions), { name: 'RangeError', message: /pcm is empty/ });
   t.throws(() => new SpeakerFeatureCanvas(10).place(0.005, canvas.features), { name: 'RangeError', message: /frame grid/ });
 });
@@ -142,10 +189,13 @@ t.test('bad arguments reject with clear errors', async (t) => {
   const addon = loadNativeAddon();
   const pcm = new Float32Array(16000);
   const ok = [{ start: 0, end: 0.5 }];
-  t.throws(() => addon.diarize(new Float64Array(4) as never, ok, { maxVoices: 4 }), { name: 'TypeError', message: /pcm must be a Float32Array/ });
-  t.throws(() => addon.diarize(pcm, 'all' as never, { maxVoices: 4 }), { name: 'TypeError', message: /regions must be an array/ });
-  t.throws(() => addon.diarize(pcm, [{ start: 'a', end: 1 }] as never, { maxVoices: 4 }), { name: 'TypeError', message: /start must be a finite number/ });
-  t.throws(() => addon.diarize(pcm, [{ start: 1, end: 0.5 }], { maxVoices: 4 }), { name: 'RangeError', message: /0 <= start <= end/ });
+  t.throws(() => addon.diarize(new Float64Array(4) as never, ok, { maxVoices: 4, minVoices: 1 }), { name: 'TypeError', message: /pcm must be a Float32Array/ });
+  t.throws(() => addon.diarize(pcm, 'all' as never, { maxVoices: 4, minVoices: 1 }), { name: 'TypeError', message: /regions must be an array/ });
+  t.throws(() => addon.diarize(pcm, [{ start: 'a', end: 1 }] as never, { maxVoices: 4, minVoices: 1 }), {
+    name: 'TypeError',
+    message: /start must be a finite number/,
+  });
+  t.throws(() => addon.diarize(pcm, [{ start: 1, end: 0.5 }], { maxVoices: 4, minVoices: 1 }), { name: 'RangeError', message: /0 <= start <= end/ });
   t.throws(
     () =>
       addon.diarize(
@@ -154,16 +204,16 @@ t.test('bad arguments reject with clear errors', async (t) => {
           { start: 0, end: 0.6 },
           { start: 0.5, end: 0.9 },
         ],
-        { maxVoices: 4 },
+        { maxVoices: 4, minVoices: 1 },
       ),
     { name: 'RangeError', message: /time order without overlap/ },
   );
-  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 0 }), { name: 'RangeError', message: /maxVoices/ });
-  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 2.5 }), { name: 'RangeError', message: /maxVoices/ });
+  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 0, minVoices: 1 }), { name: 'RangeError', message: /maxVoices/ });
+  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 2.5, minVoices: 1 }), { name: 'RangeError', message: /maxVoices/ });
   t.throws(() => addon.diarize(pcm, ok, {} as never), { name: 'TypeError', message: /maxVoices/ });
-  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 4 }, new Float32Array(1) as never), { name: 'TypeError', message: /control/ });
+  t.throws(() => addon.diarize(pcm, ok, { maxVoices: 4, minVoices: 1 }, new Float32Array(1) as never), { name: 'TypeError', message: /control/ });
   // Regions past the end of the audio are clipped, not read out of bounds.
-  const past = await addon.diarize(pcm, [{ start: 0, end: 30 }], { maxVoices: 4 });
+  const past = await addon.diarize(pcm, [{ start: 0, end: 30 }], { maxVoices: 4, minVoices: 1 });
   t.ok(past.turns.every((x) => x.end <= 30));
 });
 

@@ -91,3 +91,86 @@ function trim(samples: Int16Array): Int16Array {
 function pick<T>(items: T[], random: () => number): T {
   return items[Math.floor(random() * items.length)];
 }
+
+/**
+ * Pairs of voices for short exchanges: every pair of CONVERSATION_VOICES, and alike pairs of one sex
+ * (the issue's two male voices among them), which differ in timbre and pitch but not in sex.
+ */
+export const EXCHANGE_PAIRS: ReadonlyArray<readonly [SpeakerVoice, SpeakerVoice]> = [
+  [CONVERSATION_VOICES.A, CONVERSATION_VOICES.B],
+  [CONVERSATION_VOICES.A, CONVERSATION_VOICES.C],
+  [CONVERSATION_VOICES.A, CONVERSATION_VOICES.D],
+  [CONVERSATION_VOICES.B, CONVERSATION_VOICES.C],
+  [CONVERSATION_VOICES.B, CONVERSATION_VOICES.D],
+  [CONVERSATION_VOICES.C, CONVERSATION_VOICES.D],
+  [{ voice: 'en-us+m3' }, { voice: 'en-gb+f4' }],
+  [{ voice: 'en-us' }, { voice: 'en-gb-x-rp', pitch: 20, speed: 130 }],
+  [
+    { voice: 'en-us+m3', pitch: 50 },
+    { voice: 'en-us+m7', pitch: 30 },
+  ],
+  [
+    { voice: 'en-us+f2', pitch: 60 },
+    { voice: 'en-gb+f4', pitch: 80 },
+  ],
+];
+
+export interface ExchangeOptions {
+  /** The voices, speaking in turn (first, second, first, ...). */
+  voices: readonly SpeakerVoice[];
+  /** How many turns (at least one per voice). */
+  turns: number;
+  /** Each turn's length is drawn from [minSeconds, maxSeconds] (a sentence cut there, at most its whole length). */
+  minSeconds?: number;
+  maxSeconds?: number;
+  seed?: number;
+}
+
+/**
+ * A short exchange: `voices` take `turns` turns in order, each a sentence cut to a drawn length,
+ * separated by pauses of 0.1-0.25 s (a quick turn, often inside one VAD region) or 0.4-1 s. No
+ * overlaps. Exact reference turns, deterministic by seed, cached like `conversation`.
+ */
+export async function exchange(options: ExchangeOptions): Promise<Conversation> {
+  const { voices, turns: count, minSeconds = 2, maxSeconds = 5, seed = 1 } = options;
+  const tag = voices.map((v) => `${v.voice}-p${v.pitch ?? 50}-s${v.speed ?? 160}`).join('_');
+  const name = `exchange-${tag}-${count}t-${minSeconds}-${maxSeconds}s-seed${seed}`;
+  const built = { value: null as { samples: Int16Array; turns: SpeakerTurn[] } | null };
+  const build = async () => (built.value ??= await mixExchange(voices, count, minSeconds, maxSeconds, seed));
+  const path = await cachedFile(`${name}.wav`, async (tmp) => writeFile(tmp, wavFileBytes((await build()).samples)));
+  const reference = await cachedFile(`${name}.turns.json`, async (tmp) => writeFile(tmp, JSON.stringify((await build()).turns)));
+  const parsed = JSON.parse(await readFile(reference, 'utf8')) as SpeakerTurn[];
+  const bytes = (await readFile(path)).length - 44;
+  return { path, seconds: bytes / 2 / FIXTURE_SAMPLE_RATE, turns: parsed };
+}
+
+async function mixExchange(
+  voices: readonly SpeakerVoice[],
+  count: number,
+  minSeconds: number,
+  maxSeconds: number,
+  seed: number,
+): Promise<{ samples: Int16Array; turns: SpeakerTurn[] }> {
+  const random = mulberry32(seed * 104_729 + count);
+  const pieces: Array<{ speaker: string; audio: Int16Array; at: number }> = [];
+  let cursor = Math.round(0.5 * FIXTURE_SAMPLE_RATE);
+  for (let i = 0; i < count; i++) {
+    const speaker = String.fromCharCode(65 + (i % voices.length));
+    const target = Math.round((minSeconds + (maxSeconds - minSeconds) * random()) * FIXTURE_SAMPLE_RATE);
+    const sentence = Math.floor(random() * MEDICAL_SENTENCES.length);
+    const whole = trim(await spokenSentence(sentence, voices[i % voices.length]));
+    // Cut at the target length, then back to the last audible sample so the reference ends on speech.
+    const audio = trim(whole.subarray(0, Math.min(whole.length, target)));
+    if (i > 0) {
+      const roll = random();
+      const gapSeconds = roll < 0.3 ? 0.1 + 0.15 * random() : 0.4 + 0.6 * random();
+      cursor += Math.round(gapSeconds * FIXTURE_SAMPLE_RATE);
+    }
+    pieces.push({ speaker, audio, at: cursor });
+    cursor += audio.length;
+  }
+  const samples = new Int16Array(cursor + Math.round(0.5 * FIXTURE_SAMPLE_RATE));
+  for (const { audio, at } of pieces) samples.set(audio, at);
+  const turns = pieces.map(({ speaker, audio, at }) => ({ speaker, start: at / FIXTURE_SAMPLE_RATE, end: (at + audio.length) / FIXTURE_SAMPLE_RATE }));
+  return { samples, turns };
+}
