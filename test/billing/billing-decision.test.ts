@@ -15,6 +15,7 @@ const TERMS: BillingTerms = {
   batchPriceMicros: 450_000,
   realtimePriceMicros: 600_000,
   spendCapMicros: null,
+  realtimeSessionMaxMs: null,
 };
 const NO_OVERAGE: Partial<BillingTerms> = { batchPriceMicros: null, realtimePriceMicros: null };
 

@@ -72,27 +72,26 @@ async function createJob(maxSpeakers = 4): Promise<JobRecord> {
   const upload = blobs.createUploadPath('test');
   await copyFile(recording.path, upload);
   const audioPath = await blobs.moveToJobAudio(upload, id);
-  const request = serializeJobRequest(
-    {
-      task: 'transcribe',
-      vad: null,
-      model: 'svc-medical-1',
-      responseFormat: 'diarized_json',
-      language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },
-      diarize: true,
-      wordTimestamps: false,
-      dictionary: false,
-      vocabulary: [],
-      prompt: null,
-      patterns: [],
-      webhookUrl: 'https://receiver.example/hook',
-      profile: 'default',
-      stream: false,
-      temperature: 0,
-      logprobs: false,
-    },
-    { maxSpeakers },
-  );
+  const request = serializeJobRequest({
+    task: 'transcribe',
+    vad: null,
+    model: 'svc-medical-1',
+    responseFormat: 'diarized_json',
+    language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },
+    diarize: true,
+    maxSpeakers,
+    minSpeakers: 1,
+    wordTimestamps: false,
+    dictionary: false,
+    vocabulary: [],
+    prompt: null,
+    patterns: [],
+    webhookUrl: 'https://receiver.example/hook',
+    profile: 'default',
+    stream: false,
+    temperature: 0,
+    logprobs: false,
+  });
   return stores.jobs.create({
     id,
     tenant: 'tenant-decoration',
