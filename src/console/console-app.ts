@@ -175,6 +175,15 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
     return reply.code(303).header('set-cookie', expiredSessionCookie(deps.secureCookies)).header('location', '/sign-in').send();
   });
 
+  // Every session of the account ends, this one included (a lost laptop, a shared machine).
+  app.post('/sign-out-everywhere', async (request, reply) => {
+    const session = await change(request, reply);
+    if (!session) return reply;
+    const ended = await deps.accounts.endAllSessions(session.user.id);
+    audit(request, session, 'signed_out_everywhere', { sessions: String(ended) });
+    return reply.code(303).header('set-cookie', expiredSessionCookie(deps.secureCookies)).header('location', '/sign-in').send();
+  });
+
   app.get('/keys', async (request, reply) => {
     const session = await signedIn(request, reply);
     if (!session) return reply;

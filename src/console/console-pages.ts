@@ -19,7 +19,8 @@ export function layout(title: string, body: string, user: PageUser | null, notic
   const nav = user
     ? `<nav aria-label="Console"><a href="/keys">API keys</a></nav>
 <span class="muted">${e(user.email)} · ${e(user.tenant)}</span>
-<form method="post" action="/sign-out" class="inline">${csrfField(user)}<button type="submit">Sign out</button></form>`
+<form method="post" action="/sign-out" class="inline">${csrfField(user)}<button type="submit">Sign out</button></form>
+<form method="post" action="/sign-out-everywhere" class="inline">${csrfField(user)}<button type="submit">Sign out everywhere</button></form>`
     : '';
   const message = notice ? `<div class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}">${e(notice.text)}</div>` : '';
   return `<!doctype html>

@@ -109,6 +109,22 @@ t.test('sign-in: one answer for an unknown email and a wrong password; a new ses
   t.equal((await after.get('/keys')).status, 303, 'the old session token opens nothing');
 });
 
+t.test('sign-out everywhere ends every session of the account, and only its', async (t) => {
+  const laptop = await member('clinic-everywhere', 'gp@clinic.example');
+  const phone = new ConsoleClient(base());
+  t.equal((await phone.post('/sign-in', { email: 'gp@clinic.example', password: PASSWORD })).status, 303);
+  const colleague = await member('clinic-everywhere', 'nurse2@clinic.example');
+  const out = await phone.post('/sign-out-everywhere', { csrf: ConsoleClient.csrfOf((await phone.get('/keys')).page) });
+  t.equal(out.status, 303);
+  t.equal((await laptop.get('/keys')).status, 303, 'the other session of the account ended too');
+  t.equal((await phone.get('/keys')).status, 303);
+  t.equal((await colleague.get('/keys')).status, 200, "another account's session goes on");
+  t.ok(
+    logs.lines().some((l) => l.audit === 'signed_out_everywhere' && l.tenantId === 'clinic-everywhere' && l.sessions === '2'),
+    'audited with the count',
+  );
+});
+
 t.test('lockout after 5 failures (even the right password waits), lifted after 15 minutes; a limit per address', async (t) => {
   await member('clinic-lockout', 'locked@clinic.example');
   const client = new ConsoleClient(base());
