@@ -190,7 +190,10 @@ t.test('a client that pipelines and never reads is cut off, and its answers are 
   const held = server.rssBytes() - before;
   const drained = await Promise.all(clients.map((c) => c.drain(2_000)));
   for (const c of clients) c.socket.destroy();
-  t.ok(held <= 16 * MIB, `memory held for 8 never-reading sockets: ${(held / MIB).toFixed(1)} MiB`);
+  // The defect held ~76 MB. Node 24's RSS after a collection varies by more than 10 MiB between
+  // identical runs of this case (6.3 and 20.1 MiB back to back on a 2-core box): the bar sits above that
+  // noise and well below the defect.
+  t.ok(held <= 32 * MIB, `memory held for 8 never-reading sockets: ${(held / MIB).toFixed(1)} MiB`);
   t.ok(
     drained.every((d) => d.closed),
     'every such connection was closed by the server',

@@ -19,13 +19,19 @@ t.before(async () => {
 });
 t.teardown(() => svc.close());
 
-/** A session of `speech` at 4x real time with `fields` in its start, sending `during` after the first turn_final. */
+/**
+ * A session of `speech` at 4x real time with `fields` in its start, sending `during` after the first
+ * turn_final and before `stop` (on a loaded machine the first turn may end only after the audio is sent).
+ */
 async function session(key: string, fields: Record<string, unknown>, during?: Record<string, unknown>) {
   const c = await connectRealtime(svc.service.realtime!.url);
   c.start(startMessage(key, fields));
   await c.next('ready');
-  if (during) void c.next('turn_final').then(() => c.socket.send(JSON.stringify(during)));
   await c.stream(speech, { pace: 4 });
+  if (during) {
+    await c.next('turn_final');
+    c.socket.send(JSON.stringify(during));
+  }
   c.stop();
   const closed = await c.closed;
   return { events: c.events, closed };
