@@ -1,24 +1,16 @@
 // The console's own listener (SVC_CONSOLE_PORT, on the API's host rules): its cookies and CSP never
 // mix with the API's. Served by the processes that serve the API.
-import type { FastifyBaseLogger } from 'fastify';
-import type { ConsoleAccountStore } from '../store/console-account-store.js';
-import type { KeyStore } from '../store/key-store.js';
-import { buildConsoleApp, type ConsoleLimits } from './console-app.js';
+import { buildConsoleApp } from './console-app.js';
+import type { ConsoleDeps } from './console-context.js';
 
 export interface ConsoleListener {
   url: string;
   close(): Promise<void>;
 }
 
-export interface ConsoleListenerOptions {
+export interface ConsoleListenerOptions extends Omit<ConsoleDeps, 'secureCookies'> {
   host: string;
   port: number;
-  accounts: ConsoleAccountStore;
-  keys: Pick<KeyStore, 'list' | 'get' | 'create' | 'update'>;
-  revokeKey(keyId: string): Promise<void>;
-  clock: () => number;
-  logger: FastifyBaseLogger;
-  limits?: Partial<ConsoleLimits>;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);

@@ -250,6 +250,8 @@ async function startRole(
         port: config.consolePort,
         accounts: stores.consoleAccounts,
         keys,
+        stores,
+        billing,
         revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
         clock: () => clock().getTime(),
         logger: app.log.child({ listener: 'console' }),

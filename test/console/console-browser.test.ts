@@ -4,18 +4,12 @@
 // shows only ids), revokes it; axe-core finds no serious or critical violation on any page, and the
 // page's own CSP is in force (the browser runs no inline script). Screenshots of every page are
 // written under test/.cache/console-screenshots/ (PNG).
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import t, { type Test } from 'tap';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import t from 'tap';
+import { chromium, type Browser } from 'playwright-core';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { CHROMIUM, SKIP, checkPage, tabTo } from './browser-harness.js';
 
-const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`;
-const SCREENSHOTS = join(import.meta.dirname, '..', '.cache', 'console-screenshots');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const PASSWORD = 'cedar-otoscope-1957';
 
 let svc: TestService;
@@ -25,37 +19,11 @@ t.before(async () => {
   if (SKIP) return;
   svc = await startTestService();
   browser = await chromium.launch({ executablePath: CHROMIUM });
-  mkdirSync(SCREENSHOTS, { recursive: true });
 });
 t.teardown(async () => {
   await browser?.close();
   await svc?.close();
 });
-
-interface AxeResult {
-  violations: Array<{ id: string; impact: string | null; nodes: unknown[] }>;
-}
-
-/** axe-core's serious and critical violations on the page as it is now (injected through the devtools protocol, not as a page script). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as AxeResult;
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
-}
-
-async function checkPage(t: Test, page: Page, name: string): Promise<void> {
-  t.same(await axeViolations(page), [], `${name}: no serious or critical accessibility violation`);
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-}
-
-/** Presses Tab until the element matching `selector` has the focus (keyboard only), at most 30 times. */
-async function tabTo(page: Page, selector: string): Promise<void> {
-  for (let i = 0; i < 30; i++) {
-    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${selector}`);
-}
 
 t.test('invite, password, keys: by keyboard alone, accessible, the key shown once', { skip: SKIP }, async (t) => {
   const { token } = await svc.stores.consoleAccounts.createInvite('clinic-browser', 'dr.ames@clinic.example', Date.now(), INVITE_TTL_MS);

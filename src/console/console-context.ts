@@ -1,0 +1,99 @@
+// What every console route needs: the dependencies, the limits, and the checks that come before any
+// page (a live session; for a change, also the session's CSRF token), the audit line of a change,
+// and the session cookie of a sign-in. Route modules (sign-in, keys, ...) receive one ConsoleContext.
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { UsageBilling } from '../billing/usage-billing.js';
+import type { ConsoleAccountStore, ConsoleSession, SessionLimits } from '../store/console-account-store.js';
+import type { KeyStore } from '../store/key-store.js';
+import type { Stores } from '../store/open-stores.js';
+import { SESSION_COOKIE, cookieValue, expiredSessionCookie, sessionCookie, tokensMatch } from './console-http.js';
+import { messagePage, type PageUser } from './console-layout.js';
+
+export interface ConsoleLimits extends SessionLimits {
+  /** Failed sign-ins in a row that lock an account, and for how long. */
+  lockAfter: number;
+  lockMs: number;
+  /** Sign-in attempts one address may make a minute. */
+  signInsPerMinute: number;
+}
+
+export const DEFAULT_CONSOLE_LIMITS: ConsoleLimits = {
+  idleMs: 30 * 60_000,
+  absoluteMs: 12 * 3_600_000,
+  lockAfter: 5,
+  lockMs: 15 * 60_000,
+  signInsPerMinute: 10,
+};
+
+export interface ConsoleDeps {
+  accounts: ConsoleAccountStore;
+  keys: KeyStore;
+  /** The stores the tenant's pages read and change besides accounts and keys. */
+  stores: Pick<Stores, 'webhookSecrets' | 'outbox' | 'usage' | 'billing' | 'jobs'>;
+  /** Billing's view of a key (period, terms, standing), as the API applies it. */
+  billing: UsageBilling;
+  /** Revokes a key and closes what it left open (src/jobs/key-revocation.ts). */
+  revokeKey(keyId: string): Promise<void>;
+  clock: () => number;
+  /** Whether the session cookie is Secure (false only on loopback over plain HTTP). */
+  secureCookies: boolean;
+  logger: FastifyBaseLogger;
+  limits?: Partial<ConsoleLimits>;
+}
+
+export type Form = Record<string, string>;
+
+export interface ConsoleContext {
+  deps: ConsoleDeps;
+  limits: ConsoleLimits;
+  /** The request's live session, or null after answering with a redirect to sign-in. */
+  signedIn(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null>;
+  /** A change by a signed-in user: the session, or null when it was answered (signed out, CSRF refused). */
+  change(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null>;
+  /** One `console audit` line: who, what, which ids (never a secret, key, password or transcript). */
+  audit(request: FastifyRequest, session: ConsoleSession, action: string, subject?: Record<string, string>): void;
+  pageUser(session: ConsoleSession): PageUser;
+  /** Opens a new session for the user and sets its cookie on the reply. */
+  startSession(reply: FastifyReply, userId: string): Promise<void>;
+}
+
+export function consoleContext(deps: ConsoleDeps): ConsoleContext {
+  const limits = { ...DEFAULT_CONSOLE_LIMITS, ...deps.limits };
+  const pageUser = (session: ConsoleSession): PageUser => ({ email: session.user.email, tenant: session.user.tenant, csrfToken: session.csrfToken });
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null> => {
+    const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    const session = token ? await deps.accounts.session(token, deps.clock(), limits) : null;
+    if (!session) {
+      reply.code(303).header('location', '/sign-in');
+      if (token) reply.header('set-cookie', expiredSessionCookie(deps.secureCookies));
+      reply.send();
+    }
+    return session;
+  };
+  return {
+    deps,
+    limits,
+    signedIn,
+    pageUser,
+    async change(request, reply) {
+      const session = await signedIn(request, reply);
+      if (!session) return null;
+      if (!tokensMatch((request.body as Form | undefined)?.csrf, session.csrfToken)) {
+        html(reply.code(403), messagePage('Refused', 'The form was stale or not the console’s: reload the page and try again.', pageUser(session)));
+        return null;
+      }
+      return session;
+    },
+    audit(request, session, action, subject = {}) {
+      request.log.info({ audit: action, userId: session.user.id, tenantId: session.user.tenant, ...subject }, 'console audit');
+    },
+    async startSession(reply, userId) {
+      const { token } = await deps.accounts.createSession(userId, deps.clock());
+      reply.header('set-cookie', sessionCookie(token, deps.secureCookies, Math.floor(limits.absoluteMs / 1000)));
+    },
+  };
+}
+
+export function html(reply: FastifyReply, page: string): FastifyReply {
+  return reply.type('text/html; charset=utf-8').send(page);
+}

@@ -1,0 +1,78 @@
+// The keys page: list, create (the key shown once), revoke, and a key's retention and default
+// language. Another tenant's key id is answered as an unknown one.
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord } from '../store/key-store.js';
+import { DEFAULT_PLAN } from '../store/key-record.js';
+import { isKeyStoreError } from '../store/key-store-error.js';
+import { html, type ConsoleContext, type Form } from './console-context.js';
+import type { Notice } from './console-layout.js';
+import { keysPage, type CreatedKey } from './keys-page.js';
+
+export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  app.get('/keys', async (request, reply) => {
+    const session = await ctx.signedIn(request, reply);
+    if (!session) return reply;
+    return html(reply, keysPage(ctx.pageUser(session), await ctx.deps.keys.list(session.user.tenant), null, null));
+  });
+  app.post('/keys', async (request, reply) => {
+    const session = await ctx.change(request, reply);
+    if (!session) return reply;
+    const tenantKeys = await ctx.deps.keys.list(session.user.tenant);
+    const created = await ctx.deps.keys.create(newKeyTerms(session.user.tenant, tenantKeys));
+    ctx.audit(request, session, 'key_created', { keyId: created.record.id });
+    const shown: CreatedKey = { id: created.record.id, key: created.key };
+    return html(
+      reply.code(201),
+      keysPage(ctx.pageUser(session), [...tenantKeys, created.record], shown, { kind: 'ok', text: `Key ${created.record.id} created.` }),
+    );
+  });
+  app.post('/keys/:id/revoke', async (request, reply) => {
+    const session = await ctx.change(request, reply);
+    if (!session) return reply;
+    const { id } = request.params as { id: string };
+    const key = await ctx.deps.keys.get(id);
+    // Another tenant's key is answered as an unknown one.
+    if (!key || key.tenant !== session.user.tenant) {
+      return html(
+        reply.code(404),
+        keysPage(ctx.pageUser(session), await ctx.deps.keys.list(session.user.tenant), null, { kind: 'error', text: 'No such key.' }),
+      );
+    }
+    await ctx.deps.revokeKey(id);
+    ctx.audit(request, session, 'key_revoked', { keyId: id });
+    const notice: Notice = { kind: 'ok', text: `Key ${id} revoked: it is refused everywhere from now on.` };
+    return html(reply, keysPage(ctx.pageUser(session), await ctx.deps.keys.list(session.user.tenant), null, notice));
+  });
+  // A key's result retention (1-72 h) and default language: the API reads the key on every request, so
+  // the next job or answer follows at once.
+  app.post('/keys/:id/settings', async (request, reply) => {
+    const session = await ctx.change(request, reply);
+    if (!session) return reply;
+    const { id } = request.params as { id: string };
+    const form = request.body as Form;
+    const key = await ctx.deps.keys.get(id);
+    const list = async () => ctx.deps.keys.list(session.user.tenant);
+    if (!key || key.tenant !== session.user.tenant || key.revokedAt !== null) {
+      return html(reply.code(404), keysPage(ctx.pageUser(session), await list(), null, { kind: 'error', text: 'No such key.' }));
+    }
+    const retention = Number(form.retention_hours);
+    const language = (form.default_language ?? '').trim();
+    try {
+      await ctx.deps.keys.update(id, { retentionHours: retention, defaultLanguage: language === '' ? null : language });
+    } catch (error) {
+      if (!isKeyStoreError(error) || error.code !== 'invalid_argument') throw error;
+      return html(reply.code(422), keysPage(ctx.pageUser(session), await list(), null, { kind: 'error', text: `Not saved: ${error.message}.` }));
+    }
+    ctx.audit(request, session, 'key_settings_changed', { keyId: id });
+    return html(reply, keysPage(ctx.pageUser(session), await list(), null, { kind: 'ok', text: `Key ${id} saved: the API follows it from now on.` }));
+  });
+}
+
+/**
+ * A key made in the console takes the plan and entitlements the operator gave the tenant's oldest
+ * active key (a console user cannot grant themselves more), else the defaults.
+ */
+function newKeyTerms(tenant: string, keys: readonly ApiKeyRecord[]) {
+  const model = keys.find((k) => k.revokedAt === null);
+  return { tenant, plan: model?.plan ?? DEFAULT_PLAN, entitlements: model ? [...model.entitlements] : [...DEFAULT_ENTITLEMENTS] };
+}

@@ -1,0 +1,65 @@
+// The keys page: the tenant's API keys with their terms, a key created (shown this once, with a copy
+// button), revoke, and each key's retention and default language.
+import type { ApiKeyRecord } from '../store/key-store.js';
+import { escapeHtml as e } from './console-http.js';
+import { csrfField, layout, type Notice, type PageUser } from './console-layout.js';
+
+const KEY_COLUMNS = ['Id', 'Created', 'Plan', 'Entitlements', 'Rate limit', 'Retention and default language', 'Status', 'Action'];
+
+/** A key's retention (1-72 h) and default language (empty: detected), saved together. */
+function settingsForm(user: PageUser, k: ApiKeyRecord): string {
+  return `<form method="post" action="/keys/${e(k.id)}/settings" class="settings">${csrfField(user)}
+<label>Retention (hours)<input type="number" name="retention_hours" min="1" max="72" required value="${k.retentionHours}"></label>
+<label>Default language<input type="text" name="default_language" value="${e(k.defaultLanguage ?? '')}" placeholder="detected" size="8"></label>
+<button type="submit" aria-label="Save the settings of ${e(k.id)}">Save</button></form>`;
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+}
+
+export function keysPage(user: PageUser, keys: readonly ApiKeyRecord[], created: CreatedKey | null, notice: Notice | null): string {
+  const shown = created
+    ? `<section aria-labelledby="new-key"><h2 id="new-key">New key ${e(created.id)}</h2>
+<p>This is the only time the key is shown: store it now.</p>
+<div class="secret"><code id="created-key">${e(created.key)}</code><button type="button" data-copy="created-key" hidden>Copy</button></div></section>`
+    : '';
+  const rows = keys
+    .map(
+      (k) => `<tr>
+<td><code>${e(k.id)}</code></td>
+<td>${e(k.createdAt.slice(0, 10))}</td>
+<td>${e(k.plan)}</td>
+<td>${e(k.entitlements.join(', ') || 'none')}</td>
+<td>${k.rateLimitPerMinute === null ? 'default' : `${k.rateLimitPerMinute}/min`}</td>
+<td>${k.revokedAt ? `${k.retentionHours} h · ${e(k.defaultLanguage ?? 'detected')}` : settingsForm(user, k)}</td>
+<td>${k.revokedAt ? `revoked ${e(k.revokedAt.slice(0, 10))}` : 'active'}</td>
+<td>${
+        k.revokedAt
+          ? ''
+          : `<form method="post" action="/keys/${e(k.id)}/revoke" class="inline">${csrfField(user)}
+<button type="submit" class="danger" aria-label="Revoke ${e(k.id)}">Revoke</button></form>`
+      }</td>
+</tr>`,
+    )
+    .join('\n');
+  return layout(
+    'API keys',
+    `${shown}
+<form method="post" action="/keys" class="stack">
+${csrfField(user)}
+<button type="submit" class="primary">Create a key</button>
+</form>
+<h2>Keys of ${e(user.tenant)}</h2>
+<table>
+<caption class="muted">Keys are shown once, when created; here only their ids.</caption>
+<thead><tr>${KEY_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>
+<tbody>
+${rows || '<tr><td colspan="8">No keys yet.</td></tr>'}
+</tbody>
+</table>`,
+    user,
+    notice,
+  );
+}
