@@ -17,6 +17,7 @@ import { KyselyIdempotencyStore } from './kysely/kysely-idempotency-store.js';
 import { KyselyInstanceRegistry } from './kysely/kysely-instance-registry.js';
 import { KyselyJobStore } from './kysely/kysely-job-store.js';
 import { KyselyKeyStore } from './kysely/kysely-key-store.js';
+import { KyselyRealtimeClientSecretStore } from './kysely/kysely-realtime-client-secret-store.js';
 import { KyselyRealtimeSeatStore } from './kysely/kysely-realtime-seat-store.js';
 import { KyselyUsageLedger } from './kysely/kysely-usage-ledger.js';
 import { KyselyWebhookOutbox } from './kysely/kysely-webhook-outbox.js';
@@ -25,6 +26,7 @@ import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
 import type { StoreDb } from './kysely/store-schema.js';
 import { openPostgres } from './postgres/database.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
+import type { RealtimeClientSecretStore } from './realtime-client-secret-store.js';
 import type { RealtimeSeatStore } from './realtime-seat-store.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
 import type { UsageLedger } from './usage-ledger.js';
@@ -42,6 +44,8 @@ export interface Stores {
   instances: InstanceRegistry;
   /** Realtime sessions held per project, counted across the processes on this database. */
   seats: RealtimeSeatStore;
+  /** Short-lived, single-use secrets a key mints for a realtime session opened without it (a browser's). */
+  clientSecrets: RealtimeClientSecretStore;
   /** Work done, metered once per unit (counters only). */
   usage: UsageLedger;
   /** Plans' and keys' billing terms, credit, the period start day. */
@@ -112,6 +116,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     outbox: new KyselyWebhookOutbox(db),
     instances: new KyselyInstanceRegistry(db),
     seats: new KyselyRealtimeSeatStore(db, { instanceId: location.instanceId }),
+    clientSecrets: new KyselyRealtimeClientSecretStore(db),
     usage: new KyselyUsageLedger(db),
     billing: new KyselyBillingSettingsStore(db),
     consoleAccounts: new KyselyConsoleAccountStore(db),

@@ -47,6 +47,7 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
       'jobs',
       'key_billing',
       'key_dictionaries',
+      'realtime_client_secrets',
       'realtime_seats',
       'schema_migrations',
       'service_instances',

@@ -8,6 +8,7 @@ import type { IdempotencyRow } from '../idempotency-record.js';
 import type { InstanceRow } from '../instance-record.js';
 import type { JobRow } from '../job-record.js';
 import type { KeyRow } from '../key-record.js';
+import type { RealtimeClientSecretRow } from '../realtime-client-secret-record.js';
 import type { UsageEventRow } from '../usage-record.js';
 import type { DeliveryRow } from '../webhook-delivery-record.js';
 import type { DeliveryState } from '../webhook-outbox.js';
@@ -102,6 +103,7 @@ export interface StoreSchema {
   key_dictionaries: KeyDictionariesTable;
   webhook_secrets: WebhookSecretsTable;
   realtime_seats: RealtimeSeatsTable;
+  realtime_client_secrets: RealtimeClientSecretRow;
   usage_events: UsageEventRow;
   usage_pool_totals: UsagePoolTotalsTable;
   usage_key_costs: UsageKeyCostsTable;

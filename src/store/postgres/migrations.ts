@@ -330,6 +330,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX console_sessions_by_user ON console_sessions (user_id);
     `,
   },
+  {
+    version: 10,
+    name: 'realtime client secrets (src/store/realtime-client-secret-store.ts)',
+    // SQLite's step 12: kept as their SHA-256 only; a used secret keeps its row until it expires and is swept.
+    sql: `
+      CREATE TABLE realtime_client_secrets (
+        secret_sha256 BYTEA PRIMARY KEY CHECK (length(secret_sha256) = 32),
+        key_id        TEXT COLLATE "C" NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        expires_at_ms BIGINT NOT NULL,
+        used_at_ms    BIGINT,
+        created_at_ms BIGINT NOT NULL
+      );
+      CREATE INDEX realtime_client_secrets_by_expiry ON realtime_client_secrets (expires_at_ms);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -360,6 +360,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX console_sessions_by_user ON console_sessions (user_id);
     `,
   },
+  {
+    version: 12,
+    name: 'realtime client secrets (src/store/realtime-client-secret-store.ts)',
+    // Kept as their SHA-256 only; a used secret keeps its row (used_at_ms) until it expires and is swept.
+    sql: `
+      CREATE TABLE realtime_client_secrets (
+        secret_sha256 BLOB PRIMARY KEY CHECK (length(secret_sha256) = 32),
+        key_id        TEXT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+        expires_at_ms INTEGER NOT NULL,
+        used_at_ms    INTEGER,
+        created_at_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX realtime_client_secrets_by_expiry ON realtime_client_secrets (expires_at_ms);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {
