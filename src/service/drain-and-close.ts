@@ -23,6 +23,8 @@ export interface RunningParts {
   notices: JobNotices;
   deliveries: WebhookDeliveryWorker | null;
   sweeper: { stop(): Promise<void> | void } | null;
+  /** Reads the standing of open work's keys; stopped once the sessions and requests it watched are gone. */
+  watch: { close(): void };
   metricsListener: MetricsListener | null;
   engines: OpenedEngines;
   blobs: { close(): void };
@@ -51,6 +53,7 @@ export async function drainAndClose(drainMs: number, parts: RunningParts): Promi
     clearInterval(closeIdle);
     clearTimeout(cutOff);
   }
+  parts.watch.close();
   await parts.metricsListener?.close();
   await parts.engines.close();
   parts.blobs.close();

@@ -292,6 +292,7 @@ async function startRole(
         notices,
         deliveries,
         sweeper,
+        watch,
         metricsListener,
         engines,
         blobs: opened,
