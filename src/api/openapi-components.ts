@@ -33,6 +33,7 @@ import {
   jobFailedEvent,
 } from './openapi-job-schemas.js';
 import { model, modelList, usage } from './openapi-usage-schemas.js';
+import { realtimeClientSecret, realtimeClientSecretRequest } from './openapi-realtime-schemas.js';
 import type { Schema } from './openapi-types.js';
 
 export const schemas: Record<string, Schema> = {
@@ -66,4 +67,6 @@ export const schemas: Record<string, Schema> = {
   Model: model,
   ModelList: modelList,
   Usage: usage,
+  RealtimeClientSecretRequest: realtimeClientSecretRequest,
+  RealtimeClientSecret: realtimeClientSecret,
 };

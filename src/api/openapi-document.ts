@@ -102,7 +102,7 @@ function operation(schema: RouteSchema): Operation {
     tags: schema.tags,
     security: schema.security,
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(Object.keys(content).length > 0 ? { requestBody: requestBody(content) } : {}),
+    ...(Object.keys(content).length > 0 ? { requestBody: requestBody(content, schema.bodyRequired ?? true) } : {}),
     responses: Object.fromEntries(Object.entries(schema.response).map(([status, response]) => [status, responseOrRef(response)])),
   };
 }
@@ -116,8 +116,8 @@ function parametersOf(schema: ParameterSchema | undefined, where: Parameter['in'
   });
 }
 
-function requestBody(content: Record<string, MediaType>): NonNullable<Operation['requestBody']> {
-  return { required: true, content: mediaTypes(content) };
+function requestBody(content: Record<string, MediaType>, required = true): NonNullable<Operation['requestBody']> {
+  return { required, content: mediaTypes(content) };
 }
 
 function responseOrRef(response: Response): Response | Reference {

@@ -122,6 +122,8 @@ export interface RouteSchema {
   querystring?: ParameterSchema;
   headers?: ParameterSchema;
   body?: Schema;
+  /** false: the JSON body may be left out (Fastify ignores this; the document says so). Default true. */
+  bodyRequired?: false;
   multipartBody?: MediaType;
   response: Record<string, Response>;
 }

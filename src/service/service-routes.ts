@@ -1,10 +1,11 @@
-// The HTTP routes one process serves: the API's (jobs, transcriptions, usage, models and the
-// embedded upload target) on roles that serve it, health and metrics on every role.
+// The HTTP routes one process serves: the API's (jobs, transcriptions, usage, models, realtime client
+// secrets and the embedded upload target) on roles that serve it, health and metrics on every role.
 import type { RoutePlugin } from '../api/app-dependencies.js';
 import { healthRoutes } from '../api/routes/health.js';
 import { jobRoutes } from '../api/routes/jobs.js';
 import { modelRoutes } from '../api/routes/models.js';
 import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
+import { realtimeClientSecretRoutes } from '../api/routes/realtime-client-secrets.js';
 import { transcriptionRoutes } from '../api/routes/transcriptions.js';
 import { usageRoutes } from '../api/routes/usage.js';
 import type { KeyStandingWatch } from '../billing/key-standing-watch.js';
@@ -96,6 +97,7 @@ function apiRoutes(parts: ServiceRouteParts): RoutePlugin[] {
       watch: parts.watch,
     }),
     usageRoutes({ ledger: stores.usage, billing, keys }),
+    realtimeClientSecretRoutes({ secrets: stores.clientSecrets, billing, clock }),
     modelRoutes({ files: config.models, builds: engines.modelBuilds, loaded: () => isOpen(engines) }),
   ];
   // The embedded upload target of presigned forms; with S3 the forms post straight to the bucket.

@@ -120,6 +120,7 @@ t.test('structure: operations, security, responses, references', async (t) => {
     'POST /v1/audio/translations',
     'POST /v1/jobs',
     'POST /v1/jobs/{job_id}/complete',
+    'POST /v1/realtime/client_secrets',
     'POST /v1/uploads/{job_id}',
   ]);
   const ids = new Set<string>();

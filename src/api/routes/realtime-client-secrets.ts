@@ -1,0 +1,19 @@
+// POST /v1/realtime/client_secrets: the key mints a single-use secret a page presents in its realtime
+// `start` instead of the key (src/application/mint-realtime-client-secret.ts).
+import type { FastifyInstance } from 'fastify';
+import { mintRealtimeClientSecret, type MintClientSecretDeps } from '../../application/mint-realtime-client-secret.js';
+import { parseClientSecretRequest } from '../../contract/client-secret-request.js';
+import { CREATE_CLIENT_SECRET_SCHEMA } from './realtime-client-secret-schemas.js';
+
+export function realtimeClientSecretRoutes(deps: MintClientSecretDeps) {
+  return async function register(app: FastifyInstance): Promise<void> {
+    // The body is checked against its schema after the contract's own checks (attachValidation); a
+    // request without a body takes the defaults (Fastify would judge the missing body as `null`).
+    app.post('/v1/realtime/client_secrets', { schema: CREATE_CLIENT_SECRET_SCHEMA, attachValidation: true }, async (request) => {
+      const secretRequest = parseClientSecretRequest(request.body);
+      if (request.body !== undefined && request.validationError) throw request.validationError;
+      const minted = await mintRealtimeClientSecret({ key: request.apiKey!, request: secretRequest, log: request.log }, deps);
+      return { value: minted.value, expires_at: minted.expiresAt };
+    });
+  };
+}
