@@ -2,7 +2,7 @@
 // decide whether more work is accepted (src/billing/) and that reports show. Recording is keyed by
 // the unit of work (UsageEvent.eventKey): a retried chunk or a job run again after a crash records
 // nothing new. A job's event is recorded with its success, in the same transaction (JobStore.succeed).
-import type { PoolTerms, PoolTotals, UsageEvent, UsageLine, UsageQuery, UsageStanding } from './usage-record.js';
+import type { DailyUsage, PoolTerms, PoolTotals, UsageEvent, UsageLine, UsageQuery, UsageStanding } from './usage-record.js';
 import type { ReservationDecision, UsageReservation } from './usage-reservation.js';
 
 export interface UsageLedger {
@@ -27,6 +27,8 @@ export interface UsageLedger {
   standing(tenant: string, keyId: string, period: string): Promise<UsageStanding>;
   /** The period's lines, per tenant, key, route, model and language family. */
   report(query: UsageQuery): Promise<UsageLine[]>;
+  /** The period's audio per tenant, UTC day, route and pool, in that order (a day, route or pool without work has no row). */
+  daily(query: UsageQuery): Promise<DailyUsage[]>;
   /** The period's totals per tenant and pool, ordered by tenant and pool (kept by the database: no scan of the events). */
   periodTotals(period: string): Promise<PoolTotals[]>;
 }

@@ -182,6 +182,17 @@ export interface UsageLine {
   safety: SafetyCounters;
 }
 
+/** A tenant's audio on one UTC day, by route and pool (the chart of a period's use). */
+export interface DailyUsage {
+  tenant: string;
+  /** The UTC day, 'YYYY-MM-DD'. */
+  day: string;
+  route: UsageRoute;
+  pool: UsagePool;
+  units: number;
+  audioMs: number;
+}
+
 export interface UsageQuery {
   period: string;
   /** One tenant's lines only. */

@@ -1,6 +1,6 @@
 // The report queries both ledgers run (sums cast to BIGINT: PostgreSQL sums integers as numeric) and
 // their rows mapped to UsageLines and PoolTotals; a standing from the rows both ledgers read for it.
-import { USAGE_POOLS, type PoolTotals, type UsageLine, type UsagePool, type UsageRoute, type UsageStanding } from './usage-record.js';
+import { USAGE_POOLS, type DailyUsage, type PoolTotals, type UsageLine, type UsagePool, type UsageRoute, type UsageStanding } from './usage-record.js';
 
 const sum = (expression: string, as: string) => `CAST(sum(${expression}) AS BIGINT) AS ${as}`;
 
@@ -52,6 +52,35 @@ export function usageLineOf(row: UsageLineRow): UsageLine {
       reviewRequired: Number(row.review_required),
       unsupportedLanguage: Number(row.unsupported_language),
     },
+  };
+}
+
+const MS_PER_DAY = 86_400_000;
+
+/** Days are UTC days: whole multiples of 86 400 000 ms since the epoch (integer division on both databases). */
+export const DAILY_SELECT = `SELECT tenant, CAST(at_ms / ${MS_PER_DAY} AS BIGINT) AS day, route, pool, CAST(count(*) AS BIGINT) AS units, ${sum('audio_ms', 'audio_ms')}
+  FROM usage_events`;
+
+export const DAILY_GROUPING = `GROUP BY tenant, CAST(at_ms / ${MS_PER_DAY} AS BIGINT), route, pool ORDER BY tenant, day, route, pool`;
+
+export interface DailyUsageRow {
+  tenant: string;
+  /** Days since the epoch. */
+  day: number;
+  route: string;
+  pool: string;
+  units: number;
+  audio_ms: number;
+}
+
+export function dailyUsageOf(row: DailyUsageRow): DailyUsage {
+  return {
+    tenant: row.tenant,
+    day: new Date(Number(row.day) * MS_PER_DAY).toISOString().slice(0, 10),
+    route: row.route as UsageRoute,
+    pool: row.pool as UsagePool,
+    units: Number(row.units),
+    audioMs: Number(row.audio_ms),
   };
 }
 

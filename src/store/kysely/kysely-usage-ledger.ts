@@ -15,6 +15,7 @@ import {
   chargeOf,
   poolOf,
   usageEventRow,
+  type DailyUsage,
   type PoolTerms,
   type PoolTotals,
   type UsageEvent,
@@ -23,6 +24,9 @@ import {
   type UsageStanding,
 } from '../usage-record.js';
 import {
+  DAILY_GROUPING,
+  DAILY_SELECT,
+  dailyUsageOf,
   POOL_TOTALS_ORDER,
   POOL_TOTALS_SELECT,
   poolTotalsOf,
@@ -30,6 +34,7 @@ import {
   REPORT_SELECT,
   standingOf,
   usageLineOf,
+  type DailyUsageRow,
   type PoolTotalsRow,
   type UsageLineRow,
 } from '../usage-report-row.js';
@@ -146,6 +151,14 @@ export class KyselyUsageLedger implements UsageLedger {
       this.db,
     );
     return rows.map(usageLineOf);
+  }
+
+  async daily(query: UsageQuery): Promise<DailyUsage[]> {
+    const tenantFilter = query.tenant === undefined ? sql`` : sql`AND tenant = ${query.tenant}`;
+    const { rows } = await sql<DailyUsageRow>`${sql.raw(DAILY_SELECT)} WHERE period = ${query.period} ${tenantFilter} ${sql.raw(DAILY_GROUPING)}`.execute(
+      this.db,
+    );
+    return rows.map(dailyUsageOf);
   }
 
   async periodTotals(period: string): Promise<PoolTotals[]> {

@@ -285,6 +285,34 @@ export function usageLedgerContract(t: Test, name: string, make: MakeUsageLedger
       t.match(june[0], { keyId: 'key_k1', units: 1, audioMs: 1_024_000, diarizationMs: 1_024_000, safety: safety(9, 9, 9, 9) });
     });
 
+    t.test('daily: audio per tenant, UTC day, route and pool; tenant filter; other periods excluded', async (t) => {
+      const { ledger } = await open(t);
+      const day = (iso: string) => Date.parse(iso);
+      const inputs: UsageEvent[] = [
+        event({ atMs: day('2031-05-10T00:00:00.000Z'), route: 'inline', audioMs: 1_000 }),
+        event({ atMs: day('2031-05-10T23:59:59.999Z'), route: 'inline', audioMs: 2_000 }),
+        event({ atMs: day('2031-05-10T12:00:00.000Z'), keyId: 'key_k2', route: 'job', audioMs: 4_000 }),
+        event({ atMs: day('2031-05-10T12:00:00.000Z'), route: 'realtime', audioMs: 8_000 }),
+        event({ atMs: day('2031-05-11T00:00:00.000Z'), route: 'inline', audioMs: 16_000 }),
+        event({ atMs: day('2031-05-11T09:00:00.000Z'), tenant: 'beta', keyId: 'key_b1', route: 'translation', audioMs: 32_000 }),
+        event({ atMs: day('2031-06-01T09:00:00.000Z'), period: JUNE, route: 'inline', audioMs: 64_000 }),
+      ];
+      for (const input of inputs) t.equal(await ledger.record(input, TERMS), true);
+      const acme = [
+        { tenant: 'acme', day: '2031-05-10', route: 'inline', pool: 'batch', units: 2, audioMs: 3_000 },
+        { tenant: 'acme', day: '2031-05-10', route: 'job', pool: 'batch', units: 1, audioMs: 4_000 },
+        { tenant: 'acme', day: '2031-05-10', route: 'realtime', pool: 'realtime', units: 1, audioMs: 8_000 },
+        { tenant: 'acme', day: '2031-05-11', route: 'inline', pool: 'batch', units: 1, audioMs: 16_000 },
+      ];
+      const beta = [{ tenant: 'beta', day: '2031-05-11', route: 'translation', pool: 'batch', units: 1, audioMs: 32_000 }];
+      t.strictSame(await ledger.daily({ period: MAY }), [...acme, ...beta], 'every tenant, by tenant, day, route and pool; keys summed');
+      t.strictSame(await ledger.daily({ period: MAY, tenant: 'acme' }), acme, 'one tenant');
+      t.strictSame(await ledger.daily({ period: MAY, tenant: 'nobody' }), []);
+      t.strictSame(await ledger.daily({ period: JUNE, tenant: 'acme' }), [
+        { tenant: 'acme', day: '2031-06-01', route: 'inline', pool: 'batch', units: 1, audioMs: 64_000 },
+      ]);
+    });
+
     t.test('ledgers on separate connections racing one tenant past its allowance charge exactly the overage, each event once', async (t) => {
       const { ledger, another } = await open(t);
       const other = await another();
