@@ -54,6 +54,24 @@ export function admissibleMs(situation: BillingSituation, pool: UsagePool, wante
   return admitted;
 }
 
+/** What would refuse new work in a pool next: once more than `afterMs` of audio is brought (0: any now), and why. */
+export interface NextRefusal {
+  afterMs: number;
+  reason: BlockReason;
+}
+
+/**
+ * What refuses work in `pool` next, looking no further than `horizonMs` of audio (null: nothing
+ * within it): the most admissibleMs admits, and the reason blockReason gives for a millisecond more.
+ * A page saying "batch audio beyond 2.0 h more is refused" says what the API will do.
+ */
+export function nextRefusal(situation: BillingSituation, pool: UsagePool, horizonMs: number): NextRefusal | null {
+  const afterMs = admissibleMs(situation, pool, horizonMs);
+  if (afterMs >= horizonMs) return null;
+  const reason = blockReason(situation, pool, afterMs + 1);
+  return reason === null ? null : { afterMs, reason };
+}
+
 /**
  * Whether a block lifts by itself when the next period starts: the allowance and the cap reset; used
  * credit is lifted by a new period's allowance if the pool has one (work within it costs nothing);

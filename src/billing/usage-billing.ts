@@ -18,7 +18,7 @@ import {
   type UsageRoute,
   type UsageStanding,
 } from '../store/usage-record.js';
-import { admissibleMs, blockReason, resetsWithPeriod, type BillingSituation, type BlockReason } from './billing-decision.js';
+import { admissibleMs, blockReason, nextRefusal, resetsWithPeriod, type BillingSituation, type BlockReason, type NextRefusal } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
 import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
 import { poolTerms, resolveTerms } from './billing-terms.js';
@@ -39,7 +39,12 @@ export interface BillingStatus {
   blocked: Record<UsagePool, BlockReason | null>;
   /** When each pool's block lifts by itself (the next period), or null (not blocked, or an operator must act). */
   resetsAtMs: Record<UsagePool, number | null>;
+  /** What would refuse new work in each pool next (within NEXT_REFUSAL_HORIZON_MS of audio), and when that lifts by itself; null: nothing. */
+  nextRefusal: Record<UsagePool, (NextRefusal & { resetsAtMs: number | null }) | null>;
 }
+
+/** How much more audio a status looks ahead for the next refusal: far more than a period brings. */
+export const NEXT_REFUSAL_HORIZON_MS = 100_000 * 3_600_000;
 
 /** Told of what was metered and refused (the service's Prometheus counters). */
 export interface BillingObserver {
@@ -73,6 +78,10 @@ export class UsageBilling {
     const situation = await this.situation(key, current);
     const blocked = { batch: blockReason(situation, 'batch', 0), realtime: blockReason(situation, 'realtime', 0) };
     const credit = situation.creditGrantedMicros;
+    const next = (pool: UsagePool) => {
+      const refusal = nextRefusal(situation, pool, NEXT_REFUSAL_HORIZON_MS);
+      return refusal === null ? null : { ...refusal, resetsAtMs: resetsAt(refusal.reason, situation.terms, pool, current) };
+    };
     return {
       period: current,
       terms: situation.terms,
@@ -84,6 +93,7 @@ export class UsageBilling {
         batch: resetsAt(blocked.batch, situation.terms, 'batch', current),
         realtime: resetsAt(blocked.realtime, situation.terms, 'realtime', current),
       },
+      nextRefusal: { batch: next('batch'), realtime: next('realtime') },
     };
   }
 

@@ -8,7 +8,7 @@ import type { UsageLedger } from '../store/usage-ledger.js';
 import type { UsageLine, UsagePool } from '../store/usage-record.js';
 import type { BlockReason } from './billing-decision.js';
 import type { BillingPeriod } from './billing-period.js';
-import type { UsageBilling } from './usage-billing.js';
+import type { BillingStatus, UsageBilling } from './usage-billing.js';
 
 export interface KeyUsage {
   key: Pick<ApiKeyRecord, 'id' | 'tenant' | 'plan' | 'billingState' | 'revokedAt'>;
@@ -20,6 +20,7 @@ export interface KeyUsage {
   creditLeftMicros: number | null;
   blocked: Record<UsagePool, BlockReason | null>;
   resetsAtMs: Record<UsagePool, number | null>;
+  nextRefusal: BillingStatus['nextRefusal'];
 }
 
 export interface TenantUsage {
@@ -69,6 +70,7 @@ export async function usageReport(
       creditLeftMicros: status.creditLeftMicros,
       blocked: status.blocked,
       resetsAtMs: status.resetsAtMs,
+      nextRefusal: status.nextRefusal,
     };
     const entry = byTenant.get(key.tenant) ?? { tenant: key.tenant, usedMs: status.standing.tenantUsedMs, keys: [] };
     entry.keys.push(usage);

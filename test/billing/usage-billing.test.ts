@@ -243,11 +243,21 @@ t.test('status: the period, terms, standing, credit left, and per pool what bloc
     creditLeftMicros: null,
     blocked: { batch: null, realtime: null },
     resetsAtMs: { batch: null, realtime: null },
+    nextRefusal: {
+      batch: { afterMs: 25 * HOUR, reason: 'allowance', resetsAtMs: JUNE_1 },
+      realtime: { afterMs: 25 * HOUR, reason: 'allowance', resetsAtMs: JUNE_1 },
+    },
   });
   await billing.meter(free, work('realtime', 25 * HOUR));
+  await billing.meter(free, work('job', 10 * HOUR));
   const used = await billing.status(free);
   t.strictSame(used.blocked, { batch: null, realtime: 'allowance' });
   t.strictSame(used.resetsAtMs, { batch: null, realtime: JUNE_1 });
+  t.strictSame(
+    used.nextRefusal,
+    { batch: { afterMs: 15 * HOUR, reason: 'allowance', resetsAtMs: JUNE_1 }, realtime: { afterMs: 0, reason: 'allowance', resetsAtMs: JUNE_1 } },
+    'batch beyond 15 h more is refused, realtime already: both until the next period',
+  );
   t.strictSame(
     (await billing.status(free, billingPeriodNamed('2031-04', 1)!)).blocked,
     { batch: null, realtime: null },
@@ -282,5 +292,14 @@ t.test('status: the period, terms, standing, credit left, and per pool what bloc
   status = await billing.status(capped);
   t.strictSame(status.blocked, { batch: null, realtime: 'spend_cap' }, 'the cap is reached, but batch work within its allowance costs nothing');
   t.strictSame(status.resetsAtMs, { batch: null, realtime: JUNE_1 });
+  t.strictSame(
+    status.nextRefusal.batch,
+    { afterMs: 25 * HOUR, reason: 'spend_cap', resetsAtMs: JUNE_1 },
+    'batch beyond its allowance would cost, and the cap is reached',
+  );
+  const unlimited = await key({ plan: 'enterprise', tenant: 'unlimited' });
+  await stores.billing.updateKey(unlimited.id, { overrides: { batchIncludedMs: null } });
+  t.equal((await billing.status(unlimited)).nextRefusal.batch, null, 'an unlimited allowance: nothing refuses batch work');
+  t.strictSame((await billing.status(paused)).nextRefusal.batch, { afterMs: 0, reason: 'paused', resetsAtMs: null }, 'paused: an operator must act');
   t.equal(status.creditLeftMicros, null, 'no prepaid credit');
 });
