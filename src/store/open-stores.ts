@@ -6,6 +6,7 @@ import { mkdirSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { BillingSettingsStore } from './billing-settings-store.js';
 import type { ConsoleAccountStore } from './console-account-store.js';
+import type { ConsoleSecondFactorStore } from './console-second-factor-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { InstanceRegistry } from './instance-registry.js';
 import { InProcessJobNotices, type JobNotices } from './job-notices.js';
@@ -13,6 +14,7 @@ import type { JobStore } from './job-store.js';
 import type { KeyStore } from './key-store.js';
 import { KyselyBillingSettingsStore } from './kysely/kysely-billing-settings-store.js';
 import { KyselyConsoleAccountStore } from './kysely/kysely-console-account-store.js';
+import { KyselyConsoleSecondFactorStore } from './kysely/kysely-console-second-factor-store.js';
 import { KyselyIdempotencyStore } from './kysely/kysely-idempotency-store.js';
 import { KyselyInstanceRegistry } from './kysely/kysely-instance-registry.js';
 import { KyselyJobStore } from './kysely/kysely-job-store.js';
@@ -52,6 +54,8 @@ export interface Stores {
   billing: BillingSettingsStore;
   /** The developer console's accounts: invites, passwords' hashes, lockouts, sessions. */
   consoleAccounts: ConsoleAccountStore;
+  /** The console's second factor: TOTP secrets (sealed under the master key), recovery codes, pending sign-ins, tenants' requirement. */
+  consoleSecondFactors: ConsoleSecondFactorStore;
   /** Wake-ups between the processes sharing the database (job changed, work queued). */
   notices: JobNotices;
   /** Whether the database answers now (readiness). */
@@ -66,8 +70,9 @@ export interface StoreLocation {
   /** A postgres:// URL, or null for SQLite in `dataDir`. */
   databaseUrl: string | null;
   /**
-   * Seals webhook signing secrets at rest (see webhooks/master-key.ts). Read when the secret store
-   * is first used, so commands that never touch secrets never create the data folder's key file.
+   * Seals webhook signing secrets and (through a key derived from it) console TOTP secrets at rest
+   * (see webhooks/master-key.ts). Read when a secret is first sealed or opened, so commands that never
+   * touch secrets never create the data folder's key file.
    */
   webhookMasterKey: () => Buffer;
 }
@@ -120,6 +125,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     usage: new KyselyUsageLedger(db),
     billing: new KyselyBillingSettingsStore(db),
     consoleAccounts: new KyselyConsoleAccountStore(db),
+    consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey),
     ping: async () => {
       await sql`SELECT 1`.execute(db);
     },

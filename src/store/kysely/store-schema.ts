@@ -4,6 +4,7 @@
 // key-record.ts, ...), the table is that row, with the columns that have defaults marked Generated.
 import type { Generated, Kysely } from 'kysely';
 import type { ConsoleInviteRow, ConsoleSessionRow, ConsoleUserRow } from '../console-account-record.js';
+import type { ConsolePendingSignInRow, ConsoleRecoveryCodeRow, ConsoleTenantSettingsRow, ConsoleTotpRow } from '../console-second-factor-record.js';
 import type { IdempotencyRow } from '../idempotency-record.js';
 import type { InstanceRow } from '../instance-record.js';
 import type { JobRow } from '../job-record.js';
@@ -114,6 +115,10 @@ export interface StoreSchema {
   console_users: ConsoleUsersTable;
   console_invites: ConsoleInviteRow;
   console_sessions: ConsoleSessionRow;
+  console_totp: ConsoleTotpRow;
+  console_recovery_codes: ConsoleRecoveryCodeRow;
+  console_pending_sign_ins: ConsolePendingSignInRow;
+  console_tenant_settings: ConsoleTenantSettingsRow;
 }
 
 /** What a Kysely store runs its statements on, whichever database is behind it (store-db.ts). */

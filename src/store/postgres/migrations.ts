@@ -345,6 +345,54 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX realtime_client_secrets_by_expiry ON realtime_client_secrets (expires_at_ms);
     `,
   },
+  {
+    version: 11,
+    name: 'webhook secrets revoked from the console; redeliveries; deliveries listed by key',
+    // SQLite's step 13.
+    sql: `
+      ALTER TABLE webhook_secrets ADD COLUMN revoked_at_ms BIGINT;
+      ALTER TABLE webhook_deliveries ADD COLUMN redelivery_requested_at_ms BIGINT;
+      CREATE INDEX webhook_deliveries_by_key ON webhook_deliveries (key_id, created_at_ms);
+    `,
+  },
+  {
+    version: 12,
+    name: 'console second factor: TOTP secrets, recovery codes, pending sign-ins, tenant settings (src/store/console-second-factor-store.ts)',
+    // SQLite's step 14: TOTP secrets sealed, recovery codes and pending sign-in tokens as their SHA-256 only.
+    sql: `
+      CREATE TABLE console_totp (
+        user_id         TEXT COLLATE "C" PRIMARY KEY REFERENCES console_users (id) ON DELETE CASCADE,
+        ciphertext      BYTEA NOT NULL,
+        iv              BYTEA NOT NULL,
+        auth_tag        BYTEA NOT NULL,
+        confirmed_at_ms BIGINT,
+        last_step       BIGINT,
+        created_at_ms   BIGINT NOT NULL
+      );
+
+      CREATE TABLE console_recovery_codes (
+        user_id       TEXT COLLATE "C" NOT NULL REFERENCES console_users (id) ON DELETE CASCADE,
+        code_sha256   BYTEA NOT NULL CHECK (length(code_sha256) = 32),
+        used_at_ms    BIGINT,
+        created_at_ms BIGINT NOT NULL,
+        PRIMARY KEY (user_id, code_sha256)
+      );
+
+      CREATE TABLE console_pending_sign_ins (
+        token_sha256  BYTEA PRIMARY KEY CHECK (length(token_sha256) = 32),
+        user_id       TEXT COLLATE "C" NOT NULL REFERENCES console_users (id) ON DELETE CASCADE,
+        expires_at_ms BIGINT NOT NULL,
+        created_at_ms BIGINT NOT NULL
+      );
+      CREATE INDEX console_pending_sign_ins_by_expiry ON console_pending_sign_ins (expires_at_ms);
+
+      CREATE TABLE console_tenant_settings (
+        tenant        TEXT COLLATE "C" PRIMARY KEY,
+        totp_required INTEGER NOT NULL CHECK (totp_required IN (0, 1)),
+        updated_at_ms BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

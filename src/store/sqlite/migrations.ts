@@ -375,6 +375,55 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX realtime_client_secrets_by_expiry ON realtime_client_secrets (expires_at_ms);
     `,
   },
+  {
+    version: 13,
+    name: 'webhook secrets revoked from the console; redeliveries; deliveries listed by key',
+    // A revoked version stops signing at revoked_at_ms whatever its deadline; a redelivery asked for
+    // in the console is one attempt (redelivery_requested_at_ms, cleared when it is made).
+    sql: `
+      ALTER TABLE webhook_secrets ADD COLUMN revoked_at_ms INTEGER;
+      ALTER TABLE webhook_deliveries ADD COLUMN redelivery_requested_at_ms INTEGER;
+      CREATE INDEX webhook_deliveries_by_key ON webhook_deliveries (key_id, created_at_ms);
+    `,
+  },
+  {
+    version: 14,
+    name: 'console second factor: TOTP secrets, recovery codes, pending sign-ins, tenant settings (src/store/console-second-factor-store.ts)',
+    // TOTP secrets sealed (console-second-factor-record.ts), recovery codes and pending sign-in tokens as their SHA-256 only.
+    sql: `
+      CREATE TABLE console_totp (
+        user_id         TEXT PRIMARY KEY REFERENCES console_users (id) ON DELETE CASCADE,
+        ciphertext      BLOB NOT NULL,
+        iv              BLOB NOT NULL,
+        auth_tag        BLOB NOT NULL,
+        confirmed_at_ms INTEGER,
+        last_step       INTEGER,
+        created_at_ms   INTEGER NOT NULL
+      ) STRICT;
+
+      CREATE TABLE console_recovery_codes (
+        user_id       TEXT NOT NULL REFERENCES console_users (id) ON DELETE CASCADE,
+        code_sha256   BLOB NOT NULL CHECK (length(code_sha256) = 32),
+        used_at_ms    INTEGER,
+        created_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (user_id, code_sha256)
+      ) STRICT;
+
+      CREATE TABLE console_pending_sign_ins (
+        token_sha256  BLOB PRIMARY KEY CHECK (length(token_sha256) = 32),
+        user_id       TEXT NOT NULL REFERENCES console_users (id) ON DELETE CASCADE,
+        expires_at_ms INTEGER NOT NULL,
+        created_at_ms INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX console_pending_sign_ins_by_expiry ON console_pending_sign_ins (expires_at_ms);
+
+      CREATE TABLE console_tenant_settings (
+        tenant        TEXT PRIMARY KEY,
+        totp_required INTEGER NOT NULL CHECK (totp_required IN (0, 1)),
+        updated_at_ms INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -1,0 +1,157 @@
+// The console's second factor (see ../console-second-factor-store.ts): one implementation for SQLite
+// and PostgreSQL, on Kysely (store-db.ts). Sealing, recovery codes and their hashes are in
+// ../console-second-factor-record.ts.
+//
+// Every use is one conditional statement: a step is used by an UPDATE that moves last_step forward
+// only past it, a recovery code by an UPDATE of an unused one, a secret confirmed by an UPDATE of an
+// unconfirmed one; PostgreSQL re-checks the WHERE on a row a concurrent writer changed and SQLite
+// writes under its lock, so of two racing uses of one code, in any processes, one wins. The master key
+// is read when a secret is first sealed or opened (commands that never do so never create its file).
+import { newToken, presentedTokenSha256 } from '../console-account-record.js';
+import { newRecoveryCode, openTotpSecret, sealTotpSecret, totpSealingKey, typedRecoveryCodeSha256 } from '../console-second-factor-record.js';
+import { ConsoleSecondFactorError, type ConsoleSecondFactorStore, type TotpEnrolment } from '../console-second-factor-store.js';
+import { immediate } from './immediate.js';
+import type { StoreDb } from './store-schema.js';
+
+export class KyselyConsoleSecondFactorStore implements ConsoleSecondFactorStore {
+  private sealingKeyCache: Buffer | null = null;
+
+  constructor(
+    private readonly db: StoreDb,
+    private readonly masterKey: () => Buffer,
+  ) {}
+
+  async totp(userId: string): Promise<TotpEnrolment | null> {
+    const row = await this.db.selectFrom('console_totp').selectAll().where('user_id', '=', userId).executeTakeFirst();
+    return row ? { secret: openTotpSecret(this.sealingKey(), row), confirmedAtMs: row.confirmed_at_ms } : null;
+  }
+
+  async beginTotp(userId: string, secret: Buffer, nowMs: number): Promise<void> {
+    const sealed = sealTotpSecret(this.sealingKey(), userId, secret);
+    // One statement: a waiting secret is replaced, one in effect is left as it is (and reported).
+    const written = await this.db
+      .insertInto('console_totp')
+      .values({ user_id: userId, ...sealed, confirmed_at_ms: null, last_step: null, created_at_ms: nowMs })
+      .onConflict((oc) =>
+        oc
+          .column('user_id')
+          .doUpdateSet({ ...sealed, created_at_ms: nowMs })
+          .where('console_totp.confirmed_at_ms', 'is', null),
+      )
+      .executeTakeFirst();
+    if (Number(written.numInsertedOrUpdatedRows ?? 0n) === 0) {
+      throw new ConsoleSecondFactorError('totp_enabled', 'this account already has TOTP turned on: turn it off first');
+    }
+  }
+
+  async confirmTotp(userId: string, step: number, nowMs: number): Promise<boolean> {
+    const { numUpdatedRows } = await this.db
+      .updateTable('console_totp')
+      .set({ confirmed_at_ms: nowMs, last_step: step })
+      .where('user_id', '=', userId)
+      .where('confirmed_at_ms', 'is', null)
+      .executeTakeFirst();
+    return numUpdatedRows > 0n;
+  }
+
+  async useTotpStep(userId: string, step: number): Promise<boolean> {
+    const { numUpdatedRows } = await this.db
+      .updateTable('console_totp')
+      .set({ last_step: step })
+      .where('user_id', '=', userId)
+      .where('confirmed_at_ms', 'is not', null)
+      .where((eb) => eb.or([eb('last_step', 'is', null), eb('last_step', '<', step)]))
+      .executeTakeFirst();
+    return numUpdatedRows > 0n;
+  }
+
+  async removeTotp(userId: string): Promise<boolean> {
+    return immediate(this.db, async (trx) => {
+      await trx.deleteFrom('console_recovery_codes').where('user_id', '=', userId).execute();
+      const { numDeletedRows } = await trx.deleteFrom('console_totp').where('user_id', '=', userId).executeTakeFirst();
+      return numDeletedRows > 0n;
+    });
+  }
+
+  async replaceRecoveryCodes(userId: string, count: number, nowMs: number): Promise<string[]> {
+    const codes = Array.from({ length: count }, () => newRecoveryCode());
+    await immediate(this.db, async (trx) => {
+      await trx.deleteFrom('console_recovery_codes').where('user_id', '=', userId).execute();
+      if (codes.length > 0) {
+        await trx
+          .insertInto('console_recovery_codes')
+          .values(codes.map((c) => ({ user_id: userId, code_sha256: c.sha256, used_at_ms: null, created_at_ms: nowMs })))
+          .execute();
+      }
+    });
+    return codes.map((c) => c.code);
+  }
+
+  async useRecoveryCode(userId: string, code: string, nowMs: number): Promise<boolean> {
+    const sha256 = typedRecoveryCodeSha256(code);
+    if (!sha256) return false;
+    const { numUpdatedRows } = await this.db
+      .updateTable('console_recovery_codes')
+      .set({ used_at_ms: nowMs })
+      .where('user_id', '=', userId)
+      .where('code_sha256', '=', sha256)
+      .where('used_at_ms', 'is', null)
+      .executeTakeFirst();
+    return numUpdatedRows > 0n;
+  }
+
+  async recoveryCodesLeft(userId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('console_recovery_codes')
+      .select((eb) => eb.fn.countAll<number | string>().as('left'))
+      .where('user_id', '=', userId)
+      .where('used_at_ms', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.left);
+  }
+
+  async createPendingSignIn(userId: string, nowMs: number, ttlMs: number): Promise<string> {
+    await this.db.deleteFrom('console_pending_sign_ins').where('expires_at_ms', '<=', nowMs).execute();
+    const { token, sha256 } = newToken();
+    await this.db
+      .insertInto('console_pending_sign_ins')
+      .values({ token_sha256: sha256, user_id: userId, expires_at_ms: nowMs + ttlMs, created_at_ms: nowMs })
+      .execute();
+    return token;
+  }
+
+  async pendingSignIn(token: string, nowMs: number): Promise<string | null> {
+    const sha256 = presentedTokenSha256(token);
+    if (!sha256) return null;
+    const row = await this.db
+      .selectFrom('console_pending_sign_ins')
+      .select('user_id')
+      .where('token_sha256', '=', sha256)
+      .where('expires_at_ms', '>', nowMs)
+      .executeTakeFirst();
+    return row?.user_id ?? null;
+  }
+
+  async endPendingSignIn(token: string): Promise<void> {
+    const sha256 = presentedTokenSha256(token);
+    if (sha256) await this.db.deleteFrom('console_pending_sign_ins').where('token_sha256', '=', sha256).execute();
+  }
+
+  async totpRequired(tenant: string): Promise<boolean> {
+    const row = await this.db.selectFrom('console_tenant_settings').select('totp_required').where('tenant', '=', tenant).executeTakeFirst();
+    return row?.totp_required === 1;
+  }
+
+  async setTotpRequired(tenant: string, required: boolean, nowMs: number): Promise<void> {
+    const value = required ? 1 : 0;
+    await this.db
+      .insertInto('console_tenant_settings')
+      .values({ tenant, totp_required: value, updated_at_ms: nowMs })
+      .onConflict((oc) => oc.column('tenant').doUpdateSet({ totp_required: value, updated_at_ms: nowMs }))
+      .execute();
+  }
+
+  private sealingKey(): Buffer {
+    return (this.sealingKeyCache ??= totpSealingKey(this.masterKey()));
+  }
+}
