@@ -27,6 +27,10 @@ export interface RealtimeListenerOptions {
   port: number;
   transport: RealtimeTransportChoice;
   keys: KeyStore;
+  /** Client secrets a `start` may present instead of a key (POST /v1/realtime/client_secrets mints them). */
+  clientSecrets: SessionDeps['clientSecrets'];
+  /** Epoch milliseconds, for client secrets' expiry: the service's clock. */
+  clock?: () => number;
   billing: SessionDeps['billing'];
   /** Tells open sessions that their key was revoked or its usage paused. */
   watch: SessionDeps['watch'];
@@ -55,6 +59,8 @@ export async function startRealtimeListener(options: RealtimeListenerOptions): P
     open++;
     const session = new RealtimeSession(connection, {
       keys: options.keys,
+      clientSecrets: options.clientSecrets,
+      ...(options.clock ? { clock: options.clock } : {}),
       billing: options.billing,
       watch: options.watch,
       capacity,

@@ -18,13 +18,15 @@ import type { BlockReason } from '../billing/billing-decision.js';
 import type { KeyCutOff, KeyStandingWatch } from '../billing/key-standing-watch.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';
+import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';
 import { RealtimeUsage, type UsageLimit } from './realtime-usage.js';
 import { CLOSE, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { EventSequence, type TurnText } from './realtime-events.js';
 import { LiveSpeakers, SPEAKERS_LIVE, SPEAKERS_OFF } from './live-speakers.js';
 import type { SessionCapacity } from './session-capacity.js';
-import { EVENT_SCHEMA, parseStart, REALTIME_SAMPLE_RATE, sessionVocabulary, type StartMessage } from './start-message.js';
+import { keyOfStart } from './start-credential.js';
+import { EVENT_SCHEMA, parseStart, REALTIME_SAMPLE_RATE, sessionVocabulary, type StartCredential, type StartMessage } from './start-message.js';
 import type { ConnectionHandlers, RealtimeConnection, TransportName } from './transport/transport.js';
 import { DEFAULT_ENDPOINTING, turnState, type Endpointing } from './turn-detector.js';
 import { recogniseTurn, turnDecodeOptions, type TurnRecognition } from './turn-recognition.js';
@@ -61,6 +63,8 @@ export interface SessionOutcome {
   /** The key and tenant of a session that started (null: refused before its key was known). */
   keyId: string | null;
   tenantId: string | null;
+  /** What the start presented: the key itself, or a client secret it minted (null: no valid start). */
+  credential: StartCredential['kind'] | null;
   closeCode: number;
   closeReason: string;
   /** Audio received, and the part of it metered (less a cut-off session's untranscribed tail). */
@@ -73,6 +77,10 @@ export interface SessionOutcome {
 
 export interface SessionDeps {
   keys: KeyStore;
+  /** Where the client secrets a `start` may present instead of a key are used up. */
+  clientSecrets: Pick<RealtimeClientSecretStore, 'claim'>;
+  /** Epoch milliseconds, for client secrets' expiry (default Date.now; the service passes its clock). */
+  clock?: () => number;
   /** Admits the session's audio slice by slice (refusing a start when usage is blocked) and meters it. */
   billing: Pick<UsageBilling, 'reserveUpTo' | 'release' | 'meter' | 'terms'>;
   /** Tells an open session that its key was revoked or its usage paused. */
@@ -104,6 +112,8 @@ export class RealtimeSession implements ConnectionHandlers {
   private release: (() => void) | null = null;
   private usage: RealtimeUsage | null = null;
   private key: ApiKeyRecord | null = null;
+  /** How `key` was presented (meaningful once it is set). */
+  private credential: StartCredential['kind'] = 'api_key';
   private unwatch: (() => void) | null = null;
   /** Set once the session may take no more audio (a limit reached): it finishes, then closes with this. */
   private ending: RealtimeRefusal | null = null;
@@ -210,6 +220,7 @@ export class RealtimeSession implements ConnectionHandlers {
         sessionId: this.start?.sessionId ?? null,
         keyId: this.key?.id ?? null,
         tenantId: this.key?.tenant ?? null,
+        credential: this.key ? this.credential : null,
         closeCode: code,
         closeReason: this.closeReason,
         audioSeconds: this.received / REALTIME_SAMPLE_RATE,
@@ -276,10 +287,11 @@ export class RealtimeSession implements ConnectionHandlers {
   private async begin(frame: Uint8Array): Promise<void> {
     try {
       const start = parseStart(frame);
-      const key = await this.deps.keys.authenticate(start.apiKey);
+      const key = await keyOfStart(start.credential, { keys: this.deps.keys, clientSecrets: this.deps.clientSecrets, clock: this.deps.clock ?? Date.now });
       if (this.isClosed()) return;
       if (key === null || key.revokedAt !== null) throw unauthorized();
       this.key = key;
+      this.credential = start.credential.kind;
       if (start.patterns.length > 0 && !key.entitlements.includes('patterns')) {
         throw new RealtimeRefusal('entitlement_denied', CLOSE.forbidden, 'ENTITLEMENT_DENIED', 'this key is not entitled to patterns');
       }
@@ -696,7 +708,12 @@ function turnSpeech(regions: readonly SpeechRegion[], samples: number): SpeechRe
 }
 
 function unauthorized(): RealtimeRefusal {
-  return new RealtimeRefusal('unauthorized', CLOSE.unauthorized, 'UNAUTHORIZED', 'a valid API key is required in the start message');
+  return new RealtimeRefusal(
+    'unauthorized',
+    CLOSE.unauthorized,
+    'UNAUTHORIZED',
+    'a valid API key, or an unused and unexpired client secret of one, is required in the start message',
+  );
 }
 
 function sessionTooLong(maxMs: number): RealtimeRefusal {

@@ -3,7 +3,9 @@
 //   {"type":"start","api_key":"svc_...","streaming_mode":"realtime",
 //    "audio":{"encoding":"pcm16","sample_rate":16000,"channels":1},"language":"en",
 //    "diarization":{"enabled":true},"event_schema":"svc-agent-v1","session_id":"<unique>"}
-// `model` (svc-medical-1 default, or svc-medical-edge-1) is optional, and so are the clinical
+// Instead of `api_key`, a page that must not hold the key sends `client_secret`: a single-use secret
+// the key minted for it (POST /v1/realtime/client_secrets), OpenAI's name for its own; exactly one
+// of the two. `model` (svc-medical-1 default, or svc-medical-edge-1) is optional, and so are the clinical
 // vocabulary (`vocabulary`: terms by the upload's rules; `dictionary`: false leaves the key's stored
 // terms out) and `patterns` (the upload's rules; the key's entitlement is checked once it is known).
 // Unknown fields are refused.
@@ -22,6 +24,7 @@ const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const FIELDS = new Set([
   'type',
   'api_key',
+  'client_secret',
   'streaming_mode',
   'audio',
   'language',
@@ -34,8 +37,11 @@ const FIELDS = new Set([
   'patterns',
 ]);
 
+/** Who opens the session: the API key itself, or a client secret it minted (used up by this start). */
+export type StartCredential = { kind: 'api_key'; key: string } | { kind: 'client_secret'; secret: string };
+
 export interface StartMessage {
-  apiKey: string;
+  credential: StartCredential;
   language: LanguageFamily;
   diarization: boolean;
   sessionId: string;
@@ -61,7 +67,7 @@ export function parseStart(frame: Uint8Array): StartMessage {
   const m = value as Record<string, unknown>;
   if (m.type !== 'start') throw invalidStart('the first message must be {"type":"start",...}');
   if (Object.keys(m).some((k) => !FIELDS.has(k))) throw invalidStart('the start message has an unknown field');
-  if (typeof m.api_key !== 'string' || m.api_key === '') throw invalidStart('api_key is required');
+  const credential = startCredential(m);
   if (m.streaming_mode !== 'realtime') throw invalidStart('streaming_mode must be "realtime"');
   const audio = m.audio as Record<string, unknown> | undefined;
   if (typeof audio !== 'object' || audio === null || Array.isArray(audio))
@@ -87,7 +93,7 @@ export function parseStart(frame: Uint8Array): StartMessage {
     throw invalidStart(`model must be one of ${MODEL_IDS.join(', ')}`);
   if (m.dictionary !== undefined && typeof m.dictionary !== 'boolean') throw invalidStart('dictionary must be true or false');
   return {
-    apiKey: m.api_key,
+    credential,
     language: m.language as LanguageFamily,
     diarization,
     sessionId: m.session_id,
@@ -96,6 +102,17 @@ export function parseStart(frame: Uint8Array): StartMessage {
     dictionary: m.dictionary !== false,
     patterns: m.patterns === undefined ? [] : startPatterns(m.patterns),
   };
+}
+
+/** `api_key` or `client_secret`, exactly one, a non-empty string (whether it is valid is the session's to find out). */
+function startCredential(m: Record<string, unknown>): StartCredential {
+  if (m.api_key !== undefined && m.client_secret !== undefined) throw invalidStart('send api_key or client_secret, not both');
+  if (m.client_secret !== undefined) {
+    if (typeof m.client_secret !== 'string' || m.client_secret === '') throw invalidStart('client_secret must be a non-empty string');
+    return { kind: 'client_secret', secret: m.client_secret };
+  }
+  if (typeof m.api_key !== 'string' || m.api_key === '') throw invalidStart('api_key (or client_secret) is required');
+  return { kind: 'api_key', key: m.api_key };
 }
 
 /** Terms by the upload's rules (vocabulary-terms.ts); also for `update_vocabulary`. Throws RealtimeRefusal's message as a PipelineError's. */

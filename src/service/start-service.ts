@@ -241,7 +241,20 @@ async function startRole(
   }
   await app.listen({ host: config.host, port: config.port });
   const realtime = plan.serves
-    ? await startRealtime(config, { keys, billing, watch, seats: stores.seats, engines: engines.engines, onSessionEnd: sessionAudit(app.log) }, app.log)
+    ? await startRealtime(
+        config,
+        {
+          keys,
+          clientSecrets: stores.clientSecrets,
+          clock: () => clock().getTime(),
+          billing,
+          watch,
+          seats: stores.seats,
+          engines: engines.engines,
+          onSessionEnd: sessionAudit(app.log),
+        },
+        app.log,
+      )
     : null;
   if (realtime) closers.push(() => realtime.close());
   const consoleListener = plan.serves

@@ -1,6 +1,6 @@
 // The pure half of a WebhookOutbox, shared by its implementations: the `webhook_deliveries` row, how
 // a finished attempt moves it, and the row -> delivery mapping. No database here.
-import type { AttemptRecord, DeliveryState, WebhookDelivery } from './webhook-outbox.js';
+import type { AttemptRecord, DeliveryState, WebhookDelivery, WebhookDeliverySummary } from './webhook-outbox.js';
 
 export interface DeliveryRow {
   event_id: string;
@@ -17,6 +17,7 @@ export interface DeliveryRow {
   lease_owner: string | null;
   lease_expires_at_ms: number | null;
   created_at_ms: number;
+  redelivery_requested_at_ms: number | null;
 }
 
 /** The state an attempt leaves the event in, and when it is due next (only while still pending). */
@@ -39,5 +40,21 @@ export function deliveryOf(row: DeliveryRow): WebhookDelivery {
     lastAttemptAtMs: row.last_attempt_at_ms,
     lastStatus: row.last_status,
     createdAtMs: row.created_at_ms,
+    redeliveryRequestedAtMs: row.redelivery_requested_at_ms,
   };
+}
+
+export function deliverySummaryOf(row: DeliveryRow): WebhookDeliverySummary {
+  const { body, secretVersion: _pinned, ...metadata } = deliveryOf(row);
+  return { ...metadata, eventType: eventTypeOf(body) };
+}
+
+/** The `type` of an event body; the rest of the body is never read here. */
+function eventTypeOf(body: string): string {
+  try {
+    const type = (JSON.parse(body) as { type?: unknown }).type;
+    return typeof type === 'string' ? type : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }

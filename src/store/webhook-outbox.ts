@@ -21,6 +21,14 @@ export interface WebhookDelivery {
   /** Operator-facing summary of the last attempt ('http 204', 'timeout after 10000 ms', ...). */
   lastStatus: string | null;
   createdAtMs: number;
+  /** When a redelivery was asked for (the console), until it is attempted: that attempt is the only one. */
+  redeliveryRequestedAtMs: number | null;
+}
+
+/** A delivery as a tenant's people see it: metadata only, never the body (its type aside) or the secret version. */
+export interface WebhookDeliverySummary extends Omit<WebhookDelivery, 'body' | 'secretVersion'> {
+  /** The event's `type` ('transcription.job.succeeded', ...). */
+  eventType: string;
 }
 
 export interface AttemptRecord {
@@ -49,4 +57,12 @@ export interface WebhookOutbox {
   nextDueAtMs(): Promise<number | null>;
   /** Operators' view of a job's event (the CLI's `webhooks deliveries --job`). */
   forJob(jobId: string): Promise<WebhookDelivery | null>;
+  forEvent(eventId: string): Promise<WebhookDelivery | null>;
+  /** The newest events of these keys (a tenant's), newest first, at most `limit`. */
+  recentForKeys(keyIds: readonly string[], limit: number): Promise<WebhookDeliverySummary[]>;
+  /**
+   * A settled event (delivered or failed) is due again at nowMs for one more attempt, which is not
+   * retried on the schedule. False when the event is unknown or not settled (pending: it has attempts to come).
+   */
+  redeliver(eventId: string, nowMs: number): Promise<boolean>;
 }

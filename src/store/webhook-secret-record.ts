@@ -6,7 +6,7 @@ import { openSecret, sealSecret, type SealedSecret } from './secret-cipher.js';
 import { SECRET_ROTATION_OVERLAP_MS, WebhookSecretError, type WebhookSecretSummary } from './webhook-secret-store.js';
 import { generateSigningSecret } from './webhook-signing-secret.js';
 
-/** A row of `webhook_secrets` (without its key id). Active while superseded_at_ms is null. */
+/** A row of `webhook_secrets` (without its key id). Active while superseded_at_ms is null; a revocation sets both. */
 export interface SecretRow {
   version: number;
   ciphertext: Buffer;
@@ -15,6 +15,7 @@ export interface SecretRow {
   created_at_ms: number;
   superseded_at_ms: number | null;
   usable_until_ms: number | null;
+  revoked_at_ms: number | null;
 }
 
 export type SecretSummaryRow = Omit<SecretRow, 'ciphertext' | 'iv' | 'auth_tag'>;
@@ -35,9 +36,9 @@ export function openSigningKey(masterKey: Buffer, keyId: string, row: SecretRow,
   return openSecret(masterKey, rowLabel(keyId, row.version), { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag });
 }
 
-/** Whether a version may sign at nowMs: active, or superseded and not yet past its deadline. */
-export function maySign(row: Pick<SecretRow, 'usable_until_ms'>, nowMs: number): boolean {
-  return row.usable_until_ms === null || mayStillSign(row.usable_until_ms, nowMs);
+/** Whether a version may sign at nowMs: not revoked, and active or superseded and not yet past its deadline. */
+export function maySign(row: Pick<SecretRow, 'usable_until_ms' | 'revoked_at_ms'>, nowMs: number): boolean {
+  return row.revoked_at_ms === null && (row.usable_until_ms === null || mayStillSign(row.usable_until_ms, nowMs));
 }
 
 /** The order a header lists its signatures in: the active version first, then the newest superseded ones. */
@@ -52,12 +53,10 @@ export function supersededAt(nowMs: number): { supersededAtMs: number; usableUnt
 }
 
 export function secretSummaryOf(row: SecretSummaryRow, nowMs: number): WebhookSecretSummary {
-  return {
-    version: row.version,
-    createdAt: new Date(row.created_at_ms).toISOString(),
-    state: row.usable_until_ms === null ? 'active' : mayStillSign(row.usable_until_ms, nowMs) ? 'previous' : 'expired',
-    usableUntil: row.usable_until_ms === null ? null : new Date(row.usable_until_ms).toISOString(),
-  };
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  const state =
+    row.revoked_at_ms !== null ? 'revoked' : row.usable_until_ms === null ? 'active' : mayStillSign(row.usable_until_ms, nowMs) ? 'previous' : 'expired';
+  return { version: row.version, createdAt: iso(row.created_at_ms)!, state, usableUntil: iso(row.usable_until_ms), revokedAt: iso(row.revoked_at_ms) };
 }
 
 export const secretRefusal = {
@@ -66,6 +65,7 @@ export const secretRefusal = {
   alreadyActive: (keyId: string, version: number) =>
     new WebhookSecretError(`${keyId} already has an active webhook signing secret (version ${version}); use rotate to replace it`),
   nothingToRotate: (keyId: string) => new WebhookSecretError(`${keyId} has no webhook signing secret to rotate; use create`),
+  nothingToRevoke: (keyId: string) => new WebhookSecretError(`${keyId} has no webhook signing secret that still signs; nothing to revoke`),
 };
 
 /** The deadline is inclusive: a version signs up to and including exactly 24 h after its rotation. */

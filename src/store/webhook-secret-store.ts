@@ -1,6 +1,8 @@
 // Webhook signing secrets per API key (contract "Webhook" rules 4 and 7): separate from API keys,
 // shown once, versioned. Rotation makes a new active version; the one it replaces keeps signing for
 // 24 h so receivers can move over, and events stay pinned to the version chosen at job acceptance.
+// Revocation (the console's brake for a leaked secret) stops every version of the key signing at
+// once, the 24 h overlap included.
 
 /** How long a superseded secret keeps signing after the rotation that replaced it. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
@@ -8,10 +10,12 @@ export const SECRET_ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 export interface WebhookSecretSummary {
   version: number;
   createdAt: string;
-  /** `previous`: superseded but still signing until `usableUntil`; `expired`: no longer signs. */
-  state: 'active' | 'previous' | 'expired';
-  /** ISO time the version stops signing (inclusive); null while active. */
+  /** `previous`: superseded but still signing until `usableUntil`; `expired`: past it; `revoked`: stopped at `revokedAt`. */
+  state: 'active' | 'previous' | 'expired' | 'revoked';
+  /** ISO time the version stops signing (inclusive) as its rotation set it; null while active or when revoked active. */
   usableUntil: string | null;
+  /** ISO time it was revoked; null unless revoked. */
+  revokedAt: string | null;
 }
 
 /** A refused secret operation or a secret that cannot be opened; the CLI prints the message as is. */
@@ -27,6 +31,13 @@ export interface WebhookSecretStore {
   create(keyId: string, nowMs: number): Promise<{ secret: string; version: number }>;
   /** New active version; the previous active one stays usable for 24 h from now. Error when there is no active secret. */
   rotate(keyId: string, nowMs: number): Promise<{ secret: string; version: number }>;
+  /**
+   * Every version of the key that may still sign (active, or previous within its 24 h) stops signing
+   * now; returns those versions, oldest first. The key then has no active secret: create makes a new
+   * one. WebhookSecretError when the key is unknown or nothing of it signs any more. Allowed on a
+   * revoked API key (its secret may have leaked with it).
+   */
+  revoke(keyId: string, nowMs: number): Promise<number[]>;
   /** Every version of the key, oldest first, without secret material. */
   list(keyId: string, nowMs: number): Promise<WebhookSecretSummary[]>;
   activeVersion(keyId: string, nowMs: number): Promise<number | null>;

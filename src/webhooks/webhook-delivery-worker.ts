@@ -160,11 +160,13 @@ export class WebhookDeliveryWorker {
     }
     const now = clock().getTime();
     const attemptsMade = delivery.attempts + 1;
-    const next = outcome.delivered ? null : nextAttemptAt(attemptsMade, now);
+    // A redelivery asked for in the console is one attempt: it is not retried on the schedule.
+    const next = outcome.delivered || delivery.redeliveryRequestedAtMs !== null ? null : nextAttemptAt(attemptsMade, now);
     await outbox.recordAttempt(delivery.eventId, this.workerId, { delivered: outcome.delivered, summary: outcome.summary, nextAttemptAtMs: next }, now);
     this.deps.onAttempt?.(outcome.delivered ? 'delivered' : next === null ? 'given_up' : refused ? 'refused' : 'failed');
     const details = { eventId: delivery.eventId, jobId: delivery.jobId, attempt: attemptsMade, outcome: outcome.summary };
     if (outcome.delivered) logger?.info(details, 'webhook delivered');
+    else if (delivery.redeliveryRequestedAtMs !== null) logger?.warn(details, 'webhook redelivery failed');
     else if (next === null) logger?.warn(details, 'webhook given up after the last attempt');
     else logger?.info({ ...details, nextAttemptAt: new Date(next).toISOString() }, 'webhook attempt failed; will retry');
   }

@@ -40,6 +40,7 @@ for (const transport of ['uws', 'ws'] as const) {
       port: 0,
       transport,
       keys: svc.stores.keys,
+      clientSecrets: svc.stores.clientSecrets,
       billing: new UsageBilling(svc.stores.usage, svc.stores.billing, Date.now, null, svc.service.instanceId),
       watch: new KeyStandingWatch(svc.stores.keys),
       seats: svc.stores.seats,

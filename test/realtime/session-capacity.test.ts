@@ -72,6 +72,7 @@ t.test('a start that finds the seat store down: 1013 SERVICE_UNAVAILABLE, then s
     port: 0,
     transport: 'ws',
     keys: svc.stores.keys,
+    clientSecrets: svc.stores.clientSecrets,
     billing: new UsageBilling(svc.stores.usage, svc.stores.billing, Date.now, null, svc.service.instanceId),
     watch: new KeyStandingWatch(svc.stores.keys),
     seats,

@@ -6,8 +6,8 @@
 // PostgreSQL, where delivery workers of many processes claim at once, the inner SELECT locks the row
 // FOR UPDATE SKIP LOCKED, so no event is handed out twice and claimers do not queue behind each
 // other's locks; SQLite runs the whole statement under its write lock.
-import { afterAttempt, deliveryOf } from '../webhook-delivery-record.js';
-import type { AttemptRecord, WebhookDelivery, WebhookOutbox } from '../webhook-outbox.js';
+import { afterAttempt, deliveryOf, deliverySummaryOf } from '../webhook-delivery-record.js';
+import type { AttemptRecord, WebhookDelivery, WebhookDeliverySummary, WebhookOutbox } from '../webhook-outbox.js';
 import { leaseOfDeadInstance } from './lease-of-dead-instance.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
@@ -52,6 +52,7 @@ export class KyselyWebhookOutbox implements WebhookOutbox {
         next_attempt_at_ms: nextAttemptAtMs,
         lease_owner: null,
         lease_expires_at_ms: null,
+        redelivery_requested_at_ms: null,
       }))
       .where('event_id', '=', eventId)
       .where('lease_owner', '=', workerId)
@@ -93,5 +94,34 @@ export class KyselyWebhookOutbox implements WebhookOutbox {
   async forJob(jobId: string): Promise<WebhookDelivery | null> {
     const row = await this.db.selectFrom('webhook_deliveries').selectAll().where('job_id', '=', jobId).executeTakeFirst();
     return row ? deliveryOf(row) : null;
+  }
+
+  async forEvent(eventId: string): Promise<WebhookDelivery | null> {
+    const row = await this.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirst();
+    return row ? deliveryOf(row) : null;
+  }
+
+  async recentForKeys(keyIds: readonly string[], limit: number): Promise<WebhookDeliverySummary[]> {
+    if (keyIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('key_id', 'in', keyIds)
+      .orderBy('created_at_ms', 'desc')
+      .orderBy('event_id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(deliverySummaryOf);
+  }
+
+  async redeliver(eventId: string, nowMs: number): Promise<boolean> {
+    // Due at once: the worker's next pass claims it like any due event.
+    const { numUpdatedRows } = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'pending', next_attempt_at_ms: nowMs, redelivery_requested_at_ms: nowMs, lease_owner: null, lease_expires_at_ms: null })
+      .where('event_id', '=', eventId)
+      .where('state', 'in', ['delivered', 'failed'])
+      .executeTakeFirst();
+    return numUpdatedRows === 1n;
   }
 }

@@ -1,10 +1,11 @@
 // Webhook signing secrets (see webhook-secret-store.ts): one implementation for SQLite and
 // PostgreSQL, on Kysely (store-db.ts), each version sealed under the master key (secret-cipher.ts).
 // A row is active while superseded_at_ms is null; a rotation stamps the active row with its own
-// deadline (usable_until_ms), which later rotations never move. Sealing, opening, summaries and
-// refusals are in ../webhook-secret-record.ts.
+// deadline (usable_until_ms), which later rotations never move; a revocation stamps every version
+// that still signs with revoked_at_ms (and supersedes the active one), after which none signs.
+// Sealing, opening, summaries and refusals are in ../webhook-secret-record.ts.
 //
-// create and rotate are `immediate` transactions: on SQLite the write lock is taken up front; on
+// create, rotate and revoke are `immediate` transactions: on SQLite the write lock is taken up front; on
 // PostgreSQL the API key's row is locked FOR NO KEY UPDATE (it serializes secret changes without
 // blocking rows elsewhere that merely reference the key). Either way two admin commands for one key,
 // in any processes, run one after the other: they cannot both pick the same version or both find
@@ -49,11 +50,34 @@ export class KyselyWebhookSecretStore implements WebhookSecretStore {
     });
   }
 
+  async revoke(keyId: string, nowMs: number): Promise<number[]> {
+    return immediate(this.db, async (trx) => {
+      // A revoked API key's secrets may be revoked too: the secret may have leaked with the key.
+      await requireKnownKey(trx, keyId, onPostgresDb(trx));
+      const rows = await trx
+        .selectFrom('webhook_secrets')
+        .select(['version', 'usable_until_ms', 'revoked_at_ms'])
+        .where('key_id', '=', keyId)
+        .where('revoked_at_ms', 'is', null)
+        .orderBy('version')
+        .execute();
+      const versions = rows.filter((row) => maySign(row, nowMs)).map((row) => row.version);
+      if (versions.length === 0) throw secretRefusal.nothingToRevoke(keyId);
+      await trx
+        .updateTable('webhook_secrets')
+        .set((eb) => ({ revoked_at_ms: nowMs, superseded_at_ms: eb.fn.coalesce('superseded_at_ms', eb.val(nowMs)) }))
+        .where('key_id', '=', keyId)
+        .where('version', 'in', versions)
+        .execute();
+      return versions;
+    });
+  }
+
   async list(keyId: string, nowMs: number): Promise<WebhookSecretSummary[]> {
     await requireKnownKey(this.db, keyId);
     const rows = await this.db
       .selectFrom('webhook_secrets')
-      .select(['version', 'created_at_ms', 'superseded_at_ms', 'usable_until_ms'])
+      .select(['version', 'created_at_ms', 'superseded_at_ms', 'usable_until_ms', 'revoked_at_ms'])
       .where('key_id', '=', keyId)
       .orderBy('version')
       .execute();
@@ -99,6 +123,7 @@ export class KyselyWebhookSecretStore implements WebhookSecretStore {
         created_at_ms: nowMs,
         superseded_at_ms: null,
         usable_until_ms: null,
+        revoked_at_ms: null,
       })
       .execute();
     return { secret, version };

@@ -76,6 +76,7 @@ export function webhookOutboxContract(t: Test, name: string, make: MakeJobStores
         lastAttemptAtMs: null,
         lastStatus: null,
         createdAtMs: T0 + 5,
+        redeliveryRequestedAtMs: null,
       });
       t.equal((await jobs.getById(job.id))!.webhookSecretVersion, 2, 'the pinned version is on the job');
       t.equal(await jobs.succeed(job.id, 'w1', result, retention, T0 + 6, eventFor(job.id)), false, 'a second success is refused');
@@ -172,6 +173,67 @@ export function webhookOutboxContract(t: Test, name: string, make: MakeJobStores
         false,
         'a late attempt cannot revive it',
       );
+    });
+
+    t.test("recentForKeys: the keys' events newest first, bounded, metadata and type only", async (t) => {
+      const { jobs, outbox } = await open(t);
+      const mine = 'key_MMMMMMMMMMMM';
+      const also = 'key_NNNNNNNNNNNN';
+      const ids: string[] = [];
+      for (const keyId of [mine, also, mine, 'key_OOOOOOOOOOOO', mine]) {
+        const job = await runningJob(jobs, { keyId });
+        // One millisecond apart, so "newest first" is the order of writing.
+        t.ok(await jobs.succeed(job.id, 'w1', result, retention, T0 + ids.length, eventFor(job.id, keyId)));
+        ids.push(job.id);
+      }
+      const listed = await outbox.recentForKeys([mine, also], 10);
+      t.same(
+        listed.map((d) => d.jobId),
+        [ids[4], ids[2], ids[1], ids[0]],
+        "newest first; another key's event is not there",
+      );
+      t.same(Object.keys(listed[0]).sort(), [
+        'attempts',
+        'createdAtMs',
+        'eventId',
+        'eventType',
+        'jobId',
+        'keyId',
+        'lastAttemptAtMs',
+        'lastStatus',
+        'nextAttemptAtMs',
+        'redeliveryRequestedAtMs',
+        'state',
+        'url',
+      ]);
+      t.equal(listed[0].eventType, 'transcription.job.succeeded');
+      t.same(
+        (await outbox.recentForKeys([mine, also], 2)).map((d) => d.jobId),
+        [ids[4], ids[2]],
+        'at most the limit',
+      );
+      t.same(await outbox.recentForKeys([], 10), [], 'no keys, no events');
+    });
+
+    t.test('redeliver: a settled event is due again for one attempt; a pending or unknown one is not', async (t) => {
+      const { jobs, outbox } = await open(t);
+      const a = await succeededWithEvent(jobs);
+      const event = (await outbox.forJob(a))!;
+      t.same(await outbox.forEvent(event.eventId), event, 'found by its event id');
+      t.equal(await outbox.forEvent('evt_unknown'), null);
+      t.equal(await outbox.redeliver(event.eventId, T0 + 1), false, 'pending: it has attempts to come');
+      const claimed = (await outbox.claimDue('d1', T0, 70_000))!;
+      t.ok(await outbox.recordAttempt(claimed.eventId, 'd1', { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, T0 + 2));
+      t.equal(await outbox.redeliver('evt_unknown', T0 + 3), false, 'unknown');
+      t.equal(await outbox.redeliver(event.eventId, T0 + 10), true);
+      t.match(await outbox.forEvent(event.eventId), { state: 'pending', attempts: 1, nextAttemptAtMs: T0 + 10, redeliveryRequestedAtMs: T0 + 10 });
+      t.equal(await outbox.redeliver(event.eventId, T0 + 11), false, 'asked twice: once');
+      t.equal(await outbox.claimDue('d1', T0 + 9, 70_000), null, 'not before its time');
+      const again = (await outbox.claimDue('d1', T0 + 10, 70_000))!;
+      t.equal(again.redeliveryRequestedAtMs, T0 + 10, 'the worker sees it is a redelivery');
+      t.ok(await outbox.recordAttempt(again.eventId, 'd1', { delivered: false, summary: 'http 500', nextAttemptAtMs: null }, T0 + 12));
+      t.match(await outbox.forEvent(event.eventId), { state: 'failed', attempts: 2, lastStatus: 'http 500', redeliveryRequestedAtMs: null });
+      t.equal(await outbox.redeliver(event.eventId, T0 + 13), true, 'a failed event can be redelivered too');
     });
 
     t.test('delivery workers on separate connections: every event is handed out exactly once', async (t) => {

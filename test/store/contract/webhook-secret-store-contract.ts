@@ -56,7 +56,7 @@ export function webhookSecretStoreContract(t: Test, name: string, make: MakeWebh
       t.equal(await secrets.activeVersion(keyId, T0), 1);
       t.same(await secrets.signingKey(keyId, 1, T0), signingKeyOf(created.secret), 'the stored key is the one shown');
       t.same(await secrets.signingKey(keyId, 1, T0 + 365 * DAY), signingKeyOf(created.secret), 'an active version never expires');
-      t.same(await secrets.list(keyId, T0), [{ version: 1, createdAt: new Date(T0).toISOString(), state: 'active', usableUntil: null }]);
+      t.same(await secrets.list(keyId, T0), [{ version: 1, createdAt: new Date(T0).toISOString(), state: 'active', usableUntil: null, revokedAt: null }]);
       t.equal(await secrets.signingKey(keyId, 2, T0), null, 'no such version');
 
       await refusesWith(t, () => secrets.create(keyId, T0 + 1000), /already has an active webhook signing secret \(version 1\); use rotate/, 'a second create');
@@ -85,8 +85,14 @@ export function webhookSecretStoreContract(t: Test, name: string, make: MakeWebh
       t.equal(await secrets.signingKey(keyId, 1, deadline + 1), null, '1 ms later it no longer signs');
       t.same(await secrets.signingKey(keyId, 2, deadline + 1), signingKeyOf(second.secret), 'the new one does');
 
-      const summary = (state: string) => ({ version: 1, createdAt: new Date(T0).toISOString(), state, usableUntil: new Date(deadline).toISOString() });
-      const active = { version: 2, createdAt: new Date(rotatedAt).toISOString(), state: 'active', usableUntil: null };
+      const summary = (state: string) => ({
+        version: 1,
+        createdAt: new Date(T0).toISOString(),
+        state,
+        usableUntil: new Date(deadline).toISOString(),
+        revokedAt: null,
+      });
+      const active = { version: 2, createdAt: new Date(rotatedAt).toISOString(), state: 'active', usableUntil: null, revokedAt: null };
       t.same(await secrets.list(keyId, deadline), [summary('previous'), active]);
       t.same(await secrets.list(keyId, deadline + 1), [summary('expired'), active]);
     });
@@ -137,6 +143,44 @@ export function webhookSecretStoreContract(t: Test, name: string, make: MakeWebh
         const listed = (await secrets.list(keyId, nowMs)).filter((s) => s.state !== 'expired').map((s) => s.version);
         t.same((await secrets.signingKeys(keyId, nowMs)).map((k) => k.version).sort(), listed, `the same rule as list's states at ${nowMs - T0} ms`);
       }
+    });
+
+    t.test('revoke: every version that still signs stops at once, the overlap too; then create starts again', async (t) => {
+      const { secrets, keys, newKey } = await open(t);
+      const keyId = await newKey();
+      await refusesWith(t, () => secrets.revoke(keyId, T0), /has no webhook signing secret that still signs; nothing to revoke/, 'nothing yet');
+      await refusesWith(t, () => secrets.revoke('key_ZZZZZZZZZZZZ', T0), /^no API key with id 'key_ZZZZZZZZZZZZ'$/, 'an unknown key');
+      await secrets.create(keyId, T0);
+      await secrets.rotate(keyId, T0 + HOUR);
+      await secrets.rotate(keyId, T0 + 2 * DAY);
+      const revokedAt = T0 + 2 * DAY + HOUR;
+      t.same(await secrets.revoke(keyId, revokedAt), [2, 3], 'the active one and the previous one within its 24 h; not the expired one');
+      t.equal(await secrets.activeVersion(keyId, revokedAt), null, 'no active secret: a webhook_url request is refused');
+      t.same(await secrets.signingKeys(keyId, revokedAt), [], 'none signs, at the very instant');
+      t.equal(await secrets.signingKey(keyId, 2, revokedAt), null, 'not even within the overlap');
+      t.equal(await secrets.signingKey(keyId, 3, revokedAt), null);
+      t.same(
+        (await secrets.list(keyId, revokedAt)).map(({ version, state, usableUntil, revokedAt }) => [version, state, usableUntil, revokedAt]),
+        [
+          [1, 'expired', new Date(T0 + HOUR + DAY).toISOString(), null],
+          [2, 'revoked', new Date(T0 + 3 * DAY).toISOString(), new Date(revokedAt).toISOString()],
+          [3, 'revoked', null, new Date(revokedAt).toISOString()],
+        ],
+      );
+      await refusesWith(t, () => secrets.revoke(keyId, revokedAt + 1), /nothing to revoke/, 'a second revoke');
+      await refusesWith(t, () => secrets.rotate(keyId, revokedAt + 1), /no webhook signing secret to rotate; use create/, 'nothing to rotate');
+      const fresh = await secrets.create(keyId, revokedAt + 2);
+      t.equal(fresh.version, 4, 'create makes the next version');
+      t.same(
+        (await secrets.signingKeys(keyId, revokedAt + 2)).map((k) => [k.version, k.key.toString('base64')]),
+        [[4, signingKeyOf(fresh.secret).toString('base64')]],
+        'and it alone signs',
+      );
+
+      const revokedKey = await newKey();
+      await secrets.create(revokedKey, T0);
+      await keys.revoke(revokedKey);
+      t.same(await secrets.revoke(revokedKey, T0 + 1), [1], "a revoked API key's secret can be revoked too");
     });
 
     t.test('at rest: the rows hold neither the secret nor its key bytes, only sealed bytes with fresh IVs', async (t) => {
