@@ -17,6 +17,7 @@ import { SECURITY_HEADERS, sameOrigin } from './console-http.js';
 import { messagePage } from './console-layout.js';
 import { registerKeyRoutes } from './key-routes.js';
 import { registerSessionRoutes } from './session-routes.js';
+import { registerUsageRoutes } from './usage-routes.js';
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
@@ -46,6 +47,7 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
 
   registerSessionRoutes(app, ctx);
   registerKeyRoutes(app, ctx);
+  registerUsageRoutes(app, ctx);
   app.setNotFoundHandler(async (_request, reply) => html(reply.code(404), messagePage('Not found', 'There is no such page.')));
   return app;
 }

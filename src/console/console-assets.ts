@@ -36,6 +36,21 @@ button.danger { border-color: var(--bad); color: var(--bad); }
 form.settings { display: grid; gap: 0.35rem; }
 form.settings label { font-weight: 400; font-size: 0.9rem; }
 .inline { display: inline; }
+/* usage page: allowance bars, the daily chart (SVG, coloured by route class) and its legend */
+.allowance { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem; margin-bottom: 0.75rem; }
+.allowance .label { font-weight: 600; }
+.allowance p { margin: 0.25rem 0 0; }
+.usage meter { width: 100%; height: 1.25rem; }
+td meter { width: 8rem; }
+svg.chart { width: 100%; height: auto; background: #fff; border: 1px solid var(--line); border-radius: 6px; }
+svg.chart .grid { stroke: var(--line); }
+svg.chart .axis { fill: var(--muted); font-size: 12px; }
+.legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.5rem 1.25rem; }
+.swatch { display: inline-block; width: 0.9rem; height: 0.9rem; margin-right: 0.35rem; vertical-align: -0.1rem; border-radius: 2px; }
+.series-inline { fill: #0a5bd3; background: #0a5bd3; }
+.series-translation { fill: #8250df; background: #8250df; }
+.series-job { fill: #116329; background: #116329; }
+.series-realtime { fill: #bc4c00; background: #bc4c00; }
 `;
 
 /** Copy buttons (`data-copy` names the id of the element whose text they copy); nothing else. */

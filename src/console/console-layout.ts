@@ -4,7 +4,10 @@
 import { escapeHtml as e } from './console-http.js';
 
 /** The signed-in pages, in the navigation's order. */
-export const CONSOLE_NAV: ReadonlyArray<{ href: string; label: string }> = [{ href: '/keys', label: 'API keys' }];
+export const CONSOLE_NAV: ReadonlyArray<{ href: string; label: string }> = [
+  { href: '/keys', label: 'API keys' },
+  { href: '/usage', label: 'Usage' },
+];
 
 export interface PageUser {
   email: string;

@@ -58,8 +58,8 @@ export function usageLineOf(row: UsageLineRow): UsageLine {
 const MS_PER_DAY = 86_400_000;
 
 /** Days are UTC days: whole multiples of 86 400 000 ms since the epoch (integer division on both databases). */
-export const DAILY_SELECT = `SELECT tenant, CAST(at_ms / ${MS_PER_DAY} AS BIGINT) AS day, route, pool, CAST(count(*) AS BIGINT) AS units, ${sum('audio_ms', 'audio_ms')}
-  FROM usage_events`;
+export const DAILY_SELECT = `SELECT tenant, CAST(at_ms / ${MS_PER_DAY} AS BIGINT) AS day, route, pool,
+  CAST(count(*) AS BIGINT) AS units, ${sum('audio_ms', 'audio_ms')} FROM usage_events`;
 
 export const DAILY_GROUPING = `GROUP BY tenant, CAST(at_ms / ${MS_PER_DAY} AS BIGINT), route, pool ORDER BY tenant, day, route, pool`;
 
