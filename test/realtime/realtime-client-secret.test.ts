@@ -1,10 +1,10 @@
 // Realtime sessions opened with a client secret (REALTIME.md "Client secrets") on the real service
 // (micro model, the test store pair, the service's clock injected): a secret minted by
 // POST /v1/realtime/client_secrets and sent as `client_secret` in `start` opens a session that runs
-// as the key's (transcribed as the key's own session is, the key's metering and audit line, the key's tenant's seats,
-// cut off when the key is revoked); it opens one session only, even when two starts race with it;
-// expired, or whose key was revoked or paused since, it opens none; and a start carrying both
-// credentials, or a malformed one, is refused without using the secret up.
+// as the key's (transcribed as the key's own session is; the key's metering, audit line, tenant's
+// seats and entitlements; cut off when the key is revoked); it opens one session only, even when two
+// starts race with it; expired, or whose key was revoked or paused since, it opens none; and a start
+// carrying both credentials, or a malformed one, is refused without using the secret up.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
@@ -176,6 +176,25 @@ t.test('an expired secret, and one whose key was revoked or paused since, opens 
   t.same(await refused(afterPause), { code: 4402, reason: 'BILLING_BLOCKED', events: ['error:billing_blocked'] }, 'its key paused after minting');
   await waitFor(async () => sessionLines(paused.id).length === 1);
   t.match(sessionLines(paused.id), [{ keyId: paused.id, credential: 'client_secret', closeCode: 4402, billing: 'refused' }]);
+});
+
+t.test("a secret's session has the key's entitlements: patterns only where the key has them", async (t) => {
+  // Realtime itself needs no entitlement (every plan streams, per the contract): a key with none mints and streams.
+  const plain = await svc.createKey({ tenant: 'cs-entitlements', plan: 'payg', entitlements: [] });
+  const refusedPatterns = await connect();
+  refusedPatterns.start(secretStart(await mintSecret(plain.key), { patterns: ['BP \\d+/\\d+'] }));
+  t.same(await refused(refusedPatterns), { code: 4403, reason: 'ENTITLEMENT_DENIED', events: ['error:entitlement_denied'] });
+  const bare = await connect();
+  bare.start(secretStart(await mintSecret(plain.key)));
+  await bare.next('ready');
+  bare.stop();
+  t.same(await bare.closed, { code: 1000, reason: 'FINAL' });
+  const entitled = await svc.createKey({ tenant: 'cs-entitlements', plan: 'payg', entitlements: ['patterns'] });
+  const withPatterns = await connect();
+  withPatterns.start(secretStart(await mintSecret(entitled.key), { patterns: ['BP \\d+/\\d+'] }));
+  await withPatterns.next('ready');
+  withPatterns.stop();
+  t.same(await withPatterns.closed, { code: 1000, reason: 'FINAL' });
 });
 
 t.test('a start with both credentials, or a malformed one, is refused 4400 and leaves the secret unused', async (t) => {
