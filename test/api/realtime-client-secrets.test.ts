@@ -115,6 +115,11 @@ t.test('no key, an unknown key and a revoked key get 401; a paused key gets 402;
   t.equal((await answer(t, await mint(paused.key), 402)).error.code, 'billing_blocked', 'as its realtime start would be');
 });
 
+t.test('realtime needs no entitlement (every plan streams): a key with none mints', async (t) => {
+  const bare = await svc.createKey({ tenant: 'cs-no-entitlements', entitlements: [] });
+  t.match((await answer(t, await mint(bare.key), 200)).value, SECRET);
+});
+
 t.test('each secret is one audit line with the key and tenant ids and the expiry, never the secret', async (t) => {
   const key = await svc.createKey({ tenant: 'cs-audit' });
   const secret = await (await mint(key.key, { expires_after: { seconds: 20 } })).json();
