@@ -41,6 +41,7 @@ const LEAKS: ReadonlyArray<readonly [string, string, object[]?]> = [
   ['an API key', `{"headers":{"authorization":"Bearer svc_Zz9Yy8Xx7Ww6_${'A'.repeat(43)}"}}`],
   ["an API key's secret", `{"token":"${KEY.slice(-43)}"}`, [{ kind: 'api_key', value: KEY }]],
   ['a webhook signing secret', '{"secret":"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}'],
+  ['a realtime client secret', `{"start":{"client_secret":"ek_${'Q'.repeat(40)}-_9"}}`],
   ['fixture speech text', `{"text":"${MEDICAL_SENTENCES[3].toUpperCase()}"}`],
   ['transcript text', '{"msg":"done","text":"Dedlao mupiri antiflex"}', [{ kind: 'transcript', value: 'Dedlao mupiri antiflex' }]],
   ['an uploaded file name', '{"filename":"visit.wav"}'],

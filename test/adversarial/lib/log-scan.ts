@@ -25,6 +25,8 @@ export interface LogScan {
 const SECRET_SHAPES: ReadonlyArray<readonly [what: string, pattern: RegExp]> = [
   ['an API key', /svc_[0-9A-Za-z]{12}_[A-Za-z0-9_-]{8,}/],
   ['a webhook signing secret', /whsec_[A-Za-z0-9+/=]{8,}/],
+  // A realtime client secret (src/store/realtime-client-secret-record.ts): single-use and short-lived, but a credential all the same.
+  ['a realtime client secret', /(^|[^A-Za-z0-9])ek_[A-Za-z0-9_-]{43}/],
 ];
 
 /**
