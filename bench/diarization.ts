@@ -3,15 +3,21 @@
 //   generated 2-, 3- and 4-voice espeak-ng conversations, three seeds each, on the Silero VAD's regions;
 // - overhead: the diarization of each conversation over the transcription of the same audio (the
 //   same pipeline with the language given, greedy, no fallback), alternating, medians per file.
-//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0]
-// Bar (docs/DESIGN.md "Benchmark bars"): overhead <= 0.10. DER: as low as it goes, reported as it is.
+// - known speakers (bench/lib-known-speakers.ts): on the same conversations and on the short
+//   exchanges of every EXCHANGE_PAIRS pair, the share of turns named correctly from reference clips
+//   and the share named wrongly (false attribution); --sweep adds the table that chose the threshold.
+//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0] [--sweep]
+// Bars (docs/DESIGN.md "Benchmark bars"): overhead <= 0.10, false attribution <= 0.01. DER: as low as it
+// goes, reported as it is.
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
+import type { VoiceProfile } from '../src/engine/speaker-diarizer.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
 import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
-import { conversation } from '../test/helpers/conversations.js';
+import { CONVERSATION_VOICES, EXCHANGE_PAIRS, conversation, exchange } from '../test/helpers/conversations.js';
 import { diarizationErrorRate } from '../test/helpers/diarization-error-rate.js';
 import { testModelPath } from '../test/helpers/test-models.js';
+import { referenceProfiles, scoreNaming, type NamedRecording } from './lib-known-speakers.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const SEEDS = [1, 2, 3];
@@ -27,6 +33,8 @@ export async function run(args: string[]): Promise<void> {
   const rows: Array<Array<string | number>> = [];
   const der: Record<number, number[]> = { 2: [], 3: [], 4: [] };
   const ratios: number[] = [];
+  const named: NamedRecording[] = [];
+  let references = new Map<string, VoiceProfile>();
   let audioSeconds = 0;
   try {
     for (const voices of [2, 3, 4] as const) {
@@ -39,6 +47,7 @@ export async function run(args: string[]): Promise<void> {
         const diarize: number[] = [];
         let found = 0;
         let score = 0;
+        let last = null as Awaited<ReturnType<typeof engine.diarize>> | null;
         for (let r = 0; r < rounds; r++) {
           const t0 = performance.now();
           await transcribePcm(engine, pcm, { language: 'en', decoding });
@@ -47,20 +56,29 @@ export async function run(args: string[]): Promise<void> {
           const result = await engine.diarize(pcm, regions);
           diarize.push(performance.now() - t1);
           found = result.voices;
+          last = result;
           score = diarizationErrorRate(
             c.turns,
             result.turns.map((x) => ({ speaker: String(x.speaker), start: x.start, end: x.end })),
           ).der;
         }
         der[voices].push(score);
+        named.push({ turns: c.turns, voices: CONVERSATION_VOICES, diarization: last! });
         const ratio = median(diarize) / median(asr);
         ratios.push(ratio);
         rows.push([voices, conversationSeed, round(c.seconds, 1), found, round(score), round(median(asr), 0), round(median(diarize), 1), round(ratio, 4)]);
       }
     }
+    for (const [i, pair] of EXCHANGE_PAIRS.entries()) {
+      const c = await exchange({ voices: pair, turns: 4, seed: i + 1 });
+      const pcm = await decodeAudio(c.path, { maxSeconds: 60, timeoutMs: 60_000 });
+      named.push({ turns: c.turns, voices: { A: pair[0], B: pair[1] }, diarization: await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments) });
+    }
+    references = await referenceProfiles(engine, [...Object.values(CONVERSATION_VOICES), ...EXCHANGE_PAIRS.flat()]);
   } finally {
     await engine.close();
   }
+  const naming = scoreNaming(named, references);
   printTable(['voices', 'seed', 'seconds', 'found', 'DER', 'asr ms', 'diarize ms', 'overhead'], rows);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const overhead = median(ratios);
@@ -69,11 +87,24 @@ export async function run(args: string[]): Promise<void> {
   );
   console.log(`mean DER: 2 voices ${round(mean(der[2]))}, 3 voices ${round(mean(der[3]))}, 4 voices ${round(mean(der[4]))}`);
   console.log(`median overhead (diarization / transcription): ${round(overhead, 4)}  (bar <= 0.10)`);
+  if (args.includes('--sweep')) {
+    const sweep = [0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 2.0].map((d) => scoreNaming(named, references, d));
+    printTable(
+      ['max distance', 'named correctly', 'false attribution'],
+      sweep.map((x) => [x.maxDistance, round(x.namedCorrectly), round(x.falseAttribution, 4)]),
+    );
+  }
+  console.log(
+    `known speakers (${naming.scenarios} enrolments over ${named.length} recordings, ${naming.turns} turns): ` +
+      `named correctly ${round(naming.namedCorrectly)}, false attribution ${round(naming.falseAttribution, 4)}  (bar <= 0.01)`,
+  );
   printResult('diarization', {
     der_2: round(mean(der[2])),
     der_3: round(mean(der[3])),
     der_4: round(mean(der[4])),
     overhead: round(overhead, 4),
+    named_correctly: round(naming.namedCorrectly),
+    false_attribution: round(naming.falseAttribution, 4),
     files: rows.length,
     audio_seconds: round(audioSeconds, 1),
     arch,

@@ -102,6 +102,20 @@ void DiarizeWorker::OnOK() {
   }
   out.Set("turns", turns);
   out.Set("voices", result_.voices);
+  Napi::Array profiles = Napi::Array::New(env, result_.profiles.size());
+  for (size_t v = 0; v < result_.profiles.size(); v++) {
+    const speakers::VoiceProfile& p = result_.profiles[v];
+    Napi::Object profile = Napi::Object::New(env);
+    profile.Set("frames", p.frames);
+    Napi::Float64Array mean = Napi::Float64Array::New(env, p.mean.size());
+    std::memcpy(mean.Data(), p.mean.data(), p.mean.size() * sizeof(double));
+    Napi::Float64Array covariance = Napi::Float64Array::New(env, p.covariance.size());
+    std::memcpy(covariance.Data(), p.covariance.data(), p.covariance.size() * sizeof(double));
+    profile.Set("mean", mean);
+    profile.Set("covariance", covariance);
+    profiles.Set(static_cast<uint32_t>(v), profile);
+  }
+  out.Set("profiles", profiles);
   out.Set("segments", static_cast<double>(result_.segments));
   Napi::Object timings = Napi::Object::New(env);
   timings.Set("totalMs", totalMs_);

@@ -122,7 +122,8 @@ FeatureMatrix CepstralFeatures(const float* pcm, size_t sampleCount, const std::
   return out;
 }
 
-void NormalizeOverSpans(FeatureMatrix& features, const std::vector<FrameSpan>& spans) {
+CepstralNormalization NormalizeOverSpans(FeatureMatrix& features, const std::vector<FrameSpan>& spans) {
+  CepstralNormalization applied;
   double sum[kCepstra] = {0}, sumSquares[kCepstra] = {0};
   size_t n = 0;
   for (const FrameSpan& span : spans) {
@@ -136,13 +137,15 @@ void NormalizeOverSpans(FeatureMatrix& features, const std::vector<FrameSpan>& s
       }
     }
   }
-  if (n == 0) return;
+  if (n == 0) return applied;
   float mean[kCepstra], scale[kCepstra];
   for (int c = 0; c < kCepstra; c++) {
     const double m = sum[c] / n;
     const double variance = std::max(sumSquares[c] / n - m * m, 1e-8);
     mean[c] = static_cast<float>(m);
     scale[c] = static_cast<float>(1.0 / std::sqrt(variance));
+    applied.mean[c] = mean[c];
+    applied.scale[c] = scale[c];
   }
   for (const FrameSpan& span : spans) {
     for (size_t f = span.start; f < std::min(span.end, features.frames); f++) {
@@ -151,6 +154,7 @@ void NormalizeOverSpans(FeatureMatrix& features, const std::vector<FrameSpan>& s
       for (int c = 0; c < kCepstra; c++) row[c] = (row[c] - mean[c]) * scale[c];
     }
   }
+  return applied;
 }
 
 }  // namespace svc::speakers

@@ -41,7 +41,16 @@ struct FrameSpan {
 /** Features of every frame inside `spans`; frames outside stay zero (silence is never looked at). */
 FeatureMatrix CepstralFeatures(const float* pcm, size_t sampleCount, const std::vector<FrameSpan>& spans);
 
+/** The affine map NormalizeOverSpans applied: normalised = (raw - mean) * scale (the identity when nothing was audible). */
+struct CepstralNormalization {
+  double mean[kCepstra];
+  double scale[kCepstra];
+  CepstralNormalization() {
+    for (int c = 0; c < kCepstra; c++) mean[c] = 0, scale[c] = 1;
+  }
+};
+
 /** Scales each coefficient to zero mean and unit variance over the frames of `spans` (one channel, one recording). */
-void NormalizeOverSpans(FeatureMatrix& features, const std::vector<FrameSpan>& spans);
+CepstralNormalization NormalizeOverSpans(FeatureMatrix& features, const std::vector<FrameSpan>& spans);
 
 }  // namespace svc::speakers

@@ -248,7 +248,7 @@ DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<Spee
   result.segments = segments.size();
   if (segments.empty()) return result;
 
-  NormalizeOverSpans(features, spans);
+  const CepstralNormalization normalization = NormalizeOverSpans(features, spans);
   if (aborted(abortContext)) return {};
 
   std::vector<size_t> clustered;
@@ -303,6 +303,13 @@ DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<Spee
     }
   }
   result.voices = next;
+  std::vector<FrameSpan> segmentSpans;
+  std::vector<int> voiceOf;
+  for (const Segment& s : segments) {
+    segmentSpans.push_back(s.span);
+    voiceOf.push_back(s.span.Length() == 0 ? -1 : renumber[s.label]);
+  }
+  result.profiles = VoiceProfiles(features, normalization, segmentSpans, voiceOf, next);
   return result;
 }
 

@@ -11,13 +11,16 @@
 //      pooled covariance, on each segment's loud frames (gaussian-statistics.h, loud-frames.h); then
 //      clusters heard too briefly (under 3 s and under a share of the speech) given to their nearest voice;
 //   7. re-segmentation: where adjacent segments belong to different voices, the change point moves to
-//      the frame where the two voices' Gaussians best explain the audio on either side.
+//      the frame where the two voices' Gaussians best explain the audio on either side;
+//   8. each voice's profile, in raw cepstra, for naming known speakers (voice-profile.h).
 // Turns do not overlap: when two people speak at once the louder voice's cluster usually wins the
 // frames; overlap detection would need a trained model.
 #pragma once
 
 #include <cstddef>
 #include <vector>
+
+#include "voice-profile.h"
 
 namespace svc::speakers {
 
@@ -45,6 +48,8 @@ struct DiarizationSettings {
 struct DiarizationResult {
   std::vector<SpeakerTurn> turns;
   int voices = 0;
+  /** One per voice, in the turns' numbering: statistics comparable across recordings (voice-profile.h). */
+  std::vector<VoiceProfile> profiles;
   /** Segments clustered (for diagnostics and tests). */
   size_t segments = 0;
 };

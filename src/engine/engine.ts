@@ -386,7 +386,7 @@ export class Engine implements SpeakerDiarizer {
       options: { maxVoices: options.maxVoices ?? DIARIZER_MAX_VOICES, minVoices: options.minVoices ?? 1 },
     };
     const raw = (await this.submit(this.vad?.lane ?? this.whisper, task, call, [])) as NativeDiarization;
-    return { turns: raw.turns, voices: raw.voices, timings: raw.timings };
+    return { turns: raw.turns, voices: raw.voices, profiles: raw.profiles, timings: raw.timings };
   }
 
   /** The diarizer's first stage over one window of a recording (see SpeakerFeatureCanvas). */

@@ -69,10 +69,22 @@ export interface NativeSpeakerFeatures {
   audible: Uint8Array;
 }
 
+/** A voice's loud-frame cepstral statistics in raw units (native/speakers/voice-profile.h). */
+export interface NativeVoiceProfile {
+  /** Loud frames (10 ms) the statistics were taken over. */
+  frames: number;
+  /** 19 values. */
+  mean: Float64Array;
+  /** 19 x 19, row-major. */
+  covariance: Float64Array;
+}
+
 export interface NativeDiarization {
   /** In time order, non-overlapping, within the regions given. */
   turns: NativeSpeakerTurn[];
   voices: number;
+  /** One per voice, in the turns' numbering. */
+  profiles: NativeVoiceProfile[];
   /** Segments the regions were cut into. */
   segments: number;
   timings: { totalMs: number };

@@ -15,11 +15,27 @@ export interface SpeakerTurn {
   speaker: number;
 }
 
+/**
+ * A voice's statistics that mean the same in any recording: mean and covariance of its loud frames'
+ * cepstra in raw units (native/speakers/voice-profile.h says why, and what the channel does to them).
+ * Compared by src/pipeline/voice-matching.ts to name known speakers.
+ */
+export interface VoiceProfile {
+  /** Loud frames (10 ms) the statistics were taken over. */
+  frames: number;
+  /** FEATURES_PER_FRAME values. */
+  mean: Float64Array;
+  /** FEATURES_PER_FRAME squared, row-major. */
+  covariance: Float64Array;
+}
+
 export interface SpeakerDiarization {
   /** In time order, within the speech regions given. */
   turns: SpeakerTurn[];
   /** Distinct voices detected (0 without speech, at most maxVoices). */
   voices: number;
+  /** profiles[v] is voice v's (one per voice). */
+  profiles: VoiceProfile[];
   timings: { totalMs: number };
 }
 

@@ -92,7 +92,7 @@ export class JobDecorator {
     const features = await this.speakerFeatures(job.audioPath, carry.container, regions, seconds, stages, signal);
     const diarization =
       regions.length === 0
-        ? { turns: [], voices: 0, timings: { totalMs: 0 } }
+        ? { turns: [], voices: 0, profiles: [], timings: { totalMs: 0 } }
         : await stages.diarize(features, regions, signal, { minVoices: request.minSpeakers });
     const speakers = attachSpeakersToShaped({
       segments: transcript.segments,

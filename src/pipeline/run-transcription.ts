@@ -17,6 +17,7 @@ import { recogniseRuns } from './recognise-stage.js';
 import { speechSecondsOf, type SpeechRegion } from './speech-regions.js';
 import { findSpeech, type DetectSpeech } from './speech-stage.js';
 import { attachSpeakers, DEFAULT_MAX_SPEAKERS, unattributed, type SpeakerAttachment } from './speaker-attachment.js';
+import type { KnownSpeaker } from './voice-matching.js';
 import type { Diarize } from './speaker-stage.js';
 import { EMPTY_TALLY, type VocabularyTally } from './prompted-recognition.js';
 import { auditVocabulary, planVocabulary, prompts, type VocabularyAudit, type VocabularyPlan } from './vocabulary-audit.js';
@@ -91,6 +92,8 @@ export interface PipelineRequest {
   vad?: Partial<VadParams> | null;
   /** `translate`: whisper decodes the speech as English text (default `transcribe`). */
   task?: Task;
+  /** With diarize: names for the voices that match them (voice-matching.ts). */
+  knownSpeakers?: readonly KnownSpeaker[];
 }
 
 export interface DecodingSettings {
@@ -190,8 +193,11 @@ export async function runTranscription(
   if (request.diarize && deps.diarize) {
     const diarizeStarted = performance.now();
     const diarization =
-      regions.length === 0 ? { turns: [], voices: 0, timings: { totalMs: 0 } } : await deps.diarize(pcm, regions, signal, { minVoices: request.minSpeakers });
-    speakers = attachSpeakers({ segments: recognised.segments, diarization, wordTiming, maxSpeakers: request.maxSpeakers ?? DEFAULT_MAX_SPEAKERS });
+      regions.length === 0
+        ? { turns: [], voices: 0, profiles: [], timings: { totalMs: 0 } }
+        : await deps.diarize(pcm, regions, signal, { minVoices: request.minSpeakers });
+    const maxSpeakers = request.maxSpeakers ?? DEFAULT_MAX_SPEAKERS;
+    speakers = attachSpeakers({ segments: recognised.segments, diarization, wordTiming, maxSpeakers, knownSpeakers: request.knownSpeakers });
     diarizationMs = Math.round(performance.now() - diarizeStarted);
   }
   return {

@@ -6,9 +6,11 @@
 //   speaker_segments;
 // - max_speakers is a labelling ceiling: the voices with the most speech up to the ceiling are
 //   labelled, the others' passages keep their times, are unlabelled and marked review_required.
-// Labels are anonymous, session-local capital letters in order of first appearance (as OpenAI's).
+// Labels are anonymous, session-local capital letters in order of first appearance (as OpenAI's),
+// except the voices that match a known speaker (voice-matching.ts), which carry that speaker's name.
 import type { SpeakerDiarization, SpeakerTurn } from '../engine/speaker-diarizer.js';
 import type { RecognisedSegment } from './recognised-segment.js';
+import { matchKnownSpeakers, type KnownSpeaker } from './voice-matching.js';
 import { nonOverlapping, wordsOfSegment, type Word } from './words.js';
 
 /** What a segment's `speaker` says when nobody is attributed (diarization off, no word timing, over the ceiling). */
@@ -25,6 +27,15 @@ export interface SpeakerTiming {
   requested_max_speakers: number | null;
   detected_speaker_count: number;
   speaker_ceiling_action: SpeakerCeilingAction;
+  /** With known speakers: each name, whether a voice matched it, and how strongly (voice-matching.ts). */
+  known_speakers?: KnownSpeakerTiming[];
+}
+
+export interface KnownSpeakerTiming {
+  name: string;
+  matched: boolean;
+  /** 0 to 1, 0.5 at the threshold: the matched voice's, or the nearest voice's when none matched; null when no voice had enough speech. */
+  similarity: number | null;
 }
 
 export interface AttributedSegment extends RecognisedSegment {
@@ -58,6 +69,8 @@ export interface AttachInput {
   diarization: SpeakerDiarization;
   wordTiming: boolean;
   maxSpeakers: number;
+  /** Names for the voices that match them; none: every label is a letter. */
+  knownSpeakers?: readonly KnownSpeaker[];
 }
 
 /** Segments without speakers: diarization was not requested. */
@@ -85,8 +98,10 @@ interface VoiceLabelling {
   timing: SpeakerTiming;
 }
 
-function labelVoices(diarization: SpeakerDiarization, maxSpeakers: number, wordTiming: boolean): VoiceLabelling {
-  const labels = voiceLabels(diarization.turns, maxSpeakers);
+function labelVoices(diarization: SpeakerDiarization, maxSpeakers: number, wordTiming: boolean, known: readonly KnownSpeaker[] = []): VoiceLabelling {
+  const matches = known.length === 0 ? [] : matchKnownSpeakers(diarization.profiles, known);
+  const names = new Map(matches.flatMap((m) => (m.voice === null ? [] : [[m.voice, m.name] as const])));
+  const labels = voiceLabels(diarization.turns, maxSpeakers, names);
   const labelOf = (voice: number) => labels.get(voice) ?? null;
   const ceilingReached = diarization.voices > maxSpeakers;
   const timing: SpeakerTiming = {
@@ -95,6 +110,7 @@ function labelVoices(diarization: SpeakerDiarization, maxSpeakers: number, wordT
     requested_max_speakers: maxSpeakers,
     detected_speaker_count: diarization.voices,
     speaker_ceiling_action: ceilingReached ? 'unlabelled_review_required' : 'none',
+    ...(known.length > 0 ? { known_speakers: matches.map((m) => ({ name: m.name, matched: m.voice !== null, similarity: m.similarity })) } : {}),
   };
   const speakers = [...new Set(labels.values())].sort().map((speaker) => ({ speaker }));
   const speakerSegments = diarization.turns.map((t): SpeakerSegment => {
@@ -112,7 +128,7 @@ function wordSpeaker(labelling: VoiceLabelling, voice: number): { speaker?: stri
 
 export function attachSpeakers(input: AttachInput): SpeakerAttachment {
   const { diarization } = input;
-  const labelling = labelVoices(diarization, input.maxSpeakers, input.wordTiming);
+  const labelling = labelVoices(diarization, input.maxSpeakers, input.wordTiming, input.knownSpeakers);
   const { labelOf, speakers, speakerSegments, timing } = labelling;
   if (!input.wordTiming) {
     return { ...unattributed(input.segments, false), speakers, speakerSegments, timing };
@@ -162,9 +178,10 @@ export function attachSpeakersToShaped<S extends ShapedSegment>(input: {
   diarization: SpeakerDiarization;
   wordTiming: boolean;
   maxSpeakers: number;
+  knownSpeakers?: readonly KnownSpeaker[];
 }): ShapedAttachment<S> {
   const { diarization } = input;
-  const labelling = labelVoices(diarization, input.maxSpeakers, input.wordTiming);
+  const labelling = labelVoices(diarization, input.maxSpeakers, input.wordTiming, input.knownSpeakers);
   const { labelOf, speakers, speakerSegments, timing } = labelling;
   if (!input.wordTiming || !input.words) {
     return { segments: input.segments.map((s) => ({ ...s, speaker: UNATTRIBUTED_SPEAKER })), words: null, speakers, speakerSegments, timing };
@@ -233,17 +250,25 @@ function voiceRuns(voices: number[]): Array<{ from: number; to: number; voice: n
   return runs;
 }
 
-/** Labels for the voices kept under the ceiling (most speech first), lettered in order of first appearance. */
-function voiceLabels(turns: SpeakerTurn[], maxSpeakers: number): Map<number, string> {
+/**
+ * Labels for the voices kept under the ceiling (named voices first, then most speech first): a named
+ * voice's name, the others lettered from A in order of first appearance.
+ */
+function voiceLabels(turns: SpeakerTurn[], maxSpeakers: number, names: ReadonlyMap<number, string>): Map<number, string> {
   const seconds = new Map<number, number>();
   const firstSeen: number[] = [];
   for (const t of turns) {
     if (!seconds.has(t.speaker)) firstSeen.push(t.speaker);
     seconds.set(t.speaker, (seconds.get(t.speaker) ?? 0) + (t.end - t.start));
   }
-  const kept = new Set([...seconds.keys()].sort((a, b) => seconds.get(b)! - seconds.get(a)! || a - b).slice(0, maxSpeakers));
+  const named = (voice: number) => (names.has(voice) ? 1 : 0);
+  const order = [...seconds.keys()].sort((a, b) => named(b) - named(a) || seconds.get(b)! - seconds.get(a)! || a - b);
+  const kept = new Set(order.slice(0, maxSpeakers));
   const labels = new Map<number, string>();
-  for (const voice of firstSeen) if (kept.has(voice)) labels.set(voice, String.fromCharCode(65 + labels.size));
+  let letters = 0;
+  for (const voice of firstSeen) {
+    if (kept.has(voice)) labels.set(voice, names.get(voice) ?? String.fromCharCode(65 + letters++));
+  }
   return labels;
 }
 

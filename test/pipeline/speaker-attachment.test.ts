@@ -61,6 +61,7 @@ const conversationSegments = [
 ];
 const twoVoices: SpeakerDiarization = {
   voices: 2,
+  profiles: [],
   timings: { totalMs: 1 },
   turns: [
     { start: 0, end: 1.9, speaker: 0 },
@@ -71,6 +72,7 @@ const twoVoices: SpeakerDiarization = {
 
 const fourVoices: SpeakerDiarization = {
   voices: 4,
+  profiles: [],
   timings: { totalMs: 1 },
   turns: [
     { start: 0, end: 1.9, speaker: 0 },
@@ -196,7 +198,7 @@ t.test('without word timing (Arabic, Hindi) segments stay transcript-only; speak
 });
 
 t.test('silence: no speakers, nothing attributed', async (t) => {
-  const a = attachSpeakers({ segments: [], diarization: { voices: 0, turns: [], timings: { totalMs: 0 } }, wordTiming: true, maxSpeakers: 4 });
+  const a = attachSpeakers({ segments: [], diarization: { voices: 0, turns: [], profiles: [], timings: { totalMs: 0 } }, wordTiming: true, maxSpeakers: 4 });
   t.same(a.speakers, []);
   t.same(a.speakerSegments, []);
   t.equal(a.timing.detected_speaker_count, 0);
@@ -275,6 +277,7 @@ t.test('a shaped transcript: repeated words, segments without words, and no word
   ];
   const turns: SpeakerDiarization = {
     voices: 2,
+    profiles: [],
     timings: { totalMs: 1 },
     turns: [
       { start: 0, end: 0.8, speaker: 0 },
@@ -325,4 +328,34 @@ t.test('a shaped transcript: repeated words, segments without words, and no word
     'ownership in speaker_segments only',
   );
   t.equal(none.timing.word_timing, false);
+});
+
+t.test('known speakers: a matched voice carries its name, the others letters from A; a named voice is kept under the ceiling', async (t) => {
+  // Profiles far apart in one coefficient, with unit spread: voice 1 is the reference's, voice 0 nobody's.
+  const profile = (offset: number) => {
+    const covariance = new Float64Array(19 * 19);
+    for (let i = 0; i < 19; i++) covariance[i * 19 + i] = 1;
+    const mean = new Float64Array(19);
+    mean[0] = offset;
+    return { frames: 500, mean, covariance };
+  };
+  const diarization: SpeakerDiarization = { ...twoVoices, profiles: [profile(0), profile(5)] };
+  const known = [
+    { name: 'Dr Ames', profile: profile(5.1) },
+    { name: 'Nurse Ray', profile: profile(-5) },
+  ];
+  const a = attachSpeakers({ segments: [], diarization, wordTiming: true, maxSpeakers: 4, knownSpeakers: known });
+  t.same(a.speakers, [{ speaker: 'A' }, { speaker: 'Dr Ames' }]);
+  t.same(
+    a.speakerSegments.map((s) => s.speaker),
+    ['A', 'Dr Ames', 'A'],
+  );
+  t.same(a.timing.known_speakers, [
+    { name: 'Dr Ames', matched: true, similarity: 0.995 },
+    { name: 'Nurse Ray', matched: false, similarity: 0 },
+  ]);
+  const ceiling = attachSpeakers({ segments: [], diarization, wordTiming: true, maxSpeakers: 1, knownSpeakers: known });
+  t.same(ceiling.speakers, [{ speaker: 'Dr Ames' }], 'the named voice keeps its label under a ceiling of one, though the other spoke as long');
+  const anonymous = attachSpeakers({ segments: [], diarization, wordTiming: true, maxSpeakers: 4 });
+  t.equal(anonymous.timing.known_speakers, undefined, 'without known speakers the timing is as before');
 });
