@@ -26,7 +26,7 @@ export function parseClientSecretRequest(body: unknown): ClientSecretRequest {
   if (body === undefined) return { expiresAfterSeconds: CLIENT_SECRET_DEFAULT_SECONDS };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InvalidRequestField('the request body must be a JSON object');
   const fields = body as Record<string, unknown>;
-  if ('session' in fields) {
+  if (Object.hasOwn(fields, 'session')) {
     throw new UnprocessableRequest('session is not taken here: a realtime session is configured by its start message (REALTIME.md)');
   }
   if (Object.keys(fields).some((name) => !(FIELDS as readonly string[]).includes(name))) {
