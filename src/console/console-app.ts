@@ -18,6 +18,8 @@ import { messagePage } from './console-layout.js';
 import { registerKeyRoutes } from './key-routes.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
+import { registerWebhookDeliveryRoutes } from './webhook-delivery-routes.js';
+import { registerWebhookSecretRoutes } from './webhook-secret-routes.js';
 
 const FORM_BODY_LIMIT = 16 * 1024;
 
@@ -47,6 +49,8 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
 
   registerSessionRoutes(app, ctx);
   registerKeyRoutes(app, ctx);
+  registerWebhookSecretRoutes(app, ctx);
+  registerWebhookDeliveryRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
   app.setNotFoundHandler(async (_request, reply) => html(reply.code(404), messagePage('Not found', 'There is no such page.')));
   return app;

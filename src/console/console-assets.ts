@@ -36,6 +36,11 @@ button.danger { border-color: var(--bad); color: var(--bad); }
 form.settings { display: grid; gap: 0.35rem; }
 form.settings label { font-weight: 400; font-size: 0.9rem; }
 .inline { display: inline; }
+/* webhooks: a key's secret versions and actions; the deliveries table scrolls sideways on narrow screens */
+.webhook-key .actions { display: flex; gap: 0.5rem; margin-top: 0.5rem; }
+.state-revoked, .outcome-failed { color: var(--bad); }
+.outcome-delivered { color: var(--good); }
+.scroll { overflow-x: auto; }
 /* usage page: allowance bars, the daily chart (SVG, coloured by route class) and its legend */
 .allowance { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem; margin-bottom: 0.75rem; }
 .allowance .label { font-weight: 600; }

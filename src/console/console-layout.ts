@@ -6,6 +6,8 @@ import { escapeHtml as e } from './console-http.js';
 /** The signed-in pages, in the navigation's order. */
 export const CONSOLE_NAV: ReadonlyArray<{ href: string; label: string }> = [
   { href: '/keys', label: 'API keys' },
+  { href: '/webhooks', label: 'Webhooks' },
+  { href: '/webhooks/deliveries', label: 'Deliveries' },
   { href: '/usage', label: 'Usage' },
 ];
 
