@@ -51,6 +51,7 @@ const APPLICATION_ANSWERS: Readonly<Record<ApplicationErrorKind, (message: strin
   audio_too_long: (message) => new ApiError(413, 'upload_too_large', message),
   audio_too_short: (message) => new ApiError(422, 'invalid_request', message),
   inline_only_option: (message) => new ApiError(422, 'invalid_request', message),
+  unusable_known_speaker_reference: (message) => new ApiError(422, 'invalid_request', message),
   engines_at_capacity: () => API_REFUSALS.capacity(ENGINE_RETRY_AFTER_SECONDS),
   transcription_cancelled: (message) => new ApiError(400, 'invalid_request', message),
   idempotency_conflict: (message) => new ApiError(409, 'idempotency_conflict', message),

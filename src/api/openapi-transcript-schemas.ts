@@ -20,6 +20,7 @@ import {
   TIMESTAMP_GRANULARITIES_FIELD,
 } from '../contract/transcription-request.js';
 import { MAX_PROMPT_CHARACTERS } from '../contract/prompt-field.js';
+import { MAX_KNOWN_SPEAKER_NAME_LENGTH, MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
 import { DEFAULT_TRANSLATION_FORMAT, TRANSLATION_FIELDS, TRANSLATION_FORMATS } from '../contract/translation-request.js';
 import { MAX_TERMS, MAX_TERMS_SMALL } from '../pipeline/vocabulary-terms.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../contract/webhook-url.js';
@@ -83,6 +84,24 @@ export const transcriptionRequest: Schema = {
       default: DEFAULT_MAX_SPEAKERS,
       description: 'With `diarize`: the labelling ceiling (voices beyond it keep their times, unlabelled, `review_required`).',
     }),
+    'known_speaker_names[]': {
+      type: 'array',
+      maxItems: MAX_KNOWN_SPEAKERS,
+      items: string({ minLength: 1, maxLength: MAX_KNOWN_SPEAKER_NAME_LENGTH }),
+      description:
+        "OpenAI's parameter, repeated per name (or `known_speaker_names`, a JSON array), with `diarize`: up to 4 names, each paired with the " +
+        'reference clip at the same position. A voice that matches a clip carries its name as `speaker`; the others keep letters, and a ' +
+        'name is never given to a voice that does not match (`speaker_timing.known_speakers` says which matched and how strongly). ' +
+        'A name is not a single capital letter nor `unknown`. Inline answers only (422 for audio that becomes a job).',
+    },
+    'known_speaker_references[]': {
+      type: 'array',
+      maxItems: MAX_KNOWN_SPEAKERS,
+      items: string({ pattern: '^data:', description: 'A base64 data URL of audio in any format `file` takes.' }),
+      description:
+        "OpenAI's parameter, repeated per clip (or `known_speaker_references`, a JSON array): 2 to 10 s of the named person speaking alone, " +
+        'each at most 1 MiB as sent. Silence, music or noise, a clip of two voices, or one too short or too long is refused (422).',
+    },
     [TIMESTAMP_GRANULARITIES_FIELD]: {
       type: 'array',
       items: string({ enum: TIMESTAMP_GRANULARITIES }),
@@ -278,6 +297,26 @@ export const speakerTiming: Schema = {
     requested_max_speakers: { type: ['integer', 'null'] },
     detected_speaker_count: integer(),
     speaker_ceiling_action: string({ enum: SPEAKER_CEILING_ACTIONS }),
+    known_speakers: {
+      type: 'array',
+      description: 'With known speakers: each name in the order sent, whether a voice matched it, and how strongly.',
+      items: {
+        type: 'object',
+        required: ['name', 'matched', 'similarity'],
+        properties: {
+          name: string(),
+          matched: boolean(),
+          similarity: {
+            type: ['number', 'null'],
+            minimum: 0,
+            maximum: 1,
+            description:
+              'The matched voice, or the nearest voice when none matched: 1 identical, 0.5 the threshold of a match, 0 far apart; ' +
+              'null when no voice had enough speech to compare.',
+          },
+        },
+      },
+    },
   },
 };
 
@@ -343,7 +382,7 @@ export const transcriptionVerboseJson: Schema = {
     speakers: {
       type: 'array',
       items: { type: 'object', required: ['speaker'], properties: { speaker: string() } },
-      description: 'Labelled voices (anonymous, session-local: `A`, `B`, ...), at most `max_speakers`.',
+      description: "Labelled voices (anonymous, session-local: `A`, `B`, ..., or a known speaker's name), at most `max_speakers`.",
     },
     speaker_segments: {
       type: 'array',

@@ -6,6 +6,7 @@ import { isAbortError } from '../engine/engine-errors.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { unsupportedLanguageCounters, usageCountersOf, type UsageCounters } from '../pipeline/usage-counters.js';
+import type { KnownSpeaker } from '../pipeline/voice-matching.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import type { UsageRoute } from '../store/usage-record.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
@@ -19,6 +20,8 @@ export interface InlineTranscription {
   requestId: string;
   transcription: TranscriptionRequest;
   pcm: Float32Array;
+  /** The request's known speakers, their reference clips made into voice profiles (known-speaker-references.ts). */
+  knownSpeakers: KnownSpeaker[];
   /** Aborted when the client hangs up: the transcription stops. */
   abort: AbortController;
 }
@@ -43,7 +46,7 @@ export async function answerInline(
   try {
     outcome = await runTranscription(
       inline.pcm,
-      transcription,
+      { ...transcription, knownSpeakers: inline.knownSpeakers },
       {
         ...deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: inline.requestId }),
         decoding: deps.config.decoding,

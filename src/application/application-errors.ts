@@ -8,6 +8,7 @@ export type ApplicationErrorKind =
   | 'audio_too_long'
   | 'audio_too_short'
   | 'inline_only_option'
+  | 'unusable_known_speaker_reference'
   | 'engines_at_capacity'
   | 'transcription_cancelled'
   | 'idempotency_conflict'
@@ -37,16 +38,21 @@ export class AudioShorterThanAllowed extends ApplicationError {
   }
 }
 
-/** An option only an inline answer can give (a stream, log probabilities) was asked of audio that becomes a job. */
+/** An option only an inline answer can give (a stream, log probabilities, known speakers) was asked of audio that becomes a job. */
 export class InlineOnlyOption extends ApplicationError {
   readonly kind = 'inline_only_option';
 
   constructor(
-    readonly option: 'stream=true' | 'include[]=logprobs',
+    readonly option: 'stream=true' | 'include[]=logprobs' | 'known_speaker_references',
     readonly inlineBoundarySeconds: number,
   ) {
     super(`${option} is answered on this connection for audio up to ${inlineBoundarySeconds} seconds; longer audio becomes a job: send it without ${option}`);
   }
+}
+
+/** A known speaker's reference clip is not audio this service decodes, or runs past its length (the message names the field). */
+export class UnusableKnownSpeakerReference extends ApplicationError {
+  readonly kind = 'unusable_known_speaker_reference';
 }
 
 /** Every engine's queue is full: the request was fine and may be retried unchanged. */

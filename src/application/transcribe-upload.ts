@@ -12,6 +12,7 @@ import type { JobAuditLog } from '../jobs/job-audit.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import { acceptDirectJob } from './accept-direct-job.js';
 import { answerInline, inlineEventKey, inlineUsageRoute } from './answer-inline.js';
+import { knownSpeakersOf } from './known-speaker-references.js';
 import { AudioLongerThanAllowed, AudioShorterThanAllowed, InlineOnlyOption, KeyRevoked } from './application-errors.js';
 import { meteringNoted } from './request-usage.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
@@ -79,6 +80,8 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
       if (!pcm && (transcription.stream || transcription.logprobs)) {
         throw new InlineOnlyOption(transcription.stream ? 'stream=true' : 'include[]=logprobs', config.inlineBoundarySeconds);
       }
+      // Jobs do not carry reference clips (yet): refused rather than answered without the names.
+      if (!pcm && transcription.knownSpeakerReferences.length > 0) throw new InlineOnlyOption('known_speaker_references', config.inlineBoundarySeconds);
       const durationSeconds = pcm
         ? pcm.length / DECODED_SAMPLE_RATE
         : (await probeAudio(upload.path, { timeoutMs: PROBE_TIMEOUT_MS, container })).durationSeconds;
@@ -86,6 +89,10 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
       if (durationSeconds > config.maxAudioSeconds) throw new AudioLongerThanAllowed(config.maxAudioSeconds);
       if (durationSeconds < config.minAudioSeconds) throw new AudioShorterThanAllowed(config.minAudioSeconds);
       if (pcm) {
+        // Bad reference clips are refused before any audio is reserved.
+        const stages = deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: request.requestId });
+        const knownDeps = { blobs: deps.blobs, decodeTimeoutMs: config.decodeTimeoutMs, stages };
+        const knownSpeakers = await knownSpeakersOf(transcription.knownSpeakerReferences, knownDeps, abort.signal);
         // Now that its length is known: work that would cross the allowance (or the cap, or the credit),
         // counting the work other requests were admitted for, is refused before it starts; admitted, its
         // audio is reserved until metering converts the reservation, or it is released here.
@@ -99,7 +106,7 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
           // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
           await rm(tempPath, { force: true });
           // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
-          return await answerInline({ key, requestId: request.requestId, transcription, pcm, abort }, connection, deps);
+          return await answerInline({ key, requestId: request.requestId, transcription, pcm, knownSpeakers, abort }, connection, deps);
         } finally {
           unwatch();
           // Metered, the reservation is gone already; failed, its audio is not held any longer. A store

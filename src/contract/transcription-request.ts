@@ -10,6 +10,7 @@ import { MAX_LANGUAGE_HINTS, WORD_TIMING_FAMILIES } from '../pipeline/languages.
 import { parsePatterns } from '../pipeline/patterns.js';
 import { parsePrompt } from './prompt-field.js';
 import { parseSpeakerCount } from './speaker-count.js';
+import { KNOWN_SPEAKER_FIELDS, parseKnownSpeakerFields, type KnownSpeakerReference } from './known-speaker-fields.js';
 import { isChunkingStrategyField, parseChunkingStrategy, type RequestVadParams } from './chunking-strategy.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { parseVocabulary, vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
@@ -71,17 +72,13 @@ export const TRANSCRIPTION_FIELDS = [
   'include',
   INCLUDE_FIELD,
   'chunking_strategy',
+  ...KNOWN_SPEAKER_FIELDS,
 ] as const;
 
 const NO_LANGUAGES = 'languages is not supported: send language=auto with language_hints (a JSON array of tags)';
-const NO_KNOWN_SPEAKERS = 'known speakers are not supported: speaker labels are anonymous, session-local clusters';
 /** OpenAI's fields this service refuses with a reason (rather than as unknown), single and `[]` forms. */
 const REFUSED_OPENAI_FIELDS: Readonly<Record<string, string>> = Object.fromEntries(
-  [
-    ['languages', NO_LANGUAGES],
-    ['known_speaker_names', NO_KNOWN_SPEAKERS],
-    ['known_speaker_references', NO_KNOWN_SPEAKERS],
-  ].flatMap(([name, reason]) => [
+  [['languages', NO_LANGUAGES]].flatMap(([name, reason]) => [
     [name, reason],
     [`${name}[]`, reason],
   ]),
@@ -125,6 +122,8 @@ export interface TranscriptionRequest {
   logprobs: boolean;
   /** OpenAI's `chunking_strategy` server_vad parameters for the VAD; null: the service's own (`auto`). */
   vad: RequestVadParams | null;
+  /** OpenAI's known speakers (with diarize): names and their reference clips, not yet decoded. */
+  knownSpeakerReferences: KnownSpeakerReference[];
 }
 
 /** The formats a streamed answer has events for: text deltas and done, plus segments for diarized_json. */
@@ -243,6 +242,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   const profile = oneOf(fields.profile, PROFILES, DEFAULT_PROFILE, 'profile');
   const diarize = booleanField(fields.diarize, false, 'diarize');
   const speakerCount = parseSpeakerCount(fields, diarize);
+  const knownSpeakerReferences = parseKnownSpeakerFields(fields, diarize);
   const dictionary = booleanField(fields.dictionary, true, 'dictionary');
   const language = parseLanguageChoice(fields, key);
 
@@ -303,5 +303,6 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
     temperature,
     logprobs,
     vad,
+    knownSpeakerReferences,
   };
 }

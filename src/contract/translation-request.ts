@@ -46,5 +46,6 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
     temperature: parseTemperature(fields.temperature),
     logprobs: false,
     vad: null,
+    knownSpeakerReferences: [],
   };
 }

@@ -68,6 +68,8 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     maxSpeakers: typeof stored.maxSpeakers === 'number' ? stored.maxSpeakers : DEFAULT_MAX_SPEAKERS,
     // Rows from before min_speakers: no floor.
     minSpeakers: typeof stored.minSpeakers === 'number' ? stored.minSpeakers : DEFAULT_SPEAKER_COUNT.minSpeakers,
+    // A job never carries known speakers (the direct route answers them inline only).
+    knownSpeakerReferences: [],
   };
 }
 

@@ -15,6 +15,7 @@ import {
   ResultNotAvailable,
   TranscriptionCancelled,
   UploadNotComplete,
+  UnusableKnownSpeakerReference,
   type ApplicationErrorKind,
 } from '../../src/application/application-errors.js';
 import {
@@ -195,6 +196,13 @@ const APPLICATION_CASES: Record<ApplicationErrorKind, [ApplicationError, number,
     422,
     'invalid_request',
     'stream=true is answered on this connection for audio up to 120 seconds; longer audio becomes a job: send it without stream=true',
+    {},
+  ],
+  unusable_known_speaker_reference: [
+    new UnusableKnownSpeakerReference('known_speaker_references[0] could not be decoded as audio'),
+    422,
+    'invalid_request',
+    'known_speaker_references[0] could not be decoded as audio',
     {},
   ],
   engines_at_capacity: [

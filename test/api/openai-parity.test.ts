@@ -185,7 +185,7 @@ t.test('chunking_strategy: auto is what the service does; server_vad sets the VA
     t.equal(proto.status, 400, '__proto__ is an unknown member');
     t.match(((await proto.json()) as { error: { message: string } }).error.message, /takes type, threshold, prefix_padding_ms and silence_duration_ms only/);
   }
-  await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), known_speaker_names: ['canary'] } as never), 422, /anonymous/);
+  await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), known_speaker_names: ['canary'] } as never), 422, /need diarize=true/);
   await refusal(t, client.audio.transcriptions.create({ ...base, file: await file(), languages: ['en'] } as never), 422, /language_hints/);
   const unknown = await postTranscription(svc.url, svc.key, { ...base, canary_field: 'x' }, { data: speech, name: 'visit.wav', type: 'audio/wav' });
   t.equal(unknown.status, 400);

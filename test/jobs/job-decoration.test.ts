@@ -75,6 +75,7 @@ async function createJob(maxSpeakers = 4): Promise<JobRecord> {
   const request = serializeJobRequest({
     task: 'transcribe',
     vad: null,
+    knownSpeakerReferences: [],
     model: 'svc-medical-1',
     responseFormat: 'diarized_json',
     language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },

@@ -117,6 +117,8 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
     request: {
       task: 'transcribe',
       vad: null,
+      // Known speakers come with the direct route's upload only.
+      knownSpeakerReferences: [],
       model: JOB_MODEL,
       responseFormat,
       language,
