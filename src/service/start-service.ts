@@ -88,6 +88,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     dataDir: config.dataDir,
     databaseUrl: config.database.url,
     webhookMasterKey: () => loadWebhookMasterKey(config.dataDir, config.webhooks.masterKey),
+    // A rotated key is refused from its revoke_at on the service's clock (tests move it).
+    clock: () => (options.clock?.() ?? new Date()).getTime(),
   });
   const closers: Array<() => Promise<void> | void> = [() => stores.close()];
   const unwind = async () => {

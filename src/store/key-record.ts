@@ -32,9 +32,21 @@ export interface KeyRow {
   rate_limit_per_minute: number | null;
   created_at: string;
   revoked_at: string | null;
+  /** A scheduled revocation (ISO time); null: none. */
+  revoke_at: string | null;
 }
 
-export type NewKeyRow = Omit<KeyRow, 'revoked_at'>;
+export type NewKeyRow = Omit<KeyRow, 'revoked_at' | 'revoke_at'>;
+
+/**
+ * When the row's key stopped being usable as of `nowMs`: its revocation, or its scheduled revocation
+ * once due; null while it is usable. The one rule: every read of a key (authentication, the key
+ * watch, re-checks of long work) goes through the store, which applies it with its clock.
+ */
+export function revokedAtOf(row: Pick<KeyRow, 'revoked_at' | 'revoke_at'>, nowMs: number): string | null {
+  if (row.revoked_at !== null) return row.revoked_at;
+  return row.revoke_at !== null && Date.parse(row.revoke_at) <= nowMs ? row.revoke_at : null;
+}
 
 /** The validated row of a new key and the secret key to show once. Throws KeyStoreError('invalid_argument'). */
 export function newKeyRow(options: CreateKeyOptions, now: Date): { key: string; row: NewKeyRow } {
@@ -74,7 +86,8 @@ export function keyPatchColumns(patch: KeyPatch): Record<string, string | number
   return changes;
 }
 
-export function keyRecordOf(row: KeyRow): ApiKeyRecord {
+/** The record of a row as of `nowMs` (a key past its scheduled revocation reads as revoked). */
+export function keyRecordOf(row: KeyRow, nowMs: number): ApiKeyRecord {
   return {
     id: row.id,
     tenant: row.tenant,
@@ -85,17 +98,22 @@ export function keyRecordOf(row: KeyRow): ApiKeyRecord {
     retentionHours: row.retention_hours,
     rateLimitPerMinute: row.rate_limit_per_minute,
     createdAt: row.created_at,
-    revokedAt: row.revoked_at,
+    revokedAt: revokedAtOf(row, nowMs),
+    revokeAt: row.revoke_at,
   };
 }
 
 // Compared against when the presented id has no row, so an unknown id costs what a known one does.
 const DUMMY_HASH = Buffer.alloc(32, 0xa5);
 
-/** Whether the row (null: no row for the presented id) is an active key whose secret hashes to `presentedSha256`. */
-export function presentedKeyMatches(row: Pick<KeyRow, 'secret_sha256' | 'revoked_at'> | null | undefined, presentedSha256: Buffer): boolean {
+/** Whether the row (null: no row for the presented id) is a key usable at `nowMs` whose secret hashes to `presentedSha256`. */
+export function presentedKeyMatches(
+  row: Pick<KeyRow, 'secret_sha256' | 'revoked_at' | 'revoke_at'> | null | undefined,
+  presentedSha256: Buffer,
+  nowMs: number,
+): boolean {
   const matches = timingSafeEqual(row ? row.secret_sha256 : DUMMY_HASH, presentedSha256);
-  return !!row && matches && row.revoked_at === null;
+  return !!row && matches && revokedAtOf(row, nowMs) === null;
 }
 
 /** How an id is named in an error: well-formed ids only, so a pasted secret key is never printed back. */

@@ -24,7 +24,13 @@ export interface ApiKeyRecord {
   /** Requests per minute allowed for this key (null: the server default). */
   rateLimitPerMinute: number | null;
   createdAt: string;
+  /**
+   * When the key stopped being usable: its revocation, or its scheduled revocation once that time
+   * has come (the key is refused from then on, before the sweeper carries it out); null while usable.
+   */
   revokedAt: string | null;
+  /** A revocation scheduled by a rotation (the overlap's end); null: none. */
+  revokeAt: string | null;
 }
 
 export interface CreateKeyOptions {
@@ -34,6 +40,14 @@ export interface CreateKeyOptions {
   defaultLanguage?: string | null;
   retentionHours?: number;
   rateLimitPerMinute?: number | null;
+}
+
+export interface RotatedKey {
+  /** The new key's secret, to show once. */
+  key: string;
+  record: ApiKeyRecord;
+  /** The key rotated, its revocation scheduled. */
+  rotated: ApiKeyRecord;
 }
 
 export type KeyPatch = Partial<Pick<ApiKeyRecord, 'plan' | 'entitlements' | 'defaultLanguage' | 'billingState' | 'retentionHours' | 'rateLimitPerMinute'>>;
@@ -48,6 +62,16 @@ export interface KeyStore {
   list(tenant?: string): Promise<ApiKeyRecord[]>;
   update(id: string, patch: KeyPatch): Promise<ApiKeyRecord>;
   revoke(id: string): Promise<boolean>;
+  /**
+   * Rotation, in one transaction: a new key of the tenant with the key's terms (plan, entitlements,
+   * default language, billing state, retention, rate limit, dictionaries, billing overrides; the
+   * prepaid credit it has left moves to the new key), shown once, and the key's revocation scheduled
+   * at `revokeAt`. not_found when the key is unknown or no longer usable; invalid_argument when its
+   * revocation is scheduled already.
+   */
+  rotate(id: string, revokeAt: Date): Promise<RotatedKey>;
+  /** Keys whose scheduled revocation has come and is not carried out yet (the sweeper revokes them), soonest first. */
+  dueRevocations(): Promise<string[]>;
   count(): Promise<number>;
   /**
    * A fresh install's first key: created only when the store holds no key at all, and committed only

@@ -75,6 +75,8 @@ export interface StoreLocation {
    * touch secrets never create the data folder's key file.
    */
   webhookMasterKey: () => Buffer;
+  /** Epoch milliseconds, for what the stores judge by time (a key's scheduled revocation); default Date.now. */
+  clock?: () => number;
 }
 
 export async function openStores(location: StoreLocation): Promise<Stores> {
@@ -112,7 +114,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
   let secrets: WebhookSecretStore | null = null;
   return {
     ...own,
-    keys: new KyselyKeyStore(db),
+    keys: new KyselyKeyStore(db, location.clock),
     jobs: new KyselyJobStore(db, { instanceId: location.instanceId }),
     idempotency: new KyselyIdempotencyStore(db, { owner: location.instanceId }),
     get webhookSecrets() {

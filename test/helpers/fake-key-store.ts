@@ -26,6 +26,7 @@ export class FakeKeyStore implements KeyStore {
       rateLimitPerMinute: options.rateLimitPerMinute ?? null,
       createdAt: new Date(0).toISOString(),
       revokedAt: null,
+      revokeAt: null,
     };
     this.entries.set(id, { secret: key, record });
     return { key, record: { ...record } };
@@ -59,6 +60,14 @@ export class FakeKeyStore implements KeyStore {
     if (!entry || entry.record.revokedAt !== null) return false;
     entry.record.revokedAt = new Date(0).toISOString();
     return true;
+  }
+
+  async rotate(): Promise<never> {
+    throw new Error('FakeKeyStore does not rotate keys (the Kysely store has the contract tests)');
+  }
+
+  async dueRevocations(): Promise<string[]> {
+    return [];
   }
 
   async count(): Promise<number> {

@@ -2,16 +2,23 @@
 import t from 'tap';
 import { keyStoreContract } from './contract/key-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 keyStoreContract(t, 'KyselyKeyStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
   const { db } = databases;
+  const clock = { nowMs: null as number | null };
+  const now = () => clock.nowMs ?? Date.now();
   return {
-    store: new KyselyKeyStore(sqliteStoreDb(db)),
-    another: async () => new KyselyKeyStore(sqliteStoreDb(await databases.open())),
+    store: new KyselyKeyStore(sqliteStoreDb(db), now),
+    another: async () => new KyselyKeyStore(sqliteStoreDb(await databases.open()), now),
     rawKeyRow: async (id) => db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown>,
+    clock,
+    billing: new KyselyBillingSettingsStore(sqliteStoreDb(db)),
+    ledger: new KyselyUsageLedger(sqliteStoreDb(db)),
     close: databases.close,
   };
 });
@@ -19,10 +26,15 @@ keyStoreContract(t, 'KyselyKeyStore on SQLite', async (t) => {
 keyStoreContract(t, 'KyselyKeyStore on PostgreSQL', async () => {
   const databases = await postgresDatabases();
   const { db } = databases;
+  const clock = { nowMs: null as number | null };
+  const now = () => clock.nowMs ?? Date.now();
   return {
-    store: new KyselyKeyStore(postgresStoreDb(db)),
-    another: async () => new KyselyKeyStore(postgresStoreDb(await databases.open())),
+    store: new KyselyKeyStore(postgresStoreDb(db), now),
+    another: async () => new KyselyKeyStore(postgresStoreDb(await databases.open()), now),
     rawKeyRow: async (id) => (await db.query('SELECT * FROM api_keys WHERE id = $1', [id])).rows[0],
+    clock,
+    billing: new KyselyBillingSettingsStore(postgresStoreDb(db)),
+    ledger: new KyselyUsageLedger(postgresStoreDb(db)),
     close: databases.close,
   };
 });

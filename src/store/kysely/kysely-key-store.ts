@@ -3,19 +3,24 @@
 // mapping are in ../key-record.ts. Every change but the first key is one statement.
 import { sql } from 'kysely';
 import { isPublicKeyId, parsePresentedKey } from '../api-key-secret.js';
-import { keyNotFound, keyPatchColumns, keyRecordOf, newKeyRow, presentedKeyMatches, type NewKeyRow } from '../key-record.js';
-import type { ApiKeyRecord, CreateKeyOptions, KeyPatch, KeyStore } from '../key-store.js';
+import { keyNotFound, keyPatchColumns, keyRecordOf, namedKeyId, newKeyRow, presentedKeyMatches, revokedAtOf, type NewKeyRow } from '../key-record.js';
+import { KeyStoreError } from '../key-store-error.js';
+import type { ApiKeyRecord, CreateKeyOptions, KeyPatch, KeyStore, RotatedKey } from '../key-store.js';
 import { validateDictionaryTerms, validateLanguageFamily } from '../key-validation.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 
 export class KyselyKeyStore implements KeyStore {
-  constructor(private readonly db: StoreDb) {}
+  constructor(
+    private readonly db: StoreDb,
+    /** Epoch milliseconds: a key past its scheduled revocation is read as revoked from then on (the service passes its clock). */
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   async create(options: CreateKeyOptions = {}, now = new Date()): Promise<{ key: string; record: ApiKeyRecord }> {
     const { key, row } = newKeyRow(options, now);
-    return { key, record: await insertKey(this.db, row) };
+    return { key, record: keyRecordOf(await insertKey(this.db, row), this.clock()) };
   }
 
   async createFirstKey(persist: (key: string) => void, options: CreateKeyOptions = {}): Promise<string | null> {
@@ -39,13 +44,14 @@ export class KyselyKeyStore implements KeyStore {
     if (!parsed) return null;
     const row = await this.selectKey(parsed.id);
     // Compared even when there is no row, so an unknown id costs what a known one does.
-    return presentedKeyMatches(row, parsed.secretSha256) ? keyRecordOf(row!) : null;
+    const nowMs = this.clock();
+    return presentedKeyMatches(row, parsed.secretSha256, nowMs) ? keyRecordOf(row!, nowMs) : null;
   }
 
   async get(id: string): Promise<ApiKeyRecord | null> {
     if (!isPublicKeyId(id)) return null;
     const row = await this.selectKey(id);
-    return row ? keyRecordOf(row) : null;
+    return row ? keyRecordOf(row, this.clock()) : null;
   }
 
   async list(tenant?: string): Promise<ApiKeyRecord[]> {
@@ -56,7 +62,8 @@ export class KyselyKeyStore implements KeyStore {
       .orderBy('created_at')
       .orderBy('id')
       .execute();
-    return rows.map(keyRecordOf);
+    const nowMs = this.clock();
+    return rows.map((row) => keyRecordOf(row, nowMs));
   }
 
   async update(id: string, patch: KeyPatch): Promise<ApiKeyRecord> {
@@ -64,20 +71,83 @@ export class KyselyKeyStore implements KeyStore {
     if (Object.keys(changes).length === 0) return this.require(id);
     const row = isPublicKeyId(id) ? await this.db.updateTable('api_keys').set(changes).where('id', '=', id).returningAll().executeTakeFirst() : undefined;
     if (!row) throw keyNotFound(id);
-    return keyRecordOf(row);
+    return keyRecordOf(row, this.clock());
   }
 
-  async revoke(id: string, now = new Date()): Promise<boolean> {
+  async revoke(id: string, now = new Date(this.clock())): Promise<boolean> {
     if (!isPublicKeyId(id)) throw keyNotFound(id);
+    const at = now.toISOString();
     const { numUpdatedRows } = await this.db
       .updateTable('api_keys')
-      .set({ revoked_at: now.toISOString() })
+      // A scheduled revocation carried out late (the sweeper's pass) is dated when the key stopped working.
+      .set({ revoked_at: sql<string>`CASE WHEN revoke_at IS NOT NULL AND revoke_at < ${at} THEN revoke_at ELSE ${at} END` })
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (numUpdatedRows === 1n) return true;
     await this.require(id);
     return false;
+  }
+
+  async rotate(id: string, revokeAt: Date, now = new Date(this.clock())): Promise<RotatedKey> {
+    if (!isPublicKeyId(id)) throw keyNotFound(id);
+    const nowMs = now.getTime();
+    return immediate(this.db, async (trx) => {
+      const row = await trx
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('id', '=', id)
+        .$if(onPostgresDb(trx), (query) => query.forUpdate())
+        .executeTakeFirst();
+      if (!row || revokedAtOf(row, nowMs) !== null) throw keyNotFound(id);
+      if (row.revoke_at !== null)
+        throw new KeyStoreError('invalid_argument', `key ${namedKeyId(id)} is being rotated already: it is revoked at ${row.revoke_at}`);
+      const old = keyRecordOf(row, nowMs);
+      const { key, row: fresh } = newKeyRow(
+        {
+          tenant: old.tenant,
+          plan: old.plan,
+          entitlements: old.entitlements,
+          defaultLanguage: old.defaultLanguage,
+          retentionHours: old.retentionHours,
+          rateLimitPerMinute: old.rateLimitPerMinute,
+        },
+        now,
+      );
+      // A paused key's successor is paused too: rotating is no way around an operator's pause.
+      const created = await insertKey(trx, { ...fresh, billing_state: old.billingState });
+      await trx
+        .insertInto('key_dictionaries')
+        .columns(['key_id', 'language', 'terms', 'updated_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('key_dictionaries')
+            .select([eb.val(created.id).as('key_id'), 'language', 'terms', 'updated_at'])
+            .where('key_id', '=', id),
+        )
+        .execute();
+      await moveKeyBilling(trx, id, created.id);
+      const rotated = await trx
+        .updateTable('api_keys')
+        .set({ revoke_at: revokeAt.toISOString() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { key, record: keyRecordOf(created, nowMs), rotated: keyRecordOf(rotated, nowMs) };
+    });
+  }
+
+  async dueRevocations(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('revoked_at', 'is', null)
+      .where('revoke_at', 'is not', null)
+      .where('revoke_at', '<=', new Date(this.clock()).toISOString())
+      .orderBy('revoke_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => row.id);
   }
 
   async count(): Promise<number> {
@@ -126,6 +196,37 @@ export class KyselyKeyStore implements KeyStore {
   }
 }
 
-async function insertKey(db: StoreDb, row: NewKeyRow): Promise<ApiKeyRecord> {
-  return keyRecordOf(await db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow());
+async function insertKey(db: StoreDb, row: NewKeyRow) {
+  return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * A rotated key's billing goes to its successor: the same overrides, and the prepaid credit it has
+ * left (granted less everything it was charged), which the old key gives up, so the overlap never
+ * spends the credit twice (the old key's work within the allowance goes on; its priced work is refused).
+ */
+async function moveKeyBilling(trx: StoreDb, from: string, to: string): Promise<void> {
+  const billing = await trx
+    .selectFrom('key_billing')
+    .select(['overrides', 'credit_granted_micros'])
+    .where('key_id', '=', from)
+    .$if(onPostgresDb(trx), (query) => query.forUpdate())
+    .executeTakeFirst();
+  if (!billing) return;
+  let moved: number | null = null;
+  if (billing.credit_granted_micros !== null) {
+    const { spent } = await trx
+      .selectFrom('usage_key_costs')
+      .select(sql<number>`CAST(coalesce(sum(cost_micros), 0) AS BIGINT)`.as('spent'))
+      .where('key_id', '=', from)
+      .executeTakeFirstOrThrow();
+    const granted = Number(billing.credit_granted_micros);
+    moved = Math.max(0, granted - Number(spent));
+    await trx
+      .updateTable('key_billing')
+      .set({ credit_granted_micros: granted - moved })
+      .where('key_id', '=', from)
+      .execute();
+  }
+  await trx.insertInto('key_billing').values({ key_id: to, overrides: billing.overrides, credit_granted_micros: moved }).execute();
 }

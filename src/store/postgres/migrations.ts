@@ -393,6 +393,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 13,
+    name: 'scheduled key revocation: a rotated key stops at revoke_at (src/store/key-record.ts revokedAtOf)',
+    // SQLite's step 15.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN revoke_at TEXT COLLATE "C";
+      CREATE INDEX api_keys_revocations_due ON api_keys (revoke_at) WHERE revoked_at IS NULL AND revoke_at IS NOT NULL;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -424,6 +424,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 15,
+    name: 'scheduled key revocation: a rotated key stops at revoke_at (src/store/key-record.ts revokedAtOf)',
+    // A key past its revoke_at is refused as a revoked one; the sweeper then revokes it for good (revoked_at).
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN revoke_at TEXT;
+      CREATE INDEX api_keys_revocations_due ON api_keys (revoke_at) WHERE revoked_at IS NULL AND revoke_at IS NOT NULL;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -1,8 +1,12 @@
 // The KeyStore contract, run against every implementation (test/store/key-store.test.ts): key
-// format, authentication, hashing at rest, validation, updates, revocation, dictionaries, and the
-// first key of a fresh install. Each case gets a fresh, empty store from the implementation's harness.
+// format, authentication, hashing at rest, validation, updates, revocation, rotation (a revocation
+// scheduled at the overlap's end, judged by the store's clock), dictionaries, and the first key of a
+// fresh install. Each case gets a fresh, empty store from the implementation's harness.
 import { createHash } from 'node:crypto';
 import type { Test } from 'tap';
+import type { BillingSettingsStore } from '../../../src/store/billing-settings-store.js';
+import type { UsageLedger } from '../../../src/store/usage-ledger.js';
+import { NO_SAFETY_EVENTS } from '../../../src/store/usage-record.js';
 import { KeyStoreError } from '../../../src/store/key-store-error.js';
 import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord, type CreateKeyOptions, type KeyStore } from '../../../src/store/key-store.js';
 import { failureOf, refuses } from './refusal.js';
@@ -11,6 +15,7 @@ import { failureOf, refuses } from './refusal.js';
 export interface KeyStoreUnderTest extends KeyStore {
   create(options?: CreateKeyOptions, now?: Date): Promise<{ key: string; record: ApiKeyRecord }>;
   revoke(id: string, now?: Date): Promise<boolean>;
+  rotate(id: string, revokeAt: Date, now?: Date): Promise<import('../../../src/store/key-store.js').RotatedKey>;
 }
 
 export interface KeyStoreHarness {
@@ -19,6 +24,11 @@ export interface KeyStoreHarness {
   another(): Promise<KeyStoreUnderTest>;
   /** The `api_keys` row as stored (column name -> value), to check what is at rest. */
   rawKeyRow(id: string): Promise<Record<string, unknown>>;
+  /** The stores' clock (epoch ms; null: the real time), which judges scheduled revocations. */
+  clock: { nowMs: number | null };
+  /** The billing settings and the usage ledger on the same database (a rotation moves the key's billing). */
+  billing: BillingSettingsStore;
+  ledger: UsageLedger;
   /** Closes the store(s) and the database; the contract calls it at the end of each case. */
   close(): Promise<void>;
 }
@@ -114,6 +124,88 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       t.equal((await store.get(record.id))?.revokedAt, revokedAt.toISOString(), 'the first revocation time stays');
       await rejects(t, () => store.revoke('key_ZZZZZZZZZZZZ'), 'not_found', /key_ZZZZZZZZZZZZ/);
       await rejects(t, () => store.revoke('not-an-id'), 'not_found', /no API key with id like that/);
+    });
+
+    t.test("rotate: a new key with the key's terms; the old one usable until its revoke_at, then refused as revoked; due, then revoked for good", async (t) => {
+      const { store, another, clock } = await open(t);
+      const T0 = Date.parse('2030-03-04T10:00:00.000Z');
+      const HOUR = 3_600_000;
+      clock.nowMs = T0;
+      const old = await store.create({
+        tenant: 'acme',
+        plan: 'enterprise',
+        entitlements: ['patterns'],
+        defaultLanguage: 'es',
+        retentionHours: 5,
+        rateLimitPerMinute: 30,
+      });
+      await store.setDictionary(old.record.id, 'en', ['metoprolol', 'apixaban']);
+      const rotated = await store.rotate(old.record.id, new Date(T0 + HOUR), new Date(T0));
+      t.match(rotated.record, { tenant: 'acme', plan: 'enterprise', entitlements: ['patterns'], defaultLanguage: 'es', retentionHours: 5 });
+      t.match(rotated.record, { rateLimitPerMinute: 30, billingState: 'active', revokedAt: null, revokeAt: null, createdAt: new Date(T0).toISOString() });
+      t.not(rotated.record.id, old.record.id);
+      t.match(rotated.key, KEY_FORMAT, 'the new secret, returned once');
+      t.same((await store.authenticate(rotated.key))?.id, rotated.record.id, 'the new key works at once');
+      t.same(await store.getDictionary(rotated.record.id, 'en'), ['metoprolol', 'apixaban'], 'with the dictionaries');
+      t.match(rotated.rotated, { id: old.record.id, revokedAt: null, revokeAt: new Date(T0 + HOUR).toISOString() });
+
+      clock.nowMs = T0 + HOUR - 1;
+      t.equal((await store.authenticate(old.key))?.id, old.record.id, 'the old key works through the overlap');
+      t.same(await store.dueRevocations(), []);
+      await rejects(t, () => store.rotate(old.record.id, new Date(T0 + 2 * HOUR)), 'invalid_argument', /is being rotated already/);
+
+      clock.nowMs = T0 + HOUR;
+      t.equal(await store.authenticate(old.key), null, 'refused from revoke_at on, as a revoked key');
+      t.equal((await store.get(old.record.id))?.revokedAt, new Date(T0 + HOUR).toISOString(), 'read as revoked, at its revoke_at');
+      t.equal((await store.list('acme')).find((k) => k.id === old.record.id)?.revokedAt, new Date(T0 + HOUR).toISOString());
+      t.same(await store.dueRevocations(), [old.record.id], 'due: the sweeper carries it out');
+      await rejects(t, () => store.rotate(old.record.id, new Date(T0 + 2 * HOUR)), 'not_found', /no API key/);
+
+      t.equal(await store.revoke(old.record.id, new Date(T0 + HOUR + 30_000)), true, 'revoked for good');
+      t.equal(await (await another()).revoke(old.record.id), false, 'once: another process finds it revoked');
+      t.equal((await store.get(old.record.id))?.revokedAt, new Date(T0 + HOUR).toISOString(), 'dated when it stopped working');
+      t.same(await store.dueRevocations(), []);
+      clock.nowMs = null;
+      t.equal(await store.authenticate(old.key), null);
+      await rejects(t, () => store.rotate('key_ZZZZZZZZZZZZ', new Date()), 'not_found', /key_ZZZZZZZZZZZZ/);
+    });
+
+    t.test("rotate: a paused key's successor is paused; its billing overrides go along, and the prepaid credit it has left moves", async (t) => {
+      const { store, billing, ledger } = await open(t);
+      const old = await store.create({ tenant: 'acme' });
+      await store.update(old.record.id, { billingState: 'paused' });
+      await billing.updateKey(old.record.id, { overrides: { spendCapMicros: 5_000_000 }, addCreditMicros: 2_000_000 });
+      const event = {
+        eventKey: 'job:rotation',
+        tenant: 'acme',
+        keyId: old.record.id,
+        period: '2030-03',
+        atMs: Date.parse('2030-03-04T09:00:00.000Z'),
+        route: 'job' as const,
+        model: 'base',
+        languageFamily: 'en',
+        diarization: false,
+        vocabulary: false,
+        patterns: false,
+        audioMs: 3_600_000,
+        safety: NO_SAFETY_EVENTS,
+      };
+      t.equal(await ledger.record(event, { includedMs: 0, priceMicrosPerHour: 500_000 }), true, 'the old key was charged 0.50');
+      const rotated = await store.rotate(old.record.id, new Date(Date.now() + 60_000));
+      t.equal(rotated.record.billingState, 'paused', 'no way around an operator’s pause');
+      t.same(
+        await billing.keyBilling(rotated.record.id),
+        { overrides: { spendCapMicros: 5_000_000 }, creditGrantedMicros: 1_500_000 },
+        'the credit left moves',
+      );
+      t.same(
+        await billing.keyBilling(old.record.id),
+        { overrides: { spendCapMicros: 5_000_000 }, creditGrantedMicros: 500_000 },
+        'the old key keeps what it spent: none left',
+      );
+      const plain = await store.create({ tenant: 'acme' });
+      const successor = await store.rotate(plain.record.id, new Date(Date.now() + 60_000));
+      t.same(await billing.keyBilling(successor.record.id), { overrides: {}, creditGrantedMicros: null }, 'no billing of its own: none made');
     });
 
     t.test('only a SHA-256 of the secret is stored; listings carry neither', async (t) => {
