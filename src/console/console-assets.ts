@@ -20,6 +20,32 @@ h2 { font-size: 1.15rem; margin: 1.5rem 0 0.5rem; }
 table { width: 100%; border-collapse: collapse; background: #fff; }
 th, td { text-align: left; padding: 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; }
+/* The playground: its tabs, form, and the transcript (a colour per speaker, with the label in text too). */
+.tabs { display: flex; gap: 1.25rem; margin-bottom: 1rem; }
+.tabs a.current { font-weight: 700; color: var(--ink); text-decoration: none; border-bottom: 3px solid var(--accent); }
+form.playground { max-width: 40rem; }
+textarea { font: inherit; padding: 0.4rem 0.5rem; border: 1px solid #8c959f; border-radius: 4px; }
+label.check { display: flex; gap: 0.5rem; align-items: center; font-weight: 400; }
+fieldset { display: grid; gap: 0.5rem; border: 1px solid var(--line); border-radius: 4px; }
+#playground-result { margin-top: 1.5rem; }
+#playground-result audio { width: 100%; margin: 0.5rem 0; }
+ol.segments { list-style: none; padding: 0; display: grid; gap: 0.5rem; }
+.segment { background: #fff; border: 1px solid var(--line); border-left: 6px solid var(--speaker); border-radius: 4px; padding: 0.5rem 0.75rem; }
+.segment p { margin: 0.25rem 0; }
+.speaker-label, .speaker-chip { font-weight: 700; color: var(--speaker-ink); }
+.speaker-chip { padding: 0.1rem 0.6rem; border: 2px solid var(--speaker); border-radius: 999px; background: var(--speaker-tint); }
+.speaker-1 { --speaker: #0a5bd3; --speaker-ink: #083f91; --speaker-tint: #e7f0fd; }
+.speaker-2 { --speaker: #b35900; --speaker-ink: #7a3d00; --speaker-tint: #fdf0e3; }
+.speaker-3 { --speaker: #116329; --speaker-ink: #0b4a1e; --speaker-tint: #e6f4ea; }
+.speaker-4 { --speaker: #8250df; --speaker-ink: #5a2ea6; --speaker-tint: #f1ebfc; }
+.speaker-unknown { --speaker: #57606a; --speaker-ink: #3b4148; --speaker-tint: #f0f2f4; }
+.words { display: flex; flex-wrap: wrap; gap: 0.25rem; }
+button.word { padding: 0.1rem 0.4rem; border-color: var(--line); background: var(--speaker-tint); }
+button.word .time { font-size: 0.75rem; color: var(--muted); }
+dl.audit { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; background: #fff; padding: 0.75rem; border: 1px solid var(--line); }
+dl.audit dt { font-weight: 600; }
+dl.audit dd { margin: 0; }
+pre.answer { max-height: 24rem; overflow: auto; background: #fff; border: 1px solid var(--line); padding: 0.5rem; font-size: 0.85rem; }
 form.stack { display: grid; gap: 0.75rem; max-width: 28rem; background: #fff; padding: 1.25rem; border: 1px solid var(--line); border-radius: 6px; }
 label { display: grid; gap: 0.25rem; font-weight: 600; }
 input, select { font: inherit; padding: 0.4rem 0.5rem; border: 1px solid #8c959f; border-radius: 4px; }

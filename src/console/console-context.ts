@@ -2,6 +2,7 @@
 // page (a live session; for a change, also the session's CSRF token), the audit line of a change,
 // and the session cookie of a sign-in. Route modules (sign-in, keys, ...) receive one ConsoleContext.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { TranscribeUploadDeps } from '../application/transcribe-upload-deps.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ConsoleAccountStore, ConsoleSession, SessionLimits } from '../store/console-account-store.js';
 import type { KeyStore } from '../store/key-store.js';
@@ -29,9 +30,13 @@ export interface ConsoleDeps {
   accounts: ConsoleAccountStore;
   keys: KeyStore;
   /** The stores the tenant's pages read and change besides accounts and keys. */
-  stores: Pick<Stores, 'webhookSecrets' | 'outbox' | 'usage' | 'billing' | 'jobs'>;
+  stores: Pick<Stores, 'webhookSecrets' | 'outbox' | 'usage' | 'billing' | 'jobs' | 'clientSecrets'>;
   /** Billing's view of a key (period, terms, standing), as the API applies it. */
   billing: UsageBilling;
+  /** The API's transcription use case's deps: the playground transcribes as the chosen key, as the API would. */
+  transcription: TranscribeUploadDeps;
+  /** The realtime listener's URL (ws://host:port) the playground's page streams to; null: no realtime tab. */
+  realtimeUrl: string | null;
   /** Revokes a key and closes what it left open (src/jobs/key-revocation.ts). */
   revokeKey(keyId: string): Promise<void>;
   clock: () => number;
@@ -51,7 +56,7 @@ export interface ConsoleContext {
   /** A change by a signed-in user: the session, or null when it was answered (signed out, CSRF refused). */
   change(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null>;
   /** One `console audit` line: who, what, which ids (never a secret, key, password or transcript). */
-  audit(request: FastifyRequest, session: ConsoleSession, action: string, subject?: Record<string, string>): void;
+  audit(request: FastifyRequest, session: ConsoleSession, action: string, subject?: Record<string, string | number>): void;
   pageUser(session: ConsoleSession): PageUser;
   /** Opens a new session for the user and sets its cookie on the reply. */
   startSession(reply: FastifyReply, userId: string): Promise<void>;

@@ -24,6 +24,16 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
+/**
+ * The playground's CSP: the console's, and no wider than its pages need. `media-src blob:` plays the
+ * file chosen in the page (never sent back by the server); `connect-src` adds the realtime
+ * listener's origin, exactly, for the microphone's stream.
+ */
+export function playgroundContentSecurityPolicy(realtimeUrl: string | null): string {
+  const realtime = realtimeUrl === null ? '' : ` ${new URL(realtimeUrl).origin}`;
+  return SECURITY_HEADERS['content-security-policy'].replace("connect-src 'self'", `connect-src 'self'${realtime}; media-src blob:`);
+}
+
 /** The value of one cookie of a Cookie header, or null. */
 export function cookieValue(header: string | undefined, name: string): string | null {
   for (const part of (header ?? '').split(';')) {

@@ -8,6 +8,7 @@ export const CONSOLE_NAV: ReadonlyArray<{ href: string; label: string }> = [
   { href: '/keys', label: 'API keys' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/webhooks/deliveries', label: 'Deliveries' },
+  { href: '/playground', label: 'Playground' },
   { href: '/usage', label: 'Usage' },
 ];
 
@@ -22,7 +23,11 @@ export interface Notice {
   text: string;
 }
 
-export function layout(title: string, body: string, user: PageUser | null, notice: Notice | null = null): string {
+/**
+ * A page. `scripts`: module scripts of the page's own, served by the console (/assets/...), loaded
+ * after console.js; never inline (the CSP forbids it).
+ */
+export function layout(title: string, body: string, user: PageUser | null, notice: Notice | null = null, scripts: readonly string[] = []): string {
   const nav = user
     ? `<nav aria-label="Console">${CONSOLE_NAV.map((p) => `<a href="${p.href}">${e(p.label)}</a>`).join('')}</nav>
 <span class="muted">${e(user.email)} · ${e(user.tenant)}</span>
@@ -38,7 +43,7 @@ export function layout(title: string, body: string, user: PageUser | null, notic
 <title>${e(title)} · svc-stt console</title>
 <link rel="stylesheet" href="/assets/console.css">
 <script type="module" src="/assets/console.js"></script>
-</head>
+${scripts.map((src) => `<script type="module" src="${e(src)}"></script>\n`).join('')}</head>
 <body>
 <header><span class="brand">svc-stt console</span>${nav}</header>
 <main id="main">

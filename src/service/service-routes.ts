@@ -1,6 +1,7 @@
 // The HTTP routes one process serves: the API's (jobs, transcriptions, usage, models, realtime client
 // secrets and the embedded upload target) on roles that serve it, health and metrics on every role.
 import type { RoutePlugin } from '../api/app-dependencies.js';
+import type { TranscribeUploadDeps } from '../application/transcribe-upload-deps.js';
 import { healthRoutes } from '../api/routes/health.js';
 import { jobRoutes } from '../api/routes/jobs.js';
 import { modelRoutes } from '../api/routes/models.js';
@@ -82,20 +83,7 @@ function apiRoutes(parts: ServiceRouteParts): RoutePlugin[] {
       keys,
       billing,
     }),
-    transcriptionRoutes({
-      config,
-      engines: engines.engines,
-      stages: engines.stages,
-      modelBuilds: engines.modelBuilds,
-      keys,
-      jobs,
-      idempotency,
-      blobs,
-      queue,
-      webhooks,
-      billing,
-      watch: parts.watch,
-    }),
+    transcriptionRoutes(transcribeUploadDeps(parts, webhooks)),
     usageRoutes({ ledger: stores.usage, billing, keys }),
     realtimeClientSecretRoutes({ secrets: stores.clientSecrets, billing, clock }),
     modelRoutes({ files: config.models, builds: engines.modelBuilds, loaded: () => isOpen(engines) }),
@@ -103,6 +91,31 @@ function apiRoutes(parts: ServiceRouteParts): RoutePlugin[] {
   // The embedded upload target of presigned forms; with S3 the forms post straight to the bucket.
   if (!blobs.directUploads) routes.push(presignedUploadRoutes({ config, jobs, blobs, keys, secret: uploadSecret, clock }));
   return routes;
+}
+
+/**
+ * What the transcription use case works with, as the API's upload route has it: the console's
+ * playground runs uploads through the same deps, so billing and limits are the API's.
+ */
+export function transcribeUploadDeps(
+  parts: Pick<ServiceRouteParts, 'config' | 'stores' | 'blobs' | 'queue' | 'clock' | 'engines' | 'billing' | 'watch' | 'validateDestination'>,
+  webhooks = new WebhookAdmission(parts.stores.webhookSecrets, parts.validateDestination, parts.clock),
+): TranscribeUploadDeps {
+  const { config, stores, blobs, queue, engines, billing } = parts;
+  return {
+    config,
+    engines: engines.engines,
+    stages: engines.stages,
+    modelBuilds: engines.modelBuilds,
+    keys: stores.keys,
+    jobs: stores.jobs,
+    idempotency: stores.idempotency,
+    blobs,
+    queue,
+    webhooks,
+    billing,
+    watch: parts.watch,
+  };
 }
 
 function isOpen(engines: OpenedEngines): boolean {

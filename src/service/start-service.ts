@@ -38,7 +38,7 @@ import { runtimeNotes } from './runtime-notes.js';
 import { rolePlan, RoleRefusedError, type RolePlan } from './role-plan.js';
 import { ServiceMetrics } from './service-metrics.js';
 import { startSweeper } from './sweeper.js';
-import { serviceRoutes } from './service-routes.js';
+import { serviceRoutes, transcribeUploadDeps } from './service-routes.js';
 import { drainAndClose } from './drain-and-close.js';
 
 export interface RunningService {
@@ -267,6 +267,8 @@ async function startRole(
         keys,
         stores,
         billing,
+        transcription: transcribeUploadDeps({ config, stores, blobs, queue, clock, engines, billing, watch, validateDestination }),
+        realtimeUrl: realtime?.url ?? null,
         revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
         clock: () => clock().getTime(),
         logger: app.log.child({ listener: 'console' }),

@@ -1,0 +1,206 @@
+// The console's playground over HTTP (src/console/playground-routes.ts), on a real service: a
+// two-voice exchange transcribed as one of the tenant's keys (speakers, words with times, language
+// runs, the vocabulary audit; metered to the key; one audit line without the transcript), another
+// tenant's key id answered as an unknown one, the CSRF token and origin checked, the API's own
+// refusals shown with the API's messages, a field the form does not have refused, and the page's CSP
+// widened only by what the playground needs.
+import { readFile } from 'node:fs/promises';
+import t from 'tap';
+import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
+import { pngImage } from '../helpers/audio-fixtures.js';
+import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
+import { captureLogs, recordCanary } from '../helpers/test-logs.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import { ConsoleClient, type ConsoleAnswer } from './console-client.js';
+
+const PASSWORD = 'juniper-auscultation-88';
+let svc: TestService;
+let logs: ReturnType<typeof captureLogs>;
+let audio: Buffer;
+
+t.before(async () => {
+  logs = captureLogs();
+  svc = await startTestService({}, { logger: { level: 'info', stream: logs.stream } });
+  const talk = await exchange({ voices: [CONVERSATION_VOICES.A, CONVERSATION_VOICES.B], turns: 4, minSeconds: 3, maxSeconds: 4, seed: 5 });
+  audio = await readFile(talk.path);
+});
+t.teardown(() => svc?.close());
+
+const base = () => svc.service.consoleUrl!;
+
+/** A signed-in member of `tenant` with one key of the tenant's, and the playground page's CSRF token. */
+async function member(tenant: string): Promise<{ client: ConsoleClient; csrf: string; keyId: string }> {
+  const client = new ConsoleClient(base());
+  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, `${tenant}@clinic.example`, Date.now(), INVITE_TTL_MS);
+  if ((await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD })).status !== 303) throw new Error('invite refused');
+  const { id } = await svc.createKey({ tenant });
+  const page = await client.get('/playground');
+  return { client, csrf: ConsoleClient.csrfOf(page.page), keyId: id };
+}
+
+/** The playground's form posted as a browser posts it (multipart, the console's origin, the session cookie). */
+async function transcribe(
+  client: ConsoleClient,
+  fields: Record<string, string>,
+  file: { data: Uint8Array; name: string } | null = { data: audio, name: 'exchange.wav' },
+  headers: Record<string, string> = {},
+): Promise<ConsoleAnswer> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  if (file) form.append('file', new Blob([new Uint8Array(file.data)]), file.name);
+  const res = await fetch(`${base()}/playground`, {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+    headers: { origin: base(), cookie: `svc_console_session=${client.cookie}`, ...headers },
+  });
+  return { status: res.status, headers: res.headers, page: await res.text() };
+}
+
+const auditLines = (tenant: string) => logs.lines().filter((l) => l.msg === 'console audit' && l.audit === 'playground_transcription' && l.tenantId === tenant);
+
+t.test('a two-voice exchange, diarized: speakers in colours and in text, words with times, language runs, the audit; metered to the key', async (t) => {
+  const { client, csrf, keyId } = await member('clinic-play');
+  const answer = await transcribe(client, {
+    csrf,
+    key_id: keyId,
+    model: 'svc-medical-1',
+    language: 'en',
+    diarize: 'true',
+    min_speakers: '2',
+    max_speakers: '',
+    'timestamp_granularities[]': 'word',
+    vocabulary: '["metoprolol", "tachycardia"]',
+    language_hints: '',
+    patterns: '',
+  });
+  t.equal(answer.status, 200, answer.status === 200 ? 'answered' : answer.page);
+  const page = answer.page;
+  const chips = [...page.matchAll(/<span class="speaker-chip (speaker-\d)">([A-Z])<\/span>/g)].map((m) => [m[2], m[1]]);
+  t.same(
+    chips,
+    [
+      ['A', 'speaker-1'],
+      ['B', 'speaker-2'],
+    ],
+    'two speakers, as asked (min_speakers=2), each with a colour class and its label',
+  );
+  const labels = [...page.matchAll(/<li class="segment (speaker-\d)">\s*<p class="segment-head"><span class="speaker-label">Speaker ([A-Z])<\/span>/g)];
+  t.ok(labels.length >= 1, `${labels.length} segments with their speaker's label in text`);
+  t.ok(
+    labels.every((m) => m[1] === (m[2] === 'A' ? 'speaker-1' : 'speaker-2')),
+    "each segment in its speaker's colour",
+  );
+  const starts = [...page.matchAll(/<button type="button" class="word" data-start="([\d.]+)">[^<]*<span class="time">([\d.]+)<\/span>/g)];
+  t.ok(starts.length >= 1, `${starts.length} words as buttons with their start times`);
+  t.ok(
+    starts.every((m) => Number(m[2]) === Number(Number(m[1]).toFixed(2))),
+    'the time shown is the word start',
+  );
+  t.match(page, /<h3>Language runs<\/h3>\s*<ol><li>en: 0\.\d\d s to [\d.]+ s \(\d+ segments?\)<\/li><\/ol>/, 'one English run');
+  t.match(page, /<dt>Terms<\/dt><dd>2 \(2 sent, 0 from the key's dictionary\); all prompted\.<\/dd>/, 'the vocabulary audit in plain words');
+  t.match(page, /<dt>Safety fallback<\/dt><dd>(No|Yes)/);
+  t.notMatch(page, /<div class="notice error"/);
+
+  const [line, ...more] = auditLines('clinic-play');
+  t.equal(more.length, 0, 'one audit line');
+  t.match(line, { audit: 'playground_transcription', keyId, status: 200, billing: 'metered', requestId: /^req_/ });
+  t.ok((line.meteredSeconds as number) > 10, `metered to the key as an API request (${line.meteredSeconds} s)`);
+  const transcript = JSON.parse(
+    /<pre class="answer" tabindex="0">([^<]*)<\/pre>/
+      .exec(page)![1]
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&'),
+  );
+  t.equal(transcript.request_id, line.requestId, "the page's request id is the audited one");
+  const text = transcript.text.trim();
+  recordCanary('transcript', text);
+  t.notOk(text !== '' && logs.text().includes(text), 'no transcript in any log line');
+  t.notMatch(logs.text(), /metoprolol|exchange\.wav/, 'nor the terms, nor the file name');
+});
+
+t.test("another tenant's key id is answered as an unknown key; nothing runs", async (t) => {
+  const { client, csrf } = await member('clinic-mine');
+  const other = await svc.createKey({ tenant: 'clinic-theirs' });
+  const answer = await transcribe(client, { csrf, key_id: other.id, model: 'svc-medical-1' });
+  t.equal(answer.status, 404);
+  t.match(answer.page, /No such key\./);
+  t.equal(auditLines('clinic-mine').length + auditLines('clinic-theirs').length, 0, 'nothing transcribed, nothing audited');
+  t.equal((await transcribe(client, { csrf, key_id: 'key_doesnotexist', model: 'svc-medical-1' })).status, 404, 'the same for an id that does not exist');
+});
+
+t.test('the session CSRF token and the console origin are required', async (t) => {
+  const { client, csrf, keyId } = await member('clinic-play-csrf');
+  t.equal((await transcribe(client, { key_id: keyId, model: 'svc-medical-1' })).status, 403, 'no token');
+  t.equal((await transcribe(client, { csrf: `${csrf.slice(1)}x`, key_id: keyId, model: 'svc-medical-1' })).status, 403, 'a wrong token');
+  t.equal(
+    (await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1' }, undefined, { origin: 'https://evil.example' })).status,
+    403,
+    'another origin',
+  );
+  t.equal(auditLines('clinic-play-csrf').length, 0, 'nothing transcribed');
+  const signedOut = new ConsoleClient(base());
+  t.equal((await transcribe(signedOut, { csrf, key_id: keyId, model: 'svc-medical-1' })).status, 303, 'signed out: to sign-in');
+});
+
+t.test("refusals are the API's: the same status and message as the route gives the key", async (t) => {
+  const { client, csrf, keyId } = await member('clinic-play-refusals');
+  const key = (await svc.createKey({ tenant: 'clinic-play-refusals' })).key;
+  const cases: Array<{ fields: Record<string, string>; file?: { data: Uint8Array; name: string } }> = [
+    { fields: { vocabulary: 'metoprolol, tachycardia' } },
+    { fields: { min_speakers: '2' } },
+    { fields: { language: 'auto', language_hints: '["en", "xx"]' } },
+    { fields: {}, file: { data: await readFile(await pngImage()), name: 'picture.png' } },
+  ];
+  for (const { fields, file } of cases) {
+    const sent = { model: 'svc-medical-1', ...fields };
+    const api = await fetch(`${svc.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: (() => {
+        const form = new FormData();
+        for (const [name, value] of Object.entries(sent)) form.append(name, value);
+        form.append('file', new Blob([new Uint8Array(file?.data ?? audio)]), file?.name ?? 'exchange.wav');
+        return form;
+      })(),
+    });
+    const { error } = (await api.json()) as { error: { code: string; message: string } };
+    const answer = await transcribe(client, { csrf, key_id: keyId, ...sent }, file);
+    t.equal(answer.status, api.status, `${error.code}: the API's status (${api.status})`);
+    t.ok(
+      answer.page.includes(`The API refused it (${api.status} ${error.code}): ${error.message.replace(/"/g, '&quot;')}.`),
+      `the API's message: ${error.message}`,
+    );
+  }
+  const audits = auditLines('clinic-play-refusals');
+  t.equal(audits.length, cases.length, 'each refusal audited');
+  t.ok(
+    audits.every((l) => l.keyId === keyId && typeof l.errorCode === 'string' && l.billing !== 'metered'),
+    'with its code, nothing metered',
+  );
+
+  const crafted = await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1', webhook_url: 'https://example.com/hook' });
+  t.equal(crafted.status, 400, 'a field the form does not have is refused, not passed on');
+  t.match(crafted.page, /the playground takes only these fields/);
+});
+
+t.test("the playground's pages: the console's CSP, widened by blob: media and the realtime listener's origin only", async (t) => {
+  const { client } = await member('clinic-play-csp');
+  const page = await client.get('/playground');
+  t.equal(page.status, 200);
+  const csp = page.headers.get('content-security-policy')!;
+  const realtime = new URL(svc.service.realtime!.url).origin;
+  t.match(csp, /default-src 'none'/);
+  t.match(csp, /script-src 'self';/);
+  t.ok(csp.includes(`connect-src 'self' ${realtime};`), `connect-src: the console and ${realtime}`);
+  t.match(csp, /media-src blob:;/);
+  t.notMatch(csp, /unsafe-inline|unsafe-eval|https?:|\*/, 'no inline script and no other origin');
+  t.notMatch(page.page, /<script>|\sstyle=|\son[a-z]+=/, 'no inline script, style or handler');
+  t.match(page.page, /<script type="module" src="\/assets\/playground\.js"><\/script>/, "the page's own script");
+  const keys = await client.get('/keys');
+  t.notMatch(keys.headers.get('content-security-policy')!, /media-src|ws:/, 'other pages keep the strict CSP');
+  const script = await client.get('/assets/playground.js');
+  t.equal(script.status, 200);
+  t.match(script.headers.get('content-type'), /^text\/javascript/);
+});
