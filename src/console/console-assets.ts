@@ -67,6 +67,9 @@ form.settings label { font-weight: 400; font-size: 0.9rem; }
 .state-revoked, .outcome-failed { color: var(--bad); }
 .outcome-delivered { color: var(--good); }
 .scroll { overflow-x: auto; }
+.scroll caption { text-align: left; }
+table.deliveries { font-size: 0.9rem; }
+table.deliveries code { font-size: 0.8rem; }
 /* usage page: allowance bars, the daily chart (SVG, coloured by route class) and its legend */
 .allowance { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem; margin-bottom: 0.75rem; }
 .allowance .label { font-weight: 600; }

@@ -10,7 +10,7 @@ import { timeText } from './console-time.js';
 /** How many events the page shows, newest first. */
 export const DELIVERIES_SHOWN = 50;
 
-const COLUMNS = ['Event', 'Type', 'Job', 'Key', 'Destination', 'Created', 'Attempts', 'Last response', 'Outcome', 'Action'];
+const COLUMNS = ['Event and type', 'Job and key', 'Destination', 'Created', 'Attempts and last response', 'Outcome', 'Action'];
 
 export interface DeliveryRow {
   delivery: WebhookDeliverySummary;
@@ -51,14 +51,11 @@ export function webhookDeliveriesPage(user: PageUser, rows: readonly DeliveryRow
   const body = rows
     .map(
       (row) => `<tr>
-<td><code>${e(row.delivery.eventId)}</code></td>
-<td>${e(row.delivery.eventType)}</td>
-<td><code>${e(row.delivery.jobId)}</code></td>
-<td><code>${e(row.delivery.keyId)}</code></td>
+<td><code>${e(row.delivery.eventId)}</code><br><span class="muted">${e(row.delivery.eventType)}</span></td>
+<td><code>${e(row.delivery.jobId)}</code><br><code class="muted">${e(row.delivery.keyId)}</code></td>
 <td>${e(hostOf(row.delivery.url))}</td>
 <td>${timeText(row.delivery.createdAtMs)}</td>
-<td>${row.delivery.attempts}</td>
-<td>${lastResponse(row.delivery)}</td>
+<td>${row.delivery.attempts} · ${lastResponse(row.delivery)}</td>
 <td>${outcome(row.delivery)}</td>
 <td>${redeliverButton(user, row)}</td>
 </tr>`,
@@ -69,7 +66,7 @@ export function webhookDeliveriesPage(user: PageUser, rows: readonly DeliveryRow
     `<p>The newest ${DELIVERIES_SHOWN} events of your keys. A failed attempt is tried again after 1 minute, 5 minutes, 30 minutes,
 2 hours and 8 hours. <strong>Redeliver</strong> sends a delivered or failed event once more, soon, with the same
 <code>webhook-id</code> (receivers deduplicate by it), signed with the secrets that sign at that moment.</p>
-<div class="scroll"><table>
+<div class="scroll"><table class="deliveries">
 <caption class="muted">Event metadata only: never the payload, nor the destination's path.</caption>
 <thead><tr>${COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>
 <tbody>

@@ -158,7 +158,7 @@ t.test('deliveries: real events with status codes and outcomes; redelivered once
   t.equal(listed.status, 200);
   const rowOf = (page: string, id: string) => new RegExp(`<tr>\\s*<td><code>${id}</code>[\\s\\S]*?</tr>`).exec(page)?.[0] ?? '';
   const row = rowOf(listed.page, eventId);
-  for (const cell of ['transcription.job.succeeded', jobId, keyId, `hooks.test:${receiver.port}`, '<td>1</td>', 'HTTP 200', 'delivered', 'Redeliver']) {
+  for (const cell of ['transcription.job.succeeded', jobId, keyId, `hooks.test:${receiver.port}`, '<td>1 · HTTP 200</td>', 'delivered', 'Redeliver']) {
     t.ok(row.includes(cell), `the delivered event's row shows ${cell}`);
   }
   const retryRow = rowOf(listed.page, retrying.eventId);
@@ -197,7 +197,7 @@ t.test('deliveries: real events with status codes and outcomes; redelivered once
   const after = await setup.waitForDelivery(jobId, (d) => d.attempts === 2);
   t.match(after, { state: 'delivered', lastStatus: 'http 204', redeliveryRequestedAtMs: null });
   const afterRow = rowOf((await client.get('/webhooks/deliveries')).page, eventId);
-  t.ok(afterRow.includes('<td>2</td>') && afterRow.includes('HTTP 204'), 'listed with its second attempt');
+  t.ok(afterRow.includes('<td>2 · HTTP 204</td>'), 'listed with its second attempt');
 
   // A redelivery is one attempt: when it fails, the event is failed, not retried on the schedule.
   receiver.answer({ status: 500 });
