@@ -1,12 +1,13 @@
-// The keys page: list, create (the key shown once), revoke, and a key's retention and default
-// language. Another tenant's key id is answered as an unknown one.
+// The keys page: list, create (the key shown once), revoke, rotate (a new key with the old one's
+// terms, shown once; the old one revoked after the overlap the user picks), and a key's retention and
+// default language. Another tenant's key id is answered as an unknown one.
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord } from '../store/key-store.js';
 import { DEFAULT_PLAN } from '../store/key-record.js';
 import { isKeyStoreError } from '../store/key-store-error.js';
 import { html, type ConsoleContext, type Form } from './console-context.js';
 import type { Notice } from './console-layout.js';
-import { keysPage, type CreatedKey } from './keys-page.js';
+import { keysPage, ROTATION_OVERLAPS, utcMinute, type CreatedKey } from './keys-page.js';
 
 export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   app.get('/keys', async (request, reply) => {
@@ -42,6 +43,41 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     ctx.audit(request, session, 'key_revoked', { keyId: id });
     const notice: Notice = { kind: 'ok', text: `Key ${id} revoked: it is refused everywhere from now on.` };
     return html(reply, keysPage(ctx.pageUser(session), await ctx.deps.keys.list(session.user.tenant), null, notice));
+  });
+  // Rotation: the new key works at once; the old one until the overlap ends (refused from then on by
+  // every process; the sweeper closes what it left open). An overlap of none revokes it now.
+  app.post('/keys/:id/rotate', async (request, reply) => {
+    const session = await ctx.change(request, reply);
+    if (!session) return reply;
+    const { id } = request.params as { id: string };
+    const list = async () => ctx.deps.keys.list(session.user.tenant);
+    const key = await ctx.deps.keys.get(id);
+    if (!key || key.tenant !== session.user.tenant || key.revokedAt !== null) {
+      return html(reply.code(404), keysPage(ctx.pageUser(session), await list(), null, { kind: 'error', text: 'No such key.' }));
+    }
+    const overlap = ROTATION_OVERLAPS.find((o) => String(o.seconds) === (request.body as Form).overlap_seconds);
+    if (!overlap) {
+      const choices = ROTATION_OVERLAPS.map((o) => o.label).join(', ');
+      return html(
+        reply.code(422),
+        keysPage(ctx.pageUser(session), await list(), null, { kind: 'error', text: `Not rotated: choose when the old key is revoked (overlap: ${choices}).` }),
+      );
+    }
+    const revokeAt = new Date(ctx.deps.clock() + overlap.seconds * 1000);
+    let rotated;
+    try {
+      rotated = await ctx.deps.keys.rotate(id, revokeAt);
+    } catch (error) {
+      if (!isKeyStoreError(error)) throw error;
+      const status = error.code === 'not_found' ? 404 : 422;
+      const text = error.code === 'not_found' ? 'No such key.' : `Not rotated: ${error.message}.`;
+      return html(reply.code(status), keysPage(ctx.pageUser(session), await list(), null, { kind: 'error', text }));
+    }
+    if (overlap.seconds === 0) await ctx.deps.revokeKey(id);
+    ctx.audit(request, session, 'key_rotated', { keyId: rotated.record.id, rotatedKeyId: id, revokeAt: revokeAt.toISOString() });
+    const when = overlap.seconds === 0 ? 'revoked now' : `works until ${utcMinute(revokeAt.toISOString())}, then it is revoked`;
+    const notice: Notice = { kind: 'ok', text: `Key ${id} rotated: the new key ${rotated.record.id} works now; ${id} ${when}.` };
+    return html(reply.code(201), keysPage(ctx.pageUser(session), await list(), { id: rotated.record.id, key: rotated.key }, notice));
   });
   // A key's result retention (1-72 h) and default language: the API reads the key on every request, so
   // the next job or answer follows at once.

@@ -1,8 +1,38 @@
 // The keys page: the tenant's API keys with their terms, a key created (shown this once, with a copy
-// button), revoke, and each key's retention and default language.
+// button), revoke, rotate (a new key; the old one revoked after the overlap picked), and each key's
+// retention and default language.
 import type { ApiKeyRecord } from '../store/key-store.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type Notice, type PageUser } from './console-layout.js';
+
+/** The overlaps a rotation offers, in seconds: how long the old key keeps working beside the new one. */
+export const ROTATION_OVERLAPS: ReadonlyArray<{ seconds: number; label: string }> = [
+  { seconds: 0, label: 'at once' },
+  { seconds: 3_600, label: 'after 1 hour' },
+  { seconds: 86_400, label: 'after 24 hours' },
+  { seconds: 7 * 86_400, label: 'after 7 days' },
+];
+const DEFAULT_OVERLAP_SECONDS = 86_400;
+
+/** '2026-11-28 07:15 UTC' of an ISO time. */
+export function utcMinute(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** Rotate: a new key with this one's terms; this one revoked after the overlap picked. */
+function rotateForm(user: PageUser, k: ApiKeyRecord): string {
+  const options = ROTATION_OVERLAPS.map(
+    (o) => `<option value="${o.seconds}"${o.seconds === DEFAULT_OVERLAP_SECONDS ? ' selected' : ''}>${o.label}</option>`,
+  ).join('');
+  return `<form method="post" action="/keys/${e(k.id)}/rotate" class="settings">${csrfField(user)}
+<label>Revoke the old key<select name="overlap_seconds">${options}</select></label>
+<button type="submit" aria-label="Rotate ${e(k.id)}">Rotate</button></form>`;
+}
+
+function statusOf(k: ApiKeyRecord): string {
+  if (k.revokedAt) return `revoked ${e(k.revokedAt.slice(0, 10))}`;
+  return k.revokeAt ? `active · revoked at ${e(utcMinute(k.revokeAt))} (rotated)` : 'active';
+}
 
 const KEY_COLUMNS = ['Id', 'Created', 'Plan', 'Entitlements', 'Rate limit', 'Retention and default language', 'Status', 'Action'];
 
@@ -34,12 +64,12 @@ export function keysPage(user: PageUser, keys: readonly ApiKeyRecord[], created:
 <td>${e(k.entitlements.join(', ') || 'none')}</td>
 <td>${k.rateLimitPerMinute === null ? 'default' : `${k.rateLimitPerMinute}/min`}</td>
 <td>${k.revokedAt ? `${k.retentionHours} h · ${e(k.defaultLanguage ?? 'detected')}` : settingsForm(user, k)}</td>
-<td>${k.revokedAt ? `revoked ${e(k.revokedAt.slice(0, 10))}` : 'active'}</td>
+<td>${statusOf(k)}</td>
 <td>${
         k.revokedAt
           ? ''
-          : `<form method="post" action="/keys/${e(k.id)}/revoke" class="inline">${csrfField(user)}
-<button type="submit" class="danger" aria-label="Revoke ${e(k.id)}">Revoke</button></form>`
+          : `${k.revokeAt ? '' : rotateForm(user, k)}<form method="post" action="/keys/${e(k.id)}/revoke" class="inline">${csrfField(user)}
+<button type="submit" class="danger" aria-label="Revoke ${e(k.id)}${k.revokeAt ? ' now' : ''}">Revoke${k.revokeAt ? ' now' : ''}</button></form>`
       }</td>
 </tr>`,
     )

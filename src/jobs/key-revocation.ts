@@ -62,6 +62,25 @@ export async function revokeKey(stores: KeyRevocationStores, keyId: string, nowM
   return { revoked, record, ...closing, webhookEventsCancelled };
 }
 
+export interface DueRevocationStores extends KeyRevocationStores {
+  keys: Pick<KeyStore, 'get' | 'revoke' | 'dueRevocations'>;
+}
+
+/**
+ * Carries out the scheduled revocations that have come (a rotation's overlap ended): each key is
+ * revoked and what it left open is closed, as revokeKey does. The key was refused since its
+ * revoke_at already; any process may run this, and the revocations it made itself are returned
+ * (of processes racing, one revokes each key; closing again is harmless).
+ */
+export async function revokeDueKeys(stores: DueRevocationStores, nowMs: number): Promise<KeyRevocation[]> {
+  const made: KeyRevocation[] = [];
+  for (const keyId of await stores.keys.dueRevocations()) {
+    const revocation = await revokeKey(stores, keyId, nowMs);
+    if (revocation.revoked) made.push(revocation);
+  }
+  return made;
+}
+
 /** Fails the key's `awaiting_upload` jobs and deletes the audio they had received. */
 export async function closeUploadSlotsOfKey(
   stores: Pick<KeyRevocationStores, 'jobs' | 'blobs'>,

@@ -140,7 +140,18 @@ async function startRole(
     // Only a process alone with its database and disk may treat every unreferenced blob as an
     // orphan at start: with shared storage another process may be writing one right now.
     const alone = stores.kind === 'sqlite' && opened.kind === 'local';
-    sweeper = startSweeper(idempotency, opened.blobs, jobs, { housekeeping, ledger: stores.usage, clock, sweepAllOrphansFirst: alone });
+    sweeper = startSweeper(idempotency, opened.blobs, jobs, {
+      housekeeping,
+      ledger: stores.usage,
+      clock,
+      sweepAllOrphansFirst: alone,
+      keyRevocations: { keys, jobs, blobs, outbox },
+      onKeyRevoked: ({ record, slotsClosed, webhookEventsCancelled }) =>
+        workerLog.info(
+          { audit: 'key_revoked', keyId: record.id, tenantId: record.tenant, scheduled: true, slotsClosed, webhookEventsCancelled },
+          'key revoked on schedule',
+        ),
+    });
     const running = sweeper;
     closers.push(() => running.stop());
     // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.

@@ -1,8 +1,10 @@
 // Periodic housekeeping: expired idempotency records, the job lifecycle's time-driven transitions
 // (overdue uploads, expired results, ended tombstones), and blobs no request or job owns any more
 // (uploads cut off by a crash, job audio whose row never committed, results of a lost race), and
-// usage reservations that no longer count (their instance died, their job ended).
+// usage reservations that no longer count (their instance died, their job ended), and the scheduled
+// revocations of rotated keys whose overlap ended.
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
+import { revokeDueKeys, type DueRevocationStores, type KeyRevocation } from '../jobs/key-revocation.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
 import type { JobStore } from '../store/job-store.js';
@@ -18,6 +20,10 @@ export interface SweeperOptions {
   /** Whose dead reservations are deleted on each pass (decisions never count them; this keeps the table small). */
   ledger?: Pick<UsageLedger, 'deleteDeadReservations'>;
   clock?: () => Date;
+  /** Where rotated keys whose revocation is due are revoked for good (their open work closed). */
+  keyRevocations?: DueRevocationStores;
+  /** Told of each key this process revoked on schedule (the service's audit line). */
+  onKeyRevoked?: (revocation: KeyRevocation) => void;
   /**
    * At start no request is in flight, so every unreferenced blob is an orphan whatever its age:
    * the first pass removes them all (a crash leaves no audio behind past the restart).
@@ -35,6 +41,9 @@ export function startSweeper(idempotency: IdempotencyStore, blobs: BlobStore, jo
       await idempotency.sweep(now);
       await options.housekeeping?.run(now.getTime());
       await options.ledger?.deleteDeadReservations();
+      if (options.keyRevocations) {
+        for (const revocation of await revokeDueKeys(options.keyRevocations, now.getTime())) options.onKeyRevoked?.(revocation);
+      }
       // Orphan age is judged on file times, which follow the wall clock, not the injected one.
       const owners = {
         isReferenced: (ref: string) => jobs.referencesBlob(ref),
