@@ -5,6 +5,7 @@ import { UsageBilling } from '../billing/usage-billing.js';
 import type { KeyRevocationStores } from '../jobs/key-revocation.js';
 import type { BillingSettingsStore } from '../store/billing-settings-store.js';
 import type { ConsoleAccountStore } from '../store/console-account-store.js';
+import type { ConsoleSecondFactorStore } from '../store/console-second-factor-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import { isKeyStoreError } from '../store/key-store-error.js';
 import type { KeyStore } from '../store/key-store.js';
@@ -59,6 +60,13 @@ async function administering<T>(run: () => T | Promise<T>): Promise<T> {
 /** The developer console's accounts (invites, sign-ins, sessions). */
 export async function withConsoleAccounts<T>(run: (accounts: ConsoleAccountStore) => T | Promise<T>): Promise<T> {
   return withStores(({ consoleAccounts }) => run(consoleAccounts));
+}
+
+/** The console's accounts and their second factors (a tenant's TOTP requirement). */
+export async function withConsoleSecondFactors<T>(
+  run: (stores: { accounts: ConsoleAccountStore; secondFactors: ConsoleSecondFactorStore }) => T | Promise<T>,
+): Promise<T> {
+  return withStores(({ consoleAccounts, consoleSecondFactors }) => run({ accounts: consoleAccounts, secondFactors: consoleSecondFactors }));
 }
 
 export async function withWebhookSecretStore<T>(run: (secrets: WebhookSecretStore) => T | Promise<T>): Promise<T> {

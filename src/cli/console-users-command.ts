@@ -1,16 +1,19 @@
-// svc-stt console-users invite --tenant T --email E | list --tenant T: the developer console's
-// accounts. An invite prints a one-time link (valid 24 hours) for the invitee to set a password;
-// inviting an existing account's email again is how a forgotten password is reset.
+// svc-stt console-users invite --tenant T --email E | list --tenant T | require-totp --tenant T [--off]:
+// the developer console's accounts. An invite prints a one-time link (valid 24 hours) for the invitee
+// to set a password; inviting an existing account's email again is how a forgotten password is reset.
+// require-totp makes a second factor a must for the tenant's accounts (each is sent to turn it on
+// before any other page), --off makes it each account's choice again.
 import { loadConsoleUrl } from '../config/load-config.js';
 import { ConsoleAccountError } from '../store/console-account-store.js';
-import { withConsoleAccounts } from './admin-stores.js';
+import { withConsoleAccounts, withConsoleSecondFactors } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { textTable } from './text-table.js';
 import { UsageError } from './usage-error.js';
 
 export const CONSOLE_USERS_USAGE = `usage: svc-stt console-users invite --tenant T --email E [--json]   (a one-time link, valid 24 h)
-       svc-stt console-users list --tenant T [--json]`;
+       svc-stt console-users list --tenant T [--json]
+       svc-stt console-users require-totp --tenant T [--off] [--json]   (a second factor for every account of T)`;
 
 export const INVITE_TTL_MS = 24 * 3_600_000;
 
@@ -18,6 +21,7 @@ export async function runConsoleUsersCommand(argv: string[], out: CommandOutput 
   const [action, ...rest] = argv;
   if (action === 'invite') return invite(rest, out);
   if (action === 'list') return list(rest, out);
+  if (action === 'require-totp') return requireTotp(rest, out);
   throw new UsageError(CONSOLE_USERS_USAGE);
 }
 
@@ -55,5 +59,32 @@ async function list(argv: string[], out: CommandOutput): Promise<void> {
           ['id', 'email', 'created'],
           rows.map((r) => [r.id, r.email, r.created]),
         ),
+  );
+}
+
+async function requireTotp(argv: string[], out: CommandOutput): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, CONSOLE_USERS_USAGE, {
+    tenant: { type: 'string' },
+    off: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+  });
+  if (positionals.length > 0 || !values.tenant) throw new UsageError(`console-users require-totp needs --tenant\n${CONSOLE_USERS_USAGE}`);
+  const tenant = values.tenant;
+  const required = !values.off;
+  const { accounts, withTotp } = await withConsoleSecondFactors(async ({ accounts, secondFactors }) => {
+    await secondFactors.setTotpRequired(tenant, required, Date.now());
+    const users = await accounts.listUsers(tenant);
+    const enabled = await Promise.all(users.map((u) => secondFactors.totpEnabled(u.id)));
+    return { accounts: users.length, withTotp: enabled.filter(Boolean).length };
+  });
+  if (values.json) {
+    out.write(`${JSON.stringify({ tenant, totp_required: required, accounts, accounts_with_totp: withTotp })}\n`);
+    return;
+  }
+  const standing = `${withTotp} of its ${accounts} console account${accounts === 1 ? ' has' : 's have'} it on`;
+  out.write(
+    required
+      ? `The console of ${tenant} now requires TOTP: ${standing}; the others are sent to turn it on before any other page.\n`
+      : `The console of ${tenant} no longer requires TOTP (${standing}): each account chooses.\n`,
   );
 }

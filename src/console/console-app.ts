@@ -16,6 +16,7 @@ import { consoleContext, html, type ConsoleDeps } from './console-context.js';
 import { SECURITY_HEADERS, sameOrigin } from './console-http.js';
 import { messagePage } from './console-layout.js';
 import { registerKeyRoutes } from './key-routes.js';
+import { registerSecondFactorRoutes } from './second-factor-routes.js';
 import { registerPlaygroundRoutes } from './playground-routes.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
@@ -50,6 +51,7 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
 
   registerSessionRoutes(app, ctx);
   registerKeyRoutes(app, ctx);
+  registerSecondFactorRoutes(app, ctx);
   registerPlaygroundRoutes(app, ctx);
   registerWebhookSecretRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);

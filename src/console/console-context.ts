@@ -9,6 +9,7 @@ import type { KeyStore } from '../store/key-store.js';
 import type { Stores } from '../store/open-stores.js';
 import { SESSION_COOKIE, cookieValue, expiredSessionCookie, sessionCookie, tokensMatch } from './console-http.js';
 import { messagePage, type PageUser } from './console-layout.js';
+import { SECOND_FACTOR_SETUP_PATH, secondFactorSetupNeeded } from './second-factor-requirement.js';
 
 export interface ConsoleLimits extends SessionLimits {
   /** Failed sign-ins in a row that lock an account, and for how long. */
@@ -30,7 +31,7 @@ export interface ConsoleDeps {
   accounts: ConsoleAccountStore;
   keys: KeyStore;
   /** The stores the tenant's pages read and change besides accounts and keys. */
-  stores: Pick<Stores, 'webhookSecrets' | 'outbox' | 'usage' | 'billing' | 'jobs' | 'clientSecrets'>;
+  stores: Pick<Stores, 'webhookSecrets' | 'outbox' | 'usage' | 'billing' | 'jobs' | 'clientSecrets' | 'consoleSecondFactors'>;
   /** Billing's view of a key (period, terms, standing), as the API applies it. */
   billing: UsageBilling;
   /** The API's transcription use case's deps: the playground transcribes as the chosen key, as the API would. */
@@ -48,13 +49,21 @@ export interface ConsoleDeps {
 
 export type Form = Record<string, string>;
 
+export interface SignedInOptions {
+  /**
+   * Open to an account its tenant requires TOTP of and that has none yet (the account page, where it
+   * is turned on, and signing out). Every other page and change sends such an account there first.
+   */
+  beforeRequiredSecondFactor?: boolean;
+}
+
 export interface ConsoleContext {
   deps: ConsoleDeps;
   limits: ConsoleLimits;
-  /** The request's live session, or null after answering with a redirect to sign-in. */
-  signedIn(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null>;
+  /** The request's live session, or null after answering with a redirect (to sign-in; to the account page while a required TOTP is missing). */
+  signedIn(request: FastifyRequest, reply: FastifyReply, options?: SignedInOptions): Promise<ConsoleSession | null>;
   /** A change by a signed-in user: the session, or null when it was answered (signed out, CSRF refused). */
-  change(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null>;
+  change(request: FastifyRequest, reply: FastifyReply, options?: SignedInOptions): Promise<ConsoleSession | null>;
   /** One `console audit` line: who, what, which ids (never a secret, key, password or transcript). */
   audit(request: FastifyRequest, session: ConsoleSession, action: string, subject?: Record<string, string | number>): void;
   pageUser(session: ConsoleSession): PageUser;
@@ -65,13 +74,18 @@ export interface ConsoleContext {
 export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   const limits = { ...DEFAULT_CONSOLE_LIMITS, ...deps.limits };
   const pageUser = (session: ConsoleSession): PageUser => ({ email: session.user.email, tenant: session.user.tenant, csrfToken: session.csrfToken });
-  const signedIn = async (request: FastifyRequest, reply: FastifyReply): Promise<ConsoleSession | null> => {
+  const signedIn = async (request: FastifyRequest, reply: FastifyReply, options: SignedInOptions = {}): Promise<ConsoleSession | null> => {
     const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
     const session = token ? await deps.accounts.session(token, deps.clock(), limits) : null;
     if (!session) {
       reply.code(303).header('location', '/sign-in');
       if (token) reply.header('set-cookie', expiredSessionCookie(deps.secureCookies));
       reply.send();
+      return null;
+    }
+    if (!options.beforeRequiredSecondFactor && (await secondFactorSetupNeeded(deps.stores.consoleSecondFactors, session.user))) {
+      reply.code(303).header('location', SECOND_FACTOR_SETUP_PATH).send();
+      return null;
     }
     return session;
   };
@@ -80,8 +94,8 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     limits,
     signedIn,
     pageUser,
-    async change(request, reply) {
-      const session = await signedIn(request, reply);
+    async change(request, reply, options = {}) {
+      const session = await signedIn(request, reply, options);
       if (!session) return null;
       if (!tokensMatch((request.body as Form | undefined)?.csrf, session.csrfToken)) {
         html(reply.code(403), messagePage('Refused', 'The form was stale or not the console’s: reload the page and try again.', pageUser(session)));

@@ -10,6 +10,7 @@ export const CONSOLE_NAV: ReadonlyArray<{ href: string; label: string }> = [
   { href: '/webhooks/deliveries', label: 'Deliveries' },
   { href: '/playground', label: 'Playground' },
   { href: '/usage', label: 'Usage' },
+  { href: '/account', label: 'Account' },
 ];
 
 export interface PageUser {

@@ -1,7 +1,14 @@
 // Signing in and out: the sign-in form (limited per address, accounts locked after repeated
 // failures, one answer for an unknown email and a wrong password), an invite's password, sign-out and
 // sign-out everywhere. A sign-in always opens a new session (no fixation).
-import type { FastifyInstance } from 'fastify';
+//
+// An account with TOTP on signs in in two steps: the right password yields a pending sign-in (a
+// cookie of its own that opens only the code form, for a few minutes; see pending-sign-in.ts), and a
+// current code (or a recovery code) opens the session. A wrong code counts as a failed sign-in (the
+// address limit and the account's lockout), and the failures are cleared only once the code is right,
+// so a known password cannot be used to guess codes for ever.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ConsoleUser } from '../store/console-account-store.js';
 import { SESSION_COOKIE, cookieValue, expiredSessionCookie } from './console-http.js';
 import { html, type ConsoleContext, type Form } from './console-context.js';
 import { messagePage, type Notice } from './console-layout.js';
@@ -9,9 +16,25 @@ import { UNKNOWN_ACCOUNT_HASH, hashPassword, verifyPassword } from './password-h
 import { passwordProblem } from './password-policy.js';
 import { SignInThrottle } from './sign-in-throttle.js';
 import { invitePage, signInPage } from './sign-in-pages.js';
+import { PENDING_SIGN_IN_MS, expiredPendingSignInCookie, pendingSignInCookie, pendingSignInToken } from './pending-sign-in.js';
+import { codePage } from './second-factor-pages.js';
+import { matchingTotpStep } from './totp.js';
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const throttle = new SignInThrottle(ctx.limits.signInsPerMinute, ctx.deps.clock);
+  const secondFactors = ctx.deps.stores.consoleSecondFactors;
+  const secure = ctx.deps.secureCookies;
+
+  /** Opens a new session whatever cookie came with the request: none chosen by someone else is ever adopted. */
+  const openSession = async (request: FastifyRequest, reply: FastifyReply, user: ConsoleUser, secondFactor: string | null) => {
+    await ctx.deps.accounts.recordSignIn(user.id);
+    const previous = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    if (previous) await ctx.deps.accounts.endSession(previous);
+    await ctx.startSession(reply, user.id);
+    request.log.info({ audit: 'signed_in', userId: user.id, tenantId: user.tenant, ...(secondFactor ? { secondFactor } : {}) }, 'console audit');
+    return reply.code(303).header('location', '/keys').send();
+  };
+
   app.get('/sign-in', async (_request, reply) => html(reply, signInPage('', null)));
   app.post('/sign-in', async (request, reply) => {
     const form = (request.body ?? {}) as Form;
@@ -33,13 +56,54 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
       if (lockedUntil !== null) return html(reply.code(429), signInPage(email, tooMany(lockedUntil - now, 'on this account after repeated failures')));
       return html(reply.code(401), signInPage(email, { kind: 'error', text: 'The email or the password is not right.' }));
     }
-    await ctx.deps.accounts.recordSignIn(record.id);
-    // A new session whatever cookie came with the request: none chosen by someone else is ever adopted.
-    const previous = cookieValue(request.headers.cookie, SESSION_COOKIE);
-    if (previous) await ctx.deps.accounts.endSession(previous);
-    await ctx.startSession(reply, record.id);
-    request.log.info({ audit: 'signed_in', userId: record.id, tenantId: record.tenant }, 'console audit');
-    return reply.code(303).header('location', '/keys').send();
+    if (!(await secondFactors.totpEnabled(record.id))) return openSession(request, reply, record, null);
+    // Not a session yet: only the code form opens with this.
+    const pending = await secondFactors.createPendingSignIn(record.id, now, PENDING_SIGN_IN_MS);
+    return reply.code(303).header('set-cookie', pendingSignInCookie(pending, secure)).header('location', '/sign-in/code').send();
+  });
+
+  app.get('/sign-in/code', async (request, reply) => {
+    const token = pendingSignInToken(request.headers.cookie);
+    if (!token || !(await secondFactors.pendingSignIn(token, ctx.deps.clock()))) return restart(reply, secure);
+    return html(reply, codePage(null));
+  });
+  app.post('/sign-in/code', async (request, reply) => {
+    const token = pendingSignInToken(request.headers.cookie);
+    const waitMs = throttle.take(request.ip);
+    if (waitMs > 0) return html(reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000))), codePage(tooMany(waitMs, 'from this address')));
+    const now = ctx.deps.clock();
+    const user = token ? await secondFactors.pendingSignIn(token, now) : null;
+    if (!token || !user) return restart(reply, secure);
+    const record = await ctx.deps.accounts.signInRecord(user.email);
+    const enrolment = await secondFactors.totp(user.id);
+    if (!record || enrolment?.confirmedAtMs == null) {
+      // The account went, or its TOTP was turned off, since the password step: sign in again.
+      await secondFactors.endPendingSignIn(token);
+      return restart(reply, secure);
+    }
+    const locked = (untilMs: number) => {
+      reply.header('set-cookie', expiredPendingSignInCookie(secure));
+      return html(reply.code(429), signInPage(user.email, tooMany(untilMs - now, 'on this account after repeated failures')));
+    };
+    if (record.lockedUntilMs != null && record.lockedUntilMs > now) {
+      await secondFactors.endPendingSignIn(token);
+      return locked(record.lockedUntilMs);
+    }
+    const code = ((request.body ?? {}) as Form).code ?? '';
+    const step = matchingTotpStep(enrolment.secret, code, now);
+    // A step used before (a replay, or a code seen over a shoulder) is refused as a wrong code is.
+    const accepted = step !== null ? await secondFactors.useTotpStep(user.id, step) : await secondFactors.useRecoveryCode(user.id, code, now);
+    if (!accepted) {
+      const lockedUntil = await ctx.deps.accounts.recordFailedSignIn(user.id, now, ctx.limits.lockAfter, ctx.limits.lockMs);
+      if (lockedUntil !== null) {
+        await secondFactors.endPendingSignIn(token);
+        return locked(lockedUntil);
+      }
+      return html(reply.code(401), codePage({ kind: 'error', text: 'The code is not right, or was used already: wait for the next one.' }));
+    }
+    await secondFactors.endPendingSignIn(token);
+    reply.header('set-cookie', expiredPendingSignInCookie(secure));
+    return openSession(request, reply, user, step !== null ? 'totp' : 'recovery_code');
   });
 
   app.get('/invite/:token', async (request, reply) => {
@@ -71,8 +135,9 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
     return reply.code(303).header('location', '/keys').send();
   });
 
+  // Open to an account sent to set up a required TOTP: it may always leave.
   app.post('/sign-out', async (request, reply) => {
-    const session = await ctx.change(request, reply);
+    const session = await ctx.change(request, reply, { beforeRequiredSecondFactor: true });
     if (!session) return reply;
     await ctx.deps.accounts.endSession(cookieValue(request.headers.cookie, SESSION_COOKIE) ?? '');
     ctx.audit(request, session, 'signed_out');
@@ -81,12 +146,17 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
 
   // Every session of the account ends, this one included (a lost laptop, a shared machine).
   app.post('/sign-out-everywhere', async (request, reply) => {
-    const session = await ctx.change(request, reply);
+    const session = await ctx.change(request, reply, { beforeRequiredSecondFactor: true });
     if (!session) return reply;
     const ended = await ctx.deps.accounts.endAllSessions(session.user.id);
     ctx.audit(request, session, 'signed_out_everywhere', { sessions: String(ended) });
     return reply.code(303).header('set-cookie', expiredSessionCookie(ctx.deps.secureCookies)).header('location', '/sign-in').send();
   });
+}
+
+/** A pending sign-in that is gone or never was: back to the password. */
+function restart(reply: FastifyReply, secure: boolean): FastifyReply {
+  return reply.code(303).header('set-cookie', expiredPendingSignInCookie(secure)).header('location', '/sign-in').send();
 }
 
 function tooMany(waitMs: number, where: string): Notice {

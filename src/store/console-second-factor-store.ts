@@ -4,6 +4,7 @@
 // a code (not sessions: they open no page). The secret is kept sealed (AES-256-GCM under a key derived
 // from the server's master key, bound to its account), recovery codes and pending sign-in tokens as
 // their SHA-256 only.
+import type { ConsoleUser } from './console-account-store.js';
 
 export interface TotpEnrolment {
   /** The shared secret, opened. */
@@ -15,6 +16,8 @@ export interface TotpEnrolment {
 export interface ConsoleSecondFactorStore {
   /** The account's TOTP secret, in effect or waiting for its confirming code; null when it has none. */
   totp(userId: string): Promise<TotpEnrolment | null>;
+  /** Whether the account has TOTP in effect (nothing is opened: cheap enough for every page). */
+  totpEnabled(userId: string): Promise<boolean>;
   /**
    * Keeps `secret` sealed as the account's new TOTP secret, waiting for a confirming code (it replaces
    * one that was waiting). Refused (ConsoleSecondFactorError 'totp_enabled') while one is in effect.
@@ -42,7 +45,7 @@ export interface ConsoleSecondFactorStore {
   /** A sign-in waiting for its second factor, for `ttlMs`: its token (returned once, stored hashed). Expired ones are swept. */
   createPendingSignIn(userId: string, nowMs: number, ttlMs: number): Promise<string>;
   /** The account whose sign-in `token` waits for a code (unexpired), or null. */
-  pendingSignIn(token: string, nowMs: number): Promise<string | null>;
+  pendingSignIn(token: string, nowMs: number): Promise<ConsoleUser | null>;
   /** Ends a pending sign-in (its code was typed, or it was locked out); nothing when it is gone. */
   endPendingSignIn(token: string): Promise<void>;
   /** Whether the tenant's accounts must have TOTP in effect before any page (the operator's setting; off by default). */

@@ -7,7 +7,8 @@
 // unconfirmed one; PostgreSQL re-checks the WHERE on a row a concurrent writer changed and SQLite
 // writes under its lock, so of two racing uses of one code, in any processes, one wins. The master key
 // is read when a secret is first sealed or opened (commands that never do so never create its file).
-import { newToken, presentedTokenSha256 } from '../console-account-record.js';
+import { consoleUserOf, newToken, presentedTokenSha256 } from '../console-account-record.js';
+import type { ConsoleUser } from '../console-account-store.js';
 import { newRecoveryCode, openTotpSecret, sealTotpSecret, totpSealingKey, typedRecoveryCodeSha256 } from '../console-second-factor-record.js';
 import { ConsoleSecondFactorError, type ConsoleSecondFactorStore, type TotpEnrolment } from '../console-second-factor-store.js';
 import { immediate } from './immediate.js';
@@ -24,6 +25,16 @@ export class KyselyConsoleSecondFactorStore implements ConsoleSecondFactorStore 
   async totp(userId: string): Promise<TotpEnrolment | null> {
     const row = await this.db.selectFrom('console_totp').selectAll().where('user_id', '=', userId).executeTakeFirst();
     return row ? { secret: openTotpSecret(this.sealingKey(), row), confirmedAtMs: row.confirmed_at_ms } : null;
+  }
+
+  async totpEnabled(userId: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('console_totp')
+      .select('user_id')
+      .where('user_id', '=', userId)
+      .where('confirmed_at_ms', 'is not', null)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async beginTotp(userId: string, secret: Buffer, nowMs: number): Promise<void> {
@@ -120,16 +131,17 @@ export class KyselyConsoleSecondFactorStore implements ConsoleSecondFactorStore 
     return token;
   }
 
-  async pendingSignIn(token: string, nowMs: number): Promise<string | null> {
+  async pendingSignIn(token: string, nowMs: number): Promise<ConsoleUser | null> {
     const sha256 = presentedTokenSha256(token);
     if (!sha256) return null;
     const row = await this.db
       .selectFrom('console_pending_sign_ins')
-      .select('user_id')
-      .where('token_sha256', '=', sha256)
-      .where('expires_at_ms', '>', nowMs)
+      .innerJoin('console_users', 'console_users.id', 'console_pending_sign_ins.user_id')
+      .select(['console_users.id', 'console_users.tenant', 'console_users.email', 'console_users.created_at_ms'])
+      .where('console_pending_sign_ins.token_sha256', '=', sha256)
+      .where('console_pending_sign_ins.expires_at_ms', '>', nowMs)
       .executeTakeFirst();
-    return row?.user_id ?? null;
+    return row ? consoleUserOf(row) : null;
   }
 
   async endPendingSignIn(token: string): Promise<void> {
