@@ -5,8 +5,9 @@
 //   same pipeline with the language given, greedy, no fallback), alternating, medians per file.
 // - known speakers (bench/lib-known-speakers.ts): on the same conversations and on the short
 //   exchanges of every EXCHANGE_PAIRS pair, the share of turns named correctly from reference clips
-//   and the share named wrongly (false attribution); --sweep adds the table that chose the threshold.
-//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0] [--sweep]
+//   and the share named wrongly (false attribution), from 9 s clips (--reference-seconds 2 to 10); --sweep
+//   adds the table that chose the threshold.
+//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0] [--sweep] [--reference-seconds 9]
 // Bars (docs/DESIGN.md "Benchmark bars"): overhead <= 0.10, false attribution <= 0.01. DER: as low as it
 // goes, reported as it is.
 import { decodeAudio } from '../src/audio/index.js';
@@ -28,6 +29,7 @@ export async function run(args: string[]): Promise<void> {
   const arch = flag(args, 'arch', 'tiny') as 'tiny';
   const seed = Number(flag(args, 'seed', '3'));
   const maxTokens = Number(flag(args, 'max-tokens', '0'));
+  const clipSeconds = Number(flag(args, 'reference-seconds', '9'));
   const engine = await Engine.open({ model: await testModelPath(arch, seed), workers: 1, threadsPerWorker: threads, vadModel: vadModelPath() });
   const decoding = { beamSize: 1, temperatureFallback: false, maxTokens };
   const rows: Array<Array<string | number>> = [];
@@ -74,7 +76,7 @@ export async function run(args: string[]): Promise<void> {
       const pcm = await decodeAudio(c.path, { maxSeconds: 60, timeoutMs: 60_000 });
       named.push({ turns: c.turns, voices: { A: pair[0], B: pair[1] }, diarization: await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments) });
     }
-    references = await referenceProfiles(engine, [...Object.values(CONVERSATION_VOICES), ...EXCHANGE_PAIRS.flat()]);
+    references = await referenceProfiles(engine, [...Object.values(CONVERSATION_VOICES), ...EXCHANGE_PAIRS.flat()], clipSeconds);
   } finally {
     await engine.close();
   }
@@ -95,7 +97,7 @@ export async function run(args: string[]): Promise<void> {
     );
   }
   console.log(
-    `known speakers (${naming.scenarios} enrolments over ${named.length} recordings, ${naming.turns} turns): ` +
+    `known speakers (${naming.scenarios} enrolments over ${named.length} recordings, ${naming.turns} turns, ${clipSeconds} s clips): ` +
       `named correctly ${round(naming.namedCorrectly)}, false attribution ${round(naming.falseAttribution, 4)}  (bar <= 0.01)`,
   );
   printResult('diarization', {
@@ -105,6 +107,7 @@ export async function run(args: string[]): Promise<void> {
     overhead: round(overhead, 4),
     named_correctly: round(naming.namedCorrectly),
     false_attribution: round(naming.falseAttribution, 4),
+    reference_seconds: clipSeconds,
     files: rows.length,
     audio_seconds: round(audioSeconds, 1),
     arch,

@@ -31,11 +31,11 @@ export interface NamingScore {
 const voiceKey = (v: SpeakerVoice) => `${v.voice}-p${v.pitch ?? 50}-s${v.speed ?? 160}`;
 
 /** Profiles of every voice's reference clip, by voiceKey (the clip's one voice). */
-export async function referenceProfiles(engine: Engine, voices: readonly SpeakerVoice[]): Promise<Map<string, VoiceProfile>> {
+export async function referenceProfiles(engine: Engine, voices: readonly SpeakerVoice[], clipSeconds: number): Promise<Map<string, VoiceProfile>> {
   const profiles = new Map<string, VoiceProfile>();
   for (const voice of [...voices, ...ALIKE_VOICES]) {
     if (profiles.has(voiceKey(voice))) continue;
-    const pcm = await decodeAudio(await referenceClip(voice), { maxSeconds: 10, timeoutMs: 60_000 });
+    const pcm = await decodeAudio(await referenceClip(voice, clipSeconds), { maxSeconds: 10, timeoutMs: 60_000 });
     const diarization = await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments);
     profiles.set(voiceKey(voice), diarization.profiles[0]);
   }
