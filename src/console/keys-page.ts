@@ -31,7 +31,7 @@ function rotateForm(user: PageUser, k: ApiKeyRecord): string {
 
 function statusOf(k: ApiKeyRecord): string {
   if (k.revokedAt) return `revoked ${e(k.revokedAt.slice(0, 10))}`;
-  return k.revokeAt ? `active · revoked at ${e(utcMinute(k.revokeAt))} (rotated)` : 'active';
+  return k.revokeAt ? `active until ${e(utcMinute(k.revokeAt))} (rotated), then revoked` : 'active';
 }
 
 const KEY_COLUMNS = ['Id', 'Created', 'Plan', 'Entitlements', 'Rate limit', 'Retention and default language', 'Status', 'Action'];
@@ -69,7 +69,7 @@ export function keysPage(user: PageUser, keys: readonly ApiKeyRecord[], created:
         k.revokedAt
           ? ''
           : `${k.revokeAt ? '' : rotateForm(user, k)}<form method="post" action="/keys/${e(k.id)}/revoke" class="inline">${csrfField(user)}
-<button type="submit" class="danger" aria-label="Revoke ${e(k.id)}${k.revokeAt ? ' now' : ''}">Revoke${k.revokeAt ? ' now' : ''}</button></form>`
+<button type="submit" class="danger" aria-label="Revoke ${k.revokeAt ? 'now ' : ''}${e(k.id)}">Revoke${k.revokeAt ? ' now' : ''}</button></form>`
       }</td>
 </tr>`,
     )
