@@ -1,4 +1,4 @@
-// svc-stt webhooks secret create | rotate | list --key KEY_ID: a key's webhook signing secrets.
+// svc-stt webhooks secret create | rotate | revoke | list --key KEY_ID: a key's webhook signing secrets.
 // A new secret is printed once (docs/DESIGN.md "Interfaces that scripts rely on": `create --json` prints exactly {"secret","version"});
 // listings show versions and their states, never secret material.
 import { parseArgs } from 'node:util';
@@ -9,12 +9,14 @@ import { UsageError } from './usage-error.js';
 
 export const SECRET_USAGE = `usage: svc-stt webhooks secret create --key KEY_ID [--json]
        svc-stt webhooks secret rotate --key KEY_ID [--json]
+       svc-stt webhooks secret revoke --key KEY_ID [--json]
        svc-stt webhooks secret list --key KEY_ID [--json]`;
 
 export async function runWebhookSecretCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
   const [action, ...rest] = argv;
   if (action === 'create') return createSecret(rest, out);
   if (action === 'rotate') return rotateSecret(rest, out);
+  if (action === 'revoke') return revokeSecret(rest, out);
   if (action === 'list') return listSecrets(rest, out);
   throw new UsageError(SECRET_USAGE);
 }
@@ -48,6 +50,20 @@ async function rotateSecret(argv: string[], out: CommandOutput): Promise<void> {
   out.write(
     `Rotated the webhook signing secret of ${key}: version ${rotated.version} is now active${overlap}.\n` +
       `The new secret is shown only this once; give it to the webhook receiver now:\n\n  ${rotated.secret}\n\n`,
+  );
+}
+
+/** Every version that still signs stops at once (a leaked secret), as the console's Revoke does. */
+async function revokeSecret(argv: string[], out: CommandOutput): Promise<void> {
+  const { key, json } = parse(argv);
+  const versions = await withWebhookSecretStore((secrets) => secrets.revoke(key, Date.now()));
+  if (json) {
+    out.write(`${JSON.stringify({ revoked_versions: versions })}\n`);
+    return;
+  }
+  out.write(
+    `Revoked the webhook signing secret of ${key}: version ${versions.join(', ')} no longer signs.\n` +
+      `Requests of the key with a webhook_url are refused until \`svc-stt webhooks secret create --key ${key}\` makes a new one.\n`,
   );
 }
 

@@ -1,7 +1,7 @@
 // `svc-stt webhooks secret ...` through a real child process, as scripts use it (docs/DESIGN.md
 // "Interfaces that scripts rely on": `create --json` prints exactly {"secret","version"}): the printed
-// secret is the one the server signs with, listings carry no secret material, exit codes 1 (refused)
-// and 2 (command line).
+// secret is the one the server signs with, listings carry no secret material, revoke stops every
+// version signing, exit codes 1 (refused) and 2 (command line).
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
@@ -96,6 +96,22 @@ t.test('rotate makes version 2; list --json shows the states and no secret mater
   for (const { secret } of [first, second]) t.notOk(human.stdout.includes(secret.slice('whsec_'.length, 20)));
 });
 
+t.test('revoke: every version that still signs stops at once; list shows them revoked; a second revoke is refused', async (t) => {
+  const dataDir = join(t.testdir(), 'data');
+  const keyId = await newKey(dataDir);
+  t.equal(cli(dataDir, ['webhooks', 'secret', 'create', '--key', keyId, '--json']).code, 0);
+  t.equal(cli(dataDir, ['webhooks', 'secret', 'rotate', '--key', keyId, '--json']).code, 0);
+  const revoked = cli(dataDir, ['webhooks', 'secret', 'revoke', '--key', keyId, '--json']);
+  t.equal(revoked.code, 0, revoked.stderr);
+  t.equal(revoked.stdout, '{"revoked_versions":[1,2]}\n', 'the previous version within its 24 h too');
+  t.same(await serverView(t, dataDir, null, (secrets) => secrets.signingKeys(keyId, Date.now())), [], 'none signs');
+  const listed = cli(dataDir, ['webhooks', 'secret', 'list', '--key', keyId]);
+  t.match(listed.stdout, /\n1 +revoked .*\n2 +revoked .*\n$/);
+  const again = cli(dataDir, ['webhooks', 'secret', 'revoke', '--key', keyId]);
+  t.equal(again.code, 1);
+  t.match(again.stderr, /has no webhook signing secret that still signs; nothing to revoke/);
+});
+
 t.test('without --json the new secret comes with a note that it is shown once', async (t) => {
   const dataDir = join(t.testdir(), 'data');
   const keyId = await newKey(dataDir);
@@ -148,7 +164,7 @@ t.test('exit codes: 1 for an unknown key, 2 for a mistake on the command line', 
   t.match(missing.stderr, /^svc-stt: --key KEY_ID is required\nusage: svc-stt webhooks secret create/);
 
   for (const args of [
-    ['webhooks', 'secret', 'revoke', '--key', 'key_ZZZZZZZZZZZZ'],
+    ['webhooks', 'secret', 'delete', '--key', 'key_ZZZZZZZZZZZZ'],
     ['webhooks', 'secret', 'list', '--key', 'key_ZZZZZZZZZZZZ', 'extra'],
     ['webhooks'],
   ]) {
