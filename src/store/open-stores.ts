@@ -22,6 +22,7 @@ import { KyselyKeyStore } from './kysely/kysely-key-store.js';
 import { KyselyRealtimeClientSecretStore } from './kysely/kysely-realtime-client-secret-store.js';
 import { KyselyRealtimeSeatStore } from './kysely/kysely-realtime-seat-store.js';
 import { KyselyUsageLedger } from './kysely/kysely-usage-ledger.js';
+import { KyselyVoiceProfileStore } from './kysely/kysely-voice-profile-store.js';
 import { KyselyWebhookOutbox } from './kysely/kysely-webhook-outbox.js';
 import { KyselyWebhookSecretStore } from './kysely/kysely-webhook-secret-store.js';
 import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
@@ -32,6 +33,7 @@ import type { RealtimeClientSecretStore } from './realtime-client-secret-store.j
 import type { RealtimeSeatStore } from './realtime-seat-store.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
 import type { UsageLedger } from './usage-ledger.js';
+import type { VoiceProfileStore } from './voice-profile-store.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { WebhookSecretStore } from './webhook-secret-store.js';
 
@@ -56,6 +58,8 @@ export interface Stores {
   consoleAccounts: ConsoleAccountStore;
   /** The console's second factor: TOTP secrets (sealed under the master key), recovery codes, pending sign-ins, tenants' requirement. */
   consoleSecondFactors: ConsoleSecondFactorStore;
+  /** Tenants' enrolled voices (speaker statistics, never audio) for known speakers. */
+  voices: VoiceProfileStore;
   /** Wake-ups between the processes sharing the database (job changed, work queued). */
   notices: JobNotices;
   /** Whether the database answers now (readiness). */
@@ -128,6 +132,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     billing: new KyselyBillingSettingsStore(db),
     consoleAccounts: new KyselyConsoleAccountStore(db),
     consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey),
+    voices: new KyselyVoiceProfileStore(db),
     ping: async () => {
       await sql`SELECT 1`.execute(db);
     },

@@ -59,6 +59,7 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
       'usage_key_costs',
       'usage_pool_totals',
       'usage_reservations',
+      'voice_profiles',
       'webhook_deliveries',
       'webhook_secrets',
     ],

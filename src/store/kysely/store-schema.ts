@@ -14,6 +14,7 @@ import type { UsageEventRow } from '../usage-record.js';
 import type { DeliveryRow } from '../webhook-delivery-record.js';
 import type { DeliveryState } from '../webhook-outbox.js';
 import type { SecretRow } from '../webhook-secret-record.js';
+import type { VoiceProfileRow } from '../voice-profile-record.js';
 
 export type IdempotencyRecordsTable = IdempotencyRow & {
   tenant: string;
@@ -119,6 +120,7 @@ export interface StoreSchema {
   console_recovery_codes: ConsoleRecoveryCodeRow;
   console_pending_sign_ins: ConsolePendingSignInRow;
   console_tenant_settings: ConsoleTenantSettingsRow;
+  voice_profiles: VoiceProfileRow;
 }
 
 /** What a Kysely store runs its statements on, whichever database is behind it (store-db.ts). */

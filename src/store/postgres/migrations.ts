@@ -402,6 +402,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX api_keys_revocations_due ON api_keys (revoke_at) WHERE revoked_at IS NULL AND revoke_at IS NOT NULL;
     `,
   },
+  {
+    version: 14,
+    name: 'enrolled voices',
+    // SQLite's step 16. Biometric data: a voice's statistics (never audio), per tenant, deleted at once (no tombstone).
+    sql: `
+      CREATE TABLE voice_profiles (
+        id            TEXT COLLATE "C" PRIMARY KEY,
+        tenant        TEXT COLLATE "C" NOT NULL,
+        name          TEXT NOT NULL,
+        profile       TEXT NOT NULL,
+        created_at_ms BIGINT NOT NULL
+      );
+      CREATE INDEX voice_profiles_by_tenant ON voice_profiles (tenant, created_at_ms);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -1,0 +1,54 @@
+// Enrolled voices (see ../voice-profile-store.ts): one implementation for SQLite and PostgreSQL, on
+// Kysely (store-db.ts). Every statement names the tenant, so no id reaches another tenant's row. The
+// per-tenant limit is checked and the row inserted in one `immediate` transaction, which on PostgreSQL
+// first takes an advisory lock on the tenant (SQLite's write lock does that by itself): two enrolments
+// racing for the last place cannot both take it.
+import { enrolledVoiceOf, newVoiceId, serializeProfile, summaryOf, VOICE_ID } from '../voice-profile-record.js';
+import { MAX_VOICES_PER_TENANT, VoiceLimitReached, type EnrolledVoice, type VoiceProfileStore, type VoiceSummary } from '../voice-profile-store.js';
+import type { VoiceProfile } from '../../engine/speaker-diarizer.js';
+import { sql } from 'kysely';
+import { immediate } from './immediate.js';
+import { onPostgresDb } from './store-db.js';
+import type { StoreDb } from './store-schema.js';
+
+export class KyselyVoiceProfileStore implements VoiceProfileStore {
+  constructor(private readonly db: StoreDb) {}
+
+  async create(tenant: string, name: string, profile: VoiceProfile, nowMs: number): Promise<VoiceSummary> {
+    return immediate(this.db, async (trx) => {
+      if (onPostgresDb(trx)) await sql`SELECT pg_advisory_xact_lock(hashtext(${`voice_profiles:${tenant}`}))`.execute(trx);
+      const { count } = await trx
+        .selectFrom('voice_profiles')
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .where('tenant', '=', tenant)
+        .executeTakeFirstOrThrow();
+      if (Number(count) >= MAX_VOICES_PER_TENANT) throw new VoiceLimitReached();
+      const row = { id: newVoiceId(), tenant, name, profile: serializeProfile(profile), created_at_ms: nowMs };
+      await trx.insertInto('voice_profiles').values(row).execute();
+      return summaryOf(row);
+    });
+  }
+
+  async list(tenant: string): Promise<VoiceSummary[]> {
+    const rows = await this.db
+      .selectFrom('voice_profiles')
+      .select(['id', 'name', 'created_at_ms'])
+      .where('tenant', '=', tenant)
+      .orderBy('created_at_ms')
+      .orderBy('id')
+      .execute();
+    return rows.map(summaryOf);
+  }
+
+  async get(tenant: string, id: string): Promise<EnrolledVoice | null> {
+    if (!VOICE_ID.test(id)) return null;
+    const row = await this.db.selectFrom('voice_profiles').selectAll().where('tenant', '=', tenant).where('id', '=', id).executeTakeFirst();
+    return row ? enrolledVoiceOf(row) : null;
+  }
+
+  async remove(tenant: string, id: string): Promise<boolean> {
+    if (!VOICE_ID.test(id)) return false;
+    const { numDeletedRows } = await this.db.deleteFrom('voice_profiles').where('tenant', '=', tenant).where('id', '=', id).executeTakeFirst();
+    return Number(numDeletedRows) > 0;
+  }
+}
