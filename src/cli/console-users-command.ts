@@ -2,7 +2,9 @@
 // the developer console's accounts. An invite prints a one-time link (valid 24 hours) for the invitee
 // to set a password; inviting an existing account's email again is how a forgotten password is reset.
 // require-totp makes a second factor a must for the tenant's accounts (each is sent to turn it on
-// before any other page), --off makes it each account's choice again.
+// before any other page), --off makes it each account's choice again; reset-totp turns one account's
+// off (a lost phone with its recovery codes: the next sign-in takes the password alone, or is sent to
+// set TOTP up again where the tenant requires it).
 import { loadConsoleUrl } from '../config/load-config.js';
 import { ConsoleAccountError } from '../store/console-account-store.js';
 import { withConsoleAccounts, withConsoleSecondFactors } from './admin-stores.js';
@@ -13,7 +15,8 @@ import { UsageError } from './usage-error.js';
 
 export const CONSOLE_USERS_USAGE = `usage: svc-stt console-users invite --tenant T --email E [--json]   (a one-time link, valid 24 h)
        svc-stt console-users list --tenant T [--json]
-       svc-stt console-users require-totp --tenant T [--off] [--json]   (a second factor for every account of T)`;
+       svc-stt console-users require-totp --tenant T [--off] [--json]   (a second factor for every account of T)
+       svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)`;
 
 export const INVITE_TTL_MS = 24 * 3_600_000;
 
@@ -22,6 +25,7 @@ export async function runConsoleUsersCommand(argv: string[], out: CommandOutput 
   if (action === 'invite') return invite(rest, out);
   if (action === 'list') return list(rest, out);
   if (action === 'require-totp') return requireTotp(rest, out);
+  if (action === 'reset-totp') return resetTotp(rest, out);
   throw new UsageError(CONSOLE_USERS_USAGE);
 }
 
@@ -50,14 +54,18 @@ async function list(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, CONSOLE_USERS_USAGE, { tenant: { type: 'string' }, json: { type: 'boolean', default: false } });
   if (positionals.length > 0 || !values.tenant) throw new UsageError(`console-users list needs --tenant\n${CONSOLE_USERS_USAGE}`);
   const tenant = values.tenant;
-  const users = await withConsoleAccounts((accounts) => accounts.listUsers(tenant));
-  const rows = users.map((u) => ({ id: u.id, email: u.email, created: new Date(u.createdAtMs).toISOString() }));
+  const rows = await withConsoleSecondFactors(async ({ accounts, secondFactors }) => {
+    const users = await accounts.listUsers(tenant);
+    return Promise.all(
+      users.map(async (u) => ({ id: u.id, email: u.email, created: new Date(u.createdAtMs).toISOString(), totp: await secondFactors.totpEnabled(u.id) })),
+    );
+  });
   out.write(
     values.json
       ? `${JSON.stringify(rows)}\n`
       : textTable(
-          ['id', 'email', 'created'],
-          rows.map((r) => [r.id, r.email, r.created]),
+          ['id', 'email', 'created', 'totp'],
+          rows.map((r) => [r.id, r.email, r.created, r.totp ? 'on' : 'off']),
         ),
   );
 }
@@ -86,5 +94,22 @@ async function requireTotp(argv: string[], out: CommandOutput): Promise<void> {
     required
       ? `The console of ${tenant} now requires TOTP: ${standing}; the others are sent to turn it on before any other page.\n`
       : `The console of ${tenant} no longer requires TOTP (${standing}): each account chooses.\n`,
+  );
+}
+
+async function resetTotp(argv: string[], out: CommandOutput): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, CONSOLE_USERS_USAGE, { email: { type: 'string' } });
+  if (positionals.length > 0 || !values.email) throw new UsageError(`console-users reset-totp needs --email\n${CONSOLE_USERS_USAGE}`);
+  const email = values.email;
+  const account = await withConsoleSecondFactors(async ({ accounts, secondFactors }) => {
+    const record = await accounts.signInRecord(email);
+    if (!record) return null;
+    return { ...record, hadTotp: await secondFactors.removeTotp(record.id) };
+  });
+  if (!account) throw new UsageError(`no console account has the email ${email.trim().toLowerCase()}`);
+  out.write(
+    account.hadTotp
+      ? `TOTP of ${account.email} (${account.tenant}) is off, with its recovery codes: the next sign-in takes the password alone.\n`
+      : `${account.email} (${account.tenant}) had no TOTP: nothing changed.\n`,
   );
 }

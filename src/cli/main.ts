@@ -35,6 +35,7 @@ Usage:
   svc-stt console-users invite --tenant T --email E [--json]   (the developer console: a one-time link, 24 h)
   svc-stt console-users list --tenant T [--json]
   svc-stt console-users require-totp --tenant T [--off] [--json]   (TOTP a must for the tenant's console accounts)
+  svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)
 
 Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_DATA_DIR (database for keys, dictionaries and webhook secrets; default ./data),

@@ -25,6 +25,12 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
   const secondFactors = ctx.deps.stores.consoleSecondFactors;
   const secure = ctx.deps.secureCookies;
 
+  /** Not a session yet: a pending sign-in, with which only the code form opens. */
+  const awaitCode = async (reply: FastifyReply, userId: string, nowMs: number) => {
+    const pending = await secondFactors.createPendingSignIn(userId, nowMs, PENDING_SIGN_IN_MS);
+    return reply.code(303).header('set-cookie', pendingSignInCookie(pending, secure)).header('location', '/sign-in/code').send();
+  };
+
   /** Opens a new session whatever cookie came with the request: none chosen by someone else is ever adopted. */
   const openSession = async (request: FastifyRequest, reply: FastifyReply, user: ConsoleUser, secondFactor: string | null) => {
     await ctx.deps.accounts.recordSignIn(user.id);
@@ -57,9 +63,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
       return html(reply.code(401), signInPage(email, { kind: 'error', text: 'The email or the password is not right.' }));
     }
     if (!(await secondFactors.totpEnabled(record.id))) return openSession(request, reply, record, null);
-    // Not a session yet: only the code form opens with this.
-    const pending = await secondFactors.createPendingSignIn(record.id, now, PENDING_SIGN_IN_MS);
-    return reply.code(303).header('set-cookie', pendingSignInCookie(pending, secure)).header('location', '/sign-in/code').send();
+    return awaitCode(reply, record.id, now);
   });
 
   app.get('/sign-in/code', async (request, reply) => {
@@ -130,8 +134,11 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
     if (problem) return html(reply.code(422), invitePage(token, invite.email, invite.tenant, { kind: 'error', text: `Not set: ${problem}.` }));
     const user = await ctx.deps.accounts.acceptInvite(token, await hashPassword(password), ctx.deps.clock());
     if (!user) return html(reply.code(404), messagePage('Invite not valid', 'This invite link was used already or has expired.'));
-    await ctx.startSession(reply, user.id);
     request.log.info({ audit: 'password_set', userId: user.id, tenantId: user.tenant }, 'console audit');
+    // A password reset by invite does not get past the second factor: an invite link alone (in a
+    // mailbox, say) must not open an account that has one. The operator's reset-totp is for a lost phone.
+    if (await secondFactors.totpEnabled(user.id)) return awaitCode(reply, user.id, ctx.deps.clock());
+    await ctx.startSession(reply, user.id);
     return reply.code(303).header('location', '/keys').send();
   });
 

@@ -4,8 +4,9 @@
 // once), sign-in in two steps (the password yields a pending sign-in that opens only the code form; the
 // code opens a fresh session; wrong codes and replays refused and counted towards the lockout;
 // recovery codes once each; the pending sign-in expires), turned off with a current code, a tenant's
-// requirement set with the CLI (every page and change sends the account to set it up first), and the
-// audit lines (no secret or code in any log).
+// requirement set with the CLI (every page and change sends the account to set it up first), a password
+// reset by invite that still asks for the code, the operator's reset-totp and list, and the audit lines
+// (no secret or recovery code in any log).
 import t, { type Test } from 'tap';
 import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-users-command.js';
 import { fromBase32, totpCode, totpStep } from '../../src/console/totp.js';
@@ -146,7 +147,6 @@ t.test('sign-in with TOTP: a pending sign-in opens only the code form; a wrong c
   t.equal(wrong.status, 401);
   t.match(wrong.page, /The code is not right, or was used already/);
   const code = nextCode(secret);
-  recordCanary('webhook_secret', code);
   const signed = await pending.post('/sign-in/code', { code });
   t.equal(signed.status, 303);
   t.equal(signed.headers.get('location'), '/keys');
@@ -267,5 +267,36 @@ t.test('a tenant that requires TOTP (the CLI): every page and change sends an ac
   t.match(printed, /no longer requires TOTP \(1 of its 1 console account has it on\)/);
   t.equal((await client.post('/account/totp/disable', { csrf, code: nextCode(secret) })).status, 200, 'no longer required: it may go');
   t.equal((await client.get('/keys')).status, 200);
+  offsetMs += 61_000;
+});
+
+t.test("a password reset by invite still asks for the code; the operator's reset-totp turns it off; list shows who has it", async (t) => {
+  const client = await member('clinic-totp-reset', 'radiology@clinic.example');
+  const { secret } = await turnOn(t, client);
+  const { token } = await svc.stores.consoleAccounts.createInvite('clinic-totp-reset', 'radiology@clinic.example', clock().getTime(), INVITE_TTL_MS);
+  const NEW_PASSWORD = 'basalt-catheter-7788';
+  recordCanary('filename', NEW_PASSWORD);
+  const reset = await new ConsoleClient(base()).post(`/invite/${token}`, { password: NEW_PASSWORD, repeat: NEW_PASSWORD });
+  t.equal(reset.status, 303);
+  t.equal(reset.headers.get('location'), '/sign-in/code', 'the invite link alone opens no session');
+  t.notMatch(reset.headers.get('set-cookie'), /svc_console_session/);
+  const pending = /svc_console_pending=([^;]*)/.exec(reset.headers.get('set-cookie')!)![1];
+  t.equal((await pendingClient(pending).post('/sign-in/code', { code: nextCode(secret) })).status, 303, 'the code does');
+
+  let printed = '';
+  const saved = process.env.SVC_DATA_DIR;
+  process.env.SVC_DATA_DIR = svc.dataDir;
+  t.teardown(() => {
+    process.env.SVC_DATA_DIR = saved;
+  });
+  const write = { write: (text: string) => (printed += text) };
+  await runConsoleUsersCommand(['list', '--tenant', 'clinic-totp-reset', '--json'], write);
+  t.match(JSON.parse(printed), [{ email: 'radiology@clinic.example', totp: true }]);
+  printed = '';
+  await runConsoleUsersCommand(['reset-totp', '--email', 'Radiology@clinic.example'], write);
+  t.match(printed, /TOTP of radiology@clinic\.example \(clinic-totp-reset\) is off/);
+  const signIn = await new ConsoleClient(base()).post('/sign-in', { email: 'radiology@clinic.example', password: NEW_PASSWORD });
+  t.equal(signIn.headers.get('location'), '/keys', 'the password alone');
+  await t.rejects(runConsoleUsersCommand(['reset-totp', '--email', 'nobody@clinic.example'], write), /no console account has the email/);
   offsetMs += 61_000;
 });
