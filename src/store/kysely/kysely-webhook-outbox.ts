@@ -65,7 +65,7 @@ export class KyselyWebhookOutbox implements WebhookOutbox {
     // No attempt is made, so the attempt count and time stay as they were.
     const { numUpdatedRows } = await this.db
       .updateTable('webhook_deliveries')
-      .set({ state: 'failed', last_status: summary, next_attempt_at_ms: null, lease_owner: null, lease_expires_at_ms: null })
+      .set({ state: 'failed', last_status: summary, next_attempt_at_ms: null, lease_owner: null, lease_expires_at_ms: null, redelivery_requested_at_ms: null })
       .where('key_id', '=', keyId)
       .where('state', '=', 'pending')
       .executeTakeFirst();

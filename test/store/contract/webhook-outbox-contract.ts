@@ -234,6 +234,8 @@ export function webhookOutboxContract(t: Test, name: string, make: MakeJobStores
       t.ok(await outbox.recordAttempt(again.eventId, 'd1', { delivered: false, summary: 'http 500', nextAttemptAtMs: null }, T0 + 12));
       t.match(await outbox.forEvent(event.eventId), { state: 'failed', attempts: 2, lastStatus: 'http 500', redeliveryRequestedAtMs: null });
       t.equal(await outbox.redeliver(event.eventId, T0 + 13), true, 'a failed event can be redelivered too');
+      t.equal(await outbox.abandonForKey(KEY, 'key revoked', T0 + 14), 1, 'a queued redelivery of a key revoked meanwhile is given up');
+      t.match(await outbox.forEvent(event.eventId), { state: 'failed', lastStatus: 'key revoked', redeliveryRequestedAtMs: null });
     });
 
     t.test('delivery workers on separate connections: every event is handed out exactly once', async (t) => {
