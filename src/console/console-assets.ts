@@ -62,6 +62,11 @@ button.danger { border-color: var(--bad); color: var(--bad); }
 form.settings { display: grid; gap: 0.35rem; }
 form.settings label { font-weight: 400; font-size: 0.9rem; }
 .inline { display: inline; }
+/* account security: the TOTP setup steps, its QR code (inline SVG), recovery codes shown once */
+ol.steps { padding-left: 1.25rem; display: grid; gap: 0.75rem; max-width: 40rem; }
+figure.qr { margin: 0.5rem 0; }
+svg.qr { width: 12rem; height: 12rem; border: 1px solid var(--line); }
+#recovery-codes { background: #fff; border: 1px solid var(--line); border-radius: 4px; padding: 0.75rem 1rem; max-width: 16rem; font-size: 1rem; }
 /* webhooks: a key's secret versions and actions; the deliveries table scrolls sideways on narrow screens */
 .webhook-key .actions { display: flex; gap: 0.5rem; margin-top: 0.5rem; }
 .state-revoked, .outcome-failed { color: var(--bad); }
