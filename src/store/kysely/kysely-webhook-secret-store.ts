@@ -12,6 +12,7 @@
 // no active secret.
 import { sql } from 'kysely';
 import { isPublicKeyId } from '../api-key-secret.js';
+import { revokedAtOf } from '../key-record.js';
 import { maySign, openSigningKey, sealNewVersion, secretRefusal, secretSummaryOf, signingOrder, supersededAt } from '../webhook-secret-record.js';
 import type { WebhookSecretStore, WebhookSecretSummary } from '../webhook-secret-store.js';
 import { immediate } from './immediate.js';
@@ -26,7 +27,7 @@ export class KyselyWebhookSecretStore implements WebhookSecretStore {
 
   async create(keyId: string, nowMs: number): Promise<{ secret: string; version: number }> {
     return immediate(this.db, async (trx) => {
-      await lockUsableKey(trx, keyId);
+      await lockUsableKey(trx, keyId, nowMs);
       const active = await activeVersionOf(trx, keyId);
       if (active !== null) throw secretRefusal.alreadyActive(keyId, active);
       return this.insertNext(trx, keyId, nowMs);
@@ -35,7 +36,7 @@ export class KyselyWebhookSecretStore implements WebhookSecretStore {
 
   async rotate(keyId: string, nowMs: number): Promise<{ secret: string; version: number }> {
     return immediate(this.db, async (trx) => {
-      await lockUsableKey(trx, keyId);
+      await lockUsableKey(trx, keyId, nowMs);
       const active = await activeVersionOf(trx, keyId);
       if (active === null) throw secretRefusal.nothingToRotate(keyId);
       const { supersededAtMs, usableUntilMs } = supersededAt(nowMs);
@@ -135,17 +136,20 @@ async function activeVersionOf(db: StoreDb, keyId: string): Promise<number | nul
   return row?.version ?? null;
 }
 
-/** Locks the key's row until the transaction ends (PostgreSQL; SQLite holds its write lock); refuses unknown and revoked keys. */
-async function lockUsableKey(trx: StoreDb, keyId: string): Promise<void> {
+/**
+ * Locks the key's row until the transaction ends (PostgreSQL; SQLite holds its write lock); refuses
+ * unknown keys and keys revoked at `nowMs` (a rotated one past its overlap too: revokedAtOf).
+ */
+async function lockUsableKey(trx: StoreDb, keyId: string, nowMs: number): Promise<void> {
   const row = await requireKnownKey(trx, keyId, onPostgresDb(trx));
-  if (row.revoked_at !== null) throw secretRefusal.revokedKey(keyId);
+  if (revokedAtOf(row, nowMs) !== null) throw secretRefusal.revokedKey(keyId);
 }
 
-async function requireKnownKey(db: StoreDb, keyId: string, lock = false): Promise<{ revoked_at: string | null }> {
+async function requireKnownKey(db: StoreDb, keyId: string, lock = false): Promise<{ revoked_at: string | null; revoke_at: string | null }> {
   const row = isPublicKeyId(keyId)
     ? await db
         .selectFrom('api_keys')
-        .select('revoked_at')
+        .select(['revoked_at', 'revoke_at'])
         .where('id', '=', keyId)
         .$if(lock, (query) => query.forNoKeyUpdate())
         .executeTakeFirst()

@@ -270,6 +270,10 @@ export function webhookSecretStoreContract(t: Test, name: string, make: MakeWebh
       const fresh = await newKey();
       await keys.revoke(fresh);
       await refusesWith(t, () => secrets.create(fresh, T0), /is revoked/, 'creating for a revoked key');
+      const rotating = await newKey();
+      await keys.rotate(rotating, new Date(T0 + HOUR), new Date(T0));
+      t.equal((await secrets.create(rotating, T0)).version, 1, 'a rotated key takes a secret during its overlap');
+      await refusesWith(t, () => secrets.rotate(rotating, T0 + HOUR), /is revoked/, 'not once its overlap ended, before any sweep');
       t.equal((await secrets.list(revoked, T0)).length, 1, 'a revoked key can still be inspected');
       // Events accepted before the revocation stay deliverable under their pinned version.
       t.ok(await secrets.signingKey(revoked, 1, T0 + HOUR));
