@@ -32,7 +32,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
   };
 
   /** Opens a new session whatever cookie came with the request: none chosen by someone else is ever adopted. */
-  const openSession = async (request: FastifyRequest, reply: FastifyReply, user: ConsoleUser, secondFactor: string | null) => {
+  const openSession = async (request: FastifyRequest, reply: FastifyReply, user: ConsoleUser, secondFactor: 'totp' | 'recovery_code' | null) => {
     await ctx.deps.accounts.recordSignIn(user.id);
     const previous = cookieValue(request.headers.cookie, SESSION_COOKIE);
     if (previous) await ctx.deps.accounts.endSession(previous);
