@@ -2,7 +2,7 @@
 // the contract's order (pause, allowance on a plan without overage, spend cap, prepaid credit), the
 // estimate counted against each limit, and which blocks lift by themselves at the next period.
 import t from 'tap';
-import { BLOCK_REASONS, admissibleMs, blockReason, resetsWithPeriod, type BillingSituation } from '../../src/billing/billing-decision.js';
+import { BLOCK_REASONS, admissibleMs, blockReason, nextRefusal, resetsWithPeriod, type BillingSituation } from '../../src/billing/billing-decision.js';
 import type { BillingTerms } from '../../src/store/billing-settings-store.js';
 import type { UsagePool } from '../../src/store/usage-record.js';
 
@@ -176,4 +176,24 @@ t.test('admissibleMs: the most audio blockReason lets through, up to what is wan
     t.equal(blockReason(s, 'realtime', most), null, 'admitted as decided');
     t.not(blockReason(s, 'realtime', most + 1), null, 'one millisecond more is not');
   }
+});
+
+t.test('nextRefusal: how much more audio is accepted before a refusal, and which one', async (t) => {
+  const far = 1000 * HOUR;
+  t.same(nextRefusal(situation({ batchUsedMs: 4 * HOUR, terms: NO_OVERAGE }), 'batch', far), { afterMs: 6 * HOUR, reason: 'allowance' });
+  t.same(nextRefusal(situation({ batchUsedMs: 12 * HOUR, terms: NO_OVERAGE }), 'batch', far), { afterMs: 0, reason: 'allowance' }, 'refused now');
+  // 6 h left in the allowance, then 0.45 an hour up to a cap of 0.90 already 0.45 spent: one hour more.
+  t.same(nextRefusal(situation({ batchUsedMs: 4 * HOUR, periodCost: 450_000, terms: { spendCapMicros: 900_000 } }), 'batch', far), {
+    afterMs: 7 * HOUR,
+    reason: 'spend_cap',
+  });
+  t.same(
+    nextRefusal(situation({ realtimeUsedMs: 5 * HOUR, credit: 300_000 }), 'realtime', far),
+    { afterMs: HOUR / 2, reason: 'credit' },
+    '0.30 of credit at 0.60 an hour',
+  );
+  t.same(nextRefusal(situation({ paused: true }), 'batch', far), { afterMs: 0, reason: 'paused' });
+  t.equal(nextRefusal(situation({ batchUsedMs: 40 * HOUR }), 'batch', far), null, 'overage sold without cap or credit: nothing within the horizon');
+  t.equal(nextRefusal(situation({ terms: { batchIncludedMs: null } }), 'batch', far), null, 'unlimited');
+  t.same(nextRefusal(situation({ terms: NO_OVERAGE }), 'batch', 2 * HOUR), null, 'the horizon bounds the look ahead');
 });
