@@ -45,6 +45,8 @@ button.word .time { font-size: 0.75rem; color: var(--muted); }
 dl.audit { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; background: #fff; padding: 0.75rem; border: 1px solid var(--line); }
 dl.audit dt { font-weight: 600; }
 dl.audit dd { margin: 0; }
+.buttons:not([hidden]) { display: flex; gap: 0.5rem; }
+.partial { min-height: 1.5em; font-style: italic; color: var(--muted); }
 pre.answer { max-height: 24rem; overflow: auto; background: #fff; border: 1px solid var(--line); padding: 0.5rem; font-size: 0.85rem; }
 form.stack { display: grid; gap: 0.75rem; max-width: 28rem; background: #fff; padding: 1.25rem; border: 1px solid var(--line); border-radius: 6px; }
 label { display: grid; gap: 0.25rem; font-weight: 600; }

@@ -5,7 +5,8 @@
 // parser); the console adds only the response format its page reads. Audio longer than the inline
 // boundary becomes a job of the key, as on the API: the page names it (its result is the API's to
 // fetch, with the key). One `console audit` line per transcription: ids, the answer's status and
-// what billing made of it; never the audio, the transcript, the terms or the file's name.
+// what billing made of it; never the audio, the transcript, the terms or the file's name. The
+// realtime tab's routes (playground-realtime-routes.ts) share this scope: its CSP and its assets.
 import { rm } from 'node:fs/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +26,8 @@ import { messagePage, type Notice } from './console-layout.js';
 import { playgroundConnection } from './playground-connection.js';
 import { playgroundPage, type PlaygroundForm } from './playground-page.js';
 import { playgroundResult } from './playground-result.js';
+import { registerPlaygroundRealtimeRoutes } from './playground-realtime-routes.js';
+import { MICROPHONE_WORKLET_JS, PLAYGROUND_REALTIME_JS } from './playground-realtime-script.js';
 import { PLAYGROUND_JS } from './playground-script.js';
 
 /** The API fields the playground's form offers; anything else sent is refused, never passed on unseen. */
@@ -46,7 +49,13 @@ const CONSOLE_FIELDS = ['csrf', 'key_id'];
 const RESPONSE_FORMAT = 'verbose_json';
 
 export function registerPlaygroundRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
-  app.get('/assets/playground.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(PLAYGROUND_JS));
+  for (const [path, script] of [
+    ['/assets/playground.js', PLAYGROUND_JS],
+    ['/assets/playground-realtime.js', PLAYGROUND_REALTIME_JS],
+    ['/assets/playground-microphone.js', MICROPHONE_WORKLET_JS],
+  ]) {
+    app.get(path, async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(script));
+  }
   void app.register(async (scope) => {
     await scope.register(multipart);
     // The playground's pages play the chosen file (blob: media) and stream to the realtime listener:
@@ -73,6 +82,7 @@ export function registerPlaygroundRoutes(app: FastifyInstance, ctx: ConsoleConte
         await rm(received, { force: true });
       }
     });
+    registerPlaygroundRealtimeRoutes(scope, ctx);
   });
 }
 

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { pngImage } from '../helpers/audio-fixtures.js';
+import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -203,4 +204,43 @@ t.test("the playground's pages: the console's CSP, widened by blob: media and th
   const script = await client.get('/assets/playground.js');
   t.equal(script.status, 200);
   t.match(script.headers.get('content-type'), /^text\/javascript/);
+});
+
+t.test("the realtime tab: a client secret of the tenant's key, minted in-process, opens one session as the key's; never the key", async (t) => {
+  const { client, csrf, keyId } = await member('clinic-play-live');
+  const page = await client.get('/playground/realtime');
+  t.equal(page.status, 200);
+  t.match(page.page, /<script type="module" src="\/assets\/playground-realtime\.js"><\/script>/, "the tab's own script");
+  const realtimeUrl = svc.service.realtime!.url;
+
+  const minted = await client.post('/playground/realtime/secret', { csrf, key_id: keyId });
+  t.equal(minted.status, 200);
+  const body = JSON.parse(minted.page) as { client_secret: string; expires_at: number; url: string };
+  t.match(body.client_secret, /^ek_/);
+  t.equal(body.url, `${realtimeUrl}/v1/realtime`, "the realtime listener's address");
+  t.ok(body.expires_at * 1000 - Date.now() <= 30_000 && body.expires_at * 1000 > Date.now(), 'valid 30 s at most');
+  t.notMatch(minted.page, /svc_/, 'no API key in the answer');
+
+  const { api_key: _none, ...start } = startMessage('');
+  const session = await connectRealtime(realtimeUrl);
+  session.start({ ...start, client_secret: body.client_secret });
+  t.equal((await session.next('ready')).type, 'ready', 'the secret opens a session');
+  session.stop();
+  t.equal((await session.next('final')).type, 'final');
+  t.equal((await session.closed).code, 1000);
+  const again = await connectRealtime(realtimeUrl);
+  again.start({ ...start, client_secret: body.client_secret });
+  t.not((await again.closed).code, 1000, 'used once');
+
+  const other = await svc.createKey({ tenant: 'clinic-play-elsewhere' });
+  const foreign = await client.post('/playground/realtime/secret', { csrf, key_id: other.id });
+  t.equal(foreign.status, 404, "another tenant's key id: unknown");
+  t.match(foreign.page, /No such key/);
+  t.equal((await client.post('/playground/realtime/secret', { key_id: keyId })).status, 403, 'no CSRF token: refused');
+  t.equal((await client.post('/playground/realtime/secret', { csrf, key_id: keyId }, { origin: 'https://evil.example' })).status, 403, 'another origin');
+
+  const audits = logs.lines().filter((l) => l.msg === 'console audit' && l.tenantId === 'clinic-play-live' && l.audit === 'playground_realtime_secret');
+  t.equal(audits.length, 1, 'one audit line, for the one secret minted');
+  t.match(audits[0], { keyId, expiresAt: body.expires_at });
+  t.notOk(logs.text().includes(body.client_secret), 'the secret in no log line');
 });
