@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
-import { pngImage } from '../helpers/audio-fixtures.js';
+import { pngImage, speechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
@@ -21,7 +21,8 @@ let audio: Buffer;
 
 t.before(async () => {
   logs = captureLogs();
-  svc = await startTestService({}, { logger: { level: 'info', stream: logs.stream } });
+  // An inline boundary of 20 s: the 16 s exchange is answered inline, a 24 s recording becomes a job.
+  svc = await startTestService({ SVC_INLINE_BOUNDARY_SECONDS: '20' }, { logger: { level: 'info', stream: logs.stream } });
   const talk = await exchange({ voices: [CONVERSATION_VOICES.A, CONVERSATION_VOICES.B], turns: 4, minSeconds: 3, maxSeconds: 4, seed: 5 });
   audio = await readFile(talk.path);
 });
@@ -119,6 +120,18 @@ t.test('a two-voice exchange, diarized: speakers in colours and in text, words w
   recordCanary('transcript', text);
   t.notOk(text !== '' && logs.text().includes(text), 'no transcript in any log line');
   t.notMatch(logs.text(), /metoprolol|exchange\.wav/, 'nor the terms, nor the file name');
+});
+
+t.test('a recording longer than the inline boundary becomes a job of the key, named on the page', async (t) => {
+  const { client, csrf, keyId } = await member('clinic-play-long');
+  const answer = await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1' }, { data: await readFile(await speechWav(24)), name: 'long.wav' });
+  t.equal(answer.status, 202);
+  const jobId = /became job (job_\w+) of key/.exec(answer.page)?.[1];
+  t.ok(jobId, 'the page names the job');
+  t.match(answer.page, /The playground answers shorter recordings only/);
+  t.equal((await svc.stores.jobs.get(jobId!, 'clinic-play-long'))?.keyId, keyId, 'a job of the chosen key');
+  const [line] = auditLines('clinic-play-long');
+  t.match(line, { keyId, status: 202, billing: 'job', jobId });
 });
 
 t.test("another tenant's key id is answered as an unknown key; nothing runs", async (t) => {
