@@ -20,7 +20,7 @@ import {
 } from '../store/usage-record.js';
 import { admissibleMs, blockReason, nextRefusal, resetsWithPeriod, type BillingSituation, type BlockReason, type NextRefusal } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
-import { billingPeriodAt, type BillingPeriod } from './billing-period.js';
+import { billingPeriodAt, billingPeriodNamed, type BillingPeriod } from './billing-period.js';
 import { poolTerms, resolveTerms } from './billing-terms.js';
 
 export type BilledKey = Pick<ApiKeyRecord, 'id' | 'tenant' | 'plan' | 'billingState'>;
@@ -67,6 +67,11 @@ export class UsageBilling {
   /** The current period (by the stored start day). */
   async period(nowMs = this.clock()): Promise<BillingPeriod> {
     return billingPeriodAt(nowMs, await this.settings.periodStartDay());
+  }
+
+  /** The period named 'YYYY-MM' (by the stored start day); null when the label is not a month. */
+  async periodNamed(label: string): Promise<BillingPeriod | null> {
+    return billingPeriodNamed(label, await this.settings.periodStartDay());
   }
 
   async terms(key: BilledKey): Promise<BillingTerms> {

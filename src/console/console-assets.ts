@@ -92,6 +92,7 @@ svg.chart .axis { fill: var(--muted); font-size: 12px; }
 .series-translation { fill: #8250df; background: #8250df; }
 .series-job { fill: #116329; background: #116329; }
 .series-realtime { fill: #bc4c00; background: #bc4c00; }
+nav.periods { display: flex; gap: 1.25rem; margin-bottom: 1rem; }
 `;
 
 /** Copy buttons (`data-copy` names the id of the element whose text they copy); nothing else. */

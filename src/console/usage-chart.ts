@@ -69,8 +69,8 @@ export function dailyChart(days: readonly string[], rows: readonly DailyUsage[])
   const allMs = totals.reduce((sum, total) => sum + total.ms, 0);
   const summary =
     allMs === 0
-      ? 'No audio this period yet.'
-      : `${hoursText(allMs)} of audio this period: ${totals
+      ? 'No audio in the period yet.'
+      : `${hoursText(allMs)} of audio in the period: ${totals
           .filter((total) => total.ms > 0)
           .map((total) => `${seriesName(total.route)} ${hoursText(total.ms)}`)
           .join(', ')}. The busiest day was ${dayText(busiest!)} with ${hoursText(dayTotal(busiest!))}.`;
@@ -78,10 +78,10 @@ export function dailyChart(days: readonly string[], rows: readonly DailyUsage[])
     .map((total) => `<li><span class="swatch series-${total.route}" aria-hidden="true"></span>${e(seriesName(total.route))}: ${hoursText(total.ms)}</li>`)
     .join('');
   return `<svg class="chart" role="img" aria-labelledby="chart-title chart-desc" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">
-<title id="chart-title">Audio hours per day this period, stacked by route</title>
+<title id="chart-title">Audio hours per day of the period, stacked by route</title>
 <desc id="chart-desc">${e(summary)}</desc>
 ${grid}
 ${bars}
 </svg>
-<ul class="legend" aria-label="Routes, with their pools and hours this period">${legend}</ul>`;
+<ul class="legend" aria-label="Routes, with their pools and hours in the period">${legend}</ul>`;
 }

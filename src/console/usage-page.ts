@@ -1,7 +1,8 @@
-// The usage page: this period's audio of every key of the tenant. What would be refused next and
-// when that lifts (the billing decision the API makes, from UsageBilling.status), the allowances as
-// bars, each key's spend against its cap and its prepaid credit, audio per day by route and pool (a
-// chart and the same figures as a table, and a CSV of them), and each key's share.
+// The usage page: a period's audio of every key of the tenant. For the current period, what would be
+// refused next and when that lifts (the billing decision the API makes, from UsageBilling.status),
+// the allowances as bars, each key's spend against its cap and its prepaid credit; for any period,
+// audio per day by route and pool (a chart and the same figures as a table, and a CSV of them), and
+// each key's share. Earlier periods are a link away.
 import type { BlockReason, NextRefusal } from '../billing/billing-decision.js';
 import { blockDescription } from '../billing/billing-errors.js';
 import type { BillingPeriod } from '../billing/billing-period.js';
@@ -14,6 +15,11 @@ import { dateText, dayText, daysBetween, hoursText, moneyText } from './usage-fi
 
 export interface UsageView {
   period: BillingPeriod;
+  /** Whether `period` is the current one (what is refused and spent is told of it only). */
+  current: boolean;
+  /** The labels of the periods before and after it (null after the current one). */
+  previous: string;
+  next: string | null;
   nowMs: number;
   /** The tenant's report (null: no key and no usage yet). */
   usage: TenantUsage | null;
@@ -121,18 +127,16 @@ function keyRows(keys: readonly KeyUsage[]): string {
     .join('\n');
 }
 
-export function usagePage(user: PageUser, view: UsageView): string {
-  const { period, usage, daily } = view;
-  const keys = usage?.keys ?? [];
-  const active = keys.filter((k) => k.key.revokedAt === null);
-  const lastDay = Math.min(view.nowMs, period.endMs - 1);
+function periodLinks(view: UsageView): string {
+  const link = (label: string, text: string) => `<a href="/usage?period=${e(label)}">${text}</a>`;
+  const next = view.next === null ? '' : ` ${link(view.next, `Next period (${e(view.next)})`)}`;
+  return `<nav aria-label="Billing periods" class="periods">${link(view.previous, `Previous period (${e(view.previous)})`)}${next}</nav>`;
+}
+
+/** What is refused now, the allowances and spend: of the current period only. */
+function standing(usage: TenantUsage | null, active: readonly KeyUsage[]): string {
   const none = (columns: number, text: string) => `<tr><td colspan="${columns}">${text}</td></tr>`;
-  return layout(
-    'Usage',
-    `<p>Period <strong>${e(period.label)}</strong>: ${dateText(period.startMs)} to ${dateText(period.endMs)} (UTC), every key of ${e(user.tenant)}.
-Allowances and spend caps reset on <strong>${dateText(period.endMs)}, 00:00 UTC</strong>.</p>
-<p><a href="/usage.csv" download>Download the daily figures (CSV)</a></p>
-<section aria-labelledby="refused"><h2 id="refused">What would be refused</h2>
+  return `<section aria-labelledby="refused"><h2 id="refused">What would be refused</h2>
 ${refusals(active)}</section>
 <section aria-labelledby="allowances" class="usage"><h2 id="allowances">Allowances</h2>
 <p class="muted">Shared by the tenant's keys; counted in audio hours.</p>
@@ -144,14 +148,31 @@ ${usage ? allowances(usage, active) : '<p>No key yet.</p>'}</section>
 <tbody>
 ${spendRows(active) || none(5, 'No active key.')}
 </tbody>
-</table></section>
+</table></section>`;
+}
+
+export function usagePage(user: PageUser, view: UsageView): string {
+  const { period, usage, daily } = view;
+  const keys = usage?.keys ?? [];
+  const active = keys.filter((k) => k.key.revokedAt === null);
+  const lastDay = Math.min(view.nowMs, period.endMs - 1);
+  const none = (columns: number, text: string) => `<tr><td colspan="${columns}">${text}</td></tr>`;
+  const csv = view.current ? '/usage.csv' : `/usage.csv?period=${e(period.label)}`;
+  const resets = view.current ? `Allowances and spend caps reset on <strong>${dateText(period.endMs)}, 00:00 UTC</strong>.` : 'This period is closed.';
+  return layout(
+    view.current ? 'Usage' : `Usage of ${period.label}`,
+    `<p>Period <strong>${e(period.label)}</strong>: ${dateText(period.startMs)} to ${dateText(period.endMs)} (UTC), every key of ${e(user.tenant)}.
+${resets}</p>
+${periodLinks(view)}
+<p><a href="${csv}" download>Download the daily figures (CSV)</a></p>
+${view.current ? standing(usage, active) : ''}
 <section aria-labelledby="per-day" class="usage"><h2 id="per-day">Audio per day</h2>
 ${dailyChart(daysBetween(period.startMs, lastDay), daily)}
 <table>
 <caption class="muted">The chart's figures: ${e(USAGE_ROUTES.map(seriesName).join(', '))}.</caption>
 <thead>${headings(['Day (UTC)', 'Route', 'Pool', 'Units of work', 'Audio'])}</thead>
 <tbody>
-${dailyRows(daily) || none(5, 'No audio this period yet.')}
+${dailyRows(daily) || none(5, 'No audio in the period yet.')}
 </tbody>
 </table></section>
 <section aria-labelledby="per-key"><h2 id="per-key">By key</h2>

@@ -2,7 +2,8 @@
 // inline transcriptions through the API, shown for the signed-in user's tenant only (every key of
 // it; another tenant's usage never appears), what would be refused and until when as the API decides
 // it (the page's sentence changes with the terms, and the API then refuses), the allowance bars,
-// the spend cap, the chart (inline SVG with a title and description) with its table, and the CSV.
+// the spend cap, the chart (inline SVG with a title and description) with its table, and the CSV;
+// an earlier period (audio metered on a clock moved back) with its CSV and the links between periods.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
@@ -13,11 +14,14 @@ import { postTranscription, startTestService, type TestService } from '../helper
 import { ConsoleClient } from './console-client.js';
 
 const PASSWORD = 'walnut-sphygmo-8812';
+const DAY = 86_400_000;
 let svc: TestService;
 let wav: Uint8Array;
+let offsetMs = 0;
+const clock = () => new Date(Date.now() + offsetMs);
 
 t.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({}, { clock });
   wav = await readFile(await speechWav(2));
 });
 t.teardown(() => svc?.close());
@@ -61,7 +65,7 @@ t.test('usage: the tenant’s metered audio by day, route and pool; what would b
   );
   t.match(page.page, /4\.0 s of 25\.00 h used/);
   t.match(page.page, /<svg class="chart" role="img" aria-labelledby="chart-title chart-desc"/, 'the chart: one image, named and described');
-  t.match(page.page, /<desc id="chart-desc">4\.0 s of audio this period: inline \(batch\) 4\.0 s\./);
+  t.match(page.page, /<desc id="chart-desc">4\.0 s of audio in the period: inline \(batch\) 4\.0 s\./);
   const today = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(Date.now());
   t.match(page.page, `<tr><td>${today}</td><td>inline</td><td>batch</td><td>2</td><td>4.0 s</td></tr>`, 'the same figures as a table: both keys of the day');
   t.match(page.page, mine.id);
@@ -100,4 +104,40 @@ t.test('usage: the tenant’s metered audio by day, route and pool; what would b
   const theirPage = await neighbour.get('/usage');
   t.notMatch(theirPage.page, mine.id, "the neighbour sees none of this tenant's keys");
   t.match((await neighbour.get('/usage.csv')).page, /,inline,batch,1,2\.000,/, 'and only its own audio');
+});
+
+t.test('an earlier period: its audio by day and its CSV, links between periods; a later or malformed period is not found', async (t) => {
+  const key = await svc.createKey({ tenant: 'clinic-history', plan: 'builder' });
+  offsetMs = -35 * DAY;
+  const then = clock().getTime();
+  t.equal((await transcribe(key.key)).status, 200, 'metered 35 days ago: an earlier period');
+  offsetMs = 0;
+  const past = billingPeriodAt(then, 1);
+  const current = billingPeriodAt(Date.now(), 1);
+  const previous = billingPeriodAt(current.startMs - 1, 1).label;
+  const client = await member('clinic-history');
+
+  const now = await client.get('/usage');
+  t.match(now.page, `<a href="/usage?period=${previous}">Previous period (${previous})</a>`);
+  t.notMatch(now.page, 'Next period', 'nothing after the current period');
+  t.match(now.page, 'No audio in the period yet.');
+  const page = await client.get(`/usage?period=${past.label}`);
+  t.equal(page.status, 200);
+  t.match(page.page, `<h1>Usage of ${past.label}</h1>`);
+  t.match(page.page, 'This period is closed.');
+  t.notMatch(page.page, 'What would be refused', 'what is refused and spent is told of the current period only');
+  const day = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(then);
+  t.match(page.page, `<tr><td>${day}</td><td>inline</td><td>batch</td><td>1</td><td>2.0 s</td></tr>`);
+  t.match(page.page, `>Next period (${billingPeriodAt(past.endMs, 1).label})</a>`);
+  t.match(page.page, `<a href="/usage.csv?period=${past.label}" download>`);
+  const csv = await client.get(`/usage.csv?period=${past.label}`);
+  t.equal(csv.headers.get('content-disposition'), `attachment; filename="svc-stt-usage-${past.label}.csv"`);
+  t.equal(
+    csv.page,
+    `period,day,route,pool,units,audio_seconds,audio_hours\r\n${past.label},${new Date(then).toISOString().slice(0, 10)},inline,batch,1,2.000,0.000556\r\n`,
+  );
+  for (const asked of [billingPeriodAt(current.endMs, 1).label, '2026-13', 'last-month', '1969-12', '']) {
+    t.equal((await client.get(`/usage?period=${asked}`)).status, 404, `period=${asked}: not found`);
+  }
+  t.equal((await client.get(`/usage.csv?period=${billingPeriodAt(current.endMs, 1).label}`)).status, 404);
 });
