@@ -9,6 +9,7 @@ import { mintRealtimeClientSecret } from '../application/mint-realtime-client-se
 import { mapError } from '../api/error-mapping.js';
 import { html, type ConsoleContext, type Form } from './console-context.js';
 import { messagePage } from './console-layout.js';
+import { realtimeUrlFor } from './playground-realtime-address.js';
 import { realtimePage } from './playground-realtime-page.js';
 
 /** Long enough for the page to open its socket and send `start` (a second or so), and little more. */
@@ -40,7 +41,7 @@ export function registerPlaygroundRealtimeRoutes(app: FastifyInstance, ctx: Cons
         { secrets: ctx.deps.stores.clientSecrets, billing: ctx.deps.billing, clock: () => new Date(ctx.deps.clock()) },
       );
       ctx.audit(request, session, 'playground_realtime_secret', { keyId: key.id, expiresAt: minted.expiresAt });
-      return reply.send({ client_secret: minted.value, expires_at: minted.expiresAt, url: `${realtimeUrl}${REALTIME_PATH}` });
+      return reply.send({ client_secret: minted.value, expires_at: minted.expiresAt, url: `${realtimeUrlFor(realtimeUrl, request.hostname)}${REALTIME_PATH}` });
     } catch (error) {
       const { apiError, unexpected } = mapError(error);
       if (unexpected) throw error;

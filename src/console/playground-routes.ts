@@ -25,6 +25,7 @@ import { playgroundContentSecurityPolicy, tokensMatch } from './console-http.js'
 import { messagePage, type Notice } from './console-layout.js';
 import { playgroundConnection } from './playground-connection.js';
 import { playgroundPage, type PlaygroundForm } from './playground-page.js';
+import { realtimeUrlFor } from './playground-realtime-address.js';
 import { playgroundResult } from './playground-result.js';
 import { registerPlaygroundRealtimeRoutes } from './playground-realtime-routes.js';
 import { MICROPHONE_WORKLET_JS, PLAYGROUND_REALTIME_JS } from './playground-realtime-script.js';
@@ -60,9 +61,9 @@ export function registerPlaygroundRoutes(app: FastifyInstance, ctx: ConsoleConte
     await scope.register(multipart);
     // The playground's pages play the chosen file (blob: media) and stream to the realtime listener:
     // their CSP allows exactly that, on these pages only (runs after the console's own onSend hook).
-    const csp = playgroundContentSecurityPolicy(ctx.deps.realtimeUrl);
-    scope.addHook('onSend', async (_request, reply, payload) => {
-      reply.header('content-security-policy', csp);
+    scope.addHook('onSend', async (request, reply, payload) => {
+      const realtime = ctx.deps.realtimeUrl === null ? null : realtimeUrlFor(ctx.deps.realtimeUrl, request.hostname);
+      reply.header('content-security-policy', playgroundContentSecurityPolicy(realtime));
       return payload;
     });
 

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
+import { realtimeUrlFor } from '../../src/console/playground-realtime-address.js';
 import { pngImage, speechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
@@ -256,4 +257,10 @@ t.test("the realtime tab: a client secret of the tenant's key, minted in-process
   t.equal(audits.length, 1, 'one audit line, for the one secret minted');
   t.match(audits[0], { keyId, expiresAt: body.expires_at });
   t.notOk(logs.text().includes(body.client_secret), 'the secret in no log line');
+});
+
+t.test("the realtime listener's address for the page: as bound, or the console's host name where it is bound to every interface", async (t) => {
+  t.equal(realtimeUrlFor('ws://127.0.0.1:8081', 'console.clinic.example'), 'ws://127.0.0.1:8081', 'a bound address is kept');
+  t.equal(realtimeUrlFor('ws://0.0.0.0:8081', 'console.clinic.example'), 'ws://console.clinic.example:8081', '0.0.0.0: the host the browser used');
+  t.equal(realtimeUrlFor('ws://[::]:8081', '[fd00::5]'), 'ws://[fd00::5]:8081', ':: too');
 });
