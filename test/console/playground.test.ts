@@ -5,9 +5,12 @@
 // refusals shown with the API's messages, a field the form does not have refused, and the page's CSP
 // widened only by what the playground needs.
 import { readFile } from 'node:fs/promises';
+import { Script } from 'node:vm';
 import t from 'tap';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { realtimeUrlFor } from '../../src/console/playground-realtime-address.js';
+import { MICROPHONE_WORKLET_JS, PLAYGROUND_REALTIME_JS } from '../../src/console/playground-realtime-script.js';
+import { PLAYGROUND_JS } from '../../src/console/playground-script.js';
 import { pngImage, speechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
@@ -263,4 +266,11 @@ t.test("the realtime listener's address for the page: as bound, or the console's
   t.equal(realtimeUrlFor('ws://127.0.0.1:8081', 'console.clinic.example'), 'ws://127.0.0.1:8081', 'a bound address is kept');
   t.equal(realtimeUrlFor('ws://0.0.0.0:8081', 'console.clinic.example'), 'ws://console.clinic.example:8081', '0.0.0.0: the host the browser used');
   t.equal(realtimeUrlFor('ws://[::]:8081', '[fd00::5]'), 'ws://[fd00::5]:8081', ':: too');
+});
+
+// ESLint and Prettier see these scripts as strings; the browser test runs them, where there is a Chromium.
+t.test("the playground's browser scripts parse as JavaScript", async (t) => {
+  for (const [name, source] of Object.entries({ PLAYGROUND_JS, PLAYGROUND_REALTIME_JS, MICROPHONE_WORKLET_JS })) {
+    t.doesNotThrow(() => new Script(source, { filename: name }), name);
+  }
 });
