@@ -34,6 +34,7 @@ import {
 } from './openapi-job-schemas.js';
 import { model, modelList, usage } from './openapi-usage-schemas.js';
 import { realtimeClientSecret, realtimeClientSecretRequest } from './openapi-realtime-schemas.js';
+import { deletedVoice, voice, voiceEnrolment, voiceList } from './openapi-voice-schemas.js';
 import type { Schema } from './openapi-types.js';
 
 export const schemas: Record<string, Schema> = {
@@ -69,4 +70,8 @@ export const schemas: Record<string, Schema> = {
   Usage: usage,
   RealtimeClientSecretRequest: realtimeClientSecretRequest,
   RealtimeClientSecret: realtimeClientSecret,
+  VoiceEnrolment: voiceEnrolment,
+  Voice: voice,
+  VoiceList: voiceList,
+  DeletedVoice: deletedVoice,
 };

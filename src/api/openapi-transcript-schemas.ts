@@ -102,6 +102,15 @@ export const transcriptionRequest: Schema = {
         "OpenAI's parameter, repeated per clip (or `known_speaker_references`, a JSON array): 2 to 10 s of the named person speaking alone, " +
         'each at most 1 MiB as sent. Silence, music or noise, a clip of two voices, or one too short or too long is refused (422).',
     },
+    'known_speakers[]': {
+      type: 'array',
+      maxItems: MAX_KNOWN_SPEAKERS,
+      items: string({ pattern: '^voice_[0-9A-Za-z]{24}$' }),
+      description:
+        "Ids of voices enrolled for the key's tenant (`POST /v1/voices`), repeated per id (or `known_speakers`, a JSON array), with `diarize`: " +
+        'each names the voice that matches it, as `known_speaker_names[]` does; up to 4 known speakers in all. An unknown id, or another ' +
+        "tenant's, is 422. Inline answers only (422 for audio that becomes a job).",
+    },
     [TIMESTAMP_GRANULARITIES_FIELD]: {
       type: 'array',
       items: string({ enum: TIMESTAMP_GRANULARITIES }),

@@ -8,7 +8,9 @@ export type ApplicationErrorKind =
   | 'audio_too_long'
   | 'audio_too_short'
   | 'inline_only_option'
-  | 'unusable_known_speaker_reference'
+  | 'unusable_known_speaker'
+  | 'voice_not_found'
+  | 'too_many_voices'
   | 'engines_at_capacity'
   | 'transcription_cancelled'
   | 'idempotency_conflict'
@@ -43,16 +45,33 @@ export class InlineOnlyOption extends ApplicationError {
   readonly kind = 'inline_only_option';
 
   constructor(
-    readonly option: 'stream=true' | 'include[]=logprobs' | 'known_speaker_references',
+    readonly option: 'stream=true' | 'include[]=logprobs' | 'known_speaker_references' | 'known_speakers',
     readonly inlineBoundarySeconds: number,
   ) {
     super(`${option} is answered on this connection for audio up to ${inlineBoundarySeconds} seconds; longer audio becomes a job: send it without ${option}`);
   }
 }
 
-/** A known speaker's reference clip is not audio this service decodes, or runs past its length (the message names the field). */
-export class UnusableKnownSpeakerReference extends ApplicationError {
-  readonly kind = 'unusable_known_speaker_reference';
+/**
+ * A known speaker's reference clip or an enrolment's audio is not audio this service decodes, or runs
+ * past its length; or an enrolled voice named by a request is not the tenant's (the message names the field).
+ */
+export class UnusableKnownSpeaker extends ApplicationError {
+  readonly kind = 'unusable_known_speaker';
+}
+
+/** No enrolled voice of that id for the key's tenant (another tenant's voice is answered alike). */
+export class VoiceNotFound extends ApplicationError {
+  readonly kind = 'voice_not_found';
+
+  constructor() {
+    super('no enrolled voice of this tenant has that id');
+  }
+}
+
+/** The tenant holds the most enrolled voices already (the message says how many). */
+export class TooManyVoices extends ApplicationError {
+  readonly kind = 'too_many_voices';
 }
 
 /** Every engine's queue is full: the request was fine and may be retried unchanged. */

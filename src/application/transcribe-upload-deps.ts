@@ -11,6 +11,7 @@ import type { BlobStore } from '../store/blob-store.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { WebhookAdmission } from '../webhooks/webhook-admission.js';
 
 export interface TranscribeUploadDeps {
@@ -23,6 +24,8 @@ export interface TranscribeUploadDeps {
   jobs: JobStore;
   idempotency: IdempotencyStore;
   blobs: BlobStore;
+  /** The tenants' enrolled voices, named by `known_speakers`. */
+  voices: Pick<VoiceProfileStore, 'get'>;
   queue: JobQueue;
   /** Request-time webhook rules: the signing secret version a job pins, or a WebhookAdmissionError. */
   webhooks: Pick<WebhookAdmission, 'admit'>;

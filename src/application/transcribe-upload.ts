@@ -82,6 +82,7 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
       }
       // Jobs do not carry reference clips (yet): refused rather than answered without the names.
       if (!pcm && transcription.knownSpeakerReferences.length > 0) throw new InlineOnlyOption('known_speaker_references', config.inlineBoundarySeconds);
+      if (!pcm && transcription.enrolledVoiceIds.length > 0) throw new InlineOnlyOption('known_speakers', config.inlineBoundarySeconds);
       const durationSeconds = pcm
         ? pcm.length / DECODED_SAMPLE_RATE
         : (await probeAudio(upload.path, { timeoutMs: PROBE_TIMEOUT_MS, container })).durationSeconds;
@@ -91,8 +92,9 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
       if (pcm) {
         // Bad reference clips are refused before any audio is reserved.
         const stages = deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: request.requestId });
-        const knownDeps = { blobs: deps.blobs, decodeTimeoutMs: config.decodeTimeoutMs, stages };
-        const knownSpeakers = await knownSpeakersOf(transcription.knownSpeakerReferences, knownDeps, abort.signal);
+        const knownDeps = { blobs: deps.blobs, decodeTimeoutMs: config.decodeTimeoutMs, stages, voices: deps.voices };
+        const named = { references: transcription.knownSpeakerReferences, enrolledVoiceIds: transcription.enrolledVoiceIds };
+        const knownSpeakers = await knownSpeakersOf({ key, requestId: request.requestId, ...named, log: request.log }, knownDeps, abort.signal);
         // Now that its length is known: work that would cross the allowance (or the cap, or the credit),
         // counting the work other requests were admitted for, is refused before it starts; admitted, its
         // audio is reserved until metering converts the reservation, or it is released here.

@@ -1,5 +1,6 @@
 // OpenAI's known speakers on the direct route: `known_speaker_names[]` and `known_speaker_references[]`
-// (or the same names without `[]`, each a JSON array), paired by position, up to four. A reference is
+// (or the same names without `[]`, each a JSON array), paired by position, and this service's
+// `known_speakers[]`: ids of the tenant's enrolled voices (POST /v1/voices); up to four in all. A reference is
 // a data URL of audio (`data:audio/wav;base64,...`); its bytes decide its format, as a file's do, and
 // whether it is usable (2 to 10 s of one voice) is checked when it is decoded (src/application/
 // known-speaker-references.ts). Both need diarize=true: names for a transcript without speakers would
@@ -12,7 +13,14 @@ import { UNATTRIBUTED_SPEAKER } from '../pipeline/speaker-attachment.js';
 /** OpenAI's limit on known speakers per request. */
 export const MAX_KNOWN_SPEAKERS = 4;
 export const MAX_KNOWN_SPEAKER_NAME_LENGTH = 64;
-export const KNOWN_SPEAKER_FIELDS = ['known_speaker_names', 'known_speaker_names[]', 'known_speaker_references', 'known_speaker_references[]'] as const;
+export const KNOWN_SPEAKER_FIELDS = [
+  'known_speaker_names',
+  'known_speaker_names[]',
+  'known_speaker_references',
+  'known_speaker_references[]',
+  'known_speakers',
+  'known_speakers[]',
+] as const;
 
 /** A name and the audio bytes of its reference clip, not yet decoded. */
 export interface KnownSpeakerReference {
@@ -22,22 +30,38 @@ export interface KnownSpeakerReference {
 
 const unprocessable = (message: string) => new UnprocessableRequest(message);
 
-export function parseKnownSpeakerFields(fields: Record<string, string | undefined>, diarize: boolean): KnownSpeakerReference[] {
+/** The request's known speakers: named clips, and the ids of enrolled voices (POST /v1/voices), resolved later. */
+export interface KnownSpeakerFields {
+  references: KnownSpeakerReference[];
+  enrolledVoiceIds: string[];
+}
+
+export function parseKnownSpeakerFields(fields: Record<string, string | undefined>, diarize: boolean): KnownSpeakerFields {
   const names = arrayField(fields, 'known_speaker_names');
   const references = arrayField(fields, 'known_speaker_references');
-  if (names === null && references === null) return [];
-  if (!diarize) throw unprocessable('known_speaker_names and known_speaker_references need diarize=true');
-  if (names === null || references === null || names.length !== references.length) {
+  const ids = arrayField(fields, 'known_speakers');
+  if (names === null && references === null && ids === null) return { references: [], enrolledVoiceIds: [] };
+  if (!diarize) throw unprocessable('known_speaker_names, known_speaker_references and known_speakers need diarize=true');
+  if ((names ?? []).length !== (references ?? []).length) {
     throw unprocessable('known_speaker_names and known_speaker_references must pair one to one: one reference per name, in the same order');
   }
-  if (names.length < 1 || names.length > MAX_KNOWN_SPEAKERS) throw unprocessable(`known_speaker_names must hold 1 to ${MAX_KNOWN_SPEAKERS} names`);
+  const count = (names ?? []).length + (ids ?? []).length;
+  if (count < 1 || count > MAX_KNOWN_SPEAKERS) {
+    throw unprocessable(`known speakers (known_speaker_names with known_speakers) must be 1 to ${MAX_KNOWN_SPEAKERS}`);
+  }
   const seen = new Set<string>();
-  return names.map((raw, i) => {
+  const named = (names ?? []).map((raw, i) => {
     const name = knownSpeakerName(raw, `known_speaker_names[${i}]`);
     if (seen.has(name)) throw unprocessable('known_speaker_names must not repeat a name');
     seen.add(name);
-    return { name, clip: dataUrlBytes(references[i], `known_speaker_references[${i}]`) };
+    return { name, clip: dataUrlBytes(references![i], `known_speaker_references[${i}]`) };
   });
+  const enrolledVoiceIds = (ids ?? []).map((id, i) => {
+    if (typeof id !== 'string' || id === '') throw unprocessable(`known_speakers[${i}] must be the id of an enrolled voice`);
+    return id;
+  });
+  if (new Set(enrolledVoiceIds).size !== enrolledVoiceIds.length) throw unprocessable('known_speakers must not repeat a voice');
+  return { references: named, enrolledVoiceIds };
 }
 
 /** A speaker's name as a label: trimmed, 1 to 64 characters, no control characters, not a letter label nor `unknown`. */

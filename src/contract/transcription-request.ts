@@ -124,6 +124,8 @@ export interface TranscriptionRequest {
   vad: RequestVadParams | null;
   /** OpenAI's known speakers (with diarize): names and their reference clips, not yet decoded. */
   knownSpeakerReferences: KnownSpeakerReference[];
+  /** `known_speakers[]` (with diarize): ids of the tenant's enrolled voices, not yet looked up. */
+  enrolledVoiceIds: string[];
 }
 
 /** The formats a streamed answer has events for: text deltas and done, plus segments for diarized_json. */
@@ -242,7 +244,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   const profile = oneOf(fields.profile, PROFILES, DEFAULT_PROFILE, 'profile');
   const diarize = booleanField(fields.diarize, false, 'diarize');
   const speakerCount = parseSpeakerCount(fields, diarize);
-  const knownSpeakerReferences = parseKnownSpeakerFields(fields, diarize);
+  const knownSpeakers = parseKnownSpeakerFields(fields, diarize);
   const dictionary = booleanField(fields.dictionary, true, 'dictionary');
   const language = parseLanguageChoice(fields, key);
 
@@ -303,6 +305,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
     temperature,
     logprobs,
     vad,
-    knownSpeakerReferences,
+    knownSpeakerReferences: knownSpeakers.references,
+    enrolledVoiceIds: knownSpeakers.enrolledVoiceIds,
   };
 }

@@ -47,5 +47,6 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
     logprobs: false,
     vad: null,
     knownSpeakerReferences: [],
+    enrolledVoiceIds: [],
   };
 }

@@ -70,6 +70,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     minSpeakers: typeof stored.minSpeakers === 'number' ? stored.minSpeakers : DEFAULT_SPEAKER_COUNT.minSpeakers,
     // A job never carries known speakers (the direct route answers them inline only).
     knownSpeakerReferences: [],
+    enrolledVoiceIds: [],
   };
 }
 

@@ -1,5 +1,5 @@
-// A known speaker's reference clip, decoded, made into a voice profile only when it is what it claims
-// to be: 2 to 10 s (OpenAI's rule) of one person speaking. Speech is the VAD's (speech-stage.ts): a
+// A known speaker's reference clip (2 to 10 s, OpenAI's rule) or an enrolment's audio (5 to 30 s),
+// decoded, made into a voice profile only when it is what it claims to be: one person speaking. Speech is the VAD's (speech-stage.ts): a
 // clip of silence, music or noise has too little of it; one voice is the diarizer's count. A profile
 // from anything else would be the profile of nobody in particular, and naming by it could put a
 // clinician's name on a patient. Refusals name the field and why, never what was in it.
@@ -9,8 +9,18 @@ import type { Diarize } from './speaker-stage.js';
 import { findSpeech, type DetectSpeech } from './speech-stage.js';
 import { MIN_PROFILE_FRAMES } from './voice-matching.js';
 
+/** What a clip must be, and the field it came in (named in refusals). */
+export interface ClipRule {
+  field: string;
+  minSeconds: number;
+  maxSeconds: number;
+}
+
 export const REFERENCE_MIN_SECONDS = 2;
 export const REFERENCE_MAX_SECONDS = 10;
+/** An enrolment (POST /v1/voices) is longer: it is made once and names the voice in every recording after. */
+export const ENROLMENT_MIN_SECONDS = 5;
+export const ENROLMENT_MAX_SECONDS = 30;
 /**
  * The share of a clip the VAD must hear as speech, and the least speech in seconds. A reference is
  * someone talking; a clip under half speech is mostly silence, music or noise, and its profile would
@@ -26,22 +36,23 @@ export interface ReferenceClipStages {
   diarize: Diarize;
 }
 
-/** The voice profile of a reference clip, or an UnprocessableRequest naming `field` and what is wrong with it. */
+/** The voice profile of a clip, or an UnprocessableRequest naming its field and what is wrong with it. */
 export async function referenceProfile(
   pcm: Float32Array,
   sampleRate: number,
-  field: string,
+  rule: ClipRule,
   stages: ReferenceClipStages,
   signal?: AbortSignal,
 ): Promise<VoiceProfile> {
+  const { field } = rule;
   const seconds = pcm.length / sampleRate;
-  if (seconds < REFERENCE_MIN_SECONDS || seconds > REFERENCE_MAX_SECONDS + CODEC_PADDING_SECONDS) {
-    throw new UnprocessableRequest(`${field} must be ${REFERENCE_MIN_SECONDS} to ${REFERENCE_MAX_SECONDS} seconds of audio`);
+  if (seconds < rule.minSeconds || seconds > rule.maxSeconds + CODEC_PADDING_SECONDS) {
+    throw new UnprocessableRequest(`${field} must be ${rule.minSeconds} to ${rule.maxSeconds} seconds of audio`);
   }
   const regions = await findSpeech(pcm, sampleRate, stages.detectSpeech, signal);
   const speech = regions.reduce((sum, r) => sum + (r.end - r.start), 0);
   if (speech < MIN_SPEECH_SECONDS || speech < MIN_SPEECH_SHARE * seconds) {
-    throw new UnprocessableRequest(`${field} holds too little speech (silence, music or noise): send 2 to 10 seconds of the person speaking`);
+    throw new UnprocessableRequest(`${field} holds too little speech (silence, music or noise): send the person speaking`);
   }
   const diarization = await stages.diarize(pcm, regions, signal);
   if (diarization.voices > 1) throw new UnprocessableRequest(`${field} holds more than one voice: send a clip of the named person alone`);

@@ -9,6 +9,7 @@ import { presignedUploadRoutes } from '../api/routes/presigned-upload.js';
 import { realtimeClientSecretRoutes } from '../api/routes/realtime-client-secrets.js';
 import { transcriptionRoutes } from '../api/routes/transcriptions.js';
 import { usageRoutes } from '../api/routes/usage.js';
+import { voiceRoutes } from '../api/routes/voices.js';
 import type { KeyStandingWatch } from '../billing/key-standing-watch.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
@@ -86,6 +87,7 @@ function apiRoutes(parts: ServiceRouteParts): RoutePlugin[] {
     transcriptionRoutes(transcribeUploadDeps(parts, webhooks)),
     usageRoutes({ ledger: stores.usage, billing, keys }),
     realtimeClientSecretRoutes({ secrets: stores.clientSecrets, billing, clock }),
+    voiceRoutes({ config, voices: stores.voices, stages: engines.stages, blobs, decodeTimeoutMs: config.decodeTimeoutMs, clock: () => clock().getTime() }),
     modelRoutes({ files: config.models, builds: engines.modelBuilds, loaded: () => isOpen(engines) }),
   ];
   // The embedded upload target of presigned forms; with S3 the forms post straight to the bucket.
@@ -111,6 +113,7 @@ export function transcribeUploadDeps(
     jobs: stores.jobs,
     idempotency: stores.idempotency,
     blobs,
+    voices: stores.voices,
     queue,
     webhooks,
     billing,

@@ -15,7 +15,9 @@ import {
   ResultNotAvailable,
   TranscriptionCancelled,
   UploadNotComplete,
-  UnusableKnownSpeakerReference,
+  UnusableKnownSpeaker,
+  VoiceNotFound,
+  TooManyVoices,
   type ApplicationErrorKind,
 } from '../../src/application/application-errors.js';
 import {
@@ -198,11 +200,19 @@ const APPLICATION_CASES: Record<ApplicationErrorKind, [ApplicationError, number,
     'stream=true is answered on this connection for audio up to 120 seconds; longer audio becomes a job: send it without stream=true',
     {},
   ],
-  unusable_known_speaker_reference: [
-    new UnusableKnownSpeakerReference('known_speaker_references[0] could not be decoded as audio'),
+  unusable_known_speaker: [
+    new UnusableKnownSpeaker('known_speaker_references[0] could not be decoded as audio'),
     422,
     'invalid_request',
     'known_speaker_references[0] could not be decoded as audio',
+    {},
+  ],
+  voice_not_found: [new VoiceNotFound(), 404, 'not_found', 'no enrolled voice of this tenant has that id', {}],
+  too_many_voices: [
+    new TooManyVoices('a tenant holds at most 200 enrolled voices: delete one first'),
+    422,
+    'invalid_request',
+    'a tenant holds at most 200 enrolled voices: delete one first',
     {},
   ],
   engines_at_capacity: [

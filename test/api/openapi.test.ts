@@ -109,6 +109,7 @@ t.test('structure: operations, security, responses, references', async (t) => {
   const ops = operations(doc);
   t.same(ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort(), [
     'DELETE /v1/jobs/{job_id}',
+    'DELETE /v1/voices/{voice_id}',
     'GET /v1/jobs/{job_id}',
     'GET /v1/jobs/{job_id}/partial',
     'GET /v1/jobs/{job_id}/result',
@@ -116,12 +117,15 @@ t.test('structure: operations, security, responses, references', async (t) => {
     'GET /v1/models/{model}',
     'GET /v1/openapi.json',
     'GET /v1/usage',
+    'GET /v1/voices',
+    'GET /v1/voices/{voice_id}',
     'POST /v1/audio/transcriptions',
     'POST /v1/audio/translations',
     'POST /v1/jobs',
     'POST /v1/jobs/{job_id}/complete',
     'POST /v1/realtime/client_secrets',
     'POST /v1/uploads/{job_id}',
+    'POST /v1/voices',
   ]);
   const ids = new Set<string>();
   for (const { path, method, op } of ops) {
@@ -173,7 +177,9 @@ t.test('the direct-upload form is the contract table, with its enums and default
     // The single-value spellings of OpenAI's array fields are described with their `[]` form.
     [
       'file',
-      ...TRANSCRIPTION_FIELDS.filter((name) => !['include', 'timestamp_granularities', 'known_speaker_names', 'known_speaker_references'].includes(name)),
+      ...TRANSCRIPTION_FIELDS.filter(
+        (name) => !['include', 'timestamp_granularities', 'known_speaker_names', 'known_speaker_references', 'known_speakers'].includes(name),
+      ),
     ].sort(),
   );
   t.same(form.required.sort(), ['file', 'model']);

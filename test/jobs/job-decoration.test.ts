@@ -76,6 +76,7 @@ async function createJob(maxSpeakers = 4): Promise<JobRecord> {
     task: 'transcribe',
     vad: null,
     knownSpeakerReferences: [],
+    enrolledVoiceIds: [],
     model: 'svc-medical-1',
     responseFormat: 'diarized_json',
     language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },

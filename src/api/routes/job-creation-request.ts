@@ -119,6 +119,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       vad: null,
       // Known speakers come with the direct route's upload only.
       knownSpeakerReferences: [],
+      enrolledVoiceIds: [],
       model: JOB_MODEL,
       responseFormat,
       language,
