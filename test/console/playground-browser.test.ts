@@ -4,8 +4,9 @@
 // words with their times; choosing a word moves the <audio> element (playing the chosen file from a
 // blob: URL) to the word's start. Realtime tab: Chromium's fake microphone plays an espeak-ng WAV;
 // the page streams it through the realtime listener with a client secret the console minted,
-// shows turn finals, and Stop reaches `final`; the key never reaches the page. axe-core finds no
-// serious or critical violation; screenshots playground*.png under test/.cache/console-screenshots/.
+// shows turn finals with live speaker labels, and Stop reaches `final`; the key never reaches the
+// page. axe-core finds no serious or critical violation; screenshots playground*.png under
+// test/.cache/console-screenshots/.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -110,6 +111,8 @@ t.test('the realtime tab: the fake microphone streams with a client secret, turn
   t.notOk(await page.isVisible('#realtime-needs-script'), "the page's script runs");
   await checkPage(t, page, 'playground-realtime');
 
+  await tabTo(page, 'input[name="diarization"]');
+  await page.keyboard.press('Space');
   await tabTo(page, '#realtime-start');
   await page.keyboard.press('Enter');
   await page.waitForSelector('#realtime-turns li:not([hidden])', { timeout: WAITING_MS });
@@ -120,6 +123,9 @@ t.test('the realtime tab: the fake microphone streams with a client secret, turn
   await page.waitForFunction(() => document.getElementById('realtime-final')?.textContent !== '', undefined, { timeout: WAITING_MS });
   t.match(await page.textContent('#realtime-final'), /^Final record: \d+ turns?, \d+\.\d\d s of audio\.$/);
   t.equal(await page.textContent('#realtime-status'), 'Session ended (final).');
+  // Live speaker labels: the last turns' labels come before final, so every turn has its voice's.
+  const labels = await page.locator('#realtime-turns li:not([hidden]) .speaker-label').allTextContents();
+  t.ok(labels.length >= 1 && labels.every((l) => /^Speaker [A-Z]$/.test(l)), `every turn labelled: ${labels.join(', ')}`);
   t.notOk((await page.content()).includes(key.key), 'the API key never reached the page');
   await checkPage(t, page, 'playground-realtime-final');
   t.same(logged, [], 'nothing logged to the console by the page');
