@@ -1,12 +1,15 @@
 // The developer console in a real browser: Debian's Chromium driven by playwright-core (`.ci/run`
 // installs chromium; SVC_TEST_CHROMIUM names another binary). An invitee sets a password and signs in
 // with the keyboard alone, creates a key (shown once, with its copy button; opened again, the keys page
-// shows only ids), revokes it; axe-core finds no serious or critical violation on any page, and the
-// page's own CSP is in force (the browser runs no inline script). Screenshots of every page are
+// shows only ids), sets its retention (the next job's result follows), revokes it; axe-core finds no
+// serious or critical violation on any page, and the page's own CSP is in force (no inline script runs). Screenshots of every page are
 // written under test/.cache/console-screenshots/ (PNG).
+import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { chromium, type Browser } from 'playwright-core';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
+import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { CHROMIUM, SKIP, checkPage, tabTo } from './browser-harness.js';
 
@@ -56,6 +59,23 @@ t.test('invite, password, keys: by keyboard alone, accessible, the key shown onc
   await page.goto(`${base}/keys`);
   t.notOk((await page.content()).includes(key), 'opened again: never shown again');
   const id = (await page.textContent('tbody code'))!;
+
+  // The key's retention, changed by keyboard: the next job's result follows it.
+  await tabTo(page, 'input[name="retention_hours"]');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('3');
+  await tabTo(page, `button[aria-label="Save the settings of ${id}"]`);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.notice.ok');
+  t.match(await page.textContent('.notice.ok'), /saved/);
+  const audio = await readFile(await speechWav(2));
+  const job = await createJob(svc.url, key, jobBody(audio));
+  t.equal((await uploadFile(job, audio)).status, 204);
+  t.equal((await completeJob(job, key)).status, 202);
+  const done = await waitForEnd(job.poll_url, key);
+  t.equal(done.status, 'succeeded');
+  t.ok(Math.abs(done.result.expires_in_seconds - 3 * 3600) < 120, `the job's result is kept 3 h (${done.result.expires_in_seconds} s left)`);
+
   await tabTo(page, `button[aria-label="Revoke ${id}"]`);
   await page.keyboard.press('Enter');
   await page.waitForSelector('.notice.ok');
