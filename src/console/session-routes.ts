@@ -21,7 +21,7 @@ import { codePage } from './second-factor-pages.js';
 import { matchingTotpStep } from './totp.js';
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
-  const throttle = new SignInThrottle(ctx.limits.signInsPerMinute, ctx.deps.clock);
+  const throttle = new SignInThrottle(ctx.deps.accounts, ctx.limits.signInsPerMinute, ctx.deps.clock);
   const secondFactors = ctx.deps.stores.consoleSecondFactors;
   const secure = ctx.deps.secureCookies;
 
@@ -46,7 +46,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
     const form = (request.body ?? {}) as Form;
     const email = (form.email ?? '').trim().toLowerCase();
     const password = form.password ?? '';
-    const waitMs = throttle.take(request.ip);
+    const waitMs = await throttle.take(request.ip);
     if (waitMs > 0) {
       return html(reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000))), signInPage(email, tooMany(waitMs, 'from this address')));
     }
@@ -73,7 +73,7 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
   });
   app.post('/sign-in/code', async (request, reply) => {
     const token = pendingSignInToken(request.headers.cookie);
-    const waitMs = throttle.take(request.ip);
+    const waitMs = await throttle.take(request.ip);
     if (waitMs > 0) return html(reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000))), codePage(tooMany(waitMs, 'from this address')));
     const now = ctx.deps.clock();
     const user = token ? await secondFactors.pendingSignIn(token, now) : null;

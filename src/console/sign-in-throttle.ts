@@ -1,31 +1,20 @@
-// Sign-in attempts per client address, in this process: at most `perMinute` in any minute (a fixed
-// window per address). With several console processes each counts its own; the per-account lockout
-// (in the database) is what holds across them.
+// Sign-in attempts per client address: at most `perMinute` in a minute (a window from the address's
+// first attempt). Counted in the database (ConsoleAccountStore.countSignInAttempt), not in this
+// process: with several API processes on one database an address gets one count, not one per process.
+// The ended windows are deleted by the sweeper.
+import { SIGN_IN_WINDOW_MS, type ConsoleAccountStore } from '../store/console-account-store.js';
 
 export class SignInThrottle {
-  private readonly windows = new Map<string, { startMs: number; count: number }>();
-
   constructor(
+    private readonly accounts: Pick<ConsoleAccountStore, 'countSignInAttempt'>,
     private readonly perMinute: number,
     private readonly clock: () => number,
   ) {}
 
   /** Counts an attempt from `address`: 0 when allowed, else how long (ms) until the next one is. */
-  take(address: string): number {
+  async take(address: string): Promise<number> {
     const now = this.clock();
-    this.forgetOld(now);
-    const window = this.windows.get(address);
-    if (!window || now - window.startMs >= 60_000) {
-      this.windows.set(address, { startMs: now, count: 1 });
-      return 0;
-    }
-    if (window.count >= this.perMinute) return window.startMs + 60_000 - now;
-    window.count++;
-    return 0;
-  }
-
-  private forgetOld(now: number): void {
-    if (this.windows.size < 1_000) return;
-    for (const [address, window] of this.windows) if (now - window.startMs >= 60_000) this.windows.delete(address);
+    const { windowStartMs, attempts } = await this.accounts.countSignInAttempt(address, now);
+    return attempts <= this.perMinute ? 0 : windowStartMs + SIGN_IN_WINDOW_MS - now;
   }
 }

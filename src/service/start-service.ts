@@ -7,6 +7,7 @@
 // and /metrics, prints the ready line scripts wait for, and drains on close.
 import { UsageBilling } from '../billing/usage-billing.js';
 import { KeyStandingWatch } from '../billing/key-standing-watch.js';
+import { DEFAULT_CONSOLE_LIMITS } from '../console/console-context.js';
 import { startConsoleListener } from '../console/console-listener.js';
 import { revokeKey } from '../jobs/key-revocation.js';
 import { mkdirSync } from 'node:fs';
@@ -40,6 +41,9 @@ import { ServiceMetrics } from './service-metrics.js';
 import { startSweeper } from './sweeper.js';
 import { serviceRoutes, transcribeUploadDeps } from './service-routes.js';
 import { drainAndClose } from './drain-and-close.js';
+
+/** The console's limits, one value for its listener and the sweeper (which deletes the sessions past them). */
+const CONSOLE_LIMITS = DEFAULT_CONSOLE_LIMITS;
 
 export interface RunningService {
   app: FastifyInstance;
@@ -146,6 +150,12 @@ async function startRole(
       clock,
       sweepAllOrphansFirst: alone,
       keyRevocations: { keys, jobs, blobs, outbox },
+      credentials: {
+        consoleAccounts: stores.consoleAccounts,
+        consoleSecondFactors: stores.consoleSecondFactors,
+        clientSecrets: stores.clientSecrets,
+        sessionLimits: CONSOLE_LIMITS,
+      },
       onKeyRevoked: ({ record, slotsClosed, webhookEventsCancelled }) =>
         workerLog.info(
           { audit: 'key_revoked', keyId: record.id, tenantId: record.tenant, scheduled: true, slotsClosed, webhookEventsCancelled },
@@ -188,6 +198,7 @@ async function startRole(
         keys,
         engines: engines.engines,
         stages: engines.stages,
+        voices: stores.voices,
         modelBuilds: engines.modelBuilds,
         events,
         billing,
@@ -282,6 +293,7 @@ async function startRole(
         realtimeUrl: realtime?.url ?? null,
         revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
         clock: () => clock().getTime(),
+        limits: CONSOLE_LIMITS,
         logger: app.log.child({ listener: 'console' }),
       })
     : null;

@@ -2,13 +2,15 @@
 // (overdue uploads, expired results, ended tombstones), and blobs no request or job owns any more
 // (uploads cut off by a crash, job audio whose row never committed, results of a lost race), and
 // usage reservations that no longer count (their instance died, their job ended), and the scheduled
-// revocations of rotated keys whose overlap ended.
+// revocations of rotated keys whose overlap ended, and sign-in credentials that can open nothing any
+// more (expired-credentials.ts).
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import { revokeDueKeys, type DueRevocationStores, type KeyRevocation } from '../jobs/key-revocation.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
+import { deleteExpiredCredentials, type ExpiredCredentialStores } from './expired-credentials.js';
 
 /** Old enough that no upload can still be streaming into it and no job row can still be committing. */
 const ORPHAN_AGE_MS = 60 * 60_000;
@@ -22,6 +24,8 @@ export interface SweeperOptions {
   clock?: () => Date;
   /** Where rotated keys whose revocation is due are revoked for good (their open work closed). */
   keyRevocations?: DueRevocationStores;
+  /** Where used and expired invites, ended sessions, pending sign-ins and client secrets are deleted. */
+  credentials?: ExpiredCredentialStores;
   /** Told of each key this process revoked on schedule (the service's audit line). */
   onKeyRevoked?: (revocation: KeyRevocation) => void;
   /**
@@ -41,6 +45,7 @@ export function startSweeper(idempotency: IdempotencyStore, blobs: BlobStore, jo
       await idempotency.sweep(now);
       await options.housekeeping?.run(now.getTime());
       await options.ledger?.deleteDeadReservations();
+      if (options.credentials) await deleteExpiredCredentials(options.credentials, now.getTime());
       if (options.keyRevocations) {
         for (const revocation of await revokeDueKeys(options.keyRevocations, now.getTime())) options.onKeyRevoked?.(revocation);
       }

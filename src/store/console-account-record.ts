@@ -41,6 +41,13 @@ export interface ConsoleSessionRow {
   last_seen_ms: number;
 }
 
+/** A row of `console_sign_in_attempts`: one client address's current window and the attempts in it. */
+export interface ConsoleSignInAttemptRow {
+  address: string;
+  window_start_ms: number;
+  attempts: number;
+}
+
 const TOKEN_BYTES = 32;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const USER_ID_LENGTH = 16;

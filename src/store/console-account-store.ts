@@ -34,6 +34,22 @@ export interface ConsoleSession {
   createdAtMs: number;
 }
 
+/** What the console's sweep deleted (ConsoleAccountStore.deleteEnded). */
+export interface EndedConsoleRecords {
+  invites: number;
+  sessions: number;
+  signInWindows: number;
+}
+
+/** The window sign-in attempts from one address are counted in (countSignInAttempt). */
+export const SIGN_IN_WINDOW_MS = 60_000;
+
+/** An address's sign-in attempts in its current window, this one included. */
+export interface SignInAttempts {
+  windowStartMs: number;
+  attempts: number;
+}
+
 export interface SessionLimits {
   /** A session not used for this long has ended. */
   idleMs: number;
@@ -73,6 +89,18 @@ export interface ConsoleAccountStore {
   endSession(token: string): Promise<void>;
   /** Ends every session of the user (sign-out everywhere): how many. */
   endAllSessions(userId: string): Promise<number>;
+  /**
+   * Counts a sign-in attempt from a client address, for every process on the database alike: its
+   * window (SIGN_IN_WINDOW_MS from its first attempt) and the attempts in it, this one included. An
+   * attempt after the window opens a new one. One statement: racing attempts are each counted.
+   */
+  countSignInAttempt(address: string, nowMs: number): Promise<SignInAttempts>;
+  /**
+   * Deletes what can no longer open anything at `nowMs`: invites used or expired, sessions past
+   * `limits` (the very test `session` applies), sign-in windows that have ended. Unused unexpired
+   * invites, live sessions and current windows stay.
+   */
+  deleteEnded(nowMs: number, limits: SessionLimits): Promise<EndedConsoleRecords>;
   /** The tenant's accounts, oldest first. */
   listUsers(tenant: string): Promise<ConsoleUser[]>;
 }

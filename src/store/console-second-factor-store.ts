@@ -48,6 +48,8 @@ export interface ConsoleSecondFactorStore {
   pendingSignIn(token: string, nowMs: number): Promise<ConsoleUser | null>;
   /** Ends a pending sign-in (its code was typed, or it was locked out); nothing when it is gone. */
   endPendingSignIn(token: string): Promise<void>;
+  /** Deletes the pending sign-ins expired by `nowMs` (the sweeper's, and each createPendingSignIn's): how many. */
+  deleteExpiredPendingSignIns(nowMs: number): Promise<number>;
   /** Whether the tenant's accounts must have TOTP in effect before any page (the operator's setting; off by default). */
   totpRequired(tenant: string): Promise<boolean>;
   setTotpRequired(tenant: string, required: boolean, nowMs: number): Promise<void>;

@@ -44,6 +44,7 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
       'console_pending_sign_ins',
       'console_recovery_codes',
       'console_sessions',
+      'console_sign_in_attempts',
       'console_tenant_settings',
       'console_totp',
       'console_users',

@@ -11,7 +11,7 @@
 //
 // The rest are single statements: a session is checked and touched by one conditional UPDATE, a
 // failed sign-in counted (and the lock set) by one UPDATE whose CASEs read the row as it was.
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import {
   consoleUserOf,
   emailOrNull,
@@ -23,10 +23,20 @@ import {
   presentedTokenSha256,
   signInRecordOf,
 } from '../console-account-record.js';
-import type { ConsoleAccountStore, ConsoleInvite, ConsoleSession, ConsoleSignInRecord, ConsoleUser, SessionLimits } from '../console-account-store.js';
+import {
+  SIGN_IN_WINDOW_MS,
+  type ConsoleAccountStore,
+  type ConsoleInvite,
+  type ConsoleSession,
+  type ConsoleSignInRecord,
+  type ConsoleUser,
+  type EndedConsoleRecords,
+  type SessionLimits,
+  type SignInAttempts,
+} from '../console-account-store.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';
-import type { StoreDb } from './store-schema.js';
+import type { StoreDb, StoreSchema } from './store-schema.js';
 
 export class KyselyConsoleAccountStore implements ConsoleAccountStore {
   constructor(private readonly db: StoreDb) {}
@@ -162,11 +172,7 @@ export class KyselyConsoleAccountStore implements ConsoleAccountStore {
       .returning(['user_id', 'csrf_token', 'created_at_ms'])
       .executeTakeFirst();
     if (!live) {
-      await this.db
-        .deleteFrom('console_sessions')
-        .where('token_sha256', '=', sha256)
-        .where((eb) => eb.or([eb('last_seen_ms', '<=', idleSince), eb('created_at_ms', '<=', signedInSince)]))
-        .execute();
+      await this.db.deleteFrom('console_sessions').where('token_sha256', '=', sha256).where(sessionEnded(nowMs, limits)).execute();
       return null;
     }
     const user = await this.db.selectFrom('console_users').select(['id', 'tenant', 'email', 'created_at_ms']).where('id', '=', live.user_id).executeTakeFirst();
@@ -183,6 +189,43 @@ export class KyselyConsoleAccountStore implements ConsoleAccountStore {
     return Number(numDeletedRows);
   }
 
+  async countSignInAttempt(address: string, nowMs: number): Promise<SignInAttempts> {
+    // An ended window starts again at this attempt; a window is never moved back (another process's clock may lag).
+    const row = await this.db
+      .insertInto('console_sign_in_attempts')
+      .values({ address, window_start_ms: nowMs, attempts: 1 })
+      .onConflict((oc) =>
+        oc.column('address').doUpdateSet((eb) => {
+          const ended = eb('console_sign_in_attempts.window_start_ms', '<=', nowMs - SIGN_IN_WINDOW_MS);
+          return {
+            window_start_ms: eb.case().when(ended).then(nowMs).else(eb.ref('console_sign_in_attempts.window_start_ms')).end(),
+            attempts: eb
+              .case()
+              .when(ended)
+              .then(1)
+              .else(eb('console_sign_in_attempts.attempts', '+', 1))
+              .end(),
+          };
+        }),
+      )
+      .returning(['window_start_ms', 'attempts'])
+      .executeTakeFirstOrThrow();
+    return { windowStartMs: row.window_start_ms, attempts: row.attempts };
+  }
+
+  async deleteEnded(nowMs: number, limits: SessionLimits): Promise<EndedConsoleRecords> {
+    const invites = await this.db
+      .deleteFrom('console_invites')
+      .where((eb) => eb.or([eb('used_at_ms', 'is not', null), eb('expires_at_ms', '<=', nowMs)]))
+      .executeTakeFirst();
+    const sessions = await this.db.deleteFrom('console_sessions').where(sessionEnded(nowMs, limits)).executeTakeFirst();
+    const windows = await this.db
+      .deleteFrom('console_sign_in_attempts')
+      .where('window_start_ms', '<=', nowMs - SIGN_IN_WINDOW_MS)
+      .executeTakeFirst();
+    return { invites: Number(invites.numDeletedRows), sessions: Number(sessions.numDeletedRows), signInWindows: Number(windows.numDeletedRows) };
+  }
+
   async listUsers(tenant: string): Promise<ConsoleUser[]> {
     const rows = await this.db
       .selectFrom('console_users')
@@ -193,6 +236,12 @@ export class KyselyConsoleAccountStore implements ConsoleAccountStore {
       .execute();
     return rows.map(consoleUserOf);
   }
+}
+
+/** A session past its limits at `nowMs`: unused for idleMs, or signed in absoluteMs ago (the opposite of what `session` opens). */
+function sessionEnded(nowMs: number, limits: SessionLimits) {
+  return (eb: ExpressionBuilder<StoreSchema, 'console_sessions'>) =>
+    eb.or([eb('last_seen_ms', '<=', nowMs - limits.idleMs), eb('created_at_ms', '<=', nowMs - limits.absoluteMs)]);
 }
 
 /** On PostgreSQL, excludes other writers of console_invites until COMMIT (SQLite's `begin immediate` already has). */

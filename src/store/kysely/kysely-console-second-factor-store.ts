@@ -122,7 +122,7 @@ export class KyselyConsoleSecondFactorStore implements ConsoleSecondFactorStore 
   }
 
   async createPendingSignIn(userId: string, nowMs: number, ttlMs: number): Promise<string> {
-    await this.db.deleteFrom('console_pending_sign_ins').where('expires_at_ms', '<=', nowMs).execute();
+    await this.deleteExpiredPendingSignIns(nowMs);
     const { token, sha256 } = newToken();
     await this.db
       .insertInto('console_pending_sign_ins')
@@ -147,6 +147,11 @@ export class KyselyConsoleSecondFactorStore implements ConsoleSecondFactorStore 
   async endPendingSignIn(token: string): Promise<void> {
     const sha256 = presentedTokenSha256(token);
     if (sha256) await this.db.deleteFrom('console_pending_sign_ins').where('token_sha256', '=', sha256).execute();
+  }
+
+  async deleteExpiredPendingSignIns(nowMs: number): Promise<number> {
+    const { numDeletedRows } = await this.db.deleteFrom('console_pending_sign_ins').where('expires_at_ms', '<=', nowMs).executeTakeFirst();
+    return Number(numDeletedRows);
   }
 
   async totpRequired(tenant: string): Promise<boolean> {

@@ -417,6 +417,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX voice_profiles_by_tenant ON voice_profiles (tenant, created_at_ms);
     `,
   },
+  {
+    version: 15,
+    name: 'console sign-in attempts per address, shared by every process (src/store/console-account-store.ts countSignInAttempt)',
+    // SQLite's step 17.
+    sql: `
+      CREATE TABLE console_sign_in_attempts (
+        address         TEXT COLLATE "C" PRIMARY KEY,
+        window_start_ms BIGINT NOT NULL,
+        attempts        INTEGER NOT NULL
+      );
+      CREATE INDEX console_sign_in_attempts_by_window ON console_sign_in_attempts (window_start_ms);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

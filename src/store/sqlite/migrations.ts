@@ -448,6 +448,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX voice_profiles_by_tenant ON voice_profiles (tenant, created_at_ms);
     `,
   },
+  {
+    version: 17,
+    name: 'console sign-in attempts per address, shared by every process (src/store/console-account-store.ts countSignInAttempt)',
+    // One row per client address: its current minute and the attempts in it; the sweeper deletes ended minutes.
+    sql: `
+      CREATE TABLE console_sign_in_attempts (
+        address         TEXT PRIMARY KEY,
+        window_start_ms INTEGER NOT NULL,
+        attempts        INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX console_sign_in_attempts_by_window ON console_sign_in_attempts (window_start_ms);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

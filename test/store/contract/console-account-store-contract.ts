@@ -1,13 +1,14 @@
 // The ConsoleAccountStore contract, run against every implementation (test/store/console-account-store.test.ts):
 // invites (one-time, expiring, replaced, refused for another tenant's email), accounts and resets by
 // invite, sign-in failures and lockout, sessions with their idle and absolute limits, racing uses of
-// one invite from two connections, and no token kept in clear. Each case gets a fresh, empty store.
+// one invite from two connections, no token kept in clear, sign-in attempts counted per address
+// across connections, and the sweep of what can open nothing any more. Each case gets a fresh, empty store.
 import { createHash } from 'node:crypto';
 import type { Test } from 'tap';
-import { ConsoleAccountError, type ConsoleAccountStore } from '../../../src/store/console-account-store.js';
+import { ConsoleAccountError, SIGN_IN_WINDOW_MS, type ConsoleAccountStore } from '../../../src/store/console-account-store.js';
 import { failureOf, refuses } from './refusal.js';
 
-export type ConsoleTable = 'console_users' | 'console_invites' | 'console_sessions';
+export type ConsoleTable = 'console_users' | 'console_invites' | 'console_sessions' | 'console_sign_in_attempts';
 
 export interface ConsoleAccountStoreHarness {
   store: ConsoleAccountStore;
@@ -266,6 +267,71 @@ export function consoleAccountStoreContract(t: Test, name: string, make: MakeCon
         'its row is deleted, not the newer one',
       );
       t.ok(await store.session(kept.token, T0 + LIMITS.absoluteMs, LIMITS));
+    });
+
+    t.test('deleteEnded: used and expired invites, sessions past either limit, ended sign-in windows; what still opens stays', async (t) => {
+      const { store, rawRows } = await open(t);
+      const user = await account(store, 'clinic-a', 'doc@clinic.example', T0);
+      const expiring = await store.createInvite('clinic-a', 'late@clinic.example', T0, 10 * MINUTE);
+      const unused = await store.createInvite('clinic-a', 'new@clinic.example', T0, DAY);
+      const now = T0 + LIMITS.absoluteMs + MINUTE;
+      // At `now`: one session unused for exactly idleMs, one in use but signed in exactly absoluteMs ago, one live.
+      const idle = await store.createSession(user.id, now - LIMITS.idleMs);
+      const old = await store.createSession(user.id, T0 + MINUTE);
+      for (let at = T0 + MINUTE; at < now; at += LIMITS.idleMs / 2) t.ok(await store.session(old.token, at, LIMITS));
+      const live = await store.createSession(user.id, now - LIMITS.idleMs + 1);
+      const stale = await store.countSignInAttempt('203.0.113.7', now - SIGN_IN_WINDOW_MS);
+      const current = await store.countSignInAttempt('2001:db8::1', now - SIGN_IN_WINDOW_MS + 1);
+      t.same([stale.attempts, current.attempts], [1, 1]);
+      t.same(await store.deleteEnded(T0 + 2 * MINUTE, LIMITS), { invites: 1, sessions: 0, signInWindows: 0 }, 'early on, only the used invite goes');
+
+      const ended = await store.deleteEnded(now, LIMITS);
+      t.same(ended, { invites: 1, sessions: 2, signInWindows: 1 }, 'the expired invite, the idle and the old session, the ended window');
+      t.equal(await store.findInvite(expiring.token, now), null);
+      t.same(
+        await store.findInvite(unused.token, now),
+        { tenant: 'clinic-a', email: 'new@clinic.example', expiresAtMs: T0 + DAY },
+        'an unused, unexpired invite stays',
+      );
+      t.same(
+        (await rawRows('console_invites')).map((row) => row.email),
+        ['new@clinic.example'],
+      );
+      t.same(
+        (await rawRows('console_sessions')).map((row) => row.created_at_ms),
+        [now - LIMITS.idleMs + 1],
+        'the live session stays',
+      );
+      t.equal((await store.session(live.token, now, LIMITS))?.user.id, user.id, 'and still opens');
+      t.equal(await store.session(idle.token, now - LIMITS.idleMs, LIMITS), null, 'the ended ones are gone');
+      t.same(
+        (await rawRows('console_sign_in_attempts')).map((row) => row.address),
+        ['2001:db8::1'],
+        'the current window stays',
+      );
+      t.same(await store.deleteEnded(now, LIMITS), { invites: 0, sessions: 0, signInWindows: 0 }, 'nothing more');
+    });
+
+    t.test('countSignInAttempt: per address, a window from its first attempt, never moved back; one count across connections', async (t) => {
+      const { store, another, rawRows } = await open(t);
+      const others = [await another(), await another()];
+      t.same(await store.countSignInAttempt('203.0.113.7', T0), { windowStartMs: T0, attempts: 1 });
+      t.same(await others[0].countSignInAttempt('203.0.113.7', T0 + 10), { windowStartMs: T0, attempts: 2 }, 'another process counts on');
+      t.same(await store.countSignInAttempt('198.51.100.1', T0 + 20), { windowStartMs: T0 + 20, attempts: 1 }, 'another address: its own window');
+      t.same(await others[1].countSignInAttempt('203.0.113.7', T0 - 5_000), { windowStartMs: T0, attempts: 3 }, 'a lagging clock: the window stays');
+      t.same(await store.countSignInAttempt('203.0.113.7', T0 + SIGN_IN_WINDOW_MS - 1), { windowStartMs: T0, attempts: 4 }, 'until its last ms');
+      t.same(
+        await store.countSignInAttempt('203.0.113.7', T0 + SIGN_IN_WINDOW_MS),
+        { windowStartMs: T0 + SIGN_IN_WINDOW_MS, attempts: 1 },
+        'a window later: a new window',
+      );
+      const racing = await Promise.all([store, ...others].flatMap((s) => Array.from({ length: 4 }, () => s.countSignInAttempt('192.0.2.9', T0))));
+      t.same(
+        racing.map((r) => r.attempts).sort((a, b) => a - b),
+        Array.from({ length: 12 }, (_, i) => i + 1),
+        'racing attempts from three connections: each counted once',
+      );
+      t.equal((await rawRows('console_sign_in_attempts')).length, 3, 'one row an address');
     });
 
     t.test('listUsers: per tenant, oldest first, then by id in byte order', async (t) => {

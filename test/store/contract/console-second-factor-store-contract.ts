@@ -173,6 +173,19 @@ export function consoleSecondFactorStoreContract(t: Test, name: string, make: Ma
       await h.store.endPendingSignIn(second);
     });
 
+    t.test('deleteExpiredPendingSignIns: the expired ones only (the sweeper)', async (t) => {
+      const h = await open(t);
+      const user = await account(h, 'swept@clinic.example');
+      await h.store.createPendingSignIn(user, T0, MINUTE);
+      await h.store.createPendingSignIn(user, T0, MINUTE);
+      const waiting = await h.store.createPendingSignIn(user, T0, 5 * MINUTE);
+      t.equal(await h.store.deleteExpiredPendingSignIns(T0 + MINUTE - 1), 0, 'none expired yet');
+      t.equal(await h.store.deleteExpiredPendingSignIns(T0 + MINUTE), 2, 'expired at their expiry');
+      t.equal((await h.rawRows('console_pending_sign_ins')).length, 1);
+      t.match(await h.store.pendingSignIn(waiting, T0 + MINUTE), { id: user }, 'an unexpired one still opens the code form');
+      t.equal(await h.store.deleteExpiredPendingSignIns(T0 + MINUTE), 0);
+    });
+
     t.test("a tenant's requirement: off by default, on, off again; per tenant", async (t) => {
       const h = await open(t);
       t.equal(await h.store.totpRequired('clinic-a'), false);
