@@ -92,7 +92,7 @@ export const transcriptionRequest: Schema = {
         "OpenAI's parameter, repeated per name (or `known_speaker_names`, a JSON array), with `diarize`: up to 4 names, each paired with the " +
         'reference clip at the same position. A voice that matches a clip carries its name as `speaker`; the others keep letters, and a ' +
         'name is never given to a voice that does not match (`speaker_timing.known_speakers` says which matched and how strongly). ' +
-        'A name is not a single capital letter nor `unknown`. Inline answers only (422 for audio that becomes a job).',
+        'A name is not a single capital letter nor `unknown`. Audio that becomes a job keeps them for its decoration.',
     },
     'known_speaker_references[]': {
       type: 'array',
@@ -109,7 +109,7 @@ export const transcriptionRequest: Schema = {
       description:
         "Ids of voices enrolled for the key's tenant (`POST /v1/voices`), repeated per id (or `known_speakers`, a JSON array), with `diarize`: " +
         'each names the voice that matches it, as `known_speaker_names[]` does; up to 4 known speakers in all. An unknown id, or another ' +
-        "tenant's, is 422. Inline answers only (422 for audio that becomes a job).",
+        "tenant's, is 422. Audio that becomes a job keeps the ids; a voice deleted before its decoration names nobody.",
     },
     [TIMESTAMP_GRANULARITIES_FIELD]: {
       type: 'array',

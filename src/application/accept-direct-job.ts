@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import { logJobCreated, type JobAuditLog } from '../jobs/job-audit.js';
+import type { StoredKnownSpeaker } from '../jobs/job-known-speakers.js';
 import { serializeJobRequest } from '../jobs/job-request.js';
 import { jobUsageKey } from '../jobs/job-usage.js';
 import { newJobId } from '../store/job-record.js';
@@ -24,6 +25,8 @@ export interface DirectJob {
   durationSeconds: number;
   /** The webhook signing secret version the job pins (null without a webhook_url). */
   webhookSecretVersion: number | null;
+  /** The request's known speakers, as the job stores them for its decoration. */
+  knownSpeakers: StoredKnownSpeaker[];
   log: JobAuditLog;
 }
 
@@ -63,7 +66,7 @@ export async function acceptDirectJob(
       tenant: key.tenant,
       keyId: key.id,
       status: 'accepted',
-      request: serializeJobRequest(transcription, { route: 'direct' }),
+      request: serializeJobRequest(transcription, { route: 'direct', ...(direct.knownSpeakers.length > 0 ? { knownSpeakers: direct.knownSpeakers } : {}) }),
       audioPath,
       audioSeconds: direct.durationSeconds,
       webhookUrl: transcription.webhookUrl,

@@ -40,12 +40,12 @@ export class AudioShorterThanAllowed extends ApplicationError {
   }
 }
 
-/** An option only an inline answer can give (a stream, log probabilities, known speakers) was asked of audio that becomes a job. */
+/** An option only an inline answer can give (a stream, log probabilities) was asked of audio that becomes a job. */
 export class InlineOnlyOption extends ApplicationError {
   readonly kind = 'inline_only_option';
 
   constructor(
-    readonly option: 'stream=true' | 'include[]=logprobs' | 'known_speaker_references' | 'known_speakers',
+    readonly option: 'stream=true' | 'include[]=logprobs',
     readonly inlineBoundarySeconds: number,
   ) {
     super(`${option} is answered on this connection for audio up to ${inlineBoundarySeconds} seconds; longer audio becomes a job: send it without ${option}`);

@@ -36,16 +36,21 @@ export interface KnownSpeakerRequest {
 /** Decoding may run this far past the limit, so that the length check below says what is wrong (codec padding is a few ms). */
 const DECODE_MARGIN_SECONDS = 1;
 
-export async function knownSpeakersOf(request: KnownSpeakerRequest, deps: KnownSpeakerDeps, signal?: AbortSignal): Promise<KnownSpeaker[]> {
+/** A known speaker of the request; `voiceId` when it is an enrolled voice (a job stores only that). */
+export interface RequestKnownSpeaker extends KnownSpeaker {
+  voiceId: string | null;
+}
+
+export async function knownSpeakersOf(request: KnownSpeakerRequest, deps: KnownSpeakerDeps, signal?: AbortSignal): Promise<RequestKnownSpeaker[]> {
   const { key } = request;
-  const known: KnownSpeaker[] = [];
+  const known: RequestKnownSpeaker[] = [];
   for (const [i, id] of request.enrolledVoiceIds.entries()) {
     const voice = await deps.voices.get(key.tenant, id);
     if (!voice) throw new UnusableKnownSpeaker(`known_speakers[${i}] is not a voice enrolled for this key's tenant`);
     if (request.references.some((r) => r.name === voice.name) || known.some((k) => k.name === voice.name)) {
       throw new UnusableKnownSpeaker(`known_speakers[${i}] has the name of another known speaker of this request`);
     }
-    known.push({ name: voice.name, profile: voice.profile });
+    known.push({ name: voice.name, profile: voice.profile, voiceId: voice.id });
   }
   // Audited once every id is known to be the tenant's: a refused request used none.
   for (const id of request.enrolledVoiceIds)
@@ -54,7 +59,7 @@ export async function knownSpeakersOf(request: KnownSpeakerRequest, deps: KnownS
     const field = `known_speaker_references[${i}]`;
     const rule = { field, minSeconds: REFERENCE_MIN_SECONDS, maxSeconds: REFERENCE_MAX_SECONDS };
     const pcm = await decodeClip(deps.blobs, { bytes: reference.clip }, rule, deps, signal);
-    known.push({ name: reference.name, profile: await referenceProfile(pcm, DECODED_SAMPLE_RATE, rule, deps.stages, signal) });
+    known.push({ name: reference.name, profile: await referenceProfile(pcm, DECODED_SAMPLE_RATE, rule, deps.stages, signal), voiceId: null });
   }
   // The request's order: clips first, as OpenAI's fields come, then enrolled voices.
   return [...known.slice(request.enrolledVoiceIds.length), ...known.slice(0, request.enrolledVoiceIds.length)];

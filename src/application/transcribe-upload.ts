@@ -13,6 +13,7 @@ import type { ApiKeyRecord } from '../store/key-store.js';
 import { acceptDirectJob } from './accept-direct-job.js';
 import { answerInline, inlineEventKey, inlineUsageRoute } from './answer-inline.js';
 import { knownSpeakersOf } from './known-speaker-references.js';
+import { storedKnownSpeakers } from '../jobs/job-known-speakers.js';
 import { AudioLongerThanAllowed, AudioShorterThanAllowed, InlineOnlyOption, KeyRevoked } from './application-errors.js';
 import { meteringNoted } from './request-usage.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
@@ -80,21 +81,18 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
       if (!pcm && (transcription.stream || transcription.logprobs)) {
         throw new InlineOnlyOption(transcription.stream ? 'stream=true' : 'include[]=logprobs', config.inlineBoundarySeconds);
       }
-      // Jobs do not carry reference clips (yet): refused rather than answered without the names.
-      if (!pcm && transcription.knownSpeakerReferences.length > 0) throw new InlineOnlyOption('known_speaker_references', config.inlineBoundarySeconds);
-      if (!pcm && transcription.enrolledVoiceIds.length > 0) throw new InlineOnlyOption('known_speakers', config.inlineBoundarySeconds);
       const durationSeconds = pcm
         ? pcm.length / DECODED_SAMPLE_RATE
         : (await probeAudio(upload.path, { timeoutMs: PROBE_TIMEOUT_MS, container })).durationSeconds;
       connection.usage.measured(durationSeconds);
       if (durationSeconds > config.maxAudioSeconds) throw new AudioLongerThanAllowed(config.maxAudioSeconds);
       if (durationSeconds < config.minAudioSeconds) throw new AudioShorterThanAllowed(config.minAudioSeconds);
+      // Known speakers, inline or for a job: bad reference clips and ids are refused before any audio is reserved.
+      const stages = deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: request.requestId });
+      const knownDeps = { blobs: deps.blobs, decodeTimeoutMs: config.decodeTimeoutMs, stages, voices: deps.voices };
+      const named = { references: transcription.knownSpeakerReferences, enrolledVoiceIds: transcription.enrolledVoiceIds };
+      const knownSpeakers = await knownSpeakersOf({ key, requestId: request.requestId, ...named, log: request.log }, knownDeps, abort.signal);
       if (pcm) {
-        // Bad reference clips are refused before any audio is reserved.
-        const stages = deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: request.requestId });
-        const knownDeps = { blobs: deps.blobs, decodeTimeoutMs: config.decodeTimeoutMs, stages, voices: deps.voices };
-        const named = { references: transcription.knownSpeakerReferences, enrolledVoiceIds: transcription.enrolledVoiceIds };
-        const knownSpeakers = await knownSpeakersOf({ key, requestId: request.requestId, ...named, log: request.log }, knownDeps, abort.signal);
         // Now that its length is known: work that would cross the allowance (or the cap, or the credit),
         // counting the work other requests were admitted for, is refused before it starts; admitted, its
         // audio is reserved until metering converts the reservation, or it is released here.
@@ -116,7 +114,8 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
           await deps.billing.release(eventKey).catch(() => undefined);
         }
       }
-      return await acceptDirectJob({ key, idempotencyKey, transcription, upload, durationSeconds, webhookSecretVersion, log: request.log }, connection, deps);
+      const direct = { key, idempotencyKey, transcription, upload, durationSeconds, webhookSecretVersion, knownSpeakers: storedKnownSpeakers(knownSpeakers) };
+      return await acceptDirectJob({ ...direct, log: request.log }, connection, deps);
     } finally {
       stopWatching();
     }

@@ -24,8 +24,10 @@ import type { ModelId } from '../domain/model-ids.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { carryOf } from './job-carry-over.js';
+import { knownSpeakersOfJob } from './job-known-speakers.js';
 import { finalContextOf } from './job-final-context.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { jobUsageKey } from './job-usage.js';
@@ -60,6 +62,8 @@ export interface JobDecoratorDeps {
   billing: Pick<UsageBilling, 'safetyRecorded'>;
   stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
+  /** The tenants' enrolled voices a job names (looked up when its speakers are attached). */
+  voices: Pick<VoiceProfileStore, 'get'>;
   /** A decodable source for the job's audio (a file, or a presigned URL). */
   audioSource: (path: string) => Promise<AudioSource>;
   clock: () => number;
@@ -100,6 +104,7 @@ export class JobDecorator {
       diarization,
       wordTiming: carry.wordTiming,
       maxSpeakers: request.maxSpeakers,
+      knownSpeakers: await knownSpeakersOfJob(job.request, job.tenant, this.deps.voices),
     });
     const context = await finalContextOf(job, request, carry, this.deps);
     const result = finalResult(transcript, { ...context, speakers, diarizationMs: Math.round(performance.now() - started) });

@@ -25,8 +25,13 @@ export function serializeLanguage(language: LanguageChoice): Record<string, unkn
   return { mode: language.mode };
 }
 
+/**
+ * The request as the job row stores it. Known speakers are not stored as they came (clips' bytes, ids
+ * to look up): the caller passes them in `extra` as job-known-speakers.ts stores them.
+ */
 export function serializeJobRequest(request: TranscriptionRequest, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...request, language: serializeLanguage(request.language), ...extra };
+  const { knownSpeakerReferences: _clips, enrolledVoiceIds: _ids, ...stored } = request;
+  return { ...stored, language: serializeLanguage(request.language), ...extra };
 }
 
 export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJobRequest {
@@ -68,7 +73,7 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     maxSpeakers: typeof stored.maxSpeakers === 'number' ? stored.maxSpeakers : DEFAULT_MAX_SPEAKERS,
     // Rows from before min_speakers: no floor.
     minSpeakers: typeof stored.minSpeakers === 'number' ? stored.minSpeakers : DEFAULT_SPEAKER_COUNT.minSpeakers,
-    // A job never carries known speakers (the direct route answers them inline only).
+    // Known speakers are stored as job-known-speakers.ts says, and read from there by the decoration.
     knownSpeakerReferences: [],
     enrolledVoiceIds: [],
   };

@@ -38,6 +38,7 @@ import { DECORATION_LEASE_MS, JobDecorator } from './job-decoration.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.js';
 import { JobLease } from './job-lease.js';
+import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { JobQueue } from './job-queue.js';
 
 export type { JobObserver };
@@ -67,6 +68,8 @@ export interface JobRunnerDeps {
   /** The pipeline's engine calls per model (pipeline-engine.ts): the same engines, with the VAD. */
   stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
+  /** The tenants' enrolled voices a diarized job names (its decoration looks them up). */
+  voices: Pick<VoiceProfileStore, 'get'>;
   events: JobEvents;
   /** Meters each job as it ends (recorded with its success). */
   billing: UsageBilling;

@@ -8,6 +8,7 @@ import t from 'tap';
 import OpenAI, { toFile } from 'openai';
 import { FIXTURE_SAMPLE_RATE, wavFileBytes } from '../helpers/audio-fixtures.js';
 import { CONVERSATION_VOICES, conversation, exchange } from '../helpers/conversations.js';
+import { poll, waitForEnd } from '../helpers/jobs-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { referenceClip } from '../helpers/voice-references.js';
 
@@ -125,15 +126,26 @@ t.test('bad reference clips and fields: 422 naming the field, never echoing it',
   }
 });
 
-t.test('audio that becomes a job: known speakers are refused, not dropped', async (t) => {
+t.test('audio that becomes a job: the clip is stored as its profile, and the decoration names the voice', async (t) => {
   const long = await conversation({ voices: 2, turns: 28, seed: 1 });
   t.ok(long.seconds > 60, `${Math.round(long.seconds)} s, past the inline boundary`);
-  const res = await transcribe(
-    { 'known_speaker_names[]': 'x', 'known_speaker_references[]': await referenceOf(CONVERSATION_VOICES.A) },
+  const accepted = await transcribe(
+    { response_format: 'verbose_json', 'known_speaker_names[]': 'Dr Ames', 'known_speaker_references[]': await referenceOf(CONVERSATION_VOICES.A) },
     await readFile(long.path),
   );
-  t.equal(res.status, 422);
-  t.match(res.body.error.message, /known_speaker_references is answered on this connection for audio up to 60 seconds/);
+  t.equal(accepted.status, 202);
+  const row = (await svc.stores.jobs.getById(accepted.body.id))!;
+  t.same(Object.keys((row.request.knownSpeakers as Array<Record<string, unknown>>)[0]).sort(), ['name', 'profile'], 'a profile, not the clip');
+  t.notOk('knownSpeakerReferences' in row.request, "the clip's bytes are not stored");
+  const pollUrl = accepted.body.poll_url as string;
+  t.equal((await waitForEnd(pollUrl, svc.key, 300_000)).status, 'succeeded');
+  let result: Record<string, any> = {};
+  for (const until = Date.now() + 300_000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+    result = (await poll(pollUrl, svc.key, '?include_result=true')).body.result?.content ?? {};
+    if (result.decoration === undefined && result.speakers?.length > 0) break;
+  }
+  t.same(result.speakers, [{ speaker: 'A' }, { speaker: 'Dr Ames' }], 'decorated with the name');
+  t.match(result.speaker_timing.known_speakers, [{ name: 'Dr Ames', matched: true }]);
 });
 
 /** Tones of a melody with harmonics and a sustained chord under it: music, no speech. */

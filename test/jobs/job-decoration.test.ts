@@ -8,7 +8,7 @@
 // many claims, ending as `unavailable` with `review_required` while the job stays `succeeded`; the
 // passages marked review_required (speakers beyond the ceiling, or a decoration given up) added to
 // the job's usage event once, by the worker whose decoration ends.
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,6 +17,7 @@ import { UsageBilling } from '../../src/billing/usage-billing.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ServiceConfig } from '../../src/config/service-config.js';
 import { MAX_DECORATION_ATTEMPTS } from '../../src/jobs/job-decoration.js';
+import { storedKnownSpeakers } from '../../src/jobs/job-known-speakers.js';
 import { serializeJobRequest } from '../../src/jobs/job-request.js';
 import { JobRunner } from '../../src/jobs/job-runner.js';
 import { parseLanguageTag } from '../../src/domain/language-families.js';
@@ -29,7 +30,9 @@ import { newJobId } from '../../src/store/job-record.js';
 import { databasePath } from '../../src/store/sqlite/database.js';
 import type { BlobStore } from '../../src/store/blob-store.js';
 import type { JobRecord } from '../../src/store/job-store.js';
-import { conversation, type Conversation } from '../helpers/conversations.js';
+import type { SpeakerVoice } from '../helpers/audio-fixtures.js';
+import { CONVERSATION_VOICES, conversation, type Conversation } from '../helpers/conversations.js';
+import { referenceClip } from '../helpers/voice-references.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { testModelPath } from '../helpers/test-models.js';
 
@@ -67,33 +70,36 @@ t.teardown(async () => {
 });
 
 /** A diarized job of the 3-voice conversation, with a webhook (its event goes to the outbox only). */
-async function createJob(maxSpeakers = 4): Promise<JobRecord> {
+async function createJob(maxSpeakers = 4, extra: Record<string, unknown> = {}): Promise<JobRecord> {
   const id = newJobId();
   const upload = blobs.createUploadPath('test');
   await copyFile(recording.path, upload);
   const audioPath = await blobs.moveToJobAudio(upload, id);
-  const request = serializeJobRequest({
-    task: 'transcribe',
-    vad: null,
-    knownSpeakerReferences: [],
-    enrolledVoiceIds: [],
-    model: 'svc-medical-1',
-    responseFormat: 'diarized_json',
-    language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },
-    diarize: true,
-    maxSpeakers,
-    minSpeakers: 1,
-    wordTimestamps: false,
-    dictionary: false,
-    vocabulary: [],
-    prompt: null,
-    patterns: [],
-    webhookUrl: 'https://receiver.example/hook',
-    profile: 'default',
-    stream: false,
-    temperature: 0,
-    logprobs: false,
-  });
+  const request = serializeJobRequest(
+    {
+      task: 'transcribe',
+      vad: null,
+      knownSpeakerReferences: [],
+      enrolledVoiceIds: [],
+      model: 'svc-medical-1',
+      responseFormat: 'diarized_json',
+      language: { mode: 'explicit', language: parseLanguageTag('en')!, source: 'requested' },
+      diarize: true,
+      maxSpeakers,
+      minSpeakers: 1,
+      wordTimestamps: false,
+      dictionary: false,
+      vocabulary: [],
+      prompt: null,
+      patterns: [],
+      webhookUrl: 'https://receiver.example/hook',
+      profile: 'default',
+      stream: false,
+      temperature: 0,
+      logprobs: false,
+    },
+    extra,
+  );
   return stores.jobs.create({
     id,
     tenant: 'tenant-decoration',
@@ -132,6 +138,7 @@ function runner(name: string, stages: PipelineEngines, decorationLeaseMs?: numbe
     modelBuilds: engines.modelBuilds,
     events: { notify: () => {} } as never,
     billing: new UsageBilling(stores.usage, stores.billing),
+    voices: stores.voices,
     chunkSeconds: CHUNK_SECONDS,
     concurrency: 1,
     ...(decorationLeaseMs ? { decorationLeaseMs } : {}),
@@ -362,4 +369,38 @@ t.test('a decoration claimed too often (it keeps killing its worker) is given up
   t.same((await resultOf(created.id)).decoration, { status: 'unavailable', review_required: true });
   t.equal(done.audioPath, null);
   t.match(usageOf(created.id), { n: 1, review_required: 1 });
+});
+
+t.test('known speakers: a clip stored with the job and an enrolled voice name their voices; a voice deleted meanwhile names nobody', async (t) => {
+  const engine = engines.engines['svc-medical-1'];
+  const profileOf = async (voice: SpeakerVoice) => {
+    const bytes = await readFile(await referenceClip(voice));
+    const pcm = Float32Array.from(new Int16Array(bytes.buffer, bytes.byteOffset + 44, (bytes.length - 44) / 2), (x) => x / 32768);
+    return (await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments)).profiles[0];
+  };
+  const doctor = await profileOf(CONVERSATION_VOICES.A);
+  const nurse = await stores.voices.create('tenant-decoration', 'Nurse Bell', await profileOf(CONVERSATION_VOICES.B), Date.now());
+  const gone = await stores.voices.create('tenant-decoration', 'Dr Gone', await profileOf(CONVERSATION_VOICES.C), Date.now());
+  const knownSpeakers = storedKnownSpeakers([
+    { name: 'Dr Ames', profile: doctor, voiceId: null },
+    { name: nurse.name, profile: doctor, voiceId: nurse.id },
+    { name: gone.name, profile: doctor, voiceId: gone.id },
+  ]);
+  t.same(Object.keys(knownSpeakers[1]), ['voiceId'], 'an enrolled voice is stored by id only');
+  await stores.voices.remove('tenant-decoration', gone.id);
+  const r = runner('decorate-known', engines.stages);
+  t.teardown(() => r.stop(0));
+  const created = await createJob(4, { knownSpeakers });
+  await until('the decoration to end', async () => (await job(created.id)).status === 'succeeded' && (await job(created.id)).decoration === null);
+  const result = await resultOf(created.id);
+  t.same(
+    result.speakers.map((s: { speaker: string }) => s.speaker),
+    ['A', 'Dr Ames', 'Nurse Bell'],
+    'the clip and the enrolled voice name theirs; the third voice (its enrolment deleted) keeps a letter',
+  );
+  t.match(result.speaker_timing.known_speakers, [
+    { name: 'Dr Ames', matched: true },
+    { name: 'Nurse Bell', matched: true },
+  ]);
+  t.equal(result.speaker_timing.known_speakers.length, 2, 'the deleted voice is not used');
 });
