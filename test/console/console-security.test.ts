@@ -1,0 +1,198 @@
+// The console's safety rules on every route it has (issue 32's review), walking the routes the app
+// registers (console-routes.ts) so that a page or form added later is covered without being named:
+// every GET answer (signed in and out) carries the CSP and the other security headers; every POST
+// is refused without the session's CSRF token, with a wrong one, and from another origin or site;
+// every id in a path is answered as unknown for another tenant's key. And sessions end when idle or
+// old (the service's injectable clock), and the sweeper deletes what can open nothing any more.
+import t, { type Test } from 'tap';
+import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
+import { DEFAULT_CONSOLE_LIMITS } from '../../src/console/console-context.js';
+import { PENDING_SIGN_IN_MS } from '../../src/console/pending-sign-in.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import { ConsoleClient, type ConsoleAnswer } from './console-client.js';
+import { consoleRoutes, type ConsoleRoute } from './console-routes.js';
+
+const PASSWORD = 'amber-stethoscope-42';
+/** Posts that come before a session (no CSRF token to carry): only the origin check applies. */
+const SIGNED_OUT_POSTS = new Set(['/sign-in', '/sign-in/code', '/invite/:token']);
+const { idleMs, absoluteMs } = DEFAULT_CONSOLE_LIMITS;
+
+let svc: TestService;
+let routes: ConsoleRoute[];
+let offsetMs = 0;
+const clock = () => new Date(Date.now() + offsetMs);
+
+t.before(async () => {
+  svc = await startTestService({}, { clock });
+  routes = await consoleRoutes();
+});
+t.teardown(() => svc?.close());
+
+const base = () => svc.service.consoleUrl!;
+
+async function invite(tenant: string, email: string): Promise<string> {
+  return (await svc.stores.consoleAccounts.createInvite(tenant, email, clock().getTime(), INVITE_TTL_MS)).token;
+}
+
+async function member(tenant: string, email = `${tenant}@clinic.example`): Promise<ConsoleClient> {
+  const client = new ConsoleClient(base());
+  const set = await client.post(`/invite/${await invite(tenant, email)}`, { password: PASSWORD, repeat: PASSWORD });
+  if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
+  return client;
+}
+
+/** A path of `route` with its parameters filled in. */
+function pathOf(route: ConsoleRoute, params: Record<string, string>): string {
+  return route.url.replace(/:(\w+)/g, (_, name: string) => params[name] ?? `unknown-${name}`);
+}
+
+/** A multipart post (the playground's form) with the client's session cookie and the console's origin. */
+async function postMultipart(client: ConsoleClient, path: string, fields: Record<string, string>, headers: Record<string, string>): Promise<number> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  form.append('file', new Blob([new Uint8Array(64)], { type: 'audio/wav' }), 'a.wav');
+  const res = await fetch(`${base()}${path}`, {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+    headers: { origin: base(), ...(client.cookie ? { cookie: `svc_console_session=${client.cookie}` } : {}), ...headers },
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Whether a post is refused with 403 in the encoding its route reads (a form; else multipart). */
+async function refused(t: Test, client: ConsoleClient, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  const form = await client.post(path, fields, headers);
+  const status = form.status === 403 ? 403 : await postMultipart(client, path, fields, headers);
+  t.equal(status, 403, `POST ${path} ${JSON.stringify(fields).replace(/"csrf":"[^"]+"/, '"csrf":…')} ${JSON.stringify(headers)}: refused`);
+  t.notOk(form.status < 400, `and the form post was not taken (${form.status})`);
+}
+
+function checkSecurityHeaders(t: Test, what: string, answer: ConsoleAnswer) {
+  const csp = answer.headers.get('content-security-policy') ?? '';
+  for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"]) {
+    t.ok(csp.split('; ').includes(directive), `${what}: CSP ${directive}`);
+  }
+  t.notMatch(csp, /unsafe-|\*/, `${what}: no unsafe- source, no wildcard`);
+  t.equal(answer.headers.get('x-frame-options'), 'DENY', `${what}: not framed`);
+  t.equal(answer.headers.get('x-content-type-options'), 'nosniff', `${what}: nosniff`);
+  t.equal(answer.headers.get('cache-control'), 'no-store', `${what}: not cached`);
+  t.equal(answer.headers.get('referrer-policy'), 'same-origin', `${what}: referrer`);
+  t.equal(answer.headers.get('cross-origin-opener-policy'), 'same-origin', `${what}: COOP`);
+}
+
+t.test('the walk sees the registered routes', async (t) => {
+  const listed = routes.map((r) => `${r.method} ${r.url}`);
+  for (const known of ['GET /keys', 'GET /assets/console.css', 'GET /invite/:token', 'POST /keys/:id/revoke', 'POST /playground', 'POST /sign-out']) {
+    t.ok(listed.includes(known), known);
+  }
+  t.ok(routes.filter((r) => r.method === 'GET').length >= 15 && routes.filter((r) => r.method === 'POST').length >= 15, `${routes.length} routes`);
+});
+
+t.test('every GET route, signed in and signed out, answers with the CSP and the other security headers', async (t) => {
+  const signedIn = await member('clinic-headers');
+  const params = { token: await invite('clinic-headers', 'invitee@clinic.example') };
+  for (const route of routes.filter((r) => r.method === 'GET')) {
+    const path = pathOf(route, params);
+    const answer = await signedIn.get(path);
+    t.ok(answer.status < 400 || route.url === '/sign-in/code', `${path} signed in: ${answer.status}`);
+    checkSecurityHeaders(t, `${path} signed in`, answer);
+    checkSecurityHeaders(t, `${path} signed out`, await new ConsoleClient(base()).get(path));
+  }
+  for (const path of ['/no-such-page', '/keys/x/y', '/assets/missing.js']) checkSecurityHeaders(t, path, await signedIn.get(path));
+});
+
+t.test('every POST route refuses a change without the CSRF token, with a wrong one, and from another origin or site', async (t) => {
+  const client = await member('clinic-posts');
+  const key = await svc.createKey({ tenant: 'clinic-posts' });
+  const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
+  const params = { id: key.id, keyId: key.id, token: await invite('clinic-posts', 'invitee@clinic.example') };
+  const posts = routes.filter((r) => r.method === 'POST');
+  for (const route of posts) {
+    const path = pathOf(route, params);
+    const fields = { csrf, key_id: key.id, email: 'clinic-posts@clinic.example', password: PASSWORD, repeat: PASSWORD };
+    if (!SIGNED_OUT_POSTS.has(route.url)) {
+      const { csrf: _, ...withoutToken } = fields;
+      await refused(t, client, path, withoutToken);
+      await refused(t, client, path, { ...fields, csrf: `${csrf.slice(1)}x` });
+    }
+    await refused(t, client, path, fields, { origin: 'https://evil.example' });
+    await refused(t, client, path, fields, { origin: 'null' });
+    await refused(t, client, path, fields, { 'sec-fetch-site': 'cross-site' });
+    await refused(t, client, path, fields, { 'sec-fetch-site': 'same-site' });
+  }
+  t.equal((await client.get('/keys')).status, 200, 'still signed in: no sign-out went through');
+  t.same(
+    (await svc.stores.keys.list('clinic-posts')).map((k) => [k.id, k.revokedAt]),
+    [[key.id, null]],
+    'no key made, revoked or rotated',
+  );
+  t.equal(await svc.stores.webhookSecrets.list(key.id, clock().getTime()).then((s) => s.length), 0, 'no webhook secret made');
+  t.ok(await svc.stores.consoleAccounts.findInvite(params.token, clock().getTime()), 'the invite is unused');
+});
+
+t.test("every POST route naming a key answers another tenant's key as unknown, and leaves it as it was", async (t) => {
+  const client = await member('clinic-tamper');
+  const theirs = await svc.createKey({ tenant: 'clinic-tamper-elsewhere' });
+  const before = await svc.stores.keys.get(theirs.id);
+  const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
+  const naming = routes.filter((r) => r.method === 'POST' && /:(id|keyId)\b/.test(r.url));
+  t.ok(naming.length >= 6, naming.map((r) => r.url).join(' '));
+  for (const route of naming) {
+    const path = pathOf(route, { id: theirs.id, keyId: theirs.id });
+    const answer = await client.post(path, { csrf, overlap_seconds: '3600', retention_hours: '1', default_language: '' });
+    t.equal(answer.status, 404, `POST ${path}: unknown`);
+  }
+  t.same(await svc.stores.keys.get(theirs.id), before, 'their key is untouched');
+  t.same(await svc.stores.keys.list('clinic-tamper-elsewhere').then((keys) => keys.length), 1, 'and not rotated');
+  t.equal((await svc.stores.webhookSecrets.list(theirs.id, clock().getTime())).length, 0, 'no webhook secret made for it');
+});
+
+t.test('a session ends after idleMs unused; each use moves the limit; and absoluteMs after sign-in, however used', async (t) => {
+  const client = await member('clinic-idle');
+  offsetMs += idleMs - 60_000;
+  t.equal((await client.get('/keys')).status, 200, 'used a minute before the idle limit');
+  offsetMs += idleMs - 60_000;
+  t.equal((await client.get('/keys')).status, 200, 'which moved the limit');
+  offsetMs += idleMs;
+  const ended = await client.get('/keys');
+  t.equal(ended.status, 303, 'unused for idleMs: signed out');
+  t.equal(ended.headers.get('location'), '/sign-in');
+  t.match(ended.headers.get('set-cookie'), /svc_console_session=;.*Max-Age=0/, 'and the cookie is expired');
+
+  const busy = await member('clinic-absolute');
+  const signedInAt = offsetMs;
+  while (offsetMs + idleMs / 2 < signedInAt + absoluteMs) {
+    offsetMs += idleMs / 2;
+    if ((await busy.get('/keys')).status !== 200) break;
+  }
+  t.equal((await busy.get('/keys')).status, 200, `in use until ${(offsetMs - signedInAt) / 3_600_000} h`);
+  offsetMs = signedInAt + absoluteMs;
+  t.equal((await busy.get('/keys')).status, 303, 'absoluteMs after sign-in: signed out');
+});
+
+t.test('the sweeper deletes expired invites, ended sessions, expired pending sign-ins and client secrets; keeps the rest', async (t) => {
+  const accounts = svc.stores.consoleAccounts;
+  const start = clock().getTime();
+  const used = await invite('clinic-sweep', 'used@clinic.example');
+  const client = new ConsoleClient(base());
+  t.equal((await client.post(`/invite/${used}`, { password: PASSWORD, repeat: PASSWORD })).status, 303);
+  const expiring = await accounts.createInvite('clinic-sweep', 'late@clinic.example', start, 60_000);
+  const user = (await accounts.signInRecord('used@clinic.example'))!;
+  const pending = await svc.stores.consoleSecondFactors.createPendingSignIn(user.id, start, PENDING_SIGN_IN_MS);
+  const key = await svc.createKey({ tenant: 'clinic-sweep' });
+  const secret = await svc.stores.clientSecrets.mint(key.id, start, start + 60_000);
+
+  offsetMs += idleMs + 1_000;
+  const unused = await invite('clinic-sweep', 'new@clinic.example');
+  const live = await member('clinic-sweep', 'live@clinic.example');
+  await svc.service.sweepNow();
+  // Asked as of the start, each would still open: gone, they were deleted.
+  t.equal(await accounts.findInvite(expiring.token, start), null, 'the expired invite is deleted');
+  t.equal(await svc.stores.consoleSecondFactors.pendingSignIn(pending, start), null, 'the expired pending sign-in');
+  t.equal(await svc.stores.clientSecrets.claim(secret, start), null, 'the expired client secret');
+  t.equal(await accounts.session(client.cookie ?? '', start + 1_000, DEFAULT_CONSOLE_LIMITS), null, 'the idle session');
+  t.ok(await accounts.findInvite(unused, clock().getTime()), 'an unused, unexpired invite stays');
+  t.equal((await live.get('/keys')).status, 200, 'a live session goes on');
+});
