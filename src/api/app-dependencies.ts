@@ -4,6 +4,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { KeyRateLimiter } from './rate-limit.js';
 
 /** Pino options (level, stream, ...), a ready logger instance, or true/false for on/off. */
 export type AppLogger = boolean | FastifyBaseLogger | PinoLoggerOptions;
@@ -26,6 +27,11 @@ export interface AppDependencies {
   logger?: AppLogger;
   /** The clock behind rate limits; tests inject one they can advance. */
   now?: () => Date;
+  /**
+   * Counts each key's requests. Given when requests run as a key elsewhere too (the console's
+   * playground, start-service.ts), so they all take from one bucket per key; else the app's own, on `now`.
+   */
+  keyRateLimiter?: KeyRateLimiter;
   /** Registered in order after the frame, e.g. the transcription and jobs routes. */
   routes?: RoutePlugin[];
   /**

@@ -14,7 +14,7 @@ import { registerDraining } from './draining.js';
 import { handleFrameworkError, registerErrorEnvelope } from './error-envelope.js';
 import { httpRequirementsHook } from './http-requirements.js';
 import { configureNodeHttpServer, NODE_HTTP_OPTIONS } from './node-http-server.js';
-import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthThrottle, keyRateLimitHook } from './rate-limit.js';
+import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthThrottle, KeyRateLimiter, keyRateLimitHook } from './rate-limit.js';
 import { attachRequestId, generateRequestId } from './request-id.js';
 import { ContentFreeLogController } from './request-log-controller.js';
 import { revokedKeyGuard } from './revoked-key-guard.js';
@@ -31,6 +31,7 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 export function buildApp(deps: AppDependencies): FastifyInstance {
   const clock = deps.now ?? (() => new Date());
   const buckets = new TokenBuckets(() => clock().getTime());
+  const keyRate = deps.keyRateLimiter ?? new KeyRateLimiter(buckets, deps.config.rateLimitPerMinute);
 
   const app = Fastify({
     ...appLoggerOptions(deps.logger, deps.config.logLevel),
@@ -87,7 +88,7 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   registerDraining(app);
   registerErrorEnvelope(app, routeMethods);
   app.addHook('onRequest', authenticateHook(deps.keys, new FailedAuthThrottle(buckets, deps.failedAuthPerMinute ?? DEFAULT_FAILED_AUTH_PER_MINUTE)));
-  app.addHook('onRequest', keyRateLimitHook(buckets, deps.config));
+  app.addHook('onRequest', keyRateLimitHook(keyRate));
   app.addHook('preParsing', bodyReadTimeoutHook(deps.config.upload));
   app.addHook('onSend', revokedKeyGuard(deps.keys));
   const requestMetrics = deps.requestMetrics;

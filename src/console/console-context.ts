@@ -3,6 +3,7 @@
 // and the session cookie of a sign-in. Route modules (sign-in, keys, ...) receive one ConsoleContext.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { TranscribeUploadDeps } from '../application/transcribe-upload-deps.js';
+import type { KeyRateLimiter } from '../api/rate-limit.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ConsoleAccountStore, ConsoleSession, SessionLimits } from '../store/console-account-store.js';
 import type { KeyStore } from '../store/key-store.js';
@@ -36,6 +37,8 @@ export interface ConsoleDeps {
   billing: UsageBilling;
   /** The API's transcription use case's deps: the playground transcribes as the chosen key, as the API would. */
   transcription: TranscribeUploadDeps;
+  /** The API's per-key request rate: the playground's runs as a key take from the key's bucket, as its API requests do. */
+  keyRate: KeyRateLimiter;
   /** The realtime listener's URL (ws://host:port) the playground's page streams to; null: no realtime tab. */
   realtimeUrl: string | null;
   /** Revokes a key and closes what it left open (src/jobs/key-revocation.ts). */

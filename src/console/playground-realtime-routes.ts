@@ -36,6 +36,8 @@ export function registerPlaygroundRealtimeRoutes(app: FastifyInstance, ctx: Cons
     if (!key || key.tenant !== session.user.tenant || key.revokedAt !== null)
       return reply.code(404).send({ error: { code: 'not_found', message: 'No such key.' } });
     try {
+      // A request of the key's, as POST /v1/realtime/client_secrets is: it takes from the key's request rate.
+      ctx.deps.keyRate.take(key);
       const minted = await mintRealtimeClientSecret(
         { key, request: { expiresAfterSeconds: SECRET_SECONDS }, log: request.log },
         { secrets: ctx.deps.stores.clientSecrets, billing: ctx.deps.billing, clock: () => new Date(ctx.deps.clock()) },
@@ -45,7 +47,10 @@ export function registerPlaygroundRealtimeRoutes(app: FastifyInstance, ctx: Cons
     } catch (error) {
       const { apiError, unexpected } = mapError(error);
       if (unexpected) throw error;
-      return reply.code(apiError.status).send({ error: { code: apiError.code, message: apiError.message } });
+      return reply
+        .code(apiError.status)
+        .headers(apiError.headers)
+        .send({ error: { code: apiError.code, message: apiError.message } });
     }
   });
 }

@@ -5,7 +5,8 @@
 // parser); the console adds only the response format its page reads. Audio longer than the inline
 // boundary becomes a job of the key, as on the API: the page names it (its result is the API's to
 // fetch, with the key). One `console audit` line per transcription: ids, the answer's status and
-// what billing made of it; never the audio, the transcript, the terms or the file's name. The
+// what billing made of it; never the audio, the transcript, the terms or the file's name. Each
+// transcription takes from the key's request rate with the API's own requests (KeyRateLimiter). The
 // realtime tab's routes (playground-realtime-routes.ts) share this scope: its CSP and its assets.
 import { rm } from 'node:fs/promises';
 import multipart from '@fastify/multipart';
@@ -122,6 +123,8 @@ async function transcribe(request: FastifyRequest, reply: FastifyReply, ctx: Con
     ctx.audit(request, session, 'playground_transcription', { keyId: key.id, requestId, status, ...connection.usage.fields(), ...extra });
   const input = { key, requestId, idempotencyKey: null, parseFields: parseForwardedFields, log: request.log };
   try {
+    // A request of the key's, counted where the API counts the key's requests: one bucket for both.
+    ctx.deps.keyRate.take(key);
     const answer = await transcribeUpload(input, connection, ctx.deps.transcription);
     if (answer.kind === 'transcript') {
       audit(200);
@@ -139,7 +142,11 @@ async function transcribe(request: FastifyRequest, reply: FastifyReply, ctx: Con
     const { apiError, unexpected } = mapError(error);
     if (unexpected) request.log.error({ err: error }, 'playground transcription failed');
     audit(apiError.status, { errorCode: apiError.code });
-    return page(apiError.status, form, '', { kind: 'error', text: `The API refused it (${apiError.status} ${apiError.code}): ${apiError.message}.` });
+    // The API's headers too (Retry-After of a 429 or 503), and the wait in words for the person reading the page.
+    reply.headers(apiError.headers);
+    const retryAfter = apiError.headers['retry-after'];
+    const wait = retryAfter === undefined ? '' : ` Try again in ${retryAfter} s.`;
+    return page(apiError.status, form, '', { kind: 'error', text: `The API refused it (${apiError.status} ${apiError.code}): ${apiError.message}.${wait}` });
   }
 }
 

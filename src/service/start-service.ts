@@ -14,6 +14,8 @@ import { mkdirSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isKeyActive } from '../application/require-active-key.js';
 import { buildApp } from '../api/build-app.js';
+import { KeyRateLimiter } from '../api/rate-limit.js';
+import { TokenBuckets } from '../api/token-bucket.js';
 import { ForwardingLog } from './forwarding-log.js';
 import { defaultPublicBaseUrl } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service-config.js';
@@ -233,7 +235,9 @@ async function startRole(
     metrics,
     validateDestination,
   });
-  const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics });
+  // One count of each key's requests in this process: the API's and the console playground's (which runs as a key).
+  const keyRateLimiter = new KeyRateLimiter(new TokenBuckets(() => Date.now()), config.rateLimitPerMinute);
+  const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics, keyRateLimiter });
   closers.push(() => app.close());
   instance.useLogger(app.log);
   workerLog.use(app.log);
@@ -290,6 +294,7 @@ async function startRole(
         stores,
         billing,
         transcription: transcribeUploadDeps({ config, stores, blobs, queue, clock, engines, billing, watch, validateDestination }),
+        keyRate: keyRateLimiter,
         realtimeUrl: realtime?.url ?? null,
         revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
         clock: () => clock().getTime(),

@@ -126,6 +126,42 @@ t.test('a two-voice exchange, diarized: speakers in colours and in text, words w
   t.notMatch(logs.text(), /metoprolol|exchange\.wav/, 'nor the terms, nor the file name');
 });
 
+t.test("the key's rate limit counts the API's requests and the playground's as one", async (t) => {
+  const { client, csrf } = await member('clinic-play-rate');
+  // One request a minute: each pair below runs well within the minute that would refill the bucket.
+  const listModels = (key: string) => fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+  const short = { data: await readFile(await speechWav(3)), name: 'short.wav' };
+
+  const first = await svc.createKey({ tenant: 'clinic-play-rate', rateLimitPerMinute: 1 });
+  const played = await transcribe(client, { csrf, key_id: first.id, model: 'svc-medical-1' }, short);
+  t.equal(played.status, 200, "the playground takes the minute's one request");
+  const api = await listModels(first.key);
+  t.equal(api.status, 429, 'then the API refuses the key');
+  const { error } = (await api.json()) as { error: { code: string; message: string } };
+  t.equal(error.code, 'rate_limited');
+
+  const second = await svc.createKey({ tenant: 'clinic-play-rate', rateLimitPerMinute: 1 });
+  t.equal((await listModels(second.key)).status, 200, "the API takes the minute's one request");
+  const refused = await transcribe(client, { csrf, key_id: second.id, model: 'svc-medical-1' }, short);
+  t.equal(refused.status, 429, 'then the playground refuses the key');
+  t.match(refused.headers.get('retry-after'), /^\d+$/, "with the API's Retry-After");
+  t.ok(refused.page.includes(`The API refused it (429 rate_limited): ${error.message}.`), `the API's message: ${error.message}`);
+  t.match(
+    auditLines('clinic-play-rate').map((l) => [l.keyId, l.status, l.errorCode]),
+    [
+      [first.id, 200, undefined],
+      [second.id, 429, 'rate_limited'],
+    ],
+    'the refusal audited with its code',
+  );
+
+  const third = await svc.createKey({ tenant: 'clinic-play-rate', rateLimitPerMinute: 1 });
+  t.equal((await listModels(third.key)).status, 200);
+  const secret = await client.post('/playground/realtime/secret', { csrf, key_id: third.id });
+  t.equal(secret.status, 429, "a realtime client secret is a request of the key's too");
+  t.same(JSON.parse(secret.page), { error: { code: 'rate_limited', message: error.message } });
+});
+
 t.test('a recording longer than the inline boundary becomes a job of the key, named on the page', async (t) => {
   const { client, csrf, keyId } = await member('clinic-play-long');
   const answer = await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1' }, { data: await readFile(await speechWav(24)), name: 'long.wav' });
