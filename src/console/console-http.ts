@@ -63,8 +63,11 @@ export function sameOrigin(headers: Record<string, string | string[] | undefined
 }
 
 export function tokensMatch(sent: unknown, expected: string): boolean {
-  if (typeof sent !== 'string' || sent.length !== expected.length) return false;
-  return timingSafeEqual(Buffer.from(sent), Buffer.from(expected));
+  if (typeof sent !== 'string') return false;
+  // Compared as bytes, whose lengths must agree (timingSafeEqual throws otherwise): a token of the
+  // right length in characters but not in bytes (non-ASCII) is a wrong token, not a failure.
+  const [a, b] = [Buffer.from(sent), Buffer.from(expected)];
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export function escapeHtml(text: string): string {
