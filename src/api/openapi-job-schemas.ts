@@ -4,6 +4,7 @@ import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
 import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
+import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
 import { JOB_MODEL } from '../store/job-store.js';
 import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, PROFILES, RESPONSE_FORMATS } from '../contract/transcription-request.js';
 import { MAX_TERM_LENGTH, MAX_TERMS } from '../pipeline/vocabulary-terms.js';
@@ -193,6 +194,15 @@ export const jobCreationRequest: Schema = {
       description: 'With `diarize`: the voices known to speak at least (split to when found).',
     }),
     max_speakers: integer({ minimum: 1, maximum: MAX_SPEAKERS, default: DEFAULT_MAX_SPEAKERS, description: 'With `diarize`: the labelling ceiling.' }),
+    known_speakers: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_KNOWN_SPEAKERS,
+      items: { type: 'string', pattern: '^voice_[0-9A-Za-z]{24}$' },
+      description:
+        "With `diarize`: ids of voices enrolled for the key's tenant (`POST /v1/voices`); each names the voice that matches it when " +
+        "the speakers are attached. An unknown id, or another tenant's, is 422; a voice deleted before then names nobody.",
+    },
     webhook_url: string({ format: 'uri', maxLength: MAX_WEBHOOK_URL_LENGTH, description: 'HTTPS, port 443. Needs an active webhook signing secret.' }),
   },
 };

@@ -8,6 +8,7 @@
 // audio it received is deleted then.
 import type { UsageBilling } from '../billing/usage-billing.js';
 import { logJobCreated, type JobAuditLog } from '../jobs/job-audit.js';
+import { storedKnownSpeakers } from '../jobs/job-known-speakers.js';
 import { serializeJobRequest } from '../jobs/job-request.js';
 import { signUploadForm } from '../jobs/upload-policy.js';
 import type { BlobStore } from '../store/blob-store.js';
@@ -15,7 +16,9 @@ import type { IdempotencyStore, StoredResponse } from '../store/idempotency-stor
 import { newJobId } from '../store/job-record.js';
 import type { JobStore } from '../store/job-store.js';
 import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';
+import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { WebhookAdmission } from '../webhooks/webhook-admission.js';
+import { enrolledVoicesOf } from './known-speaker-references.js';
 import { claimIdempotencyKey } from './idempotency-claim.js';
 import type { JobCreation } from './job-creation.js';
 import type { JobCreationConnection } from './job-creation-connection.js';
@@ -27,6 +30,8 @@ export const COMPLETE_GRACE_MS = 3_600_000;
 
 export interface PresignedJobRequest {
   key: ApiKeyRecord;
+  /** The request's id, for the audit lines of the voices it names. */
+  requestId: string;
   idempotencyKey: string | null;
   creation: JobCreation;
   /** The body as sent: what a retry under the same Idempotency-Key must repeat. */
@@ -48,6 +53,8 @@ export interface CreatePresignedJobDeps {
   keys: Pick<KeyStore, 'get'>;
   /** Decides whether new work is accepted (BillingBlockedError otherwise). */
   billing: Pick<UsageBilling, 'requireAllowance'>;
+  /** The tenants' enrolled voices a job names by id (`known_speakers`). */
+  voices: Pick<VoiceProfileStore, 'get'>;
 }
 
 /** The job's answer: the one given now, or the one stored for an earlier request with the same Idempotency-Key. */
@@ -70,6 +77,8 @@ export async function createPresignedJob(
     // After the replay: a retry of a job created earlier gets its answer whatever the key's standing.
     // The audio's length is not known before it is uploaded: what is used already decides.
     await deps.billing.requireAllowance(key, 'job');
+    // Enrolled voices are the tenant's or the request is refused, before any slot exists; the job keeps their ids.
+    const knownSpeakers = storedKnownSpeakers(await enrolledVoicesOf({ ...request, enrolledVoiceIds: creation.request.enrolledVoiceIds }, deps.voices));
     const now = deps.clock();
     const expirySeconds = deps.uploadExpirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS;
     const expiresAtMs = now.getTime() + expirySeconds * 1000;
@@ -91,6 +100,7 @@ export async function createPresignedJob(
           filename: creation.filename,
           contentType: creation.contentType,
           contentLength: creation.contentLength,
+          ...(knownSpeakers.length > 0 ? { knownSpeakers } : {}),
         }),
         audioPath: null,
         audioSeconds: null,

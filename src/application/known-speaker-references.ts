@@ -42,19 +42,7 @@ export interface RequestKnownSpeaker extends KnownSpeaker {
 }
 
 export async function knownSpeakersOf(request: KnownSpeakerRequest, deps: KnownSpeakerDeps, signal?: AbortSignal): Promise<RequestKnownSpeaker[]> {
-  const { key } = request;
-  const known: RequestKnownSpeaker[] = [];
-  for (const [i, id] of request.enrolledVoiceIds.entries()) {
-    const voice = await deps.voices.get(key.tenant, id);
-    if (!voice) throw new UnusableKnownSpeaker(`known_speakers[${i}] is not a voice enrolled for this key's tenant`);
-    if (request.references.some((r) => r.name === voice.name) || known.some((k) => k.name === voice.name)) {
-      throw new UnusableKnownSpeaker(`known_speakers[${i}] has the name of another known speaker of this request`);
-    }
-    known.push({ name: voice.name, profile: voice.profile, voiceId: voice.id });
-  }
-  // Audited once every id is known to be the tenant's: a refused request used none.
-  for (const id of request.enrolledVoiceIds)
-    auditVoice(request.log, VOICE_AUDIT_EVENTS.used, { keyId: key.id, tenantId: key.tenant, voiceId: id, requestId: request.requestId });
+  const known: RequestKnownSpeaker[] = await enrolledVoicesOf(request, deps.voices);
   for (const [i, reference] of request.references.entries()) {
     const field = `known_speaker_references[${i}]`;
     const rule = { field, minSeconds: REFERENCE_MIN_SECONDS, maxSeconds: REFERENCE_MAX_SECONDS };
@@ -63,6 +51,30 @@ export async function knownSpeakersOf(request: KnownSpeakerRequest, deps: KnownS
   }
   // The request's order: clips first, as OpenAI's fields come, then enrolled voices.
   return [...known.slice(request.enrolledVoiceIds.length), ...known.slice(0, request.enrolledVoiceIds.length)];
+}
+
+/**
+ * The enrolled voices a request names, each the key's tenant's (an unknown id and another tenant's are
+ * refused alike), their names unique with the request's clips; each use is an audit line.
+ */
+export async function enrolledVoicesOf(
+  request: Pick<KnownSpeakerRequest, 'key' | 'requestId' | 'enrolledVoiceIds' | 'log'> & { references?: readonly KnownSpeakerReference[] },
+  voices: Pick<VoiceProfileStore, 'get'>,
+): Promise<RequestKnownSpeaker[]> {
+  const { key } = request;
+  const known: RequestKnownSpeaker[] = [];
+  for (const [i, id] of request.enrolledVoiceIds.entries()) {
+    const voice = await voices.get(key.tenant, id);
+    if (!voice) throw new UnusableKnownSpeaker(`known_speakers[${i}] is not a voice enrolled for this key's tenant`);
+    if ((request.references ?? []).some((r) => r.name === voice.name) || known.some((k) => k.name === voice.name)) {
+      throw new UnusableKnownSpeaker(`known_speakers[${i}] has the name of another known speaker of this request`);
+    }
+    known.push({ name: voice.name, profile: voice.profile, voiceId: voice.id });
+  }
+  // Audited once every id is known to be the tenant's: a refused request used none.
+  for (const id of request.enrolledVoiceIds)
+    auditVoice(request.log, VOICE_AUDIT_EVENTS.used, { keyId: key.id, tenantId: key.tenant, voiceId: id, requestId: request.requestId });
+  return known;
 }
 
 /**

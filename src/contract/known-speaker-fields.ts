@@ -56,12 +56,26 @@ export function parseKnownSpeakerFields(fields: Record<string, string | undefine
     seen.add(name);
     return { name, clip: dataUrlBytes(references![i], `known_speaker_references[${i}]`) };
   });
-  const enrolledVoiceIds = (ids ?? []).map((id, i) => {
+  return { references: named, enrolledVoiceIds: enrolledVoiceIdsOf(ids ?? []) };
+}
+
+/** `known_speakers` of a job creation (a JSON array of enrolled voices' ids, with diarize), checked as the direct route's. */
+export function parseJobKnownSpeakers(value: unknown, diarize: boolean): string[] {
+  if (value === undefined || value === null) return [];
+  if (!diarize) throw unprocessable('known_speakers needs diarize=true');
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_KNOWN_SPEAKERS) {
+    throw unprocessable(`known_speakers must be an array of 1 to ${MAX_KNOWN_SPEAKERS} ids of enrolled voices`);
+  }
+  return enrolledVoiceIdsOf(value);
+}
+
+function enrolledVoiceIdsOf(ids: unknown[]): string[] {
+  const checked = ids.map((id, i) => {
     if (typeof id !== 'string' || id === '') throw unprocessable(`known_speakers[${i}] must be the id of an enrolled voice`);
     return id;
   });
-  if (new Set(enrolledVoiceIds).size !== enrolledVoiceIds.length) throw unprocessable('known_speakers must not repeat a voice');
-  return { references: named, enrolledVoiceIds };
+  if (new Set(checked).size !== checked.length) throw unprocessable('known_speakers must not repeat a voice');
+  return checked;
 }
 
 /** A speaker's name as a label: trimmed, 1 to 64 characters, no control characters, not a letter label nor `unknown`. */

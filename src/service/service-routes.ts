@@ -83,6 +83,7 @@ function apiRoutes(parts: ServiceRouteParts): RoutePlugin[] {
       webhooks,
       keys,
       billing,
+      voices: stores.voices,
     }),
     transcriptionRoutes(transcribeUploadDeps(parts, webhooks)),
     usageRoutes({ ledger: stores.usage, billing, keys }),

@@ -8,6 +8,7 @@ import t from 'tap';
 import { VOICE_AUDIT_EVENTS, VOICE_AUDIT_MESSAGE } from '../../src/application/voice-audit.js';
 import { FIXTURE_SAMPLE_RATE, wavFileBytes } from '../helpers/audio-fixtures.js';
 import { CONVERSATION_VOICES, conversation, exchange } from '../helpers/conversations.js';
+import { completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { referenceClip } from '../helpers/voice-references.js';
@@ -108,6 +109,30 @@ t.test('enrol once, name the speaker by id; per tenant only; delete at once; aud
   );
   t.notMatch(logs.text(), NAME, 'the name is in no log line');
   t.notMatch(logs.text(), /covariance|"mean"/, 'nor any statistic');
+});
+
+t.test("/v1/jobs: known_speakers names an enrolled voice when the speakers are attached; not another tenant's", async (t) => {
+  const voice = (await enrol(clinic.key, { name: 'Dr Jobs' })).body;
+  const fields = { response_format: 'verbose_json', diarize: true, language: 'en' };
+  const borrowed = await createJobRequest(svc.url, stranger.key, jobBody(talk, { ...fields, known_speakers: [voice.id] }));
+  t.equal(borrowed.status, 422, "another tenant's voice cannot be named by a job");
+  t.equal(
+    (await createJobRequest(svc.url, clinic.key, jobBody(talk, { response_format: 'verbose_json', known_speakers: [voice.id] }))).status,
+    422,
+    'needs diarize',
+  );
+  const job = await createJob(svc.url, clinic.key, jobBody(talk, { ...fields, known_speakers: [voice.id] }));
+  t.equal((await uploadFile(job, talk)).status, 204);
+  t.equal((await completeJob(job, clinic.key)).status, 202);
+  t.equal((await waitForEnd(job.poll_url, clinic.key, 300_000)).status, 'succeeded');
+  let result: Record<string, any> = {};
+  for (const until = Date.now() + 300_000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+    result = (await poll(job.poll_url, clinic.key, '?include_result=true')).body.result?.content ?? {};
+    if (result.decoration === undefined && result.speakers?.length > 0) break;
+  }
+  t.same(result.speakers, [{ speaker: 'A' }, { speaker: 'Dr Jobs' }]);
+  t.match(result.speaker_timing.known_speakers, [{ name: 'Dr Jobs', matched: true }]);
+  await call(clinic.key, 'DELETE', `/v1/voices/${voice.id}`);
 });
 
 t.test('bad enrolments: 422 naming the field', async (t) => {

@@ -60,7 +60,10 @@ t.test('createPresignedJob: a key revoked before the slot opens gets none, and n
     contentType: 'audio/wav',
     contentLength: 1,
   } as unknown as JobCreation;
-  await t.rejects(createPresignedJob({ key, idempotencyKey: 'k', creation, body: {}, log: { info: () => {} } }, connection, deps), KeyRevoked);
+  await t.rejects(
+    createPresignedJob({ key, requestId: 'req-1', idempotencyKey: 'k', creation, body: {}, log: { info: () => {} } }, connection, deps),
+    KeyRevoked,
+  );
   t.same(claimed, []);
 });
 

@@ -8,6 +8,7 @@ import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index
 import type { JobCreation } from '../../application/job-creation.js';
 import { MAX_LANGUAGE_HINTS } from '../../pipeline/languages.js';
 import { parseSpeakerCount } from '../../contract/speaker-count.js';
+import { parseJobKnownSpeakers } from '../../contract/known-speaker-fields.js';
 import { parsePatterns } from '../../pipeline/patterns.js';
 import {
   DEFAULT_JOB_RESPONSE_FORMAT,
@@ -48,6 +49,7 @@ const FIELDS = [
   'diarize',
   'max_speakers',
   'min_speakers',
+  'known_speakers',
   'webhook_url',
 ] as const;
 
@@ -117,9 +119,9 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
     request: {
       task: 'transcribe',
       vad: null,
-      // Known speakers come with the direct route's upload only.
+      // Reference clips come with the direct route's upload only; enrolled voices by id here too.
       knownSpeakerReferences: [],
-      enrolledVoiceIds: [],
+      enrolledVoiceIds: parseJobKnownSpeakers(fields.known_speakers, diarize),
       model: JOB_MODEL,
       responseFormat,
       language,

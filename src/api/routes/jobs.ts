@@ -21,6 +21,7 @@ import { pollJob } from '../../application/poll-job.js';
 import { readJobPartial } from '../../application/read-job-partial.js';
 import { readJobResult } from '../../application/read-job-result.js';
 import type { ServiceConfig } from '../../config/service-config.js';
+import type { VoiceProfileStore } from '../../store/voice-profile-store.js';
 import type { JobEvents } from '../../jobs/job-events.js';
 import type { JobHousekeeping } from '../../jobs/job-housekeeping.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
@@ -56,6 +57,8 @@ export interface JobRouteDeps {
   keys: Pick<KeyStore, 'get'>;
   /** Decides whether new work is accepted (402 billing_blocked otherwise), reserving a completed job's audio. */
   billing: Pick<UsageBilling, 'requireAllowance' | 'reserve' | 'release'>;
+  /** The tenants' enrolled voices a job names by id (`known_speakers`). */
+  voices: Pick<VoiceProfileStore, 'get'>;
 }
 
 type JobRequest = FastifyRequest<{ Params: { job_id: string }; Querystring: Record<string, string | undefined> }>;
@@ -86,7 +89,10 @@ async function createJob(request: FastifyRequest, reply: FastifyReply, deps: Job
     embeddedUploadUrl: (jobId) => `${deps.config.publicBaseUrl}/v1/uploads/${jobId}`,
     jobCreated: (created) => createdJobAnswer(created, deps.config),
   };
-  return replay(reply, await createPresignedJob({ key, idempotencyKey, creation, body: request.body, log: request.log }, connection, deps));
+  return replay(
+    reply,
+    await createPresignedJob({ key, requestId: request.id, idempotencyKey, creation, body: request.body, log: request.log }, connection, deps),
+  );
 }
 
 async function completeJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
