@@ -30,6 +30,9 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
   // Per-request lines are not logged: the console's audit lines say what changed, and who.
   const logController = new LogController({ disableRequestLogging: true });
   const app = Fastify({ loggerInstance: deps.logger, logController, trustProxy: false, bodyLimit: FORM_BODY_LIMIT });
+  // Forms only (and the playground's multipart, in its own scope): a JSON or text body would reach
+  // handlers that read every field as a string; it is refused (415) instead.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });

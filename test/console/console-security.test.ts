@@ -135,6 +135,30 @@ t.test('every POST route refuses a change without the CSRF token, with a wrong o
   t.ok(await svc.stores.consoleAccounts.findInvite(params.token, clock().getTime()), 'the invite is unused');
 });
 
+t.test('every POST route takes forms only: a JSON or text body is refused (415), never read as a form', async (t) => {
+  const client = await member('clinic-bodies');
+  const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
+  const params = { token: await invite('clinic-bodies', 'invitee@clinic.example') };
+  for (const route of routes.filter((r) => r.method === 'POST')) {
+    const path = pathOf(route, params);
+    for (const [type, body] of [
+      ['application/json', JSON.stringify({ csrf, email: 1, password: { a: 1 }, code: [1], key_id: null })],
+      ['text/plain', `csrf=${csrf}`],
+    ]) {
+      const res = await fetch(`${base()}${path}`, {
+        method: 'POST',
+        body,
+        redirect: 'manual',
+        headers: { 'content-type': type, origin: base(), cookie: `svc_console_session=${client.cookie}` },
+      });
+      t.equal(res.status, 415, `POST ${path} as ${type}`);
+      t.equal(res.headers.get('x-frame-options'), 'DENY', 'with the security headers');
+      await res.arrayBuffer();
+    }
+  }
+  t.equal((await client.get('/keys')).status, 200, 'still signed in');
+});
+
 t.test("every POST route naming a key answers another tenant's key as unknown, and leaves it as it was", async (t) => {
   const client = await member('clinic-tamper');
   const theirs = await svc.createKey({ tenant: 'clinic-tamper-elsewhere' });
