@@ -74,8 +74,8 @@ export async function run(args: string[]): Promise<void> {
       vadMs += ms;
       audioSeconds += seconds;
       const found = segments.reduce((sum, s) => sum + s.end - s.start, 0);
-      const levelling = (detections[0] as { levelling?: { levelDb: number; gainDb: number } }).levelling;
-      const level = levelling ? [round(levelling.levelDb, 1), round(levelling.gainDb, 1)] : ['-', '-'];
+      const [levelling] = detections[0].levelling;
+      const level = [round(levelling.levelDb, 1), round(levelling.gainDb, 1)];
       if (c.reference === null) {
         falseAlarmSeconds += found;
         rows.push([c.name, round(seconds, 1), ...level, '-', '-', '-', '-', round(found, 2), round(ms, 1)]);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <optional>
 #include <string>
 
+#include "speech-level.h"
 #include "stopwatch.h"
 #include "vad-model-kind.h"
 
@@ -66,6 +68,11 @@ void DetectSpeechWorker::Compute() {
   const float* samples = pcm_.samples();
   const size_t sampleCount = pcm_.size();
   probs_.reserve((sampleCount + frame - 1) / frame);
+  levelDb_ = GatedLevelDb(samples, sampleCount, frame);
+  gainDb_ = LevellingGainDb(levelDb_, options_.levelTargetDb, options_.maxGainDb);
+  const float gain = static_cast<float>(std::pow(10.0, gainDb_ / 20.0));
+  // Each chunk is levelled into a buffer of its own, so the caller's samples are never written.
+  std::vector<float> levelled(gainDb_ > 0 ? std::min(chunkSamples, sampleCount) : 0);
   const double detectStart = NowMs();
   for (size_t offset = 0; offset < sampleCount; offset += chunkSamples) {
     // A job's VAD call is held here (between chunks of about 8 s of audio) while a realtime one runs.
@@ -75,9 +82,14 @@ void DetectSpeechWorker::Compute() {
       return;  // the lease returns the context: the next call resets its state
     }
     const int n = static_cast<int>(std::min(chunkSamples, sampleCount - offset));
+    const float* chunk = samples + offset;
+    if (gainDb_ > 0) {
+      // Clipped at full scale as a converter would: a loud event in quiet audio may pass it.
+      for (int i = 0; i < n; i++) levelled[i] = std::clamp(chunk[i] * gain, -1.0f, 1.0f);
+      chunk = levelled.data();
+    }
     // The first chunk resets the LSTM state, so nothing from the context's previous call leaks in.
-    const bool ok = offset == 0 ? whisper_vad_detect_speech(lease.get(), samples + offset, n)
-                                : whisper_vad_detect_speech_no_reset(lease.get(), samples + offset, n);
+    const bool ok = offset == 0 ? whisper_vad_detect_speech(lease.get(), chunk, n) : whisper_vad_detect_speech_no_reset(lease.get(), chunk, n);
     const int produced = whisper_vad_n_probs(lease.get());
     if (!ok || produced != (n + frame - 1) / frame) {
       lease.Discard();
@@ -113,6 +125,10 @@ void DetectSpeechWorker::OnOK() {
   timings.Set("totalMs", totalMs_);
   timings.Set("detectMs", detectMs_);
   result.Set("timings", timings);
+  Napi::Object levelling = Napi::Object::New(env);
+  levelling.Set("levelDb", levelDb_);
+  levelling.Set("gainDb", gainDb_);
+  result.Set("levelling", levelling);
   deferred_.Resolve(result);
 }
 

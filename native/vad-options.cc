@@ -14,7 +14,8 @@ constexpr int kMaxDurationMs = 100000;
 VadOptions VadOptions::FromJs(Napi::Env env, const Napi::Value& value) {
   if (!value.IsObject()) throw Napi::TypeError::New(env, "VAD parameters must be an object");
   Napi::Object o = value.As<Napi::Object>();
-  for (const char* key : {"threshold", "minSpeechDurationMs", "minSilenceDurationMs", "maxSpeechDurationS", "speechPadMs"}) {
+  for (const char* key :
+       {"threshold", "minSpeechDurationMs", "minSilenceDurationMs", "maxSpeechDurationS", "speechPadMs", "levelTargetDb", "maxGainDb"}) {
     if (!HasOption(o, key)) throw Napi::TypeError::New(env, std::string("VAD parameter ") + key + " is required");
   }
   VadOptions out;
@@ -27,6 +28,8 @@ VadOptions VadOptions::FromJs(Napi::Env env, const Napi::Value& value) {
   p.min_silence_duration_ms = IntegerOption(env, o, "minSilenceDurationMs", 0, kMaxDurationMs);
   p.max_speech_duration_s = static_cast<float>(NumberOptionInRange(env, o, "maxSpeechDurationS", 1.0, 1e9));
   p.speech_pad_ms = IntegerOption(env, o, "speechPadMs", 0, kMaxDurationMs);
+  out.levelTargetDb = NumberOptionInRange(env, o, "levelTargetDb", -100.0, 0.0);
+  out.maxGainDb = NumberOptionInRange(env, o, "maxGainDb", 0.0, 60.0);
   return out;
 }
 

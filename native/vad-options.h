@@ -10,6 +10,10 @@ namespace svc {
 
 struct VadOptions {
   whisper_vad_params params;
+  // Levelling of the VAD's input (speech-level.h): the level the audio is raised towards, and by at most
+  // how much (0: off).
+  double levelTargetDb;
+  double maxGainDb;
 
   static VadOptions FromJs(Napi::Env env, const Napi::Value& value);
 };

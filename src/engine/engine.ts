@@ -23,6 +23,7 @@ import {
   type NativeDiarization,
   type NativeModelInfo,
   type NativeSpeechDetection,
+  type NativeVadLevelling,
   type NativeTranscribeOptions,
   type NativeTranscribeResult,
   type NativeVadModel,
@@ -122,6 +123,8 @@ export interface SpeechDetection {
   /** Speech under the parameters, padded, in order, within the audio. */
   segments: SpeechSegment[];
   timings: { totalMs: number; detectMs: number };
+  /** How each piece the audio was shared in (vad-split.ts; one for short audio) was levelled for the VAD, in order. */
+  levelling: NativeVadLevelling[];
 }
 
 export interface VadPoolStats {
@@ -364,7 +367,7 @@ export class Engine implements SpeakerDiarizer {
     const segments = joined.segments.map((s) => ({ start: Math.min(s.start, duration), end: Math.min(s.end, duration) })).filter((s) => s.end > s.start);
     // The pieces ran at once: the call took as long as the slowest.
     const timings = { totalMs: Math.max(...raws.map((r) => r.timings.totalMs)), detectMs: Math.max(...raws.map((r) => r.timings.detectMs)) };
-    return { frameSamples, probabilities: joined.probabilities, segments, timings };
+    return { frameSamples, probabilities: joined.probabilities, segments, timings, levelling: raws.map((r) => r.levelling) };
   }
 
   /**

@@ -254,6 +254,16 @@ export interface NativeVadParams {
   maxSpeechDurationS: number;
   /** Added before and after each segment (a gap shorter than two pads is shared). Integer ms, 0..100000. */
   speechPadMs: number;
+  /** The level (dBFS, -100..0) the VAD's input is raised towards: its gated level (native/speech-level.h) becomes this. */
+  levelTargetDb: number;
+  /** The most the input is raised, in dB (0..60; 0: not levelled). Never lowered. */
+  maxGainDb: number;
+}
+
+/** How the VAD heard a recording: its gated level (-Infinity: nothing above -70 dBFS) and the gain applied. */
+export interface NativeVadLevelling {
+  levelDb: number;
+  gainDb: number;
 }
 
 export interface NativeSpeechSegment {
@@ -274,6 +284,7 @@ export interface NativeSpeechDetection {
     /** Silero's forward passes. */
     detectMs: number;
   };
+  levelling: NativeVadLevelling;
 }
 
 export interface NativeVadStats {

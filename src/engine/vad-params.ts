@@ -6,13 +6,24 @@ export type VadParams = NativeVadParams;
 
 /**
  * whisper.cpp's whisper_vad_default_params() (which are Silero's own get_speech_timestamps defaults),
- * except maxSpeechDurationS.
+ * except maxSpeechDurationS, and the input levelled.
  *
  * maxSpeechDurationS: whisper.cpp's default is FLT_MAX (never split). We split at 30 s, Whisper's
  * window: whisper.cpp sizes the split so that a *padded* segment is at most this long, so every region
  * fits one encoder window and can be packed or decoded without being cut again blindly. The split
  * falls at the last pause of at least 98 ms inside the segment; only 30 s of speech without such a
  * pause is cut mid-sound, which dictation practically never produces.
+ *
+ * levelTargetDb, maxGainDb: Silero's probabilities fall with the input's level. A talker a few metres
+ * from the microphone is 20-35 dB below a close one, and at -45 dBFS in a reverberant, noisy room
+ * Silero v6 found half the speech of a generated far-field recording, at -55 dBFS a fifth (`bench
+ * speech-detection`); from -10 to -40 dBFS it finds all of it. So the VAD hears each recording raised
+ * until its gated level (the loudness of its active part: native/speech-level.h) is -25 dBFS, the
+ * middle of that range and where close-talk recordings sit. Only raised: louder audio is already in
+ * range. At most by 40 dB: speech at -65 dBFS still reaches the target, and below that a recording is
+ * a few bits of quantisation whose noise raising would only amplify. Noise and music raised to speech
+ * level stay non-speech to Silero (test/engine/vad-levelling.test.ts). The whisper decoder needs no
+ * such help: it normalises each window's spectrum itself.
  */
 export const DEFAULT_VAD_PARAMS: Readonly<VadParams> = Object.freeze({
   threshold: 0.5,
@@ -20,6 +31,8 @@ export const DEFAULT_VAD_PARAMS: Readonly<VadParams> = Object.freeze({
   minSilenceDurationMs: 100,
   maxSpeechDurationS: 30,
   speechPadMs: 30,
+  levelTargetDb: -25,
+  maxGainDb: 40,
 });
 
 const SAMPLE_RATE = 16_000;
@@ -41,8 +54,10 @@ export function resolveVadParams(overrides: Partial<VadParams> = {}): VadParams 
     if (!(key in DEFAULT_VAD_PARAMS)) throw new RangeError(`unknown VAD parameter ${String(key)}`);
     if (value !== undefined) params[key] = value;
   }
-  const { threshold, minSpeechDurationMs, minSilenceDurationMs, maxSpeechDurationS, speechPadMs } = params;
+  const { threshold, minSpeechDurationMs, minSilenceDurationMs, maxSpeechDurationS, speechPadMs, levelTargetDb, maxGainDb } = params;
   if (!(Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) throw new RangeError('VAD threshold must be within 0..1');
+  if (!(Number.isFinite(levelTargetDb) && levelTargetDb >= -100 && levelTargetDb <= 0)) throw new RangeError('VAD levelTargetDb must be within -100..0 dBFS');
+  if (!(Number.isFinite(maxGainDb) && maxGainDb >= 0 && maxGainDb <= 60)) throw new RangeError('VAD maxGainDb must be within 0..60 dB (0: not levelled)');
   for (const [name, ms] of [
     ['minSpeechDurationMs', minSpeechDurationMs],
     ['minSilenceDurationMs', minSilenceDurationMs],

@@ -105,7 +105,15 @@ t.test("the segments equal whisper.cpp's own VAD (whisper-cli) under several par
       // Pauses shorter than a second never end a segment, so 5 s forces splits at the 98 ms pauses.
       name: '60 s of speech, forced splits',
       pcm: continuous,
-      params: { threshold: 0.35, minSpeechDurationMs: 100, minSilenceDurationMs: 1000, maxSpeechDurationS: 5, speechPadMs: 100 },
+      params: {
+        threshold: 0.35,
+        minSpeechDurationMs: 100,
+        minSilenceDurationMs: 1000,
+        maxSpeechDurationS: 5,
+        speechPadMs: 100,
+        levelTargetDb: -25,
+        maxGainDb: 0,
+      },
       cliArgs: ['-vt', '0.35', '-vspd', '100', '-vsd', '1000', '-vmsd', '5', '-vp', '100'],
     },
     {
@@ -150,6 +158,7 @@ t.test("the segments equal whisper.cpp's own VAD (whisper-cli) under several par
     );
     const theirs = [...stderr.matchAll(/VAD segment \d+: start = ([0-9.]+), end = ([0-9.]+)/g)].map((m) => ({ start: Number(m[1]), end: Number(m[2]) }));
     t.comment(`${c.name}: ours ${spans(ours.segments)}`);
+    t.equal(ours.levelling.gainDb, 0, `${c.name}: close speech is not raised (whisper.cpp never levels)`);
     t.ok(theirs.length > 1, `${c.name}: whisper-cli found segments`);
     t.equal(ours.segments.length, theirs.length, `${c.name}: as many segments as whisper-cli`);
     // whisper.cpp rounds to centiseconds and prints two decimals; ours are exact samples.
@@ -332,8 +341,18 @@ t.test('an engine without a VAD model says so', async (t) => {
   await t.rejects(engine.detectSpeech(new Float32Array(16_000)), { code: 'vad_not_configured' });
 });
 
-t.test("VAD parameters: whisper.cpp's defaults but a 30 s maximum", async (t) => {
-  t.same(DEFAULT_VAD_PARAMS, { threshold: 0.5, minSpeechDurationMs: 250, minSilenceDurationMs: 100, maxSpeechDurationS: 30, speechPadMs: 30 });
+t.test("VAD parameters: whisper.cpp's defaults but a 30 s maximum, and the input levelled", async (t) => {
+  t.same(DEFAULT_VAD_PARAMS, {
+    threshold: 0.5,
+    minSpeechDurationMs: 250,
+    minSilenceDurationMs: 100,
+    maxSpeechDurationS: 30,
+    speechPadMs: 30,
+    levelTargetDb: -25,
+    maxGainDb: 40,
+  });
+  t.throws(() => resolveVadParams({ levelTargetDb: 3 }), RangeError, 'a target above full scale');
+  t.throws(() => resolveVadParams({ maxGainDb: -6 }), RangeError, 'levelling never lowers');
   t.equal(nativeVadParams(resolveVadParams({ maxSpeechDurationS: Number.POSITIVE_INFINITY })).maxSpeechDurationS, 1e6);
   t.throws(() => resolveVadParams({ minSilenceDurationMs: 100.5 }), RangeError);
   t.throws(() => resolveVadParams({ speechPadMs: 200_000 }), RangeError);
@@ -345,6 +364,9 @@ t.test("VAD parameters: whisper.cpp's defaults but a 30 s maximum", async (t) =>
   t.throws(() => addon.detectSpeech(model, new Float32Array(512), partial as NativeVadParams), /speechPadMs is required/);
   t.throws(() => addon.detectSpeech(model, new Float32Array(512), { ...DEFAULTS, threshold: Number.NaN }), TypeError);
   t.throws(() => addon.detectSpeech(model, new Float32Array(512), { ...DEFAULTS, minSpeechDurationMs: 200_000 }), RangeError);
+  const { maxGainDb: _gain, ...unlevelled } = DEFAULTS;
+  t.throws(() => addon.detectSpeech(model, new Float32Array(512), unlevelled as NativeVadParams), /maxGainDb is required/);
+  t.throws(() => addon.detectSpeech(model, new Float32Array(512), { ...DEFAULTS, maxGainDb: 61 }), RangeError);
   t.throws(() => addon.detectSpeech(model, new Float64Array(512) as never, DEFAULTS), TypeError);
 });
 
