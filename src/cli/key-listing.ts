@@ -13,6 +13,8 @@ export interface KeyListing {
   rate_limit_per_minute: number | null;
   created_at: string;
   revoked_at: string | null;
+  /** When a rotation revokes the key (the end of its overlap); null: not rotated. */
+  revoke_at: string | null;
 }
 
 export function keyListing(record: ApiKeyRecord): KeyListing {
@@ -27,10 +29,11 @@ export function keyListing(record: ApiKeyRecord): KeyListing {
     rate_limit_per_minute: record.rateLimitPerMinute,
     created_at: record.createdAt,
     revoked_at: record.revokedAt,
+    revoke_at: record.revokeAt,
   };
 }
 
-/** One line per key for people: id, tenant, plan, state, entitlements. */
+/** One line per key for people: id, tenant, plan, state, when a rotation revokes it, retention, language, entitlements. */
 export function keyTable(records: readonly ApiKeyRecord[]): string {
   if (records.length === 0) return 'no API keys (create one with `svc-stt keys create`)\n';
   const rows = records.map((r) => [
@@ -38,11 +41,12 @@ export function keyTable(records: readonly ApiKeyRecord[]): string {
     r.tenant,
     r.plan,
     r.revokedAt ? 'revoked' : r.billingState,
+    r.revokeAt ?? '-',
     `${r.retentionHours}h`,
     r.defaultLanguage ?? '-',
     r.entitlements.join(',') || '-',
   ]);
-  const header = ['ID', 'TENANT', 'PLAN', 'STATE', 'RETENTION', 'LANGUAGE', 'ENTITLEMENTS'];
+  const header = ['ID', 'TENANT', 'PLAN', 'STATE', 'REVOKE AT', 'RETENTION', 'LANGUAGE', 'ENTITLEMENTS'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]) =>
     cells

@@ -1,6 +1,7 @@
-// svc-stt keys create | list | revoke ID | update ID: API key administration on the service database.
+// svc-stt keys create | list | revoke ID | rotate ID | update ID: API key administration on the service database.
+import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
 import { DEFAULT_ENTITLEMENTS, type Entitlement, type KeyPatch, type Plan, type BillingState } from '../store/key-store.js';
-import { revokeKey as revokeKeyAndClose } from '../jobs/key-revocation.js';
+import { revokeKey as revokeKeyAndClose, type KeyRevocation } from '../jobs/key-revocation.js';
 import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
 import { termsJson } from '../billing/usage-report-json.js';
 import { keyNotFound } from '../store/key-record.js';
@@ -15,6 +16,7 @@ const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--en
                         [--default-language L] [--retention-hours N] [--rate-limit N]
        svc-stt keys list [--json]
        svc-stt keys revoke ID [--json]
+       svc-stt keys rotate ID --overlap-hours H [--json]   (H: 0 to ${LONGEST_ROTATION_OVERLAP_HOURS}; 0 revokes the old key now)
        svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
                         [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
                         ${TERM_FLAGS_USAGE}
@@ -26,6 +28,7 @@ export async function runKeysCommand(argv: string[], out: CommandOutput = proces
   if (sub === 'create') return createKey(rest, out);
   if (sub === 'list') return listKeys(rest, out);
   if (sub === 'revoke') return revokeKey(rest, out);
+  if (sub === 'rotate') return rotateKey(rest, out);
   if (sub === 'update') return updateKey(rest, out);
   throw new UsageError(USAGE);
 }
@@ -83,20 +86,51 @@ async function revokeKey(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, USAGE, { json: { type: 'boolean', default: false } });
   const id = singleId(positionals, 'revoke');
   const outcome = await withKeyRevocationStores((stores) => revokeKeyAndClose(stores, id, Date.now()));
-  const { revoked, record, slotsClosed, filesDeleted, webhookEventsCancelled } = outcome;
+  const { revoked, record } = outcome;
   if (values.json) {
-    const listing = {
-      ...keyListing(record),
-      closed_upload_slots: slotsClosed,
-      deleted_uploads: filesDeleted,
-      cancelled_webhook_events: webhookEventsCancelled,
-    };
-    out.write(`${JSON.stringify(listing)}\n`);
+    out.write(`${JSON.stringify({ ...keyListing(record), ...closedJson(outcome) })}\n`);
     return;
   }
-  out.write(revoked ? `revoked ${id}\n` : `${id} was already revoked (${record.revokedAt})\n`);
-  if (slotsClosed > 0) out.write(`closed ${slotsClosed} pending upload slot(s) and deleted ${filesDeleted} uploaded file(s)\n`);
-  if (webhookEventsCancelled > 0) out.write(`cancelled ${webhookEventsCancelled} pending webhook event(s)\n`);
+  out.write(`${revoked ? `revoked ${id}` : `${id} was already revoked (${record.revokedAt})`}\n${closedLines(outcome)}`);
+}
+
+/** What a revocation closed, for `--json`. */
+function closedJson({ slotsClosed, filesDeleted, webhookEventsCancelled }: KeyRevocation) {
+  return { closed_upload_slots: slotsClosed, deleted_uploads: filesDeleted, cancelled_webhook_events: webhookEventsCancelled };
+}
+
+/** What a revocation closed, for people: a line for each kind of thing, none when it closed nothing. */
+function closedLines({ slotsClosed, filesDeleted, webhookEventsCancelled }: KeyRevocation): string {
+  const slots = slotsClosed > 0 ? `closed ${slotsClosed} pending upload slot(s) and deleted ${filesDeleted} uploaded file(s)\n` : '';
+  const events = webhookEventsCancelled > 0 ? `cancelled ${webhookEventsCancelled} pending webhook event(s)\n` : '';
+  return slots + events;
+}
+
+/**
+ * Rotation as the console's Rotate does it (KeyStore.rotate): a new key with the old one's terms,
+ * shown once, and the old key's revocation scheduled at the overlap's end (refused from then on by
+ * every process; a worker's sweeper closes what it left open). An overlap of 0 revokes it now, with
+ * what `keys revoke` closes.
+ */
+async function rotateKey(argv: string[], out: CommandOutput): Promise<void> {
+  const { values, positionals } = parseCommandArgs(argv, USAGE, { json: { type: 'boolean', default: false }, 'overlap-hours': { type: 'string' } });
+  const id = singleId(positionals, 'rotate');
+  const overlapHours = overlapHoursFlag(values['overlap-hours']);
+  const now = Date.now();
+  const revokeAt = new Date(now + overlapHours * MS_PER_HOUR);
+  const { key, record, rotated } = await withKeyStore((keys) => keys.rotate(id, revokeAt));
+  const revocation = overlapHours === 0 ? await withKeyRevocationStores((stores) => revokeKeyAndClose(stores, id, now)) : null;
+  if (values.json) {
+    // The rotated key as `keys list --json` shows it; revoked now, with what `keys revoke --json` adds.
+    const old = revocation ? { ...keyListing(revocation.record), ...closedJson(revocation) } : keyListing(rotated);
+    out.write(`${JSON.stringify({ key, id: record.id, tenant: record.tenant, rotated: old })}\n`);
+    return;
+  }
+  const when = revocation ? 'is revoked now' : `works until ${revokeAt.toISOString()}, then it is revoked`;
+  out.write(
+    `Rotated API key ${id}: the new key ${record.id} (tenant ${record.tenant}, plan ${record.plan}) works now; ${id} ${when}.\n` +
+      `The new key is shown only this once; store it now:\n\n  ${key}\n\n${revocation ? closedLines(revocation) : ''}`,
+  );
 }
 
 async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
@@ -152,6 +186,15 @@ async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
 function singleId(positionals: string[], command: string): string {
   if (positionals.length !== 1) throw new UsageError(`keys ${command} takes one key id (key_...)\n${USAGE}`);
   return positionals[0];
+}
+
+const MS_PER_HOUR = 3_600_000;
+
+function overlapHoursFlag(raw: string | undefined): number {
+  const hours = integerFlag(raw, '--overlap-hours');
+  if (hours === undefined) throw new UsageError(`keys rotate: --overlap-hours is required (0 revokes the old key now)\n${USAGE}`);
+  if (hours > LONGEST_ROTATION_OVERLAP_HOURS) throw new UsageError(`--overlap-hours must be from 0 to ${LONGEST_ROTATION_OVERLAP_HOURS}`);
+  return hours;
 }
 
 function integerFlag(raw: string | undefined, flag: string): number | undefined {

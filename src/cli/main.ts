@@ -1,5 +1,6 @@
 // svc-stt command dispatcher. Each command lives in its own file; this one only routes.
 // Commands are imported when chosen, so `keys list` loads neither the native addon nor the server.
+import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
 
 const USAGE = `svc-stt — self-hosted medical speech-to-text
 
@@ -18,6 +19,8 @@ Usage:
                       [--no-language-detection] [--default-language L] [--retention-hours N] [--rate-limit N]
   svc-stt keys list [--json]
   svc-stt keys revoke ID [--json]
+  svc-stt keys rotate ID --overlap-hours H [--json]   (a new key shown once; the old one revoked after H hours,
+                      0 to ${LONGEST_ROTATION_OVERLAP_HOURS}; 0: now)
   svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
                       [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
                       [--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none]

@@ -1,6 +1,7 @@
 // The keys page: the tenant's API keys with their terms, a key created (shown this once, with a copy
 // button), revoke, rotate (a new key; the old one revoked after the overlap picked), and each key's
 // retention and default language.
+import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type Notice, type PageUser } from './console-layout.js';
@@ -10,7 +11,7 @@ export const ROTATION_OVERLAPS: ReadonlyArray<{ seconds: number; label: string }
   { seconds: 0, label: 'at once' },
   { seconds: 3_600, label: 'after 1 hour' },
   { seconds: 86_400, label: 'after 24 hours' },
-  { seconds: 7 * 86_400, label: 'after 7 days' },
+  { seconds: LONGEST_ROTATION_OVERLAP_HOURS * 3_600, label: 'after 7 days' },
 ];
 const DEFAULT_OVERLAP_SECONDS = 86_400;
 

@@ -97,8 +97,8 @@ t.test('list: empty, JSON and table, never a key', async (t) => {
   t.match(await keys(['list']), /no API keys/);
   const a = await createJson(['--tenant', 'acme']);
   const table = await keys(['list']);
-  t.match(table, /^ID\s+TENANT\s+PLAN\s+STATE\s+RETENTION\s+LANGUAGE\s+ENTITLEMENTS\n/);
-  t.match(table, new RegExp(`${a.id}\\s+acme\\s+payg\\s+active\\s+24h\\s+-\\s+language_detection`));
+  t.match(table, /^ID\s+TENANT\s+PLAN\s+STATE\s+REVOKE AT\s+RETENTION\s+LANGUAGE\s+ENTITLEMENTS\n/);
+  t.match(table, new RegExp(`${a.id}\\s+acme\\s+payg\\s+active\\s+-\\s+24h\\s+-\\s+language_detection`));
   t.notOk(table.includes(a.key.slice(17)));
 });
 
@@ -145,12 +145,62 @@ t.test('update and revoke', async (t) => {
   t.equal(await new KyselyKeyStore(sqliteStoreDb(db)).authenticate(created.key), null);
 });
 
+t.test('rotate: a new key with the old terms, shown once; the old one works until the overlap ends, shown by list', async (t) => {
+  const dataDir = useDataDir(t);
+  const old = await createJson(['--tenant', 'clinic-9', '--plan', 'enterprise', '--rate-limit', '90', '--retention-hours', '48']);
+  const before = Date.now();
+  const rotated = JSON.parse(await keys(['rotate', old.id, '--overlap-hours', '24', '--json']));
+  t.same(Object.keys(rotated), ['key', 'id', 'tenant', 'rotated']);
+  t.match(rotated, { key: /^svc_/, id: /^key_/, tenant: 'clinic-9', rotated: { id: old.id, revoked_at: null, revoke_at: String } });
+  const revokeAt = Date.parse(rotated.rotated.revoke_at);
+  t.ok(revokeAt >= before + 24 * 3_600_000 && revokeAt <= Date.now() + 24 * 3_600_000, 'revoked 24 hours from now');
+
+  const listed = await listJson();
+  t.match(listed, [
+    { id: old.id, revoke_at: rotated.rotated.revoke_at, revoked_at: null },
+    { id: rotated.id, tenant: 'clinic-9', plan: 'enterprise', rate_limit_per_minute: 90, retention_hours: 48, revoke_at: null, revoked_at: null },
+  ]);
+  t.match(await keys(['list']), new RegExp(`${old.id}\\s+clinic-9\\s+enterprise\\s+active\\s+${rotated.rotated.revoke_at.replace(/\./g, '\\.')}\\s+48h`));
+  const db = openDatabase(databasePath(dataDir));
+  t.teardown(() => db.close());
+  const store = new KyselyKeyStore(sqliteStoreDb(db));
+  t.match(await store.authenticate(old.key), { id: old.id }, 'the old key works during the overlap');
+  t.match(await store.authenticate(rotated.key), { id: rotated.id }, 'and so does the new one');
+  const again = await failure(runKeysCommand, ['rotate', old.id, '--overlap-hours', '1']);
+  t.ok(again instanceof UsageError, 'a key being rotated is not rotated again');
+  t.match(again.message, /is being rotated already: it is revoked at /);
+
+  const text = await keys(['rotate', rotated.id, '--overlap-hours', '0']);
+  t.match(
+    text,
+    new RegExp(
+      `^Rotated API key ${rotated.id}: the new key (key_\\w{12}) \\(tenant clinic-9, plan enterprise\\) works now; ${rotated.id} is revoked now\\.\\n`,
+    ),
+  );
+  t.match(text, /shown only this once; store it now:\n\n {2}svc_\S+\n\n$/);
+  t.equal(await store.authenticate(rotated.key), null, 'an overlap of 0 revokes the old key at once');
+  t.match(
+    (await listJson()).find((k) => k.id === rotated.id),
+    { revoked_at: String, revoke_at: String },
+  );
+  const third = /\n {2}(svc_\S+)\n/.exec(text)![1];
+  t.match(await store.authenticate(third), { tenant: 'clinic-9', plan: 'enterprise' }, 'the key printed is the new one');
+
+  const zero = JSON.parse(await keys(['rotate', (await createJson()).id, '--overlap-hours', '0', '--json']));
+  t.match(zero.rotated, { revoked_at: String, closed_upload_slots: 0, deleted_uploads: 0, cancelled_webhook_events: 0 }, 'as `keys revoke --json` says it');
+});
+
 t.test('refusals: usage errors (exit 2) and unknown keys (exit 1); secrets never echoed', async (t) => {
   useDataDir(t);
   const created = await createJson();
   const usage: Array<[string[], RegExp]> = [
     [[], /usage: svc-stt keys create/],
-    [['rotate'], /usage: svc-stt keys create/],
+    [['bogus'], /usage: svc-stt keys create/],
+    [['rotate', created.id], /--overlap-hours is required/],
+    [['rotate', created.id, '--overlap-hours', '169'], /^--overlap-hours must be from 0 to 168$/],
+    [['rotate', created.id, '--overlap-hours=-1'], /^--overlap-hours must be a whole number$/],
+    [['rotate', created.id, '--overlap-hours', '1.5'], /^--overlap-hours must be a whole number$/],
+    [['rotate', '--overlap-hours', '1'], /takes one key id/],
     [['create', 'extra'], /takes no arguments/],
     [['create', '--plan', 'gold'], /^plan must be one of builder, payg, enterprise$/],
     [['create', '--retention-hours', '100'], /^retention hours must be an integer from 1 to 72$/],
@@ -176,6 +226,8 @@ t.test('refusals: usage errors (exit 2) and unknown keys (exit 1); secrets never
     ['revoke', 'key_ZZZZZZZZZZZZ'],
     ['update', 'key_ZZZZZZZZZZZZ', '--plan', 'payg'],
     ['revoke', created.key],
+    ['rotate', 'key_ZZZZZZZZZZZZ', '--overlap-hours', '1'],
+    ['rotate', created.key, '--overlap-hours', '1'],
   ]) {
     const error = await failure(runKeysCommand, args);
     t.match(error, { code: 'not_found' }, args.join(' '));

@@ -66,6 +66,7 @@ t.test('keys list --json: an array of {id, tenant, ...}, never a key', async (t)
     'plan',
     'rate_limit_per_minute',
     'retention_hours',
+    'revoke_at',
     'revoked_at',
     'tenant',
   ]);
@@ -74,6 +75,35 @@ t.test('keys list --json: an array of {id, tenant, ...}, never a key', async (t)
     t.notOk(result.stdout.includes(key), 'not the key');
     t.notOk(result.stdout.includes(key.slice(17)), 'not the secret');
   }
+});
+
+t.test('keys rotate --json prints one line {"key","id","tenant","rotated"}; both keys work until the overlap ends', async (t) => {
+  const dataDir = join(t.testdir(), 'data');
+  const old = JSON.parse(cli(dataDir, ['keys', 'create', '--json', '--tenant', 'acme']).stdout);
+  const result = cli(dataDir, ['keys', 'rotate', old.id, '--overlap-hours', '1', '--json']);
+  t.equal(result.code, 0, result.stderr);
+  t.match(result.stdout, /^[^\n]+\n$/, 'one line');
+  const rotated = JSON.parse(result.stdout);
+  t.same(Object.keys(rotated), ['key', 'id', 'tenant', 'rotated']);
+  t.match(rotated, { key: /^svc_/, id: /^key_/, tenant: 'acme', rotated: { id: old.id, revoked_at: null, revoke_at: /^\d{4}-/ } });
+  const listed = JSON.parse(cli(dataDir, ['keys', 'list', '--json']).stdout) as Array<Record<string, unknown>>;
+  t.same(
+    listed.map((k) => [k.id, k.revoke_at]),
+    [
+      [old.id, rotated.rotated.revoke_at],
+      [rotated.id, null],
+    ],
+    "list shows when the rotated key's revocation comes",
+  );
+
+  const db = openDatabase(databasePath(dataDir));
+  t.teardown(() => db.close());
+  const keys = new KyselyKeyStore(sqliteStoreDb(db));
+  t.match(await keys.authenticate(old.key), { id: old.id });
+  t.match(await keys.authenticate(rotated.key), { id: rotated.id, tenant: 'acme' });
+  const refused = cli(dataDir, ['keys', 'rotate', old.id, '--overlap-hours', '200']);
+  t.equal(refused.code, 2, 'an overlap past a week is a mistake on the command line');
+  t.match(refused.stderr, /--overlap-hours must be from 0 to 168/);
 });
 
 t.test('exit codes: 2 for a mistake on the command line, 1 for an unknown key', async (t) => {
