@@ -13,6 +13,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { CONSOLE_CSS, CONSOLE_JS } from './console-assets.js';
 import { consoleContext, html, type ConsoleDeps } from './console-context.js';
+import { consoleErrorHandler } from './console-errors.js';
 import { SECURITY_HEADERS, sameOrigin } from './console-http.js';
 import { messagePage } from './console-layout.js';
 import { registerKeyRoutes } from './key-routes.js';
@@ -45,6 +46,7 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
     if (request.method === 'POST' && !sameOrigin(request.headers))
       return html(reply.code(403), messagePage('Refused', 'This change did not come from a console page.'));
   });
+  app.setErrorHandler(consoleErrorHandler);
 
   app.get('/assets/console.css', async (_request, reply) => reply.type('text/css; charset=utf-8').send(CONSOLE_CSS));
   app.get('/assets/console.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(CONSOLE_JS));
