@@ -75,13 +75,13 @@ async function listSecrets(argv: string[], out: CommandOutput): Promise<void> {
 
 /** snake_case like the other admin listings (`keys list --json`, `webhooks deliveries --json`). */
 function secretListing(summary: WebhookSecretSummary) {
-  return { version: summary.version, state: summary.state, created_at: summary.createdAt, usable_until: summary.usableUntil };
+  return { version: summary.version, state: summary.state, created_at: summary.createdAt, usable_until: summary.usableUntil, revoked_at: summary.revokedAt };
 }
 
 function secretTable(key: string, summaries: readonly WebhookSecretSummary[]): string {
   if (summaries.length === 0) return `no webhook signing secrets for ${key} (create one with \`svc-stt webhooks secret create --key ${key}\`)\n`;
-  const rows = summaries.map((s) => [String(s.version), s.state, s.createdAt, s.usableUntil ?? '-']);
-  const header = ['VERSION', 'STATE', 'CREATED', 'SIGNS UNTIL'];
+  const rows = summaries.map((s) => [String(s.version), s.state, s.createdAt, s.usableUntil ?? '-', s.revokedAt ?? '-']);
+  const header = ['VERSION', 'STATE', 'CREATED', 'SIGNS UNTIL', 'REVOKED'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]) =>
     cells

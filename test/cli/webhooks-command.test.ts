@@ -81,10 +81,10 @@ t.test('rotate makes version 2; list --json shows the states and no secret mater
   t.match(result.stdout, /^[^\n]+\n$/, 'one line');
   const listed = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
   t.match(listed, [
-    { version: 1, state: 'previous', created_at: String, usable_until: String },
-    { version: 2, state: 'active', created_at: String, usable_until: null },
+    { version: 1, state: 'previous', created_at: String, usable_until: String, revoked_at: null },
+    { version: 2, state: 'active', created_at: String, usable_until: null, revoked_at: null },
   ]);
-  t.same(Object.keys(listed[0]).sort(), ['created_at', 'state', 'usable_until', 'version']);
+  t.same(Object.keys(listed[0]).sort(), ['created_at', 'revoked_at', 'state', 'usable_until', 'version']);
   t.equal(Date.parse(listed[0].usable_until as string) - Date.parse(listed[1].created_at as string), 24 * 3600_000, 'usable for 24 h from the rotation');
   for (const { secret } of [first, second]) {
     t.notOk(result.stdout.includes(secret.slice('whsec_'.length, 20)), 'no secret material');
@@ -92,7 +92,7 @@ t.test('rotate makes version 2; list --json shows the states and no secret mater
 
   const human = cli(dataDir, ['webhooks', 'secret', 'list', '--key', keyId]);
   t.equal(human.code, 0, human.stderr);
-  t.match(human.stdout, /^VERSION +STATE +CREATED +SIGNS UNTIL\n1 +previous .*\n2 +active .* -\n$/);
+  t.match(human.stdout, /^VERSION +STATE +CREATED +SIGNS UNTIL +REVOKED\n1 +previous .* -\n2 +active .* - +-\n$/);
   for (const { secret } of [first, second]) t.notOk(human.stdout.includes(secret.slice('whsec_'.length, 20)));
 });
 
@@ -105,8 +105,18 @@ t.test('revoke: every version that still signs stops at once; list shows them re
   t.equal(revoked.code, 0, revoked.stderr);
   t.equal(revoked.stdout, '{"revoked_versions":[1,2]}\n', 'the previous version within its 24 h too');
   t.same(await serverView(t, dataDir, null, (secrets) => secrets.signingKeys(keyId, Date.now())), [], 'none signs');
+  const before = Date.now();
   const listed = cli(dataDir, ['webhooks', 'secret', 'list', '--key', keyId]);
   t.match(listed.stdout, /\n1 +revoked .*\n2 +revoked .*\n$/);
+  const json = JSON.parse(cli(dataDir, ['webhooks', 'secret', 'list', '--key', keyId, '--json']).stdout) as Array<Record<string, string | null>>;
+  t.match(json, [
+    { version: 1, state: 'revoked', revoked_at: String },
+    { version: 2, state: 'revoked', revoked_at: String, usable_until: null },
+  ]);
+  t.equal(json[0].revoked_at, json[1].revoked_at, 'both stopped by the one revocation');
+  t.ok(Date.parse(json[0].revoked_at!) <= before, 'when the revocation ran');
+  for (const { version, revoked_at } of json)
+    t.match(listed.stdout, new RegExp(`\\n${version} +revoked .* ${revoked_at!.replace(/\./g, '\\.')}\\n`), 'the table says when too');
   const again = cli(dataDir, ['webhooks', 'secret', 'revoke', '--key', keyId]);
   t.equal(again.code, 1);
   t.match(again.stderr, /has no webhook signing secret that still signs; nothing to revoke/);
