@@ -5,9 +5,10 @@
 //   same pipeline with the language given, greedy, no fallback), alternating, medians per file.
 // - known speakers (bench/lib-known-speakers.ts): on the same conversations and on the short
 //   exchanges of every EXCHANGE_PAIRS pair, the share of turns named correctly from reference clips
-//   and the share named wrongly (false attribution), from 9 s clips (--reference-seconds 2 to 10); --sweep
+//   and the share named wrongly (false attribution), from 9 s clips (--reference-seconds 2 to 10) recorded
+//   as the conversations are (--reference-channel tilt or phone: through another "microphone"); --sweep
 //   adds the table that chose the threshold.
-//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0] [--sweep] [--reference-seconds 9]
+//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0] [--sweep] [--reference-seconds 9] [--reference-channel same]
 // Bars (docs/DESIGN.md "Benchmark bars"): overhead <= 0.10, false attribution <= 0.01. DER: as low as it
 // goes, reported as it is.
 import { decodeAudio } from '../src/audio/index.js';
@@ -18,7 +19,7 @@ import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
 import { CONVERSATION_VOICES, EXCHANGE_PAIRS, conversation, exchange } from '../test/helpers/conversations.js';
 import { diarizationErrorRate } from '../test/helpers/diarization-error-rate.js';
 import { testModelPath } from '../test/helpers/test-models.js';
-import { referenceProfiles, scoreNaming, type NamedRecording } from './lib-known-speakers.js';
+import { referenceProfiles, scoreNaming, type NamedRecording, type ReferenceChannel } from './lib-known-speakers.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const SEEDS = [1, 2, 3];
@@ -30,6 +31,7 @@ export async function run(args: string[]): Promise<void> {
   const seed = Number(flag(args, 'seed', '3'));
   const maxTokens = Number(flag(args, 'max-tokens', '0'));
   const clipSeconds = Number(flag(args, 'reference-seconds', '9'));
+  const channel = flag(args, 'reference-channel', 'same') as ReferenceChannel;
   const engine = await Engine.open({ model: await testModelPath(arch, seed), workers: 1, threadsPerWorker: threads, vadModel: vadModelPath() });
   const decoding = { beamSize: 1, temperatureFallback: false, maxTokens };
   const rows: Array<Array<string | number>> = [];
@@ -76,7 +78,7 @@ export async function run(args: string[]): Promise<void> {
       const pcm = await decodeAudio(c.path, { maxSeconds: 60, timeoutMs: 60_000 });
       named.push({ turns: c.turns, voices: { A: pair[0], B: pair[1] }, diarization: await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments) });
     }
-    references = await referenceProfiles(engine, [...Object.values(CONVERSATION_VOICES), ...EXCHANGE_PAIRS.flat()], clipSeconds);
+    references = await referenceProfiles(engine, [...Object.values(CONVERSATION_VOICES), ...EXCHANGE_PAIRS.flat()], clipSeconds, channel);
   } finally {
     await engine.close();
   }
@@ -108,6 +110,7 @@ export async function run(args: string[]): Promise<void> {
     named_correctly: round(naming.namedCorrectly),
     false_attribution: round(naming.falseAttribution, 4),
     reference_seconds: clipSeconds,
+    reference_channel: channel,
     files: rows.length,
     audio_seconds: round(audioSeconds, 1),
     arch,
