@@ -34,9 +34,11 @@ export interface KeyRow {
   revoked_at: string | null;
   /** A scheduled revocation (ISO time); null: none. */
   revoke_at: string | null;
+  /** The key's last use (ISO time, KEY_USE_RESOLUTION_MS coarse); null: never used. */
+  last_used_at: string | null;
 }
 
-export type NewKeyRow = Omit<KeyRow, 'revoked_at' | 'revoke_at'>;
+export type NewKeyRow = Omit<KeyRow, 'revoked_at' | 'revoke_at' | 'last_used_at'>;
 
 /**
  * When the row's key stopped being usable as of `nowMs`: its revocation, or its scheduled revocation
@@ -100,6 +102,7 @@ export function keyRecordOf(row: KeyRow, nowMs: number): ApiKeyRecord {
     createdAt: row.created_at,
     revokedAt: revokedAtOf(row, nowMs),
     revokeAt: row.revoke_at,
+    lastUsedAt: row.last_used_at,
   };
 }
 

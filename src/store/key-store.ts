@@ -31,7 +31,18 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
   /** A revocation scheduled by a rotation (the overlap's end); null: none. */
   revokeAt: string | null;
+  /**
+   * When the key last authenticated an API request or started a realtime session, to within
+   * KEY_USE_RESOLUTION_MS (uses closer together than that are not written); null: never.
+   */
+  lastUsedAt: string | null;
 }
+
+/**
+ * How coarsely a key's last use is kept: a use is written only when the time stored is older than
+ * this, so a busy key costs one small write a minute, whatever its request rate or process count.
+ */
+export const KEY_USE_RESOLUTION_MS = 60_000;
 
 export interface CreateKeyOptions {
   tenant?: string;
@@ -70,6 +81,13 @@ export interface KeyStore {
    * revocation is scheduled already.
    */
   rotate(id: string, revokeAt: Date): Promise<RotatedKey>;
+  /**
+   * Records that the key was used now (the store's clock): written only while the key is usable and
+   * its last use is unset or more than KEY_USE_RESOLUTION_MS older, in one conditional statement, so
+   * processes sharing the database write it once a minute between them and it never moves backwards.
+   * Whether it was written; an unknown id writes nothing.
+   */
+  recordUse(id: string): Promise<boolean>;
   /** Keys whose scheduled revocation has come and is not carried out yet (the sweeper revokes them), soonest first. */
   dueRevocations(): Promise<string[]>;
   count(): Promise<number>;

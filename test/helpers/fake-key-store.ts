@@ -27,6 +27,7 @@ export class FakeKeyStore implements KeyStore {
       createdAt: new Date(0).toISOString(),
       revokedAt: null,
       revokeAt: null,
+      lastUsedAt: null,
     };
     this.entries.set(id, { secret: key, record });
     return { key, record: { ...record } };
@@ -64,6 +65,14 @@ export class FakeKeyStore implements KeyStore {
 
   async rotate(): Promise<never> {
     throw new Error('FakeKeyStore does not rotate keys (the Kysely store has the contract tests)');
+  }
+
+  /** Every use of a usable key (the coarse rule is the Kysely store's, contract-tested there). */
+  async recordUse(id: string): Promise<boolean> {
+    const entry = this.entries.get(id);
+    if (!entry || entry.record.revokedAt !== null) return false;
+    entry.record.lastUsedAt = new Date().toISOString();
+    return true;
   }
 
   async dueRevocations(): Promise<string[]> {

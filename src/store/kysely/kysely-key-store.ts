@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { isPublicKeyId, parsePresentedKey } from '../api-key-secret.js';
 import { keyNotFound, keyPatchColumns, keyRecordOf, namedKeyId, newKeyRow, presentedKeyMatches, revokedAtOf, type NewKeyRow } from '../key-record.js';
 import { KeyStoreError } from '../key-store-error.js';
-import type { ApiKeyRecord, CreateKeyOptions, KeyPatch, KeyStore, RotatedKey } from '../key-store.js';
+import { KEY_USE_RESOLUTION_MS, type ApiKeyRecord, type CreateKeyOptions, type KeyPatch, type KeyStore, type RotatedKey } from '../key-store.js';
 import { validateDictionaryTerms, validateLanguageFamily } from '../key-validation.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';
@@ -135,6 +135,22 @@ export class KyselyKeyStore implements KeyStore {
         .executeTakeFirstOrThrow();
       return { key, record: keyRecordOf(created, nowMs), rotated: keyRecordOf(rotated, nowMs) };
     });
+  }
+
+  async recordUse(id: string, now = new Date(this.clock())): Promise<boolean> {
+    if (!isPublicKeyId(id)) return false;
+    const at = now.toISOString();
+    // ISO times of one length compare as text (the columns are byte-ordered on PostgreSQL too).
+    const staleBefore = new Date(now.getTime() - KEY_USE_RESOLUTION_MS).toISOString();
+    const { numUpdatedRows } = await this.db
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('revoke_at', 'is', null), eb('revoke_at', '>', at)]))
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+      .executeTakeFirst();
+    return numUpdatedRows === 1n;
   }
 
   async dueRevocations(): Promise<string[]> {

@@ -430,6 +430,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX console_sign_in_attempts_by_window ON console_sign_in_attempts (window_start_ms);
     `,
   },
+  {
+    version: 16,
+    name: "a key's last use (src/store/key-store.ts recordUse)",
+    // SQLite's step 18.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN last_used_at TEXT COLLATE "C";
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -461,6 +461,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX console_sign_in_attempts_by_window ON console_sign_in_attempts (window_start_ms);
     `,
   },
+  {
+    version: 18,
+    name: "a key's last use (src/store/key-store.ts recordUse)",
+    // Written at most once a minute per key (KEY_USE_RESOLUTION_MS); existing keys read as never used.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

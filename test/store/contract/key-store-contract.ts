@@ -1,7 +1,8 @@
 // The KeyStore contract, run against every implementation (test/store/key-store.test.ts): key
 // format, authentication, hashing at rest, validation, updates, revocation, rotation (a revocation
-// scheduled at the overlap's end, judged by the store's clock), dictionaries, and the first key of a
-// fresh install. Each case gets a fresh, empty store from the implementation's harness.
+// scheduled at the overlap's end, judged by the store's clock), a key's last use (written at most once
+// a minute between processes, never backwards, never for a refused key), dictionaries, and the first
+// key of a fresh install. Each case gets a fresh, empty store from the implementation's harness.
 import { createHash } from 'node:crypto';
 import type { Test } from 'tap';
 import type { BillingSettingsStore } from '../../../src/store/billing-settings-store.js';
@@ -16,6 +17,7 @@ export interface KeyStoreUnderTest extends KeyStore {
   create(options?: CreateKeyOptions, now?: Date): Promise<{ key: string; record: ApiKeyRecord }>;
   revoke(id: string, now?: Date): Promise<boolean>;
   rotate(id: string, revokeAt: Date, now?: Date): Promise<import('../../../src/store/key-store.js').RotatedKey>;
+  recordUse(id: string, now?: Date): Promise<boolean>;
 }
 
 export interface KeyStoreHarness {
@@ -206,6 +208,61 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       const plain = await store.create({ tenant: 'acme' });
       const successor = await store.rotate(plain.record.id, new Date(Date.now() + 60_000));
       t.same(await billing.keyBilling(successor.record.id), { overrides: {}, creditGrantedMicros: null }, 'no billing of its own: none made');
+    });
+
+    t.test("recordUse: a key's last use, on the store's clock, at most once a minute between processes, never moved backwards", async (t) => {
+      const { store, another, clock } = await open(t);
+      const T0 = Date.parse('2030-04-05T06:07:08.000Z');
+      const at = (ms: number) => new Date(ms).toISOString();
+      const lastUsed = async (id: string) => (await store.get(id))?.lastUsedAt;
+      clock.nowMs = T0;
+      const { key, record } = await store.create({ tenant: 'acme' }, new Date(T0));
+      t.equal(record.lastUsedAt, null, 'a new key was never used');
+      t.equal(await store.recordUse(record.id), true, 'the first use is written');
+      t.equal(await lastUsed(record.id), at(T0), "at the store's clock");
+      t.equal((await store.authenticate(key))?.lastUsedAt, at(T0), 'authentication reads it');
+      t.equal((await store.list('acme'))[0].lastUsedAt, at(T0), 'and so does the listing');
+
+      const other = await another();
+      clock.nowMs = T0 + 60_000;
+      t.equal(await other.recordUse(record.id), false, 'within the minute: not written, by another process either');
+      t.equal(await store.recordUse(record.id), false);
+      t.equal(await lastUsed(record.id), at(T0));
+      clock.nowMs = T0 + 60_001;
+      t.equal(await other.recordUse(record.id), true, 'past the minute: written by whichever process comes first');
+      t.equal(await store.recordUse(record.id), false, 'once');
+      t.equal(await lastUsed(record.id), at(T0 + 60_001));
+      t.equal(await store.recordUse(record.id, new Date(T0 - 3_600_000)), false, 'an earlier use never replaces a later one');
+      t.equal(await lastUsed(record.id), at(T0 + 60_001), 'not moved backwards');
+
+      clock.nowMs = T0 + 600_000;
+      const racers = [store, other, await another()];
+      const written = await Promise.all(racers.flatMap((s) => [s.recordUse(record.id), s.recordUse(record.id)]));
+      t.equal(written.filter(Boolean).length, 1, 'of several processes using the key at once, one writes');
+      t.equal(await lastUsed(record.id), at(T0 + 600_000));
+    });
+
+    t.test('recordUse: nothing for a revoked key, a key past its scheduled revocation, or an unknown id; a successor starts unused', async (t) => {
+      const { store, clock } = await open(t);
+      const T0 = Date.parse('2030-04-05T06:07:08.000Z');
+      clock.nowMs = T0;
+      const revoked = await store.create({}, new Date(T0));
+      await store.revoke(revoked.record.id, new Date(T0));
+      t.equal(await store.recordUse(revoked.record.id), false, 'revoked');
+      t.equal((await store.get(revoked.record.id))?.lastUsedAt, null);
+
+      const rotated = await store.create({}, new Date(T0));
+      t.equal(await store.recordUse(rotated.record.id), true);
+      const successor = await store.rotate(rotated.record.id, new Date(T0 + 3_600_000), new Date(T0));
+      t.equal(successor.record.lastUsedAt, null, 'the new key of a rotation was never used');
+      t.equal(successor.rotated.lastUsedAt, new Date(T0).toISOString(), 'the old one keeps its last use');
+      clock.nowMs = T0 + 3_600_000;
+      t.equal(await store.recordUse(rotated.record.id), false, 'past its revoke_at: refused, so not used');
+      t.equal((await store.get(rotated.record.id))?.lastUsedAt, new Date(T0).toISOString());
+      t.equal(await store.recordUse(successor.record.id), true, 'the successor is');
+
+      t.equal(await store.recordUse('key_ZZZZZZZZZZZZ'), false, 'unknown id');
+      t.equal(await store.recordUse(rotated.key), false, 'a secret key is not an id');
     });
 
     t.test('only a SHA-256 of the secret is stored; listings carry neither', async (t) => {
