@@ -7,8 +7,14 @@
 // earlier turn to another voice, which is why labels are provisional. Features are kept for the last
 // MAX_LABELLED_SECONDS of turns (7.6 kB a second); older turns keep the labels they last had.
 // Work is serial, one turn behind another; turns that queue up meanwhile are diarized once, together.
+// Known speakers (enrolled voices named in the start) are matched at every revision by the same rule
+// as an upload's (src/pipeline/voice-matching.ts): a voice carries a name only while it matches; the
+// letters are kept stable underneath, so a voice that stops matching falls back to its letter, never
+// to a name it no longer earns.
 import type { EngineWork } from '../domain/work-classes.js';
 import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas, type SpeakerDiarizer, type SpeakerFeatures } from '../engine/speaker-diarizer.js';
+import type { KnownSpeakerTiming } from '../pipeline/speaker-attachment.js';
+import { matchKnownSpeakers, type KnownSpeaker } from '../pipeline/voice-matching.js';
 import { nameVoices, turnSpeakers, voicePieces, type TurnSpeakers } from './speaker-labelling.js';
 
 /** Seconds of turn audio whose features a session keeps for re-diarization. */
@@ -25,6 +31,8 @@ export interface LiveSpeakersEvents {
     revision_id: string;
     replaces_revision_id?: string;
     turns: Array<{ turn_id: string; speaker: string | null; segments: TurnSpeakers['segments'] }>;
+    /** With known speakers: each name, whether a voice matched it in this revision, and how strongly. */
+    known_speakers?: KnownSpeakerTiming[];
   }): void;
   /** Labelling stopped for the rest of the session (the text goes on). */
   unavailable(reason: string): void;
@@ -41,7 +49,10 @@ interface KeptTurn {
 
 export class LiveSpeakers {
   private readonly kept: KeptTurn[] = [];
+  /** What was published: names where a voice matched a known speaker, letters elsewhere. */
   private readonly labels = new Map<string, TurnSpeakers>();
+  /** The letters alone, kept stable across revisions whatever names are laid over them. */
+  private readonly letters = new Map<string, TurnSpeakers>();
   /** Labels of turns whose features were let go: a new voice does not take them. */
   private readonly frozen = new Set<string>();
   private revision = 0;
@@ -55,6 +66,8 @@ export class LiveSpeakers {
     /** The session's calls, for the engine's scheduler. */
     private readonly engineWork: EngineWork,
     private readonly keepSeconds = MAX_LABELLED_SECONDS,
+    /** Enrolled voices to name when they match (none: letters only). */
+    private readonly known: readonly KnownSpeaker[] = [],
   ) {}
 
   /** A finished turn: `pcm` starts at `sessionStart` seconds; `regions` (seconds from its start) hold its speech. */
@@ -86,7 +99,7 @@ export class LiveSpeakers {
     while (this.kept.length > 1 && frames > this.keepSeconds * FEATURE_FRAMES_PER_SECOND) {
       const old = this.kept.shift()!;
       frames -= old.features.frames;
-      for (const s of this.labels.get(old.turnId)?.segments ?? []) this.frozen.add(s.speaker);
+      for (const s of this.letters.get(old.turnId)?.segments ?? []) this.frozen.add(s.speaker);
     }
   }
 
@@ -105,12 +118,13 @@ export class LiveSpeakers {
     }
     const diarization = await this.diarizer.diarize(joined.features, regions, {}, { work: this.engineWork });
     const pieces = voicePieces(diarization.turns, layout);
-    const names = nameVoices(pieces, this.labels, this.frozen);
-    const changed = turnSpeakers(
-      layout.map((t) => t.turnId),
-      pieces,
-      names,
-    ).filter((next) => JSON.stringify(next) !== JSON.stringify(this.labels.get(next.turnId)));
+    const turnIds = layout.map((t) => t.turnId);
+    const letters = nameVoices(pieces, this.letters, this.frozen);
+    for (const turn of turnSpeakers(turnIds, pieces, letters)) this.letters.set(turn.turnId, turn);
+    const matches = this.known.length > 0 ? matchKnownSpeakers(diarization.profiles, this.known) : [];
+    const names = new Map(letters);
+    for (const m of matches) if (m.voice !== null) names.set(m.voice, m.name);
+    const changed = turnSpeakers(turnIds, pieces, names).filter((next) => JSON.stringify(next) !== JSON.stringify(this.labels.get(next.turnId)));
     if (changed.length === 0) return;
     for (const turn of changed) this.labels.set(turn.turnId, turn);
     this.revision++;
@@ -118,6 +132,7 @@ export class LiveSpeakers {
       revision_id: `speakers.${this.revision}`,
       ...(this.revision > 1 ? { replaces_revision_id: `speakers.${this.revision - 1}` } : {}),
       turns: changed.map((t) => ({ turn_id: t.turnId, speaker: t.speaker, segments: t.segments })),
+      ...(this.known.length > 0 ? { known_speakers: matches.map((m) => ({ name: m.name, matched: m.voice !== null, similarity: m.similarity })) } : {}),
     });
   }
 }

@@ -37,6 +37,8 @@ export interface RealtimeListenerOptions {
   /** Where seats are counted: shared by every process on the database. */
   seats: RealtimeSeatStore;
   engines: Record<ModelId, Engine>;
+  /** The tenants' enrolled voices a start may name for live labels. */
+  voices?: SessionDeps['voices'];
   limits?: Partial<SessionLimits>;
   onSessionEnd?: SessionDeps['onEnd'];
 }
@@ -65,6 +67,7 @@ export async function startRealtimeListener(options: RealtimeListenerOptions): P
       watch: options.watch,
       capacity,
       engines: options.engines,
+      ...(options.voices ? { voices: options.voices } : {}),
       transport: transport.name,
       ...(options.limits ? { limits: options.limits } : {}),
       onEnd: options.onSessionEnd,

@@ -20,7 +20,7 @@ import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';
 import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';
 import { RealtimeUsage, type UsageLimit } from './realtime-usage.js';
-import { CLOSE, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
+import { CLOSE, invalidStart, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { EventSequence, type TurnText } from './realtime-events.js';
 import { LiveSpeakers, SPEAKERS_LIVE, SPEAKERS_OFF } from './live-speakers.js';
@@ -35,6 +35,8 @@ import type { PatternProgram } from '../pipeline/patterns/pattern-program.js';
 import { patternPrograms } from '../pipeline/patterns.js';
 import { addTallies, EMPTY_TALLY, shiftTally, type VocabularyTally } from '../pipeline/prompted-recognition.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
+import type { KnownSpeaker } from '../pipeline/voice-matching.js';
+import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { auditVocabulary, disabledVocabularyAudit, planVocabulary, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
 
 export interface SessionLimits {
@@ -73,6 +75,8 @@ export interface SessionOutcome {
   turns: number;
   /** Billing's word: the start refused for a block, or the session cut at one (null: neither). */
   billingBlocked: BlockReason | null;
+  /** The enrolled voices the session's live labels named when they matched (ids only; empty: none). */
+  voiceIds: string[];
 }
 
 export interface SessionDeps {
@@ -87,6 +91,8 @@ export interface SessionDeps {
   watch: Pick<KeyStandingWatch, 'watch'>;
   capacity: SessionCapacity;
   engines: Record<ModelId, Engine>;
+  /** The tenants' enrolled voices a start names (diarization.known_speakers); absent: such a start is refused. */
+  voices?: Pick<VoiceProfileStore, 'get'>;
   transport: TransportName;
   limits?: Partial<SessionLimits>;
   /** Milliseconds, for the real-time check (tests may inject). */
@@ -112,6 +118,8 @@ export class RealtimeSession implements ConnectionHandlers {
   private release: (() => void) | null = null;
   private usage: RealtimeUsage | null = null;
   private key: ApiKeyRecord | null = null;
+  /** The enrolled voices the start named, looked up among the key's tenant's. */
+  private knownSpeakers: KnownSpeaker[] = [];
   /** How `key` was presented (meaningful once it is set). */
   private credential: StartCredential['kind'] = 'api_key';
   private unwatch: (() => void) | null = null;
@@ -227,7 +235,21 @@ export class RealtimeSession implements ConnectionHandlers {
         meteredSeconds: (this.received - untranscribed) / REALTIME_SAMPLE_RATE,
         turns: this.turns.length,
         billingBlocked: this.billingBlocked,
+        voiceIds: this.knownSpeakers.length > 0 ? [...(this.start?.knownSpeakers ?? [])] : [],
       });
+  }
+
+  /** The enrolled voices of `ids`, each the tenant's (an unknown id and another tenant's are refused alike). */
+  private async enrolledVoices(ids: readonly string[], tenant: string): Promise<KnownSpeaker[]> {
+    if (ids.length === 0) return [];
+    if (!this.deps.voices) throw invalidStart('diarization.known_speakers is not available on this listener');
+    const known: KnownSpeaker[] = [];
+    for (const [i, id] of ids.entries()) {
+      const voice = await this.deps.voices.get(tenant, id);
+      if (!voice) throw invalidStart(`diarization.known_speakers[${i}] is not a voice enrolled for this key's tenant`);
+      known.push({ name: voice.name, profile: voice.profile });
+    }
+    return known;
   }
 
   /** Read through a method: a session may close while an await is pending. */
@@ -295,6 +317,9 @@ export class RealtimeSession implements ConnectionHandlers {
       if (start.patterns.length > 0 && !key.entitlements.includes('patterns')) {
         throw new RealtimeRefusal('entitlement_denied', CLOSE.forbidden, 'ENTITLEMENT_DENIED', 'this key is not entitled to patterns');
       }
+      // Before a seat is taken: the voices the start names are the tenant's, or it is refused.
+      this.knownSpeakers = await this.enrolledVoices(start.knownSpeakers, key.tenant);
+      if (this.isClosed()) return;
       // Before a seat is taken: the key's stored terms join the request's.
       const dictionary = start.dictionary ? await this.deps.keys.getDictionary(key.id, start.language) : [];
       if (this.isClosed()) return;
@@ -332,6 +357,8 @@ export class RealtimeSession implements ConnectionHandlers {
             unavailable: (reason) => this.send(this.events.next('speaker_status', { status: 'unavailable', reason })),
           },
           this.work('realtime_partial'),
+          undefined,
+          this.knownSpeakers,
         );
       }
       this.phase = 'streaming';

@@ -15,6 +15,7 @@ import { PipelineError } from '../pipeline/pipeline-errors.js';
 import { checkPatterns, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { validateTerms } from '../pipeline/vocabulary-terms.js';
 import { invalidStart } from './realtime-errors.js';
+import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
 
 export const EVENT_SCHEMA = 'svc-agent-v1';
 export const REALTIME_SAMPLE_RATE = 16_000;
@@ -44,6 +45,8 @@ export interface StartMessage {
   credential: StartCredential;
   language: LanguageFamily;
   diarization: boolean;
+  /** diarization.known_speakers: ids of the tenant's enrolled voices that live labels name when they match. */
+  knownSpeakers: string[];
   sessionId: string;
   model: ModelId;
   /** Request terms, validated (decision 3's limits for the session's language). */
@@ -80,12 +83,15 @@ export function parseStart(frame: Uint8Array): StartMessage {
     throw invalidStart(`language must be one of ${LANGUAGE_FAMILIES.join(', ')}`);
   }
   let diarization = false;
+  let knownSpeakers: string[] = [];
   if (m.diarization !== undefined) {
     const d = m.diarization as Record<string, unknown>;
-    if (typeof d !== 'object' || d === null || Array.isArray(d) || Object.keys(d).some((k) => k !== 'enabled') || typeof d.enabled !== 'boolean') {
-      throw invalidStart('diarization must be {"enabled":true|false}');
+    const shape = (k: string) => k === 'enabled' || k === 'known_speakers';
+    if (typeof d !== 'object' || d === null || Array.isArray(d) || Object.keys(d).some((k) => !shape(k)) || typeof d.enabled !== 'boolean') {
+      throw invalidStart('diarization must be {"enabled":true|false} (with "known_speakers":[voice ids] when enabled)');
     }
     diarization = d.enabled;
+    if (d.known_speakers !== undefined) knownSpeakers = startKnownSpeakers(d.known_speakers, diarization);
   }
   if (m.event_schema !== EVENT_SCHEMA) throw invalidStart(`event_schema must be "${EVENT_SCHEMA}"`);
   if (typeof m.session_id !== 'string' || !SESSION_ID.test(m.session_id)) throw invalidStart('session_id must be 1 to 128 letters, digits or . _ : -');
@@ -96,12 +102,23 @@ export function parseStart(frame: Uint8Array): StartMessage {
     credential,
     language: m.language as LanguageFamily,
     diarization,
+    knownSpeakers,
     sessionId: m.session_id,
     model: (m.model as ModelId | undefined) ?? FLAGSHIP_MODEL,
     vocabulary: m.vocabulary === undefined ? [] : sessionVocabulary(m.vocabulary, m.language as LanguageFamily),
     dictionary: m.dictionary !== false,
     patterns: m.patterns === undefined ? [] : startPatterns(m.patterns),
   };
+}
+
+/** 1 to MAX_KNOWN_SPEAKERS distinct ids, with diarization enabled (whether they are the tenant's is the session's to find out). */
+function startKnownSpeakers(value: unknown, enabled: boolean): string[] {
+  if (!enabled) throw invalidStart('diarization.known_speakers needs diarization enabled');
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_KNOWN_SPEAKERS || value.some((id) => typeof id !== 'string' || id === '')) {
+    throw invalidStart(`diarization.known_speakers must be an array of 1 to ${MAX_KNOWN_SPEAKERS} ids of enrolled voices`);
+  }
+  if (new Set(value).size !== value.length) throw invalidStart('diarization.known_speakers must not repeat a voice');
+  return value as string[];
 }
 
 /** `api_key` or `client_secret`, exactly one, a non-empty string (whether it is valid is the session's to find out). */

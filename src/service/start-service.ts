@@ -279,6 +279,7 @@ async function startRole(
           watch,
           seats: stores.seats,
           engines: engines.engines,
+          voices: stores.voices,
           onSessionEnd: sessionAudit(app.log),
         },
         app.log,

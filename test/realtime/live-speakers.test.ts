@@ -9,7 +9,9 @@ import type { SpeakerDiarizer } from '../../src/engine/speaker-diarizer.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { LiveSpeakers, type LiveSpeakersEvents } from '../../src/realtime/live-speakers.js';
 import { nameVoices, turnSpeakers, voicePieces, type TurnSpeakers } from '../../src/realtime/speaker-labelling.js';
-import { conversation } from '../helpers/conversations.js';
+import type { SpeakerVoice } from '../helpers/audio-fixtures.js';
+import { CONVERSATION_VOICES, conversation } from '../helpers/conversations.js';
+import { referenceClip } from '../helpers/voice-references.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { wavPcm } from '../helpers/realtime-client.js';
 import { testModelPath } from '../helpers/test-models.js';
@@ -175,4 +177,37 @@ t.test('labelling rules', async (t) => {
     ],
     'a diarized turn across two session turns is split, each in session time',
   );
+});
+
+t.test('known speakers live: the enrolled voice is named while it matches, the other keeps its letter, a stranger names nobody', async (t) => {
+  const { talk, pcm } = await recording(2, 8, 1);
+  const profileOf = async (voice: SpeakerVoice) => {
+    const bytes = wavPcm(await readFile(await referenceClip(voice)));
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const samples = Float32Array.from({ length: bytes.length / 2 }, (_, i) => view.getInt16(i * 2, true) / 32768);
+    return (await engine.diarize(samples, (await engine.detectSpeech(samples)).segments)).profiles[0];
+  };
+  const known = [
+    { name: 'Dr Ames', profile: await profileOf(CONVERSATION_VOICES.A) },
+    { name: 'Stranger', profile: await profileOf({ voice: 'en-us+f1', pitch: 70 }) },
+  ];
+  const { revisions, unavailable, events } = recorder();
+  await feed(new LiveSpeakers(engine, events, LABEL_WORK, undefined, known), pcm, talk.turns);
+  t.same(unavailable, []);
+  const folded = new Map<string, Revision['turns'][number]>();
+  for (const r of revisions) for (const turn of r.turns) folded.set(turn.turn_id, turn);
+  talk.turns.forEach((turn, i) => {
+    const label = folded.get(`t${i + 1}`)?.speaker;
+    if (turn.speaker === 'A') t.equal(label, 'Dr Ames', `t${i + 1}, the doctor's turn, carries the name`);
+    else t.not(label, 'Dr Ames', `t${i + 1} is not named as the doctor`);
+  });
+  t.ok(
+    [...folded.values()].every((turn) => turn.speaker !== 'Stranger'),
+    'the stranger names nobody',
+  );
+  const last = revisions[revisions.length - 1].known_speakers!;
+  t.match(last, [
+    { name: 'Dr Ames', matched: true },
+    { name: 'Stranger', matched: false },
+  ]);
 });

@@ -9,7 +9,8 @@ import t from 'tap';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { startRealtimeListener } from '../../src/realtime/realtime-listener.js';
-import { conversation } from '../helpers/conversations.js';
+import { CONVERSATION_VOICES, conversation } from '../helpers/conversations.js';
+import { referenceClip } from '../helpers/voice-references.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { connectRealtime, startMessage, wavPcm, type RealtimeEvent } from '../helpers/realtime-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -137,4 +138,56 @@ t.test('a diarizer that fails: the session says so once and the text goes on to 
   t.equal(c.events.filter((e) => e.type === 'speaker_labels').length, 0);
   t.ok(c.events.filter((e) => e.type === 'turn_final').length >= 1, 'turns go on');
   t.equal(c.events.at(-1)?.type, 'final');
+});
+
+t.test("known speakers live: an enrolled voice of the tenant names its turns; an unknown id or another tenant's refuses the start", async (t) => {
+  const clinic = await svc.createKey({ tenant: 'rt-known-speakers' });
+  const other = await svc.createKey({ tenant: 'rt-other-tenant' });
+  const talk = await conversation({ voices: 2, turns: 6, seed: 3 });
+  const clip = wavPcm(await readFile(await referenceClip(CONVERSATION_VOICES.A)));
+  const view = new DataView(clip.buffer, clip.byteOffset, clip.byteLength);
+  const samples = Float32Array.from({ length: clip.length / 2 }, (_, i) => view.getInt16(i * 2, true) / 32768);
+  const profile = (await engine.diarize(samples, (await engine.detectSpeech(samples)).segments)).profiles[0];
+  const voice = await svc.stores.voices.create(clinic.tenant, 'Dr Ames', profile, Date.now());
+  const outcomes: Array<Record<string, unknown>> = [];
+  const listener = await startRealtimeListener({
+    host: '127.0.0.1',
+    port: 0,
+    transport: PREFERRED_TRANSPORT,
+    keys: svc.stores.keys,
+    clientSecrets: svc.stores.clientSecrets,
+    billing: new UsageBilling(svc.stores.usage, svc.stores.billing, Date.now, null, svc.service.instanceId),
+    watch: new KeyStandingWatch(svc.stores.keys),
+    seats: svc.stores.seats,
+    engines: { 'svc-medical-1': engine, 'svc-medical-edge-1': engine },
+    voices: svc.stores.voices,
+    onSessionEnd: (outcome) => outcomes.push({ ...outcome }),
+  });
+  t.teardown(() => listener.close());
+
+  for (const [label, key, ids] of [
+    ['unknown id', clinic.key, [`voice_${'x'.repeat(24)}`]],
+    ["another tenant's voice", other.key, [voice.id]],
+  ] as const) {
+    const refused = await connectRealtime(listener.url);
+    refused.start(startMessage(key, { diarization: { enabled: true, known_speakers: ids } }));
+    const closed = await refused.closed;
+    t.same(closed, { code: 4400, reason: 'INVALID_START' }, label);
+    t.match(refused.events.find((e) => e.type === 'error')?.message, /known_speakers\[0\] is not a voice enrolled for this key's tenant/, label);
+  }
+
+  const c = await connectRealtime(listener.url);
+  c.start(startMessage(clinic.key, { diarization: { enabled: true, known_speakers: [voice.id] } }));
+  await c.next('ready');
+  await c.stream(wavPcm(await readFile(talk.path)), { pace: 1 });
+  c.stop();
+  t.same(await c.closed, { code: 1000, reason: 'FINAL' });
+  const labels = foldLabels(t, c.events);
+  const named = [...labels.values()].flatMap((turn) => turn.segments).filter((s) => s.speaker === 'Dr Ames');
+  const doctorSeconds = talk.turns.filter((x) => x.speaker === 'A').reduce((sum, x) => sum + x.end - x.start, 0);
+  const namedSeconds = named.reduce((sum, s) => sum + s.end - s.start, 0);
+  t.ok(namedSeconds > 0.8 * doctorSeconds, `the doctor's turns carry the name (${namedSeconds.toFixed(1)} of ${doctorSeconds.toFixed(1)} s)`);
+  const lastRevision = c.events.filter((e) => e.type === 'speaker_labels').at(-1)!;
+  t.match(lastRevision.known_speakers, [{ name: 'Dr Ames', matched: true }]);
+  t.same(outcomes.at(-1)?.voiceIds, [voice.id], 'the session-ended audit line names the voice by id');
 });
