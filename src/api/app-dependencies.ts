@@ -4,6 +4,7 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { KeyRateLimiter } from './rate-limit.js';
 
 /** Pino options (level, stream, ...), a ready logger instance, or true/false for on/off. */
@@ -32,6 +33,11 @@ export interface AppDependencies {
    * playground, start-service.ts), so they all take from one bucket per key; else the app's own, on `now`.
    */
   keyRateLimiter?: KeyRateLimiter;
+  /**
+   * Notes each authenticated key's use (its "last used"). Given when keys are used elsewhere too (realtime
+   * starts, start-service.ts), so one memo spares the store repeated writes; else the app's own, on `now`.
+   */
+  keyUse?: KeyUseRecorder;
   /** Registered in order after the frame, e.g. the transcription and jobs routes. */
   routes?: RoutePlugin[];
   /**

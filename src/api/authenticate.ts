@@ -1,9 +1,10 @@
 // Bearer-key authentication for every route not marked `config: { public: true }`, and the check
 // routes make on the authenticated key's entitlements. Keys are read from the store on every request,
 // never cached: `svc-stt keys revoke` in another process writes the same SQLite file, and the next
-// request already sees it.
+// request already sees it. An accepted key's use is noted (its "last used"), never waited for.
 import type { FastifyRequest } from 'fastify';
 import type { Entitlement, KeyStore } from '../store/key-store.js';
+import type { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { ApiError } from './api-error.js';
 import { API_REFUSALS } from './api-refusals.js';
 import type { FailedAuthThrottle } from './rate-limit.js';
@@ -34,7 +35,7 @@ export function requiresAuthentication(request: FastifyRequest): boolean {
   return !request.is404 && request.routeOptions.config.public !== true;
 }
 
-export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
+export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle, keyUse: Pick<KeyUseRecorder, 'record'>) {
   const verify = async (request: FastifyRequest): Promise<void> => {
     // Node would keep the first and drop the rest: which credential a request carries must never
     // depend on which copy a proxy or parser happens to prefer.
@@ -49,6 +50,7 @@ export function authenticateHook(keys: KeyStore, throttle: FailedAuthThrottle) {
       throw unauthorized();
     }
     request.apiKey = record;
+    keyUse.record(record);
   };
   // Callback style so that a public request goes on synchronously: pipelined requests parsed from
   // one chunk then reach the unread-output guard one by one, after the answers before them were

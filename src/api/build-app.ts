@@ -5,6 +5,7 @@
 // before any body is read. Bodies Fastify reads itself are bounded in time like uploads. Every
 // answer to an authenticated request passes the revoked-key guard on its way out.
 import Fastify, { type FastifyInstance } from 'fastify';
+import { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { AppDependencies } from './app-dependencies.js';
 import { appLoggerOptions } from './app-logger.js';
 import { authenticateHook } from './authenticate.js';
@@ -87,7 +88,9 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   app.addHook('onRequest', httpRequirementsHook);
   registerDraining(app);
   registerErrorEnvelope(app, routeMethods);
-  app.addHook('onRequest', authenticateHook(deps.keys, new FailedAuthThrottle(buckets, deps.failedAuthPerMinute ?? DEFAULT_FAILED_AUTH_PER_MINUTE)));
+  const keyUse = deps.keyUse ?? new KeyUseRecorder(deps.keys, () => clock().getTime(), app.log);
+  const failedAuth = new FailedAuthThrottle(buckets, deps.failedAuthPerMinute ?? DEFAULT_FAILED_AUTH_PER_MINUTE);
+  app.addHook('onRequest', authenticateHook(deps.keys, failedAuth, keyUse));
   app.addHook('onRequest', keyRateLimitHook(keyRate));
   app.addHook('preParsing', bodyReadTimeoutHook(deps.config.upload));
   app.addHook('onSend', revokedKeyGuard(deps.keys));

@@ -15,6 +15,8 @@ export interface KeyListing {
   revoked_at: string | null;
   /** When a rotation revokes the key (the end of its overlap); null: not rotated. */
   revoke_at: string | null;
+  /** When the key was last used (to within a minute); null: never. */
+  last_used_at: string | null;
 }
 
 export function keyListing(record: ApiKeyRecord): KeyListing {
@@ -30,10 +32,11 @@ export function keyListing(record: ApiKeyRecord): KeyListing {
     created_at: record.createdAt,
     revoked_at: record.revokedAt,
     revoke_at: record.revokeAt,
+    last_used_at: record.lastUsedAt,
   };
 }
 
-/** One line per key for people: id, tenant, plan, state, when a rotation revokes it, retention, language, entitlements. */
+/** One line per key for people: id, tenant, plan, state, when a rotation revokes it, its last use, retention, language, entitlements. */
 export function keyTable(records: readonly ApiKeyRecord[]): string {
   if (records.length === 0) return 'no API keys (create one with `svc-stt keys create`)\n';
   const rows = records.map((r) => [
@@ -42,11 +45,12 @@ export function keyTable(records: readonly ApiKeyRecord[]): string {
     r.plan,
     r.revokedAt ? 'revoked' : r.billingState,
     r.revokeAt ?? '-',
+    r.lastUsedAt ?? 'never',
     `${r.retentionHours}h`,
     r.defaultLanguage ?? '-',
     r.entitlements.join(',') || '-',
   ]);
-  const header = ['ID', 'TENANT', 'PLAN', 'STATE', 'REVOKE AT', 'RETENTION', 'LANGUAGE', 'ENTITLEMENTS'];
+  const header = ['ID', 'TENANT', 'PLAN', 'STATE', 'REVOKE AT', 'LAST USED', 'RETENTION', 'LANGUAGE', 'ENTITLEMENTS'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]) =>
     cells

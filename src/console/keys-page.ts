@@ -1,4 +1,4 @@
-// The keys page: the tenant's API keys with their terms, a key created (shown this once, with a copy
+// The keys page: the tenant's API keys with their terms and last use, a key created (shown this once, with a copy
 // button), revoke, rotate (a new key; the old one revoked after the overlap picked), and each key's
 // retention and default language.
 import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
@@ -35,7 +35,12 @@ function statusOf(k: ApiKeyRecord): string {
   return k.revokeAt ? `active until ${e(utcMinute(k.revokeAt))} (rotated), then revoked` : 'active';
 }
 
-const KEY_COLUMNS = ['Id', 'Created', 'Plan', 'Entitlements', 'Rate limit', 'Retention and default language', 'Status', 'Action'];
+const KEY_COLUMNS = ['Id', 'Created', 'Last used', 'Plan', 'Entitlements', 'Rate limit', 'Retention and default language', 'Status', 'Action'];
+
+/** When the key last authenticated a request or started a session, to the minute (it is recorded no finer). */
+function lastUsedOf(k: ApiKeyRecord): string {
+  return k.lastUsedAt === null ? 'never' : e(utcMinute(k.lastUsedAt));
+}
 
 /** A key's retention (1-72 h) and default language (empty: detected), saved together. */
 function settingsForm(user: PageUser, k: ApiKeyRecord): string {
@@ -61,6 +66,7 @@ export function keysPage(user: PageUser, keys: readonly ApiKeyRecord[], created:
       (k) => `<tr>
 <td><code>${e(k.id)}</code></td>
 <td>${e(k.createdAt.slice(0, 10))}</td>
+<td>${lastUsedOf(k)}</td>
 <td>${e(k.plan)}</td>
 <td>${e(k.entitlements.join(', ') || 'none')}</td>
 <td>${k.rateLimitPerMinute === null ? 'default' : `${k.rateLimitPerMinute}/min`}</td>
@@ -87,7 +93,7 @@ ${csrfField(user)}
 <caption class="muted">Keys are shown once, when created; here only their ids.</caption>
 <thead><tr>${KEY_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>
 <tbody>
-${rows || '<tr><td colspan="8">No keys yet.</td></tr>'}
+${rows || `<tr><td colspan="${KEY_COLUMNS.length}">No keys yet.</td></tr>`}
 </tbody>
 </table>`,
     user,

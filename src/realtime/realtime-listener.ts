@@ -31,6 +31,8 @@ export interface RealtimeListenerOptions {
   clientSecrets: SessionDeps['clientSecrets'];
   /** Epoch milliseconds, for client secrets' expiry: the service's clock. */
   clock?: () => number;
+  /** Notes the use of each session's key (its "last used"); absent: not noted. */
+  keyUse?: SessionDeps['keyUse'];
   billing: SessionDeps['billing'];
   /** Tells open sessions that their key was revoked or its usage paused. */
   watch: SessionDeps['watch'];
@@ -63,6 +65,7 @@ export async function startRealtimeListener(options: RealtimeListenerOptions): P
       keys: options.keys,
       clientSecrets: options.clientSecrets,
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.keyUse ? { keyUse: options.keyUse } : {}),
       billing: options.billing,
       watch: options.watch,
       capacity,

@@ -18,6 +18,7 @@ import type { BlockReason } from '../billing/billing-decision.js';
 import type { KeyCutOff, KeyStandingWatch } from '../billing/key-standing-watch.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';
+import type { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';
 import { RealtimeUsage, type UsageLimit } from './realtime-usage.js';
 import { CLOSE, invalidStart, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
@@ -85,6 +86,8 @@ export interface SessionDeps {
   clientSecrets: Pick<RealtimeClientSecretStore, 'claim'>;
   /** Epoch milliseconds, for client secrets' expiry (default Date.now; the service passes its clock). */
   clock?: () => number;
+  /** Notes the use of the key a session starts with (its "last used"); the service passes its recorder. */
+  keyUse?: Pick<KeyUseRecorder, 'record'>;
   /** Admits the session's audio slice by slice (refusing a start when usage is blocked) and meters it. */
   billing: Pick<UsageBilling, 'reserveUpTo' | 'release' | 'meter' | 'terms'>;
   /** Tells an open session that its key was revoked or its usage paused. */
@@ -312,6 +315,8 @@ export class RealtimeSession implements ConnectionHandlers {
       const key = await keyOfStart(start.credential, { keys: this.deps.keys, clientSecrets: this.deps.clientSecrets, clock: this.deps.clock ?? Date.now });
       if (this.isClosed()) return;
       if (key === null || key.revokedAt !== null) throw unauthorized();
+      // Used: the key, or a client secret minted from it, was accepted (whatever billing or seats say next).
+      this.deps.keyUse?.record(key);
       this.key = key;
       this.credential = start.credential.kind;
       if (start.patterns.length > 0 && !key.entitlements.includes('patterns')) {

@@ -29,6 +29,8 @@ export interface RunningParts {
   engines: OpenedEngines;
   blobs: { close(): void };
   instance: InstanceLifecycle;
+  /** Keys' last uses still being written: waited for before the stores close under them. */
+  keyUse: { settled(): Promise<void> };
   stores: Stores;
 }
 
@@ -58,5 +60,6 @@ export async function drainAndClose(drainMs: number, parts: RunningParts): Promi
   await parts.engines.close();
   parts.blobs.close();
   await parts.instance.stop();
+  await parts.keyUse.settled();
   await parts.stores.close();
 }

@@ -27,6 +27,7 @@ import type { BlobStore } from '../store/blob-store.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { newInstanceId } from '../store/instance-registry.js';
 import { openStores, type Stores } from '../store/open-stores.js';
+import { KeyUseRecorder } from '../store/key-use-recorder.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
@@ -68,6 +69,8 @@ export interface RunningService {
   sweepNow(): Promise<void>;
   /** Attempts every webhook event due now; resolves with the number of attempts (0 on `api`). */
   deliverWebhooksNow(): Promise<number>;
+  /** Resolves once the keys' last uses noted so far are written (the writes are never awaited by requests). */
+  keyUsesWritten(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -237,10 +240,14 @@ async function startRole(
   });
   // One count of each key's requests in this process: the API's and the console playground's (which runs as a key).
   const keyRateLimiter = new KeyRateLimiter(new TokenBuckets(() => Date.now()), config.rateLimitPerMinute);
-  const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics, keyRateLimiter });
+  // One memo of keys' last uses for the API and realtime (it logs through the app, made next).
+  const keyUseLog = new ForwardingLog();
+  const keyUse = new KeyUseRecorder(keys, () => clock().getTime(), keyUseLog);
+  const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics, keyRateLimiter, keyUse });
   closers.push(() => app.close());
   instance.useLogger(app.log);
   workerLog.use(app.log);
+  keyUseLog.use(app.log);
   if (config.webhooks.allowLoopback) {
     app.log.warn('SVC_WEBHOOK_ALLOW_LOOPBACK is set: webhooks may reach loopback addresses on any port (tests only; never in production)');
   }
@@ -275,6 +282,7 @@ async function startRole(
           keys,
           clientSecrets: stores.clientSecrets,
           clock: () => clock().getTime(),
+          keyUse,
           billing,
           watch,
           seats: stores.seats,
@@ -328,6 +336,7 @@ async function startRole(
     instanceId,
     sweepNow: () => sweeper?.sweepNow() ?? Promise.resolve(),
     deliverWebhooksNow: () => deliveries?.deliverDue() ?? Promise.resolve(0),
+    keyUsesWritten: () => keyUse.settled(),
     close: () =>
       (closing ??= drainAndClose(config.lifecycle.drainMs, {
         app,
@@ -343,6 +352,7 @@ async function startRole(
         engines,
         blobs: opened,
         instance,
+        keyUse,
         stores,
       })),
   };

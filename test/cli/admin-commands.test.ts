@@ -92,14 +92,22 @@ t.test('create without --json shows the key once, for people', async (t) => {
 });
 
 t.test('list: empty, JSON and table, never a key', async (t) => {
-  useDataDir(t);
+  const dataDir = useDataDir(t);
   t.same(await listJson(), []);
   t.match(await keys(['list']), /no API keys/);
   const a = await createJson(['--tenant', 'acme']);
   const table = await keys(['list']);
-  t.match(table, /^ID\s+TENANT\s+PLAN\s+STATE\s+REVOKE AT\s+RETENTION\s+LANGUAGE\s+ENTITLEMENTS\n/);
-  t.match(table, new RegExp(`${a.id}\\s+acme\\s+payg\\s+active\\s+-\\s+24h\\s+-\\s+language_detection`));
+  t.match(table, /^ID\s+TENANT\s+PLAN\s+STATE\s+REVOKE AT\s+LAST USED\s+RETENTION\s+LANGUAGE\s+ENTITLEMENTS\n/);
+  t.match(table, new RegExp(`${a.id}\\s+acme\\s+payg\\s+active\\s+-\\s+never\\s+24h\\s+-\\s+language_detection`));
   t.notOk(table.includes(a.key.slice(17)));
+  t.match(await listJson(), [{ id: a.id, last_used_at: null }], 'never used: null');
+
+  const db = openDatabase(databasePath(dataDir));
+  t.teardown(() => db.close());
+  const usedAt = new Date('2030-04-05T06:07:08.000Z');
+  t.equal(await new KyselyKeyStore(sqliteStoreDb(db)).recordUse(a.id, usedAt), true);
+  t.match(await listJson(), [{ id: a.id, last_used_at: usedAt.toISOString() }], 'used: when, as an ISO time');
+  t.match(await keys(['list']), new RegExp(`${a.id}\\s+acme\\s+payg\\s+active\\s+-\\s+2030-04-05T06:07:08\\.000Z\\s+24h`));
 });
 
 t.test('update and revoke', async (t) => {
@@ -160,7 +168,10 @@ t.test('rotate: a new key with the old terms, shown once; the old one works unti
     { id: old.id, revoke_at: rotated.rotated.revoke_at, revoked_at: null },
     { id: rotated.id, tenant: 'clinic-9', plan: 'enterprise', rate_limit_per_minute: 90, retention_hours: 48, revoke_at: null, revoked_at: null },
   ]);
-  t.match(await keys(['list']), new RegExp(`${old.id}\\s+clinic-9\\s+enterprise\\s+active\\s+${rotated.rotated.revoke_at.replace(/\./g, '\\.')}\\s+48h`));
+  t.match(
+    await keys(['list']),
+    new RegExp(`${old.id}\\s+clinic-9\\s+enterprise\\s+active\\s+${rotated.rotated.revoke_at.replace(/\./g, '\\.')}\\s+never\\s+48h`),
+  );
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
   const store = new KyselyKeyStore(sqliteStoreDb(db));

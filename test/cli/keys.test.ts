@@ -63,6 +63,7 @@ t.test('keys list --json: an array of {id, tenant, ...}, never a key', async (t)
     'default_language',
     'entitlements',
     'id',
+    'last_used_at',
     'plan',
     'rate_limit_per_minute',
     'retention_hours',
