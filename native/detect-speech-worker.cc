@@ -68,9 +68,12 @@ void DetectSpeechWorker::Compute() {
   const float* samples = pcm_.samples();
   const size_t sampleCount = pcm_.size();
   probs_.reserve((sampleCount + frame - 1) / frame);
-  levelDb_ = GatedLevelDb(samples, sampleCount, frame);
-  gainDb_ = LevellingGainDb(levelDb_, options_.levelTargetDb, options_.maxGainDb);
-  const float gain = static_cast<float>(std::pow(10.0, gainDb_ / 20.0));
+  const std::vector<double> meanSquares = FrameMeanSquares(samples, sampleCount, frame);
+  levelDb_ = GatedLevelDb(meanSquares, 0, meanSquares.size());
+  const size_t windowFrames = std::max<size_t>(1, static_cast<size_t>(options_.levelWindowMs) * (WHISPER_SAMPLE_RATE / 1000) / frame);
+  std::vector<float> gains = LevellingGainsDb(meanSquares, windowFrames, options_.levelTargetDb, options_.maxGainDb);
+  gainDb_ = gains.empty() ? 0.0 : *std::max_element(gains.begin(), gains.end());
+  for (float& g : gains) g = std::pow(10.0f, g / 20.0f);
   // Each chunk is levelled into a buffer of its own, so the caller's samples are never written.
   std::vector<float> levelled(gainDb_ > 0 ? std::min(chunkSamples, sampleCount) : 0);
   const double detectStart = NowMs();
@@ -85,7 +88,8 @@ void DetectSpeechWorker::Compute() {
     const float* chunk = samples + offset;
     if (gainDb_ > 0) {
       // Clipped at full scale as a converter would: a loud event in quiet audio may pass it.
-      for (int i = 0; i < n; i++) levelled[i] = std::clamp(chunk[i] * gain, -1.0f, 1.0f);
+      // Chunks hold whole frames, so sample i of this chunk lies in frame (offset + i) / frame.
+      for (int i = 0; i < n; i++) levelled[i] = std::clamp(chunk[i] * gains[(offset + i) / frame], -1.0f, 1.0f);
       chunk = levelled.data();
     }
     // The first chunk resets the LSTM state, so nothing from the context's previous call leaks in.

@@ -1,7 +1,8 @@
 // Voice activity detection over one recording: Silero VAD's speech probability for every frame (of the
-// audio levelled towards the level Silero hears best, speech-level.h), then the speech segments those
-// probabilities give under the caller's parameters. Runs on a context checked out of the VAD model's
-// free-list (vad-model-registry.h), single-threaded, on a persistent compute thread. Resolves a Promise.
+// audio levelled, stretch by stretch, towards the level Silero hears best: speech-level.h), then the
+// speech segments those probabilities give under the caller's parameters. Runs on a context checked out
+// of the VAD model's free-list (vad-model-registry.h), single-threaded, on a persistent compute thread.
+// Resolves a Promise.
 #pragma once
 
 #include <memory>
@@ -35,7 +36,7 @@ class DetectSpeechWorker : public ModelPcmWorker<VadModel> {
   std::vector<SpeechSegment> segments_;
   double totalMs_ = 0;
   double detectMs_ = 0;
-  // The input's gated level and the gain the VAD heard it with (speech-level.h).
+  // The input's gated level, and the most any frame was raised for the VAD (speech-level.h).
   double levelDb_ = 0;
   double gainDb_ = 0;
 };

@@ -14,8 +14,8 @@ constexpr int kMaxDurationMs = 100000;
 VadOptions VadOptions::FromJs(Napi::Env env, const Napi::Value& value) {
   if (!value.IsObject()) throw Napi::TypeError::New(env, "VAD parameters must be an object");
   Napi::Object o = value.As<Napi::Object>();
-  for (const char* key :
-       {"threshold", "minSpeechDurationMs", "minSilenceDurationMs", "maxSpeechDurationS", "speechPadMs", "levelTargetDb", "maxGainDb"}) {
+  for (const char* key : {"threshold", "minSpeechDurationMs", "minSilenceDurationMs", "maxSpeechDurationS", "speechPadMs", "levelTargetDb", "maxGainDb",
+                          "levelWindowMs"}) {
     if (!HasOption(o, key)) throw Napi::TypeError::New(env, std::string("VAD parameter ") + key + " is required");
   }
   VadOptions out;
@@ -30,6 +30,7 @@ VadOptions VadOptions::FromJs(Napi::Env env, const Napi::Value& value) {
   p.speech_pad_ms = IntegerOption(env, o, "speechPadMs", 0, kMaxDurationMs);
   out.levelTargetDb = NumberOptionInRange(env, o, "levelTargetDb", -100.0, 0.0);
   out.maxGainDb = NumberOptionInRange(env, o, "maxGainDb", 0.0, 60.0);
+  out.levelWindowMs = IntegerOption(env, o, "levelWindowMs", 1, kMaxDurationMs);
   return out;
 }
 

@@ -10,10 +10,11 @@ namespace svc {
 
 struct VadOptions {
   whisper_vad_params params;
-  // Levelling of the VAD's input (speech-level.h): the level the audio is raised towards, and by at most
-  // how much (0: off).
+  // Levelling of the VAD's input (speech-level.h): the level each stretch is raised towards, by at most
+  // how much (0: off), and how long a stretch is measured around each frame.
   double levelTargetDb;
   double maxGainDb;
+  int levelWindowMs;
 
   static VadOptions FromJs(Napi::Env env, const Napi::Value& value);
 };

@@ -254,13 +254,15 @@ export interface NativeVadParams {
   maxSpeechDurationS: number;
   /** Added before and after each segment (a gap shorter than two pads is shared). Integer ms, 0..100000. */
   speechPadMs: number;
-  /** The level (dBFS, -100..0) the VAD's input is raised towards: its gated level (native/speech-level.h) becomes this. */
+  /** The level (dBFS, -100..0) the VAD's input is raised towards: each stretch's gated level (native/speech-level.h) becomes this. */
   levelTargetDb: number;
   /** The most the input is raised, in dB (0..60; 0: not levelled). Never lowered. */
   maxGainDb: number;
+  /** How long a stretch is measured around each frame, in ms (integer, 1..100000). */
+  levelWindowMs: number;
 }
 
-/** How the VAD heard a recording: its gated level (-Infinity: nothing above -70 dBFS) and the gain applied. */
+/** How the VAD heard a recording: its gated level (-Infinity: nothing above -70 dBFS) and the most any frame was raised. */
 export interface NativeVadLevelling {
   levelDb: number;
   gainDb: number;

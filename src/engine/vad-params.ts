@@ -14,16 +14,20 @@ export type VadParams = NativeVadParams;
  * falls at the last pause of at least 98 ms inside the segment; only 30 s of speech without such a
  * pause is cut mid-sound, which dictation practically never produces.
  *
- * levelTargetDb, maxGainDb: Silero's probabilities fall with the input's level. A talker a few metres
- * from the microphone is 20-35 dB below a close one, and at -45 dBFS in a reverberant, noisy room
- * Silero v6 found half the speech of a generated far-field recording, at -55 dBFS a fifth (`bench
- * speech-detection`); from -10 to -40 dBFS it finds all of it. So the VAD hears each recording raised
- * until its gated level (the loudness of its active part: native/speech-level.h) is -25 dBFS, the
- * middle of that range and where close-talk recordings sit. Only raised: louder audio is already in
- * range. At most by 40 dB: speech at -65 dBFS still reaches the target, and below that a recording is
- * a few bits of quantisation whose noise raising would only amplify. Noise and music raised to speech
- * level stay non-speech to Silero (test/engine/vad-levelling.test.ts). The whisper decoder needs no
- * such help: it normalises each window's spectrum itself.
+ * levelTargetDb, maxGainDb, levelWindowMs: Silero's probabilities fall with the input's level. A
+ * talker a few metres from the microphone is 20-35 dB below a close one, and at -45 dBFS in a
+ * reverberant, noisy room Silero v6 found half the speech of a generated far-field recording, at -55
+ * dBFS a fifth (`bench speech-detection`); from -10 to -40 dBFS it finds all of it. Its recurrent state
+ * also judges speech against what it heard before: a far talker 25 dB below a near one who spoke just
+ * before was found 0.18 of the time, though found whole alone. So the VAD hears each stretch of 3 s
+ * (a turn or two; measured on the frames around each frame) raised until its gated level (the loudness
+ * of its active part: native/speech-level.h) is -25 dBFS, the middle of that range and where
+ * close-talk recordings sit; a window of 10 s found 0.84 of that far talker, 3 s all of it. Only
+ * raised: louder audio is already in range. At most by 40 dB: speech at -65 dBFS still reaches the
+ * target, and below that a recording is a few bits of quantisation whose noise raising would only
+ * amplify. Noise, clicks, bursts and music raised to speech level stay non-speech to Silero
+ * (test/engine/vad-levelling.test.ts). The whisper decoder needs no such help: it normalises each
+ * window's spectrum itself.
  */
 export const DEFAULT_VAD_PARAMS: Readonly<VadParams> = Object.freeze({
   threshold: 0.5,
@@ -33,6 +37,7 @@ export const DEFAULT_VAD_PARAMS: Readonly<VadParams> = Object.freeze({
   speechPadMs: 30,
   levelTargetDb: -25,
   maxGainDb: 40,
+  levelWindowMs: 3000,
 });
 
 const SAMPLE_RATE = 16_000;
@@ -54,7 +59,7 @@ export function resolveVadParams(overrides: Partial<VadParams> = {}): VadParams 
     if (!(key in DEFAULT_VAD_PARAMS)) throw new RangeError(`unknown VAD parameter ${String(key)}`);
     if (value !== undefined) params[key] = value;
   }
-  const { threshold, minSpeechDurationMs, minSilenceDurationMs, maxSpeechDurationS, speechPadMs, levelTargetDb, maxGainDb } = params;
+  const { threshold, minSpeechDurationMs, minSilenceDurationMs, maxSpeechDurationS, speechPadMs, levelTargetDb, maxGainDb, levelWindowMs } = params;
   if (!(Number.isFinite(threshold) && threshold >= 0 && threshold <= 1)) throw new RangeError('VAD threshold must be within 0..1');
   if (!(Number.isFinite(levelTargetDb) && levelTargetDb >= -100 && levelTargetDb <= 0)) throw new RangeError('VAD levelTargetDb must be within -100..0 dBFS');
   if (!(Number.isFinite(maxGainDb) && maxGainDb >= 0 && maxGainDb <= 60)) throw new RangeError('VAD maxGainDb must be within 0..60 dB (0: not levelled)');
@@ -62,8 +67,10 @@ export function resolveVadParams(overrides: Partial<VadParams> = {}): VadParams 
     ['minSpeechDurationMs', minSpeechDurationMs],
     ['minSilenceDurationMs', minSilenceDurationMs],
     ['speechPadMs', speechPadMs],
+    ['levelWindowMs', levelWindowMs],
   ] as const) {
-    if (!Number.isInteger(ms) || ms < 0 || ms > MAX_DURATION_MS) throw new RangeError(`VAD ${name} must be an integer within 0..${MAX_DURATION_MS}`);
+    const least = name === 'levelWindowMs' ? 1 : 0;
+    if (!Number.isInteger(ms) || ms < least || ms > MAX_DURATION_MS) throw new RangeError(`VAD ${name} must be an integer within ${least}..${MAX_DURATION_MS}`);
   }
   if (maxSpeechDurationS !== Number.POSITIVE_INFINITY) {
     // Whole seconds, since whisper.cpp truncates the fraction; and long enough to leave at least a
