@@ -8,7 +8,8 @@
 //   - generated speech with known silences (espeak-ng, two voices), close and as a far-field
 //     microphone hears it (test/helpers/far-field.ts: a synthetic exponential-decay room response,
 //     25-35 dB quieter, pink room noise), and a far talker right after a near one in one room;
-// - seconds called speech in audio without any (noise, music, a tone; quiet and loud): all false alarms;
+// - seconds called speech in audio without any (noise, music, a tone, clicks and bursts over a room's
+//   floor; quiet and loud): all false alarms;
 // - the VAD's time in the addon (levelling and Silero's forward passes, median of --rounds calls) per
 //   minute of audio.
 // The engine's default VAD parameters, one VAD worker (no split), as the pipeline calls it;
@@ -23,6 +24,7 @@ import { DEFAULT_VAD_PARAMS } from '../src/engine/vad-params.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
 import { farField, type FarFieldOptions } from '../test/helpers/far-field.js';
 import { music } from '../test/helpers/music.js';
+import { clicks, noiseBursts } from '../test/helpers/room-sounds.js';
 import { parseRttm } from '../test/helpers/rttm.js';
 import { speechDetectionScore, type Span } from '../test/helpers/speech-detection-score.js';
 import { soxSignal, speechWithSilences, type SpeechLayout } from '../test/helpers/speech-with-silences.js';
@@ -185,7 +187,15 @@ async function nonSpeechCases(): Promise<Case[]> {
     ['music', music(10), -20],
     ['music', music(10), -55],
   ];
-  return signals.map(([name, pcm, db]) => ({ name: `${name} at ${db} dBFS`, pcm: atRmsDb(pcm, db), reference: null }));
+  const sounds: Array<[string, Float32Array]> = [
+    ['clicks at -40 dBFS', clicks(10, -40)],
+    ['breath-like bursts at -45 dBFS', noiseBursts(10, -45, 0.6, 2.5)],
+    ['cough-like bursts at -35 dBFS', noiseBursts(10, -35, 0.25, 1.7)],
+  ];
+  return [
+    ...signals.map(([name, pcm, db]) => ({ name: `${name} at ${db} dBFS`, pcm: atRmsDb(pcm, db), reference: null })),
+    ...sounds.map(([name, pcm]) => ({ name, pcm, reference: null })),
+  ];
 }
 
 function atRmsDb(pcm: Float32Array, db: number): Float32Array {

@@ -9,6 +9,7 @@ import { nativeVadParams, resolveVadParams } from '../../src/engine/vad-params.j
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { farField } from '../helpers/far-field.js';
 import { music } from '../helpers/music.js';
+import { clicks, noiseBursts } from '../helpers/room-sounds.js';
 import { speechDetectionScore } from '../helpers/speech-detection-score.js';
 import { soxSignal, speechWithSilences } from '../helpers/speech-with-silences.js';
 import { testModelPath } from '../helpers/test-models.js';
@@ -94,7 +95,7 @@ t.test('close speech is heard as it is: never lowered, the same segments as unle
   }
 });
 
-t.test('noise, tones and music raised to speech level are still not speech', async (t) => {
+t.test('noise, tones, music and room sounds raised to speech level are still not speech', async (t) => {
   const signals: Array<[string, Float32Array, number]> = [
     ['white noise', await soxSignal('whitenoise-vol0.1', 10, ['whitenoise'], ['vol', '0.1']), -60],
     ['pink noise', await soxSignal('pinknoise-vol0.1', 10, ['pinknoise'], ['vol', '0.1']), -60],
@@ -105,12 +106,18 @@ t.test('noise, tones and music raised to speech level are still not speech', asy
     ['music', music(10), -55],
     ['music', music(10), -40],
   ];
-  for (const [name, signal, db] of signals) {
-    const heard = await engine.detectSpeech(atRmsDb(signal, db));
+  const sounds: Array<[string, Float32Array]> = [
+    ['clicks at -40 dBFS', clicks(10, -40)],
+    ['breath-like bursts at -45 dBFS', noiseBursts(10, -45, 0.6, 2.5)],
+    ['cough-like bursts at -35 dBFS', noiseBursts(10, -35, 0.25, 1.7)],
+    ['rustle-like bursts at -50 dBFS', noiseBursts(10, -50, 1.5, 2)],
+  ];
+  for (const [name, pcm] of [...signals.map(([n, signal, db]) => [`${n} at ${db} dBFS`, atRmsDb(signal, db)] as const), ...sounds]) {
+    const heard = await engine.detectSpeech(pcm);
     const highest = heard.probabilities.reduce((max, p) => Math.max(max, p), 0);
-    t.comment(`${name} at ${db} dBFS: raised ${heard.levelling[0].gainDb.toFixed(1)} dB, highest speech probability ${highest.toFixed(3)}`);
-    t.ok(heard.levelling[0].gainDb >= 15, `${name} at ${db} dBFS was raised`);
-    t.same(heard.segments, [], `${name} at ${db} dBFS: no speech`);
+    t.comment(`${name}: raised ${heard.levelling[0].gainDb.toFixed(1)} dB, highest speech probability ${highest.toFixed(3)}`);
+    t.ok(heard.levelling[0].gainDb >= 15, `${name} was raised`);
+    t.same(heard.segments, [], `${name}: no speech`);
   }
 });
 
