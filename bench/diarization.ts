@@ -8,7 +8,8 @@
 //   and the share named wrongly (false attribution), from 9 s clips (--reference-seconds 2 to 10) recorded
 //   as the conversations are (--reference-channel tilt or phone: through another "microphone"); --sweep
 //   adds the table that chose the threshold.
-//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0] [--sweep] [--reference-seconds 9] [--reference-channel same]
+//   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0]
+//                                [--sweep] [--reference-seconds 9] [--reference-channel same]
 // Bars (docs/DESIGN.md "Benchmark bars"): overhead <= 0.10, false attribution <= 0.01. DER: as low as it
 // goes, reported as it is.
 import { decodeAudio } from '../src/audio/index.js';
