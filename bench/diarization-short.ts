@@ -5,10 +5,10 @@
 //   pairs of one sex) taking 2 to 4 turns of 2 to 5 s; the share split into exactly two voices, and
 //   that share among exchanges where each voice speaks >= 4 s (the issue's "told apart" case);
 // - three voices: 6 seeds, one turn each of 4 to 6 s or two each of 2.5 to 4 s; the share found as three;
-// - one voice: 10 seeds of one voice taking 2 to 4 turns of 2 to 5 s; the share kept as one (a
+// - one voice: 10 seeds (--lone-seeds) of one voice taking 2 to 4 turns of 2 to 5 s; the share kept as one (a
 //   stopping rule that splits short exchanges must not split a lone voice).
 // DER per file (0.25 s collar) and the diarizer's milliseconds.
-//   npm run bench -- diarization-short [--seeds 20]
+//   npm run bench -- diarization-short [--seeds 20] [--lone-seeds 10]
 // Bars (issue 31): two voices split >= 0.95.
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
@@ -29,7 +29,7 @@ interface Case {
   talk: Conversation;
 }
 
-async function cases(seeds: number): Promise<Case[]> {
+async function cases(seeds: number, loneSeeds: number): Promise<Case[]> {
   const out: Case[] = [];
   for (let seed = 1; seed <= seeds; seed++) {
     const voices = EXCHANGE_PAIRS[(seed - 1) % EXCHANGE_PAIRS.length];
@@ -47,7 +47,7 @@ async function cases(seeds: number): Promise<Case[]> {
       talk: await exchange({ voices, turns: long ? 3 : 6, minSeconds: long ? 4 : 2.5, maxSeconds: long ? 6 : 4, seed }),
     });
   }
-  for (let seed = 1; seed <= 10; seed++) {
+  for (let seed = 1; seed <= loneSeeds; seed++) {
     const voices = [ALL_VOICES[(seed - 1) % ALL_VOICES.length]];
     const turns = 2 + Math.floor(mulberry32(seed + 1000)() * 3);
     out.push({ group: '1 voice', seed, voices, talk: await exchange({ voices, turns, seed }) });
@@ -57,11 +57,12 @@ async function cases(seeds: number): Promise<Case[]> {
 
 export async function run(args: string[]): Promise<void> {
   const seeds = Number(flag(args, 'seeds', '20'));
+  const loneSeeds = Number(flag(args, 'lone-seeds', '10'));
   const engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
   const rows: Array<Array<string | number>> = [];
   const results: Array<{ group: Case['group']; expected: number; found: number; der: number; minVoiceSeconds: number; ms: number }> = [];
   try {
-    for (const c of await cases(seeds)) {
+    for (const c of await cases(seeds, loneSeeds)) {
       const pcm = await decodeAudio(c.talk.path, { maxSeconds: 600, timeoutMs: 120_000 });
       const regions = (await engine.detectSpeech(pcm)).segments;
       const t0 = performance.now();

@@ -27,9 +27,9 @@ DiarizationInput DiarizationInput::Read(Napi::Env env, const Napi::Value& value)
     return input;
   }
   if (!value.IsObject() || value.IsArray()) {
-    throw Napi::TypeError::New(env, "the input must be PCM (a Float32Array) or speaker features ({frames, values, audible})");
+    throw Napi::TypeError::New(env, "the input must be PCM (a Float32Array) or speaker features ({frames, values, audible, pitch})");
   }
-  // {frames, values: Float32Array(frames * 19), audible: Uint8Array(frames)}, as speakerFeatures returns them.
+  // {frames, values: Float32Array(frames * 19), audible: Uint8Array(frames), pitch: Float32Array(frames)}, as speakerFeatures returns them.
   const Napi::Object o = value.As<Napi::Object>();
   PinnedFeatures& features = input.features;
   const double frames = NumberOptionInRange(env, o, "frames", 0, 1e9);
@@ -37,14 +37,18 @@ DiarizationInput DiarizationInput::Read(Napi::Env env, const Napi::Value& value)
   features.frames = static_cast<size_t>(frames);
   Napi::TypedArray values = TypedArrayOption(env, o, "values", napi_float32_array, "a Float32Array");
   Napi::TypedArray audible = TypedArrayOption(env, o, "audible", napi_uint8_array, "a Uint8Array");
+  Napi::TypedArray pitch = TypedArrayOption(env, o, "pitch", napi_float32_array, "a Float32Array");
   if (values.ElementLength() != features.frames * speakers::kCepstra) {
     throw Napi::RangeError::New(env, "values must hold frames x " + std::to_string(speakers::kCepstra) + " numbers");
   }
   if (audible.ElementLength() != features.frames) throw Napi::RangeError::New(env, "audible must hold one flag per frame");
+  if (pitch.ElementLength() != features.frames) throw Napi::RangeError::New(env, "pitch must hold one number per frame");
   features.values = values.As<Napi::Float32Array>().Data();
   features.audible = audible.As<Napi::Uint8Array>().Data();
   features.valuesRef = Napi::Persistent(values.As<Napi::Object>());
   features.audibleRef = Napi::Persistent(audible.As<Napi::Object>());
+  features.pitch = pitch.As<Napi::Float32Array>().Data();
+  features.pitchRef = Napi::Persistent(pitch.As<Napi::Object>());
   return input;
 }
 
@@ -78,6 +82,7 @@ void DiarizeWorker::Execute() {
       features.frames = features_.frames;
       features.values.assign(features_.values, features_.values + features_.frames * speakers::kCepstra);
       features.audible.assign(features_.audible, features_.audible + features_.frames);
+      features.logPitch.assign(features_.pitch, features_.pitch + features_.frames);
       result_ = speakers::DiarizeFeatures(std::move(features), regions_, settings_, embedder, IsAborted, &abort_);
     }
   }
@@ -148,8 +153,11 @@ void SpeakerFeaturesWorker::OnOK() {
   std::memcpy(values.Data(), features_.values.data(), features_.values.size() * sizeof(float));
   Napi::Uint8Array audible = Napi::Uint8Array::New(env, features_.audible.size());
   std::memcpy(audible.Data(), features_.audible.data(), features_.audible.size());
+  Napi::Float32Array pitch = Napi::Float32Array::New(env, features_.logPitch.size());
+  std::memcpy(pitch.Data(), features_.logPitch.data(), features_.logPitch.size() * sizeof(float));
   out.Set("values", values);
   out.Set("audible", audible);
+  out.Set("pitch", pitch);
   deferred_.Resolve(out);
 }
 

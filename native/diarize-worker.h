@@ -1,7 +1,7 @@
 // Speaker diarization (native/speakers/diarizer.h) off the event loop, in two operations:
 // - speakerFeatures(pcm, regions, control?): stage 1 over one window of a recording;
 // - diarize(input, regions, {maxVoices, minVoices}, control?): the whole diarization, where `input` is either the
-//   PCM of the recording or its features ({frames, values, audible}, joined from speakerFeatures of
+//   PCM of the recording or its features ({frames, values, audible, pitch}, joined from speakerFeatures of
 //   its windows), so a recording too long to hold as PCM is still diarized at once.
 // Both compute on the libuv thread, single-threaded, like the VAD (detect-speech-worker.cc explains
 // why whisper's compute threads are left alone), and resolve a Promise.
@@ -20,8 +20,10 @@ namespace svc {
 struct PinnedFeatures {
   Napi::ObjectReference valuesRef;
   Napi::ObjectReference audibleRef;
+  Napi::ObjectReference pitchRef;
   const float* values = nullptr;
   const uint8_t* audible = nullptr;
+  const float* pitch = nullptr;
   size_t frames = 0;
 };
 
@@ -57,7 +59,7 @@ class DiarizeWorker : public PcmWorker {
 
 class SpeakerFeaturesWorker : public PcmWorker {
  public:
-  // speakerFeatures(pcm, regions, control?) -> Promise<{frames, values: Float32Array, audible: Uint8Array}>
+  // speakerFeatures(pcm, regions, control?) -> Promise<{frames, values: Float32Array, audible: Uint8Array, pitch: Float32Array}>
   static Napi::Value Start(const Napi::CallbackInfo& info);
 
   SpeakerFeaturesWorker(Napi::Env env, PinnedPcm pcm, std::vector<speakers::SpeechRegion> regions, const Napi::Value& control);

@@ -27,6 +27,11 @@ struct FeatureMatrix {
    * stopping rule compares voices on (loud-frames.h).
    */
   std::vector<unsigned char> audible;
+  /**
+   * Per frame, the natural log of F0 in Hz where the frame is voiced (pitch-track.h), else 0. Filled
+   * by SpeakerFeatures (diarizer.h); left empty, the stopping rule judges on the cepstra alone.
+   */
+  std::vector<float> logPitch;
   const float* Row(size_t t) const { return values.data() + t * kCepstra; }
   float* Row(size_t t) { return values.data() + t * kCepstra; }
 };

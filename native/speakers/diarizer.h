@@ -1,6 +1,7 @@
 // Who spoke when, from 16 kHz PCM and the VAD's speech regions, training-free and deterministic.
 // The stages (each its own file):
-//   1. cepstral features of the speech frames, normalised over the recording (cepstral-features.h);
+//   1. cepstral features of the speech frames, normalised over the recording (cepstral-features.h),
+//      and their log-F0 where voiced (pitch-track.h);
 //   2. each speech region cut into segments of about a second (longer for long recordings, so that
 //      clustering stays within kMaxSegments);
 //   3. one vector per segment from the embedder (speaker-embedder.h: the seam for a neural model);
@@ -8,7 +9,8 @@
 //      towards the identity as far as the pairs leave it uncertain (discriminant-projection.h);
 //   5. average-linkage clustering cut at the most voices ever reported (average-linkage.h);
 //   6. the Bayesian information criterion merging clusters that are one voice: separate means, one
-//      pooled covariance, on each segment's loud frames (gaussian-statistics.h, loud-frames.h); then
+//      pooled covariance, on each segment's loud frames, their log-F0 tested beside the cepstra
+//      (gaussian-statistics.h, loud-frames.h); then
 //      clusters heard too briefly (under 3 s and under a share of the speech) given to their nearest voice;
 //   7. re-segmentation: where adjacent segments belong to different voices, the change point moves to
 //      the frame where the two voices' Gaussians best explain the audio on either side;
@@ -61,7 +63,7 @@ struct FeatureMatrix;
 size_t FrameCount(size_t sampleCount);
 
 /**
- * Stage 1 alone: the features of the frames inside `regions` (seconds from the first sample), not yet
+ * Stage 1 alone: the features (cepstra and log-F0) of the frames inside `regions` (seconds from the first sample), not yet
  * normalised. A long recording is decoded window by window and its windows' features joined, so that
  * stages 2 to 7 see the whole recording at once (the same voice keeps its label throughout).
  */

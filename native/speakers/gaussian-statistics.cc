@@ -11,6 +11,10 @@ namespace svc::speakers {
 namespace {
 // Relative ridge on the covariance: features are unit-variance, so about 1e-3 absolute.
 constexpr double kCovarianceRidge = 1e-3;
+// A cluster's log-F0 needs this many voiced loud frames (a fifth of a second) to be compared.
+constexpr double kMinPitchFrames = 20;
+// Log-F0 variance floor: (1 %)^2, the resolution of one sample of period at 160 Hz.
+constexpr double kPitchVarianceFloor = 1e-4;
 }  // namespace
 
 void GaussianStatistics::Add(const float* x) {
@@ -67,6 +71,18 @@ double DeltaBic(const GaussianStatistics& a, const GaussianStatistics& b, double
   const double scale = std::min(1.0, capFrames / n);
   const double likelihood = 0.5 * scale * n * (joint.LogDeterminant() - PooledLogDeterminant(a, b));
   return likelihood - penaltyWeight * 0.5 * kCepstra * std::log(n * scale);
+}
+
+double PitchDeltaBic(const PitchStatistics& a, const PitchStatistics& b, double weight, double penaltyWeight, double capFrames) {
+  if (a.frames < kMinPitchFrames || b.frames < kMinPitchFrames) return 0;
+  const double n = a.frames + b.frames;
+  const double mean = (a.sum + b.sum) / n;
+  const double total = std::max((a.squares + b.squares) / n - mean * mean, kPitchVarianceFloor);
+  double within = 0;
+  for (const PitchStatistics* s : {&a, &b}) within += s->squares - s->sum * s->sum / s->frames;
+  within = std::max(within / n, kPitchVarianceFloor);
+  const double scale = std::min(1.0, capFrames / n);
+  return weight * 0.5 * scale * n * std::log(total / within) - penaltyWeight * 0.5 * std::log(n * scale);
 }
 
 double FrameLogLikelihood(const float* x, const std::vector<double>& mean, const std::vector<double>& l, double logDeterminant) {

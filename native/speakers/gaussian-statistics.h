@@ -45,6 +45,20 @@ struct GaussianStatistics {
 /** ΔBIC of two clusters with separate means and a pooled covariance against one Gaussian (see above). */
 double DeltaBic(const GaussianStatistics& a, const GaussianStatistics& b, double penaltyWeight, double capFrames);
 
+/** Count, sum and sum of squares of one scalar per frame (log-F0 of the voiced loud frames). */
+struct PitchStatistics {
+  double frames = 0, sum = 0, squares = 0;
+  void Add(double x) { frames += 1, sum += x, squares += x * x; }
+  void Add(const PitchStatistics& o) { frames += o.frames, sum += o.sum, squares += o.squares; }
+};
+
+/**
+ * The same test on log-F0 alone: one Gaussian against two means and a pooled variance (one extra
+ * parameter), the likelihood term capped like DeltaBic's and scaled by `weight`. 0 (no evidence either
+ * way) when either cluster has under a fifth of a second of voiced loud frames.
+ */
+double PitchDeltaBic(const PitchStatistics& a, const PitchStatistics& b, double weight, double penaltyWeight, double capFrames);
+
 /** Log-likelihood of one frame (up to a constant) under a Gaussian given by mean and Cholesky factor. */
 double FrameLogLikelihood(const float* x, const std::vector<double>& mean, const std::vector<double>& choleskyFactor, double logDeterminant);
 

@@ -61,12 +61,14 @@ export interface NativeSpeakerTurn {
  * Speaker features of a stretch of 16 kHz PCM (native/speakers/cepstral-features.h): 19 cepstra per
  * 10 ms frame (frame t starts at sample 160 t), rows in `values`; frames outside the regions given are
  * zero. `audible`, per frame: 0 when silent (below -70 dBFS), else its loudness in whole dB above that
- * floor (1 to 255); nonzero means the frame has sound in it.
+ * floor (1 to 255); nonzero means the frame has sound in it. `pitch`, per frame: the natural log of
+ * its fundamental frequency in Hz when voiced (native/speakers/pitch-track.h), else 0.
  */
 export interface NativeSpeakerFeatures {
   frames: number;
   values: Float32Array;
   audible: Uint8Array;
+  pitch: Float32Array;
 }
 
 /** A voice's loud-frame cepstral statistics in raw units (native/speakers/voice-profile.h). */

@@ -50,6 +50,8 @@ export interface SpeakerFeatures {
   values: Float32Array;
   /** Per frame: 0 when silent (below -70 dBFS), else its loudness in whole dB above that floor (1 to 255). */
   audible: Uint8Array;
+  /** Per frame: the natural log of its fundamental frequency (Hz) when voiced, else 0. */
+  pitch: Float32Array;
 }
 
 export const FEATURE_FRAMES_PER_SECOND = 100;
@@ -82,7 +84,7 @@ export class SpeakerFeatureCanvas {
 
   constructor(seconds: number) {
     const frames = Math.max(0, Math.ceil(seconds * FEATURE_FRAMES_PER_SECOND));
-    this.features = { frames, values: new Float32Array(frames * FEATURES_PER_FRAME), audible: new Uint8Array(frames) };
+    this.features = { frames, values: new Float32Array(frames * FEATURES_PER_FRAME), audible: new Uint8Array(frames), pitch: new Float32Array(frames) };
   }
 
   /** Places a window's features (starting `startSeconds` into the recording), keeping at most `keepFrames` of them. */
@@ -92,5 +94,6 @@ export class SpeakerFeatureCanvas {
     const count = Math.max(0, Math.min(keepFrames, window.frames, this.features.frames - offset));
     this.features.values.set(window.values.subarray(0, count * FEATURES_PER_FRAME), offset * FEATURES_PER_FRAME);
     this.features.audible.set(window.audible.subarray(0, count), offset);
+    this.features.pitch.set(window.pitch.subarray(0, count), offset);
   }
 }

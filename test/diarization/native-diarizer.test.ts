@@ -9,7 +9,7 @@ import { SpeakerFeatureCanvas } from '../../src/engine/speaker-diarizer.js';
 import { loadNativeAddon } from '../../src/engine/native-addon.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { FIXTURE_SAMPLE_RATE, speechWav, spokenSentence, type SpeakerVoice } from '../helpers/audio-fixtures.js';
-import { conversation } from '../helpers/conversations.js';
+import { CONVERSATION_VOICES, conversation, exchange } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { testModelPath } from '../helpers/test-models.js';
 
@@ -109,6 +109,30 @@ t.test('short exchanges: two voices taking four turns are two, one voice taking 
   }
 });
 
+// Two male voices whose spectral envelopes are alike and whose pitch is not (en-us against en-gb-x-rp
+// at pitch 20, about 20 % lower; en-us+m3 at pitch 35 against en-gb+m7 at 20), 2 to 3 s each: the
+// cepstra alone heard each exchange as one voice; log-F0 tells them apart. Each voice alone, taking
+// three turns, stays one (its intonation moves its pitch from one sentence to the next).
+t.test('short exchanges of alike voices that differ in pitch are two', async (t) => {
+  const low: SpeakerVoice = { voice: 'en-gb-x-rp', pitch: 20, speed: 130 };
+  const cases: Array<[string, readonly [SpeakerVoice, SpeakerVoice], number, number]> = [
+    ['en-us / en-gb-x-rp -p 20 -s 130', [{ voice: 'en-us' }, low], 2, 8],
+    ['en-us+m3 -p 35 / en-gb+m7 -p 20', [CONVERSATION_VOICES.A, CONVERSATION_VOICES.C], 4, 2],
+  ];
+  for (const [name, voices, turns, seed] of cases) {
+    const talk = await exchange({ voices, turns, seed });
+    const { regions, result } = await diarizeFile(talk.path);
+    const score = diarizationErrorRate(talk.turns, hypothesis(result.turns));
+    t.comment(`${name}: ${result.voices} voice(s), DER ${score.der.toFixed(3)}, ${regions.length} regions`);
+    t.equal(result.voices, 2, `${name}: two voices`);
+    t.ok(score.der < 0.15, `${name}: each turn to its voice (DER ${score.der.toFixed(3)})`);
+    for (const voice of voices) {
+      const alone = await exchange({ voices: [voice], turns: 3, seed });
+      t.equal((await diarizeFile(alone.path)).result.voices, 1, `${voice.voice} alone, three turns: one voice`);
+    }
+  }
+});
+
 t.test('one voice is one speaker; ten minutes of one voice are still one', async (t) => {
   for (const seconds of [20, 600]) {
     const { result } = await diarizeFile(await speechWav(seconds, { voice: 'en-us+m3' }));
@@ -163,20 +187,27 @@ t.test("a recording's features joined from windows diarize as its PCM does", asy
   t.ok(engine.stats.calls.speakerFeatures > 0, 'speakerFeatures calls are counted');
 
   const addon = loadNativeAddon();
-  const { frames, values, audible } = canvas.features;
-  t.throws(() => addon.diarize({ frames, values: values.subarray(1), audible }, regions, { maxVoices: 4, minVoices: 1 }), {
+  const { frames, values, audible, pitch } = canvas.features;
+  t.throws(() => addon.diarize({ frames, values: values.subarray(1), audible, pitch }, regions, { maxVoices: 4, minVoices: 1 }), {
     name: 'RangeError',
     message: /values must hold frames x 19/,
   });
-  t.throws(() => addon.diarize({ frames, values, audible: audible.subarray(1) }, regions, { maxVoices: 4, minVoices: 1 }), {
+  t.throws(() => addon.diarize({ frames, values, audible: audible.subarray(1), pitch }, regions, { maxVoices: 4, minVoices: 1 }), {
     name: 'RangeError',
     message: /one flag per frame/,
   });
-  t.throws(() => addon.diarize({ frames, values: Array.from(values) as never, audible }, regions, { maxVoices: 4, minVoices: 1 }), {
+  t.throws(() => addon.diarize({ frames, values, audible, pitch: pitch.subarray(1) }, regions, { maxVoices: 4, minVoices: 1 }), {
+    name: 'RangeError',
+    message: /pitch must hold one number per frame/,
+  });
+  t.throws(() => addon.diarize({ frames, values: Array.from(values) as never, audible, pitch }, regions, { maxVoices: 4, minVoices: 1 }), {
     name: 'TypeError',
     message: /values must be a Float32Array/,
   });
-  t.throws(() => addon.diarize({ frames: 1.5, values, audible } as never, regions, { maxVoices: 4, minVoices: 1 }), { name: 'RangeError', message: /frames/ });
+  t.throws(() => addon.diarize({ frames: 1.5, values, audible, pitch } as never, regions, { maxVoices: 4, minVoices: 1 }), {
+    name: 'RangeError',
+    message: /frames/,
+  });
   t.throws(() => addon.diarize([1, 2] as never, regions, { maxVoices: 4, minVoices: 1 }), {
     name: 'TypeError',
     message: /PCM \(a Float32Array\) or speaker features/,
