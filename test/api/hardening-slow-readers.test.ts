@@ -92,10 +92,12 @@ t.test('8 never-reading sockets pipelining 2,000 GETs each, 5 times over: closed
     'every socket had been closed by the server',
   );
   const mostWaiting = Math.max(...waiting.map((bytes) => bytes ?? Infinity));
-  t.ok(mostWaiting <= DEFAULTS.connections.public.maxPipelinedRequests * 32 * 1024, `at most ${mostWaiting} bytes of answers were sent to any of them`);
   const res = await fetch(`${server.url}/v1/openapi.json`);
   t.equal(res.status, 200, 'the server still answers a well-behaved client');
-  await res.body?.cancel();
+  // One answer is the document and its headers (under 1 KiB); the document grows with the API.
+  const answerBytes = (await res.arrayBuffer()).byteLength + 1024;
+  const bound = DEFAULTS.connections.public.maxPipelinedRequests * answerBytes;
+  t.ok(mostWaiting <= bound, `at most ${mostWaiting} bytes of answers were sent to any of them (bound ${bound})`);
 });
 
 t.test('the unread-bytes limit and the no-progress timeout, each alone', async (t) => {
