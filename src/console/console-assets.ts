@@ -10,7 +10,7 @@ export const CONSOLE_CSS = `:root {
 body { margin: 0; font: 16px/1.5 system-ui, sans-serif; color: var(--ink); background: #f6f8fa; }
 header { display: flex; gap: 1.5rem; align-items: center; padding: 0.75rem 1.5rem; background: #fff; border-bottom: 1px solid var(--line); }
 header .brand { font-weight: 700; }
-header nav a { margin-right: 1rem; }
+header nav a { margin-right: 1rem; white-space: nowrap; }
 header form { margin-left: auto; }
 main { max-width: 64rem; margin: 1.5rem auto; padding: 0 1.5rem; }
 a { color: var(--accent); }

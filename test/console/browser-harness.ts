@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import type { Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestService, type TestService } from '../helpers/test-service.js';
 
 export const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const SKIP = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`;
@@ -36,4 +37,22 @@ export async function tabTo(page: Page, selector: string): Promise<void> {
     await page.keyboard.press('Tab');
   }
   throw new Error(`Tab never reached ${selector}`);
+}
+
+/**
+ * A browser test file's service (SQLite, defaults) and Chromium: started before its tests, closed after
+ * them; nothing is started when SKIP. Read `svc` and `browser` inside the tests.
+ */
+export function consoleInBrowser(t: Test): { svc: TestService; browser: Browser } {
+  const started = {} as { svc: TestService; browser: Browser };
+  t.before(async () => {
+    if (SKIP) return;
+    started.svc = await startTestService();
+    started.browser = await chromium.launch({ executablePath: CHROMIUM });
+  });
+  t.teardown(async () => {
+    await started.browser?.close();
+    await started.svc?.close();
+  });
+  return started;
 }

@@ -6,35 +6,22 @@
 // written under test/.cache/console-screenshots/ (PNG).
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { chromium, type Browser } from 'playwright-core';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
-import { CHROMIUM, SKIP, checkPage, tabTo } from './browser-harness.js';
+import { SKIP, checkPage, consoleInBrowser, tabTo } from './browser-harness.js';
 
 const PASSWORD = 'cedar-otoscope-1957';
 
-let svc: TestService;
-let browser: Browser;
-
-t.before(async () => {
-  if (SKIP) return;
-  svc = await startTestService();
-  browser = await chromium.launch({ executablePath: CHROMIUM });
-});
-t.teardown(async () => {
-  await browser?.close();
-  await svc?.close();
-});
+const started = consoleInBrowser(t);
 
 t.test('invite, password, keys: by keyboard alone, accessible, the key shown once', { skip: SKIP }, async (t) => {
-  const { token } = await svc.stores.consoleAccounts.createInvite('clinic-browser', 'dr.ames@clinic.example', Date.now(), INVITE_TTL_MS);
-  const context = await browser.newContext();
+  const { token } = await started.svc.stores.consoleAccounts.createInvite('clinic-browser', 'dr.ames@clinic.example', Date.now(), INVITE_TTL_MS);
+  const context = await started.browser.newContext();
   const page = await context.newPage();
   const inlineRan: string[] = [];
   page.on('console', (message) => inlineRan.push(message.text()));
-  const base = svc.service.consoleUrl!;
+  const base = started.svc.service.consoleUrl!;
 
   await page.goto(`${base}/invite/${token}`);
   await checkPage(t, page, 'invite');
@@ -54,7 +41,7 @@ t.test('invite, password, keys: by keyboard alone, accessible, the key shown onc
   t.match(key, /^svc_/, 'the new key, shown');
   t.ok(await page.isVisible('button[data-copy="created-key"]'), "the copy button (the console's own script) is shown");
   await checkPage(t, page, 'key-created');
-  t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200, 'it works on the API');
+  t.equal((await fetch(`${started.svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200, 'it works on the API');
 
   await page.goto(`${base}/keys`);
   t.notOk((await page.content()).includes(key), 'opened again: never shown again');
@@ -69,7 +56,7 @@ t.test('invite, password, keys: by keyboard alone, accessible, the key shown onc
   await page.waitForSelector('.notice.ok');
   t.match(await page.textContent('.notice.ok'), /saved/);
   const audio = await readFile(await speechWav(2));
-  const job = await createJob(svc.url, key, jobBody(audio));
+  const job = await createJob(started.svc.url, key, jobBody(audio));
   t.equal((await uploadFile(job, audio)).status, 204);
   t.equal((await completeJob(job, key)).status, 202);
   const done = await waitForEnd(job.poll_url, key);
@@ -80,7 +67,7 @@ t.test('invite, password, keys: by keyboard alone, accessible, the key shown onc
   await page.keyboard.press('Enter');
   await page.waitForSelector('.notice.ok');
   t.match(await page.textContent('.notice.ok'), /revoked/);
-  t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 401, 'revoked at once');
+  t.equal((await fetch(`${started.svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 401, 'revoked at once');
 
   await context.clearCookies();
   await page.goto(`${base}/keys`);

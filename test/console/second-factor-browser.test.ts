@@ -4,35 +4,22 @@
 // violation on the account page (the secret, its link and QR code) nor on the code page; screenshots
 // of both under test/.cache/console-screenshots/.
 import t from 'tap';
-import { chromium, type Browser } from 'playwright-core';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { fromBase32, totpCode, totpStep } from '../../src/console/totp.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
-import { CHROMIUM, SKIP, checkPage, tabTo } from './browser-harness.js';
+import { SKIP, checkPage, consoleInBrowser, tabTo } from './browser-harness.js';
 
 const PASSWORD = 'alder-tourniquet-3141';
 const EMAIL = 'dr.ortiz@clinic.example';
 
-let svc: TestService;
-let browser: Browser;
-
-t.before(async () => {
-  if (SKIP) return;
-  svc = await startTestService();
-  browser = await chromium.launch({ executablePath: CHROMIUM });
-});
-t.teardown(async () => {
-  await browser?.close();
-  await svc?.close();
-});
+const started = consoleInBrowser(t);
 
 t.test('TOTP turned on and used to sign in, by keyboard alone; the account and code pages accessible', { skip: SKIP }, async (t) => {
-  const { token } = await svc.stores.consoleAccounts.createInvite('clinic-totp-browser', EMAIL, Date.now(), INVITE_TTL_MS);
-  const context = await browser.newContext();
+  const { token } = await started.svc.stores.consoleAccounts.createInvite('clinic-totp-browser', EMAIL, Date.now(), INVITE_TTL_MS);
+  const context = await started.browser.newContext();
   const page = await context.newPage();
   const logged: string[] = [];
   page.on('console', (message) => logged.push(message.text()));
-  const base = svc.service.consoleUrl!;
+  const base = started.svc.service.consoleUrl!;
 
   await page.goto(`${base}/invite/${token}`);
   await tabTo(page, 'input[name="password"]');

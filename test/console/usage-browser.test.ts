@@ -5,42 +5,30 @@
 // overlap). Screenshots usage.png and key-rotated.png under test/.cache/console-screenshots/.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { chromium, type Browser } from 'playwright-core';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
-import { CHROMIUM, SKIP, checkPage, tabTo } from './browser-harness.js';
+import { postTranscription } from '../helpers/test-service.js';
+import { SKIP, checkPage, consoleInBrowser, tabTo } from './browser-harness.js';
 
 const PASSWORD = 'hazel-stethoscope-7310';
 const TENANT = 'clinic-usage-browser';
 
-let svc: TestService;
-let browser: Browser;
+const started = consoleInBrowser(t);
 
-t.before(async () => {
-  if (SKIP) return;
-  svc = await startTestService();
-  browser = await chromium.launch({ executablePath: CHROMIUM });
-});
-t.teardown(async () => {
-  await browser?.close();
-  await svc?.close();
-});
-
-const status = async (key: string) => (await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status;
+const status = async (key: string) => (await fetch(`${started.svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status;
 
 t.test('the usage page after real audio, and a key rotated by keyboard alone, accessible', { skip: SKIP }, async (t) => {
-  const old = await svc.createKey({ tenant: TENANT, plan: 'builder' });
+  const old = await started.svc.createKey({ tenant: TENANT, plan: 'builder' });
   const audio = await readFile(await speechWav(2));
-  const answer = await postTranscription(svc.url, old.key, { model: 'svc-medical-1' }, { data: audio, name: 'visit.wav', type: 'audio/wav' });
+  const answer = await postTranscription(started.svc.url, old.key, { model: 'svc-medical-1' }, { data: audio, name: 'visit.wav', type: 'audio/wav' });
   t.equal(answer.status, 200, 'metered audio of the tenant');
 
-  const { token } = await svc.stores.consoleAccounts.createInvite(TENANT, 'dr.usage@clinic.example', Date.now(), INVITE_TTL_MS);
-  const context = await browser.newContext();
+  const { token } = await started.svc.stores.consoleAccounts.createInvite(TENANT, 'dr.usage@clinic.example', Date.now(), INVITE_TTL_MS);
+  const context = await started.browser.newContext();
   const page = await context.newPage();
   const logged: string[] = [];
   page.on('console', (message) => logged.push(message.text()));
-  const base = svc.service.consoleUrl!;
+  const base = started.svc.service.consoleUrl!;
   await page.goto(`${base}/invite/${token}`);
   await page.fill('input[name="password"]', PASSWORD);
   await page.fill('input[name="repeat"]', PASSWORD);
