@@ -1,6 +1,8 @@
 // A console client for the HTTP-level tests: a browser's cookie jar and form posts (with the Origin
 // header a browser sends), redirects not followed, so each answer's status, headers and page can be checked.
 
+import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
+
 export interface ConsoleAnswer {
   status: number;
   headers: Headers;
@@ -46,4 +48,22 @@ export class ConsoleClient {
     if (set) this.cookie = /^svc_console_session=([^;]*)/.exec(set)?.[1] ?? this.cookie;
     return { status: res.status, headers: res.headers, page: await res.text() };
   }
+}
+
+/** What newMember needs of a running service: its console's URL and the console accounts store. */
+export interface ConsoleService {
+  service: { consoleUrl: string | null };
+  stores: { consoleAccounts: { createInvite(tenant: string, email: string, nowMs: number, ttlMs: number): Promise<{ token: string }> } };
+}
+
+/**
+ * A signed-in client of a new account of `tenant` (`<tenant>@clinic.example`): an operator's invite,
+ * then the password set on its page. `nowMs` is the service's clock where a test moves it.
+ */
+export async function newMember(svc: ConsoleService, tenant: string, password: string, nowMs = Date.now()): Promise<ConsoleClient> {
+  const client = new ConsoleClient(svc.service.consoleUrl!);
+  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, `${tenant}@clinic.example`, nowMs, INVITE_TTL_MS);
+  const set = await client.post(`/invite/${token}`, { password, repeat: password });
+  if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
+  return client;
 }

@@ -6,12 +6,11 @@
 // tenant's key id answered as an unknown one; one audit line per rotation, without secrets.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { createJob, jobBody } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient } from './console-client.js';
+import { ConsoleClient, newMember } from './console-client.js';
 
 const PASSWORD = 'juniper-otoscope-5531';
 const HOUR = 3_600_000;
@@ -26,12 +25,7 @@ t.before(async () => {
 });
 t.teardown(() => svc?.close());
 
-async function member(tenant: string): Promise<ConsoleClient> {
-  const client = new ConsoleClient(svc.service.consoleUrl!);
-  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, `${tenant}@clinic.example`, clock().getTime(), INVITE_TTL_MS);
-  if ((await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD })).status !== 303) throw new Error('invite refused');
-  return client;
-}
+const member = (tenant: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, clock().getTime());
 
 const status = async (key: string) => (await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status;
 const shown = (page: string) => ({ id: /New key (key_\w+)/.exec(page)![1], key: /<code id="created-key">([^<]+)<\/code>/.exec(page)![1] });

@@ -6,12 +6,11 @@
 // an earlier period (audio metered on a clock moved back) with its CSV and the links between periods.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { recordCanary } from '../helpers/test-logs.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient } from './console-client.js';
+import { ConsoleClient, newMember } from './console-client.js';
 
 const PASSWORD = 'walnut-sphygmo-8812';
 const DAY = 86_400_000;
@@ -26,12 +25,7 @@ t.before(async () => {
 });
 t.teardown(() => svc?.close());
 
-async function member(tenant: string): Promise<ConsoleClient> {
-  const client = new ConsoleClient(svc.service.consoleUrl!);
-  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, `${tenant}@clinic.example`, Date.now(), INVITE_TTL_MS);
-  if ((await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD })).status !== 303) throw new Error('invite refused');
-  return client;
-}
+const member = (tenant: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD);
 
 const transcribe = (key: string) =>
   postTranscription(svc.url, key, { model: 'svc-medical-1', response_format: 'json' }, { data: wav, name: 'visit.wav', type: 'audio/wav' });

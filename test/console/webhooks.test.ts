@@ -6,13 +6,12 @@
 // key or event answers as an unknown one; CSRF; audit lines without secrets.
 import t from 'tap';
 import { Webhook } from 'standardwebhooks';
-import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.js';
 import { startWebhookService, type WebhookSetup } from '../helpers/webhook-service.js';
-import { ConsoleClient } from './console-client.js';
+import { ConsoleClient, newMember } from './console-client.js';
 
 const PASSWORD = 'juniper-sphygmo-88';
 const DAY = 24 * 3600_000;
@@ -28,13 +27,7 @@ t.before(async () => {
 const base = () => setup.svc.service.consoleUrl!;
 
 /** A signed-in client of a new account of `tenant`. */
-async function member(tenant: string): Promise<ConsoleClient> {
-  const client = new ConsoleClient(base());
-  const { token } = await setup.svc.stores.consoleAccounts.createInvite(tenant, `${tenant}@clinic.example`, Date.now(), INVITE_TTL_MS);
-  const set = await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD });
-  if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
-  return client;
-}
+const member = (tenant: string): Promise<ConsoleClient> => newMember(setup.svc, tenant, PASSWORD);
 
 /** The secret a page shows once (recorded: no log may hold it). */
 function secretOf(page: string): string {

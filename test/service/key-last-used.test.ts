@@ -5,9 +5,8 @@
 // the key too, as any API request); a refused key (revoked, a wrong secret for a
 // known id, a realtime start with a revoked key) records nothing.
 import t from 'tap';
-import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { utcMinute } from '../../src/console/keys-page.js';
-import { ConsoleClient } from '../console/console-client.js';
+import { ConsoleClient, newMember } from '../console/console-client.js';
 import { connectRealtime, startMessage, type RealtimeClient } from '../helpers/realtime-client.js';
 import { captureLogs } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -25,12 +24,7 @@ t.before(async () => {
 });
 t.teardown(() => svc?.close());
 
-async function member(tenant: string): Promise<ConsoleClient> {
-  const client = new ConsoleClient(svc.service.consoleUrl!);
-  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, `${tenant}@clinic.example`, clock().getTime(), INVITE_TTL_MS);
-  if ((await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD })).status !== 303) throw new Error('invite refused');
-  return client;
-}
+const member = (tenant: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, clock().getTime());
 
 /** An API request with the key (or anything presented as one); its status once the uses it noted are written. */
 async function request(key: string): Promise<number> {
