@@ -4,8 +4,9 @@
 //   secret  32 random bytes, base64url (43 characters, may itself contain `_` and `-`).
 // Only SHA-256 of the secret is stored: 256 random bits need no slow hash, and a leaked database
 // yields no usable key.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { randomBase62 } from './random-id.js';
+import { storedTokenDigest } from './token-digest.js';
 
 export const KEY_PREFIX = 'svc_';
 export const KEY_ID_PREFIX = 'key_';
@@ -31,20 +32,16 @@ export interface PresentedKey {
 export function generateKeySecret(): NewKeySecret {
   const shortId = randomBase62(ID_LENGTH);
   const secret = randomBytes(SECRET_BYTES).toString('base64url');
-  return { key: `${KEY_PREFIX}${shortId}_${secret}`, id: `${KEY_ID_PREFIX}${shortId}`, secretSha256: sha256(secret) };
+  return { key: `${KEY_PREFIX}${shortId}_${secret}`, id: `${KEY_ID_PREFIX}${shortId}`, secretSha256: storedTokenDigest(secret) };
 }
 
 /** Splits a presented bearer token; null when it is not shaped like one of our keys. */
 export function parsePresentedKey(presented: string): PresentedKey | null {
   const match = PRESENTED_KEY.exec(presented);
   if (!match) return null;
-  return { id: `${KEY_ID_PREFIX}${match[1]}`, secretSha256: sha256(match[2]) };
+  return { id: `${KEY_ID_PREFIX}${match[1]}`, secretSha256: storedTokenDigest(match[2]) };
 }
 
 export function isPublicKeyId(value: string): boolean {
   return PUBLIC_ID.test(value);
-}
-
-function sha256(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
 }

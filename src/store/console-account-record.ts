@@ -6,9 +6,10 @@
 // SHA-256 is stored (256 random bits need no slow hash, and a leaked database opens nothing). A
 // session's CSRF token is stored in clear: it is not a credential on its own (a request must carry
 // the session token too), and the console hands it to the page it serves.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ConsoleAccountError, type ConsoleSignInRecord, type ConsoleUser } from './console-account-store.js';
 import { randomBase62 } from './random-id.js';
+import { storedTokenDigest } from './token-digest.js';
 
 /** A row of `console_users`; the email is stored trimmed and lower-cased. */
 export interface ConsoleUserRow {
@@ -76,7 +77,7 @@ export function emailOrNull(email: string): string | null {
 /** A fresh token to show once, and the hash to store. */
 export function newToken(): { token: string; sha256: Buffer } {
   const token = randomBytes(TOKEN_BYTES).toString('base64url');
-  return { token, sha256: sha256(token) };
+  return { token, sha256: storedTokenDigest(token) };
 }
 
 /** A fresh CSRF token (stored in clear). */
@@ -86,7 +87,7 @@ export function newCsrfToken(): string {
 
 /** The stored hash of a presented token; null when it is not shaped like one of ours (nothing can match it). */
 export function presentedTokenSha256(token: string): Buffer | null {
-  return typeof token === 'string' && TOKEN.test(token) ? sha256(token) : null;
+  return typeof token === 'string' && TOKEN.test(token) ? storedTokenDigest(token) : null;
 }
 
 export function newConsoleUserId(): string {
@@ -103,8 +104,4 @@ export function signInRecordOf(row: ConsoleUserRow): ConsoleSignInRecord {
 
 export function emailTaken(): ConsoleAccountError {
   return new ConsoleAccountError('email_taken', 'this email already has a console account in another tenant');
-}
-
-function sha256(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
 }

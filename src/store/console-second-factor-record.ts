@@ -6,9 +6,10 @@
 // webhook secret's ciphertext and a TOTP secret's never open under each other's key), with the
 // account id as additional data (a row copied to another account fails to open). Recovery codes are
 // 80 random bits, so their SHA-256 is enough (no slow hash): a leaked table opens nothing.
-import { createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { ConsoleSecondFactorError } from './console-second-factor-store.js';
 import { openSecret, sealSecret } from './secret-cipher.js';
+import { storedTokenDigest } from './token-digest.js';
 
 /** A row of `console_totp`: one per account that began or turned on TOTP. */
 export interface ConsoleTotpRow {
@@ -82,19 +83,15 @@ export function newRecoveryCode(): { code: string; sha256: Buffer } {
   let bits = '';
   for (const byte of bytes) bits += byte.toString(2).padStart(8, '0');
   const plain = (bits.match(/.{5}/g) ?? []).map((five) => RECOVERY_ALPHABET[parseInt(five, 2)]).join('');
-  return { code: plain.match(/.{4}/g)!.join('-'), sha256: sha256(plain) };
+  return { code: plain.match(/.{4}/g)!.join('-'), sha256: storedTokenDigest(plain) };
 }
 
 /** The stored hash of a typed recovery code (any case, spaces and dashes ignored), or null when it is not shaped like one. */
 export function typedRecoveryCodeSha256(code: string): Buffer | null {
   const plain = typeof code === 'string' ? code.toLowerCase().replace(/[\s-]/g, '') : '';
-  return RECOVERY_CODE.test(plain) ? sha256(plain) : null;
+  return RECOVERY_CODE.test(plain) ? storedTokenDigest(plain) : null;
 }
 
 function rowLabel(userId: string): string {
   return `console_totp:${userId}`;
-}
-
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }

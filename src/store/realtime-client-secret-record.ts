@@ -4,7 +4,8 @@
 // A secret is `ek_` (OpenAI's prefix for its realtime client secrets, so a log reader or a secret
 // scanner knows one) and 32 random bytes in base64url (43 characters): 256 random bits need no slow
 // hash, and a leaked table yields nothing usable.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { storedTokenDigest } from './token-digest.js';
 
 export const CLIENT_SECRET_PREFIX = 'ek_';
 const SECRET_BYTES = 32;
@@ -23,15 +24,11 @@ export interface RealtimeClientSecretRow {
 /** A fresh secret to show once, and the hash to store. */
 export function newClientSecret(): { secret: string; sha256: Buffer } {
   const random = randomBytes(SECRET_BYTES).toString('base64url');
-  return { secret: `${CLIENT_SECRET_PREFIX}${random}`, sha256: sha256(random) };
+  return { secret: `${CLIENT_SECRET_PREFIX}${random}`, sha256: storedTokenDigest(random) };
 }
 
 /** The stored hash of a presented secret; null when it is not shaped like one of ours (nothing can match it). */
 export function presentedClientSecretSha256(presented: string): Buffer | null {
   const match = typeof presented === 'string' ? PRESENTED.exec(presented) : null;
-  return match ? sha256(match[1]) : null;
-}
-
-function sha256(random: string): Buffer {
-  return createHash('sha256').update(random, 'utf8').digest();
+  return match ? storedTokenDigest(match[1]) : null;
 }
