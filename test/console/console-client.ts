@@ -56,13 +56,19 @@ export interface ConsoleService {
   stores: { consoleAccounts: { createInvite(tenant: string, email: string, nowMs: number, ttlMs: number): Promise<{ token: string }> } };
 }
 
-/**
- * A signed-in client of a new account of `tenant` (`<tenant>@clinic.example`): an operator's invite,
- * then the password set on its page. `nowMs` is the service's clock where a test moves it.
- */
-export async function newMember(svc: ConsoleService, tenant: string, password: string, nowMs = Date.now()): Promise<ConsoleClient> {
+/** Where newMember's account differs from the usual one. */
+export interface NewMemberOptions {
+  /** The invited email; `<tenant>@clinic.example` when not given. */
+  email?: string;
+  /** The service's clock where a test moves it; now when not given. */
+  nowMs?: number;
+}
+
+/** A signed-in client of a new account of `tenant`: an operator's invite, then the password set on its page. */
+export async function newMember(svc: ConsoleService, tenant: string, password: string, options: NewMemberOptions = {}): Promise<ConsoleClient> {
+  const { email = `${tenant}@clinic.example`, nowMs = Date.now() } = options;
   const client = new ConsoleClient(svc.service.consoleUrl!);
-  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, `${tenant}@clinic.example`, nowMs, INVITE_TTL_MS);
+  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, email, nowMs, INVITE_TTL_MS);
   const set = await client.post(`/invite/${token}`, { password, repeat: password });
   if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
   return client;

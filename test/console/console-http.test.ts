@@ -11,7 +11,7 @@ import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient } from './console-client.js';
+import { ConsoleClient, newMember } from './console-client.js';
 
 const PASSWORD = 'amber-stethoscope-42';
 let svc: TestService;
@@ -28,19 +28,8 @@ t.teardown(() => svc?.close());
 
 const base = () => svc.service.consoleUrl!;
 
-async function invited(tenant: string, email: string): Promise<string> {
-  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, email, clock().getTime(), INVITE_TTL_MS);
-  return token;
-}
-
 /** A signed-in client of a new account of `tenant`. */
-async function member(tenant: string, email = `${tenant}@clinic.example`): Promise<ConsoleClient> {
-  const client = new ConsoleClient(base());
-  const token = await invited(tenant, email);
-  const set = await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD });
-  if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
-  return client;
-}
+const member = (tenant: string, email?: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, { email, nowMs: clock().getTime() });
 
 t.test('an invite: the CLI prints a one-time link; the password rules; used once; signed in with a safe cookie', async (t) => {
   let printed = '';

@@ -9,7 +9,7 @@ import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { DEFAULT_CONSOLE_LIMITS } from '../../src/console/console-context.js';
 import { PENDING_SIGN_IN_MS } from '../../src/console/pending-sign-in.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient, type ConsoleAnswer } from './console-client.js';
+import { ConsoleClient, newMember, type ConsoleAnswer } from './console-client.js';
 import { consoleRoutes, type ConsoleRoute } from './console-routes.js';
 
 const PASSWORD = 'amber-stethoscope-42';
@@ -34,12 +34,7 @@ async function invite(tenant: string, email: string): Promise<string> {
   return (await svc.stores.consoleAccounts.createInvite(tenant, email, clock().getTime(), INVITE_TTL_MS)).token;
 }
 
-async function member(tenant: string, email = `${tenant}@clinic.example`): Promise<ConsoleClient> {
-  const client = new ConsoleClient(base());
-  const set = await client.post(`/invite/${await invite(tenant, email)}`, { password: PASSWORD, repeat: PASSWORD });
-  if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
-  return client;
-}
+const member = (tenant: string, email?: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, { email, nowMs: clock().getTime() });
 
 /** A path of `route` with its parameters filled in. */
 function pathOf(route: ConsoleRoute, params: Record<string, string>): string {

@@ -25,7 +25,7 @@ t.before(async () => {
 });
 t.teardown(() => svc?.close());
 
-const member = (tenant: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, clock().getTime());
+const member = (tenant: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, { nowMs: clock().getTime() });
 
 const status = async (key: string) => (await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status;
 const shown = (page: string) => ({ id: /New key (key_\w+)/.exec(page)![1], key: /<code id="created-key">([^<]+)<\/code>/.exec(page)![1] });

@@ -7,7 +7,6 @@
 import { readFile } from 'node:fs/promises';
 import { Script } from 'node:vm';
 import t from 'tap';
-import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { realtimeUrlFor } from '../../src/console/playground-realtime-address.js';
 import { MICROPHONE_WORKLET_JS, PLAYGROUND_REALTIME_JS } from '../../src/console/playground-realtime-script.js';
 import { PLAYGROUND_JS } from '../../src/console/playground-script.js';
@@ -16,7 +15,7 @@ import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient, type ConsoleAnswer } from './console-client.js';
+import { ConsoleClient, newMember, type ConsoleAnswer } from './console-client.js';
 
 const PASSWORD = 'juniper-auscultation-88';
 let svc: TestService;
@@ -36,9 +35,7 @@ const base = () => svc.service.consoleUrl!;
 
 /** A signed-in member of `tenant` with one key of the tenant's, and the playground page's CSRF token. */
 async function member(tenant: string): Promise<{ client: ConsoleClient; csrf: string; keyId: string }> {
-  const client = new ConsoleClient(base());
-  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, `${tenant}@clinic.example`, Date.now(), INVITE_TTL_MS);
-  if ((await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD })).status !== 303) throw new Error('invite refused');
+  const client = await newMember(svc, tenant, PASSWORD);
   const { id } = await svc.createKey({ tenant });
   const page = await client.get('/playground');
   return { client, csrf: ConsoleClient.csrfOf(page.page), keyId: id };

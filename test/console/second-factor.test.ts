@@ -12,7 +12,7 @@ import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-use
 import { fromBase32, totpCode, totpStep } from '../../src/console/totp.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient, type ConsoleAnswer } from './console-client.js';
+import { ConsoleClient, newMember, type ConsoleAnswer } from './console-client.js';
 
 const PASSWORD = 'juniper-sphygmo-2024';
 let svc: TestService;
@@ -31,13 +31,7 @@ const base = () => svc.service.consoleUrl!;
 const csrfOf = async (client: ConsoleClient, path = '/account') => ConsoleClient.csrfOf((await client.get(path)).page);
 
 /** A signed-in client of a new account of `tenant`. */
-async function member(tenant: string, email: string): Promise<ConsoleClient> {
-  const client = new ConsoleClient(base());
-  const { token } = await svc.stores.consoleAccounts.createInvite(tenant, email, clock().getTime(), INVITE_TTL_MS);
-  const set = await client.post(`/invite/${token}`, { password: PASSWORD, repeat: PASSWORD });
-  if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
-  return client;
-}
+const member = (tenant: string, email: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, { email, nowMs: clock().getTime() });
 
 /** The code of the step the service's clock is in after moving it on one step: each call gives a code not used before. */
 function nextCode(secret: Buffer): string {

@@ -24,7 +24,7 @@ t.before(async () => {
 });
 t.teardown(() => svc?.close());
 
-const member = (tenant: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, clock().getTime());
+const member = (tenant: string): Promise<ConsoleClient> => newMember(svc, tenant, PASSWORD, { nowMs: clock().getTime() });
 
 /** An API request with the key (or anything presented as one); its status once the uses it noted are written. */
 async function request(key: string): Promise<number> {
