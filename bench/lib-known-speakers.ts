@@ -1,7 +1,8 @@
 // The known-speaker part of bench diarization: each recording's diarized voices are named from
 // reference clips (test/helpers/voice-references.ts) by src/pipeline/voice-matching.ts, in scenarios
 // of two kinds: every voice of the recording enrolled; and its last voice left out while a stranger
-// (an alike voice of another espeak-ng variant or accent) is enrolled in its place, once per stranger.
+// is enrolled in its place, once per stranger: an alike voice of another espeak-ng variant or accent,
+// and the left-out voice's own variant at another pitch (pitchTwin: one vocal tract, another register).
 // Each reference turn takes the label of the voice that overlaps it most. named_correctly: the share of
 // the turns of enrolled voices that carry their own name; false_attribution: the share of all turns
 // that carry someone else's name (bar <= 0.01).
@@ -27,6 +28,9 @@ export interface NamingScore {
   scenarios: number;
   turns: number;
 }
+
+/** The same espeak-ng variant and rate 15 pitch steps away (down from 50 and above, else up): a stranger with the voice's tract. */
+export const pitchTwin = (v: SpeakerVoice): SpeakerVoice => ({ ...v, pitch: (v.pitch ?? 50) >= 50 ? (v.pitch ?? 50) - 15 : (v.pitch ?? 50) + 15 });
 
 const voiceKey = (v: SpeakerVoice) => `${v.voice}-p${v.pitch ?? 50}-s${v.speed ?? 160}`;
 
@@ -70,7 +74,7 @@ export async function referenceProfiles(
   channel: ReferenceChannel = 'same',
 ): Promise<Map<string, VoiceProfile>> {
   const profiles = new Map<string, VoiceProfile>();
-  for (const voice of [...voices, ...ALIKE_VOICES]) {
+  for (const voice of [...voices, ...voices.map(pitchTwin), ...ALIKE_VOICES]) {
     if (profiles.has(voiceKey(voice))) continue;
     const pcm = throughChannel(await decodeAudio(await referenceClip(voice, clipSeconds), { maxSeconds: 10, timeoutMs: 60_000 }), channel);
     const diarization = await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments);
@@ -88,7 +92,10 @@ export function scoreNaming(recordings: readonly NamedRecording[], references: M
   for (const recording of recordings) {
     const present = [...new Set(recording.turns.map((t) => t.speaker))].map((s) => voiceKey(recording.voices[s]));
     const absent = present[present.length - 1];
-    const strangers = ALIKE_VOICES.map(voiceKey).filter((k) => !present.includes(k) && k.split('-p')[0] !== absent.split('-p')[0]);
+    const speakers = [...new Set(recording.turns.map((t) => t.speaker))];
+    const twin = voiceKey(pitchTwin(recording.voices[speakers[speakers.length - 1]]));
+    const alike = ALIKE_VOICES.map(voiceKey).filter((k) => !present.includes(k) && k.split('-p')[0] !== absent.split('-p')[0]);
+    const strangers = present.includes(twin) ? alike : [...alike, twin];
     const enrolments = [present, ...strangers.map((stranger) => [...present.slice(0, -1), stranger])];
     // Each reference turn's voice: the one that overlaps it most.
     const voiceOfTurn = recording.turns.map((t) => overlappingVoice(recording.diarization, t));

@@ -118,6 +118,11 @@ void DiarizeWorker::OnOK() {
     std::memcpy(covariance.Data(), p.covariance.data(), p.covariance.size() * sizeof(double));
     profile.Set("mean", mean);
     profile.Set("covariance", covariance);
+    Napi::Object pitch = Napi::Object::New(env);
+    pitch.Set("frames", p.pitchFrames);
+    pitch.Set("mean", p.pitchMean);
+    pitch.Set("variance", p.pitchVariance);
+    profile.Set("pitch", pitch);
     profiles.Set(static_cast<uint32_t>(v), profile);
   }
   out.Set("profiles", profiles);

@@ -11,10 +11,14 @@ std::vector<VoiceProfile> VoiceProfiles(const FeatureMatrix& features, const Cep
                                         const std::vector<FrameSpan>& segments, const std::vector<int>& labels, int voices) {
   const std::vector<unsigned char> loud = LoudFrames(features, segments);
   std::vector<GaussianStatistics> stats(voices);
+  std::vector<PitchStatistics> pitch(voices);
+  const bool pitched = features.logPitch.size() == features.frames;
   for (size_t i = 0; i < segments.size(); i++) {
     if (labels[i] < 0 || labels[i] >= voices) continue;
     for (size_t f = segments[i].start; f < std::min(segments[i].end, features.frames); f++) {
-      if (loud[f]) stats[labels[i]].Add(features.Row(f));
+      if (!loud[f]) continue;
+      stats[labels[i]].Add(features.Row(f));
+      if (pitched && features.logPitch[f] > 0) pitch[labels[i]].Add(features.logPitch[f]);
     }
   }
   std::vector<VoiceProfile> profiles(voices);
@@ -22,6 +26,12 @@ std::vector<VoiceProfile> VoiceProfiles(const FeatureMatrix& features, const Cep
     const GaussianStatistics& s = stats[v];
     VoiceProfile& p = profiles[v];
     p.frames = s.frames;
+    const PitchStatistics& q = pitch[v];
+    if (q.frames > 0) {
+      p.pitchFrames = q.frames;
+      p.pitchMean = q.sum / q.frames;
+      p.pitchVariance = std::max(q.squares / q.frames - p.pitchMean * p.pitchMean, 0.0);
+    }
     p.mean.assign(kCepstra, 0.0);
     p.covariance.assign(kCepstra * kCepstra, 0.0);
     if (s.frames <= 0) continue;

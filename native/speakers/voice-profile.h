@@ -25,6 +25,12 @@ struct VoiceProfile {
   std::vector<double> mean;
   /** kCepstra x kCepstra, row-major. */
   std::vector<double> covariance;
+  /**
+   * The same loud frames' log-F0 where voiced (pitch-track.h): count, mean and variance. The cepstra
+   * smooth the harmonics away, so two voices with alike tracts and different pitch share a cepstral
+   * profile; F0 is the source, and a microphone does not move it.
+   */
+  double pitchFrames = 0, pitchMean = 0, pitchVariance = 0;
 };
 
 /**

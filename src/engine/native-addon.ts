@@ -79,6 +79,8 @@ export interface NativeVoiceProfile {
   mean: Float64Array;
   /** 19 x 19, row-major. */
   covariance: Float64Array;
+  /** The same frames' log-F0 where voiced: count, mean, variance. */
+  pitch: { frames: number; mean: number; variance: number };
 }
 
 export interface NativeDiarization {

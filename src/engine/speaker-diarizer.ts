@@ -27,6 +27,17 @@ export interface VoiceProfile {
   mean: Float64Array;
   /** FEATURES_PER_FRAME squared, row-major. */
   covariance: Float64Array;
+  /**
+   * The same loud frames' natural log-F0 where voiced: how many, their mean and variance. Absent from
+   * profiles enrolled before pitch was kept (they are compared on the cepstra alone).
+   */
+  pitch?: VoicePitch;
+}
+
+export interface VoicePitch {
+  frames: number;
+  mean: number;
+  variance: number;
 }
 
 export interface SpeakerDiarization {

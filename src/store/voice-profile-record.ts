@@ -1,14 +1,15 @@
 // How an enrolled voice is stored (voice-profile-store.ts): one row per voice, its profile as JSON
-// numbers (19 means, 19 x 19 covariances, the frame count), its id `voice_` and 24 base62 characters.
+// numbers (19 means, 19 x 19 covariances, the frame count, log-F0 statistics: voice-profile-json.ts), its id `voice_` and 24 base62 characters.
 import type { VoiceProfile } from '../engine/speaker-diarizer.js';
 import { randomBase62 } from './random-id.js';
+import { storedVoiceProfile, voiceProfileOf, type StoredVoiceProfile } from './voice-profile-json.js';
 import type { EnrolledVoice, VoiceSummary } from './voice-profile-store.js';
 
 export interface VoiceProfileRow {
   id: string;
   tenant: string;
   name: string;
-  /** JSON: {frames, mean, covariance}. */
+  /** JSON: StoredVoiceProfile. */
   profile: string;
   created_at_ms: number;
 }
@@ -20,7 +21,7 @@ export function newVoiceId(): string {
 }
 
 export function serializeProfile(profile: VoiceProfile): string {
-  return JSON.stringify({ frames: profile.frames, mean: [...profile.mean], covariance: [...profile.covariance] });
+  return JSON.stringify(storedVoiceProfile(profile));
 }
 
 export function summaryOf(row: Pick<VoiceProfileRow, 'id' | 'name' | 'created_at_ms'>): VoiceSummary {
@@ -28,6 +29,5 @@ export function summaryOf(row: Pick<VoiceProfileRow, 'id' | 'name' | 'created_at
 }
 
 export function enrolledVoiceOf(row: VoiceProfileRow): EnrolledVoice {
-  const stored = JSON.parse(row.profile) as { frames: number; mean: number[]; covariance: number[] };
-  return { ...summaryOf(row), profile: { frames: stored.frames, mean: Float64Array.from(stored.mean), covariance: Float64Array.from(stored.covariance) } };
+  return { ...summaryOf(row), profile: voiceProfileOf(JSON.parse(row.profile) as StoredVoiceProfile) };
 }

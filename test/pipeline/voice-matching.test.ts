@@ -53,6 +53,9 @@ t.test('profiles: one per voice, from loud frames, with symmetric covariances', 
     t.equal(p.mean.length, 19);
     t.equal(p.covariance.length, 19 * 19);
     t.ok([...p.covariance].every((v, k) => Math.abs(v - p.covariance[(k % 19) * 19 + Math.floor(k / 19)]) < 1e-9 * (1 + Math.abs(v))));
+    // The voiced loud frames' log-F0: most loud frames of espeak's vowels are voiced, and F0 lies in the tracker's 60-400 Hz.
+    t.ok(p.pitch && p.pitch.frames > p.frames / 2 && p.pitch.frames <= p.frames, `${p.pitch?.frames} voiced of ${p.frames}`);
+    t.ok(p.pitch!.mean > Math.log(60) && p.pitch!.mean < Math.log(400) && p.pitch!.variance > 0, `mean F0 ${Math.exp(p.pitch!.mean).toFixed(0)} Hz`);
   }
   t.equal(voiceDistance(d.profiles[0], d.profiles[0]), 0, 'a profile is at distance 0 from itself');
   t.equal(similarityOf(0), 1);
@@ -101,6 +104,27 @@ t.test('a stranger enrolled in place of a voice does not take it; one name per v
     twice.map((m) => m.voice),
     [voiceOf(c.turns, d.turns, 'A'), null],
     'the same voice is not named twice: the second name is left unmatched',
+  );
+});
+
+t.test("a voice's own variant at another pitch is a stranger: pitch keeps apart what the cepstra do not", async (t) => {
+  const c = await conversation({ voices: 2, turns: 8, seed: 1 });
+  const d = await diarized(c.path);
+  const doctor = voiceOf(c.turns, d.turns, 'A');
+  // en-us+m3 spoken 15 pitch steps higher than the doctor (pitch 35): one vocal tract, another register.
+  const twin = await referenceOf(t, { ...CONVERSATION_VOICES.A, pitch: 50 });
+  const envelopeOnly: VoiceProfile = { frames: twin.frames, mean: twin.mean, covariance: twin.covariance };
+  t.ok(voiceDistance(d.profiles[doctor], envelopeOnly) < MATCH_DISTANCE, 'on the cepstra alone the twin is within the threshold');
+  t.ok(voiceDistance(d.profiles[doctor], twin) > MATCH_DISTANCE, 'with pitch it is not');
+  t.same(
+    matchKnownSpeakers(d.profiles, [{ name: 'twin', profile: twin }]).map((m) => m.voice),
+    [null],
+    'so the twin names nobody',
+  );
+  t.same(
+    matchKnownSpeakers(d.profiles, [{ name: 'legacy', profile: envelopeOnly }]).map((m) => m.voice),
+    [doctor],
+    'a profile without pitch (enrolled before pitch was kept) is compared on its cepstra alone',
   );
 });
 

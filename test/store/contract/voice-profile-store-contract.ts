@@ -22,7 +22,9 @@ function profile(seed: number): VoiceProfile {
   const covariance = new Float64Array(19 * 19);
   for (let i = 0; i < 19; i++) covariance[i * 19 + i] = 1 + seed / 7 + i / 3;
   covariance[1] = covariance[19] = 0.125;
-  return { frames: 300 + seed, mean, covariance };
+  // Odd seeds carry pitch; even ones are as profiles enrolled before pitch was kept.
+  const pitch = seed % 2 === 1 ? { frames: 200 + seed, mean: 4.8 + seed / 64, variance: 0.0125 + seed / 1024 } : undefined;
+  return pitch ? { frames: 300 + seed, mean, covariance, pitch } : { frames: 300 + seed, mean, covariance };
 }
 
 export function voiceProfileStoreContract(t: Test, name: string, make: (t: Test) => Promise<VoiceProfileStoreHarness>): void {
@@ -44,6 +46,8 @@ export function voiceProfileStoreContract(t: Test, name: string, make: (t: Test)
       t.same([...read!.profile.mean], [...profile(1).mean], 'the means exactly');
       t.same([...read!.profile.covariance], [...profile(1).covariance], 'the covariances exactly');
       t.equal(read!.profile.frames, 301);
+      t.same(read!.profile.pitch, profile(1).pitch, 'the pitch statistics exactly');
+      t.equal((await store.get('clinic-a', second.id))!.profile.pitch, undefined, 'a profile without pitch reads back without it');
       t.same(await store.list('clinic-a'), [first, second]);
     });
 
