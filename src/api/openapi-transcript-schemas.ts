@@ -28,6 +28,7 @@ import { RUNTIME_NAME, STREAM_EVENT_TYPES } from '../contract/response-body.js';
 import { API_ERROR_CODES } from './api-error.js';
 import type { Schema } from './openapi-types.js';
 import { MODEL_IDS } from '../domain/model-ids.js';
+import { TURN_PAUSE_SECONDS } from '../engine/turn-pauses.js';
 import { TASKS } from '../domain/tasks.js';
 import { ref, AUDIO_FORMATS, LANGUAGE_TAG_PATTERN, string, integer, number, boolean, stringArray } from './openapi-schema-builders.js';
 
@@ -405,7 +406,9 @@ export const transcriptionVerboseJson: Schema = {
           review_required: boolean({ const: true }),
         },
       },
-      description: 'Acoustic speaker intervals; the only ownership when word timing is unavailable (Arabic, Hindi).',
+      description:
+        `Acoustic speaker intervals, each holding its talker's pauses of up to ${TURN_PAUSE_SECONDS} s; ` +
+        'the only ownership when word timing is unavailable (Arabic, Hindi).',
     },
     speaker_timing: ref('SpeakerTiming'),
     language_detection: ref('LanguageDetection'),

@@ -41,6 +41,7 @@ import type {
 } from './pool-task.js';
 import { withThreads, type UnsentTask } from './pool-task.js';
 import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer, type SpeakerFeatures } from './speaker-diarizer.js';
+import { TURN_PAUSE_SECONDS, holdPauses } from './turn-pauses.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { joinPieces, pieceStarts } from './vad-split.js';
 import { defaultPoolShape, defaultUrgentWorkers, defaultVadWorkers } from './pool-shape.js';
@@ -372,8 +373,9 @@ export class Engine implements SpeakerDiarizer {
 
   /**
    * Who spoke when (native/speakers/diarizer.h): speaker turns over the given speech regions of 16 kHz
-   * mono PCM, or of a recording's features joined from its windows (speakerFeatures). Needs no model;
-   * runs on a VAD worker when there is one, else on a whisper worker.
+   * mono PCM, or of a recording's features joined from its windows (speakerFeatures), each holding its
+   * talker's pauses of up to TURN_PAUSE_SECONDS between regions. Needs no model; runs on a VAD worker
+   * when there is one, else on a whisper worker.
    */
   async diarize(
     input: Float32Array | SpeakerFeatures,
@@ -389,7 +391,9 @@ export class Engine implements SpeakerDiarizer {
       options: { maxVoices: options.maxVoices ?? DIARIZER_MAX_VOICES, minVoices: options.minVoices ?? 1 },
     };
     const raw = (await this.submit(this.vad?.lane ?? this.whisper, task, call, [])) as NativeDiarization;
-    return { turns: raw.turns, voices: raw.voices, profiles: raw.profiles, timings: raw.timings };
+    // The addon's turns follow the speech regions; a turn holds its talker's short pauses (turn-pauses.ts),
+    // here, so that every caller (inline, a job's decoration, realtime labels, the benches) gets the same turns.
+    return { turns: holdPauses(raw.turns, TURN_PAUSE_SECONDS), voices: raw.voices, profiles: raw.profiles, timings: raw.timings };
   }
 
   /** The diarizer's first stage over one window of a recording (see SpeakerFeatureCanvas). */

@@ -1,11 +1,12 @@
 // Speakers and words on the inline route, end to end (real service, generated model, ffmpeg, the
 // native diarizer, the official openai client): diarized responses carry OpenAI's diarized fields,
 // the wording is identical with and without diarize, timestamp_granularities[] is honoured or refused,
-// and Arabic gets speaker_segments only.
+// a speaker segment holds its talker's short pause, and Arabic gets speaker_segments only.
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import OpenAI, { toFile } from 'openai';
-import { conversation } from '../helpers/conversations.js';
+import { FIXTURE_SAMPLE_RATE, spokenSentence, wavFileBytes } from '../helpers/audio-fixtures.js';
+import { CONVERSATION_VOICES, conversation } from '../helpers/conversations.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
@@ -58,6 +59,65 @@ t.test('diarize: speakers, split segments and words; the wording is the same as 
   t.type(d.metadata.processing_ms.diarization, 'number');
   t.equal(plain.body.speakers.length, 0, 'without diarize: no speakers');
   t.equal(plain.body.words, undefined, 'and no words');
+});
+
+/**
+ * One voice says two sentences 0.4 s apart, then another voice two sentences 1 s apart (the VAD hears
+ * each sentence as speech of its own). Returns the WAV and each sentence's audible span.
+ */
+async function pausedTalk(): Promise<{ data: Uint8Array; spans: Array<{ start: number; end: number }> }> {
+  const plan = [
+    { sentence: 0, voice: CONVERSATION_VOICES.A, pauseBefore: 0.5 },
+    { sentence: 1, voice: CONVERSATION_VOICES.A, pauseBefore: 0.4 },
+    { sentence: 2, voice: CONVERSATION_VOICES.B, pauseBefore: 0.8 },
+    { sentence: 3, voice: CONVERSATION_VOICES.B, pauseBefore: 1 },
+  ];
+  const pieces: Int16Array[] = [];
+  const spans: Array<{ start: number; end: number }> = [];
+  let at = 0;
+  for (const p of plan) {
+    const spoken = await spokenSentence(p.sentence, p.voice);
+    let first = 0;
+    let last = spoken.length - 1;
+    while (first < last && spoken[first] === 0) first++;
+    while (last > first && spoken[last] === 0) last--;
+    const silence = new Int16Array(Math.round(p.pauseBefore * FIXTURE_SAMPLE_RATE));
+    pieces.push(silence, spoken.subarray(first, last + 1));
+    at += silence.length;
+    spans.push({ start: at / FIXTURE_SAMPLE_RATE, end: (at + last + 1 - first) / FIXTURE_SAMPLE_RATE });
+    at += last + 1 - first;
+  }
+  pieces.push(new Int16Array(FIXTURE_SAMPLE_RATE / 2));
+  const samples = new Int16Array(at + FIXTURE_SAMPLE_RATE / 2);
+  let offset = 0;
+  for (const piece of pieces) {
+    samples.set(piece, offset);
+    offset += piece.length;
+  }
+  return { data: wavFileBytes(samples), spans };
+}
+
+// SPEAKERS.md "Attaching speakers": a turn holds its talker's pauses of up to 0.5 s (src/engine/turn-pauses.ts),
+// as diarization references count them; a longer silence ends the turn, and another voice is never joined.
+t.test("speaker_segments: a talker's 0.4 s pause stays inside their segment; a 1 s silence ends one", async (t) => {
+  const { data, spans } = await pausedTalk();
+  const file = { data, name: 'paused.wav', type: 'audio/wav' };
+  const fields = { model: 'svc-medical-1', language: 'en', response_format: 'diarized_json', diarize: 'true' };
+  const res = await postTranscription(svc.url, svc.key, fields, file);
+  t.equal(res.status, 200);
+  const d = (await res.json()) as Record<string, any>;
+  const segments = d.speaker_segments as Array<{ speaker: string; start: number; end: number }>;
+  t.comment(JSON.stringify(segments));
+  t.equal(d.speakers.length, 2, 'two voices');
+  const across = (from: { end: number }, to: { start: number }) => segments.filter((s) => s.start < from.end && s.end > to.start);
+  const held = across(spans[0], spans[1]);
+  t.equal(held.length, 1, 'one segment runs from the first sentence into the second, over the pause');
+  t.ok(held[0].start <= spans[0].start + 0.3 && held[0].end >= spans[1].end - 0.3, 'it covers both sentences');
+  t.same(across(spans[1], spans[2]), [], 'the two voices keep their own segments');
+  t.same(across(spans[2], spans[3]), [], 'the second voice is silent 1 s: two segments');
+  const second = segments.filter((s) => s.start >= spans[1].end);
+  t.equal(new Set(second.map((s) => s.speaker)).size, 1, 'both of its sentences are one voice');
+  t.not(second[0].speaker, held[0].speaker, 'and not the first');
 });
 
 t.test('timestamp_granularities[]: word gives words without diarize (the openai client)', async (t) => {

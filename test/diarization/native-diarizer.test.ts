@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { Engine } from '../../src/engine/engine.js';
 import { SpeakerFeatureCanvas } from '../../src/engine/speaker-diarizer.js';
+import { TURN_PAUSE_SECONDS } from '../../src/engine/turn-pauses.js';
 import { loadNativeAddon } from '../../src/engine/native-addon.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { FIXTURE_SAMPLE_RATE, speechWav, spokenSentence, type SpeakerVoice } from '../helpers/audio-fixtures.js';
@@ -31,6 +32,13 @@ async function diarizeFile(path: string) {
   return { pcm, regions, result: await engine.diarize(pcm, regions) };
 }
 
+/** Whether `turn` starts and ends inside speech regions and every silence inside it is one of its talker's pauses. */
+function heldWithinRegions(turn: { start: number; end: number }, regions: ReadonlyArray<{ start: number; end: number }>): boolean {
+  const inside = regions.filter((r) => r.end > turn.start - 1e-9 && r.start < turn.end + 1e-9);
+  if (inside.length === 0 || inside[0].start > turn.start + 1e-9 || inside[inside.length - 1].end < turn.end - 1e-9) return false;
+  return inside.every((r, i) => i === 0 || r.start - inside[i - 1].end <= TURN_PAUSE_SECONDS + 1e-6);
+}
+
 const hypothesis = (turns: Array<{ start: number; end: number; speaker: number }>) =>
   turns.map((x) => ({ speaker: String(x.speaker), start: x.start, end: x.end }));
 
@@ -52,10 +60,7 @@ for (const voices of [2, 3, 4] as const) {
     for (const [i, turn] of result.turns.entries()) {
       t.ok(turn.end > turn.start, 'a turn has length');
       if (i > 0) t.ok(turn.start >= result.turns[i - 1].end, 'turns are in order and do not overlap');
-      t.ok(
-        regions.some((r) => turn.start >= r.start - 1e-9 && turn.end <= r.end + 1e-9),
-        'a turn lies inside a speech region',
-      );
+      t.ok(heldWithinRegions(turn, regions), 'a turn starts and ends in speech and holds no silence over TURN_PAUSE_SECONDS');
       t.ok(turn.speaker >= 0 && turn.speaker < result.voices);
     }
     t.same(
@@ -107,6 +112,47 @@ t.test('short exchanges: two voices taking four turns are two, one voice taking 
       t.equal(single.voices, 1, `${voice.voice} alone, four turns: one voice`);
     }
   }
+});
+
+// A turn holds its talker's pauses (src/engine/turn-pauses.ts): one voice's two sentences 0.4 s apart
+// are two speech regions and one turn; the other voice's two sentences 1 s apart stay two turns.
+t.test("a turn holds its talker's short pause, not a longer silence, never another voice", async (t) => {
+  const plan: Array<[SpeakerVoice, number]> = [
+    [CONVERSATION_VOICES.A, 0.5],
+    [CONVERSATION_VOICES.A, 0.4],
+    [CONVERSATION_VOICES.B, 0.8],
+    [CONVERSATION_VOICES.B, 1],
+  ];
+  const spoken = await Promise.all(plan.map(([voice], i) => spokenSentence(i, voice)));
+  const spans: Array<{ start: number; end: number }> = [];
+  const parts: Int16Array[] = [];
+  let at = 0;
+  for (const [i, samples] of spoken.entries()) {
+    let first = 0;
+    let last = samples.length - 1;
+    while (first < last && samples[first] === 0) first++;
+    while (last > first && samples[last] === 0) last--;
+    at += Math.round(plan[i][1] * FIXTURE_SAMPLE_RATE);
+    parts.push(new Int16Array(Math.round(plan[i][1] * FIXTURE_SAMPLE_RATE)), samples.subarray(first, last + 1));
+    spans.push({ start: at / FIXTURE_SAMPLE_RATE, end: (at + last + 1 - first) / FIXTURE_SAMPLE_RATE });
+    at += last + 1 - first;
+  }
+  const pcm = new Float32Array(at + FIXTURE_SAMPLE_RATE / 2);
+  let offset = 0;
+  for (const part of parts) {
+    for (let k = 0; k < part.length; k++) pcm[offset + k] = part[k] / 32768;
+    offset += part.length;
+  }
+  const regions = (await engine.detectSpeech(pcm)).segments;
+  const silentAt = (from: number, to: number) => !regions.some((r) => r.start < to && r.end > from);
+  t.ok(silentAt(spans[0].end + 0.1, spans[1].start - 0.1), 'the VAD hears the 0.4 s pause as silence');
+  const { turns } = await engine.diarize(pcm, regions);
+  t.comment(JSON.stringify(turns));
+  const across = (from: { end: number }, to: { start: number }) => turns.filter((x) => x.start < from.end && x.end > to.start);
+  t.equal(across(spans[0], spans[1]).length, 1, 'one turn runs over the pause');
+  t.same(across(spans[1], spans[2]), [], 'the voices keep their own turns');
+  t.same(across(spans[2], spans[3]), [], 'a 1 s silence ends a turn');
+  t.equal(new Set(turns.map((x) => x.speaker)).size, 2);
 });
 
 // Two male voices whose spectral envelopes are alike and whose pitch is not (en-us against en-gb-x-rp
