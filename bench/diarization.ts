@@ -8,13 +8,15 @@
 //   and the share named wrongly (false attribution), from 9 s clips (--reference-seconds 2 to 10) recorded
 //   as the conversations are (--reference-channel tilt or phone: through another "microphone"); --sweep
 //   adds the table that chose the threshold.
+// - where the diarizer's time goes: each stage's milliseconds per minute of audio (medians over the
+//   conversations' runs) and its share of the diarizer's time.
 //   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0]
 //                                [--sweep] [--reference-seconds 9] [--reference-channel same]
 // Bars (docs/DESIGN.md "Benchmark bars"): overhead <= 0.10, false attribution <= 0.01. DER: as low as it
 // goes, reported as it is.
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
-import type { VoiceProfile } from '../src/engine/speaker-diarizer.js';
+import { DIARIZATION_STAGES, type DiarizationStages, type VoiceProfile } from '../src/engine/speaker-diarizer.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
 import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
 import { CONVERSATION_VOICES, EXCHANGE_PAIRS, conversation, exchange } from '../test/helpers/conversations.js';
@@ -38,6 +40,7 @@ export async function run(args: string[]): Promise<void> {
   const rows: Array<Array<string | number>> = [];
   const der: Record<number, number[]> = { 2: [], 3: [], 4: [] };
   const ratios: number[] = [];
+  const perMinute = Object.fromEntries(DIARIZATION_STAGES.map((stage) => [stage, [] as number[]])) as Record<keyof DiarizationStages, number[]>;
   const named: NamedRecording[] = [];
   let references = new Map<string, VoiceProfile>();
   let audioSeconds = 0;
@@ -60,6 +63,7 @@ export async function run(args: string[]): Promise<void> {
           const t1 = performance.now();
           const result = await engine.diarize(pcm, regions);
           diarize.push(performance.now() - t1);
+          for (const stage of DIARIZATION_STAGES) perMinute[stage].push(result.timings.stages[stage] / (c.seconds / 60));
           found = result.voices;
           last = result;
           score = diarizationErrorRate(
@@ -92,6 +96,12 @@ export async function run(args: string[]): Promise<void> {
   );
   console.log(`mean DER: 2 voices ${round(mean(der[2]))}, 3 voices ${round(mean(der[3]))}, 4 voices ${round(mean(der[4]))}`);
   console.log(`median overhead (diarization / transcription): ${round(overhead, 4)}  (bar <= 0.10)`);
+  const stageMs = Object.fromEntries(DIARIZATION_STAGES.map((stage) => [stage, median(perMinute[stage])])) as Record<keyof DiarizationStages, number>;
+  const stagesTotal = DIARIZATION_STAGES.reduce((sum, stage) => sum + stageMs[stage], 0);
+  printTable(
+    ['stage', 'ms per audio minute (median)', 'share'],
+    DIARIZATION_STAGES.map((stage) => [stage, round(stageMs[stage], 2), round(stageMs[stage] / Math.max(stagesTotal, 1e-9), 3)]),
+  );
   if (args.includes('--sweep')) {
     const sweep = [0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 2.0].map((d) => scoreNaming(named, references, d));
     printTable(
@@ -108,6 +118,7 @@ export async function run(args: string[]): Promise<void> {
     der_3: round(mean(der[3])),
     der_4: round(mean(der[4])),
     overhead: round(overhead, 4),
+    stages_ms_per_minute: Object.fromEntries(DIARIZATION_STAGES.map((stage) => [stage, round(stageMs[stage], 2)])),
     named_correctly: round(naming.namedCorrectly),
     false_attribution: round(naming.falseAttribution, 4),
     reference_seconds: clipSeconds,

@@ -129,6 +129,18 @@ void DiarizeWorker::OnOK() {
   out.Set("segments", static_cast<double>(result_.segments));
   Napi::Object timings = Napi::Object::New(env);
   timings.Set("totalMs", totalMs_);
+  const speakers::DiarizationStageTimings& t = result_.stages;
+  Napi::Object stages = Napi::Object::New(env);
+  stages.Set("cepstra", t.cepstra);
+  stages.Set("pitch", t.pitch);
+  stages.Set("segmentation", t.segmentation);
+  stages.Set("embedding", t.embedding);
+  stages.Set("projection", t.projection);
+  stages.Set("clustering", t.clustering);
+  stages.Set("stopping", t.stopping);
+  stages.Set("resegmentation", t.resegmentation);
+  stages.Set("profiles", t.profiles);
+  timings.Set("stages", stages);
   out.Set("timings", timings);
   deferred_.Resolve(out);
 }

@@ -1,6 +1,7 @@
 #include "diarizer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -251,25 +252,51 @@ void Resegment(const FeatureMatrix& features, std::vector<Segment>& segments, in
 
 }  // namespace
 
+namespace {
+
+/** Milliseconds since the last call (the first: since construction), on the steady clock. */
+class StageClock {
+ public:
+  double Lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    last_ = now;
+    return ms;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
 size_t FrameCount(size_t sampleCount) {
   return sampleCount < static_cast<size_t>(kFrameLength) ? 0 : 1 + (sampleCount - kFrameLength) / kFrameHop;
 }
 
-FeatureMatrix SpeakerFeatures(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions) {
+FeatureMatrix SpeakerFeatures(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions, DiarizationStageTimings* timings) {
+  StageClock clock;
   const std::vector<FrameSpan> spans = RegionSpans(regions, FrameCount(sampleCount));
   FeatureMatrix features = CepstralFeatures(pcm, sampleCount, spans);
+  const double cepstraMs = clock.Lap();
   features.logPitch = LogPitchTrack(pcm, sampleCount, features, spans);
+  if (timings) timings->cepstra = cepstraMs, timings->pitch = clock.Lap();
   return features;
 }
 
 DiarizationResult Diarize(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions,
                           const DiarizationSettings& settings, const SpeakerEmbedder& embedder, bool (*aborted)(void*), void* abortContext) {
-  return DiarizeFeatures(SpeakerFeatures(pcm, sampleCount, regions), regions, settings, embedder, aborted, abortContext);
+  DiarizationStageTimings first;
+  FeatureMatrix features = SpeakerFeatures(pcm, sampleCount, regions, &first);
+  DiarizationResult result = DiarizeFeatures(std::move(features), regions, settings, embedder, aborted, abortContext);
+  result.stages.cepstra = first.cepstra, result.stages.pitch = first.pitch;
+  return result;
 }
 
 DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<SpeechRegion>& regions, const DiarizationSettings& settings,
                                   const SpeakerEmbedder& embedder, bool (*aborted)(void*), void* abortContext) {
   DiarizationResult result;
+  StageClock clock;
   const std::vector<FrameSpan> spans = RegionSpans(regions, features.frames);
   std::vector<Segment> segments = CutSegments(spans);
   result.segments = segments.size();
@@ -277,6 +304,7 @@ DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<Spee
 
   const CepstralNormalization normalization = NormalizeOverSpans(features, spans);
   if (aborted(abortContext)) return {};
+  result.stages.segmentation = clock.Lap();
 
   std::vector<size_t> clustered;
   std::vector<FrameSpan> clusteredSpans;
@@ -300,15 +328,19 @@ DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<Spee
     for (Segment& s : segments) s.label = 0;
   } else {
     const std::vector<double> embeddings = embedder.Embed(features, clusteredSpans);
+    result.stages.embedding = clock.Lap();
     vectors = DiscriminantProjection(embeddings, clustered.size(), embedder.Dimensions(), adjacent, kDiscriminantDimensions, &width);
+    result.stages.projection = clock.Lap();
     if (aborted(abortContext)) return {};
     const std::vector<int> labels = AverageLinkageClusters(vectors, clustered.size(), width, std::clamp(settings.maxVoices, 1, 8));
     for (size_t k = 0; k < clustered.size(); k++) segments[clustered[k]].label = labels[k];
     clusters = labels.empty() ? 1 : *std::max_element(labels.begin(), labels.end()) + 1;
+    result.stages.clustering = clock.Lap();
     if (aborted(abortContext)) return {};
     const int floor = std::clamp(settings.minVoices, 1, std::clamp(settings.maxVoices, 1, 8));
     MergeByBic(features, segments, clusters, floor);
     AbsorbBriefVoices(segments, clustered, vectors, width, clusters, floor);
+    result.stages.stopping = clock.Lap();
     LabelShortSegments(segments);
     Resegment(features, segments, clusters);
   }
@@ -330,6 +362,7 @@ DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<Spee
     }
   }
   result.voices = next;
+  result.stages.resegmentation = clock.Lap();
   std::vector<FrameSpan> segmentSpans;
   std::vector<int> voiceOf;
   for (const Segment& s : segments) {
@@ -337,6 +370,7 @@ DiarizationResult DiarizeFeatures(FeatureMatrix features, const std::vector<Spee
     voiceOf.push_back(s.span.Length() == 0 ? -1 : renumber[s.label]);
   }
   result.profiles = VoiceProfiles(features, normalization, segmentSpans, voiceOf, next);
+  result.stages.profiles = clock.Lap();
   return result;
 }
 

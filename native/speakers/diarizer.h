@@ -47,6 +47,19 @@ struct DiarizationSettings {
   int minVoices = 1;
 };
 
+/** Milliseconds each stage took (steady clock), for the caller to report: where the time goes. */
+struct DiarizationStageTimings {
+  double cepstra = 0;         // 1: cepstral features (0 when the caller gave features)
+  double pitch = 0;           // 1: the pitch track (0 when the caller gave features)
+  double segmentation = 0;    // 2: segments cut, cepstra normalised
+  double embedding = 0;       // 3
+  double projection = 0;      // 4
+  double clustering = 0;      // 5
+  double stopping = 0;        // 6: the stopping rule and brief voices
+  double resegmentation = 0;  // 7: short segments labelled, change points moved, turns assembled
+  double profiles = 0;        // 8
+};
+
 struct DiarizationResult {
   std::vector<SpeakerTurn> turns;
   int voices = 0;
@@ -54,6 +67,7 @@ struct DiarizationResult {
   std::vector<VoiceProfile> profiles;
   /** Segments clustered (for diagnostics and tests). */
   size_t segments = 0;
+  DiarizationStageTimings stages;
 };
 
 class SpeakerEmbedder;
@@ -67,7 +81,7 @@ size_t FrameCount(size_t sampleCount);
  * normalised. A long recording is decoded window by window and its windows' features joined, so that
  * stages 2 to 7 see the whole recording at once (the same voice keeps its label throughout).
  */
-FeatureMatrix SpeakerFeatures(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions);
+FeatureMatrix SpeakerFeatures(const float* pcm, size_t sampleCount, const std::vector<SpeechRegion>& regions, DiarizationStageTimings* timings = nullptr);
 
 /**
  * Stages 2 to 7 over the features of a whole recording (frames outside `regions` are never read).

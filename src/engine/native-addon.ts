@@ -91,7 +91,10 @@ export interface NativeDiarization {
   profiles: NativeVoiceProfile[];
   /** Segments the regions were cut into. */
   segments: number;
-  timings: { totalMs: number };
+  timings: {
+    totalMs: number;
+    stages: Record<'cepstra' | 'pitch' | 'segmentation' | 'embedding' | 'projection' | 'clustering' | 'stopping' | 'resegmentation' | 'profiles', number>;
+  };
 }
 
 /** A counted reference to a process-wide loaded model. release() drops this reference. */

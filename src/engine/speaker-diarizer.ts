@@ -47,8 +47,55 @@ export interface SpeakerDiarization {
   voices: number;
   /** profiles[v] is voice v's (one per voice). */
   profiles: VoiceProfile[];
-  timings: { totalMs: number };
+  timings: { totalMs: number; stages: DiarizationStages };
 }
+
+/**
+ * Milliseconds per stage of the diarizer (native/speakers/diarizer.h): cepstra and pitch are 0 when the
+ * caller gave features (speakerFeatures computed them); the rest of totalMs is the worker's hand-off.
+ */
+export interface DiarizationStages {
+  cepstra: number;
+  pitch: number;
+  segmentation: number;
+  embedding: number;
+  projection: number;
+  clustering: number;
+  stopping: number;
+  resegmentation: number;
+  profiles: number;
+}
+
+/** No time in any stage: a diarization of no speech, which never reaches the diarizer. */
+export const NO_STAGE_TIME: Readonly<DiarizationStages> = Object.freeze({
+  cepstra: 0,
+  pitch: 0,
+  segmentation: 0,
+  embedding: 0,
+  projection: 0,
+  clustering: 0,
+  stopping: 0,
+  resegmentation: 0,
+  profiles: 0,
+});
+
+/** Who spoke when in a recording without speech regions: nobody (the diarizer is not called). */
+export function noSpeakers(): SpeakerDiarization {
+  return { turns: [], voices: 0, profiles: [], timings: { totalMs: 0, stages: { ...NO_STAGE_TIME } } };
+}
+
+/** The stages in the order they run. */
+export const DIARIZATION_STAGES: ReadonlyArray<keyof DiarizationStages> = [
+  'cepstra',
+  'pitch',
+  'segmentation',
+  'embedding',
+  'projection',
+  'clustering',
+  'stopping',
+  'resegmentation',
+  'profiles',
+];
 
 /**
  * The diarizer's first stage over a stretch of audio, kept so that a recording too long to hold as PCM

@@ -15,7 +15,7 @@
 import { DECODED_SAMPLE_RATE, decodeAudioWindow, type AudioContainer, type AudioSource } from '../audio/index.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
-import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas } from '../engine/speaker-diarizer.js';
+import { FEATURE_FRAMES_PER_SECOND, noSpeakers, SpeakerFeatureCanvas } from '../engine/speaker-diarizer.js';
 import type { PipelineEngines, PipelineStages } from '../pipeline/pipeline-engine.js';
 import { jobWork } from './job-work.js';
 import { attachSpeakersToShaped } from '../pipeline/speaker-attachment.js';
@@ -94,10 +94,7 @@ export class JobDecorator {
     const seconds = carry.endSeconds ?? carry.durationSeconds;
     const stages = this.deps.stages[request.model](jobWork(job));
     const features = await this.speakerFeatures(job.audioPath, carry.container, regions, seconds, stages, signal);
-    const diarization =
-      regions.length === 0
-        ? { turns: [], voices: 0, profiles: [], timings: { totalMs: 0 } }
-        : await stages.diarize(features, regions, signal, { minVoices: request.minSpeakers });
+    const diarization = regions.length === 0 ? noSpeakers() : await stages.diarize(features, regions, signal, { minVoices: request.minSpeakers });
     const speakers = attachSpeakersToShaped({
       segments: transcript.segments,
       words: transcript.words ?? null,

@@ -3,6 +3,7 @@
 // comes before (the caller owns the audio source) and shaping after (response-body.ts, job-transcript.ts).
 // No HTTP here: refusals are the pipeline's own errors (pipeline-errors.ts).
 import type { TranscribeOptions } from '../engine/engine.js';
+import { noSpeakers } from '../engine/speaker-diarizer.js';
 import { WORD_TIMING_FAMILIES } from './languages.js';
 import {
   noSpeechLanguage,
@@ -192,10 +193,7 @@ export async function runTranscription(
   let diarizationMs = 0;
   if (request.diarize && deps.diarize) {
     const diarizeStarted = performance.now();
-    const diarization =
-      regions.length === 0
-        ? { turns: [], voices: 0, profiles: [], timings: { totalMs: 0 } }
-        : await deps.diarize(pcm, regions, signal, { minVoices: request.minSpeakers });
+    const diarization = regions.length === 0 ? noSpeakers() : await deps.diarize(pcm, regions, signal, { minVoices: request.minSpeakers });
     const maxSpeakers = request.maxSpeakers ?? DEFAULT_MAX_SPEAKERS;
     speakers = attachSpeakers({ segments: recognised.segments, diarization, wordTiming, maxSpeakers, knownSpeakers: request.knownSpeakers });
     diarizationMs = Math.round(performance.now() - diarizeStarted);

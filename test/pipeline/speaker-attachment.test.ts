@@ -2,7 +2,7 @@
 // wording unchanged by splitting, words to the voice with most overlap, the max_speakers ceiling,
 // transcript-only segments without word timing, and silence.
 import t from 'tap';
-import type { SpeakerDiarization } from '../../src/engine/speaker-diarizer.js';
+import { NO_STAGE_TIME, noSpeakers, type SpeakerDiarization } from '../../src/engine/speaker-diarizer.js';
 import type { TranscriptToken } from '../../src/engine/transcript.js';
 import type { RecognisedSegment } from '../../src/pipeline/recognised-segment.js';
 import { attachSpeakers, attachSpeakersToShaped, unattributed, voiceAt } from '../../src/pipeline/speaker-attachment.js';
@@ -62,7 +62,7 @@ const conversationSegments = [
 const twoVoices: SpeakerDiarization = {
   voices: 2,
   profiles: [],
-  timings: { totalMs: 1 },
+  timings: { totalMs: 1, stages: { ...NO_STAGE_TIME } },
   turns: [
     { start: 0, end: 1.9, speaker: 0 },
     { start: 1.95, end: 3.9, speaker: 1 },
@@ -73,7 +73,7 @@ const twoVoices: SpeakerDiarization = {
 const fourVoices: SpeakerDiarization = {
   voices: 4,
   profiles: [],
-  timings: { totalMs: 1 },
+  timings: { totalMs: 1, stages: { ...NO_STAGE_TIME } },
   turns: [
     { start: 0, end: 1.9, speaker: 0 },
     { start: 1.95, end: 2.9, speaker: 1 },
@@ -198,7 +198,7 @@ t.test('without word timing (Arabic, Hindi) segments stay transcript-only; speak
 });
 
 t.test('silence: no speakers, nothing attributed', async (t) => {
-  const a = attachSpeakers({ segments: [], diarization: { voices: 0, turns: [], profiles: [], timings: { totalMs: 0 } }, wordTiming: true, maxSpeakers: 4 });
+  const a = attachSpeakers({ segments: [], diarization: noSpeakers(), wordTiming: true, maxSpeakers: 4 });
   t.same(a.speakers, []);
   t.same(a.speakerSegments, []);
   t.equal(a.timing.detected_speaker_count, 0);
@@ -278,7 +278,7 @@ t.test('a shaped transcript: repeated words, segments without words, and no word
   const turns: SpeakerDiarization = {
     voices: 2,
     profiles: [],
-    timings: { totalMs: 1 },
+    timings: { totalMs: 1, stages: { ...NO_STAGE_TIME } },
     turns: [
       { start: 0, end: 0.8, speaker: 0 },
       { start: 0.9, end: 3, speaker: 1 },
