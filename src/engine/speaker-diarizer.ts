@@ -41,7 +41,7 @@ export interface VoicePitch {
 }
 
 export interface SpeakerDiarization {
-  /** In time order, within the speech regions given. */
+  /** In time order; within the speech regions given, except the pauses of up to TURN_PAUSE_SECONDS a turn holds (turn-pauses.ts). */
   turns: SpeakerTurn[];
   /** Distinct voices detected (0 without speech, at most maxVoices). */
   voices: number;
