@@ -104,6 +104,11 @@ async function resetTotp(argv: string[], out: CommandOutput): Promise<void> {
   const account = await withConsoleSecondFactors(async ({ accounts, secondFactors }) => {
     const record = await accounts.signInRecord(email);
     if (!record) return null;
+    // The account's sessions stay, unlike when TOTP is turned on (which ends the others): removing the
+    // factor makes no session less trusted than it was, since each live one passed the code (those
+    // from before it was on ended then), and the member who lost the phone may still be signed in on a
+    // computer, where they turn it on again. A session feared stolen is ended by "Sign out everywhere",
+    // or by a reset by invite, which ends every session.
     return { ...record, hadTotp: await secondFactors.removeTotp(record.id) };
   });
   if (!account) throw new UsageError(`no console account has the email ${email.trim().toLowerCase()}`);

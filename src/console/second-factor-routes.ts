@@ -2,10 +2,12 @@
 // confirms it, with one-time recovery codes shown then), new recovery codes and turning it off (each
 // needs a current code or a recovery code; a wrong one counts towards the account's lockout, as at
 // sign-in). Open to an account its tenant requires TOTP of and that has none yet: this is where it is
-// sent. Audit lines: totp_setup_started, totp_enabled, recovery_codes_replaced, totp_disabled; never a
-// secret or code.
+// sent. Turning TOTP on signs the account's other sessions out (they never passed it). Audit lines:
+// totp_setup_started, totp_enabled (with how many other sessions ended), recovery_codes_replaced,
+// totp_disabled; never a secret or code.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleSession } from '../store/console-account-store.js';
+import { SESSION_COOKIE, cookieValue } from './console-http.js';
 import { html, type ConsoleContext, type Form } from './console-context.js';
 import type { Notice } from './console-layout.js';
 import { accountPage, type AccountView } from './second-factor-pages.js';
@@ -72,8 +74,12 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     if (!(await store.confirmTotp(session.user.id, step, now)))
       return page(reply.code(409), session, { kind: 'error', text: 'Two-step sign-in is on already.' });
     const codes = await store.replaceRecoveryCodes(session.user.id, RECOVERY_CODE_COUNT, now);
-    ctx.audit(request, session, 'totp_enabled');
-    return page(reply, session, { kind: 'ok', text: 'Two-step sign-in is on: your next sign-in asks for a code.' }, codes);
+    // The account's other sessions never passed the second factor (another browser, or a stolen cookie):
+    // securing the account signs them out, as GitHub and Google do; this one, which just typed a code, stays.
+    const ended = await ctx.deps.accounts.endOtherSessions(session.user.id, cookieValue(request.headers.cookie, SESSION_COOKIE) ?? '');
+    ctx.audit(request, session, 'totp_enabled', { otherSessionsEnded: ended });
+    const signedOut = ended > 0 ? ` Your other ${ended === 1 ? 'session was' : `${ended} sessions were`} signed out.` : '';
+    return page(reply, session, { kind: 'ok', text: `Two-step sign-in is on: your next sign-in asks for a code.${signedOut}` }, codes);
   });
 
   app.post('/account/recovery-codes', async (request, reply) => {

@@ -90,6 +90,11 @@ export interface ConsoleAccountStore {
   /** Ends every session of the user (sign-out everywhere): how many. */
   endAllSessions(userId: string): Promise<number>;
   /**
+   * Ends every session of the user but the one `keptToken` opens (the account was just secured, as by
+   * turning TOTP on, from that session): how many. A token that is not one of the user's keeps nothing.
+   */
+  endOtherSessions(userId: string, keptToken: string): Promise<number>;
+  /**
    * Counts a sign-in attempt from a client address, for every process on the database alike: its
    * window (SIGN_IN_WINDOW_MS from its first attempt) and the attempts in it, this one included. An
    * attempt after the window opens a new one. One statement: racing attempts are each counted.

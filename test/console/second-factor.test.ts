@@ -1,12 +1,13 @@
 // The console's second factor over HTTP (src/console/second-factor-routes.ts, session-routes.ts), on a
 // real service (SQLite; its own listener) whose clock the test moves: TOTP turned on (a fresh secret
 // shown with its otpauth:// link and QR code; a wrong confirming code refused; recovery codes shown
-// once), sign-in in two steps (the password yields a pending sign-in that opens only the code form; the
-// code opens a fresh session; wrong codes and replays refused and counted towards the lockout;
-// recovery codes once each; the pending sign-in expires), turned off with a current code, a tenant's
-// requirement set with the CLI (every page and change sends the account to set it up first), a password
-// reset by invite that still asks for the code, the operator's reset-totp and list, and the audit lines
-// (no secret or recovery code in any log).
+// once; the account's other sessions signed out, the one that turned it on kept), sign-in in two steps
+// (the password yields a pending sign-in that opens only the code form; the code opens a fresh
+// session; wrong codes and replays refused and counted towards the lockout; recovery codes once each;
+// the pending sign-in expires), turned off with a current code, a tenant's requirement set with the CLI
+// (every page and change sends the account to set it up first), a password reset by invite that still
+// asks for the code, the operator's reset-totp and list, and the audit lines (no secret or recovery code
+// in any log).
 import t, { type Test } from 'tap';
 import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-users-command.js';
 import { fromBase32, totpCode, totpStep } from '../../src/console/totp.js';
@@ -114,6 +115,27 @@ t.test('turning TOTP on: the secret shown with its link and QR code; a wrong cod
     codes.some((c) => logs.text().includes(c)),
     'no recovery code in any log line',
   );
+});
+
+t.test("turning TOTP on signs the account's other sessions out, audited with how many; the one that turned it on stays", async (t) => {
+  const client = await member('clinic-totp-others', 'ortho@clinic.example');
+  const other = new ConsoleClient(base());
+  const signIn = await other.post('/sign-in', { email: 'ortho@clinic.example', password: PASSWORD });
+  t.equal(signIn.headers.get('location'), '/keys', 'a second session of the account (another browser)');
+  t.equal((await other.get('/keys')).status, 200);
+  const bystander = await member('clinic-totp-others', 'nurse-ortho@clinic.example');
+
+  await turnOn(t, client);
+  const refused = await other.get('/keys');
+  t.equal(refused.status, 303, 'the other session is signed out');
+  t.equal(refused.headers.get('location'), '/sign-in');
+  t.match(refused.headers.get('set-cookie'), /^svc_console_session=;/, 'its cookie expired');
+  t.equal((await client.get('/keys')).status, 200, 'the session that turned it on stays signed in');
+  t.match((await client.get('/account')).page, /Two-step sign-in is <strong>on<\/strong>/);
+  t.equal((await bystander.get('/keys')).status, 200, "another account's session stays");
+  const audit = logs.lines().find((l) => l.msg === 'console audit' && l.tenantId === 'clinic-totp-others' && l.audit === 'totp_enabled');
+  t.match(audit, { otherSessionsEnded: 1 });
+  offsetMs += 61_000;
 });
 
 t.test('sign-in with TOTP: a pending sign-in opens only the code form; a wrong code and a replay refused; the code opens a fresh session', async (t) => {

@@ -189,6 +189,14 @@ export class KyselyConsoleAccountStore implements ConsoleAccountStore {
     return Number(numDeletedRows);
   }
 
+  async endOtherSessions(userId: string, keptToken: string): Promise<number> {
+    const kept = presentedTokenSha256(keptToken);
+    let others = this.db.deleteFrom('console_sessions').where('user_id', '=', userId);
+    if (kept) others = others.where('token_sha256', '<>', kept);
+    const { numDeletedRows } = await others.executeTakeFirst();
+    return Number(numDeletedRows);
+  }
+
   async countSignInAttempt(address: string, nowMs: number): Promise<SignInAttempts> {
     // An ended window starts again at this attempt; a window is never moved back (another process's clock may lag).
     const row = await this.db

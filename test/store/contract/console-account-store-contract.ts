@@ -1,8 +1,9 @@
 // The ConsoleAccountStore contract, run against every implementation (test/store/console-account-store.test.ts):
 // invites (one-time, expiring, replaced, refused for another tenant's email), accounts and resets by
-// invite, sign-in failures and lockout, sessions with their idle and absolute limits, racing uses of
-// one invite from two connections, no token kept in clear, sign-in attempts counted per address
-// across connections, and the sweep of what can open nothing any more. Each case gets a fresh, empty store.
+// invite, sign-in failures and lockout, sessions with their idle and absolute limits, an account's other
+// sessions ended (one kept), racing uses of one invite from two connections, no token kept in clear,
+// sign-in attempts counted per address across connections, and the sweep of what can open nothing any
+// more. Each case gets a fresh, empty store.
 import { createHash } from 'node:crypto';
 import type { Test } from 'tap';
 import { ConsoleAccountError, SIGN_IN_WINDOW_MS, type ConsoleAccountStore } from '../../../src/store/console-account-store.js';
@@ -232,6 +233,30 @@ export function consoleAccountStoreContract(t: Test, name: string, make: MakeCon
       t.ok(await store.session(others.token, T0 + 7, LIMITS), "another account's session stays");
       t.equal(await store.endAllSessions('cu_0000000000000000'), 0);
       t.ok((await failureOf(() => store.createSession('cu_0000000000000000', T0))) instanceof Error, 'no session for an unknown account');
+    });
+
+    t.test("endOtherSessions: every session of the account but the kept one ends; other accounts' stay", async (t) => {
+      const { store } = await open(t);
+      const user = await account(store, 'clinic-a', 'doc@clinic.example');
+      const other = await account(store, 'clinic-a', 'nurse@clinic.example');
+      const kept = await store.createSession(user.id, T0);
+      const ended = [await store.createSession(user.id, T0 + 1), await store.createSession(user.id, T0 + 2)];
+      const others = await store.createSession(other.id, T0);
+      t.equal(await store.endOtherSessions(user.id, kept.token), 2, 'how many');
+      t.same(await store.session(kept.token, T0 + 5, LIMITS), { user, csrfToken: kept.csrfToken, createdAtMs: T0 }, 'the kept one stays, as it was');
+      for (const session of ended) t.equal(await store.session(session.token, T0 + 5, LIMITS), null, 'the others are ended');
+      t.ok(await store.session(others.token, T0 + 5, LIMITS), "another account's session stays");
+      t.equal(await store.endOtherSessions(user.id, kept.token), 0, 'none left but the kept one');
+
+      // A token that is not the account's keeps nothing of it: another account's, or no token at all.
+      const more = await store.createSession(user.id, T0 + 3);
+      t.equal(await store.endOtherSessions(user.id, others.token), 2, "another account's token: all of the account's end");
+      t.equal(await store.session(more.token, T0 + 5, LIMITS), null);
+      t.ok(await store.session(others.token, T0 + 5, LIMITS), 'and that token still opens its own session');
+      const last = await store.createSession(user.id, T0 + 4);
+      t.equal(await store.endOtherSessions(user.id, 'not a token'), 1);
+      t.equal(await store.session(last.token, T0 + 5, LIMITS), null);
+      t.equal(await store.endOtherSessions('cu_0000000000000000', kept.token), 0, 'an unknown account: nothing');
     });
 
     t.test('sessions: the idle limit, moved by each use', async (t) => {
