@@ -18,12 +18,26 @@ const CASES = 3_000;
 const MIB = 1024 * 1024;
 /**
  * How far RSS may stay above its warm baseline after the run, both read after a forced full
- * collection (adversarial-server.ts). Measured on these machines: 20 to 55 MiB after 1,000 to
- * 3,000 cases (allocator and JIT code that are kept, not request data); 45 to 101 MiB in five
- * fresh-clone runs of 2026-11-27, after the transcription route took known-speaker clips and the VAD
- * its levelled copy of the input (which of them keeps the extra is not yet known). Retaining what a
- * case sends — 48 KB of audio for each of 3,000 cases, or a megabyte field now and then — would
- * pass 128 MiB within this run.
+ * collection (adversarial-server.ts). What stays is glibc's free memory, not request data. Measured
+ * 2026-11-27 on this 2-core box with this run's cases and a probe in the server (memoryUsage, and
+ * malloc_stats and malloc_trim called through gdb):
+ * - Nothing grows with the number of cases. From the same 200-case baseline RSS stayed 58-63 MiB
+ *   higher after 3,000 cases and 43-56 MiB after 6,000 (four servers). After a collection the heap in
+ *   use was 38-42 MiB and array buffers 4.5 MiB at 200, 1,000, 3,000 and 6,000 cases; malloc's memory
+ *   in use was the same at 3,000 and 6,000 cases (268 and 268 MiB, 280 and 284). Its one rise, once in
+ *   a run, is a second idle VAD context (vad-model-registry.cc keeps up to 4), 79 MiB of it a
+ *   scheduler table whisper.cpp allocates and never touches (not resident).
+ * - What varies is what glibc keeps. Its 16 arenas (8 per core; the libuv, compute and OpenMP threads
+ *   allocate in their own) held 200-280 MiB free after the run, and each heap snapshot frees 110-140
+ *   MiB into the main arena, of which only part is returned; so RSS after a collection differs by tens
+ *   of MiB between identical states. malloc_trim(0) took RSS from about 590 MiB to 449, 449 and 450
+ *   after 1,000, 3,000 and 6,000 cases. With MALLOC_ARENA_MAX=2 the growth was 52 and 44 MiB.
+ * - Fresh-clone CI runs grew 45 to 113 MiB; in seven of nine, RSS after the final collection was above
+ *   every sample taken while the cases ran: the rise comes after them, with the last jobs and the
+ *   snapshot itself.
+ * So the margin is that variation with room above it. A leak shows as growth with the cases: a route
+ * that kept each request (48 KB of audio for most transcription cases, a megabyte field now and
+ * then) would raise the heap or malloc's memory in use, both flat above.
  */
 const RSS_MARGIN_BYTES = 128 * MIB;
 
