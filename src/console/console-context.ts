@@ -7,6 +7,7 @@ import type { KeyRateLimiter } from '../api/rate-limit.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ConsoleAccountStore, ConsoleSession, SessionLimits } from '../store/console-account-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { Stores } from '../store/open-stores.js';
 import { SESSION_COOKIE, cookieValue, expiredSessionCookie, sessionCookie, tokensMatch } from './console-http.js';
 import { messagePage, type PageUser } from './console-layout.js';
@@ -39,6 +40,8 @@ export interface ConsoleDeps {
   transcription: TranscribeUploadDeps;
   /** The API's per-key request rate: the playground's runs as a key take from the key's bucket, as its API requests do. */
   keyRate: KeyRateLimiter;
+  /** The API's recorder of keys' last uses: the playground's runs as a key are uses of it, as its API requests are. */
+  keyUse: Pick<KeyUseRecorder, 'record'>;
   /** The realtime listener's URL (ws://host:port) the playground's page streams to; null: no realtime tab. */
   realtimeUrl: string | null;
   /** Revokes a key and closes what it left open (src/jobs/key-revocation.ts). */

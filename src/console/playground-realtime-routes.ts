@@ -3,7 +3,8 @@
 // secret for the chosen key in-process (the API's use case, src/application/mint-realtime-client-
 // secret.ts: refused where the key's realtime usage is blocked) and hands the page only the secret
 // and the listener's address; the page presents the secret in its session's `start`, and the session
-// is the key's (billed and audited as such). One `console audit` line per secret, ids only.
+// is the key's (billed and audited as such). Minting is a use of the key (its "last used"), as the
+// API's POST /v1/realtime/client_secrets is. One `console audit` line per secret, ids only.
 import type { FastifyInstance } from 'fastify';
 import { mintRealtimeClientSecret } from '../application/mint-realtime-client-secret.js';
 import { mapError } from '../api/error-mapping.js';
@@ -35,6 +36,8 @@ export function registerPlaygroundRealtimeRoutes(app: FastifyInstance, ctx: Cons
     const key = keyId ? await ctx.deps.keys.get(keyId) : null;
     if (!key || key.tenant !== session.user.tenant || key.revokedAt !== null)
       return reply.code(404).send({ error: { code: 'not_found', message: 'No such key.' } });
+    // A use of the key, as POST /v1/realtime/client_secrets is (its "last used"), whatever comes of it next.
+    ctx.deps.keyUse.record(key);
     try {
       // A request of the key's, as POST /v1/realtime/client_secrets is: it takes from the key's request rate.
       ctx.deps.keyRate.take(key);

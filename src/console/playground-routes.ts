@@ -6,7 +6,8 @@
 // boundary becomes a job of the key, as on the API: the page names it (its result is the API's to
 // fetch, with the key). One `console audit` line per transcription: ids, the answer's status and
 // what billing made of it; never the audio, the transcript, the terms or the file's name. Each
-// transcription takes from the key's request rate with the API's own requests (KeyRateLimiter). The
+// transcription takes from the key's request rate with the API's own requests (KeyRateLimiter) and is
+// a use of the key (its "last used", through the API's KeyUseRecorder). The
 // realtime tab's routes (playground-realtime-routes.ts) share this scope: its CSP and its assets.
 import { rm } from 'node:fs/promises';
 import multipart from '@fastify/multipart';
@@ -122,6 +123,8 @@ async function transcribe(request: FastifyRequest, reply: FastifyReply, ctx: Con
   const audit = (status: number, extra: Record<string, string | number> = {}) =>
     ctx.audit(request, session, 'playground_transcription', { keyId: key.id, requestId, status, ...connection.usage.fields(), ...extra });
   const input = { key, requestId, idempotencyKey: null, parseFields: parseForwardedFields, log: request.log };
+  // A use of the key, as an API request the key authenticates is (its "last used"), whatever comes of it next.
+  ctx.deps.keyUse.record(key);
   try {
     // A request of the key's, counted where the API counts the key's requests: one bucket for both.
     ctx.deps.keyRate.take(key);

@@ -240,7 +240,7 @@ async function startRole(
   });
   // One count of each key's requests in this process: the API's and the console playground's (which runs as a key).
   const keyRateLimiter = new KeyRateLimiter(new TokenBuckets(() => Date.now()), config.rateLimitPerMinute);
-  // One memo of keys' last uses for the API and realtime (it logs through the app, made next).
+  // One memo of keys' last uses for the API, realtime and the console's playground (it logs through the app, made next).
   const keyUseLog = new ForwardingLog();
   const keyUse = new KeyUseRecorder(keys, () => clock().getTime(), keyUseLog);
   const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics, keyRateLimiter, keyUse });
@@ -304,6 +304,7 @@ async function startRole(
         billing,
         transcription: transcribeUploadDeps({ config, stores, blobs, queue, clock, engines, billing, watch, validateDestination }),
         keyRate: keyRateLimiter,
+        keyUse,
         realtimeUrl: realtime?.url ?? null,
         revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
         clock: () => clock().getTime(),

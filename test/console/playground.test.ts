@@ -2,11 +2,12 @@
 // two-voice exchange transcribed as one of the tenant's keys (speakers, words with times, language
 // runs, the vocabulary audit; metered to the key; one audit line without the transcript), another
 // tenant's key id answered as an unknown one, the CSRF token and origin checked, the API's own
-// refusals shown with the API's messages, a field the form does not have refused, and the page's CSP
-// widened only by what the playground needs.
+// refusals shown with the API's messages, a field the form does not have refused, a run recorded as a
+// use of its key (the keys page's Last used), and the page's CSP widened only by what the playground needs.
 import { readFile } from 'node:fs/promises';
 import { Script } from 'node:vm';
 import t from 'tap';
+import { utcMinute } from '../../src/console/keys-page.js';
 import { realtimeUrlFor } from '../../src/console/playground-realtime-address.js';
 import { MICROPHONE_WORKLET_JS, PLAYGROUND_REALTIME_JS } from '../../src/console/playground-realtime-script.js';
 import { PLAYGROUND_JS } from '../../src/console/playground-script.js';
@@ -157,6 +158,34 @@ t.test("the key's rate limit counts the API's requests and the playground's as o
   const secret = await client.post('/playground/realtime/secret', { csrf, key_id: third.id });
   t.equal(secret.status, 429, "a realtime client secret is a request of the key's too");
   t.same(JSON.parse(secret.page), { error: { code: 'rate_limited', message: error.message } });
+});
+
+t.test('a playground run is a use of its key: a transcription, or a client secret minted for the realtime tab; the keys page shows it', async (t) => {
+  const { client, csrf, keyId } = await member('clinic-play-used');
+  const live = await svc.createKey({ tenant: 'clinic-play-used' });
+  const other = await svc.createKey({ tenant: 'clinic-play-unused' });
+  const lastUsed = async (id: string) => (await svc.stores.keys.get(id))!.lastUsedAt;
+  /** The "Last used" cell of the key's row on the keys page (the column after Created). */
+  const lastUsedCell = async (id: string) =>
+    new RegExp(`<td><code>${id}</code></td>\\n<td>[^<]*</td>\\n<td>([^<]*)</td>`).exec((await client.get('/keys')).page)?.[1];
+  t.equal(await lastUsedCell(keyId), 'never');
+
+  const from = Date.now();
+  const played = await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1' }, { data: await readFile(await speechWav(3)), name: 'short.wav' });
+  t.equal(played.status, 200);
+  await svc.service.keyUsesWritten();
+  const used = await lastUsed(keyId);
+  t.ok(used !== null && Date.parse(used) >= from && Date.parse(used) <= Date.now(), `recorded at the transcription: ${used}`);
+  t.equal(await lastUsedCell(keyId), utcMinute(used!), "the keys page's Last used");
+
+  const minted = await client.post('/playground/realtime/secret', { csrf, key_id: live.id });
+  t.equal(minted.status, 200);
+  await svc.service.keyUsesWritten();
+  t.not(await lastUsed(live.id), null, 'a client secret minted for the realtime tab, before any session starts');
+  t.equal((await transcribe(client, { csrf, key_id: other.id, model: 'svc-medical-1' })).status, 404);
+  t.equal((await client.post('/playground/realtime/secret', { csrf, key_id: other.id })).status, 404);
+  await svc.service.keyUsesWritten();
+  t.equal(await lastUsed(other.id), null, "another tenant's key, refused: no use recorded");
 });
 
 t.test('a recording longer than the inline boundary becomes a job of the key, named on the page', async (t) => {
