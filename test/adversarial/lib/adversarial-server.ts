@@ -7,9 +7,11 @@
 // Memory: V8 frees its heap only when it collects, and nothing asks an idle server to — the same
 // server showed anywhere between 223 and 309 MiB after identical idle periods. A heap snapshot
 // starts with a full collection, and Node takes one on a signal (--heapsnapshot-signal): that is the
-// only way to make another process collect, so RSS is compared after one (collectGarbage).
+// only way to make another process collect, so RSS is compared after one (collectGarbage). RSS also
+// counts what glibc keeps after it is freed, tens of MiB that vary between identical states; the
+// snapshot's own objects, summed, say what the heap holds without it.
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -40,8 +42,12 @@ export interface AdversarialServer {
   alive(): boolean;
   /** Resident set size now (VmRSS), bytes. */
   rssBytes(): number;
-  /** Makes the server run a full garbage collection (by taking a heap snapshot, then deleting it). */
-  collectGarbage(): Promise<void>;
+  /**
+   * Makes the server run a full garbage collection (by taking a heap snapshot, then deleting it).
+   * Resolves with what the collected heap still holds, bytes: the snapshot's objects' own sizes summed
+   * (array buffers' contents are objects of the snapshot too). Unlike RSS, no allocator keeps any of it.
+   */
+  collectGarbage(): Promise<number>;
   /** Every file under the data folder, relative to it. */
   dataFiles(): Promise<string[]>;
   stop(): Promise<void>;
@@ -92,7 +98,11 @@ export async function startAdversarialServer(env: Record<string, string> = {}): 
       // is answered again, it is complete.
       for (let i = 0; i < 600 && (await readdir(snapshotDir)).length === before; i++) await sleep(50);
       await fetch(`${process_.url}/v1/openapi.json`).then((r) => r.arrayBuffer());
-      for (const file of await readdir(snapshotDir)) await rm(join(snapshotDir, file), { force: true });
+      const files = await readdir(snapshotDir);
+      const live = files.length === 1 ? liveHeapBytes(await readFile(join(snapshotDir, files[0]), 'utf8')) : null;
+      for (const file of files) await rm(join(snapshotDir, file), { force: true });
+      if (live === null) throw new Error(`expected one heap snapshot, found ${files.length}`);
+      return live;
     },
     dataFiles: () => listFiles(dataDir),
     stop: async () => {
@@ -141,6 +151,17 @@ function closedPort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** The sum of the self sizes of a V8 heap snapshot's nodes (its JSON text). */
+export function liveHeapBytes(snapshotJson: string): number {
+  const { snapshot, nodes } = JSON.parse(snapshotJson) as { snapshot: { meta: { node_fields: string[] } }; nodes: number[] };
+  const fields = snapshot.meta.node_fields.length;
+  const selfSize = snapshot.meta.node_fields.indexOf('self_size');
+  if (selfSize < 0) throw new Error('heap snapshot without self_size');
+  let total = 0;
+  for (let i = selfSize; i < nodes.length; i += fields) total += nodes[i];
+  return total;
 }
 
 function rssOf(pid: number): number {

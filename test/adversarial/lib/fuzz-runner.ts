@@ -51,6 +51,8 @@ export interface FuzzReport {
   slowestCaseMs: number;
   jobs: number;
   rss: { baselineBytes: number; peakBytes: number; settledBytes: number };
+  /** What the server's collected heap held at the baseline and after the run (collectGarbage). */
+  heap: { baselineBytes: number; settledBytes: number };
   leftovers: string[];
   /** Documented operations without a generator of their own (fuzzed generically). */
   uncatalogued: string[];
@@ -93,6 +95,7 @@ export async function runFuzz(server: AdversarialServer, options: FuzzRunOptions
     slowestCaseMs: 0,
     jobs: 0,
     rss: { baselineBytes: 0, peakBytes: 0, settledBytes: 0 },
+    heap: { baselineBytes: 0, settledBytes: 0 },
     leftovers: [],
     uncatalogued: missing,
   };
@@ -157,7 +160,7 @@ export async function runFuzz(server: AdversarialServer, options: FuzzRunOptions
     // The baseline: what the server holds, collected, once everything is loaded and warm.
     if (server.alive()) {
       sampling = false;
-      await server.collectGarbage();
+      report.heap.baselineBytes = await server.collectGarbage();
       report.rss.baselineBytes = server.rssBytes();
       sampling = true;
     }
@@ -166,7 +169,7 @@ export async function runFuzz(server: AdversarialServer, options: FuzzRunOptions
     if (!report.crashed) {
       await finishJobs(server, jobs);
       report.leftovers = leftoverFiles(server.dataDir, filesBefore, await server.dataFiles());
-      await server.collectGarbage();
+      report.heap.settledBytes = await server.collectGarbage();
       report.rss.settledBytes = server.rssBytes();
     }
   } finally {
