@@ -22,7 +22,8 @@ import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
 import { CONVERSATION_VOICES, EXCHANGE_PAIRS, conversation, exchange } from '../test/helpers/conversations.js';
 import { diarizationErrorRate } from '../test/helpers/diarization-error-rate.js';
 import { testModelPath } from '../test/helpers/test-models.js';
-import { referenceProfiles, scoreNaming, type NamedRecording, type ReferenceChannel } from './lib-known-speakers.js';
+import type { ReferenceChannel } from '../test/helpers/voice-references.js';
+import { referenceProfiles, scoreNaming, type NamedRecording } from './lib-known-speakers.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const SEEDS = [1, 2, 3];

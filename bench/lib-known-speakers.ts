@@ -12,7 +12,7 @@ import type { SpeakerDiarization, VoiceProfile } from '../src/engine/speaker-dia
 import { MATCH_DISTANCE, matchKnownSpeakers, type KnownSpeaker } from '../src/pipeline/voice-matching.js';
 import type { SpeakerVoice } from '../test/helpers/audio-fixtures.js';
 import type { SpeakerTurn } from '../test/helpers/diarization-error-rate.js';
-import { ALIKE_VOICES, referenceClip } from '../test/helpers/voice-references.js';
+import { ALIKE_VOICES, referenceClip, throughChannel, type ReferenceChannel } from '../test/helpers/voice-references.js';
 
 /** One diarized recording, its reference turns, and the voice behind each reference speaker. */
 export interface NamedRecording {
@@ -33,38 +33,6 @@ export interface NamingScore {
 export const pitchTwin = (v: SpeakerVoice): SpeakerVoice => ({ ...v, pitch: (v.pitch ?? 50) >= 50 ? (v.pitch ?? 50) - 15 : (v.pitch ?? 50) + 15 });
 
 const voiceKey = (v: SpeakerVoice) => `${v.voice}-p${v.pitch ?? 50}-s${v.speed ?? 160}`;
-
-/**
- * Another microphone for the reference clips, to measure what the channel does (SPEAKERS.md: a
- * channel unlike the recording's should miss names, not lend them): `tilt` brightens the spectrum
- * (y = x - 0.6 x[-1], about +8 dB at 4 kHz against 300 Hz), `phone` keeps 300-3,400 Hz (one-pole
- * high-pass and two one-pole low-passes).
- */
-export type ReferenceChannel = 'same' | 'tilt' | 'phone';
-
-function throughChannel(pcm: Float32Array, channel: ReferenceChannel): Float32Array {
-  if (channel === 'same') return pcm;
-  const out = new Float32Array(pcm.length);
-  if (channel === 'tilt') {
-    for (let i = 0; i < pcm.length; i++) out[i] = pcm[i] - 0.6 * (i > 0 ? pcm[i - 1] : 0);
-    return out;
-  }
-  const pole = (hz: number) => Math.exp((-2 * Math.PI * hz) / 16_000);
-  const high = pole(300);
-  const low = pole(3400);
-  let hp = 0;
-  let previous = 0;
-  let lp1 = 0;
-  let lp2 = 0;
-  for (let i = 0; i < pcm.length; i++) {
-    hp = high * (hp + pcm[i] - previous);
-    previous = pcm[i];
-    lp1 = (1 - low) * hp + low * lp1;
-    lp2 = (1 - low) * lp1 + low * lp2;
-    out[i] = lp2;
-  }
-  return out;
-}
 
 /** Profiles of every voice's reference clip, by voiceKey (the clip's one voice). */
 export async function referenceProfiles(
