@@ -2,7 +2,8 @@
 // seeded hostile requests against every route of a real `svc-stt serve` child process, every answer
 // checked against the contract's invariants (no 5xx but documented 503s, the error envelope or S3
 // XML, no echoed request content, always an answer), then the data folder checked for leftovers and
-// the server's RSS against its baseline. Known, reported defects are counted apart.
+// the server's RSS and its collected heap (what JavaScript still holds; RSS also keeps what glibc's
+// arenas hold free) against their baselines. Known, reported defects are counted apart.
 //   npm run bench -- fuzz [--cases 10000] [--seed 14] [--concurrency 4]
 import { startAdversarialServer } from '../test/adversarial/lib/adversarial-server.js';
 import { runFuzz } from '../test/adversarial/lib/fuzz-runner.js';
@@ -46,7 +47,7 @@ export async function run(args: string[]): Promise<void> {
     for (const route of report.uncatalogued) console.log(`fuzzed generically (no generator yet): ${route}`);
     const mb = (bytes: number) => round(bytes / MIB, 1);
     printTable(
-      ['cases', 'seconds', 'cases/s', 'slowest ms', 'jobs', 'RSS base MiB', 'RSS peak MiB', 'RSS settled MiB'],
+      ['cases', 'seconds', 'cases/s', 'slowest ms', 'jobs', 'RSS base MiB', 'RSS peak MiB', 'RSS settled MiB', 'heap base MiB', 'heap settled MiB'],
       [
         [
           report.cases,
@@ -57,6 +58,8 @@ export async function run(args: string[]): Promise<void> {
           mb(report.rss.baselineBytes),
           mb(report.rss.peakBytes),
           mb(report.rss.settledBytes),
+          mb(report.heap.baselineBytes),
+          mb(report.heap.settledBytes),
         ],
       ],
     );
@@ -73,6 +76,9 @@ export async function run(args: string[]): Promise<void> {
       rss_peak_mb: mb(report.rss.peakBytes),
       rss_settled_mb: mb(report.rss.settledBytes),
       rss_growth_mb: mb(report.rss.settledBytes - report.rss.baselineBytes),
+      heap_baseline_mb: mb(report.heap.baselineBytes),
+      heap_settled_mb: mb(report.heap.settledBytes),
+      heap_growth_mb: mb(report.heap.settledBytes - report.heap.baselineBytes),
       seconds: round(report.seconds, 1),
       seed,
     });

@@ -331,12 +331,12 @@ t.test('a shaped transcript: repeated words, segments without words, and no word
 });
 
 t.test('known speakers: a matched voice carries its name, the others letters from A; a named voice is kept under the ceiling', async (t) => {
-  // Profiles far apart in one coefficient, with unit spread: voice 1 is the reference's, voice 0 nobody's.
+  // Profiles far apart in one compared coefficient (c5; matching leaves out c1 and c2), with unit spread: voice 1 is the reference's, voice 0 nobody's.
   const profile = (offset: number) => {
     const covariance = new Float64Array(19 * 19);
     for (let i = 0; i < 19; i++) covariance[i * 19 + i] = 1;
     const mean = new Float64Array(19);
-    mean[0] = offset;
+    mean[4] = offset;
     return { frames: 500, mean, covariance };
   };
   const diarization: SpeakerDiarization = { ...twoVoices, profiles: [profile(0), profile(5)] };
