@@ -22,12 +22,17 @@ t.teardown(() => svc.close());
 /**
  * A session of `speech` at 4x real time with `fields` in its start, sending `during` after the first
  * turn_final and before `stop` (on a loaded machine the first turn may end only after the audio is sent).
+ * With `during`, a second of silence follows the speech: a turn ends only after 0.6 s of silence, the
+ * recording's one long pause (0.76 s, at 3.2 s) leaves about that once the VAD's padding and Silero's
+ * offset take their share, and the recording ends mid-sentence; so without a silent tail whether any
+ * turn ended before `stop` hung on where the VAD put the first sentence's end (an idle timeout on one
+ * fresh-clone CI run of four on 2026-11-27, and on one the day before).
  */
 async function session(key: string, fields: Record<string, unknown>, during?: Record<string, unknown>) {
   const c = await connectRealtime(svc.service.realtime!.url);
   c.start(startMessage(key, fields));
   await c.next('ready');
-  await c.stream(speech, { pace: 4 });
+  await c.stream(during ? withSilentTail(speech, 1) : speech, { pace: 4 });
   if (during) {
     await c.next('turn_final');
     c.socket.send(JSON.stringify(during));
@@ -35,6 +40,13 @@ async function session(key: string, fields: Record<string, unknown>, during?: Re
   c.stop();
   const closed = await c.closed;
   return { events: c.events, closed };
+}
+
+/** 16-bit PCM at 16 kHz followed by `seconds` of digital silence. */
+function withSilentTail(pcm: Uint8Array, seconds: number): Uint8Array {
+  const out = new Uint8Array(pcm.length + Math.round(seconds * 16_000) * 2);
+  out.set(pcm);
+  return out;
 }
 
 t.test('start with vocabulary and the key dictionary: turns decoded with them, final audits the session in the upload shape', async (t) => {
