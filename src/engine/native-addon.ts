@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { DiarizationStages, VoicePitch } from './speaker-diarizer.js';
 
 export type DtwPreset =
   | 'none'
@@ -80,7 +81,7 @@ export interface NativeVoiceProfile {
   /** 19 x 19, row-major. */
   covariance: Float64Array;
   /** The same frames' log-F0 where voiced: count, mean, variance. */
-  pitch: { frames: number; mean: number; variance: number };
+  pitch: VoicePitch;
 }
 
 export interface NativeDiarization {
@@ -93,7 +94,7 @@ export interface NativeDiarization {
   segments: number;
   timings: {
     totalMs: number;
-    stages: Record<'cepstra' | 'pitch' | 'segmentation' | 'embedding' | 'projection' | 'clustering' | 'stopping' | 'resegmentation' | 'profiles', number>;
+    stages: DiarizationStages;
   };
 }
 

@@ -50,42 +50,8 @@ export interface SpeakerDiarization {
   timings: { totalMs: number; stages: DiarizationStages };
 }
 
-/**
- * Milliseconds per stage of the diarizer (native/speakers/diarizer.h): cepstra and pitch are 0 when the
- * caller gave features (speakerFeatures computed them); the rest of totalMs is the worker's hand-off.
- */
-export interface DiarizationStages {
-  cepstra: number;
-  pitch: number;
-  segmentation: number;
-  embedding: number;
-  projection: number;
-  clustering: number;
-  stopping: number;
-  resegmentation: number;
-  profiles: number;
-}
-
-/** No time in any stage: a diarization of no speech, which never reaches the diarizer. */
-export const NO_STAGE_TIME: Readonly<DiarizationStages> = Object.freeze({
-  cepstra: 0,
-  pitch: 0,
-  segmentation: 0,
-  embedding: 0,
-  projection: 0,
-  clustering: 0,
-  stopping: 0,
-  resegmentation: 0,
-  profiles: 0,
-});
-
-/** Who spoke when in a recording without speech regions: nobody (the diarizer is not called). */
-export function noSpeakers(): SpeakerDiarization {
-  return { turns: [], voices: 0, profiles: [], timings: { totalMs: 0, stages: { ...NO_STAGE_TIME } } };
-}
-
-/** The stages in the order they run. */
-export const DIARIZATION_STAGES: ReadonlyArray<keyof DiarizationStages> = [
+/** The diarizer's stages in the order they run (native/speakers/diarizer.h DiarizationStageTimings). */
+export const DIARIZATION_STAGES = [
   'cepstra',
   'pitch',
   'segmentation',
@@ -95,7 +61,21 @@ export const DIARIZATION_STAGES: ReadonlyArray<keyof DiarizationStages> = [
   'stopping',
   'resegmentation',
   'profiles',
-];
+] as const;
+
+/**
+ * Milliseconds per stage of the diarizer: cepstra and pitch are 0 when the caller gave features
+ * (speakerFeatures computed them); the rest of totalMs is the worker's hand-off.
+ */
+export type DiarizationStages = Record<(typeof DIARIZATION_STAGES)[number], number>;
+
+/** No time in any stage: a diarization of no speech, which never reaches the diarizer. */
+export const NO_STAGE_TIME: Readonly<DiarizationStages> = Object.freeze(Object.fromEntries(DIARIZATION_STAGES.map((stage) => [stage, 0])) as DiarizationStages);
+
+/** Who spoke when in a recording without speech regions: nobody (the diarizer is not called). */
+export function noSpeakers(): SpeakerDiarization {
+  return { turns: [], voices: 0, profiles: [], timings: { totalMs: 0, stages: { ...NO_STAGE_TIME } } };
+}
 
 /**
  * The diarizer's first stage over a stretch of audio, kept so that a recording too long to hold as PCM

@@ -12,12 +12,12 @@ export interface StoredVoiceProfile {
 
 export function storedVoiceProfile(profile: VoiceProfile): StoredVoiceProfile {
   const stored: StoredVoiceProfile = { frames: profile.frames, mean: [...profile.mean], covariance: [...profile.covariance] };
-  if (profile.pitch) stored.pitch = { frames: profile.pitch.frames, mean: profile.pitch.mean, variance: profile.pitch.variance };
+  if (profile.pitch) stored.pitch = { ...profile.pitch };
   return stored;
 }
 
 export function voiceProfileOf(stored: StoredVoiceProfile): VoiceProfile {
   const profile: VoiceProfile = { frames: stored.frames, mean: Float64Array.from(stored.mean), covariance: Float64Array.from(stored.covariance) };
-  if (stored.pitch) profile.pitch = { frames: stored.pitch.frames, mean: stored.pitch.mean, variance: stored.pitch.variance };
+  if (stored.pitch) profile.pitch = { ...stored.pitch };
   return profile;
 }
