@@ -6,10 +6,19 @@
 //               the last answer, ours / theirs, and the worst latency a client saw.
 // whisper-server answers one request at a time with all its threads; the service runs its default
 // pool for this box (one single-threaded worker per core) and decodes a recording's windows at once.
-// The table says how much text each side answered: with a generated model's random weights one side's
-// decoding can run away where the other's stops, and then the ratios compare different work.
-//   npm run bench -- peer [--rounds 5] [--concurrent-rounds 3] [--seconds 50] [--clients 4] [--requests 2] [--arch tiny]
-// Bars (docs/DESIGN.md "Benchmark bars"): alone <= 0.9, concurrent <= 0.7.
+//
+// Like with like: the ratios compare time for work, so the bench counts the work each side did for one
+// request: encoder runs and decoder steps. Ours from the service's /metrics
+// (svc_stt_engine_encoder_runs_total, svc_stt_engine_decoder_steps_total); theirs from whisper-cli run
+// once on the same file with whisper-server's decoding settings (greedy, best of 2, -ml 60 with token
+// timestamps, no fallback): the same library and parameters decode the same tokens, and whisper-cli
+// prints its run counts. A generated model's random weights can make one side's decoder loop to its
+// token limit on a window where the other's stops (the text's length does not show it: a looping
+// decoder's tokens mostly collapse into nothing); then the ratios compare different work and the bench
+// says so.
+//   npm run bench -- peer [--rounds 5] [--concurrent-rounds 3] [--seconds 50] [--clients 4] [--requests 2]
+//                         [--arch tiny] [--model-seed 1] [--speech-seed 9]
+// Bars (docs/DESIGN.md "Benchmark bars"): alone <= 0.9, concurrent <= 0.7, on like work.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -19,22 +28,45 @@ import { loadConfig } from '../src/config/load-config.js';
 import { startService } from '../src/service/start-service.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';
 import { testModelPath } from '../test/helpers/test-models.js';
+import { runWhisperCli } from '../test/helpers/whisper-cli.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const WHISPER_SERVER = join(dirname(fileURLToPath(import.meta.url)), '..', 'build', 'bin', 'whisper-server');
 const PEER_PORT = 18_931;
+const MODEL_ID = 'svc-medical-1';
 
 /** One request; resolves with the characters of text it answered. */
 type Send = () => Promise<number>;
 
+/** The work behind one answer: encoder runs (one per window) and decoder steps (one per token sampled). */
+interface Work {
+  encoderRuns: number;
+  decoderSteps: number;
+}
+
 /**
- * Whether two answers decoded comparable work. Generated models carry random weights, whose decoding can
- * run away (hundreds of repeated tokens) on one side's window and not on the other's: a time ratio is
- * like with like only when both answers are of a size (within a factor of two).
+ * Whether two answers took comparable work: as many encoder runs, and decoder steps within a fifth of
+ * each other (or 10 steps, about 25 ms on tiny with two threads, for answers of a few tokens).
  */
-function likeWithLike(oursChars: number, theirsChars: number): boolean {
-  const [small, large] = [Math.min(oursChars, theirsChars), Math.max(oursChars, theirsChars)];
-  return large <= 2 * Math.max(small, 1);
+function likeWithLike(ours: Work, theirs: Work): boolean {
+  const [few, many] = [Math.min(ours.decoderSteps, theirs.decoderSteps), Math.max(ours.decoderSteps, theirs.decoderSteps)];
+  return ours.encoderRuns === theirs.encoderRuns && many - few <= Math.max(10, 0.2 * many);
+}
+
+/** The service's work counters for the model the bench asks for (model ids that share an engine each report it). */
+async function serviceWork(url: string): Promise<Work> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const total = (name: string) => Number(new RegExp(`^${name}\\{model="${MODEL_ID}"[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return { encoderRuns: total('svc_stt_engine_encoder_runs_total'), decoderSteps: total('svc_stt_engine_decoder_steps_total') };
+}
+
+/** whisper-server's work on `wav`: whisper-cli with the server's decoding settings counts it. */
+async function peerWork(model: string, wav: string, threads: number): Promise<Work> {
+  // whisper-server: greedy (beam -1), best_of 2, max_len 60 (token timestamps), no fallback, no context.
+  const cli = await runWhisperCli({ model, wav, threads, language: 'en', timings: true, extraArgs: ['-bo', '2', '-ml', '60'] });
+  const { encode, decode } = cli.runs!;
+  // whisper prints at least 1 run; our steps also count each window's prompt pass (differential.test.ts).
+  return { encoderRuns: encode, decoderSteps: decode + encode };
 }
 
 async function startPeer(model: string, threads: number): Promise<{ process: ChildProcess; url: string }> {
@@ -86,9 +118,12 @@ export async function run(args: string[]): Promise<void> {
   const clients = Number(flag(args, 'clients', '4'));
   const requests = Number(flag(args, 'requests', '2'));
   const arch = flag(args, 'arch', 'tiny') as 'tiny';
+  const modelSeed = Number(flag(args, 'model-seed', '1'));
+  const speechSeed = Number(flag(args, 'speech-seed', '9'));
   const cores = availableParallelism();
-  const model = await testModelPath(arch);
-  const wav = await readFile(await speechWav(seconds, { seed: 9 }));
+  const model = await testModelPath(arch, modelSeed);
+  const wavPath = await speechWav(seconds, { seed: speechSeed });
+  const wav = await readFile(wavPath);
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-peer-'));
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
@@ -105,7 +140,7 @@ export async function run(args: string[]): Promise<void> {
   const peer = await startPeer(model, cores);
   const ours: Send = async () => {
     const form = new FormData();
-    form.append('model', 'svc-medical-1');
+    form.append('model', MODEL_ID);
     form.append('language', 'en');
     form.append('file', new Blob([wav as Uint8Array<ArrayBuffer>], { type: 'audio/wav' }), 'visit.wav');
     const res = await fetch(`${service.url}/v1/audio/transcriptions`, { method: 'POST', body: form, headers: { authorization: `Bearer ${service.firstKey}` } });
@@ -123,9 +158,13 @@ export async function run(args: string[]): Promise<void> {
     return ((await res.json()) as { text: string }).text.length;
   };
   try {
+    const before = await serviceWork(service.url);
     const oursChars = await ours();
+    const after = await serviceWork(service.url);
+    const oursWork = { encoderRuns: after.encoderRuns - before.encoderRuns, decoderSteps: after.decoderSteps - before.decoderSteps };
     const theirsChars = await theirs();
-    const comparable = likeWithLike(oursChars, theirsChars);
+    const theirsWork = await peerWork(model, wavPath, cores);
+    const comparable = likeWithLike(oursWork, theirsWork);
     const alone: Array<[number, number]> = [];
     for (let i = 0; i < rounds; i++) alone.push([await timed(ours), await timed(theirs)]);
     const together: Array<[{ wallMs: number; worstMs: number }, { wallMs: number; worstMs: number }]> = [];
@@ -146,10 +185,15 @@ export async function run(args: string[]): Promise<void> {
       `\n${arch} model, ${seconds} s of speech per request, ${cores} cores: whisper-server -t ${cores}, ` +
         'svc-stt on its default pool; greedy, no fallback, no token cap',
     );
-    console.log(
-      `text answered: svc-stt ${oursChars} characters, whisper-server ${theirsChars}: ` +
-        (comparable ? 'like with like' : 'NOT like with like (one side ran away): the ratios below compare different work'),
+    console.log('');
+    printTable(
+      ['work of one request', 'encoder runs', 'decoder steps', 'characters answered'],
+      [
+        ['svc-stt', oursWork.encoderRuns, oursWork.decoderSteps, oursChars],
+        ['whisper-server', theirsWork.encoderRuns, theirsWork.decoderSteps, theirsChars],
+      ],
     );
+    console.log(comparable ? 'like with like' : 'NOT like with like (one decoder looped where the other stopped): the ratios below compare different work');
     console.log(`alone: median svc-stt / whisper-server ${round(aloneRatio)}  (bar <= 0.9)`);
     console.log(`${clients} clients x ${requests} requests: median wall time svc-stt / whisper-server ${round(concurrentRatio)}  (bar <= 0.7)`);
     printResult('peer', {
@@ -163,8 +207,14 @@ export async function run(args: string[]): Promise<void> {
       peer_worst_latency_ms: round(median(together.map((r) => r[1].worstMs)), 0),
       chars: oursChars,
       peer_chars: theirsChars,
+      encoder_runs: oursWork.encoderRuns,
+      peer_encoder_runs: theirsWork.encoderRuns,
+      decoder_steps: oursWork.decoderSteps,
+      peer_decoder_steps: theirsWork.decoderSteps,
       like_with_like: comparable,
       arch,
+      model_seed: modelSeed,
+      speech_seed: speechSeed,
       audio_seconds: seconds,
       cores,
       clients,

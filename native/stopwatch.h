@@ -16,6 +16,8 @@ struct PhaseTimer {
   double start = 0, phaseStart = 0;
   double setupMs = 0, detectMs = 0, melMs = 0, encodeMs = 0, decodeMs = 0, checkMs = 0, totalMs = 0;
   int encoderRuns = 0;
+  // Logits the decoders produced: one per decoder per step (whisper's own decode and batched-decode runs).
+  int decoderSteps = 0;
   Phase phase = Phase::Setup;
 
   void Begin() { start = phaseStart = NowMs(); }

@@ -116,6 +116,7 @@ bool TranscribeWorker::RunCheck(whisper_context* ctx, whisper_state* state, int 
 void TranscribeWorker::OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int, float*, void* self) {
   auto* worker = static_cast<TranscribeWorker*>(self);
   if (worker->timer_.phase != PhaseTimer::Phase::Decode) worker->timer_.Switch(PhaseTimer::Phase::Decode);
+  worker->timer_.decoderSteps++;
 }
 
 // The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
@@ -244,6 +245,7 @@ void TranscribeWorker::OnOK() {
   timings.Set("encodeMs", timer_.encodeMs);
   timings.Set("decodeMs", timer_.decodeMs);
   timings.Set("encoderRuns", timer_.encoderRuns);
+  timings.Set("decoderSteps", timer_.decoderSteps);
   timings.Set("checkMs", timer_.checkMs);
   timings.Set("heldMs", abort_.HeldMs());
   result.Set("timings", timings);

@@ -158,6 +158,10 @@ export interface EngineStats {
   vad?: VadPoolStats;
   /** Calls handed to a worker since open, by operation: what the pipeline asked of the models (silence makes no transcribe call). */
   calls: Record<PoolTask['kind'], number>;
+  /** Encoder runs of the transcribe calls that finished, summed since open. */
+  encoderRuns: number;
+  /** Decoder steps of the transcribe calls that finished (NativeTimings.decoderSteps), summed since open. */
+  decoderSteps: number;
 }
 
 const workerFile = new URL(import.meta.url.endsWith('.ts') ? './pool-worker.ts' : './pool-worker.js', import.meta.url);
@@ -190,6 +194,7 @@ interface VadLane {
 export class Engine implements SpeakerDiarizer {
   private closed = false;
   private readonly callCounts: Record<PoolTask['kind'], number> = { transcribe: 0, detectLanguage: 0, detectSpeech: 0, diarize: 0, speakerFeatures: 0 };
+  private readonly computed = { encoderRuns: 0, decoderSteps: 0 };
 
   private constructor(
     private readonly whisper: PoolLane,
@@ -271,6 +276,7 @@ export class Engine implements SpeakerDiarizer {
       maxQueue: this.maxQueue,
       classes: scheduler.stats(),
       calls: { ...this.callCounts },
+      ...this.computed,
     };
     if (this.vad) {
       const { lane } = this.vad;
@@ -310,6 +316,8 @@ export class Engine implements SpeakerDiarizer {
         reportSegments: call.onSegments !== undefined,
       };
       const raw = (await this.submit(this.whisper, task, call, channel ? [channel.port2] : [], true)) as NativeTranscribeResult;
+      this.computed.encoderRuns += raw.timings.encoderRuns;
+      this.computed.decoderSteps += raw.timings.decoderSteps;
       // Reports arriving after this are ignored: progress never goes back from 100, segments are finished.
       report(100);
       const transcript = shapeTranscript(raw, pcm.length);

@@ -188,6 +188,11 @@ export interface NativeTimings {
   /** Token decoding (sampling, batched decoding). */
   decodeMs: number;
   encoderRuns: number;
+  /**
+   * Logits the decoders produced: one per decoder per step, as whisper-cli counts its decode runs. The
+   * decoding work of the call (a decoder looping on a window shows here long before it shows in text).
+   */
+  decoderSteps: number;
   /** The context-free check decode (0 without contextFreeCheck). */
   checkMs: number;
   /** Time the call spent held by the engine's scheduler while an urgent call ran (work-scheduler.ts). */

@@ -256,6 +256,14 @@ export class ServiceMetrics {
       "Idle workers whose threads went to a call that started alone (an inline request's or realtime final's).",
       (s) => s.lent,
     );
+    // The work behind the calls: decoder steps per audio second climbing is a decoder looping on its
+    // windows (hallucination), before it shows in the text the guard drops.
+    engineCounter(
+      'svc_stt_engine_encoder_runs_total',
+      'Encoder runs of finished transcription calls (one per decoded window of up to 30 s).',
+      (s) => s.encoderRuns,
+    );
+    engineCounter('svc_stt_engine_decoder_steps_total', 'Decoder steps of finished transcription calls (one per decoder per token).', (s) => s.decoderSteps);
     classCounter('svc_stt_engine_class_dispatched_total', 'Engine calls handed to a worker since the engine opened, by work class.', (s) => s.dispatched);
     classCounter('svc_stt_engine_class_wait_seconds_total', 'Seconds engine calls waited for a worker, summed, by work class.', (s) => s.waitSeconds);
   }

@@ -11,10 +11,11 @@ import { mergeLikeCli, runWhisperCli } from '../helpers/whisper-cli.js';
 const addon = loadNativeAddon();
 const THREADS = 2;
 
-const cases: Array<{ name: string; arch: 'micro' | 'tiny'; audio: () => Promise<string> }> = [
-  { name: 'jfk.mp3 from the pinned source, micro model', arch: 'micro', audio: jfkWav },
-  { name: 'espeak-ng speech (20 s), micro model', arch: 'micro', audio: () => speechWav(20) },
-  { name: 'espeak-ng speech (12 s), tiny model', arch: 'tiny', audio: () => speechWav(12) },
+const cases: Array<{ name: string; arch: 'micro' | 'tiny'; audio: () => Promise<string>; windows: number }> = [
+  { name: 'jfk.mp3 from the pinned source, micro model', arch: 'micro', audio: jfkWav, windows: 1 },
+  { name: 'espeak-ng speech (20 s), micro model', arch: 'micro', audio: () => speechWav(20), windows: 1 },
+  { name: 'espeak-ng speech (12 s), tiny model', arch: 'tiny', audio: () => speechWav(12), windows: 1 },
+  { name: 'espeak-ng speech (45 s, two windows), micro model', arch: 'micro', audio: () => speechWav(45), windows: 2 },
 ];
 
 for (const c of cases) {
@@ -32,9 +33,14 @@ for (const c of cases) {
       temperatureInc: 0,
       tokenTimestamps: true,
     });
-    const cli = await runWhisperCli({ model: modelPath, wav, threads: THREADS, language: 'en' });
+    const cli = await runWhisperCli({ model: modelPath, wav, threads: THREADS, language: 'en', timings: true });
 
     t.ok(cli.segments.length > 0, 'the oracle produced segments');
+    // The work counted: an encoder run per window, and a decoder step per logits sampled, which is
+    // whisper's single-token decoder runs plus each window's prompt pass (whisper prints at least 1).
+    t.equal(ours.timings.encoderRuns, c.windows, 'an encoder run per window');
+    t.equal(ours.timings.encoderRuns, cli.runs!.encode, 'encoder runs as whisper counts them');
+    t.equal(Math.max(1, ours.timings.decoderSteps - ours.timings.encoderRuns), cli.runs!.decode, 'decoder steps as whisper counts them');
     t.equal(ours.segments.length, cli.segments.length, 'same number of segments');
     for (let i = 0; i < cli.segments.length; i++) {
       const a = ours.segments[i];

@@ -50,7 +50,7 @@ export function recordedPass(segments: RecordedSegment[], extra: Partial<Transcr
     languageProbability: null,
     durationSeconds: duration,
     segments: shaped,
-    timings: { totalMs: 0, setupMs: 0, detectMs: 0, melMs: 0, encodeMs: 0, decodeMs: 0, encoderRuns: 1, checkMs: 0, heldMs: 0 },
+    timings: { totalMs: 0, setupMs: 0, detectMs: 0, melMs: 0, encodeMs: 0, decodeMs: 0, encoderRuns: 1, decoderSteps: 0, checkMs: 0, heldMs: 0 },
     ...extra,
   };
 }

@@ -28,6 +28,11 @@ export interface CliResult {
   stderr: string;
   /** "auto-detected language: xx (p = 0.123456)" when run with -l auto. */
   detected?: { language: string; p: number };
+  /**
+   * whisper_print_timings' run counts (runs with `timings`): encoder runs, and single-token decoder
+   * runs (whisper prints at least 1 for each count).
+   */
+  runs?: { encode: number; decode: number };
 }
 
 /**
@@ -59,7 +64,15 @@ export function parseCliJson(raw: Buffer): unknown {
 
 const bytesOf = (latin1: string) => Buffer.from(latin1, 'latin1');
 
-export async function runWhisperCli(options: { model: string; wav: string; threads: number; language: string; extraArgs?: string[] }): Promise<CliResult> {
+export async function runWhisperCli(options: {
+  model: string;
+  wav: string;
+  threads: number;
+  language: string;
+  extraArgs?: string[];
+  /** Leave whisper's timings on (no -np) and read their run counts. */
+  timings?: boolean;
+}): Promise<CliResult> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-cli-'));
   try {
     const outBase = join(dir, 'out');
@@ -78,7 +91,7 @@ export async function runWhisperCli(options: { model: string; wav: string; threa
         '-bs',
         '1',
         '-nf',
-        ...(options.language === 'auto' ? [] : ['-np']),
+        ...(options.language === 'auto' || options.timings ? [] : ['-np']),
         '-ojf',
         '-of',
         outBase,
@@ -99,7 +112,9 @@ export async function runWhisperCli(options: { model: string; wav: string; threa
       tokens: s.tokens.map((t) => ({ text: bytesOf(t.text), id: t.id, p: t.p, offsets: t.offsets })),
     }));
     const m = /auto-detected language: (\w+) \(p = ([0-9.]+)\)/.exec(stderr);
-    return { segments, stderr, detected: m ? { language: m[1], p: Number(m[2]) } : undefined };
+    const runsOf = (phase: string) => Number(new RegExp(`${phase} time = +[0-9.]+ ms / +(\\d+) runs`).exec(stderr)?.[1] ?? NaN);
+    const runs = options.timings ? { encode: runsOf('encode'), decode: runsOf('decode') } : undefined;
+    return { segments, stderr, detected: m ? { language: m[1], p: Number(m[2]) } : undefined, runs };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -100,7 +100,7 @@ t.test("streamed deltas arrive in order when later windows finish first, each wi
           languageProbability: null,
           durationSeconds: window.length / RATE,
           segments,
-          timings: { totalMs: 0, setupMs: 0, detectMs: 0, melMs: 0, encodeMs: 0, decodeMs: 0, encoderRuns: 1, checkMs: 0, heldMs: 0 },
+          timings: { totalMs: 0, setupMs: 0, detectMs: 0, melMs: 0, encodeMs: 0, decodeMs: 0, encoderRuns: 1, decoderSteps: 0, checkMs: 0, heldMs: 0 },
         });
       });
     });

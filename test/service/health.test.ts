@@ -61,6 +61,8 @@ t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or 
   t.match(text, /svc_stt_engine_class_dispatched_total\{model="svc-medical-1",class="interactive",role="all"\} [1-9]/);
   t.match(text, /svc_stt_engine_class_dispatched_total\{model="svc-medical-1",class="batch",role="all"\} 0/);
   t.match(text, /# TYPE svc_stt_engine_class_wait_seconds_total counter/);
+  t.match(text, /svc_stt_engine_encoder_runs_total\{model="svc-medical-1",role="all"\} [1-9]/, "the inline request's windows were encoded");
+  t.match(text, /svc_stt_engine_decoder_steps_total\{model="svc-medical-1",role="all"\} [1-9]/, 'and decoded');
   t.match(text, /# TYPE svc_stt_job_processing_seconds_per_audio_second histogram/);
   t.match(text, /# TYPE svc_stt_webhook_attempts_total counter/);
   t.match(text, /svc_stt_process_resident_memory_bytes/);
