@@ -11,27 +11,6 @@
 
 namespace svc {
 
-namespace {
-
-// whisper.cpp keeps the encoder's context length on the state and sets it only from whisper_full's
-// audio_ctx parameter. A whisper_full call given no samples and a 100 ms duration sets it and returns
-// before encoding anything (its main loop stops at once: nothing is left beyond 100 ms), so the
-// language detection that follows encodes the shorter context. Public API only.
-bool SetAudioContext(whisper_context* ctx, whisper_state* state, int audioCtx, int threads) {
-  whisper_full_params params = whisper_full_default_params(WHISPER_SAMPLING_GREEDY);
-  params.n_threads = threads;
-  params.audio_ctx = audioCtx;
-  params.language = "en";
-  params.duration_ms = 100;
-  params.print_progress = false;
-  params.print_realtime = false;
-  params.print_timestamps = false;
-  params.print_special = false;
-  params.no_context = true;
-  return whisper_full_with_state(ctx, state, params, nullptr, 0) == 0;
-}
-
-}  // namespace
 
 Napi::Value DetectLanguageWorker::Start(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -68,14 +47,16 @@ void DetectLanguageWorker::Compute() {
     SetError("offsetMs is beyond the end of the audio");
     return;
   }
-  const WhisperState owned = NewWhisperState(ctx);
-  if (!owned) {
+  // Detection draws no randomness and reads no earlier text: a kept state serves, and is kept again.
+  StateLease lease(model_->states(), audioCtx_, false);
+  if (!lease) {
     SetError("whisper.cpp could not allocate a decoding state (out of memory?)");
     return;
   }
-  whisper_state* state = owned.get();
+  whisper_state* state = lease.get();
   probs_.assign(whisper_lang_max_id() + 1, 0.0f);
-  if (audioCtx_ > 0 && !SetAudioContext(ctx, state, audioCtx_, threads_)) {
+  // A kept state holds its last call's context length: set it, to the whole window when none is asked.
+  if ((audioCtx_ > 0 || lease.reused()) && !SetAudioContext(ctx, state, audioCtx_, threads_)) {
     SetError("could not set the audio context");
     return;
   }
@@ -90,6 +71,8 @@ void DetectLanguageWorker::Compute() {
     SetAborted();
   } else if (languageId_ < 0) {
     SetError("language detection failed");
+  } else {
+    lease.Keep();
   }
 }
 

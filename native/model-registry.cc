@@ -37,11 +37,13 @@ std::string ModelLoadOptions::Key(const std::string& path) const {
 }
 
 LoadedModel::LoadedModel(whisper_context* ctx, std::string path, ModelLoadOptions options)
-    : ctx_(ctx), path_(std::move(path)), options_(std::move(options)) {
+    : ctx_(ctx), path_(std::move(path)), options_(std::move(options)), states_(ctx) {
   g_resident++;
 }
 
 LoadedModel::~LoadedModel() {
+  // States refer to the context: freed first.
+  states_.Clear();
   whisper_free(ctx_);
   g_resident--;
 }

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "whisper.h"
+#include "whisper-state.h"
 
 namespace svc {
 
@@ -31,11 +32,15 @@ class LoadedModel {
   whisper_context* context() const { return ctx_; }
   const std::string& path() const { return path_; }
   const ModelLoadOptions& options() const { return options_; }
+  /** Decoding states kept between calls on this model (whisper-state.h). */
+  WhisperStatePool& states() { return states_; }
+  const WhisperStatePool& states() const { return states_; }
 
  private:
   whisper_context* ctx_;
   std::string path_;
   ModelLoadOptions options_;
+  WhisperStatePool states_;
 };
 
 class ModelRegistry {

@@ -113,10 +113,22 @@ bool TranscribeWorker::RunCheck(whisper_context* ctx, whisper_state* state, int 
   return ok;
 }
 
-void TranscribeWorker::OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int, float*, void* self) {
+void TranscribeWorker::OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int nTokens, float*, void* self) {
   auto* worker = static_cast<TranscribeWorker*>(self);
   if (worker->timer_.phase != PhaseTimer::Phase::Decode) worker->timer_.Switch(PhaseTimer::Phase::Decode);
   worker->timer_.decoderSteps++;
+  // Only the first decoder's first step of an attempt has no tokens yet.
+  if (nTokens == 0) {
+    if (worker->firstStepRun_ == worker->timer_.encoderRuns) worker->decodedAgain_ = true;
+    worker->firstStepRun_ = worker->timer_.encoderRuns;
+  }
+}
+
+// Whether the call drew from the state's random generator (whisper-state.h): sampling above temperature
+// 0, beam search, or a window decoded again at a higher temperature.
+bool TranscribeWorker::DrewRandomness() const {
+  const whisper_full_params& p = options_.params;
+  return p.strategy != WHISPER_SAMPLING_GREEDY || p.temperature > 0.0f || decodedAgain_;
 }
 
 // The libuv thread only waits: the compute runs on a persistent compute thread (compute-threads.h).
@@ -127,12 +139,14 @@ void TranscribeWorker::Execute() {
 void TranscribeWorker::Compute() {
   timer_.Begin();
   whisper_context* ctx = model_->context();
-  const WhisperState owned = NewWhisperState(ctx);
-  if (!owned) {
+  // A call that conditions on earlier text would read the last user's text from a kept state.
+  // Language detection encodes the whole window, whatever the call's own context.
+  StateLease lease(model_->states(), options_.detectLanguage ? 0 : options_.params.audio_ctx, !options_.params.no_context);
+  if (!lease) {
     SetError("whisper.cpp could not allocate a decoding state (out of memory?)");
     return;
   }
-  whisper_state* state = owned.get();
+  whisper_state* state = lease.get();
   const int n = static_cast<int>(pcm_.size());
   whisper_full_params params = options_.params;
 
@@ -140,7 +154,9 @@ void TranscribeWorker::Compute() {
     timer_.Switch(PhaseTimer::Phase::Detect);
     std::vector<float> probs(whisper_lang_max_id() + 1, 0.0f);
     int id = -1;
-    if (whisper_pcm_to_mel_with_state(ctx, state, pcm_.samples(), n, params.n_threads) == 0) {
+    // On a kept state, detection would encode the last call's context length: the whole window, as fresh.
+    const bool ready = !lease.reused() || SetAudioContext(ctx, state, 0, params.n_threads);
+    if (ready && whisper_pcm_to_mel_with_state(ctx, state, pcm_.samples(), n, params.n_threads) == 0) {
       id = whisper_lang_auto_detect_with_state(ctx, state, params.offset_ms, params.n_threads, probs.data());
     }
     if (id < 0) {
@@ -187,6 +203,7 @@ void TranscribeWorker::Compute() {
     return;
   }
   Collect(state);
+  if (timer_.decoderSteps > 0 && !DrewRandomness()) lease.Keep();
 }
 
 void TranscribeWorker::Collect(whisper_state* state) {

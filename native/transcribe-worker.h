@@ -40,6 +40,7 @@ class TranscribeWorker : public ModelPcmWorker<LoadedModel> {
   static bool OnEncoderBegin(whisper_context*, whisper_state*, void* self);
   static void OnNewSegment(whisper_context*, whisper_state*, int, void* self);
   static void OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int, float*, void* self);
+  bool DrewRandomness() const;
   void ReportProgress(int percent);
   void Collect(whisper_state* state);
   // The context-free decode of the window `state` holds (options_.contextFreeCheck).
@@ -62,6 +63,10 @@ class TranscribeWorker : public ModelPcmWorker<LoadedModel> {
   CheckPass check_;
   bool checkFailed_ = false;
   PhaseTimer timer_;
+  // A window's decoding started over (a temperature fallback: the first decoder then samples): the
+  // encoder run of the last first step, and whether a second one came for the same window.
+  int firstStepRun_ = -1;
+  bool decodedAgain_ = false;
 };
 
 }  // namespace svc

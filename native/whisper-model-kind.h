@@ -33,6 +33,7 @@ struct ModelKind<LoadedModel> {
     out.Set("nAudioState", whisper_model_n_audio_state(ctx));
     out.Set("nMels", whisper_model_n_mels(ctx));
     out.Set("dtw", model.options().dtw);
+    out.Set("idleStates", static_cast<double>(model.states().Idle()));
     return out;
   }
 };

@@ -42,6 +42,8 @@ export interface NativeModelInfo {
   nAudioState: number;
   nMels: number;
   dtw: DtwPreset;
+  /** Decoding states kept for the next call, at the time of reading (native/whisper-state.h). */
+  idleStates: number;
 }
 
 export interface NativeDiarizeOptions {

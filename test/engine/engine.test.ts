@@ -29,7 +29,9 @@ t.test('two workers, six calls: all correct, the model read from disk once', asy
   const stats = loadNativeAddon().modelStats();
   t.equal(stats.loads - loadsBefore, 1, 'one read of the model file for the main thread and both workers');
   t.ok(stats.references >= 3, 'the main thread and both workers hold references');
-  const { classes, ...figures } = engine.stats;
+  const { classes, encoderRuns, decoderSteps, ...figures } = engine.stats;
+  t.equal(encoderRuns, 7, 'one window each');
+  t.equal(decoderSteps, 7 * reference.timings.decoderSteps, 'the same decoding seven times');
   t.same(figures, {
     workers: 2,
     threadsPerWorker: 1,
