@@ -1,7 +1,6 @@
 #include "whisper-state.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace svc {
 
@@ -22,12 +21,16 @@ bool SetAudioContext(whisper_context* ctx, whisper_state* state, int audioCtx, i
 WhisperState WhisperStatePool::Take(int positions, int& encoded) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    // The most recently kept first: its memory is the likeliest to be in cache.
-    for (auto it = idle_.rbegin(); it != idle_.rend(); ++it) {
-      if (it->encoded > positions) continue;
-      WhisperState state = std::move(it->state);
-      encoded = it->encoded;
-      idle_.erase(std::next(it).base());
+    // The one that encoded the most positions this call may take, the most recently kept among equals:
+    // states that encoded little stay for calls of short contexts (realtime partials), which no other can serve.
+    auto best = idle_.end();
+    for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+      if (it->encoded <= positions && (best == idle_.end() || it->encoded >= best->encoded)) best = it;
+    }
+    if (best != idle_.end()) {
+      WhisperState state = std::move(best->state);
+      encoded = best->encoded;
+      idle_.erase(best);
       return state;
     }
   }

@@ -115,3 +115,18 @@ t.test('which calls give their state back', async (t) => {
   await addon.transcribe(model, pcm, { ...GREEDY, noContext: false });
   t.equal(model.info.idleStates, 2, 'a call reading earlier text took a fresh state, and gave it back');
 });
+
+t.test('a call of the whole context leaves the states of short contexts to short calls', async (t) => {
+  const path = await testModelPath('micro', 2);
+  const pcm = await decodeAudio(await speechWav(12), { maxSeconds: 60, timeoutMs: 60_000 });
+  const short = pcm.subarray(0, 3 * 16_000);
+  const model = await freshModel(path);
+  t.teardown(() => model.release());
+  await addon.transcribe(model, pcm, GREEDY);
+  // The state that encoded the whole window cannot serve a 200-position context: a second state is made.
+  await addon.transcribe(model, short, { ...GREEDY, audioCtx: 200 });
+  t.equal(model.info.idleStates, 2, 'one state that encoded the whole window, one that encoded 200 positions');
+  await addon.transcribe(model, pcm, GREEDY);
+  await addon.transcribe(model, short, { ...GREEDY, audioCtx: 200 });
+  t.equal(model.info.idleStates, 2, 'each call took the state that suited it: no third state was made');
+});
