@@ -25,13 +25,22 @@ function rttm(path: string): SpeakerTurn[] {
     });
 }
 
-export async function run(args: string[]): Promise<void> {
-  const dir = resolve(flag(args, 'dir', join(here, '..', '..', 'shared', 'dev-speech')));
+export const DEV_RECORDINGS_DIR = join(here, '..', '..', 'shared', 'dev-speech');
+export const DEV_RECORDING_HEADERS = ['file', 'seconds', 'voices', 'found', 'DER', 'missed', 'false alarm', 'confusion'];
+
+/**
+ * The real recordings measured (`bench diarization` reports them too): a table's rows, and per file
+ * (its name in snake case) the DER and the voices found.
+ */
+export async function measureDevRecordings(
+  dir: string,
+): Promise<{ rows: Array<Array<string | number>>; der: Record<string, number>; voices: Record<string, number> }> {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.wav') && existsSync(join(dir, `${basename(f, '.wav')}.rttm`))) : [];
   if (files.length === 0) console.log(`no recordings with RTTM references in ${dir}`);
   const engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
   const rows: Array<Array<string | number>> = [];
-  const figures: Record<string, number> = {};
+  const der: Record<string, number> = {};
+  const voices: Record<string, number> = {};
   try {
     for (const file of files.sort()) {
       const name = basename(file, '.wav');
@@ -54,12 +63,22 @@ export async function run(args: string[]): Promise<void> {
         part(score.falseAlarm),
         part(score.confusion),
       ]);
-      figures[`der_${name.replace(/\W/g, '_')}`] = round(score.der);
-      figures[`voices_${name.replace(/\W/g, '_')}`] = result.voices;
+      der[name.replace(/\W/g, '_')] = round(score.der);
+      voices[name.replace(/\W/g, '_')] = result.voices;
     }
   } finally {
     await engine.close();
   }
-  printTable(['file', 'seconds', 'voices', 'found', 'DER', 'missed', 'false alarm', 'confusion'], rows);
+  return { rows, der, voices };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { rows, der, voices } = await measureDevRecordings(resolve(flag(args, 'dir', DEV_RECORDINGS_DIR)));
+  printTable(DEV_RECORDING_HEADERS, rows);
+  const figures: Record<string, number> = {};
+  for (const name of Object.keys(der)) {
+    figures[`der_${name}`] = der[name];
+    figures[`voices_${name}`] = voices[name];
+  }
   printResult('diarization-real', { ...figures, files: rows.length });
 }

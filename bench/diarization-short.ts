@@ -55,9 +55,20 @@ async function cases(seeds: number, loneSeeds: number): Promise<Case[]> {
   return out;
 }
 
-export async function run(args: string[]): Promise<void> {
-  const seeds = Number(flag(args, 'seeds', '20'));
-  const loneSeeds = Number(flag(args, 'lone-seeds', '10'));
+export interface ShortExchangeFigures {
+  split_2: number;
+  split_2_4s: number;
+  files_2_4s: number;
+  der_2: number;
+  exact_3: number;
+  der_3: number;
+  kept_1: number;
+  diarize_ms: number;
+  seeds: number;
+}
+
+/** The short-exchange sets measured (`bench diarization` reports them too): a table's rows and the figures. */
+export async function measureShortExchanges(seeds: number, loneSeeds: number): Promise<{ rows: Array<Array<string | number>>; figures: ShortExchangeFigures }> {
   const engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
   const rows: Array<Array<string | number>> = [];
   const results: Array<{ group: Case['group']; expected: number; found: number; der: number; minVoiceSeconds: number; ms: number }> = [];
@@ -94,7 +105,6 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await engine.close();
   }
-  printTable(['group', 'seed', 'voices', 'turns', 'regions', 'seconds', 'min voice s', 'found', 'count', 'DER', 'diarize ms'], rows);
   const of = (group: Case['group'], keep: (r: (typeof results)[number]) => boolean = () => true) => results.filter((r) => r.group === group && keep(r));
   const share = (rs: typeof results) => (rs.length ? rs.filter((r) => r.found === r.expected).length / rs.length : 0);
   const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
@@ -111,9 +121,18 @@ export async function run(args: string[]): Promise<void> {
     diarize_ms: round(median(results.map((r) => r.ms)), 1),
     seeds,
   };
+  return { rows, figures };
+}
+
+export const SHORT_EXCHANGE_HEADERS = ['group', 'seed', 'voices', 'turns', 'regions', 'seconds', 'min voice s', 'found', 'count', 'DER', 'diarize ms'];
+
+export async function run(args: string[]): Promise<void> {
+  const { rows, figures } = await measureShortExchanges(Number(flag(args, 'seeds', '20')), Number(flag(args, 'lone-seeds', '10')));
+  printTable(SHORT_EXCHANGE_HEADERS, rows);
+  const twoLong = figures.files_2_4s;
   console.log(
-    `\ntwo voices split in two: ${figures.split_2} (bar >= 0.95); with >= 4 s per voice: ${figures.split_2_4s} of ${twoLong.length}; mean DER ${figures.der_2}`,
+    `\ntwo voices split in two: ${figures.split_2} (bar >= 0.95); with >= 4 s per voice: ${figures.split_2_4s} of ${twoLong}; mean DER ${figures.der_2}`,
   );
   console.log(`three voices found as three: ${figures.exact_3}, mean DER ${figures.der_3}; one voice kept as one: ${figures.kept_1}`);
-  printResult('diarization-short', figures);
+  printResult('diarization-short', { ...figures });
 }
