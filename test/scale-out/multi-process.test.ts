@@ -54,7 +54,8 @@ t.test('1 api + 2 workers, one worker killed mid-batch: nothing lost, nothing tw
   const waited = (async () => {
     const started = Date.now();
     let body = (await poll(last.poll_url, key)).body;
-    while (body.status !== 'succeeded' && body.status !== 'failed' && Date.now() - started < 120_000) {
+    // As long as the batch may take (below): on a slow box the survivor alone needs minutes for 20 jobs.
+    while (body.status !== 'succeeded' && body.status !== 'failed' && Date.now() - started < 240_000) {
       body = (await poll(last.poll_url, key, '?wait=30')).body;
     }
     return body;
