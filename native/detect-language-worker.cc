@@ -55,8 +55,7 @@ void DetectLanguageWorker::Compute() {
   }
   whisper_state* state = lease.get();
   probs_.assign(whisper_lang_max_id() + 1, 0.0f);
-  // A kept state holds its last call's context length: set it, to the whole window when none is asked.
-  if ((audioCtx_ > 0 || lease.reused()) && !SetAudioContext(ctx, state, audioCtx_, threads_)) {
+  if (!lease.ReadyForDetection(ctx, audioCtx_, threads_)) {
     SetError("could not set the audio context");
     return;
   }

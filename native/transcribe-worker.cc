@@ -154,9 +154,8 @@ void TranscribeWorker::Compute() {
     timer_.Switch(PhaseTimer::Phase::Detect);
     std::vector<float> probs(whisper_lang_max_id() + 1, 0.0f);
     int id = -1;
-    // On a kept state, detection would encode the last call's context length: the whole window, as fresh.
-    const bool ready = !lease.reused() || SetAudioContext(ctx, state, 0, params.n_threads);
-    if (ready && whisper_pcm_to_mel_with_state(ctx, state, pcm_.samples(), n, params.n_threads) == 0) {
+    // The whole window, whatever the call's own context (whisper_full sets that later).
+    if (lease.ReadyForDetection(ctx, 0, params.n_threads) && whisper_pcm_to_mel_with_state(ctx, state, pcm_.samples(), n, params.n_threads) == 0) {
       id = whisper_lang_auto_detect_with_state(ctx, state, params.offset_ms, params.n_threads, probs.data());
     }
     if (id < 0) {

@@ -109,6 +109,13 @@ class StateLease {
   explicit operator bool() const { return static_cast<bool>(state_); }
   /** Whether another call used this state before. */
   bool reused() const { return encoded_ > 0; }
+  /**
+   * Readies the state for language detection over `audioCtx` positions (0: the whole window), as on a
+   * fresh state: a kept one holds its last call's context length (SetAudioContext). False on failure.
+   */
+  bool ReadyForDetection(whisper_context* ctx, int audioCtx, int threads) const {
+    return (audioCtx <= 0 && !reused()) || SetAudioContext(ctx, state_.get(), audioCtx, threads);
+  }
   /** The call succeeded, decoded at least once and drew no randomness: its state may serve the next call. */
   void Keep() { keep_ = true; }
 
