@@ -1,10 +1,11 @@
 // Cooperative cancellation and holding: JavaScript flips slot 0 of an Int32Array over a
 // SharedArrayBuffer (Atomics.store) to abort, and slot 1, where there is one, to hold the call;
-// whisper.cpp's abort callbacks read them from the compute thread. A held call sleeps where whisper
-// asks whether to go on (before and after each encoder run, after each decoder step; whisper.cpp
-// does not hand the callback to its scheduled graphs, so not inside one) until it is resumed or
-// aborted: the engine's scheduler holds batch work this way while an urgent call uses its core
-// (src/engine/work-scheduler.ts). A hold lands within one encoder run, and nothing is computed twice.
+// whisper.cpp's abort callbacks read them from the compute thread. A held call sleeps before it
+// starts computing, and where whisper asks whether to go on (before and after each encoder run, after
+// each decoder step; whisper.cpp does not hand the callback to its scheduled graphs, so not inside one)
+// until it is resumed or aborted: the engine's scheduler holds batch work this way while an urgent call
+// uses its core (src/engine/work-scheduler.ts). A hold lands within one encoder run, and nothing is
+// computed twice.
 #pragma once
 
 #include <chrono>

@@ -138,6 +138,14 @@ void TranscribeWorker::Execute() {
 
 void TranscribeWorker::Compute() {
   timer_.Begin();
+  // A call held before it starts waits before it takes a state or computes its mel, work that would
+  // take the core from the urgent call it makes way for.
+  abort_.WaitWhileHeld();
+  if (abort_.Aborted()) {
+    timer_.End();
+    SetAborted();
+    return;
+  }
   whisper_context* ctx = model_->context();
   // A call that conditions on earlier text would read the last user's text from a kept state.
   // Language detection encodes the whole window, whatever the call's own context.

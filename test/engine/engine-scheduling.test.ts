@@ -65,8 +65,10 @@ t.test('an urgent call holds a running batch call on a spare worker; the held ca
     order.push('batch');
     return r;
   });
-  // In the same tick: the batch call is held before it reaches its first check point (before its
-  // encoder runs), so it waits for the whole urgent call, whatever the load on the machine.
+  // In the same tick: the batch call is held before it reaches its first check point (before it takes
+  // a decoding state or computes its mel), so it waits for the whole urgent call, whatever the load on
+  // the machine. (Held only at its encoder, on a slow box it reached that point after the urgent call
+  // had ended: it ran second, never held.)
   const quick = engine.transcribe(short, options, { work: urgent }).then((r) => {
     order.push('urgent');
     return r;
