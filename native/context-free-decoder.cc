@@ -135,7 +135,6 @@ bool DecodeContextFree(whisper_context* ctx, whisper_state* state, const std::st
     const int rows = step == 0 ? static_cast<int>(prompt.size()) : 1;
     const float* last = whisper_get_logits_from_state(state) + static_cast<size_t>(rows - 1) * v.n;
     std::copy(last, last + v.n, logits.begin());
-    if (step == 0) out.noSpeechProb = SoftmaxAt(logits, whisper_token_nosp(ctx));
     FilterLogits(logits, tokens, v, maxTimestampStep);
     const int best = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     if (logits[best] == kNegInf || best == v.eot) break;

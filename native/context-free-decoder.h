@@ -32,6 +32,7 @@ struct CheckSegment {
 
 struct CheckPass {
   bool ran = false;
+  // The window's no-speech probability (no-speech.h), set by the caller.
   float noSpeechProb = 0;
   int steps = 0;
   // Stopped at the step bound the caller gave (not at end-of-text or whisper's own window bound).

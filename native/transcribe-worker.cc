@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "abort-error.h"
+#include "no-speech.h"
 #include "whisper-model-kind.h"
 
 namespace svc {
@@ -47,9 +48,9 @@ TranscribeWorker::~TranscribeWorker() {
 void TranscribeWorker::OnNewSegment(whisper_context* ctx, whisper_state* state, int, void* self) {
   auto* worker = static_cast<TranscribeWorker*>(self);
   const int total = whisper_full_n_segments_from_state(state);
-  if (total <= worker->reportedSegments_) return;
+  if (total <= worker->reportedSegments_ || !worker->AttributeNoSpeech(ctx, state)) return;
   auto fresh = std::make_shared<std::vector<SegmentResult>>();
-  for (int i = worker->reportedSegments_; i < total; i++) fresh->push_back(ReadSegment(ctx, state, i));
+  for (int i = worker->reportedSegments_; i < total; i++) fresh->push_back(ReadSegment(ctx, state, i, worker->segmentNoSpeech_[i]));
   worker->reportedSegments_ = total;
   worker->segmentsFn_.NonBlockingCall([fresh](Napi::Env env, Napi::Function callback) {
     // Advisory like progress: the final result carries every segment whatever happens here.
@@ -79,7 +80,9 @@ void TranscribeWorker::OnWhisperProgress(whisper_context*, whisper_state*, int p
 
 bool TranscribeWorker::OnEncoderBegin(whisper_context* ctx, whisper_state* state, void* self) {
   auto* worker = static_cast<TranscribeWorker*>(self);
-  // Before the second encode the state still holds the first window's encoder output: check it now.
+  // Before the next encode the state still holds the last window's encoder output: its segments get
+  // their no-speech figure now, and the first window is checked now.
+  if (worker->timer_.encoderRuns >= 1 && !worker->AttributeNoSpeech(ctx, state)) return false;
   if (worker->options_.contextFreeCheck && worker->timer_.encoderRuns == 1 && !worker->RunCheck(ctx, state, 0)) return false;
   // A held call waits before its encoder runs, not in the middle of it (see abort-control.h).
   worker->abort_.WaitWhileHeld();
@@ -108,9 +111,34 @@ int TranscribeWorker::CheckStepBound(whisper_context* ctx, whisper_state* state)
 bool TranscribeWorker::RunCheck(whisper_context* ctx, whisper_state* state, int stepBound) {
   timer_.Switch(PhaseTimer::Phase::Check);
   const int64_t windowCentis = static_cast<int64_t>(pcm_.size()) * 100 / WHISPER_SAMPLE_RATE;
-  const bool ok = DecodeContextFree(ctx, state, options_.language, windowCentis, stepBound, options_.params.n_threads, abort_, check_);
+  // whisper_full decides on its own no-speech figure, whatever the check decodes (no-speech.h).
+  FirstLogitsRowKept kept(ctx, state);
+  bool ok = DecodeContextFree(ctx, state, options_.language, windowCentis, stepBound, options_.params.n_threads, abort_, check_);
+  // The same window's figure as the transcript's: context-free, like the check.
+  ok = ok && PassNoSpeech(ctx, state, check_.noSpeechProb);
   checkFailed_ = !ok;
   return ok;
+}
+
+bool TranscribeWorker::PassNoSpeech(whisper_context* ctx, whisper_state* state, float& out) {
+  if (noSpeechRun_ != timer_.encoderRuns) {
+    if (!NoSpeechProbability(ctx, state, options_.params.n_threads, noSpeech_)) return false;
+    noSpeechRun_ = timer_.encoderRuns;
+  }
+  out = noSpeech_;
+  return true;
+}
+
+bool TranscribeWorker::AttributeNoSpeech(whisper_context* ctx, whisper_state* state) {
+  const size_t total = static_cast<size_t>(whisper_full_n_segments_from_state(state));
+  if (segmentNoSpeech_.size() >= total) return true;
+  float p = 0;
+  if (!PassNoSpeech(ctx, state, p)) {
+    noSpeechFailed_ = true;
+    return false;
+  }
+  segmentNoSpeech_.resize(total, p);
+  return true;
 }
 
 void TranscribeWorker::OnLogits(whisper_context*, whisper_state*, const whisper_token_data*, int nTokens, float*, void* self) {
@@ -196,6 +224,7 @@ void TranscribeWorker::Compute() {
       !RunCheck(ctx, state, CheckStepBound(ctx, state))) {
     rc = -100;
   }
+  if (rc == 0 && !AttributeNoSpeech(ctx, state)) rc = -101;
   timer_.End();
   if (abort_.Aborted()) {
     SetAborted();
@@ -203,6 +232,10 @@ void TranscribeWorker::Compute() {
   }
   if (checkFailed_) {
     SetError("whisper.cpp failed to decode the context-free check");
+    return;
+  }
+  if (noSpeechFailed_) {
+    SetError("whisper.cpp failed to decode a window's no-speech probability");
     return;
   }
   if (rc != 0) {
@@ -218,7 +251,7 @@ void TranscribeWorker::Collect(whisper_state* state) {
   language_ = whisper_lang_str(whisper_full_lang_id_from_state(state));
   const int nSegments = whisper_full_n_segments_from_state(state);
   segments_.reserve(nSegments);
-  for (int i = 0; i < nSegments; i++) segments_.push_back(ReadSegment(ctx, state, i));
+  for (int i = 0; i < nSegments; i++) segments_.push_back(ReadSegment(ctx, state, i, segmentNoSpeech_[i]));
 }
 
 namespace {

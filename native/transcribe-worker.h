@@ -1,5 +1,9 @@
-// One AsyncWorker per transcription: whisper_full on a fresh whisper_state (so no sampling state
-// leaks between requests), on the shared model, off the JavaScript thread. Resolves a Promise.
+// One AsyncWorker per transcription: whisper_full on a whisper_state leased from the model's pool
+// (fresh, or kept where nothing in it can reach this call: whisper-state.h), on the shared model, off
+// the JavaScript thread. Resolves a Promise.
+// Each window's segments get the window's no-speech probability (no-speech.h), decoded from its encoder
+// output while the state still holds it: at the window's first finished segment, before the next encode,
+// or after whisper_full returns.
 // With contextFreeCheck, the first window's encoder output is decoded a second time without the prompt
 // (the vocabulary safety check), either when whisper_full is about to encode its second window or, for
 // a one-window call, after it returns.
@@ -46,6 +50,10 @@ class TranscribeWorker : public ModelPcmWorker<LoadedModel> {
   // The context-free decode of the window `state` holds (options_.contextFreeCheck).
   bool RunCheck(whisper_context* ctx, whisper_state* state, int stepBound);
   int CheckStepBound(whisper_context* ctx, whisper_state* state) const;
+  // The no-speech probability of the window the state holds (no-speech.h), decoded once per window.
+  bool PassNoSpeech(whisper_context* ctx, whisper_state* state, float& out);
+  // Gives the segments whisper_full added since the last call their window's no-speech probability.
+  bool AttributeNoSpeech(whisper_context* ctx, whisper_state* state);
 
   TranscribeOptions options_;
   Napi::ThreadSafeFunction progress_;
@@ -62,6 +70,11 @@ class TranscribeWorker : public ModelPcmWorker<LoadedModel> {
   std::vector<SegmentResult> segments_;
   CheckPass check_;
   bool checkFailed_ = false;
+  // Per segment, its window's no-speech probability (whisper.cpp's own figure is not one: no-speech.h).
+  std::vector<float> segmentNoSpeech_;
+  float noSpeech_ = 0;
+  int noSpeechRun_ = 0;
+  bool noSpeechFailed_ = false;
   PhaseTimer timer_;
   // A window's decoding started over (a temperature fallback: the first decoder then samples): the
   // encoder run of the last first step, and whether a second one came for the same window.

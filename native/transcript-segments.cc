@@ -2,13 +2,13 @@
 
 namespace svc {
 
-SegmentResult ReadSegment(whisper_context* ctx, whisper_state* state, int i) {
+SegmentResult ReadSegment(whisper_context* ctx, whisper_state* state, int i, float noSpeechProb) {
   const whisper_token eot = whisper_token_eot(ctx);
   SegmentResult seg;
   seg.t0 = whisper_full_get_segment_t0_from_state(state, i);
   seg.t1 = whisper_full_get_segment_t1_from_state(state, i);
   seg.bytes = whisper_full_get_segment_text_from_state(state, i);
-  seg.noSpeechProb = whisper_full_get_segment_no_speech_prob_from_state(state, i);
+  seg.noSpeechProb = noSpeechProb;
   seg.speakerTurnNext = whisper_full_get_segment_speaker_turn_next_from_state(state, i);
   const int nTokens = whisper_full_n_tokens_from_state(state, i);
   seg.tokens.reserve(nTokens);

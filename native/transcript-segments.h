@@ -27,8 +27,8 @@ struct SegmentResult {
   std::vector<TokenResult> tokens;
 };
 
-/** Segment `i` of the state's result, with its tokens. */
-SegmentResult ReadSegment(whisper_context* ctx, whisper_state* state, int i);
+/** Segment `i` of the state's result, with its tokens and its window's no-speech probability (no-speech.h). */
+SegmentResult ReadSegment(whisper_context* ctx, whisper_state* state, int i, float noSpeechProb);
 
 /** whisper.cpp times are in 10 ms units; -1 means "not computed" and stays -1. */
 double Seconds(int64_t centiseconds);

@@ -122,6 +122,11 @@ export interface NativeTranscribeOptions {
   temperatureInc?: number;
   entropyThold?: number;
   logprobThold?: number;
+  /**
+   * whisper.cpp's own silence skip and fallback condition compare this with whisper.cpp's own no-speech
+   * figure, which is 1 / n_vocab on a call's first window (native/no-speech.h), not with a segment's
+   * noSpeechProb: above that figure, they never hold.
+   */
   noSpeechThold?: number;
   /** Max tokens per segment (0: no cap). */
   maxTokens?: number;
@@ -171,6 +176,7 @@ export interface NativeSegment {
   t1: number;
   /** Raw segment bytes (whisper's own concatenation of token texts). */
   bytes: Uint8Array;
+  /** The no-speech token's probability at the start of the segment's window, from its audio alone (native/no-speech.h). */
   noSpeechProb: number;
   speakerTurnNext: boolean;
   tokens: NativeToken[];
