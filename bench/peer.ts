@@ -53,10 +53,11 @@ function likeWithLike(ours: Work, theirs: Work): boolean {
   return ours.encoderRuns === theirs.encoderRuns && many - few <= Math.max(10, 0.2 * many);
 }
 
-/** The service's work counters for the model the bench asks for (model ids that share an engine each report it). */
+/** The service's work counters for the engine serving the model the bench asks for (among other ids, where they share it). */
 async function serviceWork(url: string): Promise<Work> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const total = (name: string) => Number(new RegExp(`^${name}\\{model="${MODEL_ID}"[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const served = `model="(?:[^"]*,)?${MODEL_ID}(?:,[^"]*)?"`;
+  const total = (name: string) => Number(new RegExp(`^${name}\\{${served}[^}]*\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
   return { encoderRuns: total('svc_stt_engine_encoder_runs_total'), decoderSteps: total('svc_stt_engine_decoder_steps_total') };
 }
 

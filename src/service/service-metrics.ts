@@ -12,7 +12,7 @@ import type { ServiceRole } from '../config/service-config.js';
 import type { Engine, EngineStats } from '../engine/engine.js';
 import type { WorkClassStats } from '../engine/work-scheduler.js';
 import { WORK_CLASSES, type WorkClass } from '../domain/work-classes.js';
-import type { ModelId } from '../domain/model-ids.js';
+import { MODEL_IDS, type ModelId } from '../domain/model-ids.js';
 import type { BlockReason } from '../billing/billing-decision.js';
 import type { JobCounts } from '../store/job-store.js';
 import type { PoolTotals, SafetyCounters, UsageEvent, UsagePool } from '../store/usage-record.js';
@@ -31,6 +31,20 @@ const SAFETY_KINDS: Readonly<Record<keyof SafetyCounters, string>> = {
 const READ_TTL_MS = 5_000;
 /** Methods as labels; anything else is `OTHER` (a client could otherwise invent unbounded ones). */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * Each engine once, labelled with the model ids it serves (comma-separated, in the order of MODEL_IDS):
+ * two ids pointing at one model file share an engine (open-engines.ts), and a series per id would
+ * count its workers, calls and work twice in any sum.
+ */
+export function distinctEngines(engines: Partial<Record<ModelId, Engine>>): Array<{ model: string; engine: Engine }> {
+  const ids = new Map<Engine, ModelId[]>();
+  for (const id of MODEL_IDS) {
+    const engine = engines[id];
+    if (engine) ids.set(engine, [...(ids.get(engine) ?? []), id]);
+  }
+  return [...ids].map(([engine, served]) => ({ model: served.join(','), engine }));
+}
 
 export interface MetricSources {
   role: ServiceRole;
@@ -191,7 +205,7 @@ export class ServiceMetrics {
         labelNames: ['model'],
         registers,
         collect() {
-          for (const [model, engine] of Object.entries(sources.engines())) if (engine) this.set({ model }, read(engine.stats));
+          for (const { model, engine } of distinctEngines(sources.engines())) this.set({ model }, read(engine.stats));
         },
       });
     engineGauge('svc_stt_engine_workers', 'Whisper workers of the engine pool.', (s) => s.workers);
@@ -200,8 +214,7 @@ export class ServiceMetrics {
     engineGauge('svc_stt_engine_utilisation', 'Share of engine workers busy (0 to 1).', (s) => (s.workers > 0 ? s.running / s.workers : 0));
     // The scheduler's queues by work class (work-scheduler.ts): bounded labels, no tenant.
     const eachClass = (engines: Partial<Record<ModelId, Engine>>, record: (labels: { model: string; class: WorkClass }, stats: WorkClassStats) => void) => {
-      for (const [model, engine] of Object.entries(engines)) {
-        if (!engine) continue;
+      for (const { model, engine } of distinctEngines(engines)) {
         const classes = engine.stats.classes;
         for (const workClass of WORK_CLASSES) record({ model, class: workClass }, classes[workClass]);
       }
@@ -247,7 +260,7 @@ export class ServiceMetrics {
         registers,
         collect() {
           this.reset();
-          for (const [model, engine] of Object.entries(sources.engines())) if (engine) this.inc({ model }, read(engine.stats));
+          for (const { model, engine } of distinctEngines(sources.engines())) this.inc({ model }, read(engine.stats));
         },
       });
     engineCounter('svc_stt_engine_holds_total', 'Times a batch call was held so that an urgent call (realtime, inline) could run at once.', (s) => s.holds);

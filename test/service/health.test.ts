@@ -54,15 +54,16 @@ t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or 
   t.match(text, /svc_stt_jobs\{state="awaiting_upload",role="all"\} 1/);
   t.match(text, /svc_stt_job_queue_depth\{role="all"\} 0/);
   t.match(text, /svc_stt_store_up\{role="all"\} 1/);
-  t.match(text, /svc_stt_engine_workers\{model="svc-medical-1",role="all"\} 1/);
-  t.match(text, /svc_stt_engine_utilisation\{model="svc-medical-1",role="all"\} 0/);
-  t.match(text, /svc_stt_engine_class_queued\{model="svc-medical-1",class="realtime_final",role="all"\} 0/);
-  t.match(text, /svc_stt_engine_class_oldest_wait_seconds\{model="svc-medical-1",class="batch",role="all"\} 0/);
-  t.match(text, /svc_stt_engine_class_dispatched_total\{model="svc-medical-1",class="interactive",role="all"\} [1-9]/);
-  t.match(text, /svc_stt_engine_class_dispatched_total\{model="svc-medical-1",class="batch",role="all"\} 0/);
+  t.match(text, /svc_stt_engine_workers\{model="svc-medical-1,svc-medical-edge-1",role="all"\} 1/);
+  t.match(text, /svc_stt_engine_utilisation\{model="svc-medical-1,svc-medical-edge-1",role="all"\} 0/);
+  t.match(text, /svc_stt_engine_class_queued\{model="svc-medical-1,svc-medical-edge-1",class="realtime_final",role="all"\} 0/);
+  t.match(text, /svc_stt_engine_class_oldest_wait_seconds\{model="svc-medical-1,svc-medical-edge-1",class="batch",role="all"\} 0/);
+  t.match(text, /svc_stt_engine_class_dispatched_total\{model="svc-medical-1,svc-medical-edge-1",class="interactive",role="all"\} [1-9]/);
+  t.match(text, /svc_stt_engine_class_dispatched_total\{model="svc-medical-1,svc-medical-edge-1",class="batch",role="all"\} 0/);
   t.match(text, /# TYPE svc_stt_engine_class_wait_seconds_total counter/);
-  t.match(text, /svc_stt_engine_encoder_runs_total\{model="svc-medical-1",role="all"\} [1-9]/, "the inline request's windows were encoded");
-  t.match(text, /svc_stt_engine_decoder_steps_total\{model="svc-medical-1",role="all"\} [1-9]/, 'and decoded');
+  t.match(text, /svc_stt_engine_encoder_runs_total\{model="svc-medical-1,svc-medical-edge-1",role="all"\} [1-9]/, "the inline request's windows were encoded");
+  t.match(text, /svc_stt_engine_decoder_steps_total\{model="svc-medical-1,svc-medical-edge-1",role="all"\} [1-9]/, 'and decoded');
+  t.notMatch(text, /model="svc-medical-edge-1"/, 'both ids name one model file: one engine, one series, counted once in a sum');
   t.match(text, /# TYPE svc_stt_job_processing_seconds_per_audio_second histogram/);
   t.match(text, /# TYPE svc_stt_webhook_attempts_total counter/);
   t.match(text, /svc_stt_process_resident_memory_bytes/);
@@ -71,14 +72,18 @@ t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or 
   }
 });
 
-t.test('SVC_METRICS_PORT: /metrics on its own listener only', async (t) => {
-  const svc = await startTestService({ SVC_METRICS_PORT: '0' });
+t.test('SVC_METRICS_PORT: /metrics on its own listener only; an edge model of its own reports an engine of its own', async (t) => {
+  // The edge id on a model file of its own: an engine of its own, a series of its own.
+  const svc = await startTestService({ SVC_METRICS_PORT: '0', SVC_EDGE_MODEL: await testModelPath('micro', 2) });
   t.teardown(() => svc.close());
   t.ok(svc.service.metricsUrl);
   t.equal((await fetch(`${svc.url}/metrics`)).status, 404, 'not on the API port');
   const metrics = await fetch(`${svc.service.metricsUrl}/metrics`);
   t.equal(metrics.status, 200);
-  t.match(await metrics.text(), /svc_stt_job_queue_depth/);
+  const text = await metrics.text();
+  t.match(text, /svc_stt_job_queue_depth/);
+  t.match(text, /svc_stt_engine_workers\{model="svc-medical-1",role="all"\} 1/);
+  t.match(text, /svc_stt_engine_workers\{model="svc-medical-edge-1",role="all"\} 1/);
   t.equal((await fetch(`${svc.service.metricsUrl}/v1/jobs`)).status, 404, 'the metrics listener serves nothing else');
   t.equal((await fetch(`${svc.url}/readyz`)).status, 200, 'health stays on the main port');
 });
