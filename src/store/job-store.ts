@@ -286,7 +286,11 @@ export interface JobStore {
    * (null, lease released): nothing is left to decorate.
    */
   expireResults(nowMs: number): Promise<ReleasedBlobs[]>;
-  /** Deletes records whose tombstone has ended. Returns how many. */
+  /**
+   * Deletes records whose tombstone has ended, and the settled webhook events (delivered or given up)
+   * of jobs no longer kept: an event lives as long as its job, or until it settles when that is later
+   * (a redelivery asked for at the end). Returns how many records.
+   */
   deleteEndedTombstones(nowMs: number): Promise<number>;
   /** Whether any job row points at this blob (audio, provisional or final result). */
   referencesBlob(path: string): Promise<boolean>;

@@ -361,6 +361,12 @@ export class KyselyJobStore implements JobStore {
       .where('status', 'in', ['succeeded', 'failed'])
       .where('tombstone_until_ms', '<=', nowMs)
       .executeTakeFirst();
+    // Their events go with them once settled; one still pending (a redelivery) goes on a later pass.
+    await this.db
+      .deleteFrom('webhook_deliveries')
+      .where('state', '<>', 'pending')
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('jobs').select('jobs.id').whereRef('jobs.id', '=', 'webhook_deliveries.job_id'))))
+      .execute();
     return Number(numDeletedRows);
   }
 

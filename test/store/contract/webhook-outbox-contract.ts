@@ -238,6 +238,27 @@ export function webhookOutboxContract(t: Test, name: string, make: MakeJobStores
       t.match(await outbox.forEvent(event.eventId), { state: 'failed', lastStatus: 'key revoked', redeliveryRequestedAtMs: null });
     });
 
+    t.test("a job's settled event is deleted with the job's tombstone; a pending one once it settles", async (t) => {
+      const { jobs, outbox } = await open(t);
+      const [settled, redelivered, alsoSettled] = [await succeededWithEvent(jobs), await succeededWithEvent(jobs), await succeededWithEvent(jobs)];
+      for (let claim = await outbox.claimDue('d1', T0, 70_000); claim; claim = await outbox.claimDue('d1', T0, 70_000)) {
+        t.ok(await outbox.recordAttempt(claim.eventId, 'd1', { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, T0 + 1));
+      }
+      const pendingEvent = (await outbox.forJob(redelivered))!.eventId;
+      t.ok(await outbox.redeliver(pendingEvent, T0 + 2), 'asked again just before the end');
+      t.equal(await jobs.deleteEndedTombstones(retention.tombstoneUntilMs - 1), 0);
+      t.ok(await outbox.forJob(settled), 'kept while its job is');
+      t.equal(await jobs.deleteEndedTombstones(retention.tombstoneUntilMs), 3);
+      t.equal(await outbox.forJob(settled), null, 'gone with its job');
+      t.equal(await outbox.forJob(alsoSettled), null);
+      t.ok(await outbox.forEvent(pendingEvent), 'a redelivery still to come is kept');
+      const claim = (await outbox.claimDue('d1', retention.tombstoneUntilMs, 70_000))!;
+      t.equal(claim.eventId, pendingEvent, 'and attempted');
+      t.ok(await outbox.recordAttempt(claim.eventId, 'd1', { delivered: true, summary: 'http 204', nextAttemptAtMs: null }, retention.tombstoneUntilMs + 1));
+      t.equal(await jobs.deleteEndedTombstones(retention.tombstoneUntilMs + 2), 0, 'no job left');
+      t.equal(await outbox.forEvent(pendingEvent), null, 'settled: gone on the next pass');
+    });
+
     t.test('delivery workers on separate connections: every event is handed out exactly once', async (t) => {
       const { jobs, outbox, another } = await open(t);
       const secondOutbox = (await another()).outbox;
