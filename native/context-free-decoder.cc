@@ -1,14 +1,13 @@
 #include "context-free-decoder.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
+
+#include "logits-math.h"
 
 namespace svc {
 
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 // whisper's max_initial_ts default: the first timestamp is at most 1 s into the window (0.02 s steps).
 constexpr int kMaxInitialTimestampSteps = 50;
 
@@ -16,15 +15,6 @@ struct Vocabulary {
   whisper_token eot, beg, space;
   int n;
 };
-
-float LogSumExp(const std::vector<float>& v, int from, int to) {
-  float max = kNegInf;
-  for (int i = from; i < to; i++) max = std::max(max, v[i]);
-  if (max == kNegInf) return kNegInf;
-  double sum = 0;
-  for (int i = from; i < to; i++) sum += std::exp(v[i] - max);
-  return max + static_cast<float>(std::log(sum));
-}
 
 // whisper's sampling rules at temperature 0 over one position's logits; `tokens` is the sequence so far.
 void FilterLogits(std::vector<float>& logits, const std::vector<whisper_token>& tokens, const Vocabulary& v,
@@ -62,19 +52,14 @@ void FilterLogits(std::vector<float>& logits, const std::vector<whisper_token>& 
 
   // When the timestamps together are likelier than any single text token, a timestamp it is.
   std::vector<float> logprobs(logits);
-  const float norm = LogSumExp(logprobs, 0, v.n);
+  const float norm = LogSumExp(logprobs.data(), 0, v.n);
   for (float& x : logprobs) x -= norm;
-  const float timestampMass = LogSumExp(logprobs, v.beg, v.n);
+  const float timestampMass = LogSumExp(logprobs.data(), v.beg, v.n);
   float bestText = kNegInf;
   for (int id = 0; id < v.beg; id++) bestText = std::max(bestText, logprobs[id]);
   if (timestampMass > bestText) {
     for (int id = 0; id < v.beg; id++) logits[id] = kNegInf;
   }
-}
-
-float SoftmaxAt(const std::vector<float>& logits, int at) {
-  const float norm = LogSumExp(logits, 0, static_cast<int>(logits.size()));
-  return norm == kNegInf ? 0.0f : std::exp(logits[at] - norm);
 }
 
 void Segment(whisper_context* ctx, const std::vector<whisper_token>& tokens, const std::vector<float>& probs,
@@ -139,7 +124,7 @@ bool DecodeContextFree(whisper_context* ctx, whisper_state* state, const std::st
     const int best = static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
     if (logits[best] == kNegInf || best == v.eot) break;
     tokens.push_back(best);
-    probs.push_back(SoftmaxAt(logits, best));
+    probs.push_back(SoftmaxAt(logits.data(), v.n, best));
     if (whisper_decode_with_state(ctx, state, &tokens.back(), 1, nPast, nThreads) != 0) return false;
     nPast++;
   }

@@ -37,7 +37,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
  * two ids pointing at one model file share an engine (open-engines.ts), and a series per id would
  * count its workers, calls and work twice in any sum.
  */
-export function distinctEngines(engines: Partial<Record<ModelId, Engine>>): Array<{ model: string; engine: Engine }> {
+function distinctEngines(engines: Partial<Record<ModelId, Engine>>): Array<{ model: string; engine: Engine }> {
   const ids = new Map<Engine, ModelId[]>();
   for (const id of MODEL_IDS) {
     const engine = engines[id];
