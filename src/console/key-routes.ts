@@ -2,8 +2,6 @@
 // terms, shown once; the old one revoked after the overlap the user picks), and a key's retention and
 // default language. Another tenant's key id is answered as an unknown one.
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord } from '../store/key-store.js';
-import { DEFAULT_PLAN } from '../store/key-record.js';
 import { isKeyStoreError } from '../store/key-store-error.js';
 import { html, type ConsoleContext, type Form } from './console-context.js';
 import type { Notice } from './console-layout.js';
@@ -18,13 +16,13 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
   app.post('/keys', async (request, reply) => {
     const session = await ctx.change(request, reply);
     if (!session) return reply;
-    const tenantKeys = await ctx.deps.keys.list(session.user.tenant);
-    const created = await ctx.deps.keys.create(newKeyTerms(session.user.tenant, tenantKeys));
+    // The operator's terms of the tenant's keys go to the new one (a console user cannot grant themselves more).
+    const created = await ctx.deps.keys.createForTenant(session.user.tenant);
     ctx.audit(request, session, 'key_created', { keyId: created.record.id });
     const shown: CreatedKey = { id: created.record.id, key: created.key };
     return html(
       reply.code(201),
-      keysPage(ctx.pageUser(session), [...tenantKeys, created.record], shown, { kind: 'ok', text: `Key ${created.record.id} created.` }),
+      keysPage(ctx.pageUser(session), await ctx.deps.keys.list(session.user.tenant), shown, { kind: 'ok', text: `Key ${created.record.id} created.` }),
     );
   });
   app.post('/keys/:id/revoke', async (request, reply) => {
@@ -91,7 +89,8 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     if (!key || key.tenant !== session.user.tenant || key.revokedAt !== null) {
       return html(reply.code(404), keysPage(ctx.pageUser(session), await list(), null, { kind: 'error', text: 'No such key.' }));
     }
-    const retention = Number(form.retention_hours);
+    // Whole hours written as decimal digits: Number() would read '0x10' as 16 and '1e1' as 10.
+    const retention = /^[0-9]{1,3}$/.test(form.retention_hours ?? '') ? Number(form.retention_hours) : Number.NaN;
     const language = (form.default_language ?? '').trim();
     try {
       await ctx.deps.keys.update(id, { retentionHours: retention, defaultLanguage: language === '' ? null : language });
@@ -102,13 +101,4 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: ConsoleContext): vo
     ctx.audit(request, session, 'key_settings_changed', { keyId: id });
     return html(reply, keysPage(ctx.pageUser(session), await list(), null, { kind: 'ok', text: `Key ${id} saved: the API follows it from now on.` }));
   });
-}
-
-/**
- * A key made in the console takes the plan and entitlements the operator gave the tenant's oldest
- * active key (a console user cannot grant themselves more), else the defaults.
- */
-function newKeyTerms(tenant: string, keys: readonly ApiKeyRecord[]) {
-  const model = keys.find((k) => k.revokedAt === null);
-  return { tenant, plan: model?.plan ?? DEFAULT_PLAN, entitlements: model ? [...model.entitlements] : [...DEFAULT_ENTITLEMENTS] };
 }

@@ -66,6 +66,14 @@ export type KeyPatch = Partial<Pick<ApiKeyRecord, 'plan' | 'entitlements' | 'def
 export interface KeyStore {
   /** Returns the secret key once; only its hash is stored. */
   create(options?: CreateKeyOptions): Promise<{ key: string; record: ApiKeyRecord }>;
+  /**
+   * A key a tenant makes for itself (the console), in one transaction: it takes every term the
+   * operator set on the tenant's model key (its oldest usable key, else its latest revoked one; the
+   * defaults only for a tenant that never had a key): plan, entitlements, default language, billing
+   * state, retention, rate limit and billing overrides. Prepaid credit is granted per key, so a
+   * model with credit gives the new key none (the operator tops it up), never a copy.
+   */
+  createForTenant(tenant: string): Promise<{ key: string; record: ApiKeyRecord }>;
   /** The active (not revoked) key matching a presented secret, compared in constant time; else null. */
   authenticate(presented: string): Promise<ApiKeyRecord | null>;
   get(id: string): Promise<ApiKeyRecord | null>;

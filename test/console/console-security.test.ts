@@ -171,6 +171,46 @@ t.test("every POST route naming a key answers another tenant's key as unknown, a
   t.equal((await svc.stores.webhookSecrets.list(theirs.id, clock().getTime())).length, 0, 'no webhook secret made for it');
 });
 
+t.test("no POST route gives a tenant's key terms looser than the operator's: pause, plan, entitlements, rate, overrides, credit", async (t) => {
+  const tenant = 'clinic-terms';
+  const model = await svc.createKey({ tenant, plan: 'builder', entitlements: [], rateLimitPerMinute: 5 });
+  await svc.stores.keys.update(model.id, { billingState: 'paused' });
+  const overrides = { batchIncludedMs: 1_000, spendCapMicros: 2_000 };
+  const credit = 1_000_000;
+  await svc.stores.billing.updateKey(model.id, { overrides, addCreditMicros: credit });
+  const client = await member(tenant);
+  const posts = routes.filter((r) => r.method === 'POST' && !SIGNED_OUT_POSTS.has(r.url) && !r.url.includes('sign-out'));
+  const held = async (what: string) => {
+    const keys = await svc.stores.keys.list(tenant);
+    const billing = await Promise.all(keys.map((k) => svc.stores.billing.keyBilling(k.id)));
+    t.ok(
+      keys.every((k) => k.billingState === 'paused' && k.plan === 'builder' && k.entitlements.length === 0 && k.rateLimitPerMinute === 5),
+      `${what}: every key of the tenant (${keys.length}) is paused, builder, without entitlements, 5 a minute`,
+    );
+    t.ok(
+      billing.every((b) => JSON.stringify(b.overrides) === JSON.stringify(overrides)),
+      `${what}: every key keeps the key-level overrides`,
+    );
+    const granted = billing.reduce((sum, b) => sum + (b.creditGrantedMicros ?? 0), 0);
+    t.ok(
+      billing.every((b) => b.creditGrantedMicros !== null) && granted <= credit,
+      `${what}: the credit granted in all is at most the operator's (${granted})`,
+    );
+  };
+  // Twice: with the model usable, then with every key revoked (a tenant must not shed terms by revoking).
+  for (const round of ['usable', 'all revoked']) {
+    if (round === 'all revoked') for (const key of await svc.stores.keys.list(tenant)) await svc.stores.keys.revoke(key.id);
+    for (const route of posts) {
+      const usable = (await svc.stores.keys.list(tenant)).filter((k) => k.revokedAt === null && k.revokeAt === null).at(-1);
+      const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
+      const path = pathOf(route, { id: usable?.id ?? model.id, keyId: usable?.id ?? model.id });
+      await client.post(path, { csrf, overlap_seconds: '0', retention_hours: '1', default_language: '' });
+      await held(`${round}, after POST ${path}`);
+    }
+  }
+  t.ok((await svc.stores.keys.list(tenant)).length >= 3, 'the walk made keys (created and rotated)');
+});
+
 t.test('a session ends after idleMs unused; each use moves the limit; and absoluteMs after sign-in, however used', async (t) => {
   const client = await member('clinic-idle');
   offsetMs += idleMs - 60_000;

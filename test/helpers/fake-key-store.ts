@@ -63,6 +63,10 @@ export class FakeKeyStore implements KeyStore {
     return true;
   }
 
+  async createForTenant(): Promise<never> {
+    throw new Error('FakeKeyStore does not make console keys (the Kysely store has the contract tests)');
+  }
+
   async rotate(): Promise<never> {
     throw new Error('FakeKeyStore does not rotate keys (the Kysely store has the contract tests)');
   }

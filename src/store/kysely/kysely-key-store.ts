@@ -6,7 +6,7 @@ import { isPublicKeyId, parsePresentedKey } from '../api-key-secret.js';
 import { keyNotFound, keyPatchColumns, keyRecordOf, namedKeyId, newKeyRow, presentedKeyMatches, revokedAtOf, type NewKeyRow } from '../key-record.js';
 import { KeyStoreError } from '../key-store-error.js';
 import { KEY_USE_RESOLUTION_MS, type ApiKeyRecord, type CreateKeyOptions, type KeyPatch, type KeyStore, type RotatedKey } from '../key-store.js';
-import { validateDictionaryTerms, validateLanguageFamily } from '../key-validation.js';
+import { validateDictionaryTerms, validateLanguageFamily, validateTenant } from '../key-validation.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
@@ -35,6 +35,41 @@ export class KyselyKeyStore implements KeyStore {
       // A throw here rolls the key back: no key exists that nobody holds.
       persist(key);
       return key;
+    });
+  }
+
+  async createForTenant(tenant: string, now = new Date(this.clock())): Promise<{ key: string; record: ApiKeyRecord }> {
+    const nowMs = now.getTime();
+    return immediate(this.db, async (trx) => {
+      const rows = await trx
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('tenant', '=', validateTenant(tenant))
+        .orderBy('created_at')
+        .orderBy('id')
+        .$if(onPostgresDb(trx), (query) => query.forUpdate())
+        .execute();
+      // Revoking the only key must not shed its terms: a revoked model is still the operator's word.
+      const model = rows.find((row) => revokedAtOf(row, nowMs) === null) ?? rows.at(-1);
+      if (!model) {
+        const { key, row } = newKeyRow({ tenant }, now);
+        return { key, record: keyRecordOf(await insertKey(trx, row), nowMs) };
+      }
+      const terms = keyRecordOf(model, nowMs);
+      const { key, row } = newKeyRow(
+        {
+          tenant,
+          plan: terms.plan,
+          entitlements: terms.entitlements,
+          defaultLanguage: terms.defaultLanguage,
+          retentionHours: terms.retentionHours,
+          rateLimitPerMinute: terms.rateLimitPerMinute,
+        },
+        now,
+      );
+      const created = await insertKey(trx, { ...row, billing_state: terms.billingState });
+      await copyKeyBillingTerms(trx, model.id, created.id);
+      return { key, record: keyRecordOf(created, nowMs) };
     });
   }
 
@@ -214,6 +249,14 @@ export class KyselyKeyStore implements KeyStore {
 
 async function insertKey(db: StoreDb, row: NewKeyRow) {
   return db.insertInto('api_keys').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The model key's billing overrides, copied; a prepaid model's copy starts with no credit (granted per key, never duplicated). */
+async function copyKeyBillingTerms(trx: StoreDb, from: string, to: string): Promise<void> {
+  const billing = await trx.selectFrom('key_billing').select(['overrides', 'credit_granted_micros']).where('key_id', '=', from).executeTakeFirst();
+  if (!billing) return;
+  const credit = billing.credit_granted_micros === null ? null : 0;
+  await trx.insertInto('key_billing').values({ key_id: to, overrides: billing.overrides, credit_granted_micros: credit }).execute();
 }
 
 /**

@@ -210,6 +210,50 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       t.same(await billing.keyBilling(successor.record.id), { overrides: {}, creditGrantedMicros: null }, 'no billing of its own: none made');
     });
 
+    t.test("createForTenant: the operator's terms of the tenant's oldest usable key, billing included; credit is never copied", async (t) => {
+      const { store, billing } = await open(t);
+      const fresh = await store.createForTenant('clinic-new');
+      t.match(fresh.record, { tenant: 'clinic-new', plan: 'payg', entitlements: [...DEFAULT_ENTITLEMENTS], billingState: 'active', rateLimitPerMinute: null });
+      t.match(fresh.key, KEY_FORMAT, 'a tenant that never had a key gets the defaults');
+      t.same(await billing.keyBilling(fresh.record.id), { overrides: {}, creditGrantedMicros: null });
+
+      const model = await store.create({
+        tenant: 'clinic-held',
+        plan: 'builder',
+        entitlements: [],
+        defaultLanguage: 'de',
+        retentionHours: 2,
+        rateLimitPerMinute: 7,
+      });
+      await store.update(model.record.id, { billingState: 'paused' });
+      await billing.updateKey(model.record.id, { overrides: { batchIncludedMs: 3_600, spendCapMicros: 1_000 }, addCreditMicros: 9_000_000 });
+      const younger = await store.create({ tenant: 'clinic-held', plan: 'enterprise', entitlements: ['patterns', 'language_detection'] });
+      const sibling = await store.createForTenant('clinic-held');
+      t.match(
+        sibling.record,
+        { tenant: 'clinic-held', plan: 'builder', entitlements: [], defaultLanguage: 'de', retentionHours: 2, rateLimitPerMinute: 7, billingState: 'paused' },
+        'the oldest usable key is the model, pause and all',
+      );
+      t.same(
+        await billing.keyBilling(sibling.record.id),
+        { overrides: { batchIncludedMs: 3_600, spendCapMicros: 1_000 }, creditGrantedMicros: 0 },
+        'its overrides go along; its credit starts at none',
+      );
+      t.same((await billing.keyBilling(model.record.id)).creditGrantedMicros, 9_000_000, 'the model keeps its credit');
+
+      await store.revoke(model.record.id);
+      await store.revoke(younger.record.id);
+      await store.revoke(sibling.record.id);
+      const afterRevoking = await store.createForTenant('clinic-held');
+      t.match(
+        afterRevoking.record,
+        { plan: 'builder', entitlements: [], billingState: 'paused' },
+        'revoking every key sheds no term: the latest revoked one is the model',
+      );
+      t.same((await billing.keyBilling(afterRevoking.record.id)).overrides, { batchIncludedMs: 3_600, spendCapMicros: 1_000 });
+      await rejects(t, () => store.createForTenant(''), 'invalid_argument', /tenant/);
+    });
+
     t.test("recordUse: a key's last use, on the store's clock, at most once a minute between processes, never moved backwards", async (t) => {
       const { store, another, clock } = await open(t);
       const T0 = Date.parse('2030-04-05T06:07:08.000Z');
