@@ -50,7 +50,9 @@ export const API_REFUSALS = {
   badBoundary: () => new ApiError(400, 'invalid_request', 'the multipart boundary is missing or invalid (RFC 2046: 1 to 70 characters)'),
   // 400 rather than 422: the value was never read whole, so the refusal is of the form, not of the field's content.
   fieldTooLong: (maxBytes: number) => new ApiError(400, 'invalid_request', `a form field is longer than ${maxBytes} bytes`),
-  tooLarge: (maxBytes: number) => new ApiError(413, 'upload_too_large', `the file exceeds ${maxBytes} bytes; use /v1/jobs for larger files`),
+  /** `advice`: what a client with a larger file can do (the route's own; a transcription's is /v1/jobs). */
+  tooLarge: (maxBytes: number, advice = 'use /v1/jobs for larger files') =>
+    new ApiError(413, 'upload_too_large', `the file exceeds ${maxBytes} bytes; ${advice}`),
   notOneFile: () => new ApiError(400, 'invalid_request', 'send exactly one file, in the field named file'),
   // Taking the first or the last of two values would be a silent guess at what the client meant.
   repeatedField: () => new ApiError(400, 'invalid_request', 'a form field appears more than once; send each field once'),

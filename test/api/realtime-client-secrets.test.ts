@@ -57,6 +57,29 @@ t.test("OpenAI's shape: value and expires_at, 60 s by default, with or without a
   }
 });
 
+t.test('a JSON content type with no body is no body: the defaults (what openai.realtime.clientSecrets.create() sends)', async (t) => {
+  const res = await fetch(`${svc.url}${PATH}`, { method: 'POST', headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json' } });
+  const secret = await answer(t, res, 200);
+  t.match(secret.value, SECRET);
+  t.equal(secret.expires_at, nowSeconds() + 60);
+  const client = new OpenAI({ apiKey: svc.key, baseURL: `${svc.url}/v1`, maxRetries: 0 });
+  // Its types ask for a body; called without one (as from JavaScript) it sends none.
+  t.match((await client.realtime.clientSecrets.create(undefined as never)).value, SECRET, 'the official client, no arguments');
+  const broken = await fetch(`${svc.url}${PATH}`, {
+    method: 'POST',
+    body: '{"expires_after":',
+    headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json' },
+  });
+  t.equal((await answer(t, broken, 400)).error.code, 'invalid_request', 'a body that is not JSON is still 400');
+  const poisoned = await fetch(`${svc.url}${PATH}`, {
+    method: 'POST',
+    body: '{"__proto__":{"x":1}}',
+    headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json' },
+  });
+  t.equal(poisoned.status, 400, "with Fastify's poisoning checks");
+  await poisoned.arrayBuffer();
+});
+
 t.test('expires_after.seconds from 10 to 60 sets the lifetime', async (t) => {
   for (const seconds of [10, 37, 60]) {
     const secret = await answer(t, await mint(svc.key, { expires_after: { anchor: 'created_at', seconds } }), 200);

@@ -153,5 +153,10 @@ t.test('bad enrolments: 422 naming the field', async (t) => {
     t.equal(res.status, status, label);
     t.match(res.body.error?.message, message, label);
   }
+  // Issue 43: the 413 advised /v1/jobs, which does not take enrolments.
+  const tooLarge = await enrol(clinic.key, { name: 'x' }, new Uint8Array(18 * 1024 * 1024));
+  t.equal(tooLarge.status, 413, 'too large');
+  t.match(tooLarge.body.error?.message, /exceeds 16777216 bytes; an enrolment is 5 to 30 s of the speaker alone/);
+  t.notMatch(tooLarge.body.error?.message, /v1\/jobs/, 'no advice that does not apply');
   t.same((await call(clinic.key, 'GET', '/v1/voices')).body.data, [], 'nothing was stored');
 });

@@ -191,6 +191,13 @@ t.test("a key's retention and default language: saved within the tenant only, re
   t.equal(refused.status, 422);
   t.match(refused.page, /Not saved: retention hours must be an integer from 1 to 72/);
   t.equal((await client.post(`/keys/${id}/settings`, { csrf, retention_hours: '2', default_language: 'klingon' })).status, 422);
+  // Issue 43: hexadecimal and exponent forms were read as 16 h and 10 h.
+  for (const written of ['0x10', '1e1', ' 2', '2.0', '+2', '']) {
+    const odd = await client.post(`/keys/${id}/settings`, { csrf, retention_hours: written, default_language: '' });
+    t.equal(odd.status, 422, `retention_hours ${JSON.stringify(written)} is refused`);
+    t.match(odd.page, /retention hours must be an integer from 1 to 72/);
+  }
+  t.equal((await svc.stores.keys.get(id))!.retentionHours, 24, 'none was saved');
   const other = await svc.createKey({ tenant: 'clinic-not-mine' });
   t.equal((await client.post(`/keys/${other.id}/settings`, { csrf, retention_hours: '1', default_language: '' })).status, 404);
   t.equal((await svc.stores.keys.get(other.id))!.retentionHours, 24, "another tenant's key is untouched");

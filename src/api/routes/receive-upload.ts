@@ -31,7 +31,7 @@ export async function receiveUpload(
   request: FastifyRequest,
   blobs: Pick<BlobStore, 'createUploadStream'>,
   targetPath: string,
-  limits: UploadLimits & { maxBytes: number },
+  limits: UploadLimits & { maxBytes: number; largerFileAdvice?: string },
 ): Promise<ReceivedUpload> {
   if (!request.isMultipart()) throw API_REFUSALS.notMultipart();
   // Refused before busboy sees it (it throws a plain Error, a 500, on boundaries over 256 characters).
@@ -40,7 +40,7 @@ export async function receiveUpload(
   }
   // A declared length above the cap is refused before a byte is stored.
   const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limits.maxBytes + 1024 * 1024) throw API_REFUSALS.tooLarge(limits.maxBytes);
+  if (Number.isFinite(declared) && declared > limits.maxBytes + 1024 * 1024) throw API_REFUSALS.tooLarge(limits.maxBytes, limits.largerFileAdvice);
 
   const fields: Record<string, string> = {};
   const arrays: Record<string, string[]> = {};
@@ -96,7 +96,7 @@ export async function receiveUpload(
         });
         target = blobs.createUploadStream(targetPath);
         await pipeline(part.file, tap, target);
-        if (part.file.truncated) throw API_REFUSALS.tooLarge(limits.maxBytes);
+        if (part.file.truncated) throw API_REFUSALS.tooLarge(limits.maxBytes, limits.largerFileAdvice);
         received.file = { path: targetPath, bytes, sha256: hash.digest('hex'), filename: part.filename ?? '', declaredType: part.mimetype ?? '' };
         currentFile = null;
       } else {

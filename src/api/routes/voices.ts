@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { deleteVoice, enrolVoice, listVoices, readVoice, type EnrolledVoiceDeps } from '../../application/enrolled-voices.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import type { VoiceSummary } from '../../store/voice-profile-store.js';
+import { ENROLMENT_MAX_SECONDS, ENROLMENT_MIN_SECONDS } from '../../pipeline/reference-clip.js';
 import { receiveUpload } from './receive-upload.js';
 import { DELETE_VOICE_SCHEMA, ENROL_VOICE_SCHEMA, GET_VOICE_SCHEMA, LIST_VOICES_SCHEMA } from './voice-schemas.js';
 
@@ -25,7 +26,11 @@ export function voiceRoutes(deps: VoiceRouteDeps) {
     app.post('/v1/voices', { schema: ENROL_VOICE_SCHEMA }, async (request, reply) => {
       const path = deps.blobs.createUploadPath('voice');
       try {
-        const upload = await receiveUpload(request, deps.blobs, path, { ...deps.config.upload, maxBytes: MAX_ENROLMENT_BYTES }).catch((error: unknown) => {
+        const upload = await receiveUpload(request, deps.blobs, path, {
+          ...deps.config.upload,
+          maxBytes: MAX_ENROLMENT_BYTES,
+          largerFileAdvice: `an enrolment is ${ENROLMENT_MIN_SECONDS} to ${ENROLMENT_MAX_SECONDS} s of the speaker alone`,
+        }).catch((error: unknown) => {
           // The rest of the body will not be read: close the connection once the answer is out.
           reply.header('connection', 'close');
           throw error;
