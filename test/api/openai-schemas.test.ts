@@ -1,13 +1,14 @@
 // Real responses of every JSON format and route, checked against OpenAI's own published schemas (ajv
 // over ../shared/spec/openai-audio-openapi.json), with the one documented difference (string segment
 // ids). The OpenAI segment fields are checked for what they mean, not only for being there.
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import OpenAI, { toFile } from 'openai';
 import t, { type Test } from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
-import { openAiErrors } from '../helpers/openai-schema-validator.js';
+import { OPENAI_SPEC, SHARED_OPENAI_SPEC, openAiErrors } from '../helpers/openai-schema-validator.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;
@@ -38,6 +39,14 @@ function segmentFieldsMeanWhatTheySay(t: Test, segment: any, temperature: number
   const bytes = Buffer.from(segment.text, 'utf8');
   t.ok(Math.abs(segment.compression_ratio - bytes.length / deflateSync(bytes).length) < 1e-5, 'UTF-8 length over zlib length');
 }
+
+t.test(
+  "the committed schema is ../shared's, byte for byte",
+  { skip: existsSync(SHARED_OPENAI_SPEC) ? false : `${SHARED_OPENAI_SPEC} is not here (a user's clone): nothing to compare with` },
+  async (t) => {
+    t.ok((await readFile(OPENAI_SPEC)).equals(await readFile(SHARED_OPENAI_SPEC)), 'test/fixtures/openai/openai-audio-openapi.json');
+  },
+);
 
 t.test('inline json, json with logprobs, verbose_json (with words) and diarized_json', async (t) => {
   conforms(t, 'CreateTranscriptionResponseJson', await client.audio.transcriptions.create({ ...base, file: await file(), response_format: 'json' }), 'json');

@@ -1,5 +1,6 @@
-// OpenAI's own published schemas for the audio and model routes (../shared/spec/openai-audio-openapi.json,
-// MIT) as an ajv validator: `openAiErrors(name, value)` lists where a real response breaks OpenAI's
+// OpenAI's own published schemas for the audio and model routes (test/fixtures/openai/, MIT, its licence
+// beside it; a copy of ../shared/spec/openai-audio-openapi.json, so a clone without ../shared tests too)
+// as an ajv validator: `openAiErrors(name, value)` lists where a real response breaks OpenAI's
 // `components.schemas[name]`. The one documented difference is applied to a copy of the schema, never
 // to the responses: segment ids are strings here (the contract's type wins; docs/DESIGN.md "OpenAI compatibility").
 import { readFileSync } from 'node:fs';
@@ -8,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-const SPEC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'spec', 'openai-audio-openapi.json');
+export const OPENAI_SPEC = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'openai', 'openai-audio-openapi.json');
+/** Where the fixture was copied from (absent in a user's clone). */
+export const SHARED_OPENAI_SPEC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'spec', 'openai-audio-openapi.json');
 
 type Json = Record<string, any>;
 
@@ -18,7 +21,7 @@ export const DOCUMENTED_DIFFERENCES: Array<{ schema: string; path: string[]; to:
 ];
 
 function loadSpec(): Json {
-  const spec = JSON.parse(readFileSync(SPEC, 'utf8')) as Json;
+  const spec = JSON.parse(readFileSync(OPENAI_SPEC, 'utf8')) as Json;
   for (const difference of DOCUMENTED_DIFFERENCES) {
     let node = spec.components.schemas[difference.schema];
     for (const key of difference.path.slice(0, -1)) node = node[key];

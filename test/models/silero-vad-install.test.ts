@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import tap from 'tap';
 import { ensureSileroVadModels, SILERO_VAD_CARRIER, SILERO_VAD_RELEASES, SileroVadInstallError } from '../../src/models/silero-vad-install.js';
 import { readVadModelHeader } from '../../src/models/vad-model-header.js';
-import { sileroOracles } from '../helpers/silero-oracles.js';
+import { SILERO_ORACLES_MISSING, sileroOracles } from '../helpers/silero-oracles.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = await mkdtemp(join(tmpdir(), 'svc-vad-install-'));
@@ -43,7 +43,8 @@ tap.test('converts both releases from the tarball named by SVC_VAD_TARBALL, then
     t.equal(await sha256(paths[i]), release.sha256, `${release.file} has its pinned hash`);
   }
   t.match(await readVadModelHeader(paths[0]), { version: '6.2.1' });
-  t.equal(await sha256(paths[1]), await sha256(sileroOracles.officialGgmlV5()), "v5.1.2 is whisper.cpp's official file");
+  if (SILERO_ORACLES_MISSING) t.comment(SILERO_ORACLES_MISSING);
+  else t.equal(await sha256(paths[1]), await sha256(sileroOracles.officialGgmlV5()), "v5.1.2 is whisper.cpp's official file");
   t.same(await readdir(modelsDir), ['ggml-silero-v5.1.2.bin', 'ggml-silero-v6.2.1.bin'], 'no temporary file left');
   t.same(await readdir(cacheDir), [], 'nothing fetched, no staging left');
   t.equal(lines.length, 2);
