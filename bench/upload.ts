@@ -2,17 +2,14 @@
 // job storage, with the server in its own process so its memory is measured alone. The bar
 // (docs/DESIGN.md "Benchmark bars"): RSS growth under 64 MiB while the whole file streams to disk.
 //   npm run bench -- upload [--mib 1024]
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { firstKeyPath } from '../src/service/first-key-file.js';
-import { testModelPath } from '../test/helpers/test-models.js';
+import { serve, serveEnv } from '../test/helpers/serve-process.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
-
-const cli = ['--import', 'tsx', join(import.meta.dirname, '..', 'src', 'cli', 'run.ts')];
 
 function rssBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -23,31 +20,12 @@ export async function run(args: string[]): Promise<void> {
   const mib = Number(flag(args, 'mib', '1024'));
   const size = mib * 1024 * 1024;
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-upload-'));
-  const child = spawn(process.execPath, [...cli, 'serve'], {
-    env: {
-      ...process.env,
-      SVC_DATA_DIR: dataDir,
-      SVC_PORT: '0',
-      SVC_REALTIME_PORT: '0',
-      SVC_CONSOLE_PORT: '0',
-      SVC_MODEL: await testModelPath('micro'),
-      SVC_LOG_LEVEL: 'warn',
-      SVC_WORKERS: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (c) => (stderr += c));
+  // The server's ready record is read as the tests read it (it became a JSON log record; this bench
+  // waited for a plain `listening URL` line and hung).
+  const server = await serve(await serveEnv(dataDir));
+  const child = server.child;
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (c) => {
-        out += c;
-        const m = /^listening (http:\/\/\S+)$/m.exec(out);
-        if (m) resolve(m[1]);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
+    const url = server.url;
     const key = readFileSync(firstKeyPath(dataDir), 'utf8').trim();
     const created = await fetch(`${url}/v1/jobs`, {
       method: 'POST',
@@ -108,7 +86,7 @@ export async function run(args: string[]): Promise<void> {
     printResult('upload', { mib, rss_growth_mb: round(growthMb, 1), mb_per_s: round(mbPerS, 1), bar_mb: 64, passes: growthMb < 64 });
   } finally {
     child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    await server.exited;
     await rm(dataDir, { recursive: true, force: true });
   }
 }
