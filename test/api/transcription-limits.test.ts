@@ -77,9 +77,7 @@ t.test('per-key rate limit: 429 rate_limited with Retry-After', async (t) => {
   const audio = { data: await readFile(await speechWav(3)), name: 'a.wav' };
   // All three at once: the bucket refills one request every 30 s, and three transcriptions one after
   // another can take that long on a loaded box, so sent in sequence the third could find a new token.
-  const answers = await Promise.all(
-    [0, 1, 2].map(() => postTranscription(svc.url, limited.key, { model: 'svc-medical-1', response_format: 'json' }, audio)),
-  );
+  const answers = await Promise.all([0, 1, 2].map(() => postTranscription(svc.url, limited.key, { model: 'svc-medical-1', response_format: 'json' }, audio)));
   let retryAfter: string | null = null;
   for (const res of answers) {
     if (res.status === 429) {
