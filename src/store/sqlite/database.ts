@@ -35,6 +35,9 @@ export function openDatabase(file: string): Database {
       if (mode !== 'wal') throw new Error(`${file}: could not switch to WAL journal mode (got '${String(mode)}')`);
     }
     db.pragma('synchronous = FULL');
+    // Deleted rows are zeroed in their pages rather than left in free space: a deleted voice's
+    // profile, say. The WAL's older images of those pages are kysely/scrub-deleted.ts's to clear.
+    db.pragma('secure_delete = ON');
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     runMigrations(db);
