@@ -26,7 +26,8 @@ RUN apt-get update -qq \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build --chown=root:root /app ./
-RUN mkdir -p /data && chown node:node /data
+# Owner-only, as the service makes it (a new named volume takes this mode); else serve warns at start.
+RUN install -d -m 0700 -o node -g node /data
 USER node
 ENV NODE_ENV=production SVC_HOST=0.0.0.0 SVC_PORT=8080 SVC_DATA_DIR=/data
 EXPOSE 8080

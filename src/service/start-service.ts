@@ -10,7 +10,6 @@ import { KeyStandingWatch } from '../billing/key-standing-watch.js';
 import { DEFAULT_CONSOLE_LIMITS } from '../console/console-context.js';
 import { startConsoleListener } from '../console/console-listener.js';
 import { revokeKey } from '../jobs/key-revocation.js';
-import { mkdirSync } from 'node:fs';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { isKeyActive } from '../application/require-active-key.js';
 import { buildApp } from '../api/build-app.js';
@@ -27,6 +26,7 @@ import type { BlobStore } from '../store/blob-store.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { newInstanceId } from '../store/instance-registry.js';
 import { openStores, type Stores } from '../store/open-stores.js';
+import { makePrivateDir } from '../store/private-mode.js';
 import { KeyUseRecorder } from '../store/key-use-recorder.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
@@ -44,6 +44,7 @@ import { ServiceMetrics } from './service-metrics.js';
 import { startSweeper } from './sweeper.js';
 import { serviceRoutes, transcribeUploadDeps } from './service-routes.js';
 import { drainAndClose } from './drain-and-close.js';
+import { warnOfWiderModes } from './data-folder-modes.js';
 
 /** The console's limits, one value for its listener and the sweeper (which deletes the sessions past them). */
 const CONSOLE_LIMITS = DEFAULT_CONSOLE_LIMITS;
@@ -90,7 +91,7 @@ export { RoleRefusedError };
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   // Judged from the settings before anything is created: a refused role leaves no data folder or database behind.
   const plan = rolePlan(config.role, config.database.url === null ? 'sqlite' : 'postgres');
-  mkdirSync(config.dataDir, { recursive: true });
+  makePrivateDir(config.dataDir);
   const instanceId = newInstanceId();
   const stores = await openStores({
     instanceId,
@@ -248,6 +249,7 @@ async function startRole(
   instance.useLogger(app.log);
   workerLog.use(app.log);
   keyUseLog.use(app.log);
+  await warnOfWiderModes(config.dataDir, app.log);
   if (config.webhooks.allowLoopback) {
     app.log.warn('SVC_WEBHOOK_ALLOW_LOOPBACK is set: webhooks may reach loopback addresses on any port (tests only; never in production)');
   }

@@ -2,8 +2,9 @@
 // back on every start. Created atomically: processes starting together on a fresh folder (the server
 // and an admin command, say) agree on one secret, because link() refuses to replace an existing file.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { makePrivateDir } from './private-mode.js';
 
 /**
  * The secret at `path`, created with `bytes` random bytes if the file does not exist. `check` sees
@@ -16,7 +17,7 @@ export function loadOrCreateSecretFile(path: string, bytes: number, check: (secr
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  mkdirSync(dirname(path), { recursive: true });
+  makePrivateDir(dirname(path));
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   writeFileSync(temp, randomBytes(bytes).toString('base64'), { mode: 0o600, flag: 'wx' });
   // The umask may have narrowed the mode further, never widened it; make it exactly 0600.

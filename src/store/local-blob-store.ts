@@ -5,14 +5,16 @@
 //   results/<jobId>.result         final result
 //   results/<jobId>.result-<n>     final result revision n (a result replaced after the job ended)
 // All folders are on one file system, so moving an upload into jobs/ is a rename: atomic, no copy.
+// Folders are 0700 and files 0600 (private-mode.ts): job audio is an upload's file, linked.
 // Every path taken from a caller must name a file directly inside one of the folders.
-import { createReadStream, mkdirSync, realpathSync } from 'node:fs';
+import { createReadStream, realpathSync } from 'node:fs';
 import { access, constants, link, lstat, open, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { JOB_AUDIO_NAME, RESULT_NAME, checkByteRange, jobAudioName, resultName } from './blob-names.js';
 import { BlobPathError, BlobStoreUnavailableError, type AudioSource, type BlobOwners, type BlobStore, type ResultKind } from './blob-store.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from './private-mode.js';
 import { readFileRange } from './read-file-range.js';
 import { UploadSpool } from './upload-spool.js';
 
@@ -38,8 +40,8 @@ export class LocalBlobStore implements BlobStore {
   private readonly resultsDir: string;
 
   constructor(root: string) {
-    mkdirSync(join(root, JOBS), { recursive: true });
-    mkdirSync(join(root, RESULTS), { recursive: true });
+    makePrivateDir(join(root, JOBS));
+    makePrivateDir(join(root, RESULTS));
     // The real path, so a data folder reached through a symlink still compares equal below.
     this.root = realpathSync(root);
     this.spool = new UploadSpool(join(this.root, UPLOADS));
@@ -70,7 +72,7 @@ export class LocalBlobStore implements BlobStore {
     const target = join(this.resultsDir, resultName(jobId, result));
     const temp = `${target}.tmp-${randomUUID()}`;
     const bytes = typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
-    const handle = await open(temp, 'wx');
+    const handle = await open(temp, 'wx', PRIVATE_FILE_MODE);
     try {
       await handle.writeFile(data);
       await handle.sync();

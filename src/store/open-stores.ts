@@ -2,7 +2,6 @@
 // server per database) or on PostgreSQL (SVC_DATABASE_URL: any number of API and worker processes).
 // The one place that picks a database; the stores are the same Kysely ones on either, over one
 // Kysely instance per process (kysely/store-db.ts), and everything above sees only the interfaces.
-import { mkdirSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { BillingSettingsStore } from './billing-settings-store.js';
 import type { ConsoleAccountStore } from './console-account-store.js';
@@ -29,6 +28,7 @@ import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
 import type { StoreDb } from './kysely/store-schema.js';
 import { openPostgres } from './postgres/database.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
+import { makePrivateDir } from './private-mode.js';
 import type { RealtimeClientSecretStore } from './realtime-client-secret-store.js';
 import type { RealtimeSeatStore } from './realtime-seat-store.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
@@ -102,7 +102,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       },
     });
   }
-  mkdirSync(location.dataDir, { recursive: true });
+  makePrivateDir(location.dataDir);
   const db = openDatabase(databasePath(location.dataDir));
   return storesOn(sqliteStoreDb(db), location, {
     kind: 'sqlite',

@@ -2,12 +2,13 @@
 // store keeps the durable blobs (LocalBlobStore: `<root>/uploads`, on the same file system as job
 // audio so that keeping one is a rename; S3BlobStore: its spool folder, uploaded from there). The
 // inline route transcribes a body in-process, so it is always a local file.
-import { createWriteStream, mkdirSync, realpathSync } from 'node:fs';
+import { createWriteStream, realpathSync } from 'node:fs';
 import { access, constants, lstat, readdir, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BlobPathError } from './blob-store.js';
+import { makePrivateDir, PRIVATE_FILE_MODE } from './private-mode.js';
 
 const PREFIX = /^[a-z0-9-]{1,32}$/;
 /** The names the spool hands out; anything else in its folder is not ours to delete or move. */
@@ -18,7 +19,7 @@ export class UploadSpool {
   readonly dir: string;
 
   constructor(dir: string) {
-    mkdirSync(dir, { recursive: true });
+    makePrivateDir(dir);
     this.dir = realpathSync(dir);
   }
 
@@ -28,7 +29,7 @@ export class UploadSpool {
   }
 
   createStream(path: string): Writable {
-    return createWriteStream(this.confine(path), { flags: 'wx' });
+    return createWriteStream(this.confine(path), { flags: 'wx', mode: PRIVATE_FILE_MODE });
   }
 
   /** The resolved path when `path` names a file this spool hands out, else null. */

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { KyselyVoiceProfileStore } from '../../src/store/kysely/kysely-voice-profile-store.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
@@ -61,6 +62,44 @@ t.test('webhook secrets: neither the secret nor its key bytes are in the databas
       }
     }
   }
+});
+
+t.test('a deleted voice: neither its name nor its profile stays in the database files, WAL included', async (t) => {
+  const { dir, db } = openFolder(t);
+  const voices = new KyselyVoiceProfileStore(sqliteStoreDb(db));
+  const name = 'Dr Zephyrine Quillfeather-Osei';
+  // Random statistics: each number's JSON (17 or so digits) is found nowhere by chance.
+  const mean = Float64Array.from({ length: 19 }, () => Math.random());
+  const covariance = Float64Array.from({ length: 19 * 19 }, () => Math.random());
+  const numbers = [...mean, ...covariance].map((n) => JSON.stringify(n));
+  const other = () => Float64Array.from({ length: 19 * 19 }, () => Math.random());
+  const kept = await voices.create('clinic-a', 'Dr Kept', { frames: 400, mean: other().subarray(0, 19), covariance: other() }, T0.getTime());
+  const voice = await voices.create('clinic-a', name, { frames: 400, mean, covariance }, T0.getTime());
+  // Every file in the folder as it is now, and which of them hold `fragment`.
+  const scan = () => {
+    const files = readdirSync(dir)
+      .sort()
+      .map((file) => ({ file, bytes: readFileSync(join(dir, file)) }));
+    return {
+      names: files.map(({ file }) => file),
+      holding: (fragment: string) => files.filter(({ bytes }) => bytes.includes(fragment)).map(({ file }) => file),
+    };
+  };
+  const before = scan();
+  t.ok(before.holding(name).length > 0, 'the name is in the files before (the scan can find it)');
+  // A number may straddle two overflow pages of the row: most, not all, are found whole.
+  t.ok(numbers.filter((n) => before.holding(n).length > 0).length > numbers.length / 2, 'the profile is in the files before');
+
+  t.ok(await voices.remove('clinic-a', voice.id), 'deleted');
+  const after = scan();
+  t.same(after.names, ['svc-stt.db', 'svc-stt.db-shm', 'svc-stt.db-wal'], 'the database file and its WAL are scanned');
+  t.same(after.holding(name), [], 'the name is in no file');
+  t.same(
+    numbers.filter((n) => after.holding(n).length > 0),
+    [],
+    'no number of the profile is in any file',
+  );
+  t.equal((await voices.get('clinic-a', kept.id))?.name, 'Dr Kept', 'another voice is still there');
 });
 
 t.test('two processes racing for the same idempotency keys: exactly one started per key', async (t) => {

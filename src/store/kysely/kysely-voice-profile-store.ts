@@ -8,6 +8,7 @@ import { MAX_VOICES_PER_TENANT, VoiceLimitReached, type EnrolledVoice, type Voic
 import type { VoiceProfile } from '../../engine/speaker-diarizer.js';
 import { sql } from 'kysely';
 import { immediate } from './immediate.js';
+import { scrubDeleted } from './scrub-deleted.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 
@@ -49,6 +50,9 @@ export class KyselyVoiceProfileStore implements VoiceProfileStore {
   async remove(tenant: string, id: string): Promise<boolean> {
     if (!VOICE_ID.test(id)) return false;
     const { numDeletedRows } = await this.db.deleteFrom('voice_profiles').where('tenant', '=', tenant).where('id', '=', id).executeTakeFirst();
-    return Number(numDeletedRows) > 0;
+    if (Number(numDeletedRows) === 0) return false;
+    // Biometric data: gone from the files too, not only from the table (issue 43).
+    await scrubDeleted(this.db);
+    return true;
   }
 }

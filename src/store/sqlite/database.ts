@@ -1,8 +1,9 @@
 // Opens the service's SQLite database: the one place that decides durability and locking settings.
-import { mkdirSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-mode.js';
 import { runMigrations } from './migrations.js';
 
 export type { Database } from 'better-sqlite3';
@@ -19,7 +20,12 @@ export function databasePath(dataDir: string): string {
 
 export function openDatabase(file: string): Database {
   const inMemory = file === ':memory:';
-  if (!inMemory) mkdirSync(dirname(file), { recursive: true });
+  if (!inMemory) {
+    makePrivateDir(dirname(file));
+    // SQLite would create the file 0644; created here first it is 0600, and SQLite gives its -wal
+    // and -shm files the mode of the database file.
+    closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+  }
   const db = new BetterSqlite3(file);
   try {
     // WAL lets the CLI read while the server writes; synchronous=FULL syncs the WAL on every commit,
@@ -29,6 +35,9 @@ export function openDatabase(file: string): Database {
       if (mode !== 'wal') throw new Error(`${file}: could not switch to WAL journal mode (got '${String(mode)}')`);
     }
     db.pragma('synchronous = FULL');
+    // Deleted rows are zeroed in their pages rather than left in free space: a deleted voice's
+    // profile, say. The WAL's older images of those pages are kysely/scrub-deleted.ts's to clear.
+    db.pragma('secure_delete = ON');
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     runMigrations(db);
