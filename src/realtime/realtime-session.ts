@@ -228,7 +228,10 @@ export class RealtimeSession implements ConnectionHandlers {
     this.dropHeld();
     // Audio whose text the client was never given (the client gone, the session cut off) is not billed.
     const untranscribed = this.received - (this.billed ?? this.transcribed());
-    void this.usage?.close(untranscribed);
+    const usage = this.usage;
+    void usage?.close(untranscribed);
+    // What the ledger gets: a slice recorded when it filled stays recorded, untranscribed or not.
+    const metered = usage ? usage.meteredSamples : this.received - untranscribed;
     this.usage = null;
     this.chunks = [];
     if (wasOpen)
@@ -240,7 +243,7 @@ export class RealtimeSession implements ConnectionHandlers {
         closeCode: code,
         closeReason: this.closeReason,
         audioSeconds: this.received / REALTIME_SAMPLE_RATE,
-        meteredSeconds: (this.received - untranscribed) / REALTIME_SAMPLE_RATE,
+        meteredSeconds: metered / REALTIME_SAMPLE_RATE,
         turns: this.turns.length,
         billingBlocked: this.billingBlocked,
         voiceIds: this.knownSpeakers.length > 0 ? [...(this.start?.knownSpeakers ?? [])] : [],
