@@ -727,11 +727,11 @@ export class RealtimeSession implements ConnectionHandlers {
   /**
    * The audio billed when the session ends before its turn under way is finished (a hang-up, a key
    * cut off): the turns that ended (the audio before the buffer), and of the turn under way as far as
-   * its partials went. The client read that text, so it was transcribed for it: free, a client that
-   * reconnects for every turn and reads only partials would never use up its allowance. Only as far
-   * as the partials went, not all the audio the turn has: what lies beyond was never decoded, and
-   * the audio billed is the audio transcribed (REALTIME.md, Billing). Once the turn ends, its audio
-   * is before the buffer and counted there, once.
+   * its partials went. The client was given that text, so it was transcribed for it; were it free,
+   * a client reconnecting for every turn and reading only partials would never use up its allowance.
+   * Only as far as the partials went, not all the audio the turn has: what lies beyond was never
+   * decoded, and the audio billed is the audio transcribed (REALTIME.md, Billing). Once the turn
+   * ends, its audio is before the buffer and counted there, once.
    */
   private transcribed(): number {
     return Math.max(this.received - this.buffered, this.deliveredTo);
