@@ -150,6 +150,11 @@ export class RealtimeSession implements ConnectionHandlers {
   private candidate = false;
   private lastPartial = '';
   private partials = 0;
+  /**
+   * The session sample up to which the client was given text: the furthest audio a partial it was
+   * sent decoded. A session that ends before that turn's turn_final is billed to here (see `transcribed`).
+   */
+  private deliveredTo = 0;
   /** The audio the last partial decoded (the buffer's first `samples` from `from`). */
   private partialAudio: { from: number; samples: number } | null = null;
   /** The current turn's full decode (settle), by the audio it covers. */
@@ -221,9 +226,12 @@ export class RealtimeSession implements ConnectionHandlers {
     this.unwatch?.();
     this.unwatch = null;
     this.dropHeld();
-    // Audio of a turn never transcribed (the client gone, the session cut off) is not billed.
-    const untranscribed = this.received - (this.billed ?? this.received - this.buffered);
-    void this.usage?.close(untranscribed);
+    // Audio whose text the client was never given (the client gone, the session cut off) is not billed.
+    const untranscribed = this.received - (this.billed ?? this.transcribed());
+    const usage = this.usage;
+    void usage?.close(untranscribed);
+    // What the ledger gets: a slice recorded when it filled stays recorded, untranscribed or not.
+    const metered = usage ? usage.meteredSamples : this.received - untranscribed;
     this.usage = null;
     this.chunks = [];
     if (wasOpen)
@@ -235,7 +243,7 @@ export class RealtimeSession implements ConnectionHandlers {
         closeCode: code,
         closeReason: this.closeReason,
         audioSeconds: this.received / REALTIME_SAMPLE_RATE,
-        meteredSeconds: (this.received - untranscribed) / REALTIME_SAMPLE_RATE,
+        meteredSeconds: metered / REALTIME_SAMPLE_RATE,
         turns: this.turns.length,
         billingBlocked: this.billingBlocked,
         voiceIds: this.knownSpeakers.length > 0 ? [...(this.start?.knownSpeakers ?? [])] : [],
@@ -283,13 +291,14 @@ export class RealtimeSession implements ConnectionHandlers {
 
   /**
    * The key may have no more (revoked, paused): the session ends now, with `final` for the turns
-   * already transcribed (the turn under way is neither decoded nor billed), then the error and close.
+   * already transcribed (the turn under way is not decoded further, and billed as far as its
+   * partials went), then the error and close.
    */
   private cutOff(cutOff: KeyCutOff): void {
     if (this.isClosed() || this.start === null) return;
     if (cutOff === 'paused') this.billingBlocked = 'paused';
     this.stopped.abort();
-    this.sendFinal(this.received - this.buffered);
+    this.sendFinal(this.transcribed());
     this.refuse(cutOff === 'revoked' ? unauthorized() : billingRefusal(new BillingBlockedError('paused', 'realtime', null)));
   }
 
@@ -610,6 +619,7 @@ export class RealtimeSession implements ConnectionHandlers {
       this.lastPartial = text;
       this.partials++;
       this.send(this.events.revision('partial', this.turnText(text, state.speechStart, state.speechEnd)));
+      this.deliveredTo = Math.max(this.deliveredTo, this.bufferStart + turnSamples);
     }
     if (ended.kind === 'pausing' && !this.candidate) {
       this.candidate = true;
@@ -712,6 +722,19 @@ export class RealtimeSession implements ConnectionHandlers {
     } catch (error) {
       this.failed(error);
     }
+  }
+
+  /**
+   * The audio billed when the session ends before its turn under way is finished (a hang-up, a key
+   * cut off): the turns that ended (the audio before the buffer), and of the turn under way as far as
+   * its partials went. The client was given that text, so it was transcribed for it; were it free,
+   * a client reconnecting for every turn and reading only partials would never use up its allowance.
+   * Only as far as the partials went, not all the audio the turn has: what lies beyond was never
+   * decoded, and the audio billed is the audio transcribed (REALTIME.md, Billing). Once the turn
+   * ends, its audio is before the buffer and counted there, once.
+   */
+  private transcribed(): number {
+    return Math.max(this.received - this.buffered, this.deliveredTo);
   }
 
   /** The final record: every turn transcribed, over `samples` of audio (what is billed). */

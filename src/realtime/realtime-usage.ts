@@ -61,6 +61,8 @@ export class RealtimeUsage {
   /** The current slice is full and the next one undecided: audio waits. */
   private waiting = false;
   private readonly pending: Array<{ number: number; samples: number }> = [];
+  /** Samples received that the close left unmetered (the current slice's untranscribed part). */
+  private unmetered = 0;
   private recording: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -126,6 +128,7 @@ export class RealtimeUsage {
     if (this.closed) return this.recording;
     this.closed = true;
     const kept = Math.max(0, this.open - untranscribed);
+    this.unmetered = this.open - kept;
     if (kept > 0) this.cut(kept);
     this.flush();
     const unused = kept > 0 ? [this.sliceNumber + 1] : [this.sliceNumber, this.sliceNumber + 1];
@@ -137,6 +140,15 @@ export class RealtimeUsage {
       }
     });
     await this.recording;
+  }
+
+  /**
+   * The samples metered, once `close` was called (its recording may still be under way): all those
+   * received, less the part of the current slice it left out. Untranscribed audio in a slice recorded
+   * earlier (full before the close) stays metered, so this can be more than received less untranscribed.
+   */
+  get meteredSamples(): number {
+    return this.total - this.unmetered;
   }
 
   /** The samples the current slice may hold: its reservation's, or a whole slice while it is undecided (after a failure). */

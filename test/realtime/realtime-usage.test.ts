@@ -133,6 +133,33 @@ t.test('closing gives back a next slice not used, and the current one when no au
   t.equal(d.released.length, 2, 'both slices given back');
 });
 
+t.test('what the close meters, said at once: less the untranscribed part of the current slice, never of a slice recorded when full', async (t) => {
+  const d = desk();
+  const usage = await d.open(SLICE_SECONDS * 1000);
+  usage.received(SLICE / 2);
+  await d.asks.shift()!.answer(SLICE_SECONDS * 1000);
+  usage.received(SLICE / 2 + SLICE / 4);
+  const closing = d.close(usage, SLICE / 2);
+  t.equal(usage.meteredSamples, SLICE, 'the first slice, full before the close; none of the second');
+  await closing;
+  t.same(
+    d.metered.map((m) => m.audioMs),
+    [SLICE_SECONDS * 1000],
+    'the ledger got the same',
+  );
+
+  const d2 = desk();
+  const short = await d2.open(SLICE_SECONDS * 1000);
+  short.received(SLICE / 4);
+  const closingShort = d2.close(short, SLICE / 10);
+  t.equal(short.meteredSamples, SLICE / 4 - SLICE / 10);
+  await closingShort;
+  t.same(
+    d2.metered.map((m) => m.audioMs),
+    [((SLICE / 4 - SLICE / 10) / RATE) * 1000],
+  );
+});
+
 t.test("the plan's longest session: audio up to it, then the limit", async (t) => {
   const d = desk(1_500);
   const usage = await d.open(SLICE_SECONDS * 1000);
