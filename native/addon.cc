@@ -42,6 +42,27 @@ Napi::Value ModelStats(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// keepStates(model, limit): the model's idle decoding states are at most `limit` from now on (the
+// least recently kept beyond it freed). The engine decides the limit; the pool is shared by every
+// holder of the model in the process.
+Napi::Value KeepStates(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  std::shared_ptr<LoadedModel> model = ModelHandle<LoadedModel>::ModelFrom(info[0]);
+  if (!info[1].IsNumber()) throw Napi::TypeError::New(env, "limit must be a number");
+  const double limit = info[1].As<Napi::Number>().DoubleValue();
+  if (!(limit >= 0 && limit <= 1024) || limit != static_cast<double>(static_cast<int64_t>(limit))) {
+    throw Napi::RangeError::New(env, "limit must be an integer from 0 to 1024");
+  }
+  model->states().SetLimit(static_cast<size_t>(limit));
+  return env.Undefined();
+}
+
+// releaseStates(model): frees the model's idle decoding states now; how many.
+Napi::Value ReleaseStates(const Napi::CallbackInfo& info) {
+  std::shared_ptr<LoadedModel> model = ModelHandle<LoadedModel>::ModelFrom(info[0]);
+  return Napi::Number::New(info.Env(), static_cast<double>(model->states().Release()));
+}
+
 Napi::Value VadStats(const Napi::CallbackInfo& info) {
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("loads", static_cast<double>(VadModelRegistry::LoadCount()));
@@ -96,6 +117,8 @@ static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) {
   exports.Set("detectSpeech", Napi::Function::New(env, DetectSpeechWorker::Start, "detectSpeech"));
   exports.Set("diarize", Napi::Function::New(env, DiarizeWorker::Start, "diarize"));
   exports.Set("speakerFeatures", Napi::Function::New(env, SpeakerFeaturesWorker::Start, "speakerFeatures"));
+  exports.Set("keepStates", Napi::Function::New(env, KeepStates, "keepStates"));
+  exports.Set("releaseStates", Napi::Function::New(env, ReleaseStates, "releaseStates"));
   exports.Set("vadStats", Napi::Function::New(env, VadStats, "vadStats"));
   exports.Set("modelStats", Napi::Function::New(env, ModelStats, "modelStats"));
   exports.Set("systemInfo", Napi::Function::New(env, SystemInfo, "systemInfo"));

@@ -34,6 +34,7 @@ struct ModelKind<LoadedModel> {
     out.Set("nMels", whisper_model_n_mels(ctx));
     out.Set("dtw", model.options().dtw);
     out.Set("idleStates", static_cast<double>(model.states().Idle()));
+    out.Set("stateLimit", static_cast<double>(model.states().Limit()));
     return out;
   }
 };

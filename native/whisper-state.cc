@@ -41,8 +41,43 @@ WhisperState WhisperStatePool::Take(int positions, int& encoded) {
 void WhisperStatePool::Give(WhisperState state, int encoded) {
   // The first logits row as a fresh state has it (whisper-state.h).
   std::fill_n(whisper_get_logits_from_state(state.get()), whisper_n_vocab(ctx_), 0.0f);
+  // The states trimmed are freed after the lock is let go (freeing one returns megabytes).
+  std::vector<Kept> trimmed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    idle_.push_back({std::move(state), encoded});
+    TrimLocked(trimmed);
+  }
+}
+
+void WhisperStatePool::SetLimit(size_t limit) {
+  std::vector<Kept> trimmed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    limit_ = limit;
+    TrimLocked(trimmed);
+  }
+}
+
+void WhisperStatePool::TrimLocked(std::vector<Kept>& freed) {
+  while (idle_.size() > limit_) {
+    freed.push_back(std::move(idle_.front()));
+    idle_.erase(idle_.begin());
+  }
+}
+
+size_t WhisperStatePool::Limit() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  idle_.push_back({std::move(state), encoded});
+  return limit_;
+}
+
+size_t WhisperStatePool::Release() {
+  std::vector<Kept> released;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    released.swap(idle_);
+  }
+  return released.size();
 }
 
 void WhisperStatePool::Clear() {

@@ -55,11 +55,18 @@ namespace svc {
 bool SetAudioContext(whisper_context* ctx, whisper_state* state, int audioCtx, int threads);
 
 /**
- * Idle states of one model, as many as calls on it ever ran at once (they are in use otherwise).
- * Cleared by the model before it frees its context.
+ * Idle states of one model, at most `limit` of them. A call takes the best fit or makes a fresh state,
+ * and a state serves only contexts at least as long as any it encoded, so calls of ever shorter
+ * contexts (language detection over varied short recordings) each made a new state and every one was
+ * kept: native memory grew without end. Given back beyond the limit, the least recently kept state is
+ * freed. Release frees every idle state (an idle engine gives the memory back). Cleared by the model
+ * before it frees its context.
  */
 class WhisperStatePool {
  public:
+  /** Until the engine says otherwise (SetLimit): whole windows, realtime partials, sized detection, one spare. */
+  static constexpr size_t kDefaultLimit = 4;
+
   explicit WhisperStatePool(whisper_context* ctx) : ctx_(ctx) {}
   WhisperStatePool(const WhisperStatePool&) = delete;
   WhisperStatePool& operator=(const WhisperStatePool&) = delete;
@@ -77,6 +84,11 @@ class WhisperStatePool {
   void Give(WhisperState state, int encoded);
   void Clear();
   size_t Idle() const;
+  /** Keeps at most `limit` idle states from now on; frees the least recently kept beyond it. */
+  void SetLimit(size_t limit);
+  size_t Limit() const;
+  /** Frees every idle state now; how many. States in use are given back (or freed) as their calls end. */
+  size_t Release();
   /** The whole window's encoder positions (1500). */
   int WholeContext() const { return whisper_n_audio_ctx(ctx_); }
 
@@ -86,8 +98,12 @@ class WhisperStatePool {
     int encoded;
   };
   whisper_context* ctx_;
+  /** Moves the least recently kept states beyond limit_ into `freed` (idle_ is in the order they were kept). */
+  void TrimLocked(std::vector<Kept>& freed);
+
   mutable std::mutex mutex_;
   std::vector<Kept> idle_;
+  size_t limit_ = kDefaultLimit;
 };
 
 /** One call's state: freed when the call ends, unless the call says it may serve another (Keep). */

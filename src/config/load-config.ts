@@ -62,6 +62,7 @@ const S = {
   threadsPerWorker: setting('SVC_THREADS_PER_WORKER', 'pool.threadsPerWorker'),
   maxQueue: setting('SVC_MAX_QUEUE', 'pool.maxQueue'),
   urgentWorkers: setting('SVC_URGENT_WORKERS'),
+  keptStatesIdleMs: setting('SVC_KEPT_STATES_IDLE_MS'),
   idleTimeoutMs: setting('SVC_UPLOAD_IDLE_TIMEOUT_MS', 'upload.idleTimeoutMs'),
   minBytesPerSecond: setting('SVC_UPLOAD_MIN_BYTES_PER_SECOND', 'upload.minBytesPerSecond'),
   minRateGraceMs: setting('SVC_UPLOAD_MIN_RATE_GRACE_MS', 'upload.minRateGraceMs'),
@@ -155,6 +156,8 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
       ...(reader.has(S.workers) ? { workers: reader.integer(S.workers, 1, 1, 256) } : {}),
       ...(reader.has(S.threadsPerWorker) ? { threadsPerWorker: reader.integer(S.threadsPerWorker, 1, 1, 1024) } : {}),
       ...(reader.has(S.urgentWorkers) ? { urgentWorkers: reader.integer(S.urgentWorkers, 0, 0, 256) } : {}),
+      // Unset: the engine's default (src/engine/kept-states.ts).
+      ...(reader.has(S.keptStatesIdleMs) ? { keptStatesIdleMs: reader.integer(S.keptStatesIdleMs, 0, 0, MAX_INT) } : {}),
       maxQueue: reader.integer(S.maxQueue, 16, 1, 1_000_000),
     },
     upload: {

@@ -71,7 +71,7 @@ export interface ServiceConfig {
   /** Default result retention for jobs, hours (per key 1 to 72). */
   retentionHours: number;
   /** The engine pool's shape; an unset figure is the engine's default (src/engine/pool-shape.ts). */
-  pool: { workers?: number; threadsPerWorker?: number; urgentWorkers?: number; maxQueue: number };
+  pool: { workers?: number; threadsPerWorker?: number; urgentWorkers?: number; maxQueue: number; keptStatesIdleMs?: number };
   /** Word times: whisper's token timestamps, or DTW over the model's alignment heads (src/engine/alignment-heads.ts). */
   wordAlignment: WordAlignment;
   /** How slowly a request body may arrive: uploads, and every other body the API reads (JSON too). */

@@ -14,6 +14,7 @@ import { Piscina } from 'piscina';
 import { readModelHeader, type ModelHeader } from '../models/model-header.js';
 import { alignmentHeadsOf, type WordAlignment } from './alignment-heads.js';
 import { ModelFileError, readVadModelHeader } from '../models/vad-model-header.js';
+import { DEFAULT_KEPT_STATES_IDLE_MS, KeptStates } from './kept-states.js';
 import { EngineError, abortError } from './engine-errors.js';
 import {
   loadNativeAddon,
@@ -75,6 +76,11 @@ export interface EngineOpenOptions {
    */
   maxQueue?: number;
   load?: NativeLoadOptions;
+  /**
+   * How long without a whisper call before the model's kept decoding states are freed (kept-states.ts);
+   * Infinity keeps them. Default DEFAULT_KEPT_STATES_IDLE_MS.
+   */
+  keptStatesIdleMs?: number;
   /** Path of a Silero VAD model in whisper.cpp's ggml format; enables detectSpeech(). */
   vadModel?: string;
   /** Worker threads of the VAD pool (one VAD call each, single-threaded). Default: see pool-shape.ts. */
@@ -196,6 +202,8 @@ export class Engine implements SpeakerDiarizer {
   private readonly callCounts: Record<PoolTask['kind'], number> = { transcribe: 0, detectLanguage: 0, detectSpeech: 0, diarize: 0, speakerFeatures: 0 };
   private readonly computed = { encoderRuns: 0, decoderSteps: 0 };
 
+  private readonly keptStates: KeptStates;
+
   private constructor(
     private readonly whisper: PoolLane,
     private readonly anchor: NativeModel,
@@ -205,7 +213,11 @@ export class Engine implements SpeakerDiarizer {
     readonly threadsPerWorker: number,
     readonly maxQueue: number,
     readonly urgentWorkers: number,
-  ) {}
+    keptStatesIdleMs: number,
+  ) {
+    // As many idle states as calls can run at once: each call gives back at most one.
+    this.keptStates = new KeptStates(loadNativeAddon(), anchor, workers + urgentWorkers, keptStatesIdleMs);
+  }
 
   static async open(options: EngineOpenOptions): Promise<Engine> {
     const modelPath = resolve(options.model);
@@ -221,6 +233,8 @@ export class Engine implements SpeakerDiarizer {
     if (!Number.isInteger(threadsPerWorker) || threadsPerWorker < 1) throw new RangeError('threadsPerWorker must be a positive integer');
     if (!Number.isInteger(maxQueue) || maxQueue < 0) throw new RangeError('maxQueue must be a non-negative integer');
     if (!Number.isInteger(urgentWorkers) || urgentWorkers < 0) throw new RangeError('urgentWorkers must be a non-negative integer');
+    const keptStatesIdleMs = options.keptStatesIdleMs ?? DEFAULT_KEPT_STATES_IDLE_MS;
+    if (!(keptStatesIdleMs >= 0)) throw new RangeError('keptStatesIdleMs must be a non-negative number of milliseconds');
     const vadWorkers = options.vadWorkers ?? defaultVadWorkers(availableParallelism());
     if (!Number.isInteger(vadWorkers) || vadWorkers < 1) throw new RangeError('vadWorkers must be a positive integer');
     const loadOptions: NativeLoadOptions = { ...dtwLoadOptions(options.wordAlignment ?? 'tokens', header), ...options.load };
@@ -245,7 +259,7 @@ export class Engine implements SpeakerDiarizer {
       lane: new PoolLane(startPool({ vadModelPath: vadAnchor.info.path }, 2 * vadWorkers), vadWorkers, maxQueue, vadWorkers, recent),
       anchor: vadAnchor,
     };
-    return new Engine(whisper, anchor, vad, header, workers, threadsPerWorker, maxQueue, urgentWorkers);
+    return new Engine(whisper, anchor, vad, header, workers, threadsPerWorker, maxQueue, urgentWorkers, keptStatesIdleMs);
   }
 
   get model(): NativeModelInfo {
@@ -422,6 +436,7 @@ export class Engine implements SpeakerDiarizer {
     // Waiting calls are still handed to the workers: the pools close once the schedulers are empty.
     await Promise.all([this.whisper.scheduler.drained(), this.vad?.lane.scheduler.drained()]);
     await Promise.all([this.whisper.pool.close(), this.vad?.lane.pool.close()]);
+    this.keptStates.close();
     this.anchor.release();
     this.vad?.anchor.release();
   }
@@ -449,6 +464,7 @@ export class Engine implements SpeakerDiarizer {
       signal,
       holdable ? { hold: () => Atomics.store(control, 1, 1), resume: () => Atomics.store(control, 1, 0) } : undefined,
     );
+    if (lane === this.whisper) this.keptStates.track(running);
     if (!signal) return running;
     return new Promise((resolvePromise, rejectPromise) => {
       const onAbort = () => {

@@ -44,6 +44,8 @@ export interface NativeModelInfo {
   dtw: DtwPreset;
   /** Decoding states kept for the next call, at the time of reading (native/whisper-state.h). */
   idleStates: number;
+  /** The most idle states the model keeps (keepStates; 4 until set). */
+  stateLimit: number;
 }
 
 export interface NativeDiarizeOptions {
@@ -341,6 +343,13 @@ export interface NativeSystemInfo {
 
 export interface NativeAddon {
   loadModel(path: string, options?: NativeLoadOptions): Promise<NativeModel>;
+  /**
+   * The model's idle decoding states are at most `limit` (0 to 1024) from now on; the least recently
+   * kept beyond it are freed. One pool per loaded model, shared by every holder in the process.
+   */
+  keepStates(model: NativeModel, limit: number): void;
+  /** Frees the model's idle decoding states now; how many. */
+  releaseStates(model: NativeModel): number;
   /** Same, blocking the calling thread: for worker threads, which have nothing else to do meanwhile. */
   loadModelSync(path: string, options?: NativeLoadOptions): NativeModel;
   /**

@@ -133,3 +133,35 @@ t.test('a call of the whole context leaves the states of short contexts to short
   await addon.transcribe(model, short, { ...GREEDY, audioCtx: 200 });
   t.equal(model.info.idleStates, 2, 'each call took the state that suited it: no third state was made');
 });
+
+t.test('ever shorter contexts do not grow the pool past its limit', async (t) => {
+  const path = await testModelPath('micro', 4);
+  const pcm = await decodeAudio(await speechWav(3), { maxSeconds: 60, timeoutMs: 60_000 });
+  const model = await freshModel(path);
+  t.teardown(() => model.release());
+  t.equal(model.info.stateLimit, 4, 'four until the engine says otherwise');
+  // The reviewer's case: each call's context is shorter than any kept state encoded, so none fits and
+  // each makes a fresh state. Unbounded, every one of them was kept.
+  for (const audioCtx of [150, 140, 130, 120, 110, 100]) await addon.transcribe(model, pcm, { ...BOUNDED, audioCtx });
+  t.equal(model.info.idleStates, 4, 'six states made, four kept');
+  addon.keepStates(model, 2);
+  t.same([model.info.stateLimit, model.info.idleStates], [2, 2], 'a lower limit frees the surplus at once');
+  for (const audioCtx of [90, 80, 70]) await addon.transcribe(model, pcm, { ...BOUNDED, audioCtx });
+  t.equal(model.info.idleStates, 2, 'and holds from then on');
+  t.throws(() => addon.keepStates(model, -1), RangeError);
+  t.throws(() => addon.keepStates(model, 1.5), RangeError);
+});
+
+t.test('releaseStates frees every idle state; calls go on with fresh ones', async (t) => {
+  const path = await testModelPath('micro', 6);
+  const pcm = await decodeAudio(await speechWav(3), { maxSeconds: 60, timeoutMs: 60_000 });
+  const model = await freshModel(path);
+  t.teardown(() => model.release());
+  const before = seen(await addon.transcribe(model, pcm, BOUNDED));
+  await addon.transcribe(model, pcm, { ...BOUNDED, audioCtx: 100 });
+  t.equal(model.info.idleStates, 2);
+  t.equal(addon.releaseStates(model), 2, 'two freed');
+  t.equal(model.info.idleStates, 0);
+  t.same(seen(await addon.transcribe(model, pcm, BOUNDED)), before, 'the next call, on a fresh state, gives the same');
+  t.equal(model.info.idleStates, 1, 'and keeps its state again');
+});
