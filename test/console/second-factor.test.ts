@@ -198,7 +198,7 @@ t.test('wrong codes count towards the lockout (the password does not clear them)
   offsetMs += 61_000; // ten attempts from this address in that minute: its limit
   const locked = await passwordStep('locum@clinic.example');
   t.equal(locked.answer.status, 429, 'locked: the password step too');
-  t.match(locked.answer.page, /on this account after repeated failures: try again in 14 minutes/);
+  t.match(locked.answer.page, /Too many failed attempts on this account: try again in 14 minutes/);
   offsetMs += 15 * 60_000 + 1_000;
 
   const { pending } = await passwordStep('locum@clinic.example');
