@@ -12,9 +12,10 @@ import type { Stores } from '../store/open-stores.js';
 import { SESSION_COOKIE, cookieValue, expiredSessionCookie, sessionCookie, tokensMatch } from './console-http.js';
 import { messagePage, type PageUser } from './console-layout.js';
 import { SECOND_FACTOR_SETUP_PATH, secondFactorSetupNeeded } from './second-factor-requirement.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 export interface ConsoleLimits extends SessionLimits {
-  /** Failed sign-ins in a row that lock an account, and for how long. */
+  /** Failures in a row that lock an account, or an email from an address, and for how long. */
   lockAfter: number;
   lockMs: number;
   /** Sign-in attempts one address may make a minute. */
@@ -72,6 +73,14 @@ export interface ConsoleContext {
   change(request: FastifyRequest, reply: FastifyReply, options?: SignedInOptions): Promise<ConsoleSession | null>;
   /** One `console audit` line: who, what, which ids (never a secret, key, password or transcript). */
   audit(request: FastifyRequest, session: ConsoleSession, action: string, subject?: Record<string, string | number>): void;
+  /**
+   * One warn-level `console audit` line of a failed or refused credential (a wrong password or code,
+   * a lock, the address limit), with the client address: brute force shows in the log. Never the
+   * email typed, a password or a code: ids only.
+   */
+  alert(request: FastifyRequest, action: string, subject: Record<string, string | number | undefined>): void;
+  /** Sign-in attempts and credential checks per client address, shared by every process on the database. */
+  throttle: SignInThrottle;
   pageUser(session: ConsoleSession): PageUser;
   /** Opens a new session for the user and sets its cookie on the reply. */
   startSession(reply: FastifyReply, userId: string): Promise<void>;
@@ -112,6 +121,10 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     audit(request, session, action, subject = {}) {
       request.log.info({ audit: action, userId: session.user.id, tenantId: session.user.tenant, ...subject }, 'console audit');
     },
+    alert(request, action, subject) {
+      request.log.warn({ audit: action, address: request.ip, ...subject }, 'console audit');
+    },
+    throttle: new SignInThrottle(deps.accounts, limits.signInsPerMinute, deps.clock),
     async startSession(reply, userId) {
       const { token } = await deps.accounts.createSession(userId, deps.clock());
       reply.header('set-cookie', sessionCookie(token, deps.secureCookies, Math.floor(limits.absoluteMs / 1000)));

@@ -20,6 +20,15 @@ function codeInput(label: string, recovery: boolean): string {
   return `<label>${e(label)}<input type="text" name="code" autocomplete="one-time-code" required${hint}></label>`;
 }
 
+/**
+ * The current password: asked before the second factor is turned on or off, or its recovery codes
+ * replaced. With the account's email as a hidden username (not posted), as password managers expect.
+ */
+function passwordInput(email: string): string {
+  return `<input type="email" autocomplete="username" value="${e(email)}" hidden readonly>
+<label>Your password<input type="password" name="password" autocomplete="current-password" required></label>`;
+}
+
 function recoveryCodesSection(codes: readonly string[]): string {
   return `<section aria-labelledby="recovery-title"><h2 id="recovery-title">Your recovery codes</h2>
 <p>Each one signs you in once, in place of a code from the app. This is the only time they are shown: store them now.</p>
@@ -41,9 +50,10 @@ export function accountPage(user: PageUser, required: boolean, view: AccountView
 <li>Scan the QR code with an authenticator app, <a href="${e(uri)}">open the setup link</a> on this device, or type this key into the app:
 <div class="secret"><code id="totp-secret">${e(grouped)}</code><button type="button" data-copy="totp-secret" hidden>Copy</button></div>
 <figure class="qr">${qrCodeSvg(uri, 'QR code of the setup link')}</figure></li>
-<li>Type the 6-digit code the app shows now: two-step sign-in is on once it is right.</li>
+<li>Type your password and the 6-digit code the app shows now: two-step sign-in is on once both are right.</li>
 </ol>
 <form method="post" action="/account/totp/confirm" class="stack">${csrfField(user)}
+${passwordInput(user.email)}
 ${codeInput('Code from the app', false)}
 <button type="submit" class="primary">Turn on</button></form>`;
   } else {
@@ -51,6 +61,7 @@ ${codeInput('Code from the app', false)}
     const turnOff = required
       ? `<p>${e(user.tenant)} requires a second factor: it cannot be turned off.</p>`
       : `<form method="post" action="/account/totp/disable" class="stack">${csrfField(user)}
+${passwordInput(user.email)}
 ${codeInput('Code from the app, or a recovery code', true)}
 <button type="submit" class="danger">Turn off two-step sign-in</button></form>`;
     body = `${view.newRecoveryCodes ? recoveryCodesSection(view.newRecoveryCodes) : ''}
@@ -58,6 +69,7 @@ ${codeInput('Code from the app, or a recovery code', true)}
 <p id="code-hint" class="muted">A code from the app, or one of your recovery codes.</p>
 <h2>New recovery codes</h2>
 <form method="post" action="/account/recovery-codes" class="stack">${csrfField(user)}
+${passwordInput(user.email)}
 ${codeInput('Code from the app', false)}
 <button type="submit">Make new recovery codes</button></form>
 <h2>Turn off</h2>

@@ -1,15 +1,18 @@
-// The account page's second factor: TOTP set up (a fresh secret, in effect once a current code
-// confirms it, with one-time recovery codes shown then), new recovery codes and turning it off (each
-// needs a current code or a recovery code; a wrong one counts towards the account's lockout, as at
-// sign-in). Open to an account its tenant requires TOTP of and that has none yet: this is where it is
+// The account page's second factor: TOTP set up (a fresh secret, in effect once the current password
+// and a current code confirm it, with one-time recovery codes shown then), new recovery codes and
+// turning it off (each needs the current password and a current code or a recovery code). Those
+// checks are sign-in's (account-credentials.ts): limited per address, refused while the account is
+// locked, a wrong password or code counted towards the lockout, which ends the session that reaches it. Open to an account its tenant requires TOTP of and that has none yet: this is where it is
 // sent. Turning TOTP on signs the account's other sessions out (they never passed it). Audit lines:
 // totp_setup_started, totp_enabled (with how many other sessions ended), recovery_codes_replaced,
 // totp_disabled; never a secret or code.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleSession } from '../store/console-account-store.js';
-import { SESSION_COOKIE, cookieValue } from './console-http.js';
+import { accountCredentials, type FailedCredential } from './account-credentials.js';
+import { SESSION_COOKIE, cookieValue, expiredSessionCookie } from './console-http.js';
 import { html, type ConsoleContext, type Form } from './console-context.js';
-import type { Notice } from './console-layout.js';
+import { messagePage, type Notice } from './console-layout.js';
+import { refusedFor, tooMany } from './lockout-notices.js';
 import { accountPage, type AccountView } from './second-factor-pages.js';
 import { SECOND_FACTOR_SETUP_PATH } from './second-factor-requirement.js';
 import { matchingTotpStep, newTotpSecret } from './totp.js';
@@ -19,6 +22,7 @@ const OPEN_BEFORE_SETUP = { beforeRequiredSecondFactor: true } as const;
 
 export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const store = ctx.deps.stores.consoleSecondFactors;
+  const credentials = accountCredentials(ctx);
 
   /** The account page as it stands now, with `notice` and (once) new recovery codes. */
   const page = async (reply: FastifyReply, session: ConsoleSession, notice: Notice | null, newRecoveryCodes: readonly string[] | null = null) => {
@@ -31,15 +35,39 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     return html(reply, accountPage(ctx.pageUser(session), required, view, notice));
   };
 
-  /** Whether `code` is a current TOTP code not used before, or an unused recovery code; a wrong one counts towards the lockout. */
-  const secondFactorAccepted = async (session: ConsoleSession, code: string): Promise<boolean> => {
-    const userId = session.user.id;
+  /** Whether `code` is a current TOTP code not used before, or an unused recovery code. */
+  const secondFactorAccepted = async (userId: string, code: string): Promise<boolean> => {
     const now = ctx.deps.clock();
     const enrolment = await store.totp(userId);
     const step = enrolment?.confirmedAtMs != null ? matchingTotpStep(enrolment.secret, code, now) : null;
-    const accepted = step !== null ? await store.useTotpStep(userId, step) : await store.useRecoveryCode(userId, code, now);
-    if (!accepted) await ctx.deps.accounts.recordFailedSignIn(userId, now, ctx.limits.lockAfter, ctx.limits.lockMs);
-    return accepted;
+    return step !== null ? store.useTotpStep(userId, step) : store.useRecoveryCode(userId, code, now);
+  };
+
+  /**
+   * The current password and, with `code`, a current code or recovery code, checked as sign-in checks
+   * them (account-credentials.ts): true when both are right; else the answer was sent (422; 429 when refused
+   * or once the account locks, the session then ended).
+   */
+  const credentialsChecked = async (request: FastifyRequest, reply: FastifyReply, session: ConsoleSession, what: string, code: boolean) => {
+    const refused = await credentials.refusal(request, session);
+    if (refused) {
+      await page(refusedFor(reply, refused.waitMs), session, refused.notice);
+      return false;
+    }
+    const form = (request.body ?? {}) as Form;
+    let failure: FailedCredential | null = null;
+    if (!(await credentials.passwordMatches(session, form.password ?? ''))) failure = 'password';
+    else if (code && !(await secondFactorAccepted(session.user.id, form.code ?? ''))) failure = 'code';
+    if (failure === null) return true;
+    const lockedUntil = await credentials.failed(request, session, failure);
+    if (lockedUntil !== null) {
+      const waitMs = lockedUntil - ctx.deps.clock();
+      const text = `${tooMany.onAccount(waitMs).text} This session is signed out.`;
+      html(refusedFor(reply, waitMs).header('set-cookie', expiredSessionCookie(ctx.deps.secureCookies)), messagePage('Signed out', text));
+      return false;
+    }
+    await page(reply.code(422), session, failure === 'password' ? wrongPassword(what) : wrongCode(what));
+    return false;
   };
 
   app.get(SECOND_FACTOR_SETUP_PATH, async (request, reply) => {
@@ -65,6 +93,7 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     if (!enrolment || enrolment.confirmedAtMs !== null) {
       return page(reply.code(409), session, { kind: 'error', text: enrolment ? 'Two-step sign-in is on already.' : 'Set it up first.' });
     }
+    if (!(await credentialsChecked(request, reply, session, 'Not turned on', false))) return reply;
     const now = ctx.deps.clock();
     const step = matchingTotpStep(enrolment.secret, codeOf(request), now);
     if (step === null) {
@@ -86,7 +115,7 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     const session = await ctx.change(request, reply, OPEN_BEFORE_SETUP);
     if (!session) return reply;
     if (!(await store.totpEnabled(session.user.id))) return page(reply.code(409), session, { kind: 'error', text: 'Two-step sign-in is off.' });
-    if (!(await secondFactorAccepted(session, codeOf(request)))) return page(reply.code(422), session, wrongCode('No new codes'));
+    if (!(await credentialsChecked(request, reply, session, 'No new codes', true))) return reply;
     const codes = await store.replaceRecoveryCodes(session.user.id, RECOVERY_CODE_COUNT, ctx.deps.clock());
     ctx.audit(request, session, 'recovery_codes_replaced');
     return page(reply, session, { kind: 'ok', text: 'New recovery codes: the earlier ones no longer work.' }, codes);
@@ -99,7 +128,7 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     if (await store.totpRequired(session.user.tenant)) {
       return page(reply.code(409), session, { kind: 'error', text: `${session.user.tenant} requires a second factor: it stays on.` });
     }
-    if (!(await secondFactorAccepted(session, codeOf(request)))) return page(reply.code(422), session, wrongCode('Not turned off'));
+    if (!(await credentialsChecked(request, reply, session, 'Not turned off', true))) return reply;
     await store.removeTotp(session.user.id);
     ctx.audit(request, session, 'totp_disabled');
     return page(reply, session, { kind: 'ok', text: 'Two-step sign-in is off: signing in takes your password alone.' });
@@ -108,6 +137,10 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
 
 function codeOf(request: FastifyRequest): string {
   return (request.body as Form | undefined)?.code ?? '';
+}
+
+function wrongPassword(what: string): Notice {
+  return { kind: 'error', text: `${what}: that is not your current password.` };
 }
 
 function wrongCode(what: string): Notice {

@@ -1,12 +1,14 @@
-// Signing in and out: the sign-in form (limited per address, accounts locked after repeated
-// failures, one answer for an unknown email and a wrong password), an invite's password, sign-out and
-// sign-out everywhere. A sign-in always opens a new session (no fixation).
+// Signing in and out: the sign-in form (limited per address; wrong passwords lock the email typed
+// from that address, whether an account has it or not, so neither the answer nor the lock tells
+// which accounts exist and a stranger elsewhere locks nobody out; one answer for an unknown email and
+// a wrong password), an invite's password, sign-out and sign-out everywhere. A sign-in always opens a
+// new session (no fixation). Failures, refusals and locks are warn-level audit lines (ctx.alert).
 //
 // An account with TOTP on signs in in two steps: the right password yields a pending sign-in (a
 // cookie of its own that opens only the code form, for a few minutes; see pending-sign-in.ts), and a
-// current code (or a recovery code) opens the session. A wrong code counts as a failed sign-in (the
-// address limit and the account's lockout), and the failures are cleared only once the code is right,
-// so a known password cannot be used to guess codes for ever.
+// current code (or a recovery code) opens the session. A wrong code counts towards the account's
+// lockout (whoever types it has the password), and the failures are cleared only once the code is
+// right, so a known password cannot be used to guess codes for ever.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleUser } from '../store/console-account-store.js';
 import { SESSION_COOKIE, cookieValue, expiredSessionCookie } from './console-http.js';
@@ -14,14 +16,16 @@ import { html, type ConsoleContext, type Form } from './console-context.js';
 import { messagePage, type Notice } from './console-layout.js';
 import { UNKNOWN_ACCOUNT_HASH, hashPassword, verifyPassword } from './password-hash.js';
 import { passwordProblem } from './password-policy.js';
-import { SignInThrottle } from './sign-in-throttle.js';
+import { throttledAddress } from './sign-in-throttle.js';
+import { signInSubject } from './sign-in-subject.js';
+import { refusedFor, tooMany } from './lockout-notices.js';
 import { invitePage, signInPage } from './sign-in-pages.js';
 import { PENDING_SIGN_IN_MS, expiredPendingSignInCookie, pendingSignInCookie, pendingSignInToken } from './pending-sign-in.js';
 import { codePage } from './second-factor-pages.js';
 import { matchingTotpStep } from './totp.js';
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
-  const throttle = new SignInThrottle(ctx.deps.accounts, ctx.limits.signInsPerMinute, ctx.deps.clock);
+  const accounts = ctx.deps.accounts;
   const secondFactors = ctx.deps.stores.consoleSecondFactors;
   const secure = ctx.deps.secureCookies;
 
@@ -46,21 +50,39 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
     const form = (request.body ?? {}) as Form;
     const email = (form.email ?? '').trim().toLowerCase();
     const password = form.password ?? '';
-    const waitMs = await throttle.take(request.ip);
+    const refuse = (waitMs: number, notice: Notice) => html(refusedFor(reply, waitMs), signInPage(email, notice));
+    const waitMs = await ctx.throttle.take(request.ip);
     if (waitMs > 0) {
-      return html(reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000))), signInPage(email, tooMany(waitMs, 'from this address')));
+      ctx.alert(request, 'sign_in_refused', { reason: 'address_limit' });
+      return refuse(waitMs, tooMany.fromAddress(waitMs));
     }
-    const record = email ? await ctx.deps.accounts.signInRecord(email) : null;
     const now = ctx.deps.clock();
-    if (record?.lockedUntilMs != null && record.lockedUntilMs > now) {
-      return html(reply.code(429), signInPage(email, tooMany(record.lockedUntilMs - now, 'on this account after repeated failures')));
+    const subject = signInSubject(email);
+    const address = throttledAddress(request.ip);
+    // Wrong passwords lock the email typed from this address only, known or not, before anything of
+    // an account is read: the answer is the same for every email, and a stranger elsewhere locks nobody out.
+    const pairLockedUntil = await accounts.passwordLockedUntil(subject, address, now);
+    if (pairLockedUntil !== null) {
+      ctx.alert(request, 'sign_in_refused', { reason: 'email_locked' });
+      return refuse(pairLockedUntil - now, tooMany.forEmail(pairLockedUntil - now));
     }
+    const record = email ? await accounts.signInRecord(email) : null;
     // An unknown email takes as long as a wrong password: the answer does not say which accounts exist.
     const matches = await verifyPassword(password, record?.passwordHash ?? UNKNOWN_ACCOUNT_HASH);
     if (!record || !matches) {
-      const lockedUntil = record ? await ctx.deps.accounts.recordFailedSignIn(record.id, now, ctx.limits.lockAfter, ctx.limits.lockMs) : null;
-      if (lockedUntil !== null) return html(reply.code(429), signInPage(email, tooMany(lockedUntil - now, 'on this account after repeated failures')));
+      const lockedUntil = await accounts.recordFailedPassword(subject, address, now, ctx.limits.lockAfter, ctx.limits.lockMs);
+      ctx.alert(request, 'sign_in_failed', { reason: 'password', userId: record?.id });
+      if (lockedUntil !== null) {
+        ctx.alert(request, 'sign_in_locked', { scope: 'email_from_address', userId: record?.id });
+        return refuse(lockedUntil - now, tooMany.forEmail(lockedUntil - now));
+      }
       return html(reply.code(401), signInPage(email, { kind: 'error', text: 'The email or the password is not right.' }));
+    }
+    await accounts.clearFailedPasswords(subject, address);
+    // The account's own lock (wrong codes after the password, or a session's wrong checks): told only to whoever knows the password.
+    if (record.lockedUntilMs !== null && record.lockedUntilMs > now) {
+      ctx.alert(request, 'sign_in_refused', { reason: 'account_locked', userId: record.id });
+      return refuse(record.lockedUntilMs - now, tooMany.onAccount(record.lockedUntilMs - now));
     }
     if (!(await secondFactors.totpEnabled(record.id))) return openSession(request, reply, record, null);
     return awaitCode(reply, record.id, now);
@@ -73,24 +95,28 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
   });
   app.post('/sign-in/code', async (request, reply) => {
     const token = pendingSignInToken(request.headers.cookie);
-    const waitMs = await throttle.take(request.ip);
-    if (waitMs > 0) return html(reply.code(429).header('retry-after', String(Math.ceil(waitMs / 1000))), codePage(tooMany(waitMs, 'from this address')));
+    const waitMs = await ctx.throttle.take(request.ip);
+    if (waitMs > 0) {
+      ctx.alert(request, 'sign_in_refused', { reason: 'address_limit' });
+      return html(refusedFor(reply, waitMs), codePage(tooMany.fromAddress(waitMs)));
+    }
     const now = ctx.deps.clock();
     const user = token ? await secondFactors.pendingSignIn(token, now) : null;
     if (!token || !user) return restart(reply, secure);
-    const record = await ctx.deps.accounts.signInRecord(user.email);
+    const record = await accounts.signInRecord(user.email);
     const enrolment = await secondFactors.totp(user.id);
     if (!record || enrolment?.confirmedAtMs == null) {
       // The account went, or its TOTP was turned off, since the password step: sign in again.
       await secondFactors.endPendingSignIn(token);
       return restart(reply, secure);
     }
-    const locked = (untilMs: number) => {
-      reply.header('set-cookie', expiredPendingSignInCookie(secure));
-      return html(reply.code(429), signInPage(user.email, tooMany(untilMs - now, 'on this account after repeated failures')));
-    };
-    if (record.lockedUntilMs != null && record.lockedUntilMs > now) {
+    const locked = async (untilMs: number) => {
       await secondFactors.endPendingSignIn(token);
+      reply.header('set-cookie', expiredPendingSignInCookie(secure));
+      return html(refusedFor(reply, untilMs - now), signInPage(user.email, tooMany.onAccount(untilMs - now)));
+    };
+    if (record.lockedUntilMs !== null && record.lockedUntilMs > now) {
+      ctx.alert(request, 'sign_in_refused', { reason: 'account_locked', userId: user.id });
       return locked(record.lockedUntilMs);
     }
     const code = ((request.body ?? {}) as Form).code ?? '';
@@ -98,9 +124,10 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
     // A step used before (a replay, or a code seen over a shoulder) is refused as a wrong code is.
     const accepted = step !== null ? await secondFactors.useTotpStep(user.id, step) : await secondFactors.useRecoveryCode(user.id, code, now);
     if (!accepted) {
-      const lockedUntil = await ctx.deps.accounts.recordFailedSignIn(user.id, now, ctx.limits.lockAfter, ctx.limits.lockMs);
+      const lockedUntil = await accounts.recordFailedSignIn(user.id, now, ctx.limits.lockAfter, ctx.limits.lockMs);
+      ctx.alert(request, 'sign_in_failed', { reason: 'code', userId: user.id });
       if (lockedUntil !== null) {
-        await secondFactors.endPendingSignIn(token);
+        ctx.alert(request, 'account_locked', { userId: user.id });
         return locked(lockedUntil);
       }
       return html(reply.code(401), codePage({ kind: 'error', text: 'The code is not right, or was used already: wait for the next one.' }));
@@ -164,9 +191,4 @@ export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext)
 /** A pending sign-in that is gone or never was: back to the password. */
 function restart(reply: FastifyReply, secure: boolean): FastifyReply {
   return reply.code(303).header('set-cookie', expiredPendingSignInCookie(secure)).header('location', '/sign-in').send();
-}
-
-function tooMany(waitMs: number, where: string): Notice {
-  const minutes = Math.max(1, Math.ceil(waitMs / 60_000));
-  return { kind: 'error', text: `Too many sign-in attempts ${where}: try again in ${minutes} minute${minutes === 1 ? '' : 's'}.` };
 }

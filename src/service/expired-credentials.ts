@@ -1,7 +1,7 @@
 // The sweeper's share of sign-in housekeeping: console invites used or expired, console sessions past
-// their limits, ended sign-in windows, pending second-factor sign-ins and realtime client secrets that
-// expired. None of them opens anything any more (each is refused where it is presented); deleted here,
-// they do not pile up between the uses that would otherwise sweep them.
+// their limits, ended sign-in windows and password failures, pending second-factor sign-ins and
+// realtime client secrets that expired. None of them opens anything any more (each is refused where it
+// is presented); deleted here, they do not pile up between the uses that would otherwise sweep them.
 import type { ConsoleAccountStore, SessionLimits } from '../store/console-account-store.js';
 import type { ConsoleSecondFactorStore } from '../store/console-second-factor-store.js';
 import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';

@@ -1,4 +1,4 @@
-// The pure half of a ConsoleAccountStore (console-account-store.ts): the rows of its three tables,
+// The pure half of a ConsoleAccountStore (console-account-store.ts): the rows of its tables,
 // email normalization and the invalid_email refusal, tokens and their hashes, row -> record mapping.
 // No database here.
 //
@@ -47,6 +47,19 @@ export interface ConsoleSignInAttemptRow {
   address: string;
   window_start_ms: number;
   attempts: number;
+}
+
+/**
+ * A row of `console_password_failures`: wrong passwords for one email subject (a digest of the email
+ * given, an account's or not) from one client address, the lock they set, and when the row ends
+ * (`lockMs` after its last failure or lock; the sweeper deletes it then).
+ */
+export interface ConsolePasswordFailureRow {
+  subject: string;
+  address: string;
+  failures: number;
+  locked_until_ms: number | null;
+  ends_at_ms: number;
 }
 
 const TOKEN_BYTES = 32;

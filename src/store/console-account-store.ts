@@ -39,6 +39,8 @@ export interface EndedConsoleRecords {
   invites: number;
   sessions: number;
   signInWindows: number;
+  /** (email subject, address) pairs whose wrong passwords and lock have ended. */
+  passwordFailures: number;
 }
 
 /** The window sign-in attempts from one address are counted in (countSignInAttempt). */
@@ -75,8 +77,10 @@ export interface ConsoleAccountStore {
   /** The account of `email` (any case) for a sign-in, or null. */
   signInRecord(email: string): Promise<ConsoleSignInRecord | null>;
   /**
-   * Counts a failed sign-in; at `lockAfter` failures in a row the account is locked for `lockMs` and
-   * the count starts again. Returns when it is locked until (null: not locked).
+   * Counts a failure of someone past the password (a wrong code at sign-in) or holding a session (a
+   * wrong password or code on the account page); at `lockAfter` failures in a row the account is
+   * locked for `lockMs` and the count starts again. Returns when it is locked until (null: not
+   * locked). Wrong passwords at sign-in are recordFailedPassword's: they lock no account.
    */
   recordFailedSignIn(userId: string, nowMs: number, lockAfter: number, lockMs: number): Promise<number | null>;
   /** A successful sign-in clears the failures. */
@@ -101,9 +105,21 @@ export interface ConsoleAccountStore {
    */
   countSignInAttempt(address: string, nowMs: number): Promise<SignInAttempts>;
   /**
+   * Counts a wrong password given for `subject` (an opaque digest of the email typed, whether an
+   * account has it or not) from `address`: at `lockAfter` failures the pair is locked for `lockMs`
+   * and its count starts again; failures are forgotten `lockMs` after the last one. Returns when the
+   * pair is locked until (null: not locked). Only the pair is locked: the same email from another
+   * address, and the account itself, are not. One statement: racing failures are each counted.
+   */
+  recordFailedPassword(subject: string, address: string, nowMs: number, lockAfter: number, lockMs: number): Promise<number | null>;
+  /** When the pair is locked until at `nowMs` (null: not locked). */
+  passwordLockedUntil(subject: string, address: string, nowMs: number): Promise<number | null>;
+  /** A right password clears the pair's failures. */
+  clearFailedPasswords(subject: string, address: string): Promise<void>;
+  /**
    * Deletes what can no longer open anything at `nowMs`: invites used or expired, sessions past
-   * `limits` (the very test `session` applies), sign-in windows that have ended. Unused unexpired
-   * invites, live sessions and current windows stay.
+   * `limits` (the very test `session` applies), sign-in windows that have ended, password failures
+   * whose pair has ended. Unused unexpired invites, live sessions, current windows and pairs stay.
    */
   deleteEnded(nowMs: number, limits: SessionLimits): Promise<EndedConsoleRecords>;
   /** The tenant's accounts, oldest first. */

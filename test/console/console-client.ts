@@ -1,6 +1,7 @@
 // A console client for the HTTP-level tests: a browser's cookie jar and form posts (with the Origin
 // header a browser sends), redirects not followed, so each answer's status, headers and page can be checked.
 
+import { request as httpRequest } from 'node:http';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 
 export interface ConsoleAnswer {
@@ -72,4 +73,34 @@ export async function newMember(svc: ConsoleService, tenant: string, password: s
   const set = await client.post(`/invite/${token}`, { password, repeat: password });
   if (set.status !== 303) throw new Error(`invite answered ${set.status}`);
   return client;
+}
+
+/**
+ * A form post, without cookies, from another loopback address (127.0.0.2, ...): to the service, another
+ * client address (fetch cannot choose the address it connects from).
+ */
+export function postFrom(localAddress: string, base: string, path: string, form: Record<string, string>): Promise<ConsoleAnswer> {
+  const body = new URLSearchParams(form).toString();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${base}${path}`,
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) for (const one of [value ?? []].flat()) headers.append(name, one);
+          resolve({ status: res.statusCode ?? 0, headers, page: Buffer.concat(chunks).toString() });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

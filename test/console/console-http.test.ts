@@ -1,7 +1,7 @@
 // The developer console over HTTP (src/console/), on a real service (SQLite; its own listener): an
 // operator's invite, the invitee's password (the rules, the link used once), sign-in (one answer for
-// an unknown email and a wrong password, a new session whatever cookie came, lockout after repeated
-// failures, a limit per address), the cookie's flags, CSRF and same-origin checks on every change,
+// an unknown email and a wrong password, a new session whatever cookie came, wrong passwords locking
+// the email from that address alike for an unknown one, a limit per address, warnings of each failure), the cookie's flags, CSRF and same-origin checks on every change,
 // keys created (shown once) and revoked within the tenant only, sign-out, the headers of every page,
 // and the audit lines (no secret in any log).
 import t from 'tap';
@@ -11,7 +11,7 @@ import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient, newMember } from './console-client.js';
+import { ConsoleClient, newMember, postFrom } from './console-client.js';
 
 const PASSWORD = 'amber-stethoscope-42';
 let svc: TestService;
@@ -114,23 +114,75 @@ t.test('sign-out everywhere ends every session of the account, and only its', as
   );
 });
 
-t.test('lockout after 5 failures (even the right password waits), lifted after 15 minutes; a limit per address', async (t) => {
-  await member('clinic-lockout', 'locked@clinic.example');
+t.test('wrong passwords lock the email from that address only, alike for an unknown email; the owner elsewhere signs in; audited', async (t) => {
+  const owner = await member('clinic-lockout', 'locked@clinic.example');
+  await member('clinic-lockout', 'colleague@clinic.example');
+  const userId = (await svc.stores.consoleAccounts.signInRecord('locked@clinic.example'))!.id;
+  const logged = logs.lines().length;
+  offsetMs += 61_000; // a fresh minute for the address limit
   const client = new ConsoleClient(base());
-  for (let i = 0; i < 4; i++) t.equal((await client.post('/sign-in', { email: 'locked@clinic.example', password: `wrong-${i}-attempt` })).status, 401);
-  const fifth = await client.post('/sign-in', { email: 'locked@clinic.example', password: 'wrong-4-attempt' });
-  t.equal(fifth.status, 429);
-  t.match(fifth.page, /on this account after repeated failures: try again in 15 minutes/);
-  t.equal((await client.post('/sign-in', { email: 'locked@clinic.example', password: PASSWORD })).status, 429, 'locked: the right password too');
-  offsetMs += 15 * 60_000 + 1_000;
-  t.equal((await client.post('/sign-in', { email: 'locked@clinic.example', password: PASSWORD })).status, 303, 'lifted');
+  const fiveWrong = async (email: string) => {
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await client.post('/sign-in', { email, password: `wrong-${i}-attempt` }));
+    return { statuses: answers.map((a) => a.status), last: answers[4] };
+  };
+  const known = await fiveWrong('locked@clinic.example');
+  const unknown = await fiveWrong('no-account@clinic.example');
+  t.same(known.statuses, [401, 401, 401, 401, 429], 'a known email: the fifth wrong password locks it from this address');
+  t.same(unknown.statuses, known.statuses, 'an unknown email: the same');
+  t.match(known.last.page, /Too many failed sign-ins for this email from this address: try again in 15 minutes/);
+  t.equal(known.last.headers.get('retry-after'), '900');
+  t.equal(unknown.last.headers.get('retry-after'), '900');
+  t.equal(unknown.last.page.replaceAll('no-account@', 'someone@'), known.last.page.replaceAll('locked@', 'someone@'), 'the same page but for the email typed');
+  t.notMatch(known.last.page, /account/i, 'not a word of an account');
+  offsetMs += 61_000; // ten attempts from this address in that minute: its limit
 
-  // Unknown emails lock no account; the address limit (10 a minute) stops the guessing.
+  const locked = await client.post('/sign-in', { email: 'locked@clinic.example', password: PASSWORD });
+  t.equal(locked.status, 429, 'locked from this address: the right password too');
+  t.match(locked.page, /for this email from this address: try again in 14 minutes/);
+  t.match(await svc.stores.consoleAccounts.signInRecord('locked@clinic.example'), { failedSignIns: 0, lockedUntilMs: null }, 'the account is not locked');
+  const elsewhere = await postFrom('127.0.0.2', base(), '/sign-in', { email: 'locked@clinic.example', password: PASSWORD });
+  t.equal(elsewhere.status, 303, 'the owner at another address signs in: a stranger cannot lock them out');
+  t.equal(elsewhere.headers.get('location'), '/keys');
+  t.equal((await client.post('/sign-in', { email: 'colleague@clinic.example', password: PASSWORD })).status, 303, 'another email from this address');
+  t.equal((await owner.get('/keys')).status, 200, "the owner's session goes on");
+  offsetMs += 15 * 60_000;
+  t.equal((await client.post('/sign-in', { email: 'locked@clinic.example', password: PASSWORD })).status, 303, 'lifted after 15 minutes');
+
+  const lines = logs.lines().slice(logged);
+  const warned = (audit: string) => lines.filter((l) => l.audit === audit && l.level === 40 && l.msg === 'console audit');
+  t.same(
+    warned('sign_in_failed').map((l) => l.userId ?? null),
+    [...Array(5).fill(userId), ...Array(5).fill(null)],
+    'every wrong password: a warning, with the account id where there is one',
+  );
+  t.ok(
+    warned('sign_in_failed').every((l) => l.reason === 'password' && typeof l.address === 'string'),
+    'the reason and the address',
+  );
+  t.same(
+    warned('sign_in_locked').map((l) => [l.scope, l.userId ?? null]),
+    [
+      ['email_from_address', userId],
+      ['email_from_address', null],
+    ],
+    'each lock',
+  );
+  t.same(
+    warned('sign_in_refused').map((l) => l.reason),
+    ['email_locked'],
+    'the refusal while locked',
+  );
+  const text = lines.map((l) => JSON.stringify(l)).join('\n');
+  t.notMatch(text, /locked@|no-account@|wrong-\d-attempt/, 'no email or password typed in any line');
+
+  // The address limit (10 a minute) stops the guessing across emails.
   offsetMs += 61_000;
   const statuses: number[] = [];
   for (let i = 0; i < 11; i++) statuses.push((await client.post('/sign-in', { email: `guess-${i}@clinic.example`, password: 'guessing-away-1' })).status);
   t.same(statuses.slice(0, 10), Array(10).fill(401));
   t.equal(statuses[10], 429, 'the 11th in a minute from one address');
+  t.match(logs.lines().at(-1), { audit: 'sign_in_refused', reason: 'address_limit', level: 40 }, 'audited');
   offsetMs += 61_000;
 });
 

@@ -2,12 +2,17 @@
 // registers (console-routes.ts) so that a page or form added later is covered without being named:
 // every GET answer (signed in and out) carries the CSP and the other security headers; every POST
 // is refused without the session's CSRF token, with a wrong one, and from another origin or site;
-// every id in a path is answered as unknown for another tenant's key. And sessions end when idle or
-// old (the service's injectable clock), and the sweeper deletes what can open nothing any more.
+// every id in a path is answered as unknown for another tenant's key; every POST that checks the
+// user's password or code (found by posting wrong ones and seeing them counted) is refused once the
+// account is locked or the address limit spent, even with the right ones; no POST changes the second
+// factor in effect without the current password. And sessions end when idle or old (the service's
+// injectable clock), and the sweeper deletes what can open nothing any more.
 import t, { type Test } from 'tap';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { DEFAULT_CONSOLE_LIMITS } from '../../src/console/console-context.js';
+import { hashPassword } from '../../src/console/password-hash.js';
 import { PENDING_SIGN_IN_MS } from '../../src/console/pending-sign-in.js';
+import { newTotpSecret, totpCode, totpStep } from '../../src/console/totp.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { ConsoleClient, newMember, type ConsoleAnswer } from './console-client.js';
 import { consoleRoutes, type ConsoleRoute } from './console-routes.js';
@@ -15,16 +20,18 @@ import { consoleRoutes, type ConsoleRoute } from './console-routes.js';
 const PASSWORD = 'amber-stethoscope-42';
 /** Posts that come before a session (no CSRF token to carry): only the origin check applies. */
 const SIGNED_OUT_POSTS = new Set(['/sign-in', '/sign-in/code', '/invite/:token']);
-const { idleMs, absoluteMs } = DEFAULT_CONSOLE_LIMITS;
+const { idleMs, absoluteMs, lockAfter, lockMs, signInsPerMinute } = DEFAULT_CONSOLE_LIMITS;
 
 let svc: TestService;
 let routes: ConsoleRoute[];
+let passwordHash: string;
 let offsetMs = 0;
 const clock = () => new Date(Date.now() + offsetMs);
 
 t.before(async () => {
   svc = await startTestService({}, { clock });
   routes = await consoleRoutes();
+  passwordHash = await hashPassword(PASSWORD);
 });
 t.teardown(() => svc?.close());
 
@@ -257,4 +264,154 @@ t.test('the sweeper deletes expired invites, ended sessions, expired pending sig
   t.equal(await accounts.session(client.cookie ?? '', start + 1_000, DEFAULT_CONSOLE_LIMITS), null, 'the idle session');
   t.ok(await accounts.findInvite(unused, clock().getTime()), 'an unused, unexpired invite stays');
   t.equal((await live.get('/keys')).status, 200, 'a live session goes on');
+});
+
+/** Where an account's second factor stands: none, a secret waiting for its code, or one in effect. */
+type FactorState = 'off' | 'setup' | 'on';
+const FACTOR_STATES: readonly FactorState[] = ['off', 'setup', 'on'];
+
+/** A fresh signed-in account in `state`, made through the stores (no sign-in: the address limit is the checks' own). */
+interface WalkAccount {
+  client: ConsoleClient;
+  csrf: string;
+  userId: string;
+  secret: Buffer | null;
+  recoveryCodes: string[];
+}
+
+let walkAccounts = 0;
+async function accountIn(state: FactorState): Promise<WalkAccount> {
+  const accounts = svc.stores.consoleAccounts;
+  const factors = svc.stores.consoleSecondFactors;
+  const now = clock().getTime();
+  const { token } = await accounts.createInvite('clinic-walk', `walk-${++walkAccounts}@clinic.example`, now, INVITE_TTL_MS);
+  const user = (await accounts.acceptInvite(token, passwordHash, now))!;
+  const session = await accounts.createSession(user.id, now);
+  const client = new ConsoleClient(base());
+  client.cookie = session.token;
+  const secret = state === 'off' ? null : newTotpSecret();
+  let recoveryCodes: string[] = [];
+  if (secret) await factors.beginTotp(user.id, secret, now);
+  if (state === 'on') {
+    // Confirmed by a code of an earlier step: the current one is still unused.
+    await factors.confirmTotp(user.id, totpStep(now) - 2, now);
+    recoveryCodes = await factors.replaceRecoveryCodes(user.id, 10, now);
+  }
+  return { client, csrf: session.csrfToken, userId: user.id, secret, recoveryCodes };
+}
+
+/** A code the account's secret does not show now (a step far off), or any six digits without one. */
+const wrongCode = (account: WalkAccount) => (account.secret ? totpCode(account.secret, totpStep(clock().getTime()) + 7) : '000000');
+const rightCode = (account: WalkAccount) => (account.secret ? totpCode(account.secret, totpStep(clock().getTime())) : '000000');
+
+/** Every field any console form sends, with the password and code given. */
+function walkFields(account: WalkAccount, password: string, code: string): Record<string, string> {
+  return { csrf: account.csrf, password, code, repeat: password, key_id: 'key_unknown', overlap_seconds: '3600', retention_hours: '1', default_language: '' };
+}
+
+/**
+ * The second factor in effect, read after a post (it spends a recovery code: the account is done
+ * with): whether TOTP is on and with which secret, and whether a recovery code of before still works.
+ */
+async function factorInEffect(account: WalkAccount) {
+  const factors = svc.stores.consoleSecondFactors;
+  const enrolment = await factors.totp(account.userId);
+  const on = enrolment?.confirmedAtMs != null;
+  const recoveryCode = account.recoveryCodes.length ? await factors.useRecoveryCode(account.userId, account.recoveryCodes[0], clock().getTime()) : null;
+  return { on, secret: on ? enrolment.secret.toString('hex') : null, recoveryCode };
+}
+
+const factorAsMade = (state: FactorState, account: WalkAccount) => ({
+  on: state === 'on',
+  secret: state === 'on' ? account.secret!.toString('hex') : null,
+  recoveryCode: state === 'on' ? true : null,
+});
+
+/** The signed-in POST routes with their paths: the ones that come before a session are sign-in's own. */
+const signedInPosts = () =>
+  routes
+    .filter((r) => r.method === 'POST' && !SIGNED_OUT_POSTS.has(r.url))
+    .map((r) => ({ url: r.url, path: pathOf(r, { id: 'key_unknown', keyId: 'key_unknown' }) }));
+
+/**
+ * The (route, state) pairs that check the user's own password or code: posted a wrong password and a
+ * wrong code, the account's failures went up. Each on a fresh account, a fresh minute for the address.
+ */
+async function credentialChecks(): Promise<Array<{ url: string; path: string; state: FactorState }>> {
+  const found = [];
+  for (const state of FACTOR_STATES) {
+    for (const route of signedInPosts()) {
+      offsetMs += 61_000;
+      const account = await accountIn(state);
+      await account.client.post(route.path, walkFields(account, 'not-the-password-9', wrongCode(account)));
+      const record = await svc.stores.consoleAccounts.signInRecord(`walk-${walkAccounts}@clinic.example`);
+      if (record!.failedSignIns > 0) found.push({ ...route, state });
+    }
+  }
+  return found;
+}
+
+t.test(
+  'every POST checking the password or a code counts wrong ones, and is refused (429) once the account is locked or the address limit spent, even with the right ones',
+  async (t) => {
+    const checks = await credentialChecks();
+    const named = checks.map((c) => `${c.url} (${c.state})`);
+    for (const known of ['/account/totp/confirm (setup)', '/account/recovery-codes (on)', '/account/totp/disable (on)'])
+      t.ok(named.includes(known), `found: ${known}`);
+
+    // Every form of the account page that asks for a password or a code posts to a route that counts wrong ones.
+    for (const state of FACTOR_STATES) {
+      const account = await accountIn(state);
+      const page = (await account.client.get('/account')).page;
+      for (const [, action, form] of page.matchAll(/<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)) {
+        if (/name="(code|password)"/.test(form)) t.ok(named.includes(`${action} (${state})`), `the ${state} page's form to ${action} counts wrong ones`);
+      }
+    }
+
+    for (const check of checks) {
+      const what = `POST ${check.url} (${check.state})`;
+      offsetMs += 61_000;
+      const locked = await accountIn(check.state);
+      for (let i = 0; i < lockAfter; i++) await svc.stores.consoleAccounts.recordFailedSignIn(locked.userId, clock().getTime(), lockAfter, lockMs);
+      const refusedLocked = await locked.client.post(check.path, walkFields(locked, PASSWORD, rightCode(locked)));
+      t.equal(refusedLocked.status, 429, `${what}, the account locked: refused with the right password and code`);
+      t.ok(Number(refusedLocked.headers.get('retry-after')) > 0, `${what}: Retry-After`);
+      t.same(await factorInEffect(locked), factorAsMade(check.state, locked), `${what}: the second factor is as it was`);
+
+      offsetMs += 61_000;
+      const limited = await accountIn(check.state);
+      for (let i = 0; i < signInsPerMinute; i++) await svc.stores.consoleAccounts.countSignInAttempt('127.0.0.1', clock().getTime());
+      const refusedLimited = await limited.client.post(check.path, walkFields(limited, PASSWORD, rightCode(limited)));
+      t.equal(refusedLimited.status, 429, `${what}, the address limit spent: refused with the right password and code`);
+      t.ok(Number(refusedLimited.headers.get('retry-after')) > 0, `${what}: Retry-After`);
+      t.same(await factorInEffect(limited), factorAsMade(check.state, limited), `${what}: the second factor is as it was`);
+    }
+    offsetMs += 61_000;
+  },
+);
+
+t.test('no POST turns the second factor on or off, or replaces the recovery codes, without the current password', async (t) => {
+  const changing: string[] = [];
+  for (const state of FACTOR_STATES) {
+    for (const route of signedInPosts()) {
+      const what = `POST ${route.url} (${state})`;
+      for (const password of ['', 'not-the-password-9']) {
+        offsetMs += 61_000;
+        const account = await accountIn(state);
+        await account.client.post(route.path, walkFields(account, password, rightCode(account)));
+        t.same(await factorInEffect(account), factorAsMade(state, account), `${what}, password ${JSON.stringify(password)}: nothing changed`);
+      }
+      // With the password, the routes that do change it: the check above is not vacuous.
+      offsetMs += 61_000;
+      const account = await accountIn(state);
+      await account.client.post(route.path, walkFields(account, PASSWORD, rightCode(account)));
+      if (JSON.stringify(await factorInEffect(account)) !== JSON.stringify(factorAsMade(state, account))) changing.push(`${route.url} (${state})`);
+    }
+  }
+  t.same(
+    changing.sort(),
+    ['/account/recovery-codes (on)', '/account/totp/confirm (setup)', '/account/totp/disable (on)'],
+    'with the password they do change it',
+  );
+  offsetMs += 61_000;
 });

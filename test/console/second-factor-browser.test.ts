@@ -1,6 +1,6 @@
 // The console's second factor in a real browser (Debian's Chromium, playwright-core; skipped without
-// it): a signed-in user turns TOTP on with the keyboard alone (the code computed here from the secret
-// the page shows), then signs in with the password and a code. axe-core finds no serious or critical
+// it): a signed-in user turns TOTP on with the keyboard alone (the password, and the code computed
+// here from the secret the page shows), then signs in with the password and a code. axe-core finds no serious or critical
 // violation on the account page (the secret, its link and QR code) nor on the code page; screenshots
 // of both under test/.cache/console-screenshots/.
 import t from 'tap';
@@ -38,6 +38,8 @@ t.test('TOTP turned on and used to sign in, by keyboard alone; the account and c
   t.ok(await page.isVisible('svg.qr'), 'the QR code is drawn');
   await checkPage(t, page, 'account-totp-setup');
   const secret = fromBase32((await page.textContent('#totp-secret'))!);
+  await tabTo(page, 'input[name="password"]');
+  await page.keyboard.type(PASSWORD);
   await tabTo(page, 'input[name="code"]');
   await page.keyboard.type(totpCode(secret, totpStep(Date.now())));
   await page.keyboard.press('Enter');

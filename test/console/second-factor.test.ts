@@ -4,7 +4,9 @@
 // once; the account's other sessions signed out, the one that turned it on kept), sign-in in two steps
 // (the password yields a pending sign-in that opens only the code form; the code opens a fresh
 // session; wrong codes and replays refused and counted towards the lockout; recovery codes once each;
-// the pending sign-in expires), turned off with a current code, a tenant's requirement set with the CLI
+// the pending sign-in expires), turned off with the password and a current code, the account page's
+// checks locked and limited as sign-in's (the session reaching the lock ended), the password asked
+// before the second factor changes, a tenant's requirement set with the CLI
 // (every page and change sends the account to set it up first), a password reset by invite that still
 // asks for the code, the operator's reset-totp and list, and the audit lines (no secret or recovery code
 // in any log).
@@ -46,7 +48,7 @@ async function turnOn(t: Test, client: ConsoleClient): Promise<{ secret: Buffer;
   t.equal(started.status, 200, 'set-up started');
   const secret = fromBase32(/<code id="totp-secret">([^<]+)<\/code>/.exec(started.page)![1]);
   recordCanary('webhook_secret', /<code id="totp-secret">([^<]+)<\/code>/.exec(started.page)![1].replaceAll(' ', ''));
-  const confirmed = await client.post('/account/totp/confirm', { csrf: ConsoleClient.csrfOf(started.page), code: nextCode(secret) });
+  const confirmed = await client.post('/account/totp/confirm', { csrf: ConsoleClient.csrfOf(started.page), password: PASSWORD, code: nextCode(secret) });
   t.equal(confirmed.status, 200, 'turned on');
   const recoveryCodes = /<pre id="recovery-codes">([^<]+)<\/pre>/.exec(confirmed.page)![1].split('\n');
   for (const code of recoveryCodes) recordCanary('webhook_secret', code);
@@ -89,11 +91,11 @@ t.test('turning TOTP on: the secret shown with its link and QR code; a wrong cod
   );
 
   const csrf = ConsoleClient.csrfOf(started.page);
-  const wrong = await client.post('/account/totp/confirm', { csrf, code: totpCode(secret, totpStep(clock().getTime()) - 3) });
+  const wrong = await client.post('/account/totp/confirm', { csrf, password: PASSWORD, code: totpCode(secret, totpStep(clock().getTime()) - 3) });
   t.equal(wrong.status, 422, 'a code of another step');
   t.match(wrong.page, /Not turned on/);
   t.match(wrong.page, new RegExp(shown), 'the same secret is shown again');
-  const right = await client.post('/account/totp/confirm', { csrf, code: nextCode(secret) });
+  const right = await client.post('/account/totp/confirm', { csrf, password: PASSWORD, code: nextCode(secret) });
   t.equal(right.status, 200);
   t.match(right.page, /Two-step sign-in is <strong>on<\/strong>/);
   const codes = /<pre id="recovery-codes">([^<]+)<\/pre>/.exec(right.page)![1].split('\n');
@@ -188,6 +190,7 @@ t.test('sign-in with TOTP: a pending sign-in opens only the code form; a wrong c
 t.test('wrong codes count towards the lockout (the password does not clear them); recovery codes sign in once each', async (t) => {
   const setup = await member('clinic-totp-lockout', 'locum@clinic.example');
   const { secret, recoveryCodes } = await turnOn(t, setup);
+  offsetMs += 61_000; // turning it on took one of this minute's attempts from the address
   const statuses: number[] = [];
   // The password is right each time; the failures are the codes', and they add up across pending sign-ins.
   for (let i = 0; i < 5; i++) {
@@ -198,7 +201,7 @@ t.test('wrong codes count towards the lockout (the password does not clear them)
   offsetMs += 61_000; // ten attempts from this address in that minute: its limit
   const locked = await passwordStep('locum@clinic.example');
   t.equal(locked.answer.status, 429, 'locked: the password step too');
-  t.match(locked.answer.page, /on this account after repeated failures: try again in 14 minutes/);
+  t.match(locked.answer.page, /Too many failed attempts on this account: try again in 14 minutes/);
   offsetMs += 15 * 60_000 + 1_000;
 
   const { pending } = await passwordStep('locum@clinic.example');
@@ -217,18 +220,18 @@ t.test('wrong codes count towards the lockout (the password does not clear them)
   offsetMs += 61_000;
 });
 
-t.test('turning TOTP off needs a current code (a wrong one refused and counted); then the password alone signs in', async (t) => {
+t.test('turning TOTP off needs the password and a current code (a wrong one refused and counted); then the password alone signs in', async (t) => {
   const client = await member('clinic-totp-off', 'physio@clinic.example');
   const { secret } = await turnOn(t, client);
   const csrf = await csrfOf(client);
-  const wrong = await client.post('/account/totp/disable', { csrf, code: totpCode(secret, totpStep(clock().getTime()) + 5) });
+  const wrong = await client.post('/account/totp/disable', { csrf, password: PASSWORD, code: totpCode(secret, totpStep(clock().getTime()) + 5) });
   t.equal(wrong.status, 422);
   t.match(wrong.page, /Not turned off/);
   t.equal((await svc.stores.consoleAccounts.signInRecord('physio@clinic.example'))!.failedSignIns, 1, 'counted');
-  const renewed = await client.post('/account/recovery-codes', { csrf, code: nextCode(secret) });
+  const renewed = await client.post('/account/recovery-codes', { csrf, password: PASSWORD, code: nextCode(secret) });
   t.equal(renewed.status, 200, 'new recovery codes with a current code');
   t.equal(/<pre id="recovery-codes">([^<]+)<\/pre>/.exec(renewed.page)![1].split('\n').length, 10);
-  const off = await client.post('/account/totp/disable', { csrf, code: nextCode(secret) });
+  const off = await client.post('/account/totp/disable', { csrf, password: PASSWORD, code: nextCode(secret) });
   t.equal(off.status, 200);
   t.match(off.page, /Two-step sign-in is <strong>off<\/strong>/);
   const { answer } = await passwordStep('physio@clinic.example');
@@ -238,8 +241,84 @@ t.test('turning TOTP off needs a current code (a wrong one refused and counted);
       .lines()
       .filter((l) => l.msg === 'console audit' && l.tenantId === 'clinic-totp-off')
       .map((l) => l.audit),
-    ['password_set', 'totp_setup_started', 'totp_enabled', 'recovery_codes_replaced', 'totp_disabled', 'signed_in'],
+    ['password_set', 'totp_setup_started', 'totp_enabled', 'second_factor_failed', 'recovery_codes_replaced', 'totp_disabled', 'signed_in'],
   );
+  t.match(
+    logs.lines().find((l) => l.audit === 'second_factor_failed' && l.tenantId === 'clinic-totp-off'),
+    { level: 40, reason: 'code', address: /\S/ },
+    'the wrong code: a warning with the reason and the address',
+  );
+});
+
+t.test(
+  'the account page checks codes as sign-in does: locked after 5 wrong ones, the session that reached the lock ended, the right code refused then',
+  async (t) => {
+    const thief = await member('clinic-totp-guess', 'guessed@clinic.example');
+    const { secret, recoveryCodes } = await turnOn(t, thief);
+    offsetMs += 61_000;
+    const { pending } = await passwordStep('guessed@clinic.example');
+    const signed = await pendingClient(pending!).post('/sign-in/code', { code: nextCode(secret) });
+    const owner = new ConsoleClient(base());
+    owner.cookie = /svc_console_session=([^;]*)/.exec(signed.headers.get('set-cookie')!)![1];
+    offsetMs += 61_000;
+    const csrf = await csrfOf(thief);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const path = i % 2 === 0 ? '/account/totp/disable' : '/account/recovery-codes';
+      statuses.push((await thief.post(path, { csrf, password: PASSWORD, code: String(200000 + i) })).status);
+    }
+    t.same(statuses, [422, 422, 422, 422, 429], 'the fifth wrong code locks the account');
+    t.equal((await thief.get('/keys')).status, 303, 'and the session that reached the lock is ended');
+    const ownerCsrf = await csrfOf(owner);
+    for (const path of ['/account/totp/disable', '/account/recovery-codes']) {
+      const refused = await owner.post(path, { csrf: ownerCsrf, password: PASSWORD, code: nextCode(secret) });
+      t.equal(refused.status, 429, `${path}: the right password and code wait while locked`);
+      const wait = Number(refused.headers.get('retry-after'));
+      t.ok(wait > 10 * 60 && wait <= 15 * 60, `with Retry-After (${wait} s)`);
+      t.match(refused.page, /Too many failed attempts on this account/);
+    }
+    const userId = (await svc.stores.consoleAccounts.signInRecord('guessed@clinic.example'))!.id;
+    t.equal(await svc.stores.consoleSecondFactors.totpEnabled(userId), true, 'still on');
+    t.equal(await svc.stores.consoleSecondFactors.useRecoveryCode(userId, recoveryCodes[1], clock().getTime()), true, 'the recovery codes are the same');
+    t.ok(
+      logs.lines().some((l) => l.audit === 'account_locked' && l.userId === userId && l.level === 40 && l.sessionEnded === 1),
+      'the lock is a warning',
+    );
+    t.ok(logs.lines().some((l) => l.audit === 'second_factor_refused' && l.userId === userId && l.reason === 'account_locked'));
+
+    offsetMs += 15 * 60_000;
+    const off = await owner.post('/account/totp/disable', { csrf: ownerCsrf, password: PASSWORD, code: nextCode(secret) });
+    t.equal(off.status, 200, 'after the lock the right code turns it off');
+    offsetMs += 61_000;
+  },
+);
+
+t.test('turning TOTP on, off or new recovery codes need the current password: refused without it, counted, other sessions kept', async (t) => {
+  const client = await member('clinic-totp-password', 'anaesthesia@clinic.example');
+  const other = new ConsoleClient(base());
+  t.equal((await other.post('/sign-in', { email: 'anaesthesia@clinic.example', password: PASSWORD })).status, 303, 'another session of the account');
+  const userId = (await svc.stores.consoleAccounts.signInRecord('anaesthesia@clinic.example'))!.id;
+  const started = await client.post('/account/totp', { csrf: await csrfOf(client) });
+  t.match(started.page, /name="password" autocomplete="current-password"/, 'the form asks for it');
+  const secret = fromBase32(/<code id="totp-secret">([^<]+)<\/code>/.exec(started.page)![1]);
+  const csrf = ConsoleClient.csrfOf(started.page);
+  for (const password of [undefined, 'not-my-password-1']) {
+    const refused = await client.post('/account/totp/confirm', { csrf, code: nextCode(secret), ...(password === undefined ? {} : { password }) });
+    t.equal(refused.status, 422, `confirm with ${password === undefined ? 'no' : 'a wrong'} password`);
+    t.match(refused.page, /Not turned on: that is not your current password/);
+  }
+  t.equal(await svc.stores.consoleSecondFactors.totpEnabled(userId), false, 'not turned on');
+  t.equal((await other.get('/keys')).status, 200, 'the other session is not signed out');
+  t.equal((await svc.stores.consoleAccounts.signInRecord('anaesthesia@clinic.example'))!.failedSignIns, 2, 'each counted');
+  t.equal((await client.post('/account/totp/confirm', { csrf, password: PASSWORD, code: nextCode(secret) })).status, 200, 'with it: on');
+  for (const path of ['/account/totp/disable', '/account/recovery-codes']) {
+    const refused = await client.post(path, { csrf, code: nextCode(secret) });
+    t.equal(refused.status, 422, `${path} with the right code but no password`);
+    t.match(refused.page, /that is not your current password/);
+  }
+  t.equal(await svc.stores.consoleSecondFactors.totpEnabled(userId), true, 'still on');
+  t.equal(await svc.stores.consoleSecondFactors.recoveryCodesLeft(userId), 10);
+  offsetMs += 61_000;
 });
 
 t.test('a tenant that requires TOTP (the CLI): every page and change sends an account without it to set it up; it cannot be turned off', async (t) => {
@@ -274,14 +353,14 @@ t.test('a tenant that requires TOTP (the CLI): every page and change sends an ac
   const { secret } = await turnOn(t, client);
   t.equal((await client.get('/keys')).status, 200, 'on: every page opens');
   t.equal((await client.post('/keys', { csrf })).status, 201);
-  const kept = await client.post('/account/totp/disable', { csrf, code: nextCode(secret) });
+  const kept = await client.post('/account/totp/disable', { csrf, password: PASSWORD, code: nextCode(secret) });
   t.equal(kept.status, 409, 'required: it stays on');
   t.match(kept.page, /requires a second factor: it stays on/);
 
   printed = '';
   await runConsoleUsersCommand(['require-totp', '--tenant', 'clinic-totp-required', '--off'], { write: (s: string) => (printed += s) });
   t.match(printed, /no longer requires TOTP \(1 of its 1 console account has it on\)/);
-  t.equal((await client.post('/account/totp/disable', { csrf, code: nextCode(secret) })).status, 200, 'no longer required: it may go');
+  t.equal((await client.post('/account/totp/disable', { csrf, password: PASSWORD, code: nextCode(secret) })).status, 200, 'no longer required: it may go');
   t.equal((await client.get('/keys')).status, 200);
   offsetMs += 61_000;
 });

@@ -10,7 +10,8 @@
 // without the lock two racing uses could not both win.
 //
 // The rest are single statements: a session is checked and touched by one conditional UPDATE, a
-// failed sign-in counted (and the lock set) by one UPDATE whose CASEs read the row as it was.
+// failed sign-in counted (and the lock set) by one UPDATE whose CASEs read the row as it was, and a
+// wrong password (or an attempt from an address) by one upsert whose CASEs do the same.
 import { sql, type ExpressionBuilder } from 'kysely';
 import {
   consoleUserOf,
@@ -221,6 +222,61 @@ export class KyselyConsoleAccountStore implements ConsoleAccountStore {
     return { windowStartMs: row.window_start_ms, attempts: row.attempts };
   }
 
+  async recordFailedPassword(subject: string, address: string, nowMs: number, lockAfter: number, lockMs: number): Promise<number | null> {
+    const lockedAt = lockAfter <= 1 ? nowMs + lockMs : null;
+    const row = await this.db
+      .insertInto('console_password_failures')
+      .values({ subject, address, failures: lockedAt === null ? 1 : 0, locked_until_ms: lockedAt, ends_at_ms: nowMs + lockMs })
+      .onConflict((oc) =>
+        oc.columns(['subject', 'address']).doUpdateSet((eb) => {
+          // An ended pair counts from this failure; its end is never moved back (another process's clock may lag).
+          const ended = eb('console_password_failures.ends_at_ms', '<=', nowMs);
+          const count = eb
+            .case()
+            .when(ended)
+            .then(1)
+            .else(eb('console_password_failures.failures', '+', 1))
+            .end();
+          const reached = eb(count, '>=', lockAfter);
+          return {
+            failures: eb.case().when(reached).then(0).else(count).end(),
+            locked_until_ms: eb
+              .case()
+              .when(reached)
+              .then(nowMs + lockMs)
+              .when(ended)
+              .then(null)
+              .else(eb.ref('console_password_failures.locked_until_ms'))
+              .end(),
+            ends_at_ms: eb
+              .case()
+              .when('console_password_failures.ends_at_ms', '<', nowMs + lockMs)
+              .then(nowMs + lockMs)
+              .else(eb.ref('console_password_failures.ends_at_ms'))
+              .end(),
+          };
+        }),
+      )
+      .returning('locked_until_ms')
+      .executeTakeFirstOrThrow();
+    return row.locked_until_ms !== null && row.locked_until_ms > nowMs ? row.locked_until_ms : null;
+  }
+
+  async passwordLockedUntil(subject: string, address: string, nowMs: number): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('console_password_failures')
+      .select('locked_until_ms')
+      .where('subject', '=', subject)
+      .where('address', '=', address)
+      .where('locked_until_ms', '>', nowMs)
+      .executeTakeFirst();
+    return row?.locked_until_ms ?? null;
+  }
+
+  async clearFailedPasswords(subject: string, address: string): Promise<void> {
+    await this.db.deleteFrom('console_password_failures').where('subject', '=', subject).where('address', '=', address).execute();
+  }
+
   async deleteEnded(nowMs: number, limits: SessionLimits): Promise<EndedConsoleRecords> {
     const invites = await this.db
       .deleteFrom('console_invites')
@@ -231,7 +287,13 @@ export class KyselyConsoleAccountStore implements ConsoleAccountStore {
       .deleteFrom('console_sign_in_attempts')
       .where('window_start_ms', '<=', nowMs - SIGN_IN_WINDOW_MS)
       .executeTakeFirst();
-    return { invites: Number(invites.numDeletedRows), sessions: Number(sessions.numDeletedRows), signInWindows: Number(windows.numDeletedRows) };
+    const passwordFailures = await this.db.deleteFrom('console_password_failures').where('ends_at_ms', '<=', nowMs).executeTakeFirst();
+    return {
+      invites: Number(invites.numDeletedRows),
+      sessions: Number(sessions.numDeletedRows),
+      signInWindows: Number(windows.numDeletedRows),
+      passwordFailures: Number(passwordFailures.numDeletedRows),
+    };
   }
 
   async listUsers(tenant: string): Promise<ConsoleUser[]> {

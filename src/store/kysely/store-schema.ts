@@ -3,7 +3,7 @@
 // postgres/database.ts). Where a record module already declares the row (job-record.ts,
 // key-record.ts, ...), the table is that row, with the columns that have defaults marked Generated.
 import type { Generated, Kysely } from 'kysely';
-import type { ConsoleInviteRow, ConsoleSessionRow, ConsoleSignInAttemptRow, ConsoleUserRow } from '../console-account-record.js';
+import type { ConsoleInviteRow, ConsolePasswordFailureRow, ConsoleSessionRow, ConsoleSignInAttemptRow, ConsoleUserRow } from '../console-account-record.js';
 import type { ConsolePendingSignInRow, ConsoleRecoveryCodeRow, ConsoleTenantSettingsRow, ConsoleTotpRow } from '../console-second-factor-record.js';
 import type { IdempotencyRow } from '../idempotency-record.js';
 import type { InstanceRow } from '../instance-record.js';
@@ -117,6 +117,7 @@ export interface StoreSchema {
   console_invites: ConsoleInviteRow;
   console_sessions: ConsoleSessionRow;
   console_sign_in_attempts: ConsoleSignInAttemptRow;
+  console_password_failures: ConsolePasswordFailureRow;
   console_totp: ConsoleTotpRow;
   console_recovery_codes: ConsoleRecoveryCodeRow;
   console_pending_sign_ins: ConsolePendingSignInRow;

@@ -438,6 +438,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN last_used_at TEXT COLLATE "C";
     `,
   },
+  {
+    version: 17,
+    name: 'console wrong passwords per email and address (src/store/console-account-store.ts recordFailedPassword)',
+    // SQLite's step 19.
+    sql: `
+      CREATE TABLE console_password_failures (
+        subject         TEXT COLLATE "C" NOT NULL,
+        address         TEXT COLLATE "C" NOT NULL,
+        failures        INTEGER NOT NULL,
+        locked_until_ms BIGINT,
+        ends_at_ms      BIGINT NOT NULL,
+        PRIMARY KEY (subject, address)
+      );
+      CREATE INDEX console_password_failures_by_end ON console_password_failures (ends_at_ms);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

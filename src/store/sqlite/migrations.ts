@@ -469,6 +469,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
     `,
   },
+  {
+    version: 19,
+    name: 'console wrong passwords per email and address (src/store/console-account-store.ts recordFailedPassword)',
+    // One row per (digest of an email, known or not; client address): its failures, lock and end; the sweeper deletes ended rows.
+    sql: `
+      CREATE TABLE console_password_failures (
+        subject         TEXT NOT NULL,
+        address         TEXT NOT NULL,
+        failures        INTEGER NOT NULL,
+        locked_until_ms INTEGER,
+        ends_at_ms      INTEGER NOT NULL,
+        PRIMARY KEY (subject, address)
+      ) STRICT;
+      CREATE INDEX console_password_failures_by_end ON console_password_failures (ends_at_ms);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

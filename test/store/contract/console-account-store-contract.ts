@@ -2,14 +2,14 @@
 // invites (one-time, expiring, replaced, refused for another tenant's email), accounts and resets by
 // invite, sign-in failures and lockout, sessions with their idle and absolute limits, an account's other
 // sessions ended (one kept), racing uses of one invite from two connections, no token kept in clear,
-// sign-in attempts counted per address across connections, and the sweep of what can open nothing any
-// more. Each case gets a fresh, empty store.
+// sign-in attempts counted per address across connections, wrong passwords locking only their (email
+// subject, address) pair, and the sweep of what can open nothing any more. Each case gets a fresh, empty store.
 import { createHash } from 'node:crypto';
 import type { Test } from 'tap';
 import { ConsoleAccountError, SIGN_IN_WINDOW_MS, type ConsoleAccountStore } from '../../../src/store/console-account-store.js';
 import { failureOf, refuses } from './refusal.js';
 
-export type ConsoleTable = 'console_users' | 'console_invites' | 'console_sessions' | 'console_sign_in_attempts';
+export type ConsoleTable = 'console_users' | 'console_invites' | 'console_sessions' | 'console_sign_in_attempts' | 'console_password_failures';
 
 export interface ConsoleAccountStoreHarness {
   store: ConsoleAccountStore;
@@ -308,10 +308,26 @@ export function consoleAccountStoreContract(t: Test, name: string, make: MakeCon
       const stale = await store.countSignInAttempt('203.0.113.7', now - SIGN_IN_WINDOW_MS);
       const current = await store.countSignInAttempt('2001:db8::1', now - SIGN_IN_WINDOW_MS + 1);
       t.same([stale.attempts, current.attempts], [1, 1]);
-      t.same(await store.deleteEnded(T0 + 2 * MINUTE, LIMITS), { invites: 1, sessions: 0, signInWindows: 0 }, 'early on, only the used invite goes');
+      // Password failures end lockMs after the last one: one pair ends exactly at `now`, one a ms later.
+      await store.recordFailedPassword('subject-ended', '203.0.113.7', now - 15 * MINUTE, 5, 15 * MINUTE);
+      await store.recordFailedPassword('subject-current', '203.0.113.7', now - 15 * MINUTE + 1, 5, 15 * MINUTE);
+      t.same(
+        await store.deleteEnded(T0 + 2 * MINUTE, LIMITS),
+        { invites: 1, sessions: 0, signInWindows: 0, passwordFailures: 0 },
+        'early on, only the used invite goes',
+      );
 
       const ended = await store.deleteEnded(now, LIMITS);
-      t.same(ended, { invites: 1, sessions: 2, signInWindows: 1 }, 'the expired invite, the idle and the old session, the ended window');
+      t.same(
+        ended,
+        { invites: 1, sessions: 2, signInWindows: 1, passwordFailures: 1 },
+        'the expired invite, the idle and the old session, the ended window, the ended password failures',
+      );
+      t.same(
+        (await rawRows('console_password_failures')).map((row) => row.subject),
+        ['subject-current'],
+        'current password failures stay',
+      );
       t.equal(await store.findInvite(expiring.token, now), null);
       t.same(
         await store.findInvite(unused.token, now),
@@ -334,7 +350,7 @@ export function consoleAccountStoreContract(t: Test, name: string, make: MakeCon
         ['2001:db8::1'],
         'the current window stays',
       );
-      t.same(await store.deleteEnded(now, LIMITS), { invites: 0, sessions: 0, signInWindows: 0 }, 'nothing more');
+      t.same(await store.deleteEnded(now, LIMITS), { invites: 0, sessions: 0, signInWindows: 0, passwordFailures: 0 }, 'nothing more');
     });
 
     t.test('countSignInAttempt: per address, a window from its first attempt, never moved back; one count across connections', async (t) => {
@@ -357,6 +373,47 @@ export function consoleAccountStoreContract(t: Test, name: string, make: MakeCon
         'racing attempts from three connections: each counted once',
       );
       t.equal((await rawRows('console_sign_in_attempts')).length, 3, 'one row an address');
+    });
+
+    t.test('recordFailedPassword: locks only its (subject, address) pair at lockAfter; forgotten lockMs after the last; cleared', async (t) => {
+      const { store, another, rawRows } = await open(t);
+      await account(store, 'clinic-a', 'doc@clinic.example');
+      const lock = 15 * MINUTE;
+      const fail = (subject: string, address: string, at: number, s = store) => s.recordFailedPassword(subject, address, at, 3, lock);
+      t.equal(await fail('doc', '203.0.113.7', T0), null);
+      t.equal(await fail('doc', '203.0.113.7', T0 + 1), null);
+      t.equal(await store.passwordLockedUntil('doc', '203.0.113.7', T0 + 1), null, 'not locked before lockAfter');
+      t.equal(await fail('doc', '203.0.113.7', T0 + 2), T0 + 2 + lock, 'the third locks the pair');
+      t.equal(await store.passwordLockedUntil('doc', '203.0.113.7', T0 + 3), T0 + 2 + lock);
+      t.equal(await store.passwordLockedUntil('doc', '203.0.113.7', T0 + 2 + lock - 1), T0 + 2 + lock, 'until its last ms');
+      t.equal(await store.passwordLockedUntil('doc', '203.0.113.7', T0 + 2 + lock), null, 'then over');
+      t.equal(await store.passwordLockedUntil('doc', '198.51.100.1', T0 + 3), null, 'the same subject from another address is not locked');
+      t.equal(await store.passwordLockedUntil('nurse', '203.0.113.7', T0 + 3), null, 'another subject from the address is not');
+      t.match(await store.signInRecord('doc@clinic.example'), { failedSignIns: 0, lockedUntilMs: null }, 'nor is any account');
+
+      // Forgotten lockMs after the last failure: two failures, then a third after that, count from one.
+      t.equal(await fail('nurse', '203.0.113.7', T0), null);
+      t.equal(await fail('nurse', '203.0.113.7', T0 + lock - 1), null);
+      t.equal(await fail('nurse', '203.0.113.7', T0 + 2 * lock - 2), T0 + 3 * lock - 2, 'within lockMs of the last: the third locks');
+      t.equal(await fail('gp', '203.0.113.7', T0), null);
+      t.equal(await fail('gp', '203.0.113.7', T0 + 1), null);
+      t.equal(await fail('gp', '203.0.113.7', T0 + 1 + lock), null, 'lockMs after the last: counted from one again');
+      t.equal(await fail('gp', '203.0.113.7', T0 + 2 + lock), null);
+      t.equal(await fail('gp', '203.0.113.7', T0 + 3 + lock), T0 + 3 + 2 * lock);
+      t.equal(await fail('doc', '203.0.113.7', T0 + 2 + lock), null, 'a lock that ended: counting starts again, unlocked');
+      t.equal(await store.passwordLockedUntil('doc', '203.0.113.7', T0 + 2 + lock), null);
+
+      await store.clearFailedPasswords('doc', '203.0.113.7');
+      t.equal(await fail('doc', '203.0.113.7', T0 + 3 + lock), null, 'cleared: from one again');
+      t.equal(await fail('doc', '203.0.113.7', T0 + 4 + lock), null);
+      t.equal(await store.clearFailedPasswords('unknown', '203.0.113.7'), undefined, 'clearing an unknown pair is nothing');
+
+      // Racing failures from three connections are each counted: with lockAfter 12, exactly the twelfth locks.
+      const stores = [store, await another(), await another()];
+      const racing = await Promise.all(stores.flatMap((s) => Array.from({ length: 4 }, () => s.recordFailedPassword('race', '192.0.2.9', T0, 12, lock))));
+      t.equal(racing.filter((until) => until !== null).length, 1, 'one of twelve racing failures locks');
+      t.equal((await rawRows('console_password_failures')).filter((row) => row.subject === 'race').length, 1, 'one row a pair');
+      t.equal(await store.recordFailedPassword('once', '192.0.2.9', T0, 1, lock), T0 + lock, 'lockAfter 1: the first locks');
     });
 
     t.test('listUsers: per tenant, oldest first, then by id in byte order', async (t) => {
