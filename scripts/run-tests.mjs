@@ -1,7 +1,8 @@
 // `npm test`: the whole tap suite, then the log audit over the server logs the suite wrote, then one
 // summary line "N passed, N failed" covering both (CI reads it). Extra arguments go to the first tap
 // run, e.g. `npm test -- test/engine`; a folder runs its *.test.ts files (tap itself would run every
-// script in it, helpers included, as it does not apply `include` to folders). The webhook tests serve real HTTPS with a test CA that the
+// script in it, helpers included, as it does not apply `include` to folders); `--unit` stands for the
+// fast tier's files (test/unit-tier.json, `npm run test:unit`). The webhook tests serve real HTTPS with a test CA that the
 // test processes trust through NODE_EXTRA_CA_CERTS (read only at process start).
 //
 // Server logs: test servers write them into a fresh folder under test/.cache/logs/ named by
@@ -9,7 +10,7 @@
 // must see all of them, and tap runs test files in parallel in no fixed order, so it is a second
 // tap run after the first. The folder is removed when both pass and kept (and named) otherwise.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { extraCaCertificates } from './make-test-certificates.mjs';
@@ -29,7 +30,9 @@ mkdirSync(logDir, { recursive: true });
 // The engine's calls each hold a libuv pool thread (bin/svc-stt.js sizes the pool for the service the same way).
 const env = { UV_THREADPOOL_SIZE: '16', ...process.env, NODE_EXTRA_CA_CERTS: extraCaCertificates(), SVC_TEST_LOG_DIR: logDir };
 
-const suite = await runTap(process.argv.slice(2).map(testFilesOf));
+// `--unit`: the fast tier's files (test/unit-tier.json) in place of the flag.
+const args = process.argv.slice(2).flatMap((arg) => (arg === '--unit' ? unitTierFiles() : [arg]));
+const suite = await runTap(args.map(testFilesOf));
 const logs = await runTap([audit]);
 const pass = suite.pass + logs.pass;
 const fail = suite.fail + logs.fail;
@@ -115,6 +118,10 @@ function testFilesOf(arg) {
   } catch {
     return arg;
   }
+}
+
+function unitTierFiles() {
+  return JSON.parse(readFileSync(join(root, 'test', 'unit-tier.json'), 'utf8')).files;
 }
 
 function pruneOldRuns() {
