@@ -1,5 +1,5 @@
 // What one transcription request's audio came to in billing, for the request's line in the access
-// audit log (README "Access audit log"): the length measured, and the billing outcome — `metered`
+// audit log (docs/OPERATIONS.md "Access audit log"): the length measured, and the billing outcome — `metered`
 // (with the seconds the ledger recorded for it: 0 for work counted but not billed, an unsupported
 // language), `refused` (with the block's reason), `not_metered` (it failed, or a hang-up stopped it,
 // before anything was metered) or `job` (a durable job, or the replay of one: metered when the job

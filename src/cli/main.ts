@@ -5,7 +5,7 @@ import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
 const USAGE = `svc-stt — self-hosted medical speech-to-text
 
 Usage:
-  svc-stt serve [--role api|worker|all]   (configured by SVC_* environment variables; see README)
+  svc-stt serve [--role api|worker|all]   (configured by SVC_* environment variables; see docs/OPERATIONS.md)
   svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json]
                           [--threads N] [--beam-size N] [--max-tokens N] [--no-fallback] [--no-vad]
                           [--diarize [--max-speakers 1-4]] [--words] [--dtw] [--patterns EXPRS]

@@ -7,7 +7,7 @@
 import type { JobRecord } from '../store/job-store.js';
 
 import type { JobFailureCode, JobStatus } from '../domain/job-statuses.js';
-/** Every audit event, declared once: log readers, tests and the README match on these names. */
+/** Every audit event, declared once: log readers, tests and docs/OPERATIONS.md match on these names. */
 export const JOB_AUDIT_EVENTS = {
   /** A job row exists (`status`: awaiting_upload for /v1/jobs, accepted when it came with its audio). */
   created: 'job.created',

@@ -185,7 +185,7 @@ export type LanguageDecision =
 
 /**
  * Languages for utterances detected without hints (every supported family a candidate), judged
- * together (README, "Speech, silence and language"):
+ * together (docs/API.md "Speech, silence and language"):
  * - each detected utterance gets judgeLanguage's verdict; one in a family takes it;
  * - refused when the utterances outside make up REFUSED_OUTSIDE_SPEECH_SHARE of the detected speech
  *   (counting `before`), or a passage with no utterance in a family holds REFUSED_OUTSIDE_PASSAGE_SECONDS

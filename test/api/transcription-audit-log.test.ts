@@ -1,4 +1,4 @@
-// A transcription request's line in the access audit log (README "Access audit log"), on the real
+// A transcription request's line in the access audit log (docs/OPERATIONS.md "Access audit log"), on the real
 // service: its key, tenant, route and status, the audio's measured length and what billing made of it
 // (metered with the seconds the ledger holds, refused with the reason, not metered), and exactly one
 // line however the request ended, a client closing a stream after its first event or hanging up

@@ -1,6 +1,6 @@
 // Layering (docs/DESIGN.md "Layout"), lowest first: native < domain < models < engine < audio < store <
-// config < billing < pipeline < contract < jobs < webhooks < realtime < application < api < service <
-// cli (test/helpers/layer-ranks.ts). An import stays in its layer or goes down, never up; and HTTP
+// config < billing < pipeline < contract < jobs < webhooks < realtime < application < api < console <
+// service < cli (test/helpers/layer-ranks.ts). An import stays in its layer or goes down, never up; and HTTP
 // stays at the edge: no layer below src/api imports it (each layer throws its own typed errors, which
 // only src/api/error-mapping.ts turns into statuses). Type-only imports count: a type from a higher
 // layer ties the lower one to it all the same.

@@ -1,5 +1,5 @@
-// `svc-stt --help` is what a new user reads first: it lists every option that the README's "Command
-// line" section lists, and `svc-stt COMMAND --help` shows that command's lines.
+// `svc-stt --help` is what a new user reads first: it lists every option that the "Command line"
+// section of docs/OPERATIONS.md lists, and `svc-stt COMMAND --help` shows that command's lines.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,26 +7,26 @@ import t from 'tap';
 import { main } from '../../src/cli/main.js';
 import { capturedStdout } from '../helpers/captured-stdout.js';
 
-const README = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'README.md');
+const OPERATIONS = resolve(fileURLToPath(import.meta.url), '..', '..', '..', 'docs', 'OPERATIONS.md');
 
-/** The first code block of the README's "## Command line" section. */
-function readmeCommandLineBlock(): string {
-  const readme = readFileSync(README, 'utf8');
-  const start = readme.indexOf('\n## Command line\n');
-  if (start === -1) throw new Error('no section "## Command line" in the README');
-  const end = readme.indexOf('\n## ', start + 1);
-  const block = /```[a-z]*\n([\s\S]*?)```/.exec(readme.slice(start, end === -1 ? undefined : end));
-  if (!block) throw new Error('no code block in the README section "Command line"');
+/** The first code block of the "## Command line" section of docs/OPERATIONS.md. */
+function documentedCommandLineBlock(): string {
+  const doc = readFileSync(OPERATIONS, 'utf8');
+  const start = doc.indexOf('\n## Command line\n');
+  if (start === -1) throw new Error('no section "## Command line" in docs/OPERATIONS.md');
+  const end = doc.indexOf('\n## ', start + 1);
+  const block = /```[a-z]*\n([\s\S]*?)```/.exec(doc.slice(start, end === -1 ? undefined : end));
+  if (!block) throw new Error('no code block in the section "Command line" of docs/OPERATIONS.md');
   return block[1];
 }
 
 const optionsIn = (text: string) => new Set(text.match(/--[a-z][a-z-]*/g) ?? []);
-const commandsIn = (text: string) => new Set([...text.matchAll(/^\s*svc-stt ([a-z]+)/gm)].map((m) => m[1]));
+const commandsIn = (text: string) => new Set([...text.matchAll(/^\s*(?:npx )?svc-stt ([a-z]+)/gm)].map((m) => m[1]));
 
-t.test('--help lists every command and option of the README', async (t) => {
-  const block = readmeCommandLineBlock();
+t.test('--help lists every command and option of docs/OPERATIONS.md', async (t) => {
+  const block = documentedCommandLineBlock();
   const help = await capturedStdout(() => main(['--help']));
-  t.ok(optionsIn(block).size > 30, `the README block lists ${optionsIn(block).size} options`);
+  t.ok(optionsIn(block).size > 30, `the documented block lists ${optionsIn(block).size} options`);
   t.same(
     [...optionsIn(block)].filter((option) => !optionsIn(help).has(option)),
     [],
@@ -38,6 +38,11 @@ t.test('--help lists every command and option of the README', async (t) => {
     'commands missing from --help',
   );
   t.ok(commandsIn(block).has('bench'));
+  t.same(
+    block.split('\n').filter((line) => /^svc-stt /.test(line)),
+    [],
+    'the docs run the CLI as `npx svc-stt` (a plain `svc-stt` is not on the PATH after a local install)',
+  );
 });
 
 t.test("COMMAND --help and help COMMAND: that command's lines only", async (t) => {

@@ -1,5 +1,5 @@
 // When unhinted `language=auto` calls speech unsupported (src/pipeline/language-runs.ts decideLanguages,
-// README "Speech, silence and language"): over the recording, never on one utterance. Tested on
+// docs/API.md "Speech, silence and language"): over the recording, never on one utterance. Tested on
 // recorded detections shaped like whisper's (a head of likely languages, the rest of the mass over all
 // of its 100 languages): a confident Italian recording, English with outlier utterances, a
 // code-switched English/Spanish file, speech outside the families inside long English speech, and a

@@ -3,7 +3,7 @@
 // are zeroed in the pages; but the WAL still holds earlier images of those pages until it is
 // checkpointed, and keeps them in the file until it is truncated: both done here. On PostgreSQL
 // nothing here does as much: the row stays a dead tuple until (auto)vacuum, and the WAL, archives and
-// backups keep copies: README (Speakers and words, on DELETE /v1/voices) says what is guaranteed.
+// backups keep copies: docs/OPERATIONS.md "Retention and deletion" says what is guaranteed.
 import { sql } from 'kysely';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
