@@ -29,7 +29,8 @@ export async function run(args: string[]): Promise<void> {
   // 1 to 3.2 s of speech (2-102 KB as 16 kHz 16-bit WAV), cut at seeded places from one recording.
   const source = await readFile(await speechWav(12));
   const samples = new Int16Array(source.buffer, source.byteOffset + 44, (source.length - 44) / 2);
-  const random = mulberry32(49);
+  const next = mulberry32(49);
+  const random = () => next() / 2 ** 32;
   const bodies = Array.from({ length: 64 }, () => {
     const length = Math.round((1 + random() * 2.2) * 16_000);
     const start = Math.floor(random() * (samples.length - length));
