@@ -11,6 +11,7 @@ import { withConsoleAccounts, withConsoleSecondFactors } from './admin-stores.js
 import type { CommandOutput } from './command-output.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { textTable } from './text-table.js';
+import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
 export const CONSOLE_USERS_USAGE = `usage: svc-stt console-users invite --tenant T --email E [--json]   (a one-time link, valid 24 h)
@@ -21,13 +22,10 @@ export const CONSOLE_USERS_USAGE = `usage: svc-stt console-users invite --tenant
 export const INVITE_TTL_MS = 24 * 3_600_000;
 
 export async function runConsoleUsersCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
-  const [action, ...rest] = argv;
-  if (action === 'invite') return invite(rest, out);
-  if (action === 'list') return list(rest, out);
-  if (action === 'require-totp') return requireTotp(rest, out);
-  if (action === 'reset-totp') return resetTotp(rest, out);
-  throw new UsageError(CONSOLE_USERS_USAGE);
+  return dispatch(CONSOLE_USERS_SUBCOMMANDS, argv, out, CONSOLE_USERS_USAGE);
 }
+
+export const CONSOLE_USERS_SUBCOMMANDS: Subcommands = { invite, list, 'require-totp': requireTotp, 'reset-totp': resetTotp };
 
 async function invite(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, CONSOLE_USERS_USAGE, {
