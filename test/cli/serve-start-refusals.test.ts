@@ -73,7 +73,8 @@ for (const [listener, variable] of [
     t.equal(code, 1);
     t.match(
       output,
-      `svc-stt: the ${listener} listener cannot listen on 127.0.0.1:${port}: the address is in use (another svc-stt or another program listens there); set ${variable} to a free port`,
+      `svc-stt: the ${listener} listener cannot listen on 127.0.0.1:${port}: ` +
+        `the address is in use (another svc-stt or another program listens there); set ${variable} to a free port`,
     );
     t.notMatch(output, /"msg":"listening"/);
   });
