@@ -11,6 +11,7 @@ import { MAX_TERM_LENGTH, MAX_TERMS } from '../pipeline/vocabulary-terms.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../contract/webhook-url.js';
 import { MAX_CONTENT_TYPE, MAX_FILENAME, MAX_JOB_UPLOAD_BYTES } from './routes/job-creation-request.js';
 import { EVENT_ID_PREFIX } from '../jobs/job-webhook-events.js';
+import { MIN_JOB_AUDIO_SECONDS } from '../jobs/job-chunk.js';
 import { PARTIAL_OBJECT } from '../jobs/job-transcript.js';
 import { JOB_OBJECT, MIN_AUDIO_SECONDS_ADVISORY } from './routes/job-view.js';
 import type { Schema } from './openapi-types.js';
@@ -78,6 +79,13 @@ export const partialTranscript: Schema = {
   },
 };
 
+/** Whether the request asked for a completion webhook (`webhook_url`): the same block on every job-creating answer. */
+const webhookRequested: Schema = {
+  type: 'object',
+  required: ['requested'],
+  properties: { requested: boolean({ description: "true when the request gave a `webhook_url`: an event announces the job's end." }) },
+};
+
 export const acceptedJob: Schema = {
   type: 'object',
   required: ['id', 'object', 'status', 'created_at', 'model', 'poll_url', 'webhook'],
@@ -88,7 +96,7 @@ export const acceptedJob: Schema = {
     created_at: string({ format: 'date-time' }),
     model: string({ const: JOB_MODEL, description: "The service's model; `request.model` chose the engine." }),
     poll_url: string({ format: 'uri' }),
-    webhook: { type: 'object', required: ['requested'], properties: { requested: boolean() } },
+    webhook: webhookRequested,
   },
 };
 
@@ -157,13 +165,20 @@ export const createdJob: Schema = {
     ref('Job'),
     {
       type: 'object',
-      required: ['upload', 'complete_url', 'poll_url', 'min_audio_seconds', 'max_audio_seconds'],
+      required: ['upload', 'complete_url', 'poll_url', 'min_audio_seconds', 'max_audio_seconds', 'webhook'],
       properties: {
         upload: ref('UploadForm'),
         complete_url: string({ format: 'uri' }),
         poll_url: string({ format: 'uri' }),
-        min_audio_seconds: integer({ const: MIN_AUDIO_SECONDS_ADVISORY }),
+        min_audio_seconds: integer({
+          const: MIN_AUDIO_SECONDS_ADVISORY,
+          description:
+            `Advisory, not a limit: the contract's constant ${MIN_AUDIO_SECONDS_ADVISORY}, the length below which the direct route ` +
+            '(`POST /v1/audio/transcriptions`) is the better way, as it answers inline. A job takes shorter audio too: ' +
+            `only audio under ${MIN_JOB_AUDIO_SECONDS} s fails, as \`audio_undecodable\`.`,
+        }),
         max_audio_seconds: integer({ description: 'The live authority on the longest audio a job accepts.' }),
+        webhook: webhookRequested,
       },
     },
   ],

@@ -14,6 +14,7 @@ import { VoiceLimitReached, type VoiceProfileStore, type VoiceSummary } from '..
 import { TooManyVoices, VoiceNotFound } from './application-errors.js';
 import { decodeClip } from './known-speaker-references.js';
 import { auditVoice, VOICE_AUDIT_EVENTS, type VoiceAuditLog } from './voice-audit.js';
+import { unknownFieldMessage } from '../domain/field-names.js';
 
 export interface EnrolledVoiceDeps {
   voices: VoiceProfileStore;
@@ -37,9 +38,8 @@ export async function enrolVoice(
   deps: EnrolledVoiceDeps,
 ): Promise<VoiceSummary> {
   const { key } = request;
-  if (Object.keys(request.fields).some((name) => !ENROLMENT_FIELDS.includes(name))) {
-    throw new InvalidRequestField(`the request has a field that is not one of: file, ${ENROLMENT_FIELDS.join(', ')}`);
-  }
+  const unknown = Object.keys(request.fields).find((name) => !ENROLMENT_FIELDS.includes(name));
+  if (unknown !== undefined) throw new InvalidRequestField(unknownFieldMessage(unknown, ['file', ...ENROLMENT_FIELDS]));
   const name = knownSpeakerName(request.fields.name ?? '', 'name');
   const rule = { field: 'file', minSeconds: ENROLMENT_MIN_SECONDS, maxSeconds: ENROLMENT_MAX_SECONDS };
   const pcm = await decodeClip(deps.blobs, { path: request.audioPath }, rule, deps);

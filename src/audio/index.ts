@@ -28,3 +28,4 @@ export { AudioToolUnavailableError } from './ffmpeg-process.js';
 export { identifyContainer } from './identify-container.js';
 export { probeAudio } from './probe-audio.js';
 export type { AudioProbe, ProbeAudioOptions } from './probe-audio.js';
+export { AUDIO_TOOLS, AudioToolsMissingError, missingAudioTools, requireAudioTools } from './audio-tools.js';

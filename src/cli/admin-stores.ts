@@ -62,6 +62,11 @@ export async function withConsoleAccounts<T>(run: (accounts: ConsoleAccountStore
   return withStores(({ consoleAccounts }) => run(consoleAccounts));
 }
 
+/** What an invite reads: the console's accounts, and the keys (whose tenants are the ones that exist). */
+export async function withConsoleInviteStores<T>(run: (stores: { accounts: ConsoleAccountStore; keys: KeyStore }) => T | Promise<T>): Promise<T> {
+  return withStores(({ consoleAccounts, keys }) => run({ accounts: consoleAccounts, keys }));
+}
+
 /** The console's accounts and their second factors (a tenant's TOTP requirement). */
 export async function withConsoleSecondFactors<T>(
   run: (stores: { accounts: ConsoleAccountStore; secondFactors: ConsoleSecondFactorStore }) => T | Promise<T>,

@@ -1,16 +1,19 @@
 // svc-stt console-users invite --tenant T --email E | list --tenant T | require-totp --tenant T [--off]:
 // the developer console's accounts. An invite prints a one-time link (valid 24 hours) for the invitee
 // to set a password; inviting an existing account's email again is how a forgotten password is reset.
+// An invite to a tenant that has no key yet (a typo makes a new, empty one) says so on stderr, naming
+// the tenants that have keys.
 // require-totp makes a second factor a must for the tenant's accounts (each is sent to turn it on
 // before any other page), --off makes it each account's choice again; reset-totp turns one account's
 // off (a lost phone with its recovery codes: the next sign-in takes the password alone, or is sent to
 // set TOTP up again where the tenant requires it).
 import { loadConsoleUrl } from '../config/load-config.js';
 import { ConsoleAccountError } from '../store/console-account-store.js';
-import { withConsoleAccounts, withConsoleSecondFactors } from './admin-stores.js';
+import { withConsoleInviteStores, withConsoleSecondFactors } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { textTable } from './text-table.js';
+import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
 export const CONSOLE_USERS_USAGE = `usage: svc-stt console-users invite --tenant T --email E [--json]   (a one-time link, valid 24 h)
@@ -21,13 +24,10 @@ export const CONSOLE_USERS_USAGE = `usage: svc-stt console-users invite --tenant
 export const INVITE_TTL_MS = 24 * 3_600_000;
 
 export async function runConsoleUsersCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
-  const [action, ...rest] = argv;
-  if (action === 'invite') return invite(rest, out);
-  if (action === 'list') return list(rest, out);
-  if (action === 'require-totp') return requireTotp(rest, out);
-  if (action === 'reset-totp') return resetTotp(rest, out);
-  throw new UsageError(CONSOLE_USERS_USAGE);
+  return dispatch(CONSOLE_USERS_SUBCOMMANDS, argv, out, CONSOLE_USERS_USAGE);
 }
+
+export const CONSOLE_USERS_SUBCOMMANDS: Subcommands = { invite, list, 'require-totp': requireTotp, 'reset-totp': resetTotp };
 
 async function invite(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, CONSOLE_USERS_USAGE, {
@@ -38,9 +38,15 @@ async function invite(argv: string[], out: CommandOutput): Promise<void> {
   if (positionals.length > 0 || !values.tenant || !values.email)
     throw new UsageError(`console-users invite needs --tenant and --email\n${CONSOLE_USERS_USAGE}`);
   const { tenant, email } = values;
-  const created = await withConsoleAccounts((accounts) => accounts.createInvite(tenant, email, Date.now(), INVITE_TTL_MS)).catch((error: unknown) => {
+  const { created, keyTenants } = await withConsoleInviteStores(async ({ accounts, keys }) => ({
+    created: await accounts.createInvite(tenant, email, Date.now(), INVITE_TTL_MS),
+    keyTenants: [...new Set((await keys.list()).map((key) => key.tenant))],
+  })).catch((error: unknown) => {
     throw error instanceof ConsoleAccountError ? new UsageError(error.message) : error;
   });
+  // A tenant is only a name: a mistyped one would be a new, empty console. Said on stderr, so that
+  // --json's output stays exactly {"link","expires_at"}.
+  if (!keyTenants.includes(tenant)) process.stderr.write(noKeyNote(tenant, keyTenants));
   const link = `${loadConsoleUrl(process.env)}/invite/${created.token}`;
   const expires = new Date(created.expiresAtMs).toISOString();
   if (values.json) {
@@ -48,6 +54,20 @@ async function invite(argv: string[], out: CommandOutput): Promise<void> {
     return;
   }
   out.write(`Invited ${email.trim().toLowerCase()} to the console of ${tenant}. The link works once, until ${expires}; it is shown only now:\n\n  ${link}\n\n`);
+}
+
+/** The most tenants a note names. */
+const NAMED_TENANTS = 10;
+
+/** Says that `tenant` has no key yet and names the tenants that have one. */
+export function noKeyNote(tenant: string, keyTenants: readonly string[]): string {
+  const named = keyTenants.slice(0, NAMED_TENANTS).join(', ');
+  const more = keyTenants.length > NAMED_TENANTS ? ` and ${keyTenants.length - NAMED_TENANTS} more` : '';
+  const existing = keyTenants.length === 0 ? 'no tenant has a key yet' : `the tenants with keys are ${named}${more} (\`svc-stt keys list\`)`;
+  return (
+    `svc-stt: note: tenant ${tenant} has no API key yet, so this console starts empty; ${existing}. ` +
+    `If that is the wrong tenant, invite again with the right --tenant; otherwise \`svc-stt keys create --tenant ${tenant}\` gives it a key.\n`
+  );
 }
 
 async function list(argv: string[], out: CommandOutput): Promise<void> {

@@ -6,6 +6,7 @@ import { KeyStoreError } from '../store/key-store-error.js';
 import { validateLanguageFamily } from '../store/key-validation.js';
 import { withKeyStore } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';
+import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: svc-stt dictionary set --key ID --language FAMILY FILE   (one term per line; FILE - reads stdin)
@@ -13,11 +14,10 @@ const USAGE = `usage: svc-stt dictionary set --key ID --language FAMILY FILE   (
 
 /** `out` is where results go (stdout unless a test captures them); errors are thrown. */
 export async function runDictionaryCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'set') return setDictionary(rest, out);
-  if (sub === 'show') return showDictionary(rest, out);
-  throw new UsageError(USAGE);
+  return dispatch(DICTIONARY_SUBCOMMANDS, argv, out, USAGE);
 }
+
+export const DICTIONARY_SUBCOMMANDS: Subcommands = { set: setDictionary, show: showDictionary };
 
 async function setDictionary(argv: string[], out: CommandOutput): Promise<void> {
   const { key, language, positionals } = parse(argv);

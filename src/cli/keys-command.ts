@@ -10,6 +10,7 @@ import { moneyFlag, TERM_FLAGS_USAGE, TERM_OPTIONS, termsPatchOf } from './billi
 import type { CommandOutput } from './command-output.js';
 import { keyListing, keyTable } from './key-listing.js';
 import { parseCommandArgs } from './parse-command-args.js';
+import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--entitlement E ...] [--no-language-detection]
@@ -24,14 +25,10 @@ const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--en
 
 /** `out` is where results go (stdout unless a test captures them); errors are thrown. */
 export async function runKeysCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'create') return createKey(rest, out);
-  if (sub === 'list') return listKeys(rest, out);
-  if (sub === 'revoke') return revokeKey(rest, out);
-  if (sub === 'rotate') return rotateKey(rest, out);
-  if (sub === 'update') return updateKey(rest, out);
-  throw new UsageError(USAGE);
+  return dispatch(KEYS_SUBCOMMANDS, argv, out, USAGE);
 }
+
+export const KEYS_SUBCOMMANDS: Subcommands = { create: createKey, list: listKeys, revoke: revokeKey, rotate: rotateKey, update: updateKey };
 
 async function createKey(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, USAGE, {

@@ -33,7 +33,7 @@ Usage:
   svc-stt usage [--tenant T] [--month YYYY-MM] [--json|--csv]
   svc-stt dictionary set --key ID --language FAMILY FILE     (one term per line)
   svc-stt dictionary show --key ID --language FAMILY [--json]
-  svc-stt webhooks secret create|rotate|list --key ID [--json]    (a new secret is shown once)
+  svc-stt webhooks secret create|rotate|revoke|list --key ID [--json]    (a new secret is shown once; revoke: at once)
   svc-stt webhooks deliveries --job ID [--json]
   svc-stt console-users invite --tenant T --email E [--json]   (the developer console: a one-time link, 24 h)
   svc-stt console-users list --tenant T [--json]

@@ -9,15 +9,20 @@ import { ModelFileError, readVadModelHeader } from '../models/vad-model-header.j
 import { VAD_MODEL_ENV, vadModelPath } from '../models/vad-model-path.js';
 import { describeModelFile, megabytes, modelDirectoryFiles, type ModelDirectoryFile } from './model-directory.js';
 import { ProgressBar } from './progress-bar.js';
+import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
 export async function runModelsCommand(argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === 'list') return listModels();
-  if (sub === 'download') return download(rest);
-  if (sub === 'make-test') return makeTest(rest);
-  throw new UsageError('usage: svc-stt models [list] | download NAME | make-test --arch A --seed N --out FILE');
+  // Bare `svc-stt models` lists them.
+  return dispatch(
+    MODELS_SUBCOMMANDS,
+    argv.length === 0 ? ['list'] : argv,
+    process.stdout,
+    'usage: svc-stt models [list] | download NAME | make-test --arch A --seed N --out FILE',
+  );
 }
+
+export const MODELS_SUBCOMMANDS: Subcommands = { list: () => listModels(), download: (argv) => download(argv), 'make-test': (argv) => makeTest(argv) };
 
 /**
  * The manifest's models, each marked present when its file is in the models directory, then the other

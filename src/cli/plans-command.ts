@@ -10,6 +10,7 @@ import { hours, money, TERM_FLAGS_USAGE, TERM_OPTIONS, termsPatchOf } from './bi
 import type { CommandOutput } from './command-output.js';
 import { textTable } from './text-table.js';
 import { parseCommandArgs } from './parse-command-args.js';
+import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: svc-stt plans list [--json]
@@ -18,13 +19,10 @@ const USAGE = `usage: svc-stt plans list [--json]
        svc-stt plans start-day DAY     (billing periods start on this day of the month, 1 to 28, UTC)`;
 
 export async function runPlansCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'list') return listPlans(rest, out);
-  if (sub === 'update') return updatePlan(rest, out);
-  if (sub === 'reset') return resetPlan(rest, out);
-  if (sub === 'start-day') return setStartDay(rest, out);
-  throw new UsageError(USAGE);
+  return dispatch(PLANS_SUBCOMMANDS, argv, out, USAGE);
 }
+
+export const PLANS_SUBCOMMANDS: Subcommands = { list: listPlans, update: updatePlan, reset: resetPlan, 'start-day': setStartDay };
 
 async function listPlans(argv: string[], out: CommandOutput): Promise<void> {
   const { values, positionals } = parseCommandArgs(argv, USAGE, { json: { type: 'boolean', default: false } });

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { WebhookSecretSummary } from '../store/webhook-secret-store.js';
 import { withWebhookSecretStore } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';
+import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
 export const SECRET_USAGE = `usage: svc-stt webhooks secret create --key KEY_ID [--json]
@@ -13,13 +14,10 @@ export const SECRET_USAGE = `usage: svc-stt webhooks secret create --key KEY_ID 
        svc-stt webhooks secret list --key KEY_ID [--json]`;
 
 export async function runWebhookSecretCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
-  const [action, ...rest] = argv;
-  if (action === 'create') return createSecret(rest, out);
-  if (action === 'rotate') return rotateSecret(rest, out);
-  if (action === 'revoke') return revokeSecret(rest, out);
-  if (action === 'list') return listSecrets(rest, out);
-  throw new UsageError(SECRET_USAGE);
+  return dispatch(WEBHOOK_SECRET_SUBCOMMANDS, argv, out, SECRET_USAGE);
 }
+
+export const WEBHOOK_SECRET_SUBCOMMANDS: Subcommands = { create: createSecret, rotate: rotateSecret, revoke: revokeSecret, list: listSecrets };
 
 async function createSecret(argv: string[], out: CommandOutput): Promise<void> {
   const { key, json } = parse(argv);

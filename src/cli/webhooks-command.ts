@@ -3,19 +3,13 @@
 import type { CommandOutput } from './command-output.js';
 import { DELIVERIES_USAGE, runWebhookDeliveriesCommand } from './webhook-deliveries-command.js';
 import { SECRET_USAGE, runWebhookSecretCommand } from './webhook-secret-command.js';
-import { UsageError } from './usage-error.js';
+import { dispatch, type Subcommands } from './subcommands.js';
 
 const USAGE = `${SECRET_USAGE}\n${DELIVERIES_USAGE.replace(/^usage: /, '       ')}`;
 
 /** `out` is where results go (stdout unless a test captures them); errors are thrown. */
 export async function runWebhooksCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
-  const [area, ...rest] = argv;
-  switch (area) {
-    case 'secret':
-      return runWebhookSecretCommand(rest, out);
-    case 'deliveries':
-      return runWebhookDeliveriesCommand(rest, out);
-    default:
-      throw new UsageError(USAGE);
-  }
+  return dispatch(WEBHOOKS_SUBCOMMANDS, argv, out, USAGE);
 }
+
+export const WEBHOOKS_SUBCOMMANDS: Subcommands = { secret: runWebhookSecretCommand, deliveries: runWebhookDeliveriesCommand };

@@ -5,6 +5,7 @@
 // Statuses as the job route's (job-creation-request.ts): a body that is not an object, or a field
 // this route does not know, 400; a value it cannot serve as asked, 422. Messages name our fields only.
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
+import { unknownFieldMessage } from '../domain/field-names.js';
 
 /** A client secret lives long enough for a page to open its socket with it, and no longer. */
 export const CLIENT_SECRET_MIN_SECONDS = 10;
@@ -29,9 +30,8 @@ export function parseClientSecretRequest(body: unknown): ClientSecretRequest {
   if (Object.hasOwn(fields, 'session')) {
     throw new UnprocessableRequest('session is not taken here: a realtime session is configured by its start message (REALTIME.md)');
   }
-  if (Object.keys(fields).some((name) => !(FIELDS as readonly string[]).includes(name))) {
-    throw new InvalidRequestField(`the request has a field that is not one of: ${FIELDS.join(', ')}`);
-  }
+  const unknown = Object.keys(fields).find((name) => !(FIELDS as readonly string[]).includes(name));
+  if (unknown !== undefined) throw new InvalidRequestField(unknownFieldMessage(unknown, FIELDS));
   return { expiresAfterSeconds: fields.expires_after === undefined ? CLIENT_SECRET_DEFAULT_SECONDS : expiresAfter(fields.expires_after) };
 }
 

@@ -16,7 +16,8 @@ import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '.
 import { parseVocabulary, vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from './webhook-url.js';
 
-import { parseLanguageTag, type LanguageTag } from '../domain/language-families.js';
+import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
+import { unknownFieldMessage } from '../domain/field-names.js';
 /** OpenAI's `owned_by` of the models this service answers to. */
 export const MODEL_OWNER = 'svc-stt';
 export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json', 'srt', 'vtt'] as const;
@@ -162,7 +163,7 @@ function parseHints(raw: string | undefined): LanguageTag[] | null {
     throw unprocessable(`language_hints must be a JSON array of 1 to ${MAX_LANGUAGE_HINTS} language tags`);
   }
   const tags = value.map((v) => (typeof v === 'string' ? parseLanguageTag(v) : null));
-  if (tags.some((t) => t === null)) throw unprocessable('language_hints contains an unsupported language tag');
+  if (tags.some((t) => t === null)) throw unprocessable(`language_hints contains an unsupported language tag: use ${SUPPORTED_LANGUAGE_TAGS}`);
   const families = new Set(tags.map((t) => t!.tag));
   if (families.size !== tags.length) throw unprocessable('language_hints must not repeat a tag');
   return tags as LanguageTag[];
@@ -213,7 +214,7 @@ function checkFieldNames(fields: Record<string, string>): void {
   for (const name of Object.keys(fields)) {
     if (REFUSED_OPENAI_FIELDS[name]) throw unprocessable(REFUSED_OPENAI_FIELDS[name]);
     if (!(TRANSCRIPTION_FIELDS as readonly string[]).includes(name) && !isChunkingStrategyField(name)) {
-      throw bad(`the request has a field that is not one of: ${TRANSCRIPTION_FIELDS.join(', ')}`);
+      throw bad(unknownFieldMessage(name, TRANSCRIPTION_FIELDS));
     }
   }
 }
@@ -232,7 +233,7 @@ export function parseLanguageChoice(fields: Record<string, string>, key: ApiKeyR
   }
   if (rawLanguage === undefined || rawLanguage === '') return omittedLanguage(key.defaultLanguage);
   const tag = parseLanguageTag(rawLanguage);
-  if (!tag) throw unprocessable('language is not a supported language tag');
+  if (!tag) throw unprocessable(`language is not a supported language tag: use ${SUPPORTED_LANGUAGE_TAGS}, or auto`);
   return { mode: 'explicit', language: tag, source: 'requested' };
 }
 

@@ -13,6 +13,7 @@ import { validateWebhookUrl } from './webhook-url.js';
 
 import { MODEL_IDS } from '../domain/model-ids.js';
 import { DEFAULT_SPEAKER_COUNT } from './speaker-count.js';
+import { unknownFieldMessage } from '../domain/field-names.js';
 /** OpenAI's translation formats: no diarized_json (translations carry no speakers). */
 export const TRANSLATION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const satisfies readonly ResponseFormat[];
 export const DEFAULT_TRANSLATION_FORMAT = 'json' satisfies (typeof TRANSLATION_FORMATS)[number];
@@ -25,7 +26,7 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
     if ((TRANSCRIPTION_FIELDS as readonly string[]).includes(name) || isChunkingStrategyField(name)) {
       throw new UnprocessableRequest(`${name.replace(/\[.*$/, '')} is a transcription field: translations take ${TRANSLATION_FIELDS.join(', ')}`);
     }
-    throw new InvalidRequestField(`the request has a field that is not one of: ${TRANSLATION_FIELDS.join(', ')}`);
+    throw new InvalidRequestField(unknownFieldMessage(name, TRANSLATION_FIELDS));
   }
   return {
     task: 'translate',

@@ -29,3 +29,6 @@ export function parseLanguageTag(raw: string): LanguageTag | null {
   if (!isLanguageFamily(family)) return null;
   return { tag: m[2] ? `${family}-${m[2].toUpperCase()}` : family, family };
 }
+
+/** What a refused tag is told: the families and the forms a tag may take. */
+export const SUPPORTED_LANGUAGE_TAGS = `one of the families ${LANGUAGE_FAMILIES.join(', ')}, or one with a region (e.g. en-GB, es-419)`;

@@ -31,7 +31,7 @@ import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { appendChunk, emptyTranscript, type AssembledTranscript } from './job-transcript.js';
 
 /** Audio shorter than this is not a recording (docs/DESIGN.md decision 1): audio_undecodable. */
-const MIN_AUDIO_SECONDS = 1;
+export const MIN_JOB_AUDIO_SECONDS = 1;
 /** A trailing window shorter than this holds no speech worth an engine call. */
 const MIN_WINDOW_SECONDS = 0.05;
 
@@ -88,7 +88,7 @@ export class JobChunkProcessor {
     // The probed length saves a claim that would only find the end; the samples remain the judge
     // when the headers overstate it.
     const reachedEnd = windowSeconds < this.windowSeconds - 0.001 || start + windowSeconds >= carry.durationSeconds - 0.001;
-    if (start === 0 && reachedEnd && windowSeconds < MIN_AUDIO_SECONDS) {
+    if (start === 0 && reachedEnd && windowSeconds < MIN_JOB_AUDIO_SECONDS) {
       throw new JobFailure('audio_undecodable', window.length === 0 ? JOB_FAILURE_MESSAGES.undecodable : JOB_FAILURE_MESSAGES.tooShort);
     }
     const chunk = await cutWindow(window, {

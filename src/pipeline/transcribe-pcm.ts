@@ -3,7 +3,7 @@
 import type { Engine } from '../engine/engine.js';
 import { SAMPLE_RATE } from '../engine/transcript.js';
 import type { LanguageChoice } from './language-stage.js';
-import { parseLanguageTag, type LanguageTag } from '../domain/language-families.js';
+import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
 import { pipelineStages } from './pipeline-engine.js';
 import { checkPatterns } from './patterns.js';
 import { UnprocessableRequest } from './pipeline-errors.js';
@@ -66,6 +66,6 @@ function languageChoiceOf(language: string | undefined, hints: string[] | undefi
 
 function tagOf(raw: string): LanguageTag {
   const tag = parseLanguageTag(raw);
-  if (!tag) throw new UnprocessableRequest('language is not a supported language tag');
+  if (!tag) throw new UnprocessableRequest(`language is not a supported language tag: use ${SUPPORTED_LANGUAGE_TAGS}, or auto`);
   return tag;
 }

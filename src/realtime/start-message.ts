@@ -16,6 +16,7 @@ import { checkPatterns, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { validateTerms } from '../pipeline/vocabulary-terms.js';
 import { invalidStart } from './realtime-errors.js';
 import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
+import { unknownFieldMessage } from '../domain/field-names.js';
 
 export const EVENT_SCHEMA = 'svc-agent-v1';
 export const REALTIME_SAMPLE_RATE = 16_000;
@@ -37,6 +38,7 @@ const FIELDS = new Set([
   'dictionary',
   'patterns',
 ]);
+const AUDIO_FIELDS = ['encoding', 'sample_rate', 'channels'];
 
 /** Who opens the session: the API key itself, or a client secret it minted (used up by this start). */
 export type StartCredential = { kind: 'api_key'; key: string } | { kind: 'client_secret'; secret: string };
@@ -69,13 +71,15 @@ export function parseStart(frame: Uint8Array): StartMessage {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidStart('the start message must be a JSON object');
   const m = value as Record<string, unknown>;
   if (m.type !== 'start') throw invalidStart('the first message must be {"type":"start",...}');
-  if (Object.keys(m).some((k) => !FIELDS.has(k))) throw invalidStart('the start message has an unknown field');
+  const unknown = Object.keys(m).find((k) => !FIELDS.has(k));
+  if (unknown !== undefined) throw invalidStart(unknownFieldMessage(unknown, [...FIELDS], 'the start message'));
   const credential = startCredential(m);
   if (m.streaming_mode !== 'realtime') throw invalidStart('streaming_mode must be "realtime"');
   const audio = m.audio as Record<string, unknown> | undefined;
   if (typeof audio !== 'object' || audio === null || Array.isArray(audio))
     throw invalidStart('audio is required: {"encoding":"pcm16","sample_rate":16000,"channels":1}');
-  if (Object.keys(audio).some((k) => !['encoding', 'sample_rate', 'channels'].includes(k))) throw invalidStart('audio has an unknown field');
+  const unknownAudio = Object.keys(audio).find((k) => !AUDIO_FIELDS.includes(k));
+  if (unknownAudio !== undefined) throw invalidStart(unknownFieldMessage(unknownAudio, AUDIO_FIELDS, 'audio'));
   if (audio.encoding !== 'pcm16') throw invalidStart('audio.encoding must be "pcm16"');
   if (audio.sample_rate !== REALTIME_SAMPLE_RATE) throw invalidStart('audio.sample_rate must be 16000');
   if (audio.channels !== 1) throw invalidStart('audio.channels must be 1');

@@ -45,6 +45,8 @@ import { startSweeper } from './sweeper.js';
 import { serviceRoutes, transcribeUploadDeps } from './service-routes.js';
 import { drainAndClose } from './drain-and-close.js';
 import { warnOfWiderModes } from './data-folder-modes.js';
+import { startListener } from './listener-start.js';
+import { requireAudioTools } from '../audio/audio-tools.js';
 
 /** The console's limits, one value for its listener and the sweeper (which deletes the sessions past them). */
 const CONSOLE_LIMITS = DEFAULT_CONSOLE_LIMITS;
@@ -91,6 +93,8 @@ export { RoleRefusedError };
 export async function startService(config: ServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   // Judged from the settings before anything is created: a refused role leaves no data folder or database behind.
   const plan = rolePlan(config.role, config.database.url === null ? 'sqlite' : 'postgres');
+  // Every role decodes audio (the API inline, workers jobs): without the tools only WAV-less 500s would follow.
+  requireAudioTools();
   makePrivateDir(config.dataDir);
   const instanceId = newInstanceId();
   const stores = await openStores({
@@ -276,7 +280,9 @@ async function startRole(
     deliveries.start();
     closers.push(() => deliveries.stop());
   }
-  await app.listen({ host: config.host, port: config.port });
+  await startListener({ name: 'API', portSetting: 'SVC_PORT', host: config.host, port: config.port }, () =>
+    app.listen({ host: config.host, port: config.port }),
+  );
   const realtime = plan.serves
     ? await startRealtime(
         config,
@@ -297,27 +303,32 @@ async function startRole(
     : null;
   if (realtime) closers.push(() => realtime.close());
   const consoleListener = plan.serves
-    ? await startConsoleListener({
-        host: config.host,
-        port: config.consolePort,
-        accounts: stores.consoleAccounts,
-        keys,
-        stores,
-        billing,
-        transcription: transcribeUploadDeps({ config, stores, blobs, queue, clock, engines, billing, watch, validateDestination }),
-        keyRate: keyRateLimiter,
-        keyUse,
-        realtimeUrl: realtime?.url ?? null,
-        revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
-        clock: () => clock().getTime(),
-        limits: CONSOLE_LIMITS,
-        logger: app.log.child({ listener: 'console' }),
-      })
+    ? await startListener({ name: 'console', portSetting: 'SVC_CONSOLE_PORT', host: config.host, port: config.consolePort }, () =>
+        startConsoleListener({
+          host: config.host,
+          port: config.consolePort,
+          accounts: stores.consoleAccounts,
+          keys,
+          stores,
+          billing,
+          transcription: transcribeUploadDeps({ config, stores, blobs, queue, clock, engines, billing, watch, validateDestination }),
+          keyRate: keyRateLimiter,
+          keyUse,
+          realtimeUrl: realtime?.url ?? null,
+          revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
+          clock: () => clock().getTime(),
+          limits: CONSOLE_LIMITS,
+          logger: app.log.child({ listener: 'console' }),
+        }),
+      )
     : null;
   if (consoleListener) closers.push(() => consoleListener.close());
   let metricsListener: MetricsListener | null = null;
   if (config.metricsPort !== null) {
-    metricsListener = await startMetricsListener(config.host, config.metricsPort, metrics);
+    const port = config.metricsPort;
+    metricsListener = await startListener({ name: 'metrics', portSetting: 'SVC_METRICS_PORT', host: config.host, port }, () =>
+      startMetricsListener(config.host, port, metrics),
+    );
     const listener = metricsListener;
     closers.push(() => listener.close());
   }
@@ -363,7 +374,9 @@ async function startRole(
 
 /** The realtime listener, and what the operator should know about the transport it chose. */
 async function startRealtime(config: ServiceConfig, deps: Omit<RealtimeListenerOptions, 'host' | 'port' | 'transport'>, log: FastifyBaseLogger) {
-  const realtime = await startRealtimeListener({ host: config.host, port: config.realtimePort, transport: config.realtimeTransport, ...deps });
+  const realtime = await startListener({ name: 'realtime', portSetting: 'SVC_REALTIME_PORT', host: config.host, port: config.realtimePort }, () =>
+    startRealtimeListener({ host: config.host, port: config.realtimePort, transport: config.realtimeTransport, ...deps }),
+  );
   log.info(`realtime listening ${realtime.url} (transport ${realtime.transport}; paths /v1/realtime, /v1/stream)`);
   const facts = {
     nodeVersion: process.versions.node,

@@ -224,6 +224,14 @@ t.test('jobs routes: wait and include_result, DELETE is 405 cancellation_not_sup
   t.ok(create['201'], 'POST /v1/jobs answers 201');
 });
 
+t.test("min_audio_seconds is documented as the contract's advisory 30, not as a floor", async (t) => {
+  const created = ((document().components as Json).schemas as Record<string, Json>).CreatedJob;
+  const field = (((created.allOf as Json[])[1] as Json).properties as Json).min_audio_seconds as Json;
+  t.equal(field.const, 30, 'the contract keeps the constant');
+  t.match(field.description, /^Advisory, not a limit/);
+  t.match(field.description, /only audio under 1 s fails, as `audio_undecodable`/, 'names the real floor');
+});
+
 t.test('the webhook events are documented as the bodies the service sends', async (t) => {
   const doc = document();
   const input = { jobId: 'job_1', keyId: 'key_1', secretVersion: 1, url: 'https://h.example/x', pollUrl: 'https://s.example/v1/jobs/job_1', nowMs: 0 };

@@ -111,7 +111,7 @@ t.test('a value the route cannot serve is 422 naming the field; what it does not
     [{ expires_after: 30 }, 422, shape],
     [{ expires_after: { seconds: 30, canary_field: 1 } }, 422, shape],
     [{ session: { type: 'transcription' } }, 422, 'session is not taken here: a realtime session is configured by its start message (REALTIME.md)'],
-    [{ canary_field: 1 }, 400, 'the request has a field that is not one of: expires_after'],
+    [{ extra_field: 'canary' }, 400, 'the request has a field "extra_field" that is not one of: expires_after'],
     [[{ expires_after: { seconds: 30 } }], 400, 'the request body must be a JSON object'],
     ['"canary"', 400, 'the request body must be a JSON object'],
     ['{"canary', 400, 'the request body is not valid JSON'],

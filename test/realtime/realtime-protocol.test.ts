@@ -117,7 +117,7 @@ for (const transport of ['uws', 'ws'] as const) {
       const cases: Array<[string, unknown, number, string, string]> = [
         ['not JSON', 'canary{', 4400, 'INVALID_START', 'invalid_request'],
         ['not start', { ...base, type: 'hello' }, 4400, 'INVALID_START', 'invalid_request'],
-        ['unknown field', { ...base, canary: 1 }, 4400, 'INVALID_START', 'invalid_request'],
+        ['unknown field', { ...base, colour: 'canary' }, 4400, 'INVALID_START', 'invalid_request'],
         ['no key', { ...base, api_key: undefined }, 4400, 'INVALID_START', 'invalid_request'],
         ['batch mode', { ...base, streaming_mode: 'canary' }, 4400, 'INVALID_START', 'invalid_request'],
         ['8 kHz', { ...base, audio: { encoding: 'pcm16', sample_rate: 8000, channels: 1 } }, 4400, 'INVALID_START', 'invalid_request'],

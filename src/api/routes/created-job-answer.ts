@@ -1,6 +1,6 @@
-// The 201 POST /v1/jobs answers with: the job, its upload form, where to complete and poll it, and
-// the audio lengths it takes. Stored whole with the Idempotency-Key, so a retry is answered byte for
-// byte the same.
+// The 201 POST /v1/jobs answers with: the job, its upload form, where to complete and poll it, the
+// audio lengths it takes, and whether a webhook was asked for. Stored whole with the Idempotency-Key,
+// so a retry is answered byte for byte the same.
 import type { CreatedJob } from '../../application/job-creation-connection.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import type { StoredResponse } from '../../store/idempotency-store.js';
@@ -21,6 +21,8 @@ export function createdJobAnswer(
       poll_url: urls.poll,
       min_audio_seconds: MIN_AUDIO_SECONDS_ADVISORY,
       max_audio_seconds: Math.floor(config.maxAudioSeconds),
+      // As the direct route's 202 says it (accepted-job-answer.ts): whether an event will announce the end.
+      webhook: { requested: job.webhookUrl !== null },
     }),
   };
 }

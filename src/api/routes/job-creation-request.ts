@@ -28,7 +28,8 @@ import type { ApiKeyRecord } from '../../store/key-store.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
 import { API_REFUSALS } from '../api-refusals.js';
 
-import { parseLanguageTag, type LanguageTag } from '../../domain/language-families.js';
+import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../../domain/language-families.js';
+import { unknownFieldMessage } from '../../domain/field-names.js';
 export const MAX_JOB_UPLOAD_BYTES = 1_073_741_824;
 export const MAX_FILENAME = 255;
 export const MAX_CONTENT_TYPE = 100;
@@ -62,9 +63,8 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw bad('the request body must be a JSON object');
   const fields = body as Record<string, unknown>;
   // A misspelt optional field would otherwise be silently ignored, e.g. a vocabulary never applied.
-  if (Object.keys(fields).some((name) => !(FIELDS as readonly string[]).includes(name))) {
-    throw bad(`the request has a field that is not one of: ${FIELDS.join(', ')}`);
-  }
+  const unknown = Object.keys(fields).find((name) => !(FIELDS as readonly string[]).includes(name));
+  if (unknown !== undefined) throw bad(unknownFieldMessage(unknown, FIELDS));
   const present = (name: (typeof FIELDS)[number]) => fields[name] !== undefined && fields[name] !== null;
 
   if (present('model') && fields.model !== JOB_MODEL) throw bad(`model must be ${JOB_MODEL} on /v1/jobs`);
@@ -158,7 +158,7 @@ function parseLanguage(fields: Record<string, unknown>, key: ApiKeyRecord): Lang
   if (hints !== undefined && hints !== null) throw unprocessable('language_hints is only valid with language=auto');
   if (typeof raw === 'string' && raw !== '') {
     const tag = parseLanguageTag(raw);
-    if (!tag) throw unprocessable('language is not a supported language tag');
+    if (!tag) throw unprocessable(`language is not a supported language tag: use ${SUPPORTED_LANGUAGE_TAGS}, or auto`);
     return { mode: 'explicit', language: tag, source: 'requested' };
   }
   return omittedLanguage(key.defaultLanguage);
@@ -168,7 +168,7 @@ function parseHints(value: unknown): LanguageTag[] {
   if (!Array.isArray(value) || value.length < 1 || value.length > MAX_LANGUAGE_HINTS)
     throw unprocessable(`language_hints must be an array of 1 to ${MAX_LANGUAGE_HINTS} language tags`);
   const tags = value.map((v) => (typeof v === 'string' ? parseLanguageTag(v) : null));
-  if (tags.some((t) => t === null)) throw unprocessable('language_hints contains an unsupported language tag');
+  if (tags.some((t) => t === null)) throw unprocessable(`language_hints contains an unsupported language tag: use ${SUPPORTED_LANGUAGE_TAGS}`);
   if (new Set(tags.map((t) => t!.tag)).size !== tags.length) throw unprocessable('language_hints must not repeat a tag');
   return tags as LanguageTag[];
 }

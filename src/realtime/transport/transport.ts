@@ -59,3 +59,6 @@ export const CLOSE_TOO_BIG = 1009;
 export const CLOSE_GOING_AWAY = 1001;
 /** Outgoing buffer full: the client does not read its events (the connection is cut, not closed politely). */
 export const CLOSE_BACKPRESSURE = 4430;
+
+/** The code of a bind uWebSockets.js refused: it says only that it failed, never why. */
+export const UWS_LISTEN_FAILED = 'EUWSLISTEN';

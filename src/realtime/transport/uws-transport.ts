@@ -10,6 +10,7 @@ import {
   CLOSE_GOING_AWAY,
   CLOSE_TOO_BIG,
   HARD_FRAME_FACTOR,
+  UWS_LISTEN_FAILED,
   type ConnectionHandlers,
   type ListeningTransport,
   type RealtimeConnection,
@@ -110,7 +111,9 @@ export function loadUwsTransport(): RealtimeTransport | null {
         res.writeStatus('426 Upgrade Required').end('WebSocket only: connect to /v1/realtime or /v1/stream\n');
       });
       const listenSocket = await new Promise<Uws.us_listen_socket>((resolve, reject) => {
-        app.listen(host, port, (socket) => (socket ? resolve(socket) : reject(new Error(`the realtime listener could not bind ${host}:${port}`))));
+        app.listen(host, port, (socket) =>
+          socket ? resolve(socket) : reject(Object.assign(new Error(`the realtime listener could not bind ${host}:${port}`), { code: UWS_LISTEN_FAILED })),
+        );
       });
       return {
         port: uws.us_socket_local_port(listenSocket as unknown as Uws.us_socket),
