@@ -3,6 +3,9 @@
 #include <atomic>
 #include <mutex>
 #include <cstdio>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <napi.h>
 
 #include "addon-data.h"
@@ -57,10 +60,16 @@ Napi::Value KeepStates(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// releaseStates(model): frees the model's idle decoding states now; how many.
+// releaseStates(model): frees the model's idle decoding states now; how many. glibc keeps freed
+// memory in its arenas (a state's buffers are allocated on worker threads, below the mmap threshold once
+// it has grown): malloc_trim hands the pages back, so an idle process's RSS goes down, not only its heap.
 Napi::Value ReleaseStates(const Napi::CallbackInfo& info) {
   std::shared_ptr<LoadedModel> model = ModelHandle<LoadedModel>::ModelFrom(info[0]);
-  return Napi::Number::New(info.Env(), static_cast<double>(model->states().Release()));
+  const size_t released = model->states().Release();
+#ifdef __GLIBC__
+  if (released > 0) malloc_trim(0);
+#endif
+  return Napi::Number::New(info.Env(), static_cast<double>(released));
 }
 
 Napi::Value VadStats(const Napi::CallbackInfo& info) {
