@@ -77,10 +77,7 @@ export async function run(args: string[]): Promise<void> {
     await new Promise((r) => setTimeout(r, idleMs + 3000));
     const idle = rssMb(pid);
     const after100 = curve[0]?.[1] ?? last;
-    printTable(
-      ['requests', 'RSS MiB'],
-      [[0, round(postLoad, 1)], ...curve.map(([n, mb]) => [n, round(mb, 1)]), ['idle', round(idle, 1)]],
-    );
+    printTable(['requests', 'RSS MiB'], [[0, round(postLoad, 1)], ...curve.map(([n, mb]) => [n, round(mb, 1)]), ['idle', round(idle, 1)]]);
     printResult('native-memory', {
       requests,
       concurrency,

@@ -2,8 +2,9 @@
 // and a current code confirm it, with one-time recovery codes shown then), new recovery codes and
 // turning it off (each needs the current password and a current code or a recovery code). Those
 // checks are sign-in's (account-credentials.ts): limited per address, refused while the account is
-// locked, a wrong password or code counted towards the lockout, which ends the session that reaches it. Open to an account its tenant requires TOTP of and that has none yet: this is where it is
-// sent. Turning TOTP on signs the account's other sessions out (they never passed it). Audit lines:
+// locked, a wrong password or code counted towards the lockout, which ends the session that reaches it.
+// Open to an account its tenant requires TOTP of and that has none yet: this is where it is sent.
+// Turning TOTP on signs the account's other sessions out (they never passed it). Audit lines:
 // totp_setup_started, totp_enabled (with how many other sessions ended), recovery_codes_replaced,
 // totp_disabled; never a secret or code.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

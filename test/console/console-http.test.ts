@@ -1,9 +1,10 @@
 // The developer console over HTTP (src/console/), on a real service (SQLite; its own listener): an
 // operator's invite, the invitee's password (the rules, the link used once), sign-in (one answer for
 // an unknown email and a wrong password, a new session whatever cookie came, wrong passwords locking
-// the email from that address alike for an unknown one, a limit per address, warnings of each failure), the cookie's flags, CSRF and same-origin checks on every change,
-// keys created (shown once) and revoked within the tenant only, sign-out, the headers of every page,
-// and the audit lines (no secret in any log).
+// the email from that address alike for an unknown one, a limit per address, warnings of each failure),
+// the cookie's flags, CSRF and same-origin checks on every change, keys created (shown once) and
+// revoked within the tenant only, sign-out, the headers of every page, and the audit lines (no secret
+// in any log).
 import t from 'tap';
 import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-users-command.js';
 import { readFile } from 'node:fs/promises';

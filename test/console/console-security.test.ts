@@ -352,7 +352,8 @@ async function credentialChecks(): Promise<Array<{ url: string; path: string; st
 }
 
 t.test(
-  'every POST checking the password or a code counts wrong ones, and is refused (429) once the account is locked or the address limit spent, even with the right ones',
+  'every POST checking the password or a code counts wrong ones, and is refused (429) once the account is locked ' +
+    'or the address limit spent, even with the right ones',
   async (t) => {
     const checks = await credentialChecks();
     const named = checks.map((c) => `${c.url} (${c.state})`);
