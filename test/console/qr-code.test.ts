@@ -2,9 +2,12 @@
 // SVG). The oracle is an independent decoder, jsQR, reading a bitmap painted from the SVG's own path:
 // an otpauth:// URI comes back byte for byte, and the format bits name level M. And the SVG itself: a
 // labelled image, one square per dark module, a quiet zone, no style attribute and no script.
-import jsQR from 'jsqr';
+import jsqr from 'jsqr';
 import t from 'tap';
 import { qrCodeSvg } from '../../src/console/qr-code.js';
+
+// A CommonJS bundle typed as an ES module: Node's default import is the bundle, whose `default` is jsQR.
+const jsQR = jsqr.default;
 
 const OTPAUTH_TEXT =
   'otpauth://totp/svc-stt%20console:dr.lee%40clinic.example?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=svc-stt+console&algorithm=SHA1&digits=6&period=30';
