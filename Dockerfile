@@ -7,6 +7,7 @@
 FROM node:24.21-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json CMakeLists.txt tsconfig.json tsconfig.build.json ./
+COPY assets ./assets
 COPY bin ./bin
 COPY native ./native
 COPY scripts ./scripts

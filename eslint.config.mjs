@@ -1,4 +1,5 @@
-// ESLint: typescript-eslint's recommended rules over the sources, tests, benchmarks and scripts.
+// ESLint: typescript-eslint's recommended rules over the sources, tests, benchmarks and scripts, and
+// over the console's browser scripts (assets/console/*.js) with the globals of their own scope.
 // Formatting is Prettier's (.prettierrc.json); `npm run lint` runs both checks, and .ci/run runs it
 // before the suite.
 import js from '@eslint/js';
@@ -10,7 +11,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // Node's globals everywhere but in the browser's scripts, which get their own below.
+    ignores: ['assets/**'],
     languageOptions: { globals: globals.node },
+  },
+  {
     rules: {
       // A leading underscore marks a parameter an interface requires and this implementation does not
       // read; a rest sibling drops the named fields from a copy (`const { secret, ...shown } = record`).
@@ -25,5 +30,16 @@ export default tseslint.config(
     // restate the OpenAPI document the tests already validate answers against.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The console's browser scripts: module scripts of its pages, served as they are (no build step).
+    files: ['assets/console/**/*.js'],
+    ignores: ['assets/console/playground-microphone.js'],
+    languageOptions: { sourceType: 'module', globals: globals.browser },
+  },
+  {
+    // The realtime tab's audio worklet runs in an AudioWorkletGlobalScope, not a window.
+    files: ['assets/console/playground-microphone.js'],
+    languageOptions: { sourceType: 'module', globals: globals.audioWorklet },
   },
 );

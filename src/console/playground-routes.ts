@@ -22,6 +22,7 @@ import { TRANSCRIPTION_FIELDS, parseTranscriptionFields } from '../contract/tran
 import { InvalidRequestField } from '../pipeline/pipeline-errors.js';
 import type { ConsoleSession } from '../store/console-account-store.js';
 import type { ApiKeyRecord } from '../store/key-store.js';
+import { MICROPHONE_WORKLET_JS, PLAYGROUND_JS, PLAYGROUND_REALTIME_JS } from './console-assets.js';
 import { html, type ConsoleContext } from './console-context.js';
 import { playgroundContentSecurityPolicy, tokensMatch } from './console-http.js';
 import { messagePage, type Notice } from './console-layout.js';
@@ -30,8 +31,6 @@ import { playgroundPage, type PlaygroundForm } from './playground-page.js';
 import { realtimeUrlFor } from './playground-realtime-address.js';
 import { playgroundResult } from './playground-result.js';
 import { registerPlaygroundRealtimeRoutes } from './playground-realtime-routes.js';
-import { MICROPHONE_WORKLET_JS, PLAYGROUND_REALTIME_JS } from './playground-realtime-script.js';
-import { PLAYGROUND_JS } from './playground-script.js';
 
 /** The API fields the playground's form offers; anything else sent is refused, never passed on unseen. */
 const FORWARDED_FIELDS: readonly string[] = [

@@ -9,8 +9,6 @@ import { Script } from 'node:vm';
 import t from 'tap';
 import { utcMinute } from '../../src/console/keys-page.js';
 import { realtimeUrlFor } from '../../src/console/playground-realtime-address.js';
-import { MICROPHONE_WORKLET_JS, PLAYGROUND_REALTIME_JS } from '../../src/console/playground-realtime-script.js';
-import { PLAYGROUND_JS } from '../../src/console/playground-script.js';
 import { pngImage, speechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
@@ -330,9 +328,16 @@ t.test("the realtime listener's address for the page: as bound, or the console's
   t.equal(realtimeUrlFor('ws://[::]:8081', '[fd00::5]'), 'ws://[fd00::5]:8081', ':: too');
 });
 
-// ESLint and Prettier see these scripts as strings; the browser test runs them, where there is a Chromium.
-t.test("the playground's browser scripts parse as JavaScript", async (t) => {
-  for (const [name, source] of Object.entries({ PLAYGROUND_JS, PLAYGROUND_REALTIME_JS, MICROPHONE_WORKLET_JS })) {
-    t.doesNotThrow(() => new Script(source, { filename: name }), name);
+// The scripts are files (assets/console/), linted and formatted as browser code; the browser test
+// runs them, where there is a Chromium. Here: each is served as it is in its file, and parses.
+t.test("the playground's browser scripts: served from their files, as JavaScript", async (t) => {
+  const { client } = await member('clinic-play-assets');
+  for (const name of ['playground.js', 'playground-realtime.js', 'playground-microphone.js']) {
+    const file = await readFile(new URL(`../../assets/console/${name}`, import.meta.url), 'utf8');
+    const served = await client.get(`/assets/${name}`);
+    t.equal(served.status, 200, name);
+    t.match(served.headers.get('content-type'), /^text\/javascript; charset=utf-8/);
+    t.equal(served.page, file, `${name}: the file's text`);
+    t.doesNotThrow(() => new Script(file, { filename: name }), `${name} parses`);
   }
 });

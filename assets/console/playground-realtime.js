@@ -1,14 +1,13 @@
-// The realtime tab's script module (/assets/playground-realtime.js) and its audio worklet
-// (/assets/playground-microphone.js), served by the console (no inline script: the CSP forbids it).
+// The realtime tab's script module (/assets/playground-realtime.js), served by the console with its
+// audio worklet (playground-microphone.js; no inline script: the CSP forbids it).
 // Start: the microphone is opened first (its permission prompt must not eat the secret's lifetime),
 // then the console mints a client secret for the chosen key (a form post with the session's CSRF
 // token), the page opens the realtime WebSocket and sends `start` with the secret, never a key. From
 // `ready` the worklet's PCM16 16 kHz frames (100 ms) are sent as binary frames. A turn's partial
 // replaces the turn's draft (a stale revision is ignored), a turn_final is appended, speaker_labels
-// label the turns; Stop sends `stop`, and `final` ends the session with its record. Plain JavaScript
-// for the browser (no template literals, so each stays one raw string).
+// label the turns; Stop sends `stop`, and `final` ends the session with its record.
 
-export const PLAYGROUND_REALTIME_JS = String.raw`const form = document.getElementById('realtime-form');
+const form = document.getElementById('realtime-form');
 const startButton = document.getElementById('realtime-start');
 const stopButton = document.getElementById('realtime-stop');
 const status = document.getElementById('realtime-status');
@@ -150,17 +149,19 @@ form.addEventListener('submit', async (event) => {
     session.socket = socket;
     const current = session;
     socket.addEventListener('open', () => {
-      socket.send(JSON.stringify({
-        type: 'start',
-        client_secret: minted.client_secret,
-        streaming_mode: 'realtime',
-        audio: { encoding: 'pcm16', sample_rate: 16000, channels: 1 },
-        language: fields.get('language'),
-        model: fields.get('model'),
-        diarization: { enabled: fields.get('diarization') === 'true' },
-        event_schema: 'svc-agent-v1',
-        session_id: 'console-' + crypto.randomUUID(),
-      }));
+      socket.send(
+        JSON.stringify({
+          type: 'start',
+          client_secret: minted.client_secret,
+          streaming_mode: 'realtime',
+          audio: { encoding: 'pcm16', sample_rate: 16000, channels: 1 },
+          language: fields.get('language'),
+          model: fields.get('model'),
+          diarization: { enabled: fields.get('diarization') === 'true' },
+          event_schema: 'svc-agent-v1',
+          session_id: 'console-' + crypto.randomUUID(),
+        }),
+      );
     });
     socket.addEventListener('message', (message) => {
       if (typeof message.data === 'string' && current === session) onEvent(JSON.parse(message.data));
@@ -189,45 +190,3 @@ stopButton.addEventListener('click', () => {
   session.socket.send(JSON.stringify({ type: 'stop' }));
   say('Stopping: waiting for the final record…');
 });
-`;
-
-/**
- * The microphone's samples as PCM16 at 16 kHz in 100 ms frames (1,600 samples), posted to the page as
- * transferred ArrayBuffers. Linear resampling from the context's rate, where the browser did not give
- * a 16 kHz context.
- */
-export const MICROPHONE_WORKLET_JS = String.raw`const TARGET_RATE = 16000;
-const FRAME_SAMPLES = 1600;
-
-class Pcm16Capture extends AudioWorkletProcessor {
-  constructor() {
-    super();
-    this.step = sampleRate / TARGET_RATE;
-    this.position = 0;
-    this.frame = new Int16Array(FRAME_SAMPLES);
-    this.filled = 0;
-  }
-
-  process(inputs) {
-    const input = inputs[0] && inputs[0][0];
-    if (!input) return true;
-    let position = this.position;
-    while (position < input.length) {
-      const at = Math.floor(position);
-      const next = at + 1 < input.length ? input[at + 1] : input[at];
-      const sample = Math.max(-1, Math.min(1, input[at] + (next - input[at]) * (position - at)));
-      this.frame[this.filled++] = sample < 0 ? sample * 0x8000 : sample * 0x7fff;
-      if (this.filled === FRAME_SAMPLES) {
-        this.port.postMessage(this.frame.buffer, [this.frame.buffer]);
-        this.frame = new Int16Array(FRAME_SAMPLES);
-        this.filled = 0;
-      }
-      position += this.step;
-    }
-    this.position = position - input.length;
-    return true;
-  }
-}
-
-registerProcessor('pcm16-capture', Pcm16Capture);
-`;

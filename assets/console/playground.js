@@ -3,9 +3,9 @@
 // stays in the page: the answer (rendered by the server, the same page a plain post gets) replaces
 // the result section, the <audio> element plays the file from a blob: URL, and a word's button
 // plays it from the word's start. The focus moves to the answer's heading, for keyboard and screen
-// reader users. Plain JavaScript for the browser (no template literals, so this stays one raw string).
+// reader users.
 
-export const PLAYGROUND_JS = String.raw`const form = document.getElementById('playground-form');
+const form = document.getElementById('playground-form');
 const status = document.getElementById('playground-status');
 let audioUrl = null;
 
@@ -51,4 +51,3 @@ document.addEventListener('click', (event) => {
   audio.currentTime = Number(word.dataset.start);
   audio.play().catch(() => {});
 });
-`;
