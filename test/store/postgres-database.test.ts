@@ -41,6 +41,7 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
       'billing_plans',
       'billing_settings',
       'console_invites',
+      'console_password_failures',
       'console_pending_sign_ins',
       'console_recovery_codes',
       'console_sessions',

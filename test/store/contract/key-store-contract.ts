@@ -17,6 +17,7 @@ export interface KeyStoreUnderTest extends KeyStore {
   create(options?: CreateKeyOptions, now?: Date): Promise<{ key: string; record: ApiKeyRecord }>;
   revoke(id: string, now?: Date): Promise<boolean>;
   rotate(id: string, revokeAt: Date, now?: Date): Promise<import('../../../src/store/key-store.js').RotatedKey>;
+  createForTenant(tenant: string, now?: Date): Promise<{ key: string; record: ApiKeyRecord }>;
   recordUse(id: string, now?: Date): Promise<boolean>;
 }
 
@@ -217,18 +218,16 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       t.match(fresh.key, KEY_FORMAT, 'a tenant that never had a key gets the defaults');
       t.same(await billing.keyBilling(fresh.record.id), { overrides: {}, creditGrantedMicros: null });
 
-      const model = await store.create({
-        tenant: 'clinic-held',
-        plan: 'builder',
-        entitlements: [],
-        defaultLanguage: 'de',
-        retentionHours: 2,
-        rateLimitPerMinute: 7,
-      });
+      // A second apart: which key is the oldest or the latest goes by creation time (ties by random id).
+      const at = (seconds: number) => new Date(Date.parse('2031-01-01T00:00:00.000Z') + seconds * 1000);
+      const model = await store.create(
+        { tenant: 'clinic-held', plan: 'builder', entitlements: [], defaultLanguage: 'de', retentionHours: 2, rateLimitPerMinute: 7 },
+        at(0),
+      );
       await store.update(model.record.id, { billingState: 'paused' });
       await billing.updateKey(model.record.id, { overrides: { batchIncludedMs: 3_600, spendCapMicros: 1_000 }, addCreditMicros: 9_000_000 });
-      const younger = await store.create({ tenant: 'clinic-held', plan: 'enterprise', entitlements: ['patterns', 'language_detection'] });
-      const sibling = await store.createForTenant('clinic-held');
+      const younger = await store.create({ tenant: 'clinic-held', plan: 'enterprise', entitlements: ['patterns', 'language_detection'] }, at(1));
+      const sibling = await store.createForTenant('clinic-held', at(2));
       t.match(
         sibling.record,
         { tenant: 'clinic-held', plan: 'builder', entitlements: [], defaultLanguage: 'de', retentionHours: 2, rateLimitPerMinute: 7, billingState: 'paused' },
@@ -244,7 +243,7 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       await store.revoke(model.record.id);
       await store.revoke(younger.record.id);
       await store.revoke(sibling.record.id);
-      const afterRevoking = await store.createForTenant('clinic-held');
+      const afterRevoking = await store.createForTenant('clinic-held', at(3));
       t.match(
         afterRevoking.record,
         { plan: 'builder', entitlements: [], billingState: 'paused' },
