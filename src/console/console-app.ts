@@ -61,6 +61,10 @@ export function buildConsoleApp(deps: ConsoleDeps): FastifyInstance {
   registerWebhookSecretRoutes(app, ctx);
   registerWebhookDeliveryRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
-  app.setNotFoundHandler(async (_request, reply) => html(reply.code(404), messagePage('Not found', 'There is no such page.')));
+  // Signed in, the page keeps the navigation (a mistyped address is not a dead end).
+  app.setNotFoundHandler(async (request, reply) => {
+    const session = await ctx.currentSession(request);
+    return html(reply.code(404), messagePage('Not found', 'There is no such page.', session ? ctx.pageUser(session) : null));
+  });
   return app;
 }

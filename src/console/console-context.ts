@@ -67,6 +67,8 @@ export interface SignedInOptions {
 export interface ConsoleContext {
   deps: ConsoleDeps;
   limits: ConsoleLimits;
+  /** The request's live session, if any, without answering: for pages open to everyone that still show who is signed in (404). */
+  currentSession(request: FastifyRequest): Promise<ConsoleSession | null>;
   /** The request's live session, or null after answering with a redirect (to sign-in; to the account page while a required TOTP is missing). */
   signedIn(request: FastifyRequest, reply: FastifyReply, options?: SignedInOptions): Promise<ConsoleSession | null>;
   /** A change by a signed-in user: the session, or null when it was answered (signed out, CSRF refused). */
@@ -89,9 +91,13 @@ export interface ConsoleContext {
 export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   const limits = { ...DEFAULT_CONSOLE_LIMITS, ...deps.limits };
   const pageUser = (session: ConsoleSession): PageUser => ({ email: session.user.email, tenant: session.user.tenant, csrfToken: session.csrfToken });
+  const currentSession = async (request: FastifyRequest): Promise<ConsoleSession | null> => {
+    const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    return token ? await deps.accounts.session(token, deps.clock(), limits) : null;
+  };
   const signedIn = async (request: FastifyRequest, reply: FastifyReply, options: SignedInOptions = {}): Promise<ConsoleSession | null> => {
     const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
-    const session = token ? await deps.accounts.session(token, deps.clock(), limits) : null;
+    const session = await currentSession(request);
     if (!session) {
       reply.code(303).header('location', '/sign-in');
       if (token) reply.header('set-cookie', expiredSessionCookie(deps.secureCookies));
@@ -107,6 +113,7 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
   return {
     deps,
     limits,
+    currentSession,
     signedIn,
     pageUser,
     async change(request, reply, options = {}) {

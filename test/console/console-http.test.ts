@@ -279,6 +279,14 @@ t.test('every page and asset carries the security headers; unknown pages are 404
     t.equal(answer.headers.get('cache-control'), 'no-store');
   }
   t.equal((await client.get('/keys')).status, 303);
-  t.equal((await client.get('/no-such-page')).status, 404);
+  const lost = await client.get('/no-such-page');
+  t.equal(lost.status, 404);
+  t.notMatch(lost.page, /href="\/usage"/, 'signed out: no tenant navigation');
   t.notMatch((await client.get('/sign-in')).page, /<script>|\sstyle=|\son[a-z]+=/, 'no inline script, style or handler');
+  // Issue 50: signed in, a mistyped address keeps the navigation and the sign-out form.
+  const member = await newMember(svc, 'clinic-lost', PASSWORD, { nowMs: clock().getTime() });
+  const signedIn = await member.get('/keys/typo');
+  t.equal(signedIn.status, 404);
+  for (const href of ['/keys', '/webhooks', '/usage', '/account']) t.match(signedIn.page, `href="${href}"`, `signed in: a link to ${href}`);
+  t.match(signedIn.page, /name="csrf"/, 'and the sign-out form');
 });
