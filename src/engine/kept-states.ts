@@ -10,8 +10,6 @@ export const DEFAULT_KEPT_STATES_IDLE_MS = 60_000;
 export class KeptStates {
   private inFlight = 0;
   private timer: NodeJS.Timeout | null = null;
-  /** Kept states freed by idle release since open. */
-  released = 0;
 
   constructor(
     private readonly addon: Pick<NativeAddon, 'keepStates' | 'releaseStates'>,
@@ -23,8 +21,8 @@ export class KeptStates {
     addon.keepStates(model, limit);
   }
 
-  /** Wraps one whisper call: the idle clock starts when the last call in flight ends. */
-  track<T>(call: Promise<T>): Promise<T> {
+  /** Follows one whisper call: the idle clock starts when the last call in flight ends. */
+  track(call: Promise<unknown>): void {
     this.inFlight++;
     this.cancel();
     const ended = () => {
@@ -32,7 +30,6 @@ export class KeptStates {
       if (this.inFlight === 0) this.arm();
     };
     call.then(ended, ended);
-    return call;
   }
 
   close(): void {
@@ -43,7 +40,7 @@ export class KeptStates {
     if (!Number.isFinite(this.idleMs)) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      if (this.inFlight === 0 && !this.model.released) this.released += this.addon.releaseStates(this.model);
+      if (this.inFlight === 0 && !this.model.released) this.addon.releaseStates(this.model);
     }, this.idleMs);
     // An idle engine must not keep the process alive for it.
     this.timer.unref();

@@ -88,6 +88,12 @@ export function keyPatchColumns(patch: KeyPatch): Record<string, string | number
   return changes;
 }
 
+/** The terms a new key takes from `record` (rotation's successor, a console key's model): all but the billing state and billing rows. */
+export function keyTermsOf(record: ApiKeyRecord): CreateKeyOptions {
+  const { tenant, plan, entitlements, defaultLanguage, retentionHours, rateLimitPerMinute } = record;
+  return { tenant, plan, entitlements, defaultLanguage, retentionHours, rateLimitPerMinute };
+}
+
 /** The record of a row as of `nowMs` (a key past its scheduled revocation reads as revoked). */
 export function keyRecordOf(row: KeyRow, nowMs: number): ApiKeyRecord {
   return {

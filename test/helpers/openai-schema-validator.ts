@@ -1,6 +1,5 @@
 // OpenAI's own published schemas for the audio and model routes (test/fixtures/openai/, MIT, its licence
-// beside it; a copy of ../shared/spec/openai-audio-openapi.json, so a clone without ../shared tests too)
-// as an ajv validator: `openAiErrors(name, value)` lists where a real response breaks OpenAI's
+// beside it) as an ajv validator: `openAiErrors(name, value)` lists where a real response breaks OpenAI's
 // `components.schemas[name]`. The one documented difference is applied to a copy of the schema, never
 // to the responses: segment ids are strings here (the contract's type wins; docs/DESIGN.md "OpenAI compatibility").
 import { readFileSync } from 'node:fs';
@@ -10,8 +9,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
 export const OPENAI_SPEC = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'openai', 'openai-audio-openapi.json');
-/** Where the fixture was copied from (absent in a user's clone). */
-export const SHARED_OPENAI_SPEC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'spec', 'openai-audio-openapi.json');
 
 type Json = Record<string, any>;
 

@@ -3,7 +3,17 @@
 // mapping are in ../key-record.ts. Every change but the first key is one statement.
 import { sql } from 'kysely';
 import { isPublicKeyId, parsePresentedKey } from '../api-key-secret.js';
-import { keyNotFound, keyPatchColumns, keyRecordOf, namedKeyId, newKeyRow, presentedKeyMatches, revokedAtOf, type NewKeyRow } from '../key-record.js';
+import {
+  keyNotFound,
+  keyPatchColumns,
+  keyRecordOf,
+  keyTermsOf,
+  namedKeyId,
+  newKeyRow,
+  presentedKeyMatches,
+  revokedAtOf,
+  type NewKeyRow,
+} from '../key-record.js';
 import { KeyStoreError } from '../key-store-error.js';
 import { KEY_USE_RESOLUTION_MS, type ApiKeyRecord, type CreateKeyOptions, type KeyPatch, type KeyStore, type RotatedKey } from '../key-store.js';
 import { validateDictionaryTerms, validateLanguageFamily, validateTenant } from '../key-validation.js';
@@ -56,17 +66,7 @@ export class KyselyKeyStore implements KeyStore {
         return { key, record: keyRecordOf(await insertKey(trx, row), nowMs) };
       }
       const terms = keyRecordOf(model, nowMs);
-      const { key, row } = newKeyRow(
-        {
-          tenant,
-          plan: terms.plan,
-          entitlements: terms.entitlements,
-          defaultLanguage: terms.defaultLanguage,
-          retentionHours: terms.retentionHours,
-          rateLimitPerMinute: terms.rateLimitPerMinute,
-        },
-        now,
-      );
+      const { key, row } = newKeyRow(keyTermsOf(terms), now);
       const created = await insertKey(trx, { ...row, billing_state: terms.billingState });
       await copyKeyBillingTerms(trx, model.id, created.id);
       return { key, record: keyRecordOf(created, nowMs) };
@@ -138,17 +138,7 @@ export class KyselyKeyStore implements KeyStore {
       if (row.revoke_at !== null)
         throw new KeyStoreError('invalid_argument', `key ${namedKeyId(id)} is being rotated already: it is revoked at ${row.revoke_at}`);
       const old = keyRecordOf(row, nowMs);
-      const { key, row: fresh } = newKeyRow(
-        {
-          tenant: old.tenant,
-          plan: old.plan,
-          entitlements: old.entitlements,
-          defaultLanguage: old.defaultLanguage,
-          retentionHours: old.retentionHours,
-          rateLimitPerMinute: old.rateLimitPerMinute,
-        },
-        now,
-      );
+      const { key, row: fresh } = newKeyRow(keyTermsOf(old), now);
       // A paused key's successor is paused too: rotating is no way around an operator's pause.
       const created = await insertKey(trx, { ...fresh, billing_state: old.billingState });
       await trx
