@@ -57,6 +57,29 @@ export function speechWav(seconds: number, options: SpeechOptions = {}): Promise
 }
 
 /**
+ * Speech with no pause a realtime turn could end on: the sentences of `speechWav` with espeak-ng's
+ * leading and trailing silence trimmed, laid end to end. What a test needs when a turn must still be
+ * under way however late its partials come.
+ */
+export function unpausedSpeechWav(seconds: number, options: SpeechOptions = {}): Promise<string> {
+  const { voice = 'en-us', seed = 1 } = options;
+  return cachedFile(`unpaused-speech-${voice}-seed${seed}-${seconds}s.wav`, async (tmp) => {
+    const sentences = await Promise.all(MEDICAL_SENTENCES.map((_, index) => sentenceSamples(index, voice).then(trimmedSilence)));
+    const random = mulberry32(seed);
+    const total = Math.round(seconds * FIXTURE_SAMPLE_RATE);
+    const samples = new Int16Array(total);
+    for (let position = 0; position < total;) {
+      for (const index of shuffled(sentences.length, random)) {
+        if (position >= total) break;
+        samples.set(sentences[index].subarray(0, total - position), position);
+        position += sentences[index].length;
+      }
+    }
+    await writeFile(tmp, wavFileBytes(samples));
+  });
+}
+
+/**
  * `seconds` of audio whose first half is speech (as `speechWav`) and whose second half is digital
  * silence (all-zero samples): the case a VAD should make cheap.
  */
@@ -185,6 +208,16 @@ async function speechSamples(total: number, voice: string, seed: number): Promis
     }
   }
   return out;
+}
+
+/** `samples` without the quiet before its first and after its last audible sample (about -36 dBFS). */
+function trimmedSilence(samples: Int16Array): Int16Array {
+  const audible = (x: number) => Math.abs(x) > 512;
+  const first = samples.findIndex(audible);
+  if (first < 0) return samples.subarray(0, 0);
+  let last = samples.length - 1;
+  while (!audible(samples[last])) last--;
+  return samples.subarray(first, last + 1);
 }
 
 async function sentenceSamples(index: number, voice: string): Promise<Int16Array> {

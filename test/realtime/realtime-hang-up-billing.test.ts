@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
-import { speechWav } from '../helpers/audio-fixtures.js';
+import { unpausedSpeechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage, wavPcm, type RealtimeClient } from '../helpers/realtime-client.js';
 import { captureLogs } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -14,13 +14,14 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 const BYTES_PER_SECOND = 32_000;
 const FRAME_MS = 100;
 let svc: TestService;
-let speech: Uint8Array; // 12 s of sentences with pauses shorter than a turn's end
+// 12 s of sentences without a pause: however late a partial comes, the turn is still under way.
+let speech: Uint8Array;
 let logs: ReturnType<typeof captureLogs>;
 
 t.before(async () => {
   logs = captureLogs();
   svc = await startTestService({}, { logger: { level: 'info', stream: logs.stream } });
-  speech = wavPcm(await readFile(await speechWav(12)));
+  speech = wavPcm(await readFile(await unpausedSpeechWav(12)));
 });
 t.teardown(() => svc?.close());
 
