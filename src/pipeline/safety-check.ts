@@ -12,8 +12,8 @@
 //     words of the shorter, once they differ by more than LENGTH_SLACK_WORDS words.
 // Any failure makes the window fall back to the context-free text. The facts compared come from both
 // texts the same way, so a difference is a change the prompt made.
-import { LATERALITY, MONTHS, NEGATIONS, RELATIVE_DAYS, UNITS } from './safety-lexicon.js';
-import { readNumbers, textWords, type SpokenItem } from './spoken-numbers.js';
+import { LATERALITY, MONTHS, NEGATIONS, RELATIVE_DAYS, UNITS } from '../clinical-text/safety-lexicon.js';
+import { readNumbers, textWords, type SpokenItem } from '../clinical-text/spoken-numbers.js';
 
 export const LENGTH_RATIO_BOUND = 1.5;
 export const LENGTH_SLACK_WORDS = 4;

@@ -14,7 +14,7 @@ import { editDistance } from './edit-distance.js';
 import { phoneticKey } from './phonetic-key.js';
 import type { RecognisedSegment } from './recognised-segment.js';
 import { safetyFacts } from './safety-check.js';
-import { textWords } from './spoken-numbers.js';
+import { textWords } from '../clinical-text/spoken-numbers.js';
 import { containsTerm } from './term-presence.js';
 import { wordsOfSegment } from './words.js';
 

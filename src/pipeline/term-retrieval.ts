@@ -11,7 +11,7 @@
 // The first pass is the window's own context-free decode, so ranking never looks at other windows.
 import { normalisedEditDistance } from './edit-distance.js';
 import { phoneticKey } from './phonetic-key.js';
-import { textWords } from './spoken-numbers.js';
+import { textWords } from '../clinical-text/spoken-numbers.js';
 
 export interface RankedTerm {
   term: string;

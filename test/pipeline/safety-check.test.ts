@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { checkSafety, lengthBeyondBound, safetyFacts } from '../../src/pipeline/safety-check.js';
-import { readNumbers, textWords } from '../../src/pipeline/spoken-numbers.js';
+import { readNumbers, textWords } from '../../src/clinical-text/spoken-numbers.js';
 
 type Case = { free: Array<[string, number, number]>; prompted: Array<[string, number, number]>; safe?: boolean; reasons?: string[] };
 const cases = JSON.parse(readFileSync(new URL('../fixtures/vocabulary/check-cases.json', import.meta.url), 'utf8')) as Record<string, Case | string>;
