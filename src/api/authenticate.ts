@@ -3,7 +3,8 @@
 // never cached: `svc-stt keys revoke` in another process writes the same SQLite file, and the next
 // request already sees it. An accepted key's use is noted (its "last used"), never waited for.
 import type { FastifyRequest } from 'fastify';
-import type { Entitlement, KeyStore } from '../store/key-store.js';
+import type { KeyStore } from '../store/key-store.js';
+import type { Entitlement } from '../domain/api-keys.js';
 import type { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { ApiError } from './api-error.js';
 import { API_REFUSALS } from './api-refusals.js';

@@ -2,7 +2,7 @@
 // request's usage (a transcription's audio length and billing outcome, for its log line), the route
 // flag that opts a route out of authentication, and the recorded OpenAPI operations.
 import type { RequestUsage } from '../application/request-usage.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { OpenApiCollector } from './openapi-document.js';
 
 declare module 'fastify' {

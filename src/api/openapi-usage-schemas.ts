@@ -4,7 +4,7 @@ import type { Schema } from './openapi-types.js';
 import { MODEL_IDS } from '../domain/model-ids.js';
 import { ref, string, integer, number, boolean } from './openapi-schema-builders.js';
 import { BLOCK_REASONS } from '../billing/billing-decision.js';
-import { BILLING_STATES, PLANS } from '../store/key-store.js';
+import { BILLING_STATES, PLANS } from '../domain/api-keys.js';
 import { USAGE_ROUTES } from '../store/usage-record.js';
 
 export const model: Schema = {

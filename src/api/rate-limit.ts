@@ -4,7 +4,7 @@
 // one KeyRateLimiter per process, which the console's playground shares: its runs as a key are that
 // key's requests too.
 import type { FastifyRequest } from 'fastify';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { ApiError } from './api-error.js';
 import { API_REFUSALS } from './api-refusals.js';
 import type { TokenBuckets } from './token-bucket.js';

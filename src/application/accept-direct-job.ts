@@ -9,7 +9,7 @@ import type { StoredKnownSpeaker } from '../jobs/job-known-speakers.js';
 import { serializeJobRequest } from '../jobs/job-request.js';
 import { jobUsageKey } from '../jobs/job-usage.js';
 import { newJobId } from '../store/job-record.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { claimIdempotencyKey } from './idempotency-claim.js';
 import { directUploadFingerprint } from './request-fingerprint.js';
 import { requireActiveKey } from './require-active-key.js';

@@ -7,7 +7,7 @@ import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { unsupportedLanguageCounters, usageCountersOf, type UsageCounters } from '../pipeline/usage-counters.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { UsageRoute } from '../store/usage-record.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import { EnginesAtCapacity, KeyRevoked, TranscriptionCancelled } from './application-errors.js';

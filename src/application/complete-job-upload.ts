@@ -15,7 +15,7 @@ import type { JobEvents } from '../jobs/job-events.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { CompleteOutcome, JobRecord, JobStore } from '../store/job-store.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { JobNotFound, UploadNotComplete } from './application-errors.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 

@@ -9,7 +9,7 @@ import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
 import { InvalidRequestField } from '../pipeline/pipeline-errors.js';
 import { ENROLMENT_MAX_SECONDS, ENROLMENT_MIN_SECONDS, referenceProfile } from '../pipeline/reference-clip.js';
 import type { BlobStore } from '../store/blob-store.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { VoiceLimitReached, type VoiceProfileStore, type VoiceSummary } from '../store/voice-profile-store.js';
 import { TooManyVoices, VoiceNotFound } from './application-errors.js';
 import { decodeClip } from './known-speaker-references.js';

@@ -7,7 +7,7 @@
 // no answer shows a state already over.
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { JobNotFound } from './application-errors.js';
 import { isPastTombstone } from './job-deadlines.js';
 

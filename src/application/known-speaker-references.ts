@@ -12,7 +12,7 @@ import type { KnownSpeakerReference } from '../contract/known-speaker-fields.js'
 import { REFERENCE_MAX_SECONDS, REFERENCE_MIN_SECONDS, referenceProfile, type ClipRule, type ReferenceClipStages } from '../pipeline/reference-clip.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
 import type { BlobStore } from '../store/blob-store.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { UnusableKnownSpeaker } from './application-errors.js';
 import { auditVoice, VOICE_AUDIT_EVENTS, type VoiceAuditLog } from './voice-audit.js';

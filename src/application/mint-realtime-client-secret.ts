@@ -7,7 +7,7 @@
 // secret: ids and the expiry, never the secret.
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ClientSecretRequest } from '../contract/client-secret-request.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';
 
 /** The audit event of a minted secret: log readers and tests match on it. */

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { JobAuditLog } from '../jobs/job-audit.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord } from '../store/job-store.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { ResultNotAvailable } from './application-errors.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 import { resultExpired } from './job-deadlines.js';

@@ -9,7 +9,7 @@ import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import type { JobAuditLog } from '../jobs/job-audit.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { acceptDirectJob } from './accept-direct-job.js';
 import { answerInline, inlineEventKey, inlineUsageRoute } from './answer-inline.js';
 import { knownSpeakersOf } from './known-speaker-references.js';

@@ -3,7 +3,7 @@
 // The contract fixes the realtime figures (25 audio-hours a month shared per project; 0.45 per
 // audio-hour afterwards on Pay as you go); the batch figures are ours and configurable.
 import type { BillingTerms, TermsPatch } from '../store/billing-settings-store.js';
-import type { Plan } from '../store/key-store.js';
+import type { Plan } from '../domain/api-keys.js';
 import type { PoolTerms, UsagePool } from '../store/usage-record.js';
 
 export const MS_PER_HOUR = 3_600_000;

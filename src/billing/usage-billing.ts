@@ -5,7 +5,7 @@
 // for the last of an allowance cannot all pass. Terms are read from the database on every decision,
 // so a change made with the CLI applies to the next request of every process.
 import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import type { UsageReservation } from '../store/usage-reservation.js';
 import {

@@ -3,7 +3,7 @@
 // new work is refused. Amounts stay in the ledger's integers (ms, millionths); the edges format them.
 import type { BillingTerms } from '../store/billing-settings-store.js';
 import { DEFAULT_PLAN } from '../store/key-record.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import type { UsageLine, UsagePool } from '../store/usage-record.js';
 import type { BlockReason } from './billing-decision.js';

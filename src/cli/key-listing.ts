@@ -1,6 +1,6 @@
 // How a key appears in `keys list/update --json`: the record's public fields in snake_case.
 // Never the secret or its hash (the record carries neither).
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 
 export interface KeyListing {
   id: string;

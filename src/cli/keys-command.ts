@@ -1,6 +1,7 @@
 // svc-stt keys create | list | revoke ID | rotate ID | update ID: API key administration on the service database.
 import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
-import { DEFAULT_ENTITLEMENTS, type Entitlement, type KeyPatch, type Plan, type BillingState } from '../store/key-store.js';
+import { type KeyPatch } from '../store/key-store.js';
+import { DEFAULT_ENTITLEMENTS, type Entitlement, type Plan, type BillingState } from '../domain/api-keys.js';
 import { revokeKey as revokeKeyAndClose, type KeyRevocation } from '../jobs/key-revocation.js';
 import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
 import { termsJson } from '../billing/usage-report-json.js';

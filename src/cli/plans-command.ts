@@ -3,7 +3,7 @@
 import { DEFAULT_PLAN_TERMS, resolveTerms } from '../billing/billing-terms.js';
 import { billingPeriodAt } from '../billing/billing-period.js';
 import { termsJson } from '../billing/usage-report-json.js';
-import { PLANS, type Plan } from '../store/key-store.js';
+import { PLANS, type Plan } from '../domain/api-keys.js';
 import { validatePlan } from '../store/key-validation.js';
 import { withBillingSettings } from './admin-stores.js';
 import { hours, money, TERM_FLAGS_USAGE, TERM_OPTIONS, termsPatchOf } from './billing-amounts.js';

@@ -2,7 +2,7 @@
 // button), revoke, rotate (a new key; the old one revoked after the overlap picked), and each key's
 // retention and default language.
 import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type Notice, type PageUser } from './console-layout.js';
 

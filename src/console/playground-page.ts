@@ -5,7 +5,7 @@
 // file stays in the page and the words can play it.
 import { MODEL_IDS } from '../domain/model-ids.js';
 import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type Notice, type PageUser } from './console-layout.js';
 

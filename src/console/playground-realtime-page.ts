@@ -5,7 +5,7 @@
 // says so.
 import { MODEL_IDS } from '../domain/model-ids.js';
 import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type PageUser } from './console-layout.js';
 import { keySelect, playgroundTabs } from './playground-page.js';

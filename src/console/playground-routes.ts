@@ -21,7 +21,7 @@ import { verboseBody } from '../contract/response-body.js';
 import { TRANSCRIPTION_FIELDS, parseTranscriptionFields } from '../contract/transcription-request.js';
 import { InvalidRequestField } from '../pipeline/pipeline-errors.js';
 import type { ConsoleSession } from '../store/console-account-store.js';
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { MICROPHONE_WORKLET_JS, PLAYGROUND_JS, PLAYGROUND_REALTIME_JS } from './console-assets.js';
 import { html, type ConsoleContext } from './console-context.js';
 import { playgroundContentSecurityPolicy, tokensMatch } from './console-http.js';

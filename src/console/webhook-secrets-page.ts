@@ -1,7 +1,7 @@
 // The webhook secrets page: each active API key of the tenant with its signing-secret versions
 // (active; previous, signing until its 24 h after a rotation; expired; revoked), and create, rotate
 // and revoke. A new secret is shown this once, with a copy button; never again.
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { WebhookSecretSummary } from '../store/webhook-secret-store.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type Notice, type PageUser } from './console-layout.js';

@@ -2,7 +2,7 @@
 // Refusals are typed by what is wrong (pipeline-errors.ts); the API gives them the contract's statuses:
 // a malformed field or unsupported model option 400, an unsupported language, bad vocabulary, patterns,
 // hints or feature combination 422, a missing entitlement 403.
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { LanguageChoice } from '../pipeline/language-stage.js';
 import { MODEL_IDS, type ModelId } from '../domain/model-ids.js';
 import type { Task } from '../domain/tasks.js';

@@ -4,7 +4,7 @@
 // omitted as on transcriptions) and `webhook_url` makes the request a job. Fields that shape a
 // transcript this route does not make (speakers, word times, vocabulary audit, patterns, streaming)
 // are refused, never ignored.
-import type { ApiKeyRecord } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { isChunkingStrategyField } from './chunking-strategy.js';
 import { parsePrompt } from './prompt-field.js';

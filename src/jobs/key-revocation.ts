@@ -22,7 +22,8 @@
 //   the old key's jobs with that key before it is revoked: no other key can poll them.
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobStore } from '../store/job-store.js';
-import type { ApiKeyRecord, KeyStore } from '../store/key-store.js';
+import type { KeyStore } from '../store/key-store.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { WebhookOutbox } from '../store/webhook-outbox.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
 

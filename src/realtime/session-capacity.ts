@@ -3,7 +3,7 @@
 // 10 and 2, enterprise 50 and 10. A session holds its seats from `ready` to its close; a start over
 // the limit is refused before any audio with 1013. Seats live in the RealtimeSeatStore; a release the
 // store could not take (an outage) is retried before the next take, so a seat is never kept for good.
-import type { Plan } from '../store/key-store.js';
+import type { Plan } from '../domain/api-keys.js';
 import { randomBase62 } from '../store/random-id.js';
 import type { HeldSeats, RealtimeSeatStore, SeatLimits } from '../store/realtime-seat-store.js';
 import { CLOSE, RealtimeRefusal } from './realtime-errors.js';

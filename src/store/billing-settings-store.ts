@@ -2,7 +2,7 @@
 // what a key overrides, the prepaid credit granted to a key, and the day billing periods start.
 // Stored in the database so that the CLI and every server process agree. Amounts are integers:
 // audio in milliseconds, money in millionths of a currency unit.
-import type { Plan } from './key-store.js';
+import type { Plan } from '../domain/api-keys.js';
 
 /** Everything a plan or a key can set. null values are meaningful (unlimited, no overage, no cap). */
 export interface BillingTerms {

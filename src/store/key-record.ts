@@ -4,7 +4,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { generateKeySecret, isPublicKeyId } from './api-key-secret.js';
 import { KeyStoreError } from './key-store-error.js';
-import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord, type BillingState, type CreateKeyOptions, type Entitlement, type KeyPatch, type Plan } from './key-store.js';
+import { type CreateKeyOptions, type KeyPatch } from './key-store.js';
+import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord, type BillingState, type Entitlement, type Plan } from '../domain/api-keys.js';
 import {
   validateBillingState,
   validateDefaultLanguage,

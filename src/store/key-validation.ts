@@ -1,7 +1,7 @@
 // Validation of the administrative inputs to a KeyStore (CLI, console). Throws KeyStoreError with a
 // message that names the field; returns the normalized value.
 import { KeyStoreError } from './key-store-error.js';
-import { BILLING_STATES, ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from './key-store.js';
+import { BILLING_STATES, ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from '../domain/api-keys.js';
 import { LANGUAGE_FAMILIES, LANGUAGE_TAG_SYNTAX } from '../domain/language-families.js';
 import { hasRefusedCharacter } from '../domain/refused-characters.js';
 

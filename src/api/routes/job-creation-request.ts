@@ -24,7 +24,7 @@ import { parsePrompt } from '../../contract/prompt-field.js';
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from '../../contract/webhook-url.js';
 import { JOB_MODEL } from '../../store/job-store.js';
-import type { ApiKeyRecord } from '../../store/key-store.js';
+import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
 import { API_REFUSALS } from '../api-refusals.js';
 

@@ -5,7 +5,7 @@
 import { changedKeyBilling, parseTermsPatch, validatePeriodStartDay, validateTermsPatch } from '../billing-settings-record.js';
 import { DEFAULT_PERIOD_START_DAY, type BillingSettingsStore, type KeyBilling, type TermsPatch } from '../billing-settings-store.js';
 import { keyNotFound } from '../key-record.js';
-import type { Plan } from '../key-store.js';
+import type { Plan } from '../../domain/api-keys.js';
 import { validatePlan } from '../key-validation.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';

@@ -15,7 +15,8 @@ import {
   type NewKeyRow,
 } from '../key-record.js';
 import { KeyStoreError } from '../key-store-error.js';
-import { KEY_USE_RESOLUTION_MS, type ApiKeyRecord, type CreateKeyOptions, type KeyPatch, type KeyStore, type RotatedKey } from '../key-store.js';
+import { KEY_USE_RESOLUTION_MS, type CreateKeyOptions, type KeyPatch, type KeyStore, type RotatedKey } from '../key-store.js';
+import { type ApiKeyRecord } from '../../domain/api-keys.js';
 import { validateDictionaryTerms, validateLanguageFamily, validateTenant } from '../key-validation.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';

@@ -9,7 +9,8 @@ import type { BillingSettingsStore } from '../../../src/store/billing-settings-s
 import type { UsageLedger } from '../../../src/store/usage-ledger.js';
 import { NO_SAFETY_EVENTS } from '../../../src/store/usage-record.js';
 import { KeyStoreError } from '../../../src/store/key-store-error.js';
-import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord, type CreateKeyOptions, type KeyStore } from '../../../src/store/key-store.js';
+import { type CreateKeyOptions, type KeyStore } from '../../../src/store/key-store.js';
+import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord } from '../../../src/domain/api-keys.js';
 import { failureOf, refuses } from './refusal.js';
 
 /** The stores also take the clock as a last argument (both implementations do), so times are exact. */
