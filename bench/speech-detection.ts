@@ -30,9 +30,9 @@ import { speechDetectionScore, type Span } from '../test/helpers/speech-detectio
 import { soxSignal, speechWithSilences, type SpeechLayout } from '../test/helpers/speech-with-silences.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
+import { SAMPLE_RATE } from '../src/domain/audio-format.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const SAMPLE_RATE = 16_000;
 
 /** Two talkers, ten sentences each, with pauses of 0.3 to 2 s (their order and pauses differ). */
 const LAYOUTS: SpeechLayout[] = [

@@ -1,6 +1,6 @@
 // Audio within the inline boundary is transcribed while the client waits: refused at once when the
 // engines are full, streamed as it is decoded when asked, and metered before any answer goes out.
-import { DECODED_SAMPLE_RATE } from '../audio/index.js';
+
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import { isAbortError } from '../engine/engine-errors.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
@@ -14,6 +14,7 @@ import { EnginesAtCapacity, KeyRevoked, TranscriptionCancelled } from './applica
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection } from './transcription-connection.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface InlineTranscription {
   key: ApiKeyRecord;
@@ -50,7 +51,7 @@ export async function answerInline(
       {
         ...deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: inline.requestId }),
         decoding: deps.config.decoding,
-        sampleRate: DECODED_SAMPLE_RATE,
+        sampleRate: SAMPLE_RATE,
         dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),
       },
       { signal: abort.signal, ...(stream ? { onTextDelta: stream.onTextDelta } : {}) },

@@ -2,7 +2,7 @@
 // 30 s of the person speaking alone, and names it in requests by id (`known_speakers`). Only speaker
 // statistics are kept, never the audio (the upload is removed by the route); every step is an audit
 // line (voice-audit.ts); another tenant's voice is answered exactly as an unknown one.
-import { DECODED_SAMPLE_RATE } from '../audio/index.js';
+
 import { knownSpeakerName } from '../contract/known-speaker-fields.js';
 import { FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
@@ -15,6 +15,7 @@ import { TooManyVoices, VoiceNotFound } from './application-errors.js';
 import { decodeClip } from './known-speaker-references.js';
 import { auditVoice, VOICE_AUDIT_EVENTS, type VoiceAuditLog } from './voice-audit.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface EnrolledVoiceDeps {
   voices: VoiceProfileStore;
@@ -44,7 +45,7 @@ export async function enrolVoice(
   const rule = { field: 'file', minSeconds: ENROLMENT_MIN_SECONDS, maxSeconds: ENROLMENT_MAX_SECONDS };
   const pcm = await decodeClip(deps.blobs, { path: request.audioPath }, rule, deps);
   const stages = deps.stages[FLAGSHIP_MODEL]({ workClass: 'interactive', tenant: key.tenant, request: request.requestId });
-  const profile = await referenceProfile(pcm, DECODED_SAMPLE_RATE, rule, stages);
+  const profile = await referenceProfile(pcm, SAMPLE_RATE, rule, stages);
   let voice: VoiceSummary;
   try {
     voice = await deps.voices.create(key.tenant, name, profile, deps.clock());

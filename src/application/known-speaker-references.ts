@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { rm } from 'node:fs/promises';
-import { DECODED_SAMPLE_RATE, decodeAudio, isAudioError, sniffFile } from '../audio/index.js';
+import { decodeAudio, isAudioError, sniffFile } from '../audio/index.js';
 import type { KnownSpeakerReference } from '../contract/known-speaker-fields.js';
 import { REFERENCE_MAX_SECONDS, REFERENCE_MIN_SECONDS, referenceProfile, type ClipRule, type ReferenceClipStages } from '../pipeline/reference-clip.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
@@ -16,6 +16,7 @@ import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { UnusableKnownSpeaker } from './application-errors.js';
 import { auditVoice, VOICE_AUDIT_EVENTS, type VoiceAuditLog } from './voice-audit.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface KnownSpeakerDeps {
   blobs: Pick<BlobStore, 'createUploadPath' | 'createUploadStream'>;
@@ -47,7 +48,7 @@ export async function knownSpeakersOf(request: KnownSpeakerRequest, deps: KnownS
     const field = `known_speaker_references[${i}]`;
     const rule = { field, minSeconds: REFERENCE_MIN_SECONDS, maxSeconds: REFERENCE_MAX_SECONDS };
     const pcm = await decodeClip(deps.blobs, { bytes: reference.clip }, rule, deps, signal);
-    known.push({ name: reference.name, profile: await referenceProfile(pcm, DECODED_SAMPLE_RATE, rule, deps.stages, signal), voiceId: null });
+    known.push({ name: reference.name, profile: await referenceProfile(pcm, SAMPLE_RATE, rule, deps.stages, signal), voiceId: null });
   }
   // The request's order: clips first, as OpenAI's fields come, then enrolled voices.
   return [...known.slice(request.enrolledVoiceIds.length), ...known.slice(0, request.enrolledVoiceIds.length)];

@@ -4,7 +4,7 @@
 // measured, then either transcribed inline (audio within the boundary) or accepted as a durable job.
 // The uploaded file is gone when this returns, whatever the outcome (moved into job storage for a job).
 import { rm } from 'node:fs/promises';
-import { DECODED_SAMPLE_RATE, UnsupportedContainerError, decodeAudio, isAudioError, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
+import { UnsupportedContainerError, decodeAudio, isAudioError, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
@@ -19,6 +19,7 @@ import { meteringNoted } from './request-usage.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection } from './transcription-connection.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface UploadTranscription {
   key: ApiKeyRecord;
@@ -81,9 +82,7 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
       if (!pcm && (transcription.stream || transcription.logprobs)) {
         throw new InlineOnlyOption(transcription.stream ? 'stream=true' : 'include[]=logprobs', config.inlineBoundarySeconds);
       }
-      const durationSeconds = pcm
-        ? pcm.length / DECODED_SAMPLE_RATE
-        : (await probeAudio(upload.path, { timeoutMs: PROBE_TIMEOUT_MS, container })).durationSeconds;
+      const durationSeconds = pcm ? pcm.length / SAMPLE_RATE : (await probeAudio(upload.path, { timeoutMs: PROBE_TIMEOUT_MS, container })).durationSeconds;
       connection.usage.measured(durationSeconds);
       if (durationSeconds > config.maxAudioSeconds) throw new AudioLongerThanAllowed(config.maxAudioSeconds);
       if (durationSeconds < config.minAudioSeconds) throw new AudioShorterThanAllowed(config.minAudioSeconds);

@@ -5,10 +5,11 @@ import type { AudioContainer } from './audio-container.js';
 import { settleSourceRun } from './audio-source-failure.js';
 import { audioSourceOf, type AudioInput } from './audio-source.js';
 import { DecodeAbortedError } from './audio-errors.js';
-import { DECODED_SAMPLE_RATE, ffmpegDecodeArgs } from './decode-audio.js';
+import { ffmpegDecodeArgs } from './decode-audio.js';
 import { throwIfDecodeFailed } from './decode-failure.js';
 import { runAudioTool } from './ffmpeg-process.js';
 import { GrowableSampleBuffer } from './growable-sample-buffer.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface DecodeWindowOptions {
   startSeconds: number;
@@ -29,9 +30,9 @@ export async function decodeAudioWindow(input: AudioInput, options: DecodeWindow
   const { startSeconds, seconds, timeoutMs, signal } = options;
   if (!(seconds > 0) || !(startSeconds >= 0)) throw new RangeError('a window has a non-negative start and a positive length');
   if (signal?.aborted) throw new DecodeAbortedError(signal.reason);
-  const wanted = Math.round(seconds * DECODED_SAMPLE_RATE);
+  const wanted = Math.round(seconds * SAMPLE_RATE);
   // ffmpeg stops at -t itself; the margin only keeps a last chunk that overshoots by a frame.
-  const samples = new GrowableSampleBuffer(wanted, wanted + DECODED_SAMPLE_RATE);
+  const samples = new GrowableSampleBuffer(wanted, wanted + SAMPLE_RATE);
   const source = audioSourceOf(input);
   const run = await runAudioTool({
     command: options.ffmpegPath ?? 'ffmpeg',

@@ -9,9 +9,7 @@ import { runAudioTool } from './ffmpeg-process.js';
 import { GrowableSampleBuffer } from './growable-sample-buffer.js';
 import { identifyContainer } from './identify-container.js';
 import { readWhisperReadyWav } from './whisper-ready-wav.js';
-
-/** What whisper consumes: 16 kHz mono float PCM in [-1, 1]. */
-export const DECODED_SAMPLE_RATE = 16_000;
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface DecodeAudioOptions {
   /**
@@ -57,17 +55,17 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
   if (signal?.aborted) throw new DecodeAbortedError(signal.reason);
   const container = await identifyContainer(path, options.container);
 
-  const maxSamples = Math.ceil(maxSeconds * DECODED_SAMPLE_RATE);
+  const maxSamples = Math.ceil(maxSeconds * SAMPLE_RATE);
   if (container === 'wav' && options.directWav !== false) {
-    const direct = await readWhisperReadyWav(path, DECODED_SAMPLE_RATE, maxSamples);
+    const direct = await readWhisperReadyWav(path, SAMPLE_RATE, maxSamples);
     if (direct) {
-      if (direct.length > maxSamples) throw new AudioTooLongError(maxSeconds, direct.length / DECODED_SAMPLE_RATE);
+      if (direct.length > maxSamples) throw new AudioTooLongError(maxSeconds, direct.length / SAMPLE_RATE);
       if (direct.length === 0) throw new UndecodableAudioError('the WAV file holds no samples');
       return direct;
     }
   }
   const initialSeconds = expectedSeconds !== undefined && expectedSeconds > 0 ? expectedSeconds * EXPECTED_DURATION_HEADROOM + 0.5 : DEFAULT_INITIAL_SECONDS;
-  const samples = new GrowableSampleBuffer(initialSeconds * DECODED_SAMPLE_RATE, maxSamples);
+  const samples = new GrowableSampleBuffer(initialSeconds * SAMPLE_RATE, maxSamples);
 
   // Counts what ffmpeg produced, including the chunk refused at the cap: a lower bound of the length.
   let producedBytes = 0;
@@ -84,7 +82,7 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
 
   if (ending.kind === 'stopped') {
     // Only the output cap stops a decode.
-    throw new AudioTooLongError(maxSeconds, producedBytes / (DECODED_SAMPLE_RATE * Float32Array.BYTES_PER_ELEMENT));
+    throw new AudioTooLongError(maxSeconds, producedBytes / (SAMPLE_RATE * Float32Array.BYTES_PER_ELEMENT));
   }
   throwIfDecodeFailed(ending, timeoutMs);
   if (samples.sampleCount === 0) throw new UndecodableAudioError(`ffmpeg produced no samples: ${ending.stderrTail}`);
@@ -119,7 +117,7 @@ export function ffmpegDecodeArgs(input: AudioInput, container: AudioContainer, o
     '-ac',
     '1',
     '-ar',
-    String(DECODED_SAMPLE_RATE),
+    String(SAMPLE_RATE),
     '-t',
     outputSeconds.toFixed(3),
     '-f',

@@ -20,7 +20,7 @@ export type { AudioSourceFailureReason } from './audio-source-failure.js';
 export { SNIFF_BYTES, sniffContainer, sniffFile, sniffWithReader } from './container-sniffer.js';
 export type { ReadBytesAt } from './container-sniffer.js';
 export { containerForFilename, containerForMimeType, filenameMatchesMimeType, mimeTypeForContainer } from './container-media-types.js';
-export { DECODED_SAMPLE_RATE, decodeAudio } from './decode-audio.js';
+export { decodeAudio } from './decode-audio.js';
 export { decodeAudioWindow } from './decode-audio-window.js';
 export type { DecodeWindowOptions } from './decode-audio-window.js';
 export type { DecodeAudioOptions } from './decode-audio.js';

@@ -1,8 +1,9 @@
 // The recordings `svc-stt bench` transcribes: the user's files (--audio), else speech it makes itself.
 import { existsSync } from 'node:fs';
-import { AudioError, decodeAudio, DECODED_SAMPLE_RATE } from '../audio/index.js';
+import { AudioError, decodeAudio } from '../audio/index.js';
 import { syntheticSpeech } from './synthetic-speech.js';
 import { UsageError } from './usage-error.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface BenchClip {
   /** The file as given, or 'generated speech'. */
@@ -23,7 +24,7 @@ export async function benchClips(files: readonly string[], generatedSeconds: num
 }
 
 export function clipSeconds(clip: BenchClip): number {
-  return clip.pcm.length / DECODED_SAMPLE_RATE;
+  return clip.pcm.length / SAMPLE_RATE;
 }
 
 async function decodedFile(file: string): Promise<Float32Array> {

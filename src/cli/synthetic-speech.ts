@@ -7,8 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { decodeAudio, DECODED_SAMPLE_RATE } from '../audio/index.js';
+import { decodeAudio } from '../audio/index.js';
 import { UsageError } from './usage-error.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -40,7 +41,7 @@ export async function syntheticSpeech(seconds: number): Promise<Float32Array> {
     await writeFile(textFile, textLasting(seconds));
     await speak(textFile, wavFile);
     const spoken = await decodeAudio(wavFile, { maxSeconds: seconds * 2 + 60, timeoutMs: ESPEAK_TIMEOUT_MS });
-    return exactLength(spoken, Math.round(seconds * DECODED_SAMPLE_RATE));
+    return exactLength(spoken, Math.round(seconds * SAMPLE_RATE));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -50,7 +50,8 @@ import { SegmentReports } from './segment-reports.js';
 import { WorkScheduler, type WorkClassStats } from './work-scheduler.js';
 import { RecentRequests } from './recent-requests.js';
 import type { EngineWork, WorkClass } from '../domain/work-classes.js';
-import { SAMPLE_RATE, shapeTranscript, type Transcript, type TranscriptSegment } from './transcript.js';
+import { shapeTranscript, type Transcript, type TranscriptSegment } from './transcript.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface EngineOpenOptions {
   /** Path of a whisper.cpp ggml model file. */

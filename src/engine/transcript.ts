@@ -2,8 +2,7 @@
 // audio (random or hallucinating decoders emit timestamps past the end or of zero length).
 import type { NativeCheckPass, NativeSegment, NativeTimings, NativeTranscribeResult } from './native-addon.js';
 import { Utf8Assembler } from './utf8-text.js';
-
-export const SAMPLE_RATE = 16_000;
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface TranscriptToken {
   id: number;

@@ -1,6 +1,7 @@
 // The voice activity detection parameters: their defaults, declared once, and their checks. The addon
 // takes every field explicitly (native/vad-options.cc) so that no default hides in C++.
 import type { NativeVadParams } from './native-addon.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export type VadParams = NativeVadParams;
 
@@ -40,7 +41,6 @@ export const DEFAULT_VAD_PARAMS: Readonly<VadParams> = Object.freeze({
   levelWindowMs: 3000,
 });
 
-const SAMPLE_RATE = 16_000;
 /** Fixed by the model format (the addon refuses files with another window). */
 const SILERO_FRAME_SAMPLES = 512;
 /** whisper.cpp reads any maxSpeechDurationS above 100000 s as "no limit". */

@@ -6,7 +6,7 @@
 // The pipeline is called three times a chunk: to cut the window (chunk-window.ts), to transcribe
 // the chunk, and to add its outcome to the totals so far (chunk-accumulation.ts). Its tallies are
 // never opened here.
-import { DECODED_SAMPLE_RATE, decodeAudioWindow } from '../audio/index.js';
+import { decodeAudioWindow } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { verboseBody } from '../contract/response-body.js';
 import type { ModelId } from '../domain/model-ids.js';
@@ -29,6 +29,7 @@ import { JOB_FAILURE_MESSAGES, JobFailure } from './job-failure.js';
 import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource } from './job-language.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { appendChunk, emptyTranscript, type AssembledTranscript } from './job-transcript.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 /** Audio shorter than this is not a recording (docs/DESIGN.md decision 1): audio_undecodable. */
 export const MIN_JOB_AUDIO_SECONDS = 1;
@@ -82,7 +83,7 @@ export class JobChunkProcessor {
       timeoutMs: config.decodeTimeoutMs,
       signal,
     });
-    const windowSeconds = window.length / DECODED_SAMPLE_RATE;
+    const windowSeconds = window.length / SAMPLE_RATE;
     // Headers can understate a length: the samples decide.
     if (start + windowSeconds > config.maxAudioSeconds + 1) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
     // The probed length saves a claim that would only find the end; the samples remain the judge
@@ -94,7 +95,7 @@ export class JobChunkProcessor {
     const chunk = await cutWindow(window, {
       target: this.settings.chunkSeconds,
       reachedEnd,
-      sampleRate: DECODED_SAMPLE_RATE,
+      sampleRate: SAMPLE_RATE,
       detectSpeech: this.deps.stages[request.model](jobWork(job)).detectSpeech,
       vad: request.vad,
       signal,
@@ -129,7 +130,7 @@ export class JobChunkProcessor {
         ...this.deps.stages[request.model](jobWork(job)),
         diarize: undefined,
         decoding: this.deps.config.decoding,
-        sampleRate: DECODED_SAMPLE_RATE,
+        sampleRate: SAMPLE_RATE,
         dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family),
       },
       { signal, regions: chunk.regions, ...(carry.language.evidence ? { languageBefore: carry.language.evidence } : {}) },

@@ -12,7 +12,7 @@
 // (or the instance lifecycle expires it at once) and another worker claims the decoration and starts
 // it again; after MAX_DECORATION_ATTEMPTS claims, or when it fails outright, the result is marked
 // `decoration: {status: unavailable, review_required: true}`. It is never left `processing`.
-import { DECODED_SAMPLE_RATE, decodeAudioWindow, type AudioContainer, type AudioSource } from '../audio/index.js';
+import { decodeAudioWindow, type AudioContainer, type AudioSource } from '../audio/index.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { FEATURE_FRAMES_PER_SECOND, noSpeakers, SpeakerFeatureCanvas } from '../engine/speaker-diarizer.js';
@@ -32,6 +32,7 @@ import { finalContextOf } from './job-final-context.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { jobUsageKey } from './job-usage.js';
 import { finalResult, type AssembledTranscript, type Decoration } from './job-transcript.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 /** How long a decorating worker holds the row before another may take the decoration over. */
 export const DECORATION_LEASE_MS = 10 * 60_000;
@@ -174,7 +175,7 @@ export class JobDecorator {
         signal,
       });
       if (pcm.length === 0) break;
-      const inside = local.filter((r) => r.start < pcm.length / DECODED_SAMPLE_RATE);
+      const inside = local.filter((r) => r.start < pcm.length / SAMPLE_RATE);
       if (inside.length === 0) continue;
       const features = await stages.speakerFeatures(pcm, inside, signal);
       canvas.place(start, features, FEATURE_WINDOW_SECONDS * FEATURE_FRAMES_PER_SECOND);

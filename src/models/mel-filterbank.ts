@@ -1,8 +1,8 @@
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 // The mel filterbank OpenAI's whisper ships (and every whisper.cpp file embeds): triangular filters on
 // the Slaney mel scale with Slaney area normalisation, the same definition as
 // librosa.filters.mel(sr=16000, n_fft=400, n_mels=80) with its defaults (htk=False, norm='slaney').
 
-const SAMPLE_RATE = 16000;
 const N_FFT = 400;
 
 // Slaney's scale: linear below 1 kHz (200/3 Hz per mel), logarithmic above (27 mels per factor 6.4).

@@ -1,13 +1,14 @@
 // The library's and the CLI's way into the pipeline: the same stages as the service (VAD, language,
 // recognition) over decoded audio, with plain options instead of a validated API request.
 import type { Engine } from '../engine/engine.js';
-import { SAMPLE_RATE } from '../engine/transcript.js';
+
 import type { LanguageChoice } from './language-stage.js';
 import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
 import { pipelineStages } from './pipeline-engine.js';
 import { checkPatterns } from './patterns.js';
 import { UnprocessableRequest } from './pipeline-errors.js';
 import { runTranscription, type DecodingSettings, type TranscriptionOutcome } from './run-transcription.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface TranscribePcmOptions {
   /** A supported tag (`en`, `es-MX`, ...), `auto` (per utterance), or omitted: the dominant language is detected. */

@@ -28,7 +28,7 @@ import { EventSequence, type TurnText } from './realtime-events.js';
 import { LiveSpeakers, SPEAKERS_LIVE, SPEAKERS_OFF } from './live-speakers.js';
 import type { SessionCapacity } from './session-capacity.js';
 import { keyOfStart } from './start-credential.js';
-import { EVENT_SCHEMA, parseStart, REALTIME_SAMPLE_RATE, sessionVocabulary, type StartCredential, type StartMessage } from './start-message.js';
+import { EVENT_SCHEMA, parseStart, sessionVocabulary, type StartCredential, type StartMessage } from './start-message.js';
 import type { ConnectionHandlers, RealtimeConnection, TransportName } from './transport/transport.js';
 import { DEFAULT_ENDPOINTING, turnState, type Endpointing } from './turn-detector.js';
 import { recogniseTurn, turnDecodeOptions, type TurnRecognition } from './turn-recognition.js';
@@ -40,6 +40,7 @@ import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { auditVocabulary, disabledVocabularyAudit, planVocabulary, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface SessionLimits {
   /** New audio (s) between two analyses. */
@@ -243,8 +244,8 @@ export class RealtimeSession implements ConnectionHandlers {
         credential: this.key ? this.credential : null,
         closeCode: code,
         closeReason: this.closeReason,
-        audioSeconds: this.received / REALTIME_SAMPLE_RATE,
-        meteredSeconds: metered / REALTIME_SAMPLE_RATE,
+        audioSeconds: this.received / SAMPLE_RATE,
+        meteredSeconds: metered / SAMPLE_RATE,
         turns: this.turns.length,
         billingBlocked: this.billingBlocked,
         voiceIds: this.knownSpeakers.length > 0 ? [...(this.start?.knownSpeakers ?? [])] : [],
@@ -340,7 +341,7 @@ export class RealtimeSession implements ConnectionHandlers {
       if (this.isClosed()) return;
       // Before any seat or audio: the first slice of audio is reserved (the allowance, spend cap and
       // credit decide, counting work admitted elsewhere, and an operator's pause).
-      const usage = await RealtimeUsage.open(this.deps.billing, key, start, REALTIME_SAMPLE_RATE, {
+      const usage = await RealtimeUsage.open(this.deps.billing, key, start, SAMPLE_RATE, {
         limit: (limit) => this.limitReached(limit),
         resume: () => this.resumeHeld(),
       }).catch((error: unknown) => {
@@ -384,7 +385,7 @@ export class RealtimeSession implements ConnectionHandlers {
           event_schema: EVENT_SCHEMA,
           language: start.language,
           model: start.model,
-          audio: { encoding: 'pcm16', sample_rate: REALTIME_SAMPLE_RATE, channels: 1 },
+          audio: { encoding: 'pcm16', sample_rate: SAMPLE_RATE, channels: 1 },
           transport: this.deps.transport,
           speakers: start.diarization ? SPEAKERS_LIVE : SPEAKERS_OFF,
         }),
@@ -452,7 +453,7 @@ export class RealtimeSession implements ConnectionHandlers {
     if (frame.length % 2 !== 0)
       return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'INVALID_AUDIO', 'audio frames are 16-bit PCM: an even number of bytes'));
     const sent = frame.length / 2;
-    const aheadSeconds = (this.received + this.heldSamples + sent) / REALTIME_SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
+    const aheadSeconds = (this.received + this.heldSamples + sent) / SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
     if (aheadSeconds > this.limits.maxAheadSeconds) {
       return this.refuse(
         new RealtimeRefusal(
@@ -515,7 +516,7 @@ export class RealtimeSession implements ConnectionHandlers {
 
   private schedule(): void {
     if (this.busy || this.phase !== 'streaming') return;
-    if (this.received - this.analysedAt < this.limits.stepSeconds * REALTIME_SAMPLE_RATE) return;
+    if (this.received - this.analysedAt < this.limits.stepSeconds * SAMPLE_RATE) return;
     this.busy = this.analyse(false)
       .catch((error: unknown) => this.failed(error))
       .finally(() => {
@@ -554,23 +555,23 @@ export class RealtimeSession implements ConnectionHandlers {
   private async analyse(closing: boolean): Promise<void> {
     this.analysedAt = this.received;
     const pcm = this.buffer();
-    const seconds = pcm.length / REALTIME_SAMPLE_RATE;
-    if (pcm.length < REALTIME_SAMPLE_RATE * 0.1) return;
+    const seconds = pcm.length / SAMPLE_RATE;
+    if (pcm.length < SAMPLE_RATE * 0.1) return;
     const regions = (await this.engine!.detectSpeech(pcm, {}, { work: this.work('realtime_final'), signal: this.stopped.signal })).segments;
     if (this.isClosed()) return;
     const state = turnState(regions, seconds, this.limits.endpointing);
     if (state.kind === 'silence') {
       // Only audio the VAD has looked at counts as silence: a session whose analyses lag is not timed out.
-      if (this.bufferStart + pcm.length - this.lastSpeechAt > this.limits.silenceTimeoutSeconds * REALTIME_SAMPLE_RATE) {
+      if (this.bufferStart + pcm.length - this.lastSpeechAt > this.limits.silenceTimeoutSeconds * SAMPLE_RATE) {
         return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.timeout, 'SILENCE_TIMEOUT', `no speech for ${this.limits.silenceTimeoutSeconds} s`));
       }
       // Nothing said: keep only a little, so the next word's start is not lost.
-      this.drop(Math.max(0, pcm.length - Math.round(0.5 * REALTIME_SAMPLE_RATE)));
+      this.drop(Math.max(0, pcm.length - Math.round(0.5 * SAMPLE_RATE)));
       return;
     }
-    this.lastSpeechAt = this.bufferStart + Math.round(state.speechEnd * REALTIME_SAMPLE_RATE);
+    this.lastSpeechAt = this.bufferStart + Math.round(state.speechEnd * SAMPLE_RATE);
     const ended = closing ? { ...state, kind: 'ended' as const, cut: seconds } : state;
-    const turnSamples = Math.round(Math.min(seconds, state.speechEnd + PAD_SECONDS) * REALTIME_SAMPLE_RATE);
+    const turnSamples = Math.round(Math.min(seconds, state.speechEnd + PAD_SECONDS) * SAMPLE_RATE);
     if (ended.kind === 'ended') {
       // The decode begun in the pause that ended the turn, when it covers the same audio.
       const recognised = await this.settle(pcm, turnSamples, regions);
@@ -588,9 +589,9 @@ export class RealtimeSession implements ConnectionHandlers {
         });
         this.turns.push(turn);
         const speech = turnSpeech(regions, turnSamples);
-        this.speakers?.addTurn(turn.turnId, this.bufferStart / REALTIME_SAMPLE_RATE, pcm.slice(0, turnSamples), speech);
+        this.speakers?.addTurn(turn.turnId, this.bufferStart / SAMPLE_RATE, pcm.slice(0, turnSamples), speech);
       }
-      this.drop(Math.round(('cut' in ended ? ended.cut : seconds) * REALTIME_SAMPLE_RATE));
+      this.drop(Math.round(('cut' in ended ? ended.cut : seconds) * SAMPLE_RATE));
       this.turnNumber++;
       // An update waits for a turn boundary: the next turn is decoded with it.
       if (this.nextVocabulary) {
@@ -627,7 +628,7 @@ export class RealtimeSession implements ConnectionHandlers {
       this.send(
         this.events.next('turn_end_candidate', {
           turn_id: this.turnId,
-          end: Math.round((this.bufferStart / REALTIME_SAMPLE_RATE + state.speechEnd) * 1000) / 1000,
+          end: Math.round((this.bufferStart / SAMPLE_RATE + state.speechEnd) * 1000) / 1000,
         }),
       );
     }
@@ -639,7 +640,7 @@ export class RealtimeSession implements ConnectionHandlers {
   }
 
   private turnText(text: string, start: number, end: number): TurnText {
-    const offset = this.bufferStart / REALTIME_SAMPLE_RATE;
+    const offset = this.bufferStart / SAMPLE_RATE;
     return { turnId: this.turnId, text, start: offset + start, end: offset + end };
   }
 
@@ -669,7 +670,7 @@ export class RealtimeSession implements ConnectionHandlers {
 
   /** A partial: greedy, without context from earlier turns, the encoder shrunk to the audio it has. */
   private async decode(pcm: Float32Array): Promise<string> {
-    const seconds = pcm.length / REALTIME_SAMPLE_RATE;
+    const seconds = pcm.length / SAMPLE_RATE;
     const options: TranscribeOptions = {
       ...turnDecodeOptions(this.start!.language, seconds),
       audioCtx: audioContextFor(Math.max(seconds, 1), this.engine!.header),
@@ -680,7 +681,7 @@ export class RealtimeSession implements ConnectionHandlers {
 
   /** A finished turn's vocabulary and pattern figures, added to the session's (moved to session time). */
   private tallyTurn(recognised: TurnRecognition): void {
-    const offset = this.bufferStart / REALTIME_SAMPLE_RATE;
+    const offset = this.bufferStart / SAMPLE_RATE;
     if (recognised.vocabulary) this.vocabularyTally = addTallies(this.vocabularyTally ?? EMPTY_TALLY, shiftTally(recognised.vocabulary, offset));
     if (recognised.patterns && this.patternTally) this.patternTally = addPatternTallies(this.patternTally, shiftPatternTally(recognised.patterns, offset));
   }
@@ -749,7 +750,7 @@ export class RealtimeSession implements ConnectionHandlers {
         session_id: this.start!.sessionId,
         text,
         turns: this.turns.map((t) => ({ turn_id: t.turnId, text: t.text, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 })),
-        audio_seconds: Math.round((samples / REALTIME_SAMPLE_RATE) * 1000) / 1000,
+        audio_seconds: Math.round((samples / SAMPLE_RATE) * 1000) / 1000,
         ...this.sessionReports(text),
       }),
     );
@@ -759,7 +760,7 @@ export class RealtimeSession implements ConnectionHandlers {
 
 /** The speech regions inside a turn's first `samples` (seconds from the buffer's start). */
 function turnSpeech(regions: readonly SpeechRegion[], samples: number): SpeechRegion[] {
-  const end = samples / REALTIME_SAMPLE_RATE;
+  const end = samples / SAMPLE_RATE;
   return regions.filter((r) => r.start < end).map((r) => ({ start: r.start, end: Math.min(r.end, end) }));
 }
 

@@ -17,9 +17,9 @@ import { validateTerms } from '../pipeline/vocabulary-terms.js';
 import { invalidStart } from './realtime-errors.js';
 import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export const EVENT_SCHEMA = 'svc-agent-v1';
-export const REALTIME_SAMPLE_RATE = 16_000;
 /** Longest start message, in bytes (a vocabulary of a thousand long terms fits): anything longer is refused unparsed. */
 export const MAX_START_BYTES = 128 * 1024;
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -77,11 +77,11 @@ export function parseStart(frame: Uint8Array): StartMessage {
   if (m.streaming_mode !== 'realtime') throw invalidStart('streaming_mode must be "realtime"');
   const audio = m.audio as Record<string, unknown> | undefined;
   if (typeof audio !== 'object' || audio === null || Array.isArray(audio))
-    throw invalidStart('audio is required: {"encoding":"pcm16","sample_rate":16000,"channels":1}');
+    throw invalidStart(`audio is required: {"encoding":"pcm16","sample_rate":${SAMPLE_RATE},"channels":1}`);
   const unknownAudio = Object.keys(audio).find((k) => !AUDIO_FIELDS.includes(k));
   if (unknownAudio !== undefined) throw invalidStart(unknownFieldMessage(unknownAudio, AUDIO_FIELDS, 'audio'));
   if (audio.encoding !== 'pcm16') throw invalidStart('audio.encoding must be "pcm16"');
-  if (audio.sample_rate !== REALTIME_SAMPLE_RATE) throw invalidStart('audio.sample_rate must be 16000');
+  if (audio.sample_rate !== SAMPLE_RATE) throw invalidStart(`audio.sample_rate must be ${SAMPLE_RATE}`);
   if (audio.channels !== 1) throw invalidStart('audio.channels must be 1');
   if (typeof m.language !== 'string' || !(LANGUAGE_FAMILIES as readonly string[]).includes(m.language)) {
     throw invalidStart(`language must be one of ${LANGUAGE_FAMILIES.join(', ')}`);

@@ -12,7 +12,7 @@ import type { Transcribe } from '../pipeline/recognised-segment.js';
 import { recogniseRuns } from '../pipeline/recognise-stage.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import type { VocabularyPlan } from '../pipeline/vocabulary-audit.js';
-import { REALTIME_SAMPLE_RATE } from './start-message.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface TurnRecognitionInput {
   /** The turn's audio, 16 kHz; `regions` are its speech, in seconds from its first sample. */
@@ -48,7 +48,7 @@ export async function recogniseTurn(input: TurnRecognitionInput): Promise<TurnRe
   const { vocabulary } = input;
   const recognised = await recogniseRuns({
     pcm: input.pcm,
-    sampleRate: REALTIME_SAMPLE_RATE,
+    sampleRate: SAMPLE_RATE,
     runs: [{ language: input.language, regions: [...input.regions] }],
     // Sized by the packed speech: a turn is at most one window.
     optionsFor: (language) => turnDecodeOptions(language, speechSeconds(input.regions)),

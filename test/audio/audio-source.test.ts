@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import {
   AudioSourceUnavailableError,
-  DECODED_SAMPLE_RATE,
   UndecodableAudioError,
   decodeAudioWindow,
   probeAudio,
@@ -23,6 +22,7 @@ import { safeInputArgs } from '../../src/audio/ffmpeg-input-args.js';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { encodeAs, speechWav, type FixtureFormat } from '../helpers/audio-fixtures.js';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 const SECONDS = 20;
 const TIMEOUT_MS = 60_000;
@@ -92,10 +92,10 @@ t.test('an MP4 with its index at the end probes and decodes mid-file from a pres
   const window = { startSeconds: 7.5, seconds: 6, container: 'mp4' as const, timeoutMs: TIMEOUT_MS };
   const fromUrl = await decodeAudioWindow(source, window);
   const fromFile = await decodeAudioWindow(m4a, window);
-  t.equal(fromUrl.length, 6 * DECODED_SAMPLE_RATE);
+  t.equal(fromUrl.length, 6 * SAMPLE_RATE);
   t.same(Buffer.from(fromUrl.buffer), Buffer.from(fromFile.buffer), 'the same samples, bit for bit');
   const tail = await decodeAudioWindow(source, { ...window, startSeconds: SECONDS - 2 });
-  t.ok(tail.length > 1.9 * DECODED_SAMPLE_RATE && tail.length <= 2.1 * DECODED_SAMPLE_RATE, 'the last window ends with the recording');
+  t.ok(tail.length > 1.9 * SAMPLE_RATE && tail.length <= 2.1 * SAMPLE_RATE, 'the last window ends with the recording');
 });
 
 t.test('every container: sniff, probe and a window through the bucket match the local file', async (t) => {

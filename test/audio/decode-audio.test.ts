@@ -1,13 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import t from 'tap';
-import { DECODED_SAMPLE_RATE, decodeAudio, probeAudio } from '../../src/audio/index.js';
+import { decodeAudio, probeAudio } from '../../src/audio/index.js';
 import { FIXTURE_FORMATS, encodeAs, halfSilenceWav, jfkWav, speechWav } from '../helpers/audio-fixtures.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 const SECONDS = 8;
 const OPTIONS = { maxSeconds: 60, timeoutMs: 30_000 };
 
 /** Lossy codecs add priming/padding samples (AAC: 1024 at the start, MP3/Opus some at the end). */
-const LENGTH_TOLERANCE_SAMPLES = 0.1 * DECODED_SAMPLE_RATE;
+const LENGTH_TOLERANCE_SAMPLES = 0.1 * SAMPLE_RATE;
 
 function rms(samples: Float32Array, from = 0, to = samples.length): number {
   let sum = 0;
@@ -20,7 +21,7 @@ t.test('every container decodes to 16 kHz mono float PCM of the right length', a
   for (const format of FIXTURE_FORMATS) {
     const pcm = await decodeAudio(await encodeAs(wav, format), OPTIONS);
     t.ok(pcm instanceof Float32Array, `${format}: Float32Array`);
-    const expected = SECONDS * DECODED_SAMPLE_RATE;
+    const expected = SECONDS * SAMPLE_RATE;
     t.ok(Math.abs(pcm.length - expected) <= LENGTH_TOLERANCE_SAMPLES, `${format}: ${pcm.length} samples is within 100 ms of ${expected}`);
     t.equal(pcm.buffer.byteLength, pcm.byteLength, `${format}: the buffer holds exactly the samples`);
     let peak = 0;
@@ -61,17 +62,17 @@ t.test('preallocating from the probed duration does not change the result', asyn
 
 t.test('audio exactly at maxSeconds is accepted', async (t) => {
   const pcm = await decodeAudio(await speechWav(5), { maxSeconds: 5, timeoutMs: 30_000 });
-  t.equal(pcm.length, 5 * DECODED_SAMPLE_RATE);
+  t.equal(pcm.length, 5 * SAMPLE_RATE);
 });
 
 t.test('the JFK sample decodes to 11 s', async (t) => {
   const pcm = await decodeAudio(await jfkWav(), OPTIONS);
-  t.ok(Math.abs(pcm.length - 11 * DECODED_SAMPLE_RATE) <= LENGTH_TOLERANCE_SAMPLES, `${pcm.length} samples`);
+  t.ok(Math.abs(pcm.length - 11 * SAMPLE_RATE) <= LENGTH_TOLERANCE_SAMPLES, `${pcm.length} samples`);
 });
 
 t.test('halfSilenceWav is speech, then digital silence', async (t) => {
   const pcm = await decodeAudio(await halfSilenceWav(10), OPTIONS);
-  t.equal(pcm.length, 10 * DECODED_SAMPLE_RATE);
+  t.equal(pcm.length, 10 * SAMPLE_RATE);
   const half = pcm.length / 2;
   t.ok(rms(pcm, 0, half) > 0.01, 'first half has speech');
   t.equal(rms(pcm, half), 0, 'second half is all zeros');

@@ -2,10 +2,11 @@ import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { AudioError, AudioToolUnavailableError, AudioTooLongError, DECODED_SAMPLE_RATE, decodeAudio, probeAudio } from '../../src/audio/index.js';
+import { AudioError, AudioToolUnavailableError, AudioTooLongError, decodeAudio, probeAudio } from '../../src/audio/index.js';
 import { encodeAs, pngImage, randomBytesFile, speechWav, truncatedCopy, videoOnlyMp4 } from '../helpers/audio-fixtures.js';
 import { expectAudioFailure, processIsGone } from '../fixtures/audio-failure-assertions.js';
 import { ENDLESS_ZEROS, HANG, fakeAudioTool, runReal } from '../fixtures/fake-audio-tools.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 // These tests are about ffmpeg's side: WAV inputs too go through it (directWav: false).
 const DECODE = { maxSeconds: 60, timeoutMs: 30_000, directWav: false };
@@ -65,7 +66,7 @@ t.test('truncated files', async (t) => {
     for (const format of ['wav', 'mp3'] as const) {
       const cut = await truncatedCopy(await encodeAs(wav, format), 0.5);
       const pcm = await decodeAudio(cut, DECODE);
-      const seconds = pcm.length / DECODED_SAMPLE_RATE;
+      const seconds = pcm.length / SAMPLE_RATE;
       t.ok(Math.abs(seconds - 4) < 0.15, `${format}: ${seconds} s`);
     }
     // The MP3's Xing header still announces the full length: headers are claims, decoding is the truth.
@@ -189,5 +190,5 @@ t.test('a missing file is a server error (the fs error), not an audio error', as
 
 t.test('after all of the above, this process still decodes', async (t) => {
   const pcm = await decodeAudio(await encodeAs(await speechWav(3), 'mp3'), DECODE);
-  t.ok(pcm.length > 2 * DECODED_SAMPLE_RATE);
+  t.ok(pcm.length > 2 * SAMPLE_RATE);
 });

@@ -21,13 +21,13 @@ import { SILERO_ORACLES_MISSING, VAD_MODEL_UNDER_TEST, sileroOracles } from '../
 import { soxSignal, speechWithSilences, wavBytes, type SpeechSpan } from '../helpers/speech-with-silences.js';
 import { testModelPath } from '../helpers/test-models.js';
 import { WHISPER_CLI } from '../helpers/whisper-cli.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 const execFileAsync = promisify(execFile);
 const addon = loadNativeAddon();
 const DEFAULTS: NativeVadParams = nativeVadParams(resolveVadParams());
 /** whisper.cpp's own VAD hears the audio as it is. */
 const UNLEVELLED = { levelTargetDb: -25, maxGainDb: 0, levelWindowMs: 3000 };
-const SAMPLE_RATE = 16_000;
 const OFFICIAL = SILERO_ORACLES_MISSING
   ? []
   : [

@@ -16,8 +16,7 @@
 import { mulberry32 } from './audio-fixtures.js';
 import { convolve } from './fft-convolution.js';
 import type { SpeechSpan } from './speech-with-silences.js';
-
-const SAMPLE_RATE = 16_000;
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 export interface FarFieldOptions {
   /** Reverberation time in seconds (default 0.6: a furnished meeting or consulting room). */

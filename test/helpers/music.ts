@@ -1,9 +1,9 @@
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 /**
  * Music without a voice, synthesised: a melody of harmonic notes (a fundamental and four overtones,
  * each note struck and decaying) over a sustained chord. Pitched, harmonic and rhythmic like a voice,
  * so it asks more of a speech detector than noise or a steady tone does.
  */
-const SAMPLE_RATE = 16_000;
 const MELODY_HZ = [262, 294, 330, 349, 392, 440, 494, 523];
 const CHORD_HZ = [131, 165, 196];
 const NOTE_SECONDS = 0.3;

@@ -6,8 +6,8 @@
  */
 import { mulberry32 } from './audio-fixtures.js';
 import { pinkNoise } from './far-field.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
-const SAMPLE_RATE = 16_000;
 const FLOOR_DB = -70;
 
 /** `seconds` of clicks peaking near `db` dBFS. */

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { DECODED_SAMPLE_RATE, decodeAudioWindow } from '../../src/audio/index.js';
+import { decodeAudioWindow } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { packRegions } from '../../src/pipeline/speech-regions.js';
@@ -19,6 +19,7 @@ import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { testModelPath } from '../helpers/test-models.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 const execFileAsync = promisify(execFile);
 const SUPPORTED = ['en', 'es', 'pt', 'fr', 'de', 'nl', 'ar', 'hi'];
@@ -66,8 +67,8 @@ t.teardown(async () => {
  */
 async function expectedFamily(path: string, startSeconds = 0): Promise<string> {
   const pcm = await decodeAudioWindow(path, { startSeconds, seconds: 60, container: 'wav', timeoutMs: 60_000 });
-  const speech = packRegions(pcm, DECODED_SAMPLE_RATE, (await engine.detectSpeech(pcm)).segments).pcm;
-  const detected = await engine.detectLanguage(speech, { audioSeconds: speech.length / DECODED_SAMPLE_RATE });
+  const speech = packRegions(pcm, SAMPLE_RATE, (await engine.detectSpeech(pcm)).segments).pcm;
+  const detected = await engine.detectLanguage(speech, { audioSeconds: speech.length / SAMPLE_RATE });
   let best = SUPPORTED[0];
   for (const family of SUPPORTED) if ((detected.probabilities[family] ?? 0) > (detected.probabilities[best] ?? 0)) best = family;
   return best;
