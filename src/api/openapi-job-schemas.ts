@@ -5,7 +5,7 @@ import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
 import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
-import { JOB_MODEL } from '../store/job-store.js';
+import { JOB_MODEL } from '../domain/model-ids.js';
 import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, PROFILES, RESPONSE_FORMATS } from '../contract/transcription-request.js';
 import { MAX_TERM_LENGTH, MAX_TERMS } from '../pipeline/vocabulary-terms.js';
 import { MAX_WEBHOOK_URL_LENGTH } from '../contract/webhook-url.js';

@@ -5,7 +5,7 @@ import { MODEL_IDS } from '../domain/model-ids.js';
 import { ref, string, integer, number, boolean } from './openapi-schema-builders.js';
 import { BLOCK_REASONS } from '../billing/billing-decision.js';
 import { BILLING_STATES, PLANS } from '../domain/api-keys.js';
-import { USAGE_ROUTES } from '../store/usage-record.js';
+import { USAGE_ROUTES } from '../domain/usage-routes.js';
 
 export const model: Schema = {
   type: 'object',

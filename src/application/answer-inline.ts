@@ -8,7 +8,7 @@ import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-tra
 import { unsupportedLanguageCounters, usageCountersOf, type UsageCounters } from '../pipeline/usage-counters.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
-import type { UsageRoute } from '../store/usage-record.js';
+import type { UsageRoute } from '../domain/usage-routes.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import { EnginesAtCapacity, KeyRevoked, TranscriptionCancelled } from './application-errors.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';

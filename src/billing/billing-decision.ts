@@ -2,7 +2,8 @@
 // the work is accepted (never in the middle of it). The order is the contract's: an operator's pause
 // wins; then the allowance (on a plan that sells no overage), the spend cap, the prepaid credit.
 import type { BillingTerms } from '../store/billing-settings-store.js';
-import { chargeOf, type PoolTerms, type UsagePool, type UsageStanding } from '../store/usage-record.js';
+import { chargeOf, type PoolTerms, type UsageStanding } from '../store/usage-record.js';
+import { type UsagePool } from '../domain/usage-routes.js';
 import { poolTerms } from './billing-terms.js';
 
 export const BLOCK_REASONS = ['paused', 'allowance', 'spend_cap', 'credit'] as const;

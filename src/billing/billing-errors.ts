@@ -1,6 +1,6 @@
 // What the billing layer throws when work is not accepted; src/api maps it to 402 billing_blocked,
 // realtime to its error event and close. The message names the limit, never the account's figures.
-import type { UsagePool } from '../store/usage-record.js';
+import type { UsagePool } from '../domain/usage-routes.js';
 import type { BlockReason } from './billing-decision.js';
 
 const MESSAGES: Readonly<Record<BlockReason, (pool: UsagePool) => string>> = {

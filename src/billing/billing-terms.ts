@@ -4,7 +4,8 @@
 // audio-hour afterwards on Pay as you go); the batch figures are ours and configurable.
 import type { BillingTerms, TermsPatch } from '../store/billing-settings-store.js';
 import type { Plan } from '../domain/api-keys.js';
-import type { PoolTerms, UsagePool } from '../store/usage-record.js';
+import type { PoolTerms } from '../store/usage-record.js';
+import type { UsagePool } from '../domain/usage-routes.js';
 
 export const MS_PER_HOUR = 3_600_000;
 export const MICROS_PER_UNIT = 1_000_000;

@@ -8,16 +8,8 @@ import type { BillingSettingsStore, BillingTerms } from '../store/billing-settin
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import type { UsageReservation } from '../store/usage-reservation.js';
-import {
-  chargeOf,
-  poolOf,
-  type MeteredWork,
-  type SafetyCounters,
-  type UsageEvent,
-  type UsagePool,
-  type UsageRoute,
-  type UsageStanding,
-} from '../store/usage-record.js';
+import { chargeOf, type MeteredWork, type SafetyCounters, type UsageEvent, type UsageStanding } from '../store/usage-record.js';
+import { poolOf, type UsagePool, type UsageRoute } from '../domain/usage-routes.js';
 import { admissibleMs, blockReason, nextRefusal, resetsWithPeriod, type BillingSituation, type BlockReason, type NextRefusal } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
 import { billingPeriodAt, billingPeriodNamed, type BillingPeriod } from './billing-period.js';

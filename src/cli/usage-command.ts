@@ -7,7 +7,7 @@ import { MS_PER_HOUR } from '../billing/billing-terms.js';
 import { billingPeriodAt, billingPeriodNamed } from '../billing/billing-period.js';
 import { usageReport, type UsageReport } from '../billing/usage-report.js';
 import { usageReportJson } from '../billing/usage-report-json.js';
-import { USAGE_POOLS } from '../store/usage-record.js';
+import { USAGE_POOLS } from '../domain/usage-routes.js';
 import { withUsageStores } from './admin-stores.js';
 import { hours, money, seconds } from './billing-amounts.js';
 import type { CommandOutput } from './command-output.js';

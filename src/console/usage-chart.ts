@@ -3,7 +3,8 @@
 // no style attribute (colours come from the console's stylesheet by class). It is one image to
 // assistive technology, named by its title and summarised by its description; the page's table
 // holds the same figures.
-import { poolOf, USAGE_ROUTES, type DailyUsage, type UsageRoute } from '../store/usage-record.js';
+import { type DailyUsage } from '../store/usage-record.js';
+import { poolOf, USAGE_ROUTES, type UsageRoute } from '../domain/usage-routes.js';
 import { escapeHtml as e } from './console-http.js';
 import { dayText, hoursText } from './usage-figures.js';
 import { MS_PER_HOUR } from '../billing/billing-terms.js';

@@ -13,3 +13,6 @@ export const EDGE_MODEL = 'svc-medical-edge-1' satisfies ModelId;
 export function isModelId(value: unknown): value is ModelId {
   return (MODEL_IDS as readonly unknown[]).includes(value);
 }
+
+/** The model a job's envelope names: the service's, whichever engine (`request.model`) transcribes it. */
+export const JOB_MODEL = FLAGSHIP_MODEL;

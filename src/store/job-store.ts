@@ -11,12 +11,9 @@
 // succeeded row as on a running one, and `endDecoration` replaces the stored result. A worker that
 // dies mid-decoration loses its lease as any lease is lost (expiry, or its instance reaped), and
 // `claimDecoration` hands the decoration to another worker: it is resumed, never stuck.
-import { FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import type { DecorationStatus, JobFailureCode, JobStatus } from '../domain/job-statuses.js';
+import type { JOB_MODEL } from '../domain/model-ids.js';
 import type { MeteredWork } from './usage-record.js';
-
-/** The model a job's envelope names: the service's, whichever engine (`request.model`) transcribes it. */
-export const JOB_MODEL = FLAGSHIP_MODEL;
 
 /**
  * The presigned upload slot of a `POST /v1/jobs` job: `none` for jobs created with their audio,

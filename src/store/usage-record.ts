@@ -2,17 +2,7 @@
 // of a realtime session), counters only. No content, no file names, no text, no language tags
 // beyond the family: the contract's "operational telemetry stores only non-content usage and
 // safety counters". The pure half of a UsageLedger, shared by its implementations.
-/** Where the work came in. */
-export const USAGE_ROUTES = ['inline', 'translation', 'job', 'realtime'] as const;
-export type UsageRoute = (typeof USAGE_ROUTES)[number];
-
-/** Allowances are counted per pool: realtime has its own (the contract's 25 audio-hours), the rest is batch. */
-export const USAGE_POOLS = ['batch', 'realtime'] as const;
-export type UsagePool = (typeof USAGE_POOLS)[number];
-
-export function poolOf(route: UsageRoute): UsagePool {
-  return route === 'realtime' ? 'realtime' : 'batch';
-}
+import { poolOf, type UsagePool, type UsageRoute } from '../domain/usage-routes.js';
 
 /** The family recorded for audio with no speech or several languages. */
 export const USAGE_FAMILY_NONE = 'und';

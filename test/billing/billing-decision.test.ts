@@ -4,7 +4,7 @@
 import t from 'tap';
 import { BLOCK_REASONS, admissibleMs, blockReason, nextRefusal, resetsWithPeriod, type BillingSituation } from '../../src/billing/billing-decision.js';
 import type { BillingTerms } from '../../src/store/billing-settings-store.js';
-import type { UsagePool } from '../../src/store/usage-record.js';
+import type { UsagePool } from '../../src/domain/usage-routes.js';
 
 const HOUR = 3_600_000;
 

@@ -9,7 +9,8 @@ import { DEFAULT_PLAN_TERMS } from '../../src/billing/billing-terms.js';
 import { UsageBilling, type BilledKey, type WorkDone } from '../../src/billing/usage-billing.js';
 import type { CreateKeyOptions } from '../../src/store/key-store.js';
 import { openStores } from '../../src/store/open-stores.js';
-import { NO_SAFETY_EVENTS, type UsagePool, type UsageRoute } from '../../src/store/usage-record.js';
+import { NO_SAFETY_EVENTS } from '../../src/store/usage-record.js';
+import { type UsagePool, type UsageRoute } from '../../src/domain/usage-routes.js';
 import { failureOf } from '../store/contract/refusal.js';
 
 const HOUR = 3_600_000;

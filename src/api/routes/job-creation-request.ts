@@ -23,7 +23,7 @@ import {
 import { parsePrompt } from '../../contract/prompt-field.js';
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 import { validateWebhookUrl } from '../../contract/webhook-url.js';
-import { JOB_MODEL } from '../../store/job-store.js';
+import { JOB_MODEL } from '../../domain/model-ids.js';
 import type { ApiKeyRecord } from '../../domain/api-keys.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
 import { API_REFUSALS } from '../api-refusals.js';

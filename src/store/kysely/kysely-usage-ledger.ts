@@ -13,7 +13,6 @@ import type { ReservationDecision, UsageReservation } from '../usage-reservation
 import type { UsageLedger } from '../usage-ledger.js';
 import {
   chargeOf,
-  poolOf,
   usageEventRow,
   type DailyUsage,
   type PoolTerms,
@@ -23,6 +22,7 @@ import {
   type UsageQuery,
   type UsageStanding,
 } from '../usage-record.js';
+import { poolOf } from '../../domain/usage-routes.js';
 import {
   DAILY_GROUPING,
   DAILY_SELECT,

@@ -15,9 +15,9 @@ import {
   type SafetyCounters,
   type UsageEvent,
   type UsageLine,
-  type UsageRoute,
   type UsageStanding,
 } from '../../../src/store/usage-record.js';
+import { type UsageRoute } from '../../../src/domain/usage-routes.js';
 
 export interface UsageLedgerHarness {
   ledger: UsageLedger;
