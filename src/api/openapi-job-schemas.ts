@@ -1,22 +1,24 @@
 // The contract's job resources as JSON Schema: the creation request, the job envelope, its result,
 // progress and upload form, and the webhook events that announce its end.
 import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
-import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
-import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
-import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
-import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
+
 import { JOB_MODEL } from '../domain/model-ids.js';
-import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, PROFILES, RESPONSE_FORMATS } from '../contract/transcription-request.js';
-import { MAX_TERM_LENGTH, MAX_TERMS } from '../pipeline/vocabulary-terms.js';
-import { MAX_WEBHOOK_URL_LENGTH } from '../contract/webhook-url.js';
-import { MAX_CONTENT_TYPE, MAX_FILENAME, MAX_JOB_UPLOAD_BYTES } from './routes/job-creation-request.js';
+
 import { EVENT_ID_PREFIX } from '../jobs/job-webhook-events.js';
+
 import { MIN_JOB_AUDIO_SECONDS } from '../jobs/job-chunk.js';
+
 import { PARTIAL_OBJECT } from '../jobs/job-transcript.js';
+
 import { JOB_OBJECT, MIN_AUDIO_SECONDS_ADVISORY } from './routes/job-view.js';
+
+import { documentedFields, requiredFieldsOf } from '../contract/request-fields.js';
+
 import type { Schema } from './openapi-types.js';
+
 import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../domain/job-statuses.js';
-import { ref, LANGUAGE_TAG_PATTERN, string, integer, number, boolean, stringArray } from './openapi-schema-builders.js';
+
+import { ref, string, integer, number, boolean } from './openapi-schema-builders.js';
 
 export const decoration: Schema = {
   type: 'object',
@@ -184,42 +186,11 @@ export const createdJob: Schema = {
   ],
 };
 
+/** The job body: the contract's fields as JSON carries them (contract/request-fields.ts). */
 export const jobCreationRequest: Schema = {
   type: 'object',
-  required: ['filename', 'content_type', 'content_length_bytes'],
-  properties: {
-    model: string({ const: JOB_MODEL, default: JOB_MODEL }),
-    filename: string({ maxLength: MAX_FILENAME, description: 'Must match the declared content type.' }),
-    content_type: string({ maxLength: MAX_CONTENT_TYPE, description: 'A supported audio MIME type.' }),
-    content_length_bytes: integer({ minimum: 1, maximum: MAX_JOB_UPLOAD_BYTES, description: 'The exact byte length of the file.' }),
-    response_format: string({ enum: RESPONSE_FORMATS, default: DEFAULT_JOB_RESPONSE_FORMAT }),
-    language: string({
-      pattern: LANGUAGE_TAG_PATTERN,
-      description: "Default: the key's default language; without one, the dominant language is detected from the speech.",
-    }),
-    language_hints: stringArray({ minItems: 1, maxItems: MAX_LANGUAGE_HINTS, uniqueItems: true }),
-    vocabulary: { type: 'array', items: string({ maxLength: MAX_TERM_LENGTH }), maxItems: MAX_TERMS },
-    patterns: string({ maxLength: MAX_PATTERNS_LENGTH, description: `As on the inline route: at most ${MAX_PATTERNS} comma-separated expressions.` }),
-    profile: string({ enum: PROFILES, default: DEFAULT_PROFILE, description: '`standard` and `turbo` are deprecated aliases of `default`.' }),
-    diarize: boolean({ default: false }),
-    min_speakers: integer({
-      minimum: 1,
-      maximum: MAX_SPEAKERS,
-      default: 1,
-      description: 'With `diarize`: the voices known to speak at least (split to when found).',
-    }),
-    max_speakers: integer({ minimum: 1, maximum: MAX_SPEAKERS, default: DEFAULT_MAX_SPEAKERS, description: 'With `diarize`: the labelling ceiling.' }),
-    known_speakers: {
-      type: 'array',
-      minItems: 1,
-      maxItems: MAX_KNOWN_SPEAKERS,
-      items: { type: 'string', pattern: '^voice_[0-9A-Za-z]{24}$' },
-      description:
-        "With `diarize`: ids of voices enrolled for the key's tenant (`POST /v1/voices`); each names the voice that matches it when " +
-        "the speakers are attached. An unknown id, or another tenant's, is 422; a voice deleted before then names nobody.",
-    },
-    webhook_url: string({ format: 'uri', maxLength: MAX_WEBHOOK_URL_LENGTH, description: 'HTTPS, port 443. Needs an active webhook signing secret.' }),
-  },
+  required: requiredFieldsOf('jobs'),
+  properties: documentedFields('jobs', 'json'),
 };
 
 /** A job webhook event: the envelope every event shares, around its own `data` (which always ends with `poll_url`). */

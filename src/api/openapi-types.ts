@@ -1,41 +1,8 @@
 // The subset of OpenAPI 3.1 (and its JSON Schema 2020-12 dialect) that the service's document uses,
 // typed so a mistyped keyword fails the build rather than a client's code generator.
 
-export interface Reference {
-  $ref: string;
-  description?: string;
-}
-
-export type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
-
-export interface Schema {
-  type?: JsonType | JsonType[];
-  description?: string;
-  properties?: Record<string, Schema | Reference>;
-  required?: string[];
-  additionalProperties?: boolean | Schema | Reference;
-  items?: Schema | Reference;
-  allOf?: Array<Schema | Reference>;
-  oneOf?: Array<Schema | Reference>;
-  anyOf?: Array<Schema | Reference>;
-  not?: Schema | Reference;
-  enum?: readonly unknown[];
-  const?: unknown;
-  default?: unknown;
-  examples?: unknown[];
-  format?: string;
-  pattern?: string;
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  maxItems?: number;
-  uniqueItems?: boolean;
-  contentMediaType?: string;
-  contentSchema?: Schema | Reference;
-  deprecated?: boolean;
-}
+export type { JsonType, Reference, Schema } from '../contract/json-schema.js';
+import type { Reference, Schema } from '../contract/json-schema.js';
 
 export interface Header {
   description?: string;

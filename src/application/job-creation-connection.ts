@@ -1,7 +1,7 @@
 // What the job creation use case needs from the route that serves it, at the moments it needs it: a
 // word once the request is admitted, the address of the embedded upload target, and the answer a new
 // job gets, stored for an Idempotency-Key's retries. src/api implements it; the use case never sees how.
-import type { Profile } from '../contract/transcription-request.js';
+import type { Profile } from '../contract/request-fields.js';
 import type { StoredResponse } from '../store/idempotency-store.js';
 import type { JobRecord } from '../store/job-store.js';
 

@@ -2,7 +2,7 @@
 // `verbose_json` and `diarized_json`, with every required field of the contract.
 import { openAiSegmentFields } from './openai-segment-fields.js';
 import { isSubtitleFormat, subtitles } from './subtitles.js';
-import type { ResponseFormat } from './transcription-request.js';
+import type { ResponseFormat } from './request-fields.js';
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { patternsBlock } from '../pipeline/pattern-stage.js';
 import { disabledVocabularyAudit } from '../pipeline/vocabulary-audit.js';

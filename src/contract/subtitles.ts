@@ -2,7 +2,7 @@
 // a voice when speakers were attached (WebVTT's `<v A>` voice span; SubRip has none, so `A: ` leads
 // the text). A segment nobody is attributed to has no voice. Times are the segments' own.
 import { UNATTRIBUTED_SPEAKER } from '../pipeline/speaker-attachment.js';
-import type { ResponseFormat } from './transcription-request.js';
+import type { ResponseFormat } from './request-fields.js';
 
 export interface SubtitleCue {
   start: number;

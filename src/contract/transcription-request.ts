@@ -3,78 +3,61 @@
 // a malformed field or unsupported model option 400, an unsupported language, bad vocabulary, patterns,
 // hints or feature combination 422, a missing entitlement 403.
 import type { ApiKeyRecord } from '../domain/api-keys.js';
+
 import type { LanguageChoice } from '../pipeline/language-stage.js';
+
 import { MODEL_IDS, type ModelId } from '../domain/model-ids.js';
+
 import type { Task } from '../domain/tasks.js';
+
 import { MAX_LANGUAGE_HINTS, WORD_TIMING_FAMILIES } from '../pipeline/languages.js';
+
 import { parsePatterns } from '../pipeline/patterns.js';
+
 import { parsePrompt } from './prompt-field.js';
+
 import { parseSpeakerCount } from './speaker-count.js';
-import { KNOWN_SPEAKER_FIELDS, parseKnownSpeakerFields, type KnownSpeakerReference } from './known-speaker-fields.js';
+
+import { parseKnownSpeakerFields, type KnownSpeakerReference } from './known-speaker-fields.js';
+
 import { isChunkingStrategyField, parseChunkingStrategy, type RequestVadParams } from './chunking-strategy.js';
-import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
+
+import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { parseVocabulary, vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
+
 import { validateWebhookUrl } from './webhook-url.js';
 
+import { requireEntitlements } from './request-entitlements.js';
+
+import {
+  DEFAULT_PROFILE,
+  DEFAULT_RESPONSE_FORMAT,
+  fieldNamesOf,
+  INCLUDE_FIELD,
+  INCLUDE_VALUES,
+  KEYWORDS_FIELD,
+  PROFILES,
+  RESPONSE_FORMATS,
+  SEGMENT_FORMATS,
+  STREAMED_FORMATS,
+  TIMESTAMP_GRANULARITIES,
+  TIMESTAMP_GRANULARITIES_FIELD,
+  type Profile,
+  type ResponseFormat,
+} from './request-fields.js';
+
 import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
+
 import { unknownFieldMessage } from '../domain/field-names.js';
+
 /** OpenAI's `owned_by` of the models this service answers to. */
 export const MODEL_OWNER = 'svc-stt';
-export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json', 'srt', 'vtt'] as const;
-export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
-/** The inline route's format when none is sent (the contract's), and a job's (OpenAI's). */
-export const DEFAULT_RESPONSE_FORMAT: ResponseFormat = 'diarized_json';
-export const DEFAULT_JOB_RESPONSE_FORMAT: ResponseFormat = 'json';
-/** Whisper's tasks: `transcribe` keeps the spoken language; `translate` gives English text. */
-export const PROFILES = ['default', 'standard', 'turbo'] as const;
-export type Profile = (typeof PROFILES)[number];
-export const DEFAULT_PROFILE: Profile = 'default';
-/** Aliases of `default` that still work, announced as deprecated on the response (docs/DESIGN.md decision 6). */
-export const DEPRECATED_PROFILES: readonly Profile[] = PROFILES.filter((p) => p !== DEFAULT_PROFILE);
-/** OpenAI's `timestamp_granularities[]`: `segment` is always given; `word` adds `words`. */
-export const TIMESTAMP_GRANULARITIES = ['word', 'segment'] as const;
-/**
- * The multipart route's fields are strings; a field sent several times under a name ending in `[]`
- * (OpenAI's array convention) arrives as the JSON array of its values.
- */
-export const TIMESTAMP_GRANULARITIES_FIELD = 'timestamp_granularities[]';
-/** OpenAI's `keywords` as its client sends an array. */
-export const KEYWORDS_FIELD = 'keywords[]';
-/** OpenAI's `include[]`: extra response content; `logprobs` gives the decoder's token log-probabilities (json). */
-export const INCLUDE_VALUES = ['logprobs'] as const;
-export const INCLUDE_FIELD = 'include[]';
-/** The formats that carry segments and speakers: diarize and word timestamps need one. */
-const SEGMENT_FORMATS: readonly ResponseFormat[] = ['verbose_json', 'diarized_json', 'srt', 'vtt'];
 
 /**
- * Every field the route knows: the contract's, then OpenAI's. Anything else is refused (a misspelt
- * field would otherwise be silently ignored). `file` arrives as the upload, not as a field.
+ * Every field the route knows (request-fields.ts): the contract's, then OpenAI's. Anything else is
+ * refused (a misspelt field would otherwise be silently ignored). `file` arrives as the upload, not as a field.
  */
-export const TRANSCRIPTION_FIELDS = [
-  'model',
-  'response_format',
-  'language',
-  'language_hints',
-  'diarize',
-  'min_speakers',
-  'max_speakers',
-  'dictionary',
-  'vocabulary',
-  'patterns',
-  'webhook_url',
-  'profile',
-  'prompt',
-  'keywords',
-  KEYWORDS_FIELD,
-  'timestamp_granularities',
-  TIMESTAMP_GRANULARITIES_FIELD,
-  'stream',
-  'temperature',
-  'include',
-  INCLUDE_FIELD,
-  'chunking_strategy',
-  ...KNOWN_SPEAKER_FIELDS,
-] as const;
+export const TRANSCRIPTION_FIELDS = fieldNamesOf('transcriptions');
 
 const NO_LANGUAGES = 'languages is not supported: send language=auto with language_hints (a JSON array of tags)';
 /** OpenAI's fields this service refuses with a reason (rather than as unknown), single and `[]` forms. */
@@ -128,9 +111,6 @@ export interface TranscriptionRequest {
   /** `known_speakers[]` (with diarize): ids of the tenant's enrolled voices, not yet looked up. */
   enrolledVoiceIds: string[];
 }
-
-/** The formats a streamed answer has events for: text deltas and done, plus segments for diarized_json. */
-export const STREAMED_FORMATS: readonly ResponseFormat[] = ['json', 'text', 'diarized_json'];
 
 const bad = (message: string) => new InvalidRequestField(message);
 const unprocessable = (message: string) => new UnprocessableRequest(message);
@@ -223,9 +203,7 @@ function checkFieldNames(fields: Record<string, string>): void {
 export function parseLanguageChoice(fields: Record<string, string>, key: ApiKeyRecord): LanguageChoice {
   const rawLanguage = fields.language;
   if (rawLanguage === 'auto') {
-    if (!key.entitlements.includes('language_detection')) {
-      throw new EntitlementMissing('this key is not entitled to automatic language detection');
-    }
+    requireEntitlements({ autoLanguage: true }, key);
     return { mode: 'auto', hints: parseHints(fields.language_hints) };
   }
   if (fields.language_hints !== undefined && fields.language_hints !== '') {
@@ -257,9 +235,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   const vocabulary = parseVocabulary(fields.vocabulary ?? keywords, vocabularyLanguageOf(language));
   const prompt = parsePrompt(fields.prompt);
   const patterns = parsePatterns(fields.patterns);
-  if (patterns.length > 0 && !key.entitlements.includes('patterns')) {
-    throw new EntitlementMissing('this key is not entitled to patterns');
-  }
+  requireEntitlements({ patterns }, key);
   if (diarize && !SEGMENT_FORMATS.includes(responseFormat)) {
     throw unprocessable(`diarize needs response_format ${SEGMENT_FORMATS.join(', ')}`);
   }

@@ -8,17 +8,14 @@ import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { isChunkingStrategyField } from './chunking-strategy.js';
 import { parsePrompt } from './prompt-field.js';
-import { oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type ResponseFormat, type TranscriptionRequest } from './transcription-request.js';
+import { oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type TranscriptionRequest } from './transcription-request.js';
+import { DEFAULT_TRANSLATION_FORMAT, fieldNamesOf, TRANSLATION_FORMATS } from './request-fields.js';
 import { validateWebhookUrl } from './webhook-url.js';
 
 import { MODEL_IDS } from '../domain/model-ids.js';
 import { DEFAULT_SPEAKER_COUNT } from './speaker-count.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
-/** OpenAI's translation formats: no diarized_json (translations carry no speakers). */
-export const TRANSLATION_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt'] as const satisfies readonly ResponseFormat[];
-export const DEFAULT_TRANSLATION_FORMAT = 'json' satisfies (typeof TRANSLATION_FORMATS)[number];
-
-export const TRANSLATION_FIELDS = ['model', 'response_format', 'language', 'language_hints', 'prompt', 'temperature', 'webhook_url'] as const;
+export const TRANSLATION_FIELDS = fieldNamesOf('translations');
 
 export function parseTranslationFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
   for (const name of Object.keys(fields)) {

@@ -6,13 +6,8 @@ import { FLAGSHIP_MODEL, isModelId } from '../domain/model-ids.js';
 import type { RequestVadParams } from '../contract/chunking-strategy.js';
 import { parseLanguageTag } from '../domain/language-families.js';
 import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
-import {
-  DEFAULT_JOB_RESPONSE_FORMAT,
-  DEFAULT_PROFILE,
-  RESPONSE_FORMATS,
-  type LanguageChoice,
-  type TranscriptionRequest,
-} from '../contract/transcription-request.js';
+import { type LanguageChoice, type TranscriptionRequest } from '../contract/transcription-request.js';
+import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, RESPONSE_FORMATS } from '../contract/request-fields.js';
 import { DEFAULT_SPEAKER_COUNT } from '../contract/speaker-count.js';
 
 export type StoredJobRequest = TranscriptionRequest;

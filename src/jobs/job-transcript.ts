@@ -8,7 +8,7 @@ import { seekOf, type OpenAiSegmentFields } from '../contract/openai-segment-fie
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { isSubtitleFormat, subtitles } from '../contract/subtitles.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
-import type { ResponseFormat } from '../contract/transcription-request.js';
+import type { ResponseFormat } from '../contract/request-fields.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
 import { patternsBlock, type PatternTally } from '../pipeline/pattern-stage.js';
 import { auditVocabulary, disabledVocabularyAudit, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';

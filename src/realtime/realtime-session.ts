@@ -9,6 +9,8 @@
 // session's vocabulary under the safety check, term corrections, patterns, the hallucination guard.
 // One analysis runs at a time per session; audio that arrives meanwhile waits for the next. Audio is
 // never written anywhere. A session that closes aborts its decodes.
+import { requireEntitlements } from '../contract/request-entitlements.js';
+import { EntitlementMissing } from '../pipeline/pipeline-errors.js';
 import { audioContextFor, type Engine } from '../engine/engine.js';
 import type { TranscribeOptions } from '../engine/engine.js';
 import type { EngineWork, WorkClass } from '../domain/work-classes.js';
@@ -330,8 +332,11 @@ export class RealtimeSession implements ConnectionHandlers {
       this.deps.keyUse?.record(key);
       this.key = key;
       this.credential = start.credential.kind;
-      if (start.patterns.length > 0 && !key.entitlements.includes('patterns')) {
-        throw new RealtimeRefusal('entitlement_denied', CLOSE.forbidden, 'ENTITLEMENT_DENIED', 'this key is not entitled to patterns');
+      try {
+        requireEntitlements({ patterns: start.patterns }, key);
+      } catch (error) {
+        if (!(error instanceof EntitlementMissing)) throw error;
+        throw new RealtimeRefusal('entitlement_denied', CLOSE.forbidden, 'ENTITLEMENT_DENIED', error.message);
       }
       // Before a seat is taken: the voices the start names are the tenant's, or it is refused.
       this.knownSpeakers = await this.enrolledVoices(start.knownSpeakers, key.tenant);

@@ -6,9 +6,10 @@ import t from 'tap';
 import { JOB_EVENT_TYPES, JOB_FAILED_EVENT_TYPE, JOB_SUCCEEDED_EVENT_TYPE, jobFailedEvent, jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { API_ERROR_CODES } from '../../src/api/api-error.js';
 import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
-import { TRANSLATION_FORMATS } from '../../src/contract/translation-request.js';
+import { TRANSLATION_FORMATS } from '../../src/contract/request-fields.js';
 import { DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../../src/domain/job-statuses.js';
-import { PROFILES, RESPONSE_FORMATS, TRANSCRIPTION_FIELDS } from '../../src/contract/transcription-request.js';
+import { TRANSCRIPTION_FIELDS } from '../../src/contract/transcription-request.js';
+import { PROFILES, RESPONSE_FORMATS } from '../../src/contract/request-fields.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 import { MODEL_IDS } from '../../src/domain/model-ids.js';

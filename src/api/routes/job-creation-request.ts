@@ -5,54 +5,54 @@
 // entitlement 403. Messages name only our own field names, never request content. The two answers
 // with no kind below (a media type, an upload length) are the contract's own, built here.
 import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
+
 import type { JobCreation } from '../../application/job-creation.js';
+
 import { MAX_LANGUAGE_HINTS } from '../../pipeline/languages.js';
+
 import { parseSpeakerCount } from '../../contract/speaker-count.js';
+
 import { parseJobKnownSpeakers } from '../../contract/known-speaker-fields.js';
+
 import { parsePatterns } from '../../pipeline/patterns.js';
+
+import { omittedLanguage, type LanguageChoice } from '../../contract/transcription-request.js';
+
 import {
   DEFAULT_JOB_RESPONSE_FORMAT,
   DEFAULT_PROFILE,
+  fieldNamesOf,
+  MAX_CONTENT_TYPE,
+  MAX_FILENAME,
+  MAX_JOB_UPLOAD_BYTES,
   PROFILES,
   RESPONSE_FORMATS,
-  omittedLanguage,
-  type LanguageChoice,
+  SEGMENT_FORMATS,
   type Profile,
+  type RequestFieldName,
   type ResponseFormat,
-} from '../../contract/transcription-request.js';
+} from '../../contract/request-fields.js';
+
 import { parsePrompt } from '../../contract/prompt-field.js';
+
+import { requireEntitlements } from '../../contract/request-entitlements.js';
+
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
+
 import { validateWebhookUrl } from '../../contract/webhook-url.js';
+
 import { JOB_MODEL } from '../../domain/model-ids.js';
+
 import type { ApiKeyRecord } from '../../domain/api-keys.js';
-import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
+
+import { InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
 import { API_REFUSALS } from '../api-refusals.js';
 
 import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../../domain/language-families.js';
-import { unknownFieldMessage } from '../../domain/field-names.js';
-export const MAX_JOB_UPLOAD_BYTES = 1_073_741_824;
-export const MAX_FILENAME = 255;
-export const MAX_CONTENT_TYPE = 100;
 
-const FIELDS = [
-  'model',
-  'filename',
-  'content_type',
-  'content_length_bytes',
-  'response_format',
-  'language',
-  'language_hints',
-  'vocabulary',
-  'keywords',
-  'prompt',
-  'patterns',
-  'profile',
-  'diarize',
-  'max_speakers',
-  'min_speakers',
-  'known_speakers',
-  'webhook_url',
-] as const;
+import { unknownFieldMessage } from '../../domain/field-names.js';
+
+const FIELDS = fieldNamesOf('jobs');
 
 // The pipeline's kinds, as the direct route's fields use them (src/contract/transcription-request.ts):
 // src/api/error-mapping.ts answers them 400, 422 and 403.
@@ -65,7 +65,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   // A misspelt optional field would otherwise be silently ignored, e.g. a vocabulary never applied.
   const unknown = Object.keys(fields).find((name) => !(FIELDS as readonly string[]).includes(name));
   if (unknown !== undefined) throw bad(unknownFieldMessage(unknown, FIELDS));
-  const present = (name: (typeof FIELDS)[number]) => fields[name] !== undefined && fields[name] !== null;
+  const present = (name: RequestFieldName) => fields[name] !== undefined && fields[name] !== null;
 
   if (present('model') && fields.model !== JOB_MODEL) throw bad(`model must be ${JOB_MODEL} on /v1/jobs`);
 
@@ -104,11 +104,9 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
     if (typeof fields.patterns !== 'string') throw unprocessable('patterns must be a string of comma-separated expressions');
     patterns = parsePatterns(fields.patterns);
   }
-  if (patterns.length > 0 && !key.entitlements.includes('patterns')) {
-    throw new EntitlementMissing('this key is not entitled to patterns');
-  }
-  if (diarize && (responseFormat === 'json' || responseFormat === 'text')) {
-    throw unprocessable('diarize needs response_format verbose_json, diarized_json, srt or vtt');
+  requireEntitlements({ patterns }, key);
+  if (diarize && !SEGMENT_FORMATS.includes(responseFormat)) {
+    throw unprocessable(`diarize needs response_format ${SEGMENT_FORMATS.join(', ')}`);
   }
   let webhookUrl: string | null = null;
   if (present('webhook_url')) {
@@ -150,9 +148,7 @@ function parseLanguage(fields: Record<string, unknown>, key: ApiKeyRecord): Lang
   const hints = fields.language_hints;
   if (raw !== undefined && raw !== null && typeof raw !== 'string') throw unprocessable('language must be a string');
   if (raw === 'auto') {
-    if (!key.entitlements.includes('language_detection')) {
-      throw new EntitlementMissing('this key is not entitled to automatic language detection');
-    }
+    requireEntitlements({ autoLanguage: true }, key);
     return { mode: 'auto', hints: hints === undefined || hints === null ? null : parseHints(hints) };
   }
   if (hints !== undefined && hints !== null) throw unprocessable('language_hints is only valid with language=auto');

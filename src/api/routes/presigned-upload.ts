@@ -24,7 +24,7 @@ import type { JobRecord, JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
 import { KEY_RECHECK_INTERVAL_MS } from '../../application/require-active-key.js';
 import { multipartBoundary } from '../multipart-boundary.js';
-import { MAX_JOB_UPLOAD_BYTES } from './job-creation-request.js';
+import { MAX_JOB_UPLOAD_BYTES } from '../../contract/request-fields.js';
 import { sendS3Error } from './s3-error-response.js';
 import { refusalOf, UPLOAD_REFUSALS, UploadFormError } from './upload-form-refusals.js';
 import { UploadMonitor } from './upload-monitor.js';

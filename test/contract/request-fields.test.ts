@@ -1,0 +1,94 @@
+// Issue 44.1: each request field is declared once (src/contract/request-fields.ts), and the parsers and
+// the OpenAPI document derive from that table. Each route's parser takes exactly the table's names for
+// it (aliases included) and refuses any other as unknown; the document describes exactly the names
+// that are not aliases, with each alias's own name among them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { parseJobCreation } from '../../src/api/routes/job-creation-request.js';
+import { schemas } from '../../src/api/openapi-components.js';
+import { documentedFields, fieldNamesOf, REQUEST_FIELDS, REQUEST_ROUTES, type RequestRoute } from '../../src/contract/request-fields.js';
+import { requireEntitlements } from '../../src/contract/request-entitlements.js';
+import { parseTranscriptionFields } from '../../src/contract/transcription-request.js';
+import { parseTranslationFields } from '../../src/contract/translation-request.js';
+import type { ApiKeyRecord } from '../../src/domain/api-keys.js';
+import { sourceFiles } from '../helpers/source-imports.js';
+
+const key: ApiKeyRecord = {
+  id: 'key_1',
+  tenant: 't',
+  plan: 'enterprise',
+  entitlements: ['patterns', 'language_detection'],
+  defaultLanguage: null,
+  billingState: 'active',
+  retentionHours: 24,
+  rateLimitPerMinute: null,
+  createdAt: '2026-11-29T00:00:00Z',
+  revokedAt: null,
+  revokeAt: null,
+  lastUsedAt: null,
+};
+
+/** What the route's parser says of a request that carries `name` (with a value it may refuse): null when it took it. */
+function refusal(route: RequestRoute, name: string): string | null {
+  try {
+    if (route === 'jobs') parseJobCreation({ filename: 'a.wav', content_type: 'audio/wav', content_length_bytes: 10, [name]: 'x' }, key);
+    else (route === 'transcriptions' ? parseTranscriptionFields : parseTranslationFields)({ model: 'svc-medical-1', [name]: 'x' }, key);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+const unknown = (message: string | null) => message !== null && / that is not one of: /.test(message);
+
+const DOCUMENTS: Record<RequestRoute, string> = { transcriptions: 'TranscriptionRequest', translations: 'TranslationRequest', jobs: 'JobCreationRequest' };
+
+for (const route of REQUEST_ROUTES) {
+  t.test(`${route}: the parser takes the table's names and no other`, async (t) => {
+    const names = fieldNamesOf(route);
+    t.ok(names.length >= 7, names.join(', '));
+    for (const name of names) t.notOk(unknown(refusal(route, name)), `${name} is taken (or refused for its value, not its name)`);
+    for (const name of ['languag', 'redact_pii', 'file_name']) t.ok(unknown(refusal(route, name)), `${name} is refused as unknown`);
+    const transcriptionOnly = fieldNamesOf('transcriptions').find((name) => !names.includes(name));
+    if (transcriptionOnly) t.notOk(refusal(route, transcriptionOnly) === null, `${transcriptionOnly} is not taken`);
+  });
+
+  t.test(`${route}: the document describes the table's names, aliases under their own`, async (t) => {
+    const documented = Object.keys((schemas[DOCUMENTS[route]].properties ?? {}) as object).filter((name) => name !== 'file');
+    const aliases = fieldNamesOf(route).filter((name) => REQUEST_FIELDS[name].routes[route as never] === 'alias');
+    t.same(
+      documented.sort(),
+      fieldNamesOf(route)
+        .filter((name) => !aliases.includes(name))
+        .sort(),
+    );
+    for (const alias of aliases) t.ok(documented.includes(`${alias}[]`), `${alias} is documented as ${alias}[]`);
+  });
+}
+
+t.test('a form sends a JSON-valued field as JSON text, whose schema is the JSON body’s', async (t) => {
+  const form = documentedFields('transcriptions', 'form');
+  const body = documentedFields('jobs', 'json');
+  for (const name of ['vocabulary', 'language_hints', 'keywords']) {
+    t.equal(form[name].type, 'string', `${name} on the form`);
+    t.equal(form[name].contentMediaType, 'application/json');
+    const { description: _formNote, ...formValue } = body[name];
+    t.same(form[name].contentSchema, formValue, `${name}: the same value as the job body's`);
+  }
+  t.same(form.diarize, body.diarize, 'a boolean is the same on both');
+});
+
+t.test('one decision on entitlements: requireEntitlements', async (t) => {
+  const none = { entitlements: [] as ApiKeyRecord['entitlements'] };
+  t.doesNotThrow(() => requireEntitlements({ autoLanguage: false, patterns: [] }, none), 'nothing asked, nothing needed');
+  t.throws(() => requireEntitlements({ autoLanguage: true }, none), { message: 'this key is not entitled to automatic language detection' });
+  t.throws(() => requireEntitlements({ patterns: ['\\d{3}'] }, { entitlements: ['language_detection'] }), { message: 'this key is not entitled to patterns' });
+  t.doesNotThrow(() => requireEntitlements({ autoLanguage: true, patterns: ['\\d{3}'] }, key));
+  // A second copy of the decision would drift from the table: no request parser asks the key itself.
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+  const copies = sourceFiles(root, 'src')
+    .filter((file) => !['src/contract/request-entitlements.ts', 'src/api/authenticate.ts'].includes(file) && !file.startsWith('src/store/'))
+    .filter((file) => readFileSync(join(root, file), 'utf8').includes('entitlements.includes('));
+  t.same(copies, [], 'call requireEntitlements (src/contract/request-entitlements.ts)');
+});
