@@ -41,6 +41,8 @@ export const UNITS: Record<string, string> = {
   millimole: 'mmol',
   millimoles: 'mmol',
   meq: 'meq',
+  milliequivalent: 'meq',
+  milliequivalents: 'meq',
   mmhg: 'mmhg',
   // The smart formatter's written units (smart-format.ts) must read as the words they replace.
   dl: 'dl',
