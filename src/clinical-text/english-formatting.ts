@@ -184,22 +184,28 @@ function yearAt(t: Words, i: number, q: Quantity): Rule | null {
   return { end: q.end, candidate: t.candidate(i, q.end, q.value) };
 }
 
-/** A number and its unit, or a range of two numbers and their unit. */
+/**
+ * A number and its unit, or a range of two numbers and their unit. Two groups side by side are one
+ * number after a cue, or before a plural measure ("six fifty milligrams" is 650 mg); before a singular
+ * one they may count tablets ("two twenty milligram tablets"), so they stay words.
+ */
 function unitRuleAt(t: Words, i: number, q: Quantity, cue: string | null): Rule | null {
   const limit = t.phraseEnd[i];
-  const allowed = (x: Quantity) => !x.ordinal && (!x.pair || (cue !== null && isHundredsPair(x)));
-  if (!allowed(q)) return null;
+  if (q.ordinal) return null;
   let high: Quantity | null = null;
   let link = '';
   const rangeLink = t.w[q.end] === 'and' && t.w[i - 1] === 'between' ? 'and' : RANGE_LINKS.has(t.w[q.end]) ? t.w[q.end] : '';
   if (rangeLink && q.end + 1 < limit) {
     high = numberAt(t, q.end + 1);
-    if (high && !allowed(high)) return null;
+    if (high?.ordinal) return null;
     link = high ? ` ${rangeLink} ${writtenNumber(high.value)}` : '';
   }
   const last = high ?? q;
   const unit = unitAt(t, last.end, limit, last.value);
   if (!unit) return null;
+  const pluralMeasure = unit.kind === 'measure' && /^[a-z]{4,}s$/.test(t.w[last.end]) && !COUNT_UNITS.has(t.w[unit.end] ?? '');
+  const pairAllowed = (x: Quantity) => !x.pair || (isHundredsPair(x) && (cue !== null || pluralMeasure));
+  if (!pairAllowed(q) || (high && !pairAllowed(high))) return null;
   if (unit.kind === 'duration' && !high && t.w[i] === 'one' && q.end === i + 1) {
     const lead = t.joined(i) && DURATION_LEADS.has(t.w[i - 1]);
     if (!lead && !DURATION_TAILS.has(t.w[unit.end] ?? '')) return null;

@@ -250,10 +250,6 @@ export const POINT_DETERMINERS = new Set([
   'no',
   'one',
   'same',
-  'at',
-  'to',
-  'on',
-  'of',
   "that's",
 ]);
 

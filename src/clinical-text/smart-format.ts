@@ -59,7 +59,11 @@ const CONTEXT_WORDS = 3;
 export function formatText(text: string, options: FormatOptions): FormattedText {
   if (typeof text !== 'string') throw new FormatOptionError('text', 'text must be a string');
   const family = languageFamily(options?.language);
-  const candidates = FORMATTERS[family]?.(text) ?? [];
+  return applyProved(text, FORMATTERS[family]?.(text) ?? []);
+}
+
+/** The candidates the safety check proves, applied; exported for the tests that hand it a wrong one. */
+export function applyProved(text: string, candidates: readonly Candidate[]): FormattedText {
   if (candidates.length === 0) return { text, changes: [], refused: 0 };
   const changes = provedChanges(text, candidates);
   const formatted = applyChanges(text, changes);
@@ -74,7 +78,7 @@ export function languageFamily(language: unknown): LanguageFamily {
 }
 
 /** The candidates whose facts, read with the words around them, are those of the words they replace. */
-function provedChanges(text: string, candidates: Candidate[]): Candidate[] {
+function provedChanges(text: string, candidates: readonly Candidate[]): Candidate[] {
   const words = textWords(text);
   const proved: Candidate[] = [];
   let w = 0;
