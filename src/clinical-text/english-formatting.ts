@@ -100,7 +100,7 @@ export function englishCandidates(text: string): Candidate[] {
 }
 
 function numberAt(t: Words, i: number, limit = t.phraseEnd[i]): Quantity | null {
-  if (i >= limit) return null;
+  if (i >= t.words.length || i >= limit) return null;
   const leadingPoint = !t.joined(i) || !POINT_DETERMINERS.has(t.w[i - 1]);
   const q = quantityAt(t.w, i, limit, leadingPoint);
   // A written number's digits after a separator ("1,000.50") belong to a bigger number: left alone.

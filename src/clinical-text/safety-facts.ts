@@ -2,9 +2,9 @@
 // formatter (smart-format.ts) may change: its numbers (digits or spoken, read by spoken-numbers.ts),
 // dose units, date words, negations and laterality, each kind in order. Written forms read as the
 // words they stand for, so a formatted text has the facts of what was said: "1,500" is 1500,
-// "2:30" is 230 as "two thirty" reads, "°C" is "celsius".
+// "2:30" is 230 as "two thirty" reads, "°C" is "celsius". Spoken numbers never join across punctuation.
 import { LATERALITY, MONTHS, NEGATIONS, RELATIVE_DAYS, UNITS } from './safety-lexicon.js';
-import { readNumbers, textWords, type SpokenItem } from './spoken-numbers.js';
+import { readNumbers, textWords, type SpokenItem, type TextWord } from './spoken-numbers.js';
 
 /** What a text says that a prompt or a formatter must not change. */
 export interface SafetyFacts {
@@ -19,7 +19,7 @@ export const FACT_KINDS = ['number', 'unit', 'date', 'negation', 'laterality'] a
 
 export function safetyFacts(text: string): SafetyFacts {
   const facts: SafetyFacts = { number: [], unit: [], date: [], negation: [], laterality: [] };
-  for (const item of readNumbers(textWords(readWrittenForms(text)))) {
+  for (const item of clauses(readWrittenForms(text)).flatMap(readNumbers)) {
     if (item.kind === 'number') {
       facts.number.push(item.value);
       continue;
@@ -41,6 +41,24 @@ function readWrittenForms(text: string): string {
     .replace(/\b(\d{1,2}):(\d{2})\b/g, '$1$2')
     .replace(/°\s?C\b/g, ' celsius')
     .replace(/°\s?F\b/g, ' fahrenheit');
+}
+
+/**
+ * The text's words in runs between punctuation: "eighty. Ninety percent" says 80 and 90, not 8090, so
+ * a number ending one sentence and one starting the next are read apart, however each is written.
+ */
+function clauses(text: string): TextWord[][] {
+  const runs: TextWord[][] = [];
+  let run: TextWord[] = [];
+  for (const word of textWords(text)) {
+    if (run.length > 0 && /[.,;:!?]/.test(text.slice(run[run.length - 1].to, word.from))) {
+      runs.push(run);
+      run = [];
+    }
+    run.push(word);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
 
 function classify(item: Extract<SpokenItem, { kind: 'word' }>, facts: SafetyFacts): void {

@@ -4,6 +4,7 @@
 // that was spoken. The written form must also keep the safety rules: a leading zero, no trailing
 // zero, a comma between thousands from 1,000 up.
 import t from 'tap';
+import { safetyFacts, sameFacts } from '../../src/clinical-text/safety-facts.js';
 import { formatText } from '../../src/clinical-text/smart-format.js';
 import { spokenCardinal, spokenDecimal, spokenHundreds } from '../fixtures/formatting/spoken-english.js';
 
@@ -103,6 +104,26 @@ t.test('2,000 pressures, clock times, scores and ages: read back as said', async
     const said = `a ${spokenCardinal(n)} year old man`;
     const got = formatText(said, { language: 'en' }).text;
     if (got !== `a ${n}-year-old man`) failures.push(`${said} → ${got}`);
+  }
+  t.same(failures.slice(0, 5), []);
+});
+
+t.test('5,000 word salads of numbers, units, cues and punctuation: never a throw, never a fact changed', async (t) => {
+  const vocabulary = [
+    ...['one', 'two', 'five', 'twelve', 'twenty', 'forty', 'ninety', 'hundred', 'thousand', 'and', 'point', 'zero', 'oh', 'third', 'first'],
+    ...['milligrams', 'milligram', 'units', 'percent', 'per', 'kilogram', 'liter', 'days', 'year', 'old', 'degrees', 'celsius', 'tablets'],
+    ...['over', 'out', 'of', 'to', 'or', 'between', 'am', 'p.m.', "o'clock", 'March', 'may', 'the', 'in', 'since', 'blood', 'pressure'],
+    ...['heart', 'rate', 'pain', 'score', 'is', 'no', 'not', 'left', 'right', '25', '5.0', '1,000', '2:30', '.5', '-', ',', '.', '/', '%'],
+  ];
+  const failures: string[] = [];
+  for (let k = 0; k < 5000; k++) {
+    const said = Array.from({ length: int(1, 12) }, () => pick(vocabulary)).join(pick([' ', ' ', ' ', '-']));
+    try {
+      const got = formatText(said, { language: 'en' }).text;
+      if (!sameFacts(safetyFacts(said), safetyFacts(got))) failures.push(`${said} → ${got}`);
+    } catch (error) {
+      failures.push(`${said}: ${(error as Error).message}`);
+    }
   }
   t.same(failures.slice(0, 5), []);
 });

@@ -46,6 +46,7 @@ t.test('quantities of each kind', async (t) => {
   t.equal(en('temperature thirty eight point five degrees celsius'), 'temperature 38.5 °C');
   t.equal(en('heart rate of seventy two'), 'heart rate of 72');
   t.equal(en('sodium one thirty eight'), 'sodium 138');
+  t.equal(en('BP one twenty over eighty. Ninety percent on air.'), 'BP 120/80. 90% on air.', 'numbers either side of a full stop are read apart');
 });
 
 t.test('words that are not quantities stay words', async (t) => {
