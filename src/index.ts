@@ -14,3 +14,7 @@ export type { TranscriptionOutcome } from './pipeline/run-transcription.js';
 export { DEFAULT_VAD_PARAMS, type VadParams } from './engine/vad-params.js';
 export type { SpeechDetection, SpeechSegment } from './engine/engine.js';
 export { vadModelPath } from './models/vad-model-path.js';
+// smart_format: spoken clinical quantities in digits and safe units, every change proved by the safety check.
+export { formatText, FormatOptionError, FORMATTED_FAMILIES, type FormatOptions, type FormatChange, type FormattedText } from './clinical-text/smart-format.js';
+export { formatTranscript, type TranscriptFormatOptions } from './clinical-text/format-transcript.js';
+export { readTranscript, type FormattableTranscript, type TranscriptSegmentText, type TranscriptWord } from './clinical-text/transcript-shape.js';

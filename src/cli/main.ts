@@ -12,6 +12,8 @@ Usage:
   svc-stt bench [--model PATH|NAME] [--audio FILE ...] [--seconds N] [--workers N] [--threads N]
                 [--calls N] [--max-tokens N] [--json]
                           (speed on this machine; without --audio it speaks its own audio with espeak-ng)
+  svc-stt format [--language L] [--json]   (UTF-8 text on stdin → {"text": ...} with clinical quantities written
+                          as a chart writes them; --json: a verbose_json transcript in and out)
   svc-stt models list
   svc-stt models download NAME [--dir DIR] [--no-verify]
   svc-stt models make-test --arch micro|tiny|base|small --seed N --out FILE
@@ -45,7 +47,7 @@ Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_WEBHOOK_MASTER_KEY (encrypts webhook secrets; default <data dir>/webhook-master.key).
 `;
 
-const COMMANDS = ['serve', 'transcribe', 'bench', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks', 'console-users'];
+const COMMANDS = ['serve', 'transcribe', 'bench', 'format', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks', 'console-users'];
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -65,6 +67,9 @@ export async function main(argv: string[]): Promise<void> {
         break;
       case 'bench':
         await (await import('./bench-command.js')).runBenchCommand(rest);
+        break;
+      case 'format':
+        await (await import('./format-command.js')).runFormatCommand(rest);
         break;
       case 'models':
         await (await import('./models-command.js')).runModelsCommand(rest);

@@ -46,17 +46,35 @@ export function readNumbers(words: TextWord[]): SpokenItem[] {
       i++;
       continue;
     }
-    const run = spokenNumberAt(words, i);
+    // "point five" with no whole part reads 0.5, as the formatter writes it.
+    const run = spokenNumberAt(words, i) ?? leadingDecimalAt(words, i);
     if (run === null) {
       items.push({ kind: 'word', text: w, from: words[i].from, to: words[i].to });
       i++;
       continue;
     }
-    items.push({ kind: 'number', value: canonicalNumber(run.value), from: words[i].from, to: words[run.end - 1].to });
-    i = run.end;
+    const ordinal = compoundOrdinal(words, run.end);
+    const value = ordinal === null ? run.value : `${run.value.slice(0, -1)}${ordinal}`;
+    const end = ordinal === null ? run.end : run.end + 1;
+    items.push({ kind: 'number', value: canonicalNumber(value), from: words[i].from, to: words[end - 1].to });
+    i = end;
   }
   return items;
 }
+
+/** "point five": a decimal said without its whole part; null when word `i` does not start one. */
+export function leadingDecimalAt(words: TextWord[], i: number): { value: string; end: number } | null {
+  if (!DECIMAL_POINT_WORDS.has(words[i].text) || !isDigitWord(words[i + 1]?.text)) return null;
+  return readSpokenRun(words, i);
+}
+
+/** The digit of an ordinal 1-9 at word `i` when word `i - 1` is a tens word ("twenty third" is 23), else null. */
+function compoundOrdinal(words: TextWord[], i: number): number | null {
+  const ordinal = ORDINAL_WORDS[words[i]?.text];
+  return i > 0 && words[i - 1].text in TENS_WORDS && ordinal !== undefined && ordinal < 10 ? ordinal : null;
+}
+
+const isDigitWord = (w: string | undefined) => w !== undefined && w in UNITS_WORDS && UNITS_WORDS[w] < 10;
 
 /**
  * The spoken number starting at word `i` (digits as said, leading zeros kept: "zero five" → "05"),
@@ -78,10 +96,10 @@ function readSpokenRun(words: TextWord[], start: number): { value: string; end: 
     value += String(group.value);
     i = group.end;
   }
-  if (i + 1 < words.length && DECIMAL_POINT_WORDS.has(words[i].text) && words[i + 1].text in UNITS_WORDS && UNITS_WORDS[words[i + 1].text] < 10) {
+  if (i + 1 < words.length && DECIMAL_POINT_WORDS.has(words[i].text) && isDigitWord(words[i + 1].text)) {
     let fraction = '';
     i++;
-    while (i < words.length && words[i].text in UNITS_WORDS && UNITS_WORDS[words[i].text] < 10) {
+    while (i < words.length && isDigitWord(words[i].text)) {
       fraction += String(UNITS_WORDS[words[i].text]);
       i++;
     }

@@ -3,7 +3,7 @@
 // context-free check); the prompted text stands only if, compared with the context-free text,
 //   - every number (digits or spoken, read by spoken-numbers.ts), dose unit, date word (month,
 //     weekday, today/tomorrow/yesterday), negation word ("no", "not", "denies", any "n't", ...) and
-//     laterality word (left/right/bilateral) is the same, in the same order;
+//     laterality word (left/right/bilateral) is the same, in the same order (clinical-text/safety-facts.ts);
 //   - no segment is lost: each context-free segment of MIN_SEGMENT_WORDS or more words keeps at least
 //     MIN_SEGMENT_COVERAGE of its words in the prompted text;
 //   - no segment is duplicated: no prompted segment of 2 or more words appears more often than in
@@ -12,8 +12,10 @@
 //     words of the shorter, once they differ by more than LENGTH_SLACK_WORDS words.
 // Any failure makes the window fall back to the context-free text. The facts compared come from both
 // texts the same way, so a difference is a change the prompt made.
-import { LATERALITY, MONTHS, NEGATIONS, RELATIVE_DAYS, UNITS } from '../clinical-text/safety-lexicon.js';
-import { readNumbers, textWords, type SpokenItem } from '../clinical-text/spoken-numbers.js';
+import { FACT_KINDS, safetyFacts } from '../clinical-text/safety-facts.js';
+import { readNumbers, textWords } from '../clinical-text/spoken-numbers.js';
+
+export { safetyFacts, type SafetyFacts } from '../clinical-text/safety-facts.js';
 
 export const LENGTH_RATIO_BOUND = 1.5;
 export const LENGTH_SLACK_WORDS = 4;
@@ -30,42 +32,12 @@ export interface SafetyVerdict {
   reasons: SafetyReason[];
 }
 
-/** What a text says that a prompt must not change. */
-export interface SafetyFacts {
-  number: string[];
-  unit: string[];
-  date: string[];
-  negation: string[];
-  laterality: string[];
-}
-
-export function safetyFacts(text: string): SafetyFacts {
-  const facts: SafetyFacts = { number: [], unit: [], date: [], negation: [], laterality: [] };
-  for (const item of readNumbers(textWords(text))) {
-    if (item.kind === 'number') {
-      facts.number.push(item.value);
-      continue;
-    }
-    classify(item, facts);
-  }
-  return facts;
-}
-
-function classify(item: Extract<SpokenItem, { kind: 'word' }>, facts: SafetyFacts): void {
-  const w = item.text;
-  if (w in UNITS) facts.unit.push(UNITS[w]);
-  if (w in MONTHS) facts.date.push(`m${MONTHS[w]}`);
-  if (RELATIVE_DAYS.has(w)) facts.date.push(w);
-  if (NEGATIONS.has(w) || w.endsWith("n't")) facts.negation.push('not');
-  if (w in LATERALITY) facts.laterality.push(LATERALITY[w]);
-}
-
 /** Compares one window's context-free and prompted segments' texts. `checkCapped`: the check was cut for length. */
 export function checkSafety(contextFree: readonly string[], prompted: readonly string[], checkCapped = false): SafetyVerdict {
   const reasons: SafetyReason[] = [];
   const a = safetyFacts(contextFree.join(' '));
   const b = safetyFacts(prompted.join(' '));
-  for (const kind of ['number', 'unit', 'date', 'negation', 'laterality'] as const) {
+  for (const kind of FACT_KINDS) {
     if (!sameSequence(a[kind], b[kind])) reasons.push(kind);
   }
   const freeWords = wordsOf(contextFree.join(' '));

@@ -13,7 +13,7 @@ import type { TranscriptToken } from '../engine/transcript.js';
 import { editDistance } from './edit-distance.js';
 import { phoneticKey } from './phonetic-key.js';
 import type { RecognisedSegment } from './recognised-segment.js';
-import { safetyFacts } from './safety-check.js';
+import { safetyFacts } from '../clinical-text/safety-facts.js';
 import { textWords } from '../clinical-text/spoken-numbers.js';
 import { containsTerm } from './term-presence.js';
 import { wordsOfSegment } from './words.js';

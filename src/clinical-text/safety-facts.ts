@@ -1,0 +1,71 @@
+// What a text says that neither a vocabulary prompt (pipeline/safety-check.ts) nor the smart
+// formatter (smart-format.ts) may change: its numbers (digits or spoken, read by spoken-numbers.ts),
+// dose units, date words, negations and laterality, each kind in order. Written forms read as the
+// words they stand for, so a formatted text has the facts of what was said: "1,500" is 1500,
+// "2:30" is 230 as "two thirty" reads, "°C" is "celsius". Spoken numbers never join across punctuation.
+import { LATERALITY, MONTHS, NEGATIONS, RELATIVE_DAYS, UNITS } from './safety-lexicon.js';
+import { readNumbers, textWords, type SpokenItem, type TextWord } from './spoken-numbers.js';
+
+/** What a text says that a prompt or a formatter must not change. */
+export interface SafetyFacts {
+  number: string[];
+  unit: string[];
+  date: string[];
+  negation: string[];
+  laterality: string[];
+}
+
+export const FACT_KINDS = ['number', 'unit', 'date', 'negation', 'laterality'] as const;
+
+export function safetyFacts(text: string): SafetyFacts {
+  const facts: SafetyFacts = { number: [], unit: [], date: [], negation: [], laterality: [] };
+  for (const item of clauses(readWrittenForms(text)).flatMap(readNumbers)) {
+    if (item.kind === 'number') {
+      facts.number.push(item.value);
+      continue;
+    }
+    classify(item, facts);
+  }
+  return facts;
+}
+
+/** Whether two texts say the same facts, kind by kind and in order. */
+export function sameFacts(a: SafetyFacts, b: SafetyFacts): boolean {
+  return FACT_KINDS.every((kind) => a[kind].length === b[kind].length && a[kind].every((x, i) => x === b[kind][i]));
+}
+
+/** Written forms as the words they stand for: thousands separators dropped, clock times as spoken, degree signs named. */
+function readWrittenForms(text: string): string {
+  return text
+    .replace(/\b\d{1,3}(?:,\d{3})+(?![\d,])/g, (m) => m.replace(/,/g, ''))
+    .replace(/\b(\d{1,2}):(\d{2})\b/g, '$1$2')
+    .replace(/°\s?C\b/g, ' celsius')
+    .replace(/°\s?F\b/g, ' fahrenheit');
+}
+
+/**
+ * The text's words in runs between punctuation: "eighty. Ninety percent" says 80 and 90, not 8090, so
+ * a number ending one sentence and one starting the next are read apart, however each is written.
+ */
+function clauses(text: string): TextWord[][] {
+  const runs: TextWord[][] = [];
+  let run: TextWord[] = [];
+  for (const word of textWords(text)) {
+    if (run.length > 0 && /[.,;:!?]/.test(text.slice(run[run.length - 1].to, word.from))) {
+      runs.push(run);
+      run = [];
+    }
+    run.push(word);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+function classify(item: Extract<SpokenItem, { kind: 'word' }>, facts: SafetyFacts): void {
+  const w = item.text;
+  if (w in UNITS) facts.unit.push(UNITS[w]);
+  if (w in MONTHS) facts.date.push(`m${MONTHS[w]}`);
+  if (RELATIVE_DAYS.has(w)) facts.date.push(w);
+  if (NEGATIONS.has(w) || w.endsWith("n't")) facts.negation.push('not');
+  if (w in LATERALITY) facts.laterality.push(LATERALITY[w]);
+}
