@@ -14,3 +14,16 @@ export type { TranscriptionOutcome } from './pipeline/run-transcription.js';
 export { DEFAULT_VAD_PARAMS, type VadParams } from './engine/vad-params.js';
 export type { SpeechDetection, SpeechSegment } from './engine/engine.js';
 export { vadModelPath } from './models/vad-model-path.js';
+// PHI redaction of text and of a verbose_json transcript (docs/API.md "Redaction"), as `svc-stt redact` runs it.
+export { redactText, type RedactOptions, type RedactedText } from './clinical-text/redact-text.js';
+export { redactTranscript, type RedactedTranscript, type TranscriptRedaction, type VerboseTranscriptLike } from './clinical-text/redact-transcript.js';
+export {
+  IDENTIFIER_CLASSES,
+  HEALTH_CLASSES,
+  POLICY_GROUPS,
+  SUBSTITUTIONS,
+  RedactionPolicyError,
+  type RedactionClass,
+  type Substitution,
+} from './clinical-text/redaction-classes.js';
+export type { RedactionEntity } from './clinical-text/redaction-spans.js';
