@@ -15,10 +15,9 @@ const IPV6 = /(?<![\p{L}\p{N}:])(?:[0-9a-f]{1,4}:){2,7}(?::|(?::[0-9a-f]{1,4}){1
 
 const word = String.raw`[\p{L}\p{N}]+`;
 const dot = `\\s+(?:${DOT_WORDS.join('|')})\\s+`;
-const SPOKEN_EMAIL = new RegExp(
-  String.raw`(?<![\p{L}\p{N}])${word}(?:(?:${dot}|\s+(?:underscore|dash|hyphen)\s+)${word}){0,3}\s+(?:${AT_WORDS.join('|')})\s+${word}(?:${dot}${word}){0,2}${dot}(?:${TLDS})(?![\p{L}\p{N}])`,
-  'giu',
-);
+const localPart = String.raw`${word}(?:(?:${dot}|\s+(?:underscore|dash|hyphen)\s+)${word}){0,3}`;
+const domain = String.raw`${word}(?:${dot}${word}){0,2}${dot}(?:${TLDS})`;
+const SPOKEN_EMAIL = new RegExp(String.raw`(?<![\p{L}\p{N}])${localPart}\s+(?:${AT_WORDS.join('|')})\s+${domain}(?![\p{L}\p{N}])`, 'giu');
 const SPOKEN_URL = new RegExp(String.raw`(?<![\p{L}\p{N}])(?:w\s*w\s*w|www)${dot}${word}(?:${dot}${word}){0,2}${dot}(?:${TLDS})(?![\p{L}\p{N}])`, 'giu');
 
 /** A written number with a decimal point ("98.6", "2.5") is not a domain; a trailing sentence dot is not part of a URL. */

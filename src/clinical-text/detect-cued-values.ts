@@ -27,7 +27,8 @@ export function detectCuedValues(a: TextAnalysis): Candidate[] {
     if (type === undefined) continue;
     let i = wordAt(a.words, m.index + m[0].length);
     let fillers = 0;
-    let gapFrom = m.index + m[0].length;
+    // A cue inside a word ("Social's"): the value starts after the word.
+    let gapFrom = Math.max(m.index + m[0].length, a.words[i - 1]?.to ?? 0);
     while (i < a.words.length && fillers < MAX_FILLERS && FILLERS.has(a.words[i].text) && VALUE_GAP.test(a.text.slice(gapFrom, a.words[i].from))) {
       gapFrom = a.words[i].to;
       i++;
@@ -47,12 +48,16 @@ function valueFrom(a: TextAnalysis, i: number, gapFrom: number, runAt: Map<numbe
   let end = -1;
   let digits = 0;
   let characters = 0;
+  let lastSpoken = false;
   while (i < a.words.length && VALUE_GAP.test(a.text.slice(end === -1 ? gapFrom : end, a.words[i].from))) {
     const run = runAt.get(i);
     const raw = a.text.slice(a.words[i].from, a.words[i].to);
+    // After a comma only digits said on continue ("five five, nine eight"): "MRN 4471902, 45 years old" ends at the comma.
+    if (end !== -1 && a.text.slice(end, a.words[i].from).includes(',') && !(run?.spoken && lastSpoken)) break;
+    lastSpoken = run?.spoken ?? false;
     let to: number;
     let next: number;
-    if (run && !run.quantity) {
+    if (run) {
       to = run.to;
       next = run.endWord;
       digits += run.digits.length;
@@ -68,7 +73,7 @@ function valueFrom(a: TextAnalysis, i: number, gapFrom: number, runAt: Map<numbe
     } else {
       break;
     }
-    if (start === -1) start = run && !run.quantity ? run.from : a.words[i].from;
+    if (start === -1) start = run ? run.from : a.words[i].from;
     end = to;
     i = next;
   }

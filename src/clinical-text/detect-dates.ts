@@ -79,7 +79,7 @@ export function detectDates(a: TextAnalysis): Candidate[] {
     // Before the month: "3rd of", "the fifth of", "3 de", "3.".
     let b = i - 1;
     if (b >= 0 && JOINERS.has(words[b].text) && words[b].text !== 'the') b--;
-    for (const span of [1, 2]) {
+    for (const span of [2, 1]) {
       const d = b - span + 1;
       if (d >= 0 && dayAt(d) === b + 1 && /^[\s.,]{0,3}$/.test(a.text.slice(words[b].to, words[b + 1 === i ? i : b + 1].from))) {
         start = words[d].from;
@@ -96,8 +96,9 @@ export function detectDates(a: TextAnalysis): Candidate[] {
       j = next;
     }
     let y = j;
-    if (y < words.length && JOINERS.has(words[y].text) && words[y].text !== 'the') y++;
-    if (gapOk(end, y) && yearAt(y) !== -1) {
+    let yearGapFrom = end;
+    if (y < words.length && JOINERS.has(words[y].text) && words[y].text !== 'the' && gapOk(end, y)) yearGapFrom = words[y++].to;
+    if (gapOk(yearGapFrom, y) && yearAt(y) !== -1) {
       end = words[yearAt(y) - 1].to;
       dated = true;
     }

@@ -6,8 +6,14 @@ import { DRUG_NAMES } from './redaction-traps.js';
 import { CERTAINTY, type Candidate } from './redaction-spans.js';
 import type { TextAnalysis } from './text-analysis.js';
 
-const MEDICATION_ENDINGS =
-  /(?:pril|sartan|olol|statin|azole|prazole|cillin|mycin|cycline|floxacin|dipine|formin|gliptin|gliflozin|mab|tinib|parin|oxetine|triptan|azepam|olam|codone|tidine|vir|semide|thiazide|lukast|sone|olone|afil)$/;
+const MEDICATION_ENDINGS = new RegExp(
+  `(?:${[
+    'pril sartan olol statin azole prazole cillin mycin cycline floxacin dipine formin gliptin gliflozin mab tinib parin',
+    'oxetine triptan azepam olam codone tidine vir semide thiazide lukast sone olone afil',
+  ]
+    .join(' ')
+    .replace(/ /g, '|')})$`,
+);
 const CONDITION_ENDINGS = /(?:itis|osis|emia|aemia|oma|pathy|algia|plegia|trophy|penia|uria|rrhea|rrhoea|ectasis)$/;
 const PROCEDURE_ENDINGS = /(?:ectomy|otomy|ostomy|plasty|scopy|graphy|desis|pexy|rrhaphy)$/;
 const CONDITIONS = new Set([

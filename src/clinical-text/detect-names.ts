@@ -118,7 +118,8 @@ export function detectNames(a: TextAnalysis): Candidate[] {
     const i = after(m);
     let last = -1;
     for (let j = i; j < Math.min(words.length, i + 3) && !HINDI_VERBS.has(words[j].text); j++) {
-      if (j > i && !/^\s+$/.test(text.slice(words[j - 1].to, words[j].from))) break;
+      // Arabic writes "and" joined to the next word ("ورقم", and number): the name has ended.
+      if (j > i && (!/^\s+$/.test(text.slice(words[j - 1].to, words[j].from)) || words[j].text.startsWith('و'))) break;
       last = j;
     }
     if (last !== -1) add('person_name', i, Math.min(last, i + 1), CERTAINTY.cue);

@@ -29,9 +29,7 @@ export function detectNumbers(a: TextAnalysis): Candidate[] {
     const type = runType(run);
     const unit = a.words[run.endWord]?.text;
     if (type === null || (type === 'other_id' && unit !== undefined && unit in UNITS)) continue;
-    // "(617) 555-0192": the bracket goes with the number.
-    const start = type === 'phone_number' && a.text[run.from - 1] === '(' ? run.from - 1 : run.from;
-    out.push({ type, start, end: run.to, certainty: CERTAINTY.pattern });
+    out.push({ type, start: run.from, end: run.to, certainty: CERTAINTY.pattern });
   }
   for (const m of a.text.matchAll(CODE)) {
     if (m[0].replace(/\D/g, '').length < 4) continue;

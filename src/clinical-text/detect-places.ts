@@ -12,10 +12,10 @@ import { isCapitalised, type TextAnalysis, wordAt } from './text-analysis.js';
 
 const CUES = new RegExp(phrasesSource(PLACE_CUES), 'gu');
 const NAME = String.raw`\p{Lu}[\p{L}'’-]*`;
-const STREETS_BEFORE = new RegExp(
-  String.raw`(?<![\p{L}])(?:${STREET_BEFORE})\s+(?:(?:${NAME_PARTICLES})\s+|${NAME}\s*){1,4},?\s*\d{1,5}[a-zA-Z]?\b|\b\d{1,4},?\s+(?:rue|avenue|boulevard|bd|chemin|allée|impasse|quai|place)\s+(?:(?:${NAME_PARTICLES}|l')\s*|${NAME}\s*){1,5}`,
-  'gu',
-);
+/** "Calle Mayor 12" (the street, then its number); "12 rue de la Paix" (French: the number first). */
+const NUMBER_AFTER = String.raw`(?<![\p{L}])(?:${STREET_BEFORE})\s+(?:(?:${NAME_PARTICLES})\s+|${NAME}\s*){1,4},?\s*\d{1,5}[a-zA-Z]?\b`;
+const NUMBER_FIRST = String.raw`\b\d{1,4},?\s+(?:rue|avenue|boulevard|bd|chemin|allée|impasse|quai|place)\s+(?:(?:${NAME_PARTICLES}|l')\s*|${NAME}\s*){1,5}`;
+const STREETS_BEFORE = new RegExp(`${NUMBER_AFTER}|${NUMBER_FIRST}`, 'gu');
 const COMPOUND_STREET = new RegExp(String.raw`${NAME}(?:${STREET_SUFFIXES})\s+\d{1,4}[a-z]?\b`, 'gu');
 const PO_BOX = /\bP\.?\s?O\.?\s+Box\s+\d+/giu;
 const POSTCODES = [
@@ -50,6 +50,13 @@ export function detectPlaces(a: TextAnalysis): Candidate[] {
     const unit = i + 1 < words.length && UNIT_WORDS.has(words[i + 1].text) && /^,?\s+$/.test(text.slice(end, words[i + 1].from)) ? i + 1 : -1;
     if (unit !== -1 && unit + 1 < words.length && /\d/.test(words[unit + 1].text)) end = words[unit + 1].to;
     add(run ? run.from : words[first].from, end, CERTAINTY.pattern);
+    // "42 Oak Street in Springfield", "1420 Maple Avenue, Dayton": after an address comes its town.
+    let town = wordAt(words, end);
+    if (town < words.length && words[town].text === 'in' && /^\s+$/.test(text.slice(end, words[town].from))) town++;
+    else if (!/^,\s+$/.test(text.slice(end, words[town]?.from ?? end))) continue;
+    let last = -1;
+    for (let j = town; j < words.length && j - town < 3 && (j === town || spaceBefore(j)) && isCapitalised(raw(j)) && !kept(j); j++) last = j;
+    if (last !== -1) add(words[town].from, words[last].to, CERTAINTY.pattern);
   }
   for (const pattern of [STREETS_BEFORE, COMPOUND_STREET, PO_BOX, ...POSTCODES]) {
     for (const m of text.matchAll(pattern)) add(m.index, m.index + m[0].trimEnd().length, CERTAINTY.pattern);

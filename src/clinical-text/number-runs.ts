@@ -69,11 +69,16 @@ export function numberRuns(text: string, words: readonly TextWord[]): NumberRun[
       firstWord: i,
     };
     if (run.plus) run.from--;
+    // "(617) 555-0192": the bracketed area code's opening bracket belongs to the number.
+    else if (text[run.from - 1] === '(' && text[run.to] === ')') run.from--;
     let gaps = first.dotted ? '.'.repeat(first.dotted.length - 1) : '';
     let j = first.end;
     while (j < words.length && GROUP_GAP.test(text.slice(run.to, words[j].from))) {
       const group = groupAt(words, j, true);
       if (group === null) break;
+      // A comma joins digits said one group at a time ("five five five, zero one nine two"), not written
+      // numbers: "MRN 4471902, 45 years old" is two.
+      if (text.slice(run.to, words[j].from).includes(',') && !(group.spoken && run.spoken)) break;
       gaps += (text.slice(run.to, words[j].from).trim() || ' ') + (group.dotted ? '.'.repeat(group.dotted.length - 1) : '');
       run.digits += group.digits;
       run.groups.push(...(group.dotted ?? [group.digits]));

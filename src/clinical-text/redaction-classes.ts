@@ -46,6 +46,7 @@ export type Substitution = (typeof SUBSTITUTIONS)[number];
 const CLASS_NAMES: ReadonlySet<string> = new Set<string>([...IDENTIFIER_CLASSES, ...HEALTH_CLASSES]);
 
 export class RedactionPolicyError extends Error {
+  override readonly name = 'RedactionPolicyError';
   constructor(readonly unknown: string[]) {
     super(`unknown redaction ${unknown.length === 1 ? 'policy' : 'policies'} ${unknown.map((name) => `'${name}'`).join(', ')}; ${KNOWN_POLICIES}`);
   }
