@@ -21,7 +21,13 @@ export interface Candidate extends RedactionEntity {
 export function settle(candidates: readonly Candidate[], text: string): RedactionEntity[] {
   const ordered = [...candidates].filter((c) => c.end > c.start).sort((a, b) => b.certainty - a.certainty || b.end - b.start - (a.end - a.start));
   const kept: Candidate[] = [];
-  for (const c of ordered) if (!kept.some((k) => k.start < c.end && c.start < k.end)) kept.push(c);
+  // Which characters a kept entity covers: an hour of transcript has thousands of candidates.
+  const taken = new Uint8Array(text.length);
+  for (const c of ordered) {
+    if (taken.subarray(c.start, c.end).some((x) => x === 1)) continue;
+    taken.fill(1, c.start, c.end);
+    kept.push(c);
+  }
   kept.sort((a, b) => a.start - b.start);
   const out: RedactionEntity[] = [];
   for (const { type, start, end } of kept) {
@@ -40,11 +46,21 @@ export function settle(candidates: readonly Candidate[], text: string): Redactio
 export function foldInPlace(text: string): string {
   let out = '';
   for (const ch of text) {
-    const folded = fold(ch);
-    out += folded.length === ch.length ? folded : ch.toLowerCase().length === ch.length ? ch.toLowerCase() : ch;
+    let folded = FOLDED.get(ch);
+    if (folded === undefined) {
+      const f = fold(ch);
+      folded = f.length === ch.length ? f : ch.toLowerCase().length === ch.length ? ch.toLowerCase() : ch;
+      if (FOLDED.size < FOLDED_KEPT) FOLDED.set(ch, folded);
+    }
+    out += folded;
   }
   return out;
 }
+
+/** Each character's folded form, computed once: a text is mostly the same few dozen characters. */
+const FOLDED = new Map<string, string>();
+/** A text of every character there is must not grow the cache without end. */
+const FOLDED_KEPT = 4096;
 
 /** Letters and digits, Unicode-wide: the edges of a word in the lexicon's regular expressions. */
 export const WORD_START = '(?<![\\p{L}\\p{N}\\p{M}])';
