@@ -18,3 +18,16 @@ export { vadModelPath } from './models/vad-model-path.js';
 export { formatText, FormatOptionError, FORMATTED_FAMILIES, type FormatOptions, type FormatChange, type FormattedText } from './clinical-text/smart-format.js';
 export { formatTranscript, type TranscriptFormatOptions } from './clinical-text/format-transcript.js';
 export { readTranscript, type FormattableTranscript, type TranscriptSegmentText, type TranscriptWord } from './clinical-text/transcript-shape.js';
+// PHI redaction of text and of a verbose_json transcript (docs/API.md "Redaction"), as `svc-stt redact` runs it.
+export { redactText, type RedactOptions, type RedactedText } from './clinical-text/redact-text.js';
+export { redactTranscript, type RedactedTranscript, type TranscriptRedaction, type VerboseTranscriptLike } from './clinical-text/redact-transcript.js';
+export {
+  IDENTIFIER_CLASSES,
+  HEALTH_CLASSES,
+  POLICY_GROUPS,
+  SUBSTITUTIONS,
+  RedactionPolicyError,
+  type RedactionClass,
+  type Substitution,
+} from './clinical-text/redaction-classes.js';
+export type { RedactionEntity } from './clinical-text/redaction-spans.js';

@@ -41,13 +41,16 @@ Usage:
   svc-stt console-users list --tenant T [--json]
   svc-stt console-users require-totp --tenant T [--off] [--json]   (TOTP a must for the tenant's console accounts)
   svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)
+  svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json]   (PHI redaction of a transcript on stdin:
+                 text in, {"text","entities":[{type,start,end}]} out; --json: verbose_json in and out, with redactions
+                 in seconds; LIST: classes or groups, comma-separated, default identifiers; see docs/API.md "Redaction")
 
 Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_DATA_DIR (database for keys, dictionaries and webhook secrets; default ./data),
              SVC_WEBHOOK_MASTER_KEY (encrypts webhook secrets; default <data dir>/webhook-master.key).
 `;
 
-const COMMANDS = ['serve', 'transcribe', 'bench', 'format', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks', 'console-users'];
+const COMMANDS = ['serve', 'transcribe', 'bench', 'format', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks', 'console-users', 'redact'];
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -91,6 +94,9 @@ export async function main(argv: string[]): Promise<void> {
         break;
       case 'console-users':
         await (await import('./console-users-command.js')).runConsoleUsersCommand(rest);
+        break;
+      case 'redact':
+        await (await import('./redact-command.js')).runRedactCommand(rest);
         break;
       case undefined:
       case 'help':
