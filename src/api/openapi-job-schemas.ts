@@ -14,6 +14,7 @@ import { JOB_OBJECT, MIN_AUDIO_SECONDS_ADVISORY } from './routes/job-view.js';
 
 import { documentedFields, requiredFieldsOf } from '../contract/request-fields.js';
 
+import { redactionFields } from './openapi-transcript-schemas.js';
 import type { Schema } from './openapi-types.js';
 
 import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../domain/job-statuses.js';
@@ -60,6 +61,7 @@ export const jobTranscriptJson: Schema = {
     segments: { type: 'array', items: ref('Segment') },
     decoration: ref('Decoration'),
     word_timing_available: boolean(),
+    ...redactionFields,
     metadata: ref('Metadata'),
   },
 };
@@ -78,6 +80,7 @@ export const partialTranscript: Schema = {
     result_revision: integer(),
     segments: { type: 'array', items: ref('Segment') },
     words: { type: 'array', items: ref('Word') },
+    ...redactionFields,
   },
 };
 

@@ -1,6 +1,7 @@
 // The contract's transcription resources as JSON Schema: the request forms, the inline answers in each
 // format, their parts (segments, words, speakers, languages, vocabulary and pattern reports), the error
 // envelope and the stream events.
+import { HEALTH_CLASSES, IDENTIFIER_CLASSES } from '../clinical-text/redaction-classes.js';
 import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
 
 import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js';
@@ -211,6 +212,25 @@ export const metadata: Schema = {
 };
 
 /** The `json` answer: closed, so a verbose answer (which requires `task`) can never match it too. */
+/** With `redact`: where something was removed and how many of each class, never what (docs/API.md "Redaction"). */
+export const redactionFields: Record<string, Schema> = {
+  redactions: {
+    type: 'array',
+    description: 'With `redact`: each redaction, in seconds of the audio; its words were replaced by the substitution.',
+    items: {
+      type: 'object',
+      required: ['type', 'start', 'end'],
+      additionalProperties: false,
+      properties: { type: string({ enum: [...IDENTIFIER_CLASSES, ...HEALTH_CLASSES] }), start: number(), end: number() },
+    },
+  },
+  redaction_counts: {
+    type: 'object',
+    description: 'With `redact`: how many redactions of each class.',
+    additionalProperties: integer({ minimum: 1 }),
+  },
+};
+
 export const transcriptionJson: Schema = {
   type: 'object',
   required: ['text'],
@@ -226,6 +246,7 @@ export const transcriptionJson: Schema = {
         properties: { token: string(), logprob: { type: 'number' }, bytes: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } } },
       },
     },
+    ...redactionFields,
   },
 };
 
@@ -284,6 +305,7 @@ export const transcriptionVerboseJson: Schema = {
     language_detection: ref('LanguageDetection'),
     vocabulary: ref('VocabularyAudit'),
     patterns: ref('PatternsReport'),
+    ...redactionFields,
     metadata: ref('Metadata'),
     usage: {
       type: 'object',

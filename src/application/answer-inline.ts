@@ -1,6 +1,8 @@
 // Audio within the inline boundary is transcribed while the client waits: refused at once when the
 // engines are full, streamed as it is decoded when asked, and metered before any answer goes out.
 
+import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
+import { clinicalTextRequest } from '../contract/clinical-text-fields.js';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import { isAbortError } from '../engine/engine-errors.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
@@ -33,7 +35,7 @@ const STREAMED: TranscriptionAnswer = { kind: 'streamed' };
 
 export async function answerInline(
   inline: InlineTranscription,
-  connection: Pick<TranscriptionConnection, 'openStream'>,
+  connection: Pick<TranscriptionConnection, 'openStream' | 'usage'>,
   deps: InlineDeps,
 ): Promise<TranscriptionAnswer> {
   const { key, transcription, abort } = inline;
@@ -45,7 +47,7 @@ export async function answerInline(
     deps.billing.meter(key, { eventKey: inlineEventKey(inline.requestId), route: inlineUsageRoute(transcription), model: transcription.model, ...counters });
   let outcome: TranscriptionOutcome;
   try {
-    outcome = await runTranscription(
+    const recognised = await runTranscription(
       inline.pcm,
       { ...transcription, knownSpeakers: inline.knownSpeakers },
       {
@@ -60,6 +62,8 @@ export async function answerInline(
       if (error instanceof UnsupportedDetectedLanguage) await meter(unsupportedLanguageCounters(transcription)).catch(() => {});
       throw isAbortError(error) ? (cutOffOf(abort.signal) ?? new TranscriptionCancelled({ cause: error })) : error;
     });
+    outcome = applyClinicalText(recognised, clinicalTextRequest(transcription.clinicalText));
+    if (outcome.redaction) connection.usage.redacted(outcome.redaction.counts);
     // Cut off as it finished: the key may have no answer, and none is metered.
     const cutOff = cutOffOf(abort.signal);
     if (cutOff) throw cutOff;

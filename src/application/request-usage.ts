@@ -20,6 +20,8 @@ export interface RequestUsageFields {
   meteredSeconds?: number;
   /** `refused`: why. */
   blockReason?: BlockReason;
+  /** With `redact`: how many redactions of each class (counts only, never what was removed). */
+  redactions?: Record<string, number>;
 }
 
 export class RequestUsage {
@@ -27,6 +29,7 @@ export class RequestUsage {
   private meteredMs: number | null = null;
   private refusal: BlockReason | null = null;
   private job = false;
+  private redactions: Record<string, number> | null = null;
   private finished = false;
   private resolveEnded!: () => void;
   /** Settles once the use case has ended: answered, refused, failed, or stopped by a hang-up. */
@@ -49,6 +52,11 @@ export class RequestUsage {
     this.refusal = reason;
   }
 
+  /** Redaction removed these many of each class from the answer. */
+  redacted(counts: Record<string, number>): void {
+    this.redactions = counts;
+  }
+
   /** The answer is a durable job (metered by the job when it succeeds). */
   becameJob(): void {
     this.job = true;
@@ -65,7 +73,10 @@ export class RequestUsage {
   }
 
   fields(): RequestUsageFields {
-    const length = this.audioSeconds === null ? {} : { audioSeconds: this.audioSeconds };
+    const length = {
+      ...(this.audioSeconds === null ? {} : { audioSeconds: this.audioSeconds }),
+      ...(this.redactions === null ? {} : { redactions: this.redactions }),
+    };
     if (this.refusal !== null) return { ...length, billing: 'refused', blockReason: this.refusal };
     if (this.meteredMs !== null) return { ...length, billing: 'metered', meteredSeconds: this.meteredMs / 1000 };
     if (this.job) return { ...length, billing: 'job' };

@@ -74,7 +74,7 @@ export interface ConsoleContext {
   /** A change by a signed-in user: the session, or null when it was answered (signed out, CSRF refused). */
   change(request: FastifyRequest, reply: FastifyReply, options?: SignedInOptions): Promise<ConsoleSession | null>;
   /** One `console audit` line: who, what, which ids (never a secret, key, password or transcript). */
-  audit(request: FastifyRequest, session: ConsoleSession, action: string, subject?: Record<string, string | number>): void;
+  audit(request: FastifyRequest, session: ConsoleSession, action: string, subject?: Record<string, string | number | Readonly<Record<string, number>>>): void;
   /**
    * One warn-level `console audit` line of a failed or refused credential (a wrong password or code,
    * a lock, the address limit), with the client address: brute force shows in the log. Never the

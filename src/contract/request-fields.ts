@@ -4,6 +4,7 @@
 // as declared, the upload form's derived (a `form: 'json'` field is sent on the form as JSON text).
 // A route may add to a field's schema (its own default or wording); a field a route takes under an
 // `'alias'` is accepted there and documented under the name it is an alias of.
+import { SUBSTITUTIONS } from '../clinical-text/redaction-classes.js';
 import type { Entitlement } from '../domain/api-keys.js';
 import { JOB_MODEL, MODEL_IDS } from '../domain/model-ids.js';
 import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
@@ -295,6 +296,33 @@ export const REQUEST_FIELDS = {
         "or as its JSON string: the VAD's threshold, padding and minimum silence for this request (jobs too).",
     }),
     routes: { transcriptions: true },
+  },
+  smart_format: {
+    schema: boolean({
+      default: false,
+      description:
+        'Write spoken clinical quantities as a chart writes them (`25 mg`, `142/88`, `96%`), by the medication-safety rules, each change ' +
+        'proved to say the same number (docs/API.md "Smart format"). English only; other languages pass through. Not with `stream=true`.',
+    }),
+    routes: { transcriptions: true, jobs: true },
+  },
+  redact: {
+    schema: string({
+      description:
+        'Remove PHI: comma-separated policy names, `identifiers` (every HIPAA Safe Harbor identifier class), `health` (conditions, ' +
+        'medications, procedures), `all`, or class names (docs/API.md "Redaction"). The answer lists where (`redactions`, seconds) and how ' +
+        'many (`redaction_counts`), never what. Not with `stream=true` or `include[]=logprobs`.',
+      examples: ['identifiers', 'person_name,phone_number', 'all'],
+    }),
+    routes: { transcriptions: true, jobs: true },
+  },
+  redact_substitution: {
+    schema: string({
+      enum: SUBSTITUTIONS,
+      default: 'entity_name',
+      description: 'With `redact`: `entity_name` writes the class (`[PERSON_NAME]`); `hash` writes `####`, whatever the length removed.',
+    }),
+    routes: { transcriptions: true, jobs: true },
   },
 } as const satisfies Record<string, RequestField>;
 

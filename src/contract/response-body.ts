@@ -7,6 +7,7 @@ import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { patternsBlock } from '../pipeline/pattern-stage.js';
 import { disabledVocabularyAudit } from '../pipeline/vocabulary-audit.js';
 import { wordsFromSegments } from '../pipeline/words.js';
+import { segmentConfidence } from '../pipeline/clinical-text-stage.js';
 
 import type { ModelId } from '../domain/model-ids.js';
 import type { Task } from '../domain/tasks.js';
@@ -29,8 +30,7 @@ export function responseSegments(outcome: TranscriptionOutcome) {
   return outcome.speakers.segments
     .filter((s) => s.text.trim() !== '')
     .map((s, i) => {
-      const textTokens = s.tokens.filter((t) => !t.special);
-      const confidence = textTokens.length ? textTokens.reduce((a, t) => a + t.p, 0) / textTokens.length : null;
+      const confidence = s.confidence !== undefined ? s.confidence : segmentConfidence(s);
       return {
         // OpenAI's diarized segment type; the contract's fields follow.
         type: STREAM_EVENT_TYPES.segment,
@@ -67,6 +67,7 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
     ...(outcome.detection ? { language_detection: outcome.detection } : {}),
     vocabulary: outcome.vocabulary ?? disabledVocabularyAudit(outcome.language),
     ...(outcome.patterns ? { patterns: patternsBlock(outcome.patterns) } : {}),
+    ...redactionFields(outcome),
     metadata: {
       api_version: API_VERSION,
       runtime: RUNTIME_NAME,
@@ -75,6 +76,11 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
     },
     usage: durationUsage(outcome.durationSeconds),
   };
+}
+
+/** Where redaction removed something and how many of each class (never what); nothing when it was not asked. */
+export function redactionFields(outcome: Pick<TranscriptionOutcome, 'redaction'>) {
+  return outcome.redaction ? { redactions: outcome.redaction.redactions, redaction_counts: outcome.redaction.counts } : {};
 }
 
 /**
@@ -114,7 +120,7 @@ export function responseBody(
   if (format === 'json') {
     return {
       contentType: 'application/json; charset=utf-8',
-      body: JSON.stringify({ text: outcome.text, ...(options.logprobs ? { logprobs: tokenLogprobs(outcome) } : {}) }),
+      body: JSON.stringify({ text: outcome.text, ...(options.logprobs ? { logprobs: tokenLogprobs(outcome) } : {}), ...redactionFields(outcome) }),
     };
   }
   if (isSubtitleFormat(format)) return subtitles(format, responseSegments(outcome));

@@ -28,6 +28,7 @@ import { parseVocabulary, vocabularyLanguageOf } from '../pipeline/vocabulary-te
 import { validateWebhookUrl } from './webhook-url.js';
 
 import { requireEntitlements } from './request-entitlements.js';
+import { parseClinicalTextFields, type ClinicalTextFields } from './clinical-text-fields.js';
 
 import {
   DEFAULT_PROFILE,
@@ -110,6 +111,8 @@ export interface TranscriptionRequest {
   knownSpeakerReferences: KnownSpeakerReference[];
   /** `known_speakers[]` (with diarize): ids of the tenant's enrolled voices, not yet looked up. */
   enrolledVoiceIds: string[];
+  /** `smart_format`, `redact` and `redact_substitution`: what becomes of the words after recognition. */
+  clinicalText: ClinicalTextFields;
 }
 
 const bad = (message: string) => new InvalidRequestField(message);
@@ -264,6 +267,13 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
   // The stream's events carry text only; the log-probabilities come with the json answer's body.
   if (logprobs && stream) throw unprocessable('include[]=logprobs comes with the json answer and cannot be streamed: send stream=true or include[], not both');
+  const clinicalText = parseClinicalTextFields(fields);
+  // The stream's deltas go out as words are decoded, before the text they belong to is whole.
+  if (stream && (clinicalText.smartFormat || clinicalText.redact !== null)) {
+    throw unprocessable('smart_format and redact apply to the whole text and cannot be streamed: send stream=true or those, not both');
+  }
+  // Token texts spell the words a redaction removed.
+  if (logprobs && clinicalText.redact !== null) throw unprocessable('include[]=logprobs gives the words redact removes: send one or the other');
   return {
     task: 'transcribe',
     model,
@@ -284,5 +294,6 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
     vad,
     knownSpeakerReferences: knownSpeakers.references,
     enrolledVoiceIds: knownSpeakers.enrolledVoiceIds,
+    clinicalText,
   };
 }

@@ -8,6 +8,7 @@ import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { isChunkingStrategyField } from './chunking-strategy.js';
 import { parsePrompt } from './prompt-field.js';
+import { NO_CLINICAL_TEXT } from './clinical-text-fields.js';
 import { oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type TranscriptionRequest } from './transcription-request.js';
 import { DEFAULT_TRANSLATION_FORMAT, fieldNamesOf, TRANSLATION_FORMATS } from './request-fields.js';
 import { validateWebhookUrl } from './webhook-url.js';
@@ -46,5 +47,6 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
     vad: null,
     knownSpeakerReferences: [],
     enrolledVoiceIds: [],
+    clinicalText: NO_CLINICAL_TEXT,
   };
 }

@@ -6,6 +6,8 @@
 // The pipeline is called three times a chunk: to cut the window (chunk-window.ts), to transcribe
 // the chunk, and to add its outcome to the totals so far (chunk-accumulation.ts). Its tallies are
 // never opened here.
+import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
+import { clinicalTextRequest } from '../contract/clinical-text-fields.js';
 import { decodeAudioWindow } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { verboseBody } from '../contract/response-body.js';
@@ -121,7 +123,7 @@ export class JobChunkProcessor {
   ): Promise<{ transcript: AssembledTranscript; carry: CarryOver }> {
     // The chunk starts where the audio done so far ends.
     const start = job.completedAudioSeconds;
-    const outcome = await runTranscription(
+    const recognised = await runTranscription(
       chunk.pcm,
       // A decorated job's words are attached to its speakers later: decode them with the text.
       { ...request, language: chunkChoice(carry.language, request.language), wordTimestamps: request.wordTimestamps || decorates(request) },
@@ -135,6 +137,8 @@ export class JobChunkProcessor {
       },
       { signal, regions: chunk.regions, ...(carry.language.evidence ? { languageBefore: carry.language.evidence } : {}) },
     );
+    // Formatted and redacted before anything of it is stored: the partial result is shaped from it too.
+    const outcome = applyClinicalText(recognised, clinicalTextRequest(request.clinicalText));
     const language = afterChunk(carry.language, request.language, outcome);
     // Partial results declare the language as decided so far, like the final one.
     const declared = { ...outcome, language: language.language, languageSource: finalSource(language, request.language) };

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
 import { type LanguageChoice, type TranscriptionRequest } from '../contract/transcription-request.js';
 import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, RESPONSE_FORMATS } from '../contract/request-fields.js';
 import { DEFAULT_SPEAKER_COUNT } from '../contract/speaker-count.js';
+import { NO_CLINICAL_TEXT, type ClinicalTextFields } from '../contract/clinical-text-fields.js';
 
 export type StoredJobRequest = TranscriptionRequest;
 
@@ -71,6 +72,19 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     // Known speakers are stored as job-known-speakers.ts says, and read from there by the decoration.
     knownSpeakerReferences: [],
     enrolledVoiceIds: [],
+    clinicalText: storedClinicalText(stored.clinicalText),
+  };
+}
+
+/** The stored smart_format and redaction (validated when the request was made); rows from before them: neither. */
+function storedClinicalText(value: unknown): ClinicalTextFields {
+  const v = value as Partial<ClinicalTextFields> | null | undefined;
+  if (!v || typeof v !== 'object') return NO_CLINICAL_TEXT;
+  const redact = Array.isArray(v.redact) ? v.redact.filter((p): p is string => typeof p === 'string') : [];
+  return {
+    smartFormat: v.smartFormat === true,
+    redact: redact.length > 0 ? redact : null,
+    redactSubstitution: v.redactSubstitution === 'hash' ? 'hash' : 'entity_name',
   };
 }
 

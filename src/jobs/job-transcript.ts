@@ -7,7 +7,8 @@ import { durationUsage, languageFields, RUNTIME_NAME, type verboseBody } from '.
 import { seekOf, type OpenAiSegmentFields } from '../contract/openai-segment-fields.js';
 import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import { isSubtitleFormat, subtitles } from '../contract/subtitles.js';
-import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { NO_SPEECH_LANGUAGE, type RedactionReport, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import type { TranscriptRedaction } from '../clinical-text/redact-transcript.js';
 import type { ResponseFormat } from '../contract/request-fields.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
 import { patternsBlock, type PatternTally } from '../pipeline/pattern-stage.js';
@@ -49,6 +50,9 @@ export interface AssembledTranscript {
   result_revision: number;
   segments: TimedSegment[];
   words?: TimedWord[];
+  /** Where redaction removed something (seconds into the recording) and how many of each class; absent when not asked. */
+  redactions?: TranscriptRedaction[];
+  redaction_counts?: RedactionReport['counts'];
 }
 
 export function emptyTranscript(language: string): AssembledTranscript {
@@ -64,7 +68,7 @@ export type ChunkBody = Pick<ReturnType<typeof verboseBody>, 'segments' | 'words
  */
 export function appendChunk(
   previous: AssembledTranscript,
-  outcome: Pick<TranscriptionOutcome, 'text' | 'language' | 'languageSource'>,
+  outcome: Pick<TranscriptionOutcome, 'text' | 'language' | 'languageSource' | 'redaction'>,
   body: ChunkBody,
   offsetSeconds: number,
   chunkSeconds: number,
@@ -80,6 +84,9 @@ export function appendChunk(
   }));
   const words = body.words?.map((w) => ({ ...w, start: round3(w.start + offsetSeconds), end: round3(w.end + offsetSeconds) }));
   const text = [previous.text, outcome.text.trim()].filter((t) => t !== '').join(' ');
+  const redacted = outcome.redaction
+    ? outcome.redaction.redactions.map((r) => ({ ...r, start: round3(r.start + offsetSeconds), end: round3(r.end + offsetSeconds) }))
+    : null;
   return {
     object: PARTIAL_OBJECT,
     provisional: true,
@@ -90,7 +97,19 @@ export function appendChunk(
     result_revision: revision,
     segments: [...previous.segments, ...segments],
     ...(words || previous.words ? { words: [...(previous.words ?? []), ...(words ?? [])] } : {}),
+    ...(redacted || previous.redactions
+      ? {
+          redactions: [...(previous.redactions ?? []), ...(redacted ?? [])],
+          redaction_counts: addCounts(previous.redaction_counts ?? {}, outcome.redaction?.counts ?? {}),
+        }
+      : {}),
   };
+}
+
+function addCounts(a: RedactionReport['counts'], b: RedactionReport['counts']): RedactionReport['counts'] {
+  const sum = { ...a };
+  for (const [type, n] of Object.entries(b) as Array<[keyof typeof b, number]>) sum[type] = (sum[type] ?? 0) + n;
+  return sum;
 }
 
 export interface FinalContext {
@@ -149,6 +168,7 @@ export function finalResult(transcript: AssembledTranscript, ctx: FinalContext):
     segments,
     ...(ctx.decoration ? { decoration: ctx.decoration } : {}),
     word_timing_available: ctx.wordTiming && !ctx.decoration,
+    ...(transcript.redactions ? { redactions: transcript.redactions, redaction_counts: transcript.redaction_counts ?? {} } : {}),
     metadata,
   };
   if (ctx.format === 'json') return json(common);

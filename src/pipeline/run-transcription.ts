@@ -27,6 +27,8 @@ import { emptyPatternTally, type PatternTally } from './pattern-stage.js';
 import { patternPrograms } from './patterns.js';
 import type { TextDelta } from './text-deltas.js';
 import type { Task } from '../domain/tasks.js';
+import type { TranscriptRedaction } from '../clinical-text/redact-transcript.js';
+import type { RedactionClass } from '../clinical-text/redaction-classes.js';
 import type { VadParams } from '../engine/vad-params.js';
 
 import { type LanguageFamily } from '../domain/language-families.js';
@@ -69,6 +71,14 @@ export interface TranscriptionOutcome {
   temperature: number;
   /** What was asked: the spoken language's text, or its English translation. */
   task: Task;
+  /** What redaction removed (clinical-text-stage.ts); absent or null when it was not asked. */
+  redaction?: RedactionReport | null;
+}
+
+/** What redaction removed: where (seconds) and how many of each class, never what. */
+export interface RedactionReport {
+  redactions: TranscriptRedaction[];
+  counts: Partial<Record<RedactionClass, number>>;
 }
 
 /** What the stages need of the request. */

@@ -41,6 +41,8 @@ export interface KnownSpeakerTiming {
 export interface AttributedSegment extends RecognisedSegment {
   speaker: string;
   reviewRequired: boolean;
+  /** Set where the tokens it is computed from are gone (a redacted segment); otherwise computed from them. */
+  confidence?: number | null;
 }
 
 export interface AttributedWord extends Word {

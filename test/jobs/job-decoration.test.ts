@@ -12,6 +12,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { NO_CLINICAL_TEXT } from '../../src/contract/clinical-text-fields.js';
 import t from 'tap';
 import { UsageBilling } from '../../src/billing/usage-billing.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -97,6 +98,7 @@ async function createJob(maxSpeakers = 4, extra: Record<string, unknown> = {}): 
       stream: false,
       temperature: 0,
       logprobs: false,
+      clinicalText: NO_CLINICAL_TEXT,
     },
     extra,
   );

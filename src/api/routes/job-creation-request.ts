@@ -36,6 +36,7 @@ import {
 import { parsePrompt } from '../../contract/prompt-field.js';
 
 import { requireEntitlements } from '../../contract/request-entitlements.js';
+import { parseClinicalTextFields } from '../../contract/clinical-text-fields.js';
 
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 
@@ -136,6 +137,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       temperature: 0,
       logprobs: false,
       ...speakerCount,
+      clinicalText: parseClinicalTextFields(fields),
     },
     filename,
     contentType,

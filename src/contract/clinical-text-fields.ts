@@ -1,0 +1,57 @@
+// The request fields that shape the words after recognition (docs/API.md "Smart format", "Redaction"):
+// `smart_format`, `redact` (comma-separated policy names: classes or the groups identifiers, health,
+// all) and `redact_substitution`. One reader for the upload form (strings) and the job body (JSON), so
+// both say the same of the same value. Messages name the field, never the value sent.
+import { resolvePolicies, RedactionPolicyError, SUBSTITUTIONS, type Substitution } from '../clinical-text/redaction-classes.js';
+import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
+import type { ClinicalTextRequest } from '../pipeline/clinical-text-stage.js';
+
+export interface ClinicalTextFields {
+  smartFormat: boolean;
+  /** The policy names asked for; null: no redaction. */
+  redact: string[] | null;
+  redactSubstitution: Substitution;
+}
+
+export const NO_CLINICAL_TEXT: ClinicalTextFields = { smartFormat: false, redact: null, redactSubstitution: 'entity_name' };
+
+/** The fields as sent: form strings, or JSON values. */
+export function parseClinicalTextFields(values: { smart_format?: unknown; redact?: unknown; redact_substitution?: unknown }): ClinicalTextFields {
+  const smartFormat = booleanValue(values.smart_format, 'smart_format');
+  const redact = policies(values.redact);
+  const given = values.redact_substitution !== undefined && values.redact_substitution !== null && values.redact_substitution !== '';
+  if (given && redact === null) throw new UnprocessableRequest('redact_substitution needs redact');
+  if (given && !(SUBSTITUTIONS as readonly unknown[]).includes(values.redact_substitution)) {
+    throw new InvalidRequestField(`redact_substitution must be one of: ${SUBSTITUTIONS.join(', ')}`);
+  }
+  return { smartFormat, redact, redactSubstitution: given ? (values.redact_substitution as Substitution) : 'entity_name' };
+}
+
+/** What the clinical-text stage is asked to do. */
+export function clinicalTextRequest(fields: ClinicalTextFields): ClinicalTextRequest {
+  return { smartFormat: fields.smartFormat, redact: fields.redact, redactSubstitution: fields.redactSubstitution };
+}
+
+function booleanValue(value: unknown, field: string): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new InvalidRequestField(`${field} must be true or false`);
+}
+
+function policies(value: unknown): string[] | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') throw new InvalidRequestField('redact must be a string of comma-separated policy names');
+  const names = value.split(',').map((name) => name.trim());
+  if (names.some((name) => name === '')) throw new UnprocessableRequest('redact must name policies separated by commas, none empty');
+  try {
+    resolvePolicies(names);
+  } catch (error) {
+    if (!(error instanceof RedactionPolicyError)) throw error;
+    // The refusal lists what is known; the names sent are the client's and are not echoed.
+    throw new UnprocessableRequest(`redact has ${error.unknown.length === 1 ? 'a policy' : 'policies'} not known: ${KNOWN}`);
+  }
+  return [...new Set(names)];
+}
+
+const KNOWN = 'use identifiers, health, all, or class names (docs/API.md "Redaction")';

@@ -1,0 +1,77 @@
+// The last stage of a transcription: smart_format, then PHI redaction (docs/API.md "Smart format" and
+// "Redaction"), over everything of the outcome that carries words: the text, the segments, the words and
+// the patterns' spans. Formatting comes first so a date or number is redacted in the form it is shown.
+// What redaction changes leaves nothing behind that spells it: a redacted segment loses its token ids
+// (they decode to the words; its confidence is kept, computed before), and a pattern span over a
+// redaction is substituted too. Every route's answer is shaped from this outcome, so none shows more.
+import { redactTranscript, type VerboseTranscriptLike } from '../clinical-text/redact-transcript.js';
+import type { Substitution } from '../clinical-text/redaction-classes.js';
+import { substitutionFor } from '../clinical-text/redaction-classes.js';
+import { formatTranscript } from '../clinical-text/format-transcript.js';
+import type { FormattableTranscript } from '../clinical-text/transcript-shape.js';
+import type { RedactionReport, TranscriptionOutcome } from './run-transcription.js';
+import type { AttributedSegment, AttributedWord } from './speaker-attachment.js';
+import { wordsFromSegments } from './words.js';
+import type { PatternTally } from './pattern-stage.js';
+
+/** What the request asked of the words: formatting, and which classes to redact with what. */
+export interface ClinicalTextRequest {
+  smartFormat?: boolean;
+  /** Policy names (classes or groups); null or absent: no redaction. */
+  redact?: readonly string[] | null;
+  redactSubstitution?: Substitution;
+}
+
+/** The mean probability of a segment's text tokens: its confidence (null without tokens). */
+export function segmentConfidence(segment: Pick<AttributedSegment, 'tokens'>): number | null {
+  const text = segment.tokens.filter((t) => !t.special);
+  return text.length ? text.reduce((sum, t) => sum + t.p, 0) / text.length : null;
+}
+
+export function applyClinicalText(outcome: TranscriptionOutcome, request: ClinicalTextRequest): TranscriptionOutcome {
+  const redacting = (request.redact?.length ?? 0) > 0;
+  // Only English is formatted (clinical-text/smart-format.ts); a text with another family passes through.
+  const formatting = request.smartFormat === true && outcome.families.length > 0 && outcome.families.every((f) => f === 'en');
+  if (!redacting && !formatting) return outcome;
+
+  const attached = outcome.speakers;
+  const words: AttributedWord[] | null = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
+  const segments = attached.segments.map((s) => ({ ...s, confidence: s.confidence === undefined ? segmentConfidence(s) : s.confidence }));
+  let view = { text: outcome.text, language: 'en', segments, ...(words ? { words } : {}) };
+  if (formatting) view = formatTranscript(view as FormattableTranscript, { language: 'en' }) as typeof view;
+  let redaction: RedactionReport | null = null;
+  if (redacting) {
+    // The redactor empties a redacted segment's `tokens`, whatever their shape.
+    const redacted = redactTranscript(view as unknown as VerboseTranscriptLike, {
+      policies: request.redact ?? [],
+      ...(request.redactSubstitution ? { substitution: request.redactSubstitution } : {}),
+    });
+    view = redacted.transcript as unknown as typeof view;
+    redaction = { redactions: redacted.redactions, counts: redacted.counts };
+  }
+  const shownSegments = view.segments as AttributedSegment[];
+  return {
+    ...outcome,
+    text: view.text,
+    // The decoded segments are the answer's too once their words changed (a redacted one without its tokens).
+    segments: redacting ? shownSegments : outcome.segments,
+    speakers: { ...attached, segments: shownSegments, words: (view.words as AttributedWord[] | undefined) ?? attached.words },
+    patterns: outcome.patterns && redaction ? redactedSpans(outcome.patterns, redaction, request.redactSubstitution ?? 'entity_name') : outcome.patterns,
+    redaction,
+  };
+}
+
+/** Pattern spans over a redaction say the class in its place: a span's text is the words it matched. */
+function redactedSpans(tally: PatternTally, report: RedactionReport, substitution: Substitution): PatternTally {
+  const over = (start: number, end: number) => report.redactions.find((r) => r.start < end && r.end > start);
+  return {
+    ...tally,
+    results: tally.results.map((r) => ({
+      ...r,
+      spans: r.spans.map((s) => {
+        const hit = over(s.start, s.end);
+        return hit ? { ...s, text: substitutionFor(hit.type, substitution), source: substitutionFor(hit.type, substitution) } : s;
+      }),
+    })),
+  };
+}
