@@ -15,9 +15,12 @@ export interface ClinicalTextFields {
 
 export const NO_CLINICAL_TEXT: ClinicalTextFields = { smartFormat: false, redact: null, redactSubstitution: 'entity_name' };
 
-/** The fields as sent: form strings, or JSON values. */
-export function parseClinicalTextFields(values: { smart_format?: unknown; redact?: unknown; redact_substitution?: unknown }): ClinicalTextFields {
-  const smartFormat = booleanValue(values.smart_format, 'smart_format');
+/** The fields as sent: form strings (`form`), or JSON values (a job body, a realtime start). */
+export function parseClinicalTextFields(
+  values: { smart_format?: unknown; redact?: unknown; redact_substitution?: unknown },
+  encoding: 'form' | 'json',
+): ClinicalTextFields {
+  const smartFormat = booleanValue(values.smart_format, 'smart_format', encoding);
   const redact = policies(values.redact);
   const given = values.redact_substitution !== undefined && values.redact_substitution !== null && values.redact_substitution !== '';
   if (given && redact === null) throw new UnprocessableRequest('redact_substitution needs redact');
@@ -32,10 +35,10 @@ export function clinicalTextRequest(fields: ClinicalTextFields): ClinicalTextReq
   return { smartFormat: fields.smartFormat, redact: fields.redact, redactSubstitution: fields.redactSubstitution };
 }
 
-function booleanValue(value: unknown, field: string): boolean {
-  if (value === undefined || value === null || value === '') return false;
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
+function booleanValue(value: unknown, field: string, encoding: 'form' | 'json'): boolean {
+  if (value === undefined || value === null || (encoding === 'form' && value === '')) return false;
+  if (value === (encoding === 'form' ? 'true' : true)) return true;
+  if (value === (encoding === 'form' ? 'false' : false)) return false;
   throw new InvalidRequestField(`${field} must be true or false`);
 }
 

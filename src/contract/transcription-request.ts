@@ -267,7 +267,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
   // The stream's events carry text only; the log-probabilities come with the json answer's body.
   if (logprobs && stream) throw unprocessable('include[]=logprobs comes with the json answer and cannot be streamed: send stream=true or include[], not both');
-  const clinicalText = parseClinicalTextFields(fields);
+  const clinicalText = parseClinicalTextFields(fields, 'form');
   // The stream's deltas go out as words are decoded, before the text they belong to is whole.
   if (stream && (clinicalText.smartFormat || clinicalText.redact !== null)) {
     throw unprocessable('smart_format and redact apply to the whole text and cannot be streamed: send stream=true or those, not both');

@@ -62,7 +62,7 @@ export function applyClinicalText(outcome: TranscriptionOutcome, request: Clinic
 }
 
 /** Pattern spans over a redaction say the class in its place: a span's text is the words it matched. */
-function redactedSpans(tally: PatternTally, report: RedactionReport, substitution: Substitution): PatternTally {
+export function redactedSpans(tally: PatternTally, report: RedactionReport, substitution: Substitution): PatternTally {
   const over = (start: number, end: number) => report.redactions.find((r) => r.start < end && r.end > start);
   return {
     ...tally,

@@ -9,6 +9,8 @@
 // session's vocabulary under the safety check, term corrections, patterns, the hallucination guard.
 // One analysis runs at a time per session; audio that arrives meanwhile waits for the next. Audio is
 // never written anywhere. A session that closes aborts its decodes.
+import { ShownTurnText } from './shown-turn-text.js';
+import { redactedSpans } from '../pipeline/clinical-text-stage.js';
 import { requireEntitlements } from '../contract/request-entitlements.js';
 import { EntitlementMissing } from '../pipeline/pipeline-errors.js';
 import { audioContextFor, type Engine } from '../engine/engine.js';
@@ -117,6 +119,8 @@ export class RealtimeSession implements ConnectionHandlers {
   private readonly limits: SessionLimits;
   private readonly events = new EventSequence();
   private start: StartMessage | null = null;
+  /** What is shown of each turn's words: formatted, redacted (null until the start is accepted). */
+  private shown: ShownTurnText | null = null;
   private engine: Engine | null = null;
   /** The key's tenant, once started: the engine's scheduler shares workers between tenants. */
   private tenant = '';
@@ -367,6 +371,7 @@ export class RealtimeSession implements ConnectionHandlers {
       this.vocabulary = planVocabulary(start.vocabulary, dictionary, start.language);
       this.vocabularyTally = this.vocabulary.terms.length > 0 ? EMPTY_TALLY : null;
       this.patterns = patternPrograms(start.patterns);
+      this.shown = new ShownTurnText(start.clinicalText, start.language);
       this.patternTally = this.patterns.length > 0 ? emptyPatternTally(this.patterns.length) : null;
       this.engine = this.deps.engines[start.model];
       if (start.diarization) {
@@ -582,7 +587,7 @@ export class RealtimeSession implements ConnectionHandlers {
       const recognised = await this.settle(pcm, turnSamples, regions);
       if (this.isClosed()) return;
       const { text } = recognised;
-      const turn = this.turnText(text, state.speechStart, ended.speechEnd);
+      const { turn, counts } = this.shown!.final(this.turnText(text, state.speechStart, ended.speechEnd));
       this.tallyTurn(recognised);
       // A turn whose every segment the guard dropped still ends in a turn_final (empty, saying so)
       // when it had partials or dropped text: its speech is never left without an answer.
@@ -591,6 +596,7 @@ export class RealtimeSession implements ConnectionHandlers {
           ...this.events.revision('turn_final', turn),
           dropped_segments: recognised.droppedSegments,
           ...(recognised.vocabulary ? { safety_fallback: recognised.vocabulary.fallbackChunks > 0 } : {}),
+          ...(counts ? { redaction_counts: counts } : {}),
         });
         this.turns.push(turn);
         const speech = turnSpeech(regions, turnSamples);
@@ -622,10 +628,11 @@ export class RealtimeSession implements ConnectionHandlers {
     // In a pause the turn may be over: its final decode starts now, beside the partials, rather than
     // when the pause has lasted long enough to end the turn.
     if (ended.kind === 'pausing') void this.settle(pcm, turnSamples, regions);
-    if (text !== '' && text !== this.lastPartial) {
+    const shown = text === '' ? null : this.shown!.partial(text);
+    if (shown !== null && text !== this.lastPartial) {
       this.lastPartial = text;
       this.partials++;
-      this.send(this.events.revision('partial', this.turnText(text, state.speechStart, state.speechEnd)));
+      this.send(this.events.revision('partial', this.turnText(shown, state.speechStart, state.speechEnd)));
       this.deliveredTo = Math.max(this.deliveredTo, this.bufferStart + turnSamples);
     }
     if (ended.kind === 'pausing' && !this.candidate) {
@@ -702,7 +709,14 @@ export class RealtimeSession implements ConnectionHandlers {
         plan.terms.length > 0
           ? auditVocabulary(plan, this.vocabularyTally ?? EMPTY_TALLY, text, this.start!.language)
           : disabledVocabularyAudit(this.start!.language),
-      ...(this.patternTally ? { patterns: patternsBlock(this.patternTally) } : {}),
+      ...(this.patternTally
+        ? {
+            patterns: patternsBlock(
+              this.shown?.redacting ? redactedSpans(this.patternTally, this.shown.report, this.start!.clinicalText.redactSubstitution) : this.patternTally,
+            ),
+          }
+        : {}),
+      ...(this.shown?.redacting ? { redactions: this.shown.report.redactions, redaction_counts: this.shown.report.counts } : {}),
     };
   }
 

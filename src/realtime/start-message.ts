@@ -17,6 +17,7 @@ import { validateTerms } from '../pipeline/vocabulary-terms.js';
 import { invalidStart } from './realtime-errors.js';
 import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
+import { parseClinicalTextFields, type ClinicalTextFields } from '../contract/clinical-text-fields.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export const EVENT_SCHEMA = 'svc-agent-v1';
@@ -37,6 +38,9 @@ const FIELDS = new Set([
   'vocabulary',
   'dictionary',
   'patterns',
+  'smart_format',
+  'redact',
+  'redact_substitution',
 ]);
 const AUDIO_FIELDS = ['encoding', 'sample_rate', 'channels'];
 
@@ -57,6 +61,8 @@ export interface StartMessage {
   dictionary: boolean;
   /** Structured-token patterns, validated; the key's entitlement is checked when it is known. */
   patterns: string[];
+  /** `smart_format`, `redact` and `redact_substitution`, read as the job body's are. */
+  clinicalText: ClinicalTextFields;
 }
 
 /** The start message of a text frame; throws RealtimeRefusal (invalid_request) naming the field. */
@@ -112,6 +118,7 @@ export function parseStart(frame: Uint8Array): StartMessage {
     vocabulary: m.vocabulary === undefined ? [] : sessionVocabulary(m.vocabulary, m.language as LanguageFamily),
     dictionary: m.dictionary !== false,
     patterns: m.patterns === undefined ? [] : startPatterns(m.patterns),
+    clinicalText: refusedAsStart(() => parseClinicalTextFields(m, 'json')),
   };
 }
 

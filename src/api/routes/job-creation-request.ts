@@ -137,7 +137,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       temperature: 0,
       logprobs: false,
       ...speakerCount,
-      clinicalText: parseClinicalTextFields(fields),
+      clinicalText: parseClinicalTextFields(fields, 'json'),
     },
     filename,
     contentType,
