@@ -44,11 +44,18 @@ ${words.length ? '<p class="muted">Each word shows its start time; choose a word
 <ol class="segments">
 ${segments || '<li>No speech was found.</li>'}
 </ol>
-<h3>Language runs</h3>
+${redactionSummary(answer)}<h3>Language runs</h3>
 ${languageRuns(answer)}
 <h3>Vocabulary</h3>
 ${vocabularyAudit(answer.vocabulary)}
 <details><summary>The API's answer (verbose_json)</summary><pre class="answer" tabindex="0">${e(JSON.stringify(answer, null, 2))}</pre></details>`;
+}
+
+/** With redact: how many of each class were removed (never what). */
+function redactionSummary(answer: VerboseAnswer): string {
+  if (!answer.redaction_counts) return '';
+  const counts = Object.entries(answer.redaction_counts).map(([type, n]) => `${e(type)} ${n}`);
+  return `<p>Redacted: ${counts.length ? counts.join(', ') : 'nothing found'}.</p>\n`;
 }
 
 function wordButton(word: Word): string {

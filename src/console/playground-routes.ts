@@ -44,6 +44,8 @@ const FORWARDED_FIELDS: readonly string[] = [
   'vocabulary',
   'patterns',
   'timestamp_granularities[]',
+  'smart_format',
+  'redact',
 ] satisfies ReadonlyArray<(typeof TRANSCRIPTION_FIELDS)[number]>;
 /** The console's own fields of the form. */
 const CONSOLE_FIELDS = ['csrf', 'key_id'];

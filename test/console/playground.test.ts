@@ -341,3 +341,16 @@ t.test("the playground's browser scripts: served from their files, as JavaScript
     t.doesNotThrow(() => new Script(file, { filename: name }), `${name} parses`);
   }
 });
+
+t.test('the clinical text fields: smart_format and redact run as on the API, the page says what was redacted', async (t) => {
+  const { client, csrf, keyId } = await member('clinic-redact');
+  const answer = await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1', language: 'en', smart_format: 'true', redact: 'identifiers' });
+  t.equal(answer.status, 200, answer.status === 200 ? 'answered' : answer.page);
+  t.match(answer.page, /<p>Redacted: (nothing found|[a-z_]+ \d+(, [a-z_]+ \d+)*)\.<\/p>/, 'the counts, by class');
+  t.match(answer.page, /name="smart_format" value="true" checked/, 'the form keeps what was asked');
+  const [line] = auditLines('clinic-redact');
+  t.type(line.redactions, 'object', 'the audit line counts them');
+  const refused = await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1', redact: 'canary_policy' });
+  t.equal(refused.status, 422);
+  t.notMatch(refused.page, /canary_policy(?!")/, 'the refusal does not echo the policy sent');
+});
