@@ -67,7 +67,10 @@ export const segment: Schema = {
     text: string(),
     start: number({ description: 'seconds' }),
     end: number({ description: 'seconds' }),
-    confidence: { type: ['number', 'null'] },
+    confidence: {
+      type: ['number', 'null'],
+      description: "The mean probability the decoder gave the segment's text tokens: a model probability, not a calibrated accuracy; null without tokens.",
+    },
     language: string(),
     review_required: boolean({ const: true, description: 'The voice is beyond `max_speakers`: unlabelled, to be reviewed.' }),
     // OpenAI's TranscriptionSegment fields (src/pipeline/openai-segment-fields.ts says how each is computed).
@@ -87,6 +90,11 @@ export const word: Schema = {
     word: string(),
     start: number({ description: 'seconds' }),
     end: number({ description: 'seconds' }),
+    confidence: number({
+      minimum: 0,
+      maximum: 1,
+      description: "The mean probability the decoder gave the word's tokens: a model probability, not a calibrated accuracy.",
+    }),
     speaker: string(),
     review_required: boolean({ const: true, description: 'Spoken by a voice beyond `max_speakers` (no `speaker`).' }),
   },

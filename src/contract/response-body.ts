@@ -60,7 +60,16 @@ export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext)
     model: ctx.model,
     request_id: ctx.requestId,
     segments,
-    ...(words ? { words: words.map((w) => ({ ...w, start: round3(w.start), end: round3(w.end) })) } : {}),
+    ...(words
+      ? {
+          words: words.map((w) => ({
+            ...w,
+            start: round3(w.start),
+            end: round3(w.end),
+            ...(w.confidence === undefined ? {} : { confidence: round3(w.confidence) }),
+          })),
+        }
+      : {}),
     speakers: attached.speakers,
     speaker_segments: attached.speakerSegments.map((t) => ({ ...t, start: round3(t.start), end: round3(t.end) })),
     speaker_timing: attached.timing,

@@ -145,7 +145,7 @@ export function attachSpeakers(input: AttachInput): SpeakerAttachment {
       continue;
     }
     const voices = segmentWords.map((w) => voiceAt(diarization.turns, w.start, w.end));
-    segmentWords.forEach((w, i) => words.push({ word: w.word, start: w.start, end: w.end, ...wordSpeaker(labelling, voices[i]) }));
+    segmentWords.forEach((w, i) => words.push({ word: w.word, start: w.start, end: w.end, confidence: w.confidence, ...wordSpeaker(labelling, voices[i]) }));
     segments.push(...splitAtVoiceChanges(segment, segmentWords, voices, labelOf));
   }
   return { segments, words: nonOverlapping(words), speakers, speakerSegments, timing };
@@ -203,7 +203,15 @@ export function attachSpeakersToShaped<S extends ShapedSegment>(input: {
       continue;
     }
     const voices = placed.map((p) => voiceAt(diarization.turns, p.word.start, p.word.end));
-    placed.forEach((p, i) => words.push({ word: p.word.word, start: p.word.start, end: p.word.end, ...wordSpeaker(labelling, voices[i]) }));
+    placed.forEach((p, i) =>
+      words.push({
+        word: p.word.word,
+        start: p.word.start,
+        end: p.word.end,
+        ...(p.word.confidence === undefined ? {} : { confidence: p.word.confidence }),
+        ...wordSpeaker(labelling, voices[i]),
+      }),
+    );
     for (const run of voiceRuns(voices)) {
       const first = run.from === 0;
       const last = run.to === placed.length;

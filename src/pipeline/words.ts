@@ -11,6 +11,11 @@ export interface Word {
   word: string;
   start: number;
   end: number;
+  /**
+   * The mean probability the decoder gave the word's tokens (faster-whisper's `probability`): a model
+   * probability, not a calibrated accuracy; absent where the tokens are gone (a shaped transcript's words keep theirs).
+   */
+  confidence?: number;
 }
 
 /** A word and the tokens of its segment that spell it ([tokenFrom, tokenTo)). */
@@ -47,15 +52,21 @@ export function wordsOfSegment(segment: TranscriptSegment): SegmentWord[] {
     if (text === '') continue;
     const start = Math.min(Math.max(w.start, previousEnd, segment.start), segment.end);
     const end = Math.min(Math.max(w.end, start), segment.end);
-    out.push({ ...w, word: text, start, end });
+    out.push({ ...w, word: text, start, end, confidence: meanProbability(segment, w.tokenFrom, w.tokenTo) });
     previousEnd = end;
   }
   return out;
 }
 
+/** The mean probability of the text tokens in [from, to): a word's confidence. */
+function meanProbability(segment: TranscriptSegment, from: number, to: number): number {
+  const tokens = segment.tokens.slice(from, to).filter((t) => !t.special);
+  return tokens.reduce((sum, t) => sum + t.p, 0) / Math.max(1, tokens.length);
+}
+
 /** Every segment's words, in order. */
 export function wordsFromSegments(segments: TranscriptSegment[]): Word[] {
-  return nonOverlapping(segments.flatMap((segment) => wordsOfSegment(segment).map(({ word, start, end }) => ({ word, start, end }))));
+  return nonOverlapping(segments.flatMap((segment) => wordsOfSegment(segment).map(({ word, start, end, confidence }) => ({ word, start, end, confidence }))));
 }
 
 /**

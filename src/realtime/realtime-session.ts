@@ -595,6 +595,7 @@ export class RealtimeSession implements ConnectionHandlers {
         this.send({
           ...this.events.revision('turn_final', turn),
           dropped_segments: recognised.droppedSegments,
+          confidence: recognised.confidence === null ? null : Math.round(recognised.confidence * 1000) / 1000,
           ...(recognised.vocabulary ? { safety_fallback: recognised.vocabulary.fallbackChunks > 0 } : {}),
           ...(counts ? { redaction_counts: counts } : {}),
         });

@@ -34,6 +34,8 @@ export interface TurnRecognition {
   vocabulary: VocabularyTally | null;
   /** What the patterns matched; null without patterns. Times in the turn's own seconds. */
   patterns: PatternTally | null;
+  /** The mean probability of the turn's text tokens (a model probability, not an accuracy); null without text. */
+  confidence: number | null;
 }
 
 /**
@@ -57,7 +59,14 @@ export async function recogniseTurn(input: TurnRecognitionInput): Promise<TurnRe
     patterns: input.patterns,
     ...(input.signal ? { signal: input.signal } : {}),
   });
-  return { text: recognised.text, droppedSegments: recognised.droppedSegments, vocabulary: recognised.vocabulary, patterns: recognised.patterns };
+  const tokens = recognised.segments.flatMap((segment) => segment.tokens.filter((t) => !t.special));
+  return {
+    text: recognised.text,
+    droppedSegments: recognised.droppedSegments,
+    vocabulary: recognised.vocabulary,
+    patterns: recognised.patterns,
+    confidence: tokens.length > 0 ? tokens.reduce((sum, t) => sum + t.p, 0) / tokens.length : null,
+  };
 }
 
 function speechSeconds(regions: readonly SpeechRegion[]): number {

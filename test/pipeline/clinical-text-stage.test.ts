@@ -87,6 +87,14 @@ t.test('redacted and formatted: no identifier in any format, quantities written,
 
   const words = verbose.words!;
   const decodedWords = verboseBody(decode, context).words!;
+  t.ok(
+    decodedWords.every((w) => w.confidence === 0.9),
+    "each word's confidence: its tokens' mean probability",
+  );
+  t.ok(
+    words.every((w) => w.confidence === 0.9),
+    'kept by formatting and redaction',
+  );
   t.equal(words[0].start, decodedWords[0].start, 'the first word keeps its start');
   t.equal(words.at(-1)!.end, decodedWords.at(-1)!.end, 'the last its end');
   const dose = words.find((w) => w.word.trim() === '25 mg');

@@ -39,7 +39,13 @@ t.test('redacting: no partials, each turn_final counts its redactions, the final
   );
   const finals = events.filter((e) => e.type === 'turn_final');
   t.ok(finals.length > 0, 'turns');
-  for (const f of finals) t.type(f.redaction_counts, 'object', `${f.turn_id}: its counts`);
+  for (const f of finals) {
+    t.type(f.redaction_counts, 'object', `${f.turn_id}: its counts`);
+    t.ok(
+      f.confidence === null || ((f.confidence as number) >= 0 && (f.confidence as number) <= 1),
+      `${f.turn_id}: its confidence ${JSON.stringify(f.confidence)}`,
+    );
+  }
   const final = events.at(-1)!;
   t.equal(final.type, 'final');
   t.ok(Array.isArray(final.redactions), 'the session’s redactions');
