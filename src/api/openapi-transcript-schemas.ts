@@ -71,6 +71,7 @@ export const segment: Schema = {
       type: ['number', 'null'],
       description: "The mean probability the decoder gave the segment's text tokens: a model probability, not a calibrated accuracy; null without tokens.",
     },
+    low_confidence: boolean({ const: true, description: 'With `confidence_threshold`: its confidence is below it.' }),
     language: string(),
     review_required: boolean({ const: true, description: 'The voice is beyond `max_speakers`: unlabelled, to be reviewed.' }),
     // OpenAI's TranscriptionSegment fields (src/pipeline/openai-segment-fields.ts says how each is computed).
@@ -97,6 +98,7 @@ export const word: Schema = {
     }),
     speaker: string(),
     review_required: boolean({ const: true, description: 'Spoken by a voice beyond `max_speakers` (no `speaker`).' }),
+    low_confidence: boolean({ const: true, description: 'With `confidence_threshold`: its confidence is below it.' }),
   },
 };
 

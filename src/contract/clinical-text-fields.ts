@@ -11,13 +11,15 @@ export interface ClinicalTextFields {
   /** The policy names asked for; null: no redaction. */
   redact: string[] | null;
   redactSubstitution: Substitution;
+  /** `confidence_threshold`: words and segments below it are marked `low_confidence`; null: none. */
+  confidenceThreshold: number | null;
 }
 
-export const NO_CLINICAL_TEXT: ClinicalTextFields = { smartFormat: false, redact: null, redactSubstitution: 'entity_name' };
+export const NO_CLINICAL_TEXT: ClinicalTextFields = { smartFormat: false, redact: null, redactSubstitution: 'entity_name', confidenceThreshold: null };
 
 /** The fields as sent: form strings (`form`), or JSON values (a job body, a realtime start). */
 export function parseClinicalTextFields(
-  values: { smart_format?: unknown; redact?: unknown; redact_substitution?: unknown },
+  values: { smart_format?: unknown; redact?: unknown; redact_substitution?: unknown; confidence_threshold?: unknown },
   encoding: 'form' | 'json',
 ): ClinicalTextFields {
   const smartFormat = booleanValue(values.smart_format, 'smart_format', encoding);
@@ -27,12 +29,32 @@ export function parseClinicalTextFields(
   if (given && !(SUBSTITUTIONS as readonly unknown[]).includes(values.redact_substitution)) {
     throw new InvalidRequestField(`redact_substitution must be one of: ${SUBSTITUTIONS.join(', ')}`);
   }
-  return { smartFormat, redact, redactSubstitution: given ? (values.redact_substitution as Substitution) : 'entity_name' };
+  return {
+    smartFormat,
+    redact,
+    redactSubstitution: given ? (values.redact_substitution as Substitution) : 'entity_name',
+    confidenceThreshold: threshold(values.confidence_threshold, encoding),
+  };
 }
 
 /** What the clinical-text stage is asked to do. */
 export function clinicalTextRequest(fields: ClinicalTextFields): ClinicalTextRequest {
-  return { smartFormat: fields.smartFormat, redact: fields.redact, redactSubstitution: fields.redactSubstitution };
+  return {
+    smartFormat: fields.smartFormat,
+    redact: fields.redact,
+    redactSubstitution: fields.redactSubstitution,
+    confidenceThreshold: fields.confidenceThreshold,
+  };
+}
+
+/** A probability strictly between 0 and 1 (a form sends it as a decimal string). */
+function threshold(value: unknown, encoding: 'form' | 'json'): number | null {
+  if (value === undefined || value === null || (encoding === 'form' && value === '')) return null;
+  const number = encoding === 'form' && typeof value === 'string' && /^\s*[0-9.]+\s*$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0 || number >= 1) {
+    throw new InvalidRequestField('confidence_threshold must be a number between 0 and 1');
+  }
+  return number;
 }
 
 function booleanValue(value: unknown, field: string, encoding: 'form' | 'json'): boolean {

@@ -28,6 +28,8 @@ export interface Schema {
   format?: string;
   pattern?: string;
   minimum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
   maximum?: number;
   minLength?: number;
   maxLength?: number;

@@ -324,6 +324,17 @@ export const REQUEST_FIELDS = {
     }),
     routes: { transcriptions: true, jobs: true },
   },
+  confidence_threshold: {
+    schema: {
+      type: 'number',
+      exclusiveMinimum: 0,
+      exclusiveMaximum: 1,
+      description:
+        'Mark for review (`low_confidence: true`) each word and segment whose `confidence` is below this: the places a reviewer should ' +
+        'check. Confidences are model probabilities, not calibrated accuracies.',
+    },
+    routes: { transcriptions: true, jobs: true },
+  },
 } as const satisfies Record<string, RequestField>;
 
 export type RequestFieldName = keyof typeof REQUEST_FIELDS;

@@ -42,6 +42,7 @@ export function responseSegments(outcome: TranscriptionOutcome) {
         confidence: confidence === null ? null : round3(confidence),
         language: s.language,
         ...(s.reviewRequired ? { review_required: true as const } : {}),
+        ...(s.lowConfidence ? { low_confidence: true as const } : {}),
         ...openAiSegmentFields({ ...s, text: s.text.trim() }, outcome.temperature),
       };
     });

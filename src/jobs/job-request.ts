@@ -85,6 +85,7 @@ function storedClinicalText(value: unknown): ClinicalTextFields {
     smartFormat: v.smartFormat === true,
     redact: redact.length > 0 ? redact : null,
     redactSubstitution: v.redactSubstitution === 'hash' ? 'hash' : 'entity_name',
+    confidenceThreshold: typeof v.confidenceThreshold === 'number' ? v.confidenceThreshold : null,
   };
 }
 

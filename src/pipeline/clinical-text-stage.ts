@@ -20,6 +20,8 @@ export interface ClinicalTextRequest {
   /** Policy names (classes or groups); null or absent: no redaction. */
   redact?: readonly string[] | null;
   redactSubstitution?: Substitution;
+  /** Words and segments whose confidence is below this are marked for review; null or absent: none. */
+  confidenceThreshold?: number | null;
 }
 
 /** The mean probability of a segment's text tokens: its confidence (null without tokens). */
@@ -32,7 +34,8 @@ export function applyClinicalText(outcome: TranscriptionOutcome, request: Clinic
   const redacting = (request.redact?.length ?? 0) > 0;
   // Only English is formatted (clinical-text/smart-format.ts); a text with another family passes through.
   const formatting = request.smartFormat === true && outcome.families.length > 0 && outcome.families.every((f) => f === 'en');
-  if (!redacting && !formatting) return outcome;
+  const threshold = request.confidenceThreshold ?? null;
+  if (!redacting && !formatting) return threshold === null ? outcome : markedLowConfidence(outcome, threshold);
 
   const attached = outcome.speakers;
   const words: AttributedWord[] | null = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
@@ -50,7 +53,7 @@ export function applyClinicalText(outcome: TranscriptionOutcome, request: Clinic
     redaction = { redactions: redacted.redactions, counts: redacted.counts };
   }
   const shownSegments = view.segments as AttributedSegment[];
-  return {
+  const shown: TranscriptionOutcome = {
     ...outcome,
     text: view.text,
     // The decoded segments are the answer's too once their words changed (a redacted one without its tokens).
@@ -58,6 +61,24 @@ export function applyClinicalText(outcome: TranscriptionOutcome, request: Clinic
     speakers: { ...attached, segments: shownSegments, words: (view.words as AttributedWord[] | undefined) ?? attached.words },
     patterns: outcome.patterns && redaction ? redactedSpans(outcome.patterns, redaction, request.redactSubstitution ?? 'entity_name') : outcome.patterns,
     redaction,
+  };
+  return threshold === null ? shown : markedLowConfidence(shown, threshold);
+}
+
+/** Words and segments below `threshold` marked for a reviewer; the confidences themselves are unchanged. */
+function markedLowConfidence(outcome: TranscriptionOutcome, threshold: number): TranscriptionOutcome {
+  const attached = outcome.speakers;
+  const words: AttributedWord[] | null = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
+  return {
+    ...outcome,
+    speakers: {
+      ...attached,
+      segments: attached.segments.map((s) => {
+        const confidence = s.confidence !== undefined ? s.confidence : segmentConfidence(s);
+        return confidence !== null && confidence < threshold ? { ...s, lowConfidence: true as const } : s;
+      }),
+      words: words?.map((w) => (w.confidence !== undefined && w.confidence < threshold ? { ...w, low_confidence: true as const } : w)) ?? null,
+    },
   };
 }
 

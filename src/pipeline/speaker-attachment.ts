@@ -43,11 +43,15 @@ export interface AttributedSegment extends RecognisedSegment {
   reviewRequired: boolean;
   /** Set where the tokens it is computed from are gone (a redacted segment); otherwise computed from them. */
   confidence?: number | null;
+  /** Below the request's `confidence_threshold`. */
+  lowConfidence?: true;
 }
 
 export interface AttributedWord extends Word {
   speaker?: string;
   review_required?: true;
+  /** Below the request's `confidence_threshold`: a word for a reviewer to check. */
+  low_confidence?: true;
 }
 
 export interface SpeakerSegment {
@@ -209,6 +213,7 @@ export function attachSpeakersToShaped<S extends ShapedSegment>(input: {
         start: p.word.start,
         end: p.word.end,
         ...(p.word.confidence === undefined ? {} : { confidence: p.word.confidence }),
+        ...((p.word as AttributedWord).low_confidence ? { low_confidence: true as const } : {}),
         ...wordSpeaker(labelling, voices[i]),
       }),
     );

@@ -55,6 +55,19 @@ t.test('the upload takes them: the answer says where redaction removed something
   t.equal(lines.length - audited.length, 1, 'the plain one has none');
 });
 
+t.test('confidence_threshold marks what a reviewer should check', async (t) => {
+  const res = await post({ response_format: 'verbose_json', 'timestamp_granularities[]': 'word', confidence_threshold: '0.999' });
+  t.equal(res.status, 200);
+  const body = (await res.json()) as {
+    words: Array<{ confidence: number; low_confidence?: true }>;
+    segments: Array<{ confidence: number | null; low_confidence?: true }>;
+  };
+  t.ok(body.words.length > 0, 'words');
+  for (const w of body.words) t.equal(w.low_confidence === true, w.confidence < 0.999, `a word at ${w.confidence}`);
+  for (const s of body.segments) t.equal(s.low_confidence === true, s.confidence !== null && s.confidence < 0.999, `a segment at ${s.confidence}`);
+  t.match(await refusal(t, await post({ confidence_threshold: '1.5' }), 400, 'invalid_request'), /^confidence_threshold must be a number between 0 and 1/);
+});
+
 t.test('refusals name the field, never the value', async (t) => {
   const secret = 'canary_patient_name';
   const unknown = await refusal(t, await post({ redact: `identifiers,${secret}` }), 422, 'invalid_request');
@@ -89,7 +102,12 @@ t.test('a job keeps them to its result, and its body is refused as the form is',
   t.equal((await createJobRequest(svc.url, key.key, jobBody(speech, { smart_format: 'true' }))).status, 400, 'smart_format a JSON boolean');
   const job = await createJob(svc.url, key.key, jobBody(speech, { response_format: 'verbose_json', redact: 'identifiers', smart_format: true }));
   const stored = await svc.stores.jobs.get(job.id, key.tenant);
-  t.same((stored?.request as { clinicalText: unknown }).clinicalText, { smartFormat: true, redact: ['identifiers'], redactSubstitution: 'entity_name' });
+  t.same((stored?.request as { clinicalText: unknown }).clinicalText, {
+    smartFormat: true,
+    redact: ['identifiers'],
+    redactSubstitution: 'entity_name',
+    confidenceThreshold: null,
+  });
   t.equal((await uploadFile(job, speech)).status < 300, true, 'uploaded');
   t.equal((await completeJob(job, key.key)).status, 202);
   const done = await waitForEnd(job.poll_url, key.key);

@@ -152,3 +152,23 @@ t.test("a job's result: redactions in the recording's time, nothing else of them
     if (format === 'json' || format === 'verbose_json') t.same(JSON.parse(result.body).redaction_counts, twice.redaction_counts, `${format}: the counts`);
   }
 });
+
+t.test('confidence_threshold marks the words and segments below it, for a reviewer', async (t) => {
+  const decode = await decoded();
+  const none = verboseBody(applyClinicalText(decode, { confidenceThreshold: 0.5 }), context);
+  t.notOk(none.words!.some((w) => 'low_confidence' in w) || none.segments.some((s) => 'low_confidence' in s), 'every word said at 0.9 is above 0.5');
+  const all = verboseBody(applyClinicalText(decode, { confidenceThreshold: 0.95 }), context);
+  t.ok(
+    all.words!.every((w) => (w as { low_confidence?: true }).low_confidence === true),
+    'every word below 0.95',
+  );
+  t.ok(
+    all.segments.every((s) => s.low_confidence === true),
+    'every segment too',
+  );
+  const redacted = verboseBody(applyClinicalText(decode, { redact: ['identifiers'], confidenceThreshold: 0.95 }), context);
+  t.ok(
+    redacted.segments.every((s) => s.low_confidence === true && s.confidence === 0.9),
+    'a redacted segment is judged on the confidence it kept',
+  );
+});
