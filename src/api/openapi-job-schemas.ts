@@ -133,6 +133,18 @@ export const jobResult: Schema = {
       oneOf: [ref('JobTranscript'), ref('JobTranscriptJson'), string()],
     },
     inline: boolean({ description: 'false means fetch `download_url`.' }),
+    redacted_audio: {
+      type: 'object',
+      description:
+        'With `redact_audio`: `ready` with where to fetch the redacted copy of the audio (a WAV file, kept and deleted with the result), ' +
+        "or `unavailable` when it could not be made (the transcript is the job's all the same).",
+      required: ['status'],
+      properties: {
+        status: string({ enum: ['ready', 'unavailable'] }),
+        download_url: string({ format: 'uri' }),
+        content_type: string({ const: 'audio/wav' }),
+      },
+    },
   },
 };
 

@@ -147,9 +147,13 @@ const RESULT_NOT_AVAILABLE_MESSAGES = {
   not_final: 'this job has no final result yet; poll the job',
   expired: "this job's result has expired",
   no_provisional: 'no provisional result is available; poll the job',
+  no_redacted_audio: 'this job has no redacted audio: redact_audio was not asked for, or the copy could not be made',
 } as const;
 
-/** The result asked for cannot be read: the job has not finished, its result expired, or no provisional one is published. */
+/**
+ * The result asked for cannot be read: the job has not finished, its result expired, no provisional
+ * one is published, or it has no redacted audio.
+ */
 export class ResultNotAvailable extends ApplicationError {
   readonly kind = 'result_not_available';
 

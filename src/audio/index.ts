@@ -29,3 +29,7 @@ export { identifyContainer } from './identify-container.js';
 export { probeAudio } from './probe-audio.js';
 export type { AudioProbe, ProbeAudioOptions } from './probe-audio.js';
 export { AUDIO_TOOLS, AudioToolsMissingError, missingAudioTools, requireAudioTools } from './audio-tools.js';
+export { writeMutedWav } from './muted-wav.js';
+export type { MutedWavOptions } from './muted-wav.js';
+export { padAndMergeSpans } from './time-spans.js';
+export type { TimeSpan } from './time-spans.js';

@@ -67,7 +67,8 @@ ${keySelect(keys, form.key_id)}
 <label class="check"><input type="checkbox" name="dictionary" value="false"${checked(form.dictionary === 'false')}> Leave out the key's stored terms</label>
 <label>Patterns (comma-separated; the key needs the patterns entitlement)<input type="text" name="patterns"${value(form.patterns)}></label>
 <fieldset><legend>Clinical text</legend>
-<label class="check"><input type="checkbox" name="smart_format" value="true"${checked(form.smart_format === 'true')}> Write clinical quantities as a chart does (smart_format: 25 mg, 142/88)</label>
+<label class="check"><input type="checkbox" name="smart_format" value="true"${checked(form.smart_format === 'true')}>
+Write clinical quantities as a chart does (smart_format: 25 mg, 142/88)</label>
 <label>Redact PHI (redact: comma-separated policies, e.g. identifiers, health, all)<input type="text" name="redact"${value(form.redact)}></label>
 </fieldset>
 <button type="submit" class="primary">Transcribe</button>

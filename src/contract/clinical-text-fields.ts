@@ -1,6 +1,6 @@
 // The request fields that shape the words after recognition (docs/API.md "Smart format", "Redaction"):
 // `smart_format`, `redact` (comma-separated policy names: classes or the groups identifiers, health,
-// all) and `redact_substitution`. One reader for the upload form (strings) and the job body (JSON), so
+// all), `redact_substitution` and `redact_audio` (a job's redacted copy of its audio). One reader for the upload form (strings) and the job body (JSON), so
 // both say the same of the same value. Messages name the field, never the value sent.
 import { resolvePolicies, RedactionPolicyError, SUBSTITUTIONS, type Substitution } from '../clinical-text/redaction-classes.js';
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
@@ -13,13 +13,21 @@ export interface ClinicalTextFields {
   redactSubstitution: Substitution;
   /** `confidence_threshold`: words and segments below it are marked `low_confidence`; null: none. */
   confidenceThreshold: number | null;
+  /** Keep a copy of a job's audio silenced over the redactions (src/jobs/job-redacted-audio.ts). */
+  redactAudio: boolean;
 }
 
-export const NO_CLINICAL_TEXT: ClinicalTextFields = { smartFormat: false, redact: null, redactSubstitution: 'entity_name', confidenceThreshold: null };
+export const NO_CLINICAL_TEXT: ClinicalTextFields = {
+  smartFormat: false,
+  redact: null,
+  redactSubstitution: 'entity_name',
+  confidenceThreshold: null,
+  redactAudio: false,
+};
 
 /** The fields as sent: form strings (`form`), or JSON values (a job body, a realtime start). */
 export function parseClinicalTextFields(
-  values: { smart_format?: unknown; redact?: unknown; redact_substitution?: unknown; confidence_threshold?: unknown },
+  values: { smart_format?: unknown; redact?: unknown; redact_substitution?: unknown; confidence_threshold?: unknown; redact_audio?: unknown },
   encoding: 'form' | 'json',
 ): ClinicalTextFields {
   const smartFormat = booleanValue(values.smart_format, 'smart_format', encoding);
@@ -29,11 +37,14 @@ export function parseClinicalTextFields(
   if (given && !(SUBSTITUTIONS as readonly unknown[]).includes(values.redact_substitution)) {
     throw new InvalidRequestField(`redact_substitution must be one of: ${SUBSTITUTIONS.join(', ')}`);
   }
+  const redactAudio = booleanValue(values.redact_audio, 'redact_audio', encoding);
+  if (redactAudio && redact === null) throw new UnprocessableRequest('redact_audio needs redact');
   return {
     smartFormat,
     redact,
     redactSubstitution: given ? (values.redact_substitution as Substitution) : 'entity_name',
     confidenceThreshold: threshold(values.confidence_threshold, encoding),
+    redactAudio,
   };
 }
 

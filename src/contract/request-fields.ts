@@ -316,6 +316,15 @@ export const REQUEST_FIELDS = {
     }),
     routes: { transcriptions: true, jobs: true },
   },
+  redact_audio: {
+    schema: boolean({
+      default: false,
+      description:
+        'With `redact`, on a job: keep a redacted copy of the audio, silent over each redacted passage (padded 0.2 s each side), as a 16 kHz ' +
+        'mono 16-bit WAV downloaded from the job like its result and deleted with it (docs/API.md "Redaction"). On the upload, only with `webhook_url`.',
+    }),
+    routes: { transcriptions: true, jobs: true },
+  },
   redact_substitution: {
     schema: string({
       enum: SUBSTITUTIONS,

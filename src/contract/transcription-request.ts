@@ -272,6 +272,8 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (stream && (clinicalText.smartFormat || clinicalText.redact !== null)) {
     throw unprocessable('smart_format and redact apply to the whole text and cannot be streamed: send stream=true or those, not both');
   }
+  // The copy is a job's, kept beside its result: only a request that is surely a job may ask for it.
+  if (clinicalText.redactAudio && webhookUrl === null) throw unprocessable('redact_audio comes with a job: send webhook_url too, or use /v1/jobs');
   // Token texts spell the words a redaction removed.
   if (logprobs && clinicalText.redact !== null) throw unprocessable('include[]=logprobs gives the words redact removes: send one or the other');
   return {

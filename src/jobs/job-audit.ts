@@ -24,7 +24,7 @@ export const JOB_AUDIT_EVENTS = {
   failed: 'job.failed',
   /** A succeeded job's speakers were attached (`decoration: done`) or given up (`unavailable`). */
   decorated: 'job.decorated',
-  /** Result content was served to `keyId` (`via`: result download, inline in a poll, provisional). */
+  /** Result content was served to `keyId` (`via`: result download, inline in a poll, provisional, redacted audio). */
   resultRead: 'job.result_read',
 } as const;
 
@@ -57,7 +57,7 @@ export interface JobAuditDetails {
   /** Worker wall time over all of the job's chunks. */
   processingSeconds?: number;
   errorCode?: JobFailureCode;
-  via?: 'result' | 'poll' | 'partial';
+  via?: 'result' | 'poll' | 'partial' | 'redacted_audio';
   decoration?: 'done' | 'unavailable';
 }
 

@@ -17,6 +17,7 @@ import type { JobEvents } from './job-events.js';
 import type { JobFailure } from './job-failure.js';
 import { finalContextOf } from './job-final-context.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
+import { makeRedactedAudio } from './job-redacted-audio.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
 import { finalResult, type AssembledTranscript } from './job-transcript.js';
 import { jobUsage, meterUnsupportedLanguage } from './job-usage.js';
@@ -29,7 +30,7 @@ export interface JobObserver {
 }
 
 export interface JobCompletionDeps {
-  config: Pick<ServiceConfig, 'publicBaseUrl' | 'retentionHours'>;
+  config: Pick<ServiceConfig, 'publicBaseUrl' | 'retentionHours' | 'decodeTimeoutMs' | 'maxAudioSeconds'>;
   jobs: JobStore;
   blobs: BlobStore;
   keys: KeyStore;
@@ -83,6 +84,8 @@ export class JobCompletion {
         })
       : finalResult(transcript, context);
     const stored = await blobs.writeResult(job.id, { kind: 'final' }, result.body);
+    // Made while the audio is still there; a copy that fails is left out, the job succeeds all the same.
+    const redactedAudioPath = request.clinicalText.redactAudio ? await makeRedactedAudio(this.deps, job, carry.container, transcript.redactions ?? []) : null;
     // The decoration reads the whole transcript (with its words) from the provisional result.
     const partial = decorating ? await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript)) : null;
     // The webhook event is written with the transition itself (one transaction), never after it.
@@ -92,7 +95,7 @@ export class JobCompletion {
     const won = await jobs.succeed(
       job.id,
       workerId,
-      { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType },
+      { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType, redactedAudioPath },
       await this.retention(job, now),
       now,
       event,

@@ -86,7 +86,14 @@ function storedClinicalText(value: unknown): ClinicalTextFields {
     redact: redact.length > 0 ? redact : null,
     redactSubstitution: v.redactSubstitution === 'hash' ? 'hash' : 'entity_name',
     confidenceThreshold: typeof v.confidenceThreshold === 'number' ? v.confidenceThreshold : null,
+    // Rows from before redact_audio: no copy.
+    redactAudio: v.redactAudio === true && redact.length > 0,
   };
+}
+
+/** Whether a stored request asked for a redacted copy of its audio (the job view says what came of it). */
+export function asksRedactedAudio(stored: Record<string, unknown>): boolean {
+  return storedClinicalText(stored.clinicalText).redactAudio;
 }
 
 /** The stored server_vad parameters (validated when the request was made); null when absent. */

@@ -17,9 +17,10 @@ export type { AudioSource } from '../audio/audio-source.js';
 /**
  * Which result of a job: provisional revision n, or the final one. A final result replaced after
  * the job succeeded (a decoration) takes a revision, so the one being served is never overwritten
- * under a reader: `<jobId>.result-<n>` beside the first `<jobId>.result`.
+ * under a reader: `<jobId>.result-<n>` beside the first `<jobId>.result`. A job's redacted copy of its
+ * audio (`redact_audio`) is kept as a result too, `<jobId>.redacted-audio`, and goes with the result.
  */
-export type ResultKind = { kind: 'partial'; revision: number } | { kind: 'final'; revision?: number };
+export type ResultKind = { kind: 'partial'; revision: number } | { kind: 'final'; revision?: number } | { kind: 'redacted_audio' };
 
 /** Who still needs a blob, asked by sweepOrphans before it removes an old one. */
 export interface BlobOwners {
@@ -52,6 +53,12 @@ export interface BlobStore {
    * bytes stored.
    */
   writeResult(jobId: string, result: ResultKind, data: string | Uint8Array): Promise<{ path: string; bytes: number }>;
+  /**
+   * Makes a file written into an upload path (createUploadPath) a job's result, replacing any at its
+   * ref whole (as writeResult), for results too large to hold in memory (a redacted copy of audio).
+   * The upload path is gone afterwards. Returns the ref and the bytes stored.
+   */
+  moveToResult(tempPath: string, jobId: string, result: ResultKind): Promise<{ path: string; bytes: number }>;
   /** A result's bytes; a missing one fails with code ENOENT. */
   readResult(ref: string): Promise<Buffer>;
   /** A result as a stream (returned at once; a missing one errors the stream with code ENOENT). */

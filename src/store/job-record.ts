@@ -32,6 +32,7 @@ export interface JobRow {
   result_revision: number;
   partial_path: string | null;
   result_path: string | null;
+  redacted_audio_path: string | null;
   result_bytes: number | null;
   result_content_type: string | null;
   result_expires_at_ms: number | null;
@@ -157,6 +158,7 @@ export function jobRecordOf(row: JobRow): JobRecord {
     resultRevision: row.result_revision,
     partialPath: row.partial_path,
     resultPath: row.result_path,
+    redactedAudioPath: row.redacted_audio_path,
     resultBytes: row.result_bytes,
     resultContentType: row.result_content_type,
     resultExpiresAtMs: row.result_expires_at_ms,
@@ -186,9 +188,12 @@ export function releasedByDecoration(row: JobRow, result: FinalResult): Released
   return { id: row.id, paths: [...new Set(paths)] };
 }
 
-/** The blobs a row whose result expired releases: the result, and what a decoration still kept. */
-export function releasedByExpiry(row: Pick<JobRow, 'id' | 'result_path' | 'audio_path' | 'partial_path'>): ReleasedBlobs {
-  return { id: row.id, paths: [row.result_path, row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
+/** The blobs a row whose result expired releases: the result, its redacted audio, and what a decoration still kept. */
+export function releasedByExpiry(row: Pick<JobRow, 'id' | 'result_path' | 'redacted_audio_path' | 'audio_path' | 'partial_path'>): ReleasedBlobs {
+  return {
+    id: row.id,
+    paths: [row.result_path, row.redacted_audio_path, row.audio_path, row.partial_path].filter((p): p is string => p !== null),
+  };
 }
 
 /** Zero for every status: the shape of JobCounts.byStatus before a GROUP BY fills it. */

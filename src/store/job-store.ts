@@ -56,6 +56,8 @@ export interface JobRecord {
   partialPath: string | null;
 
   resultPath: string | null;
+  /** The redacted copy of the audio (`redact_audio`), kept and released with the result; null: none made. */
+  redactedAudioPath: string | null;
   resultBytes: number | null;
   resultContentType: string | null;
   /** When the final result (or a failed job's record) stops being served. */
@@ -107,6 +109,8 @@ export interface FinalResult {
   resultPath: string;
   resultBytes: number;
   contentType: string;
+  /** `succeed` only: the redacted copy of the audio made with the result (a decoration keeps it as it is). */
+  redactedAudioPath?: string | null;
 }
 
 /**

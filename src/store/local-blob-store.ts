@@ -4,11 +4,12 @@
 //   results/<jobId>.partial-<n>    provisional result revision n of a running job
 //   results/<jobId>.result         final result
 //   results/<jobId>.result-<n>     final result revision n (a result replaced after the job ended)
+//   results/<jobId>.redacted-audio a job's redacted copy of its audio (a WAV file)
 // All folders are on one file system, so moving an upload into jobs/ is a rename: atomic, no copy.
 // Folders are 0700 and files 0600 (private-mode.ts): job audio is an upload's file, linked.
 // Every path taken from a caller must name a file directly inside one of the folders.
 import { createReadStream, realpathSync } from 'node:fs';
-import { access, constants, link, lstat, open, readFile, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { access, constants, link, lstat, open, readFile, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -86,6 +87,17 @@ export class LocalBlobStore implements BlobStore {
     await rename(temp, target);
     await syncPath(this.resultsDir);
     return { path: target, bytes };
+  }
+
+  async moveToResult(tempPath: string, jobId: string, result: ResultKind): Promise<{ path: string; bytes: number }> {
+    const source = this.spool.confine(tempPath);
+    const target = join(this.resultsDir, resultName(jobId, result));
+    const { size } = await stat(source);
+    await syncPath(source);
+    // One file system: rename() replaces atomically, as writeResult's does.
+    await rename(source, target);
+    await syncPath(this.resultsDir);
+    return { path: target, bytes: size };
   }
 
   readResult(path: string): Promise<Buffer> {

@@ -82,6 +82,10 @@ t.test('refusals name the field, never the value', async (t) => {
   t.match(await refusal(t, await post({ response_format: 'json', stream: 'true', smart_format: 'true' }), 422, 'invalid_request'), /cannot be streamed/);
   const logprobs = await refusal(t, await post({ response_format: 'json', 'include[]': 'logprobs', redact: 'identifiers' }), 422, 'invalid_request');
   t.match(logprobs, /include\[\]=logprobs gives the words redact removes/);
+  t.match(await refusal(t, await post({ redact_audio: 'true' }), 422, 'invalid_request'), /^redact_audio needs redact/);
+  t.match(await refusal(t, await post({ redact: 'all', redact_audio: 'yes' }), 400, 'invalid_request'), /^redact_audio must be true or false/);
+  const inline = await refusal(t, await post({ redact: 'all', redact_audio: 'true' }), 422, 'invalid_request');
+  t.match(inline, /^redact_audio comes with a job/, 'an answer on the connection has no job to keep the copy');
   const translation = await fetch(`${svc.url}/v1/audio/translations`, {
     method: 'POST',
     headers: auth(svc.key),
@@ -100,6 +104,8 @@ t.test('a job keeps them to its result, and its body is refused as the form is',
   const key = await svc.createKey({ tenant: 'clinical-text' });
   t.equal((await createJobRequest(svc.url, key.key, jobBody(speech, { redact: ['identifiers'] }))).status, 400, 'redact is a string of names');
   t.equal((await createJobRequest(svc.url, key.key, jobBody(speech, { smart_format: 'true' }))).status, 400, 'smart_format a JSON boolean');
+  t.equal((await createJobRequest(svc.url, key.key, jobBody(speech, { redact: 'all', redact_audio: 'true' }))).status, 400, 'redact_audio a JSON boolean');
+  t.equal((await createJobRequest(svc.url, key.key, jobBody(speech, { redact_audio: true }))).status, 422, 'redact_audio needs redact');
   const job = await createJob(svc.url, key.key, jobBody(speech, { response_format: 'verbose_json', redact: 'identifiers', smart_format: true }));
   const stored = await svc.stores.jobs.get(job.id, key.tenant);
   t.same((stored?.request as { clinicalText: unknown }).clinicalText, {
@@ -107,6 +113,7 @@ t.test('a job keeps them to its result, and its body is refused as the form is',
     redact: ['identifiers'],
     redactSubstitution: 'entity_name',
     confidenceThreshold: null,
+    redactAudio: false,
   });
   t.equal((await uploadFile(job, speech)).status < 300, true, 'uploaded');
   t.equal((await completeJob(job, key.key)).status, 202);

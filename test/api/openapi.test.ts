@@ -113,6 +113,7 @@ t.test('structure: operations, security, responses, references', async (t) => {
     'DELETE /v1/voices/{voice_id}',
     'GET /v1/jobs/{job_id}',
     'GET /v1/jobs/{job_id}/partial',
+    'GET /v1/jobs/{job_id}/redacted_audio',
     'GET /v1/jobs/{job_id}/result',
     'GET /v1/models',
     'GET /v1/models/{model}',

@@ -104,6 +104,25 @@ export const GET_JOB_PARTIAL_SCHEMA: RouteSchema = {
   },
 };
 
+export const GET_JOB_REDACTED_AUDIO_SCHEMA: RouteSchema = {
+  operationId: 'getJobRedactedAudio',
+  summary: "Download a succeeded job's redacted audio (`result.redacted_audio.download_url` of the job)",
+  description:
+    'With `redact_audio`: the audio, silent over each redaction (padded 0.2 s each side), as a 16 kHz mono 16-bit WAV. ' +
+    'Same bearer key as the job; kept and deleted with the result. 404 when the job has none or its result has expired.',
+  tags: ['jobs'],
+  security: BEARER,
+  params: JOB_ID_PARAMS,
+  response: {
+    '200': {
+      description: 'The redacted copy of the audio.',
+      headers: answerHeaders(),
+      content: { 'audio/wav': { schema: { type: 'string', format: 'binary' } } },
+    },
+    ...errorResponses([404]),
+  },
+};
+
 export const DELETE_JOB_SCHEMA: RouteSchema = {
   operationId: 'deleteJob',
   summary: 'Cancellation is not supported',

@@ -4,17 +4,22 @@
 import { resultExpired } from '../../application/job-deadlines.js';
 import type { InlineResult } from '../../application/poll-job.js';
 import type { JobRecord } from '../../store/job-store.js';
+import { asksRedactedAudio } from '../../jobs/job-request.js';
 
 export interface JobUrls {
   poll: string;
   result: string;
   partial: string;
   complete: string;
+  redactedAudio: string;
 }
+
+/** What the redacted audio route serves (src/jobs/job-redacted-audio.ts writes it). */
+export const REDACTED_AUDIO_CONTENT_TYPE = 'audio/wav';
 
 export function jobUrls(baseUrl: string, jobId: string): JobUrls {
   const poll = `${baseUrl}/v1/jobs/${jobId}`;
-  return { poll, result: `${poll}/result`, partial: `${poll}/partial`, complete: `${poll}/complete` };
+  return { poll, result: `${poll}/result`, partial: `${poll}/partial`, complete: `${poll}/complete`, redactedAudio: `${poll}/redacted_audio` };
 }
 
 /** The job envelope's advisory floor (docs/DESIGN.md decision 1); shorter audio is still transcribed. */
@@ -50,6 +55,8 @@ export function jobView(job: JobRecord, baseUrl: string, nowMs: number, inline: 
       } else if (inline) {
         result.inline = false;
       }
+      const redactedAudio = redactedAudioView(job, urls);
+      if (redactedAudio) result.redacted_audio = redactedAudio;
       view.result = result;
     }
   }
@@ -64,4 +71,10 @@ export function jobView(job: JobRecord, baseUrl: string, nowMs: number, inline: 
     };
   }
   return view;
+}
+
+/** The result's `redacted_audio` when the job asked for it: where to fetch it, or that it could not be made. */
+function redactedAudioView(job: JobRecord, urls: JobUrls): Record<string, unknown> | null {
+  if (job.redactedAudioPath !== null) return { status: 'ready', download_url: urls.redactedAudio, content_type: REDACTED_AUDIO_CONTENT_TYPE };
+  return asksRedactedAudio(job.request) ? { status: 'unavailable' } : null;
 }

@@ -1,5 +1,5 @@
 // The /v1/jobs routes: create a job with a presigned upload slot, complete it, poll it (long poll,
-// inline results), download its final or provisional result, and refuse DELETE. Each route reads the
+// inline results), download its final or provisional result or its redacted audio, and refuse DELETE. Each route reads the
 // request, calls its use case in src/application/ and writes the answer. Every route is
 // owner-scoped: a job is the key's that created it, and another key's job (another tenant's or the
 // same tenant's) is answered exactly like an unknown one (404, src/application/find-own-job.ts). A
@@ -19,6 +19,7 @@ import { createPresignedJob } from '../../application/create-presigned-job.js';
 import type { JobCreationConnection } from '../../application/job-creation-connection.js';
 import { pollJob } from '../../application/poll-job.js';
 import { readJobPartial } from '../../application/read-job-partial.js';
+import { readJobRedactedAudio } from '../../application/read-job-redacted-audio.js';
 import { readJobResult } from '../../application/read-job-result.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import type { VoiceProfileStore } from '../../store/voice-profile-store.js';
@@ -35,8 +36,16 @@ import { applyProfileDeprecation } from '../deprecation.js';
 import { idempotencyKeyOf, replay } from './idempotency.js';
 import { createdJobAnswer } from './created-job-answer.js';
 import { parseJobCreation } from './job-creation-request.js';
-import { COMPLETE_JOB_SCHEMA, CREATE_JOB_SCHEMA, DELETE_JOB_SCHEMA, GET_JOB_PARTIAL_SCHEMA, GET_JOB_RESULT_SCHEMA, GET_JOB_SCHEMA } from './job-schemas.js';
-import { jobView } from './job-view.js';
+import {
+  COMPLETE_JOB_SCHEMA,
+  CREATE_JOB_SCHEMA,
+  DELETE_JOB_SCHEMA,
+  GET_JOB_PARTIAL_SCHEMA,
+  GET_JOB_REDACTED_AUDIO_SCHEMA,
+  GET_JOB_RESULT_SCHEMA,
+  GET_JOB_SCHEMA,
+} from './job-schemas.js';
+import { jobView, REDACTED_AUDIO_CONTENT_TYPE } from './job-view.js';
 
 export const MAX_WAIT_SECONDS = 30;
 
@@ -72,6 +81,9 @@ export function jobRoutes(deps: JobRouteDeps) {
     app.get('/v1/jobs/:job_id', { schema: GET_JOB_SCHEMA }, (request: JobRequest, reply) => getJob(request, reply, deps));
     app.get('/v1/jobs/:job_id/result', { schema: GET_JOB_RESULT_SCHEMA }, (request: JobRequest, reply) => downloadResult(request, reply, deps));
     app.get('/v1/jobs/:job_id/partial', { schema: GET_JOB_PARTIAL_SCHEMA }, (request: JobRequest, reply) => downloadPartial(request, reply, deps));
+    app.get('/v1/jobs/:job_id/redacted_audio', { schema: GET_JOB_REDACTED_AUDIO_SCHEMA }, (request: JobRequest, reply) =>
+      downloadRedactedAudio(request, reply, deps),
+    );
     // Registered so the answer is the contract's code, not the frame's generic 405.
     app.delete('/v1/jobs/:job_id', { schema: DELETE_JOB_SCHEMA }, async () => {
       throw API_REFUSALS.cancellationNotSupported();
@@ -122,6 +134,11 @@ async function downloadResult(request: JobRequest, reply: FastifyReply, deps: Jo
 async function downloadPartial(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
   const content = await readJobPartial({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps);
   return reply.code(200).type('application/json; charset=utf-8').send(content);
+}
+
+async function downloadRedactedAudio(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
+  const content = await readJobRedactedAudio({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps);
+  return reply.code(200).type(REDACTED_AUDIO_CONTENT_TYPE).send(content);
 }
 
 /** A client that leaves ends its wait: the response's 'close' fires on a dropped connection. */

@@ -25,6 +25,7 @@ export function succeededColumns(result: FinalResult, retention: Retention, nowM
     ...rest,
     status: 'succeeded',
     result_path: result.resultPath,
+    redacted_audio_path: result.redactedAudioPath ?? null,
     result_bytes: result.resultBytes,
     result_content_type: result.contentType,
     result_expires_at_ms: retention.resultExpiresAtMs,

@@ -333,7 +333,7 @@ export class KyselyJobStore implements JobStore {
     return immediate(this.db, async (trx) => {
       const rows = await trx
         .selectFrom('jobs')
-        .select(['id', 'result_path', 'audio_path', 'partial_path'])
+        .select(['id', 'result_path', 'redacted_audio_path', 'audio_path', 'partial_path'])
         .where('result_expires_at_ms', 'is not', null)
         .where('result_expires_at_ms', '<=', nowMs)
         .where('result_path', 'is not', null)
@@ -374,7 +374,7 @@ export class KyselyJobStore implements JobStore {
     const row = await this.db
       .selectFrom('jobs')
       .select('id')
-      .where((eb) => eb.or([eb('audio_path', '=', path), eb('partial_path', '=', path), eb('result_path', '=', path)]))
+      .where((eb) => eb.or([eb('audio_path', '=', path), eb('partial_path', '=', path), eb('result_path', '=', path), eb('redacted_audio_path', '=', path)]))
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;

@@ -454,6 +454,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX console_password_failures_by_end ON console_password_failures (ends_at_ms);
     `,
   },
+  {
+    version: 18,
+    name: "a job's redacted copy of its audio (src/jobs/job-redacted-audio.ts)",
+    // SQLite's step 20.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN redacted_audio_path TEXT COLLATE "C";
+      CREATE INDEX jobs_by_redacted_audio_path ON jobs (redacted_audio_path) WHERE redacted_audio_path IS NOT NULL;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

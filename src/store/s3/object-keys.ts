@@ -3,6 +3,7 @@
 //   <prefix>results/<jobId>.partial-<n>    provisional result revision n of a running job
 //   <prefix>results/<jobId>.result         final result
 //   <prefix>results/<jobId>.result-<n>     final result revision n (a result replaced after the job ended)
+//   <prefix>results/<jobId>.redacted-audio a job's redacted copy of its audio (a WAV file)
 //   <prefix>uploads/<jobId>                a direct upload (browser POST form), until collected
 // A ref is the whole object key. Like LocalBlobStore's paths, a ref is accepted only when it has
 // exactly the shape of a key this store hands out, in the areas an operation allows: anything else

@@ -67,15 +67,36 @@ export class S3BlobStore implements BlobStore {
     // second upload for the same job id could interfere, and callers pass fresh UUIDs.
     // One PUT takes up to 5 GB (S3's limit; the default upload limit is 100 MB).
     if (await this.objectExists(key)) throw new BlobExistsError(key);
+    await this.putSpooled(source, key, size, { ifNoneMatch: true });
+    await unlink(source);
+    return key;
+  }
+
+  async moveToResult(tempPath: string, jobId: string, result: ResultKind): Promise<{ path: string; bytes: number }> {
+    const source = this.spool.confine(tempPath);
+    const key = this.keys.result(jobId, result);
+    const { size } = await stat(source);
+    // One PUT: visible all at once, replacing the previous one (as writeResult's).
+    await this.putSpooled(source, key, size, { ifNoneMatch: false });
+    await unlink(source);
+    return { path: key, bytes: size };
+  }
+
+  /**
+   * PUTs a spooled file, retrying an attempt storage failed (the SDK cannot replay a streamed body).
+   * With `ifNoneMatch`, an existing object is BlobExistsError, unless it is our own earlier attempt's.
+   */
+  private async putSpooled(source: string, key: string, size: number, { ifNoneMatch }: { ifNoneMatch: boolean }): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       const body = createReadStream(source);
       try {
-        await this.clients.api.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size, IfNoneMatch: '*' }));
-        break;
+        const condition = ifNoneMatch ? { IfNoneMatch: '*' } : {};
+        await this.clients.api.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: size, ...condition }));
+        return;
       } catch (error) {
-        if (httpStatusOf(error) === 412) {
+        if (ifNoneMatch && httpStatusOf(error) === 412) {
           // On a retry, the object that exists is our own earlier attempt whose answer was lost.
-          if (attempt > 1) break;
+          if (attempt > 1) return;
           throw new BlobExistsError(key, { cause: error });
         }
         const mapped = storageError(error, key);
@@ -85,8 +106,6 @@ export class S3BlobStore implements BlobStore {
       }
       await delay(UPLOAD_RETRY_DELAY_MS * attempt);
     }
-    await unlink(source);
-    return key;
   }
 
   async writeResult(jobId: string, result: ResultKind, data: string | Uint8Array): Promise<{ path: string; bytes: number }> {

@@ -485,6 +485,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX console_password_failures_by_end ON console_password_failures (ends_at_ms);
     `,
   },
+  {
+    version: 20,
+    name: "a job's redacted copy of its audio (src/jobs/job-redacted-audio.ts)",
+    // Set with the success when redact_audio asked for it; released with the result. Existing rows have none.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN redacted_audio_path TEXT;
+      CREATE INDEX jobs_by_redacted_audio_path ON jobs (redacted_audio_path) WHERE redacted_audio_path IS NOT NULL;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

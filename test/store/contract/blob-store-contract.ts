@@ -305,6 +305,38 @@ export function blobStoreContract(t: Test, name: string, make: MakeBlobStore): v
       t.equal(await store.exists(fresh), true, 'a revision whose job row may be being written');
       t.same(asked.sort(), [replaced, served, abandoned].sort(), 'old revisions are looked up like any result');
     });
+
+    t.test('moveToResult makes a spooled file a result: replaced whole, read, streamed, swept and deleted like one', async (t) => {
+      const { store, age } = await open(t);
+      const upload = store.createUploadPath('redacted');
+      writeFileSync(upload, 'RIFF silenced audio');
+      const copy = await store.moveToResult(upload, 'job_red', { kind: 'redacted_audio' });
+      t.match(copy.path, /job_red\.redacted-audio$/);
+      t.equal(copy.bytes, 19);
+      t.notOk(existsSync(upload), 'the spooled file is gone');
+      t.equal((await readAll(store.openResult(copy.path))).toString(), 'RIFF silenced audio');
+      t.equal((await store.readRange(copy.path, 5, 8)).toString(), 'silenced');
+      const again = store.createUploadPath('redacted');
+      writeFileSync(again, 'RIFF again');
+      t.equal((await store.moveToResult(again, 'job_red', { kind: 'redacted_audio' })).path, copy.path, 'replaced whole at its ref');
+      t.equal((await store.readResult(copy.path)).toString(), 'RIFF again');
+      await refusesPath(t, () => store.audioSource(copy.path), 'a redacted copy is a result, not job audio');
+      await refusesPath(t, () => store.moveToResult('/tmp/elsewhere.part', 'job_red', { kind: 'redacted_audio' }), 'only a spooled file');
+      for (const bad of [`${copy.path}.wav`, `${copy.path}-1`, copy.path.replace('redacted-audio', 'redacted')]) {
+        await refusesPath(t, () => store.readResult(bad), `readResult ${bad}`);
+      }
+      await t.rejects(store.moveToResult(store.createUploadPath('redacted'), 'job_red', { kind: 'redacted_audio' }), { code: 'ENOENT' }, 'a missing file');
+      await age(copy.path, 2 * HOUR);
+      const owners = (referenced: boolean): BlobOwners => ({ isReferenced: async () => referenced, isAwaitingUpload: async () => false });
+      t.equal(await store.sweepOrphans(owners(true), HOUR), 0, 'a referenced copy stays');
+      t.equal(await store.sweepOrphans(owners(false), HOUR), 1, 'an unreferenced old copy goes');
+      t.equal(await store.exists(copy.path), false);
+      const last = store.createUploadPath('redacted');
+      writeFileSync(last, 'RIFF');
+      const kept = await store.moveToResult(last, 'job_red', { kind: 'redacted_audio' });
+      await store.delete(kept.path);
+      await t.rejects(store.readResult(kept.path), { code: 'ENOENT' }, 'deleted like a result');
+    });
   });
 }
 

@@ -536,6 +536,36 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       t.ok(await jobs.heartbeat(live.id, leaseOwnerOf('inst_live', 0), 4000, 60_000), 'and its holder goes on');
     });
 
+    t.test('a redacted copy of the audio: recorded with the success, kept through a decoration, released with the result once', async (t) => {
+      const { jobs } = await open(t);
+      const early = { resultExpiresAtMs: 50_000, tombstoneUntilMs: 100_000 };
+      const plain = await heldWithPartial(t, jobs, 'w1', 'ra', 1000);
+      t.ok(await jobs.succeed(plain.id, 'w1', { ...result('/r/ra.result'), redactedAudioPath: '/r/ra.redacted-audio' }, early, 1000));
+      t.match(await jobs.getById(plain.id), { resultPath: '/r/ra.result', redactedAudioPath: '/r/ra.redacted-audio', audioPath: null });
+      const held = await heldWithPartial(t, jobs, 'w1', 'rd', 2000);
+      t.ok(await jobs.succeed(held.id, 'w1', { ...result('/r/rd.result'), redactedAudioPath: '/r/rd.redacted-audio' }, early, 2000, null, { leaseMs: 60_000 }));
+      t.same(await jobs.endDecoration(held.id, 'w1', decorated('/r/rd.result-1'), 3000), {
+        id: held.id,
+        paths: ['/a/rd.audio', '/r/rd.partial-1', '/r/rd.result'],
+      });
+      t.match(await jobs.getById(held.id), { resultPath: '/r/rd.result-1', redactedAudioPath: '/r/rd.redacted-audio' }, 'the decoration keeps it');
+      const none = await heldWithPartial(t, jobs, 'w1', 'rn', 4000);
+      t.ok(await jobs.succeed(none.id, 'w1', result('/r/rn.result'), early, 4000));
+      t.match(await jobs.getById(none.id), { redactedAudioPath: null }, 'none asked: none');
+      for (const path of ['/r/ra.redacted-audio', '/r/rd.redacted-audio']) t.ok(await jobs.referencesBlob(path), `${path} referenced`);
+      t.same(
+        byId(await jobs.expireResults(50_000)),
+        byId([
+          { id: plain.id, paths: ['/r/ra.result', '/r/ra.redacted-audio'] },
+          { id: held.id, paths: ['/r/rd.result-1', '/r/rd.redacted-audio'] },
+          { id: none.id, paths: ['/r/rn.result'] },
+        ]),
+      );
+      t.same(await jobs.expireResults(60_000), [], 'each blob once');
+      t.match(await jobs.getById(plain.id), { resultPath: null, redactedAudioPath: null });
+      for (const path of ['/r/ra.redacted-audio', '/r/rd.redacted-audio']) t.notOk(await jobs.referencesBlob(path), `${path} not referenced`);
+    });
+
     t.test('expireResults ends a pending decoration: its audio and provisional result go with the result', async (t) => {
       const { jobs } = await open(t);
       const early = { resultExpiresAtMs: 50_000, tombstoneUntilMs: 100_000 };

@@ -1,6 +1,6 @@
 // The /v1/jobs routes. Creation: a valid JSON body with one field made hostile (wrong type, out of
 // range, huge, unknown, missing), or JSON that is not JSON at all. The id routes (poll, complete,
-// result, partial, DELETE): a real job of the fuzzing key or another tenant's view of it, or a
+// result, partial, redacted audio, DELETE): a real job of the fuzzing key or another tenant's view of it, or a
 // hostile id, with hostile query strings, path suffixes and methods.
 import fc from 'fast-check';
 import { authChoice, framing, type CaseSpec } from '../case-spec.js';
@@ -9,7 +9,7 @@ import { SPEECH_BYTES } from '../fuzz-fixtures.js';
 import { CANARY_FILENAME_PREFIX, WEBHOOK_PLACEHOLDER } from './transcription-cases.js';
 
 export const JOB_CREATION = 'POST /v1/jobs';
-export const JOB_ID_ROUTES = '/v1/jobs/{job_id}[/complete|/result|/partial]';
+export const JOB_ID_ROUTES = '/v1/jobs/{job_id}[/complete|/result|/partial|/redacted_audio]';
 
 /** A job the fuzz's speech file can fulfil (upload-cases.ts posts it to these jobs' forms). */
 export const VALID_JOB = {
@@ -123,6 +123,7 @@ const SUFFIXES = [
   '/complete',
   '/result',
   '/partial',
+  '/redacted_audio',
   '/',
   '/complete/',
   '//complete',
@@ -133,7 +134,7 @@ const SUFFIXES = [
 ] as const;
 
 /** The methods each id route is registered with (others get 405/404). */
-const ROUTE_METHOD: Readonly<Record<string, string>> = { '': 'GET', '/complete': 'POST', '/result': 'GET', '/partial': 'GET' };
+const ROUTE_METHOD: Readonly<Record<string, string>> = { '': 'GET', '/complete': 'POST', '/result': 'GET', '/partial': 'GET', '/redacted_audio': 'GET' };
 
 export const jobIdCase: fc.Arbitrary<CaseSpec> = fc
   .record({

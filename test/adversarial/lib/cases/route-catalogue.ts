@@ -16,6 +16,7 @@ export const CATALOGUE: Readonly<Record<string, readonly string[]>> = {
   '/v1/jobs/{job_id}/complete': ['post'],
   '/v1/jobs/{job_id}/result': ['get'],
   '/v1/jobs/{job_id}/partial': ['get'],
+  '/v1/jobs/{job_id}/redacted_audio': ['get'],
   '/v1/uploads/{job_id}': ['post'],
   '/v1/openapi.json': ['get'],
 };

@@ -1,0 +1,127 @@
+// A copy of a recording with spans of it silenced (a job's redacted audio, src/jobs/job-redacted-audio.ts):
+// one ffmpeg run decodes it to 16 kHz mono 16-bit PCM, and the samples are written to a WAV file with
+// those inside the spans zeroed. Silenced here rather than by an ffmpeg filter: exact to the sample, no
+// filter expression growing with the spans (one argument is at most 128 KiB on Linux), and the spans'
+// times never appear on a command line. The file is written whole or removed: never left half-written.
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import type { AudioContainer } from './audio-container.js';
+import type { AudioInput } from './audio-source.js';
+import { AudioTooLongError, UndecodableAudioError } from './audio-errors.js';
+import { throwIfDecodeFailed } from './decode-failure.js';
+import { safeInputArgs } from './ffmpeg-input-args.js';
+import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
+import { runAudioTool } from './ffmpeg-process.js';
+import type { TimeSpan } from './time-spans.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+
+const BYTES_PER_SAMPLE = 2;
+const WAV_HEADER_BYTES = 44;
+/** The file is the service's to keep private (as private-mode.ts makes its blobs). */
+const PRIVATE_FILE_MODE = 0o600;
+
+export interface MutedWavOptions {
+  container: AudioContainer;
+  /** Seconds of the recording to silence, sorted and not overlapping (time-spans.ts padAndMergeSpans). */
+  spans: readonly TimeSpan[];
+  /** Longer audio fails with `audio_too_long` (judged on the samples produced). */
+  maxSeconds: number;
+  /** Wall-clock limit; on expiry ffmpeg is killed and the call fails with `decode_timeout`. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  ffmpegPath?: string;
+}
+
+/** Writes the silenced copy to `outputPath` (created: it must not exist). Returns its size and length. */
+export async function writeMutedWav(input: AudioInput, outputPath: string, options: MutedWavOptions): Promise<{ bytes: number; seconds: number }> {
+  if (!(options.maxSeconds > 0)) throw new RangeError('maxSeconds must be positive');
+  const ranges = options.spans.map((s) => [sampleAt(s.start) * BYTES_PER_SAMPLE, sampleAt(s.end) * BYTES_PER_SAMPLE] as const);
+  const maxBytes = Math.ceil(options.maxSeconds * SAMPLE_RATE) * BYTES_PER_SAMPLE;
+  const fd = openSync(outputPath, 'wx', PRIVATE_FILE_MODE);
+  let written = 0;
+  let next = 0;
+  try {
+    // The header's sizes are known only at the end: a placeholder now, the header then.
+    writeSync(fd, Buffer.alloc(WAV_HEADER_BYTES));
+    const ending = await runAudioTool({
+      command: options.ffmpegPath ?? 'ffmpeg',
+      args: pcm16Args(input, options.container, options.maxSeconds + 1),
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      // Written as it comes (synchronously: a chunk is small, and ffmpeg cannot be paused).
+      onStdout: (chunk) => {
+        if (written + chunk.length > maxBytes) return 'stop';
+        while (next < ranges.length && ranges[next][1] <= written) next += 1;
+        for (let i = next; i < ranges.length && ranges[i][0] < written + chunk.length; i += 1) {
+          chunk.fill(0, Math.max(0, ranges[i][0] - written), Math.min(chunk.length, ranges[i][1] - written));
+        }
+        writeSync(fd, chunk);
+        written += chunk.length;
+        return 'continue';
+      },
+    });
+    if (ending.kind === 'stopped') throw new AudioTooLongError(options.maxSeconds, written / (SAMPLE_RATE * BYTES_PER_SAMPLE));
+    throwIfDecodeFailed(ending, options.timeoutMs);
+    if (written < BYTES_PER_SAMPLE) throw new UndecodableAudioError('ffmpeg produced no samples');
+    writeSync(fd, wavHeader(written), 0, WAV_HEADER_BYTES, 0);
+    closeSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(outputPath, { force: true });
+    throw error;
+  }
+  return { bytes: WAV_HEADER_BYTES + written, seconds: written / (SAMPLE_RATE * BYTES_PER_SAMPLE) };
+}
+
+function sampleAt(seconds: number): number {
+  return Math.max(0, Math.round(seconds * SAMPLE_RATE));
+}
+
+/** ffmpeg's arguments for the recording as 16 kHz mono little-endian 16-bit PCM on stdout. */
+function pcm16Args(input: AudioInput, container: AudioContainer, outputSeconds: number): string[] {
+  return [
+    '-nostdin',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-nostats',
+    ...FFMPEG_THREAD_ARGS,
+    '-filter_threads',
+    '1',
+    ...FFMPEG_SAFETY_ARGS,
+    ...safeInputArgs(input, container),
+    '-vn',
+    '-sn',
+    '-dn',
+    '-map',
+    '0:a:0',
+    '-ac',
+    '1',
+    '-ar',
+    String(SAMPLE_RATE),
+    '-t',
+    outputSeconds.toFixed(3),
+    '-f',
+    's16le',
+    '-acodec',
+    'pcm_s16le',
+    'pipe:1',
+  ];
+}
+
+/** The canonical 44-byte header of 16 kHz mono 16-bit PCM with `dataBytes` of samples. */
+function wavHeader(dataBytes: number): Buffer {
+  const header = Buffer.alloc(WAV_HEADER_BYTES);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(SAMPLE_RATE, 24);
+  header.writeUInt32LE(SAMPLE_RATE * BYTES_PER_SAMPLE, 28);
+  header.writeUInt16LE(BYTES_PER_SAMPLE, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}

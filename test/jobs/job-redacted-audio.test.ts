@@ -1,0 +1,80 @@
+// A job's redacted copy of its audio (src/jobs/job-redacted-audio.ts) with redactions it is given:
+// real local blobs and ffmpeg. The copy is kept as the job's result blob, silent over each redaction
+// padded by REDACTION_PAD_SECONDS; one that cannot be made is null, with nothing left in the spool.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { decodeAudio } from '../../src/audio/index.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
+import { makeRedactedAudio, REDACTION_PAD_SECONDS } from '../../src/jobs/job-redacted-audio.js';
+import { LocalBlobStore } from '../../src/store/local-blob-store.js';
+import { wavFileBytes } from '../helpers/audio-fixtures.js';
+
+const SECONDS = 5;
+const config = { decodeTimeoutMs: 30_000, maxAudioSeconds: 60 };
+
+function setUp(t: Test) {
+  const dir = t.testdir();
+  const blobs = new LocalBlobStore(join(dir, 'blobs'));
+  const samples = new Int16Array(SECONDS * SAMPLE_RATE).fill(1000);
+  const upload = blobs.createUploadPath('direct');
+  writeFileSync(upload, wavFileBytes(samples));
+  const warnings: string[] = [];
+  const log = { warn: (_obj: object, msg: string) => warnings.push(msg) };
+  return { dir, blobs, upload, warnings, log, spooled: () => readdirSync(join(blobs.root, 'uploads')) };
+}
+
+t.test('silent over each redaction padded, merged where they meet; kept as the job result blob', async (t) => {
+  const { dir, blobs, upload, log, spooled } = setUp(t);
+  const audioPath = await blobs.moveToJobAudio(upload, 'job_r1');
+  const redactions = [
+    { type: 'person_name', start: 1, end: 1.5 },
+    { type: 'phone_number', start: 1.8, end: 2.1 },
+    { type: 'date', start: 4.9, end: 5 },
+  ];
+  const ref = await makeRedactedAudio({ blobs, config, log }, { id: 'job_r1', audioPath }, 'wav', redactions);
+  t.match(ref, /results\/job_r1\.redacted-audio$/);
+  const copyPath = join(dir, 'copy.wav');
+  writeFileSync(copyPath, await blobs.readResult(ref!));
+  const copy = await decodeAudio(copyPath, { maxSeconds: 60, timeoutMs: 30_000 });
+  t.equal(copy.length, SECONDS * SAMPLE_RATE);
+  const pad = REDACTION_PAD_SECONDS;
+  t.equal(pad, 0.2);
+  const silent = [
+    [1 - pad, 2.1 + pad],
+    [4.9 - pad, 5],
+  ];
+  const at = (s: number) => Math.round(s * SAMPLE_RATE);
+  for (const [from, to] of silent)
+    t.ok(
+      copy.slice(at(from), at(to)).every((x) => x === 0),
+      `silent ${from}-${to} s`,
+    );
+  const loud = [
+    [0, 1 - pad],
+    [2.1 + pad, 4.9 - pad],
+  ];
+  for (const [from, to] of loud)
+    t.ok(
+      copy.slice(at(from), at(to)).every((x) => x === 1000 / 32768),
+      `the original ${from}-${to} s`,
+    );
+  t.equal(await blobs.exists(audioPath), true, 'the original is left for the caller to delete');
+  t.same(spooled(), [], 'nothing left in the spool');
+});
+
+t.test('a copy that cannot be made is null, logged, with nothing left in the spool', async (t) => {
+  const { blobs, upload, warnings, log, spooled } = setUp(t);
+  const audioPath = await blobs.moveToJobAudio(upload, 'job_r2');
+  t.equal(await makeRedactedAudio({ blobs, config, log }, { id: 'job_r2', audioPath }, 'mp3', [{ start: 1, end: 2 }]), null, 'undecodable as declared');
+  t.same(warnings, ['the redacted audio could not be made; the job succeeds without it']);
+  const failing = Object.assign(Object.create(blobs) as LocalBlobStore, {
+    moveToResult: async () => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    },
+  });
+  t.equal(await makeRedactedAudio({ blobs: failing, config, log }, { id: 'job_r2', audioPath }, 'wav', []), null, 'not kept');
+  t.equal(await makeRedactedAudio({ blobs, config, log }, { id: 'job_r2', audioPath: null }, 'wav', []), null, 'no audio');
+  t.same(spooled(), [], 'nothing left in the spool');
+  t.equal(await blobs.exists(audioPath), true);
+});
