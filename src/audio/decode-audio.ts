@@ -92,11 +92,18 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
 /**
  * ffmpeg's arguments for decoding to whisper's PCM on stdout. `startSeconds` seeks the input before
  * decoding (`-ss` as an input option: with transcoding ffmpeg decodes from the previous seek point
- * and drops samples up to the exact position, so windows join without gaps or overlaps).
+ * and drops samples up to the exact position, so windows join without gaps or overlaps). `samples`:
+ * whisper's float PCM, or 16-bit PCM for a WAV written from it (muted-wav.ts).
  */
-export function ffmpegDecodeArgs(input: AudioInput, container: AudioContainer, outputSeconds: number, startSeconds = 0): string[] {
-  // Native byte order lets the output bytes become a Float32Array without swapping.
-  const [sampleFormat, sampleCodec] = endianness() === 'LE' ? ['f32le', 'pcm_f32le'] : ['f32be', 'pcm_f32be'];
+export function ffmpegDecodeArgs(
+  input: AudioInput,
+  container: AudioContainer,
+  outputSeconds: number,
+  startSeconds = 0,
+  samples: 'float' | 'pcm16le' = 'float',
+): string[] {
+  // Native byte order lets the output bytes become a Float32Array without swapping; 16-bit PCM is a WAV's, little-endian.
+  const [sampleFormat, sampleCodec] = samples === 'pcm16le' ? ['s16le', 'pcm_s16le'] : endianness() === 'LE' ? ['f32le', 'pcm_f32le'] : ['f32be', 'pcm_f32be'];
   return [
     '-nostdin',
     '-hide_banner',

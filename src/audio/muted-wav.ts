@@ -4,14 +4,21 @@
 // filter expression growing with the spans (one argument is at most 128 KiB on Linux), and the spans'
 // times never appear on a command line. The file is written whole or removed: never left half-written.
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+
 import type { AudioContainer } from './audio-container.js';
+
 import type { AudioInput } from './audio-source.js';
+
 import { AudioTooLongError, UndecodableAudioError } from './audio-errors.js';
+
 import { throwIfDecodeFailed } from './decode-failure.js';
-import { safeInputArgs } from './ffmpeg-input-args.js';
-import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
+
 import { runAudioTool } from './ffmpeg-process.js';
+
+import { ffmpegDecodeArgs } from './decode-audio.js';
+
 import type { TimeSpan } from './time-spans.js';
+
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 const BYTES_PER_SAMPLE = 2;
@@ -44,7 +51,7 @@ export async function writeMutedWav(input: AudioInput, outputPath: string, optio
     writeSync(fd, Buffer.alloc(WAV_HEADER_BYTES));
     const ending = await runAudioTool({
       command: options.ffmpegPath ?? 'ffmpeg',
-      args: pcm16Args(input, options.container, options.maxSeconds + 1),
+      args: ffmpegDecodeArgs(input, options.container, options.maxSeconds + 1, 0, 'pcm16le'),
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       // Written as it comes (synchronously: a chunk is small, and ffmpeg cannot be paused).
@@ -74,38 +81,6 @@ export async function writeMutedWav(input: AudioInput, outputPath: string, optio
 
 function sampleAt(seconds: number): number {
   return Math.max(0, Math.round(seconds * SAMPLE_RATE));
-}
-
-/** ffmpeg's arguments for the recording as 16 kHz mono little-endian 16-bit PCM on stdout. */
-function pcm16Args(input: AudioInput, container: AudioContainer, outputSeconds: number): string[] {
-  return [
-    '-nostdin',
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-nostats',
-    ...FFMPEG_THREAD_ARGS,
-    '-filter_threads',
-    '1',
-    ...FFMPEG_SAFETY_ARGS,
-    ...safeInputArgs(input, container),
-    '-vn',
-    '-sn',
-    '-dn',
-    '-map',
-    '0:a:0',
-    '-ac',
-    '1',
-    '-ar',
-    String(SAMPLE_RATE),
-    '-t',
-    outputSeconds.toFixed(3),
-    '-f',
-    's16le',
-    '-acodec',
-    'pcm_s16le',
-    'pipe:1',
-  ];
 }
 
 /** The canonical 44-byte header of 16 kHz mono 16-bit PCM with `dataBytes` of samples. */
