@@ -5,16 +5,21 @@
 // rest. libphonenumber-js was weighed for phone numbers and not taken: it reads no spoken digits, and
 // its check against each country's numbering plan drops numbers that are not assigned, which a
 // redactor must remove all the same (any identifying number is one).
-import nlp from 'compromise/two';
+import { createRequire } from 'node:module';
+import type nlpType from 'compromise/two';
 import { fold } from './spoken-numbers.js';
 
 export type LexiconKind = 'given' | 'surname' | 'city' | 'word';
 
 let table: Map<string, LexiconKind> | null = null;
 
-/** The lexicon, folded, read once on first use (loading it costs some 200 ms). */
+/**
+ * The lexicon, folded, read once on first use (loading it costs some 200 ms). compromise itself is
+ * loaded then too, not at start: a service that never redacts never holds its model (tens of MiB).
+ */
 function lexicon(): Map<string, LexiconKind> {
   if (table) return table;
+  const nlp = createRequire(import.meta.url)('compromise/two') as typeof nlpType;
   const entries = (nlp.model() as { one: { lexicon: Record<string, string | string[]> } }).one.lexicon;
   table = new Map();
   for (const [word, tags] of Object.entries(entries)) {
