@@ -9,6 +9,7 @@ Usage:
   svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json]
                           [--threads N] [--beam-size N] [--max-tokens N] [--no-fallback] [--no-vad]
                           [--diarize [--max-speakers 1-4]] [--words] [--dtw] [--patterns EXPRS]
+                          [--smart-format] [--redact POLICIES]
   svc-stt bench [--model PATH|NAME] [--audio FILE ...] [--seconds N] [--workers N] [--threads N]
                 [--calls N] [--max-tokens N] [--json]
                           (speed on this machine; without --audio it speaks its own audio with espeak-ng)

@@ -1,4 +1,5 @@
 // svc-stt transcribe FILE — the local runtime: whole-file transcription with no server.
+import { KNOWN_POLICIES, RedactionPolicyError, resolvePolicies } from '../clinical-text/redaction-classes.js';
 import { parseArgs } from 'node:util';
 import { decodeAudio } from '../audio/index.js';
 import { Engine } from '../engine/engine.js';
@@ -35,13 +36,16 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
       dtw: { type: 'boolean', default: false },
       // Structured-token patterns, comma-separated as in the API (PATTERNS.md).
       patterns: { type: 'string' },
+      // The service's smart_format and redact (docs/API.md): clinical quantities written, PHI removed.
+      'smart-format': { type: 'boolean', default: false },
+      redact: { type: 'string' },
     },
   });
   const file = positionals[0];
   if (!file) {
     throw new UsageError(
       'usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] ' +
-        '[--no-vad] [--diarize [--max-speakers 1-4]] [--words [--dtw]] [--patterns EXPRS]',
+        '[--no-vad] [--diarize [--max-speakers 1-4]] [--words [--dtw]] [--patterns EXPRS] [--smart-format] [--redact POLICIES]',
     );
   }
   const format = values.format as OutputFormat;
@@ -53,6 +57,15 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
   if (maxSpeakers !== undefined && !values.diarize) throw new UsageError('--max-speakers needs --diarize');
   if (values.dtw && !values.words && !values.diarize) throw new UsageError('--dtw times words: it needs --words or --diarize');
   const patterns = parsePatterns(values.patterns);
+  const redact = values.redact === undefined ? null : values.redact.split(',').map((name) => name.trim());
+  if (redact) {
+    try {
+      resolvePolicies(redact);
+    } catch (error) {
+      if (error instanceof RedactionPolicyError) throw new UsageError(`--redact: ${KNOWN_POLICIES}`);
+      throw error;
+    }
+  }
   const modelArg = modelArgument(values.model);
   // Before the audio is decoded: a missing model should not cost a long file's decoding first.
   const model = await existingModelFile(modelArg.value, modelArg.from);
@@ -73,6 +86,7 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
       diarize: values.diarize,
       wordTimestamps: values.words,
       patterns,
+      clinicalText: { smartFormat: values['smart-format'], redact },
       ...(maxSpeakers !== undefined ? { maxSpeakers } : {}),
       decoding: {
         ...(beamSize ? { beamSize } : {}),

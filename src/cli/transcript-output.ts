@@ -1,7 +1,7 @@
 // The local runtime's output formats, shaped like the service's (text, json, verbose_json).
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { patternsBlock } from '../pipeline/pattern-stage.js';
-import { durationUsage, responseSegments } from '../contract/response-body.js';
+import { durationUsage, redactionFields, responseSegments } from '../contract/response-body.js';
 import { wordsFromSegments } from '../pipeline/words.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'verbose_json'] as const;
@@ -20,7 +20,7 @@ export function formatTranscript(outcome: TranscriptionOutcome, format: OutputFo
       .map((s) => `${s.speaker}: ${s.text.trim()}\n`)
       .join('');
   }
-  if (format === 'json') return `${JSON.stringify({ text: outcome.text })}\n`;
+  if (format === 'json') return `${JSON.stringify({ text: outcome.text, ...redactionFields(outcome) })}\n`;
   const words = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
   const verbose = {
     task: 'transcribe',
@@ -41,6 +41,7 @@ export function formatTranscript(outcome: TranscriptionOutcome, format: OutputFo
       : {}),
     ...(outcome.detection ? { language_detection: outcome.detection } : {}),
     ...(outcome.patterns ? { patterns: patternsBlock(outcome.patterns) } : {}),
+    ...redactionFields(outcome),
     usage: durationUsage(outcome.durationSeconds),
   };
   return `${JSON.stringify(verbose, null, 2)}\n`;

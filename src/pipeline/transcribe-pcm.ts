@@ -1,5 +1,7 @@
 // The library's and the CLI's way into the pipeline: the same stages as the service (VAD, language,
 // recognition) over decoded audio, with plain options instead of a validated API request.
+import { applyClinicalText, type ClinicalTextRequest } from './clinical-text-stage.js';
+import { resolvePolicies } from '../clinical-text/redaction-classes.js';
 import type { Engine } from '../engine/engine.js';
 
 import type { LanguageChoice } from './language-stage.js';
@@ -30,13 +32,17 @@ export interface TranscribePcmOptions {
   maxSpeakers?: number;
   decoding?: Partial<DecodingSettings>;
   signal?: AbortSignal;
+  /** smart_format, PHI redaction and low-confidence marks, as the service's `smart_format`, `redact` and `confidence_threshold`. */
+  clinicalText?: ClinicalTextRequest;
 }
 
 const DEFAULT_DECODING: DecodingSettings = { beamSize: 1, maxTokens: 0, temperatureFallback: true };
 
 /** `pcm`: 16 kHz mono. The engine needs a VAD model unless `vad` is false. */
-export function transcribePcm(engine: Engine, pcm: Float32Array, options: TranscribePcmOptions = {}): Promise<TranscriptionOutcome> {
-  return runTranscription(
+export async function transcribePcm(engine: Engine, pcm: Float32Array, options: TranscribePcmOptions = {}): Promise<TranscriptionOutcome> {
+  // Unknown policy names are refused before any audio is decoded.
+  if (options.clinicalText?.redact) resolvePolicies(options.clinicalText.redact);
+  const outcome = await runTranscription(
     pcm,
     {
       language: languageChoiceOf(options.language, options.languageHints),
@@ -56,6 +62,7 @@ export function transcribePcm(engine: Engine, pcm: Float32Array, options: Transc
     },
     { signal: options.signal },
   );
+  return options.clinicalText ? applyClinicalText(outcome, options.clinicalText) : outcome;
 }
 
 function languageChoiceOf(language: string | undefined, hints: string[] | undefined): LanguageChoice {

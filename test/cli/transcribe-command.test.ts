@@ -81,6 +81,26 @@ t.test('svc-stt transcribe --patterns: the report in verbose_json; a refused pat
   await t.rejects(runTranscribeCommand(['missing.wav', '--model', model, '--patterns', 'a+?']), { message: /pattern 1: lazy/ });
 });
 
+t.test('svc-stt transcribe --smart-format --redact: what the service does, in verbose_json and json; a bad policy before any audio', async (t) => {
+  const path = await speechWav(4);
+  const model = await testModelPath('micro');
+  const flags = [path, '--model', model, '--max-tokens', '12', '--no-fallback', '--smart-format', '--redact', 'identifiers,health'];
+  const verbose = JSON.parse(await captured([...flags, '--format', 'verbose_json']));
+  t.ok(Array.isArray(verbose.redactions), 'where (seconds), never what');
+  t.type(verbose.redaction_counts, 'object');
+  const json = JSON.parse(await captured([...flags, '--format', 'json']));
+  t.ok('redaction_counts' in json, 'json says it too');
+  const plain = JSON.parse(await captured([path, '--model', model, '--max-tokens', '12', '--no-fallback', '--format', 'json']));
+  t.notOk('redactions' in plain, 'not asked: not there');
+  const refused = await runTranscribeCommand(['missing.wav', '--model', model, '--redact', 'identifiers,canary']).then(
+    () => null,
+    (error: Error) => error,
+  );
+  t.ok(refused instanceof UsageError, 'a usage error, before the missing file is read');
+  t.match(refused?.message, /^--redact: policies are identifiers, health, all/);
+  t.notOk(refused?.message.includes('canary'), 'the name sent is not echoed');
+});
+
 t.test('a model that is not there: the path, and how to get it, before any audio is decoded', async (t) => {
   const saved = { dir: process.env.SVC_MODELS_DIR, model: process.env.SVC_MODEL };
   process.env.SVC_MODELS_DIR = t.testdir();
