@@ -2,7 +2,6 @@
 // engines are full, streamed as it is decoded when asked, and metered before any answer goes out.
 
 import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
-import { clinicalTextRequest } from '../contract/clinical-text-fields.js';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import { isAbortError } from '../engine/engine-errors.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
@@ -62,7 +61,7 @@ export async function answerInline(
       if (error instanceof UnsupportedDetectedLanguage) await meter(unsupportedLanguageCounters(transcription)).catch(() => {});
       throw isAbortError(error) ? (cutOffOf(abort.signal) ?? new TranscriptionCancelled({ cause: error })) : error;
     });
-    outcome = applyClinicalText(recognised, clinicalTextRequest(transcription.clinicalText));
+    outcome = applyClinicalText(recognised, transcription.clinicalText);
     if (outcome.redaction) connection.usage.redacted(outcome.redaction.counts);
     // Cut off as it finished: the key may have no answer, and none is metered.
     const cutOff = cutOffOf(abort.signal);

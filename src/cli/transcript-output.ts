@@ -2,7 +2,7 @@
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { patternsBlock } from '../pipeline/pattern-stage.js';
 import { durationUsage, redactionFields, responseSegments } from '../contract/response-body.js';
-import { wordsFromSegments } from '../pipeline/words.js';
+import { answerWords } from '../pipeline/speaker-attachment.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'verbose_json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -21,7 +21,7 @@ export function formatTranscript(outcome: TranscriptionOutcome, format: OutputFo
       .join('');
   }
   if (format === 'json') return `${JSON.stringify({ text: outcome.text, ...redactionFields(outcome) })}\n`;
-  const words = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
+  const words = answerWords(outcome);
   const verbose = {
     task: 'transcribe',
     text: outcome.text,

@@ -4,7 +4,6 @@
 // both say the same of the same value. Messages name the field, never the value sent.
 import { resolvePolicies, RedactionPolicyError, SUBSTITUTIONS, type Substitution } from '../clinical-text/redaction-classes.js';
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
-import type { ClinicalTextRequest } from '../pipeline/clinical-text-stage.js';
 
 export interface ClinicalTextFields {
   smartFormat: boolean;
@@ -45,16 +44,6 @@ export function parseClinicalTextFields(
     redactSubstitution: given ? (values.redact_substitution as Substitution) : 'entity_name',
     confidenceThreshold: threshold(values.confidence_threshold, encoding),
     redactAudio,
-  };
-}
-
-/** What the clinical-text stage is asked to do. */
-export function clinicalTextRequest(fields: ClinicalTextFields): ClinicalTextRequest {
-  return {
-    smartFormat: fields.smartFormat,
-    redact: fields.redact,
-    redactSubstitution: fields.redactSubstitution,
-    confidenceThreshold: fields.confidenceThreshold,
   };
 }
 

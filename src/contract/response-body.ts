@@ -1,12 +1,12 @@
 // The inline response in each format: `text` (plain), `json` ({text}) and the verbose shape shared by
 // `verbose_json` and `diarized_json`, with every required field of the contract.
+import { answerWords } from '../pipeline/speaker-attachment.js';
 import { openAiSegmentFields } from './openai-segment-fields.js';
 import { isSubtitleFormat, subtitles } from './subtitles.js';
 import type { ResponseFormat } from './request-fields.js';
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { patternsBlock } from '../pipeline/pattern-stage.js';
 import { disabledVocabularyAudit } from '../pipeline/vocabulary-audit.js';
-import { wordsFromSegments } from '../pipeline/words.js';
 import { segmentConfidence } from '../pipeline/clinical-text-stage.js';
 
 import type { ModelId } from '../domain/model-ids.js';
@@ -51,7 +51,7 @@ export function responseSegments(outcome: TranscriptionOutcome) {
 export function verboseBody(outcome: TranscriptionOutcome, ctx: ResponseContext) {
   const attached = outcome.speakers;
   const segments = responseSegments(outcome);
-  const words = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
+  const words = answerWords(outcome);
   return {
     task: outcome.task,
     text: outcome.text,

@@ -7,7 +7,6 @@
 // the chunk, and to add its outcome to the totals so far (chunk-accumulation.ts). Its tallies are
 // never opened here.
 import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
-import { clinicalTextRequest } from '../contract/clinical-text-fields.js';
 import { decodeAudioWindow } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { verboseBody } from '../contract/response-body.js';
@@ -138,7 +137,7 @@ export class JobChunkProcessor {
       { signal, regions: chunk.regions, ...(carry.language.evidence ? { languageBefore: carry.language.evidence } : {}) },
     );
     // Formatted and redacted before anything of it is stored: the partial result is shaped from it too.
-    const outcome = applyClinicalText(recognised, clinicalTextRequest(request.clinicalText));
+    const outcome = applyClinicalText(recognised, request.clinicalText);
     const language = afterChunk(carry.language, request.language, outcome);
     // Partial results declare the language as decided so far, like the final one.
     const declared = { ...outcome, language: language.language, languageSource: finalSource(language, request.language) };

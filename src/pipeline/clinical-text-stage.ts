@@ -10,8 +10,8 @@ import { substitutionFor } from '../clinical-text/redaction-classes.js';
 import { formatTranscript } from '../clinical-text/format-transcript.js';
 import type { FormattableTranscript } from '../clinical-text/transcript-shape.js';
 import type { RedactionReport, TranscriptionOutcome } from './run-transcription.js';
-import type { AttributedSegment, AttributedWord } from './speaker-attachment.js';
-import { wordsFromSegments } from './words.js';
+import { answerWords, type AttributedSegment, type AttributedWord } from './speaker-attachment.js';
+import { meanTokenProbability } from './words.js';
 import type { PatternTally } from './pattern-stage.js';
 
 /** What the request asked of the words: formatting, and which classes to redact with what. */
@@ -26,8 +26,7 @@ export interface ClinicalTextRequest {
 
 /** The mean probability of a segment's text tokens: its confidence (null without tokens). */
 export function segmentConfidence(segment: Pick<AttributedSegment, 'tokens'>): number | null {
-  const text = segment.tokens.filter((t) => !t.special);
-  return text.length ? text.reduce((sum, t) => sum + t.p, 0) / text.length : null;
+  return meanTokenProbability(segment.tokens);
 }
 
 export function applyClinicalText(outcome: TranscriptionOutcome, request: ClinicalTextRequest): TranscriptionOutcome {
@@ -38,7 +37,7 @@ export function applyClinicalText(outcome: TranscriptionOutcome, request: Clinic
   if (!redacting && !formatting) return threshold === null ? outcome : markedLowConfidence(outcome, threshold);
 
   const attached = outcome.speakers;
-  const words: AttributedWord[] | null = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
+  const words = answerWords(outcome);
   const segments = attached.segments.map((s) => ({ ...s, confidence: s.confidence === undefined ? segmentConfidence(s) : s.confidence }));
   let view = { text: outcome.text, language: 'en', segments, ...(words ? { words } : {}) };
   if (formatting) view = formatTranscript(view as FormattableTranscript, { language: 'en' }) as typeof view;
@@ -68,7 +67,7 @@ export function applyClinicalText(outcome: TranscriptionOutcome, request: Clinic
 /** Words and segments below `threshold` marked for a reviewer; the confidences themselves are unchanged. */
 function markedLowConfidence(outcome: TranscriptionOutcome, threshold: number): TranscriptionOutcome {
   const attached = outcome.speakers;
-  const words: AttributedWord[] | null = outcome.wordTiming ? (attached.words ?? wordsFromSegments(outcome.segments)) : null;
+  const words = answerWords(outcome);
   return {
     ...outcome,
     speakers: {

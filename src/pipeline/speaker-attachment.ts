@@ -11,7 +11,7 @@
 import type { SpeakerDiarization, SpeakerTurn } from '../engine/speaker-diarizer.js';
 import type { RecognisedSegment } from './recognised-segment.js';
 import { matchKnownSpeakers, type KnownSpeaker } from './voice-matching.js';
-import { nonOverlapping, wordsOfSegment, type Word } from './words.js';
+import { nonOverlapping, wordsFromSegments, wordsOfSegment, type Word } from './words.js';
 
 /** What a segment's `speaker` says when nobody is attributed (diarization off, no word timing, over the ceiling). */
 export const UNATTRIBUTED_SPEAKER = 'unknown';
@@ -77,6 +77,18 @@ export interface AttachInput {
   maxSpeakers: number;
   /** Names for the voices that match them; none: every label is a letter. */
   knownSpeakers?: readonly KnownSpeaker[];
+}
+
+/**
+ * The words an answer shows: the attached ones (with their speakers), else the decoded segments'
+ * when word timing was asked for and is available; null without word timing.
+ */
+export function answerWords(outcome: {
+  wordTiming: boolean;
+  segments: RecognisedSegment[];
+  speakers: { words: AttributedWord[] | null };
+}): AttributedWord[] | null {
+  return outcome.wordTiming ? (outcome.speakers.words ?? wordsFromSegments(outcome.segments)) : null;
 }
 
 /** Segments without speakers: diarization was not requested. */

@@ -5,7 +5,7 @@
 // Where the model has DTW alignment heads, a word starts at its first token's DTW time, which
 // follows the audio more closely than whisper's timestamp-token interpolation.
 // Times are clamped to the segment, and words are made monotonic and non-overlapping.
-import type { TranscriptSegment } from '../engine/transcript.js';
+import type { TranscriptSegment, TranscriptToken } from '../engine/transcript.js';
 
 export interface Word {
   word: string;
@@ -60,8 +60,13 @@ export function wordsOfSegment(segment: TranscriptSegment): SegmentWord[] {
 
 /** The mean probability of the text tokens in [from, to): a word's confidence. */
 function meanProbability(segment: TranscriptSegment, from: number, to: number): number {
-  const tokens = segment.tokens.slice(from, to).filter((t) => !t.special);
-  return tokens.reduce((sum, t) => sum + t.p, 0) / Math.max(1, tokens.length);
+  return meanTokenProbability(segment.tokens.slice(from, to)) ?? 0;
+}
+
+/** The mean probability the decoder gave the text (not special) tokens: a word's, segment's or turn's confidence; null without any. */
+export function meanTokenProbability(tokens: readonly Pick<TranscriptToken, 'p' | 'special'>[]): number | null {
+  const text = tokens.filter((t) => !t.special);
+  return text.length ? text.reduce((sum, t) => sum + t.p, 0) / text.length : null;
 }
 
 /** Every segment's words, in order. */

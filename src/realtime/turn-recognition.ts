@@ -3,6 +3,7 @@
 // to the context-free text included), term corrections, the session's patterns, and the
 // hallucination guard. Partials skip all of this (they are provisional and replaced within a second);
 // the turn_final, the only text a client may act on, never does.
+import { meanTokenProbability } from '../pipeline/words.js';
 import type { TranscribeOptions } from '../engine/engine.js';
 import type { LanguageFamily } from '../domain/language-families.js';
 import type { PatternTally } from '../pipeline/pattern-stage.js';
@@ -59,13 +60,12 @@ export async function recogniseTurn(input: TurnRecognitionInput): Promise<TurnRe
     patterns: input.patterns,
     ...(input.signal ? { signal: input.signal } : {}),
   });
-  const tokens = recognised.segments.flatMap((segment) => segment.tokens.filter((t) => !t.special));
   return {
     text: recognised.text,
     droppedSegments: recognised.droppedSegments,
     vocabulary: recognised.vocabulary,
     patterns: recognised.patterns,
-    confidence: tokens.length > 0 ? tokens.reduce((sum, t) => sum + t.p, 0) / tokens.length : null,
+    confidence: meanTokenProbability(recognised.segments.flatMap((segment) => segment.tokens)),
   };
 }
 
