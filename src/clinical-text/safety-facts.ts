@@ -3,6 +3,10 @@
 // dose units, date words, negations and laterality, each kind in order. Written forms read as the
 // words they stand for, so a formatted text has the facts of what was said: "1,500" is 1500,
 // "2:30" is 230 as "two thirty" reads, "°C" is "celsius". Spoken numbers never join across punctuation.
+import type { LanguageFamily } from '../domain/language-families.js';
+import { readFamilyNumbers } from './family-numbers.js';
+import { MEASURE_UNITS, PERCENT_WORDS } from './family-quantity-words.js';
+import type { NumberFamily } from './number-word-tables.js';
 import { LATERALITY, MONTHS, NEGATIONS, RELATIVE_DAYS, UNITS } from './safety-lexicon.js';
 import { readNumbers, textWords, type SpokenItem, type TextWord } from './spoken-numbers.js';
 
@@ -17,14 +21,24 @@ export interface SafetyFacts {
 
 export const FACT_KINDS = ['number', 'unit', 'date', 'negation', 'laterality'] as const;
 
-export function safetyFacts(text: string): SafetyFacts {
+/**
+ * `family`: the language the text is in. English's spoken numbers are read by default (the vocabulary
+ * check's reading); another family's are read by its own tables (family-numbers.ts), with its decimal
+ * comma, and digits are read in every family.
+ */
+export function safetyFacts(text: string, family: LanguageFamily = 'en'): SafetyFacts {
   const facts: SafetyFacts = { number: [], unit: [], date: [], negation: [], laterality: [] };
-  for (const item of clauses(readWrittenForms(text)).flatMap(readNumbers)) {
+  const items =
+    family === 'en'
+      ? clauses(readWrittenForms(text)).flatMap(readNumbers)
+      : clauses(readFamilyWrittenForms(text)).flatMap((words) => readFamilyNumbers(words, family));
+  for (const item of items) {
     if (item.kind === 'number') {
       facts.number.push(item.value);
       continue;
     }
     classify(item, facts);
+    if (family !== 'en') classifyFamilyUnit(item, family, facts);
   }
   return facts;
 }
@@ -41,6 +55,11 @@ function readWrittenForms(text: string): string {
     .replace(/\b(\d{1,2}):(\d{2})\b/g, '$1$2')
     .replace(/°\s?C\b/g, ' celsius')
     .replace(/°\s?F\b/g, ' fahrenheit');
+}
+
+/** A decimal comma between digits ("0,5") read as the point it is; these families write no thousands separator. */
+function readFamilyWrittenForms(text: string): string {
+  return text.replace(/(\d),(\d)/g, '$1.$2');
 }
 
 /**
@@ -68,4 +87,10 @@ function classify(item: Extract<SpokenItem, { kind: 'word' }>, facts: SafetyFact
   if (RELATIVE_DAYS.has(w)) facts.date.push(w);
   if (NEGATIONS.has(w) || w.endsWith("n't")) facts.negation.push('not');
   if (w in LATERALITY) facts.laterality.push(LATERALITY[w]);
+}
+
+function classifyFamilyUnit(item: Extract<SpokenItem, { kind: 'word' }>, family: NumberFamily, facts: SafetyFacts): void {
+  const unit = MEASURE_UNITS[family][item.text];
+  if (unit !== undefined && !(item.text in UNITS)) facts.unit.push(unit.fact);
+  if (PERCENT_WORDS[family].has(item.text)) facts.unit.push('%');
 }

@@ -6,6 +6,7 @@
 // returned as it came. Pure: no clock, no I/O, the same output for the same input.
 import { type LanguageFamily, parseLanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
 import { englishCandidates, type Candidate } from './english-formatting.js';
+import { familyCandidates } from './family-formatting.js';
 import { safetyFacts, sameFacts } from './safety-facts.js';
 import { textWords } from './spoken-numbers.js';
 
@@ -36,22 +37,19 @@ export class FormatOptionError extends Error {
   }
 }
 
-/**
- * The families whose quantities are formatted. The others pass through unchanged: their spoken
- * numbers are not in the safety lexicon yet, so no change of theirs could be proved (docs/API.md).
- */
-const FORMATTERS: Readonly<Record<LanguageFamily, ((text: string) => Candidate[]) | null>> = {
+/** Each family's quantities: English's rules, and the other families' narrower ones (family-formatting.ts). */
+const FORMATTERS: Readonly<Record<LanguageFamily, (text: string) => Candidate[]>> = {
   en: englishCandidates,
-  es: null,
-  pt: null,
-  fr: null,
-  de: null,
-  nl: null,
-  ar: null,
-  hi: null,
+  es: (text) => familyCandidates(text, 'es'),
+  pt: (text) => familyCandidates(text, 'pt'),
+  fr: (text) => familyCandidates(text, 'fr'),
+  de: (text) => familyCandidates(text, 'de'),
+  nl: (text) => familyCandidates(text, 'nl'),
+  ar: (text) => familyCandidates(text, 'ar'),
+  hi: (text) => familyCandidates(text, 'hi'),
 };
 
-export const FORMATTED_FAMILIES = (Object.keys(FORMATTERS) as LanguageFamily[]).filter((family) => FORMATTERS[family] !== null);
+export const FORMATTED_FAMILIES = Object.keys(FORMATTERS) as LanguageFamily[];
 
 /** How many words either side of a change the check reads with it: spoken numbers join their neighbours. */
 const CONTEXT_WORDS = 3;
@@ -59,15 +57,15 @@ const CONTEXT_WORDS = 3;
 export function formatText(text: string, options: FormatOptions): FormattedText {
   if (typeof text !== 'string') throw new FormatOptionError('text', 'text must be a string');
   const family = languageFamily(options?.language);
-  return applyProved(text, FORMATTERS[family]?.(text) ?? []);
+  return applyProved(text, FORMATTERS[family](text), family);
 }
 
 /** The candidates the safety check proves, applied; exported for the tests that hand it a wrong one. */
-export function applyProved(text: string, candidates: readonly Candidate[]): FormattedText {
+export function applyProved(text: string, candidates: readonly Candidate[], family: LanguageFamily = 'en'): FormattedText {
   if (candidates.length === 0) return { text, changes: [], refused: 0 };
-  const changes = provedChanges(text, candidates);
+  const changes = provedChanges(text, candidates, family);
   const formatted = applyChanges(text, changes);
-  if (!sameFacts(safetyFacts(text), safetyFacts(formatted))) return { text, changes: [], refused: candidates.length };
+  if (!sameFacts(safetyFacts(text, family), safetyFacts(formatted, family))) return { text, changes: [], refused: candidates.length };
   return { text: formatted, changes, refused: candidates.length - changes.length };
 }
 
@@ -78,7 +76,7 @@ export function languageFamily(language: unknown): LanguageFamily {
 }
 
 /** The candidates whose facts, read with the words around them, are those of the words they replace. */
-function provedChanges(text: string, candidates: readonly Candidate[]): Candidate[] {
+function provedChanges(text: string, candidates: readonly Candidate[], family: LanguageFamily): Candidate[] {
   const words = textWords(text);
   const proved: Candidate[] = [];
   let w = 0;
@@ -92,7 +90,7 @@ function provedChanges(text: string, candidates: readonly Candidate[]): Candidat
     const to = Math.max(end, c.to);
     const original = text.slice(from, to);
     const changed = text.slice(from, c.from) + c.text + text.slice(c.to, to);
-    if (sameFacts(safetyFacts(original), safetyFacts(changed))) proved.push(c);
+    if (sameFacts(safetyFacts(original, family), safetyFacts(changed, family))) proved.push(c);
   }
   return proved;
 }

@@ -15,14 +15,21 @@ export interface TextWord {
 /** Words: letters and digits (a decimal point between digits and an apostrophe inside a word kept), and `%`. */
 export function textWords(text: string): TextWord[] {
   const words: TextWord[] = [];
-  for (const m of text.matchAll(/[\p{L}\p{N}]+(?:['’][\p{L}]+|\.\p{N}+)*|%/gu)) {
+  for (const m of text.matchAll(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*(?:['’][\p{L}\p{M}]+|\.\p{N}+)*|%/gu)) {
     words.push({ text: fold(m[0]), from: m.index, to: m.index + m[0].length });
   }
   return words;
 }
 
+/**
+ * The marks folding drops: Latin accents, Arabic vowel signs and hamza/madda (أ reads as ا), and
+ * Devanagari's nukta and nasal signs (हज़ार as हजार, पाँच as पांच). Devanagari's vowel signs are
+ * letters of the word and stay: without them पचास (50) and पचासी (85) would be one word.
+ */
+const FOLDED_MARKS = /[\u0300-\u036f\u064b-\u065f\u0670\u0901\u0902\u093c]/gu;
+
 export function fold(s: string): string {
-  return s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/’/g, "'");
+  return s.normalize('NFKD').replace(FOLDED_MARKS, '').toLowerCase().replace(/’/g, "'");
 }
 
 export type SpokenItem = { kind: 'number'; value: string; from: number; to: number } | { kind: 'word'; text: string; from: number; to: number };

@@ -53,7 +53,8 @@ t.test('language: the option, else the transcript, else refused by field', async
   const said = { text: 'twenty five milligrams' };
   t.equal(formatTranscript(said, { language: 'en' }).text, '25 mg');
   t.equal(formatTranscript({ ...said, language: 'en-US' }).text, '25 mg');
-  t.equal(formatTranscript({ ...said, language: 'es' }).text, said.text, 'Spanish passes through');
+  t.equal(formatTranscript({ ...said, language: 'es' }).text, said.text, 'read as Spanish, English words say no number');
+  t.equal(formatTranscript({ text: 'veinticinco miligramos', language: 'es' }).text, '25 mg', 'the transcript language is read');
   t.equal((t.throws(() => formatTranscript(said)) as FormatOptionError).field, 'language');
 });
 
