@@ -10,6 +10,10 @@ export interface KeyListing {
   billing_state: string;
   retention_hours: number;
   default_language: string | null;
+  /** smart_format for requests that do not say. */
+  smart_format_default: boolean;
+  /** Redaction policies every transcript of the key gets; null: none. */
+  redact_always: string[] | null;
   rate_limit_per_minute: number | null;
   created_at: string;
   revoked_at: string | null;
@@ -28,6 +32,8 @@ export function keyListing(record: ApiKeyRecord): KeyListing {
     billing_state: record.billingState,
     retention_hours: record.retentionHours,
     default_language: record.defaultLanguage,
+    smart_format_default: record.smartFormatDefault,
+    redact_always: record.redactAlways === null ? null : [...record.redactAlways],
     rate_limit_per_minute: record.rateLimitPerMinute,
     created_at: record.createdAt,
     revoked_at: record.revokedAt,
@@ -36,7 +42,10 @@ export function keyListing(record: ApiKeyRecord): KeyListing {
   };
 }
 
-/** One line per key for people: id, tenant, plan, state, when a rotation revokes it, its last use, retention, language, entitlements. */
+/**
+ * One line per key for people: id, tenant, plan, state, when a rotation revokes it, its last use,
+ * retention, language, entitlements, and its standing smart_format and redaction.
+ */
 export function keyTable(records: readonly ApiKeyRecord[]): string {
   if (records.length === 0) return 'no API keys (create one with `svc-stt keys create`)\n';
   const rows = records.map((r) => [
@@ -49,8 +58,9 @@ export function keyTable(records: readonly ApiKeyRecord[]): string {
     `${r.retentionHours}h`,
     r.defaultLanguage ?? '-',
     r.entitlements.join(',') || '-',
+    [r.smartFormatDefault ? 'smart_format' : '', r.redactAlways ? `redact=${r.redactAlways.join(',')}` : ''].filter(Boolean).join(' ') || '-',
   ]);
-  const header = ['ID', 'TENANT', 'PLAN', 'STATE', 'REVOKE AT', 'LAST USED', 'RETENTION', 'LANGUAGE', 'ENTITLEMENTS'];
+  const header = ['ID', 'TENANT', 'PLAN', 'STATE', 'REVOKE AT', 'LAST USED', 'RETENTION', 'LANGUAGE', 'ENTITLEMENTS', 'TEXT'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const line = (cells: string[]) =>
     cells

@@ -16,11 +16,13 @@ import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--entitlement E ...] [--no-language-detection]
                         [--default-language L] [--retention-hours N] [--rate-limit N]
+                        [--smart-format on|off] [--redact-always POLICIES]
        svc-stt keys list [--json]
        svc-stt keys revoke ID [--json]
        svc-stt keys rotate ID --overlap-hours H [--json]   (H: 0 to ${LONGEST_ROTATION_OVERLAP_HOURS}; 0 revokes the old key now)
        svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
                         [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
+                        [--smart-format on|off] [--redact-always POLICIES|none]
                         ${TERM_FLAGS_USAGE}
                         [--add-credit C] [--clear-terms]    (the key's own billing terms over its plan's)`;
 
@@ -41,6 +43,8 @@ async function createKey(argv: string[], out: CommandOutput): Promise<void> {
     'default-language': { type: 'string' },
     'retention-hours': { type: 'string' },
     'rate-limit': { type: 'string' },
+    'smart-format': { type: 'string' },
+    'redact-always': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`keys create takes no arguments\n${USAGE}`);
   // --entitlement adds to what every key gets; --no-language-detection takes that default away.
@@ -54,6 +58,8 @@ async function createKey(argv: string[], out: CommandOutput): Promise<void> {
       defaultLanguage: values['default-language'],
       retentionHours: integerFlag(values['retention-hours'], '--retention-hours'),
       rateLimitPerMinute: integerFlag(values['rate-limit'], '--rate-limit'),
+      smartFormatDefault: onOffFlag(values['smart-format'], '--smart-format'),
+      redactAlways: policiesFlag(values['redact-always']),
     }),
   );
   if (values.json) {
@@ -140,6 +146,8 @@ async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
     'retention-hours': { type: 'string' },
     'default-language': { type: 'string' },
     'rate-limit': { type: 'string' },
+    'smart-format': { type: 'string' },
+    'redact-always': { type: 'string' },
     ...TERM_OPTIONS,
     'add-credit': { type: 'string' },
     'clear-terms': { type: 'boolean', default: false },
@@ -161,6 +169,8 @@ async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
   if (values['rate-limit'] !== undefined) {
     patch.rateLimitPerMinute = values['rate-limit'] === 'none' ? null : integerFlag(values['rate-limit'], '--rate-limit');
   }
+  if (values['smart-format'] !== undefined) patch.smartFormatDefault = onOffFlag(values['smart-format'], '--smart-format');
+  if (values['redact-always'] !== undefined) patch.redactAlways = policiesFlag(values['redact-always']);
   const overrides = termsPatchOf(values);
   const credit = values['add-credit'] === undefined ? null : moneyFlag(values['add-credit'], '--add-credit');
   const billingChange = {
@@ -179,6 +189,18 @@ async function updateKey(argv: string[], out: CommandOutput): Promise<void> {
   };
   if (values.json) out.write(`${JSON.stringify({ ...keyListing(record), billing: billingJson })}\n`);
   else out.write(`updated ${id}\n${keyTable([record])}${changesBilling ? `billing terms over the plan's: ${JSON.stringify(billingJson)}\n` : ''}`);
+}
+
+function onOffFlag(value: string | undefined, flag: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off') throw new UsageError(`${flag} takes on or off`);
+  return value === 'on';
+}
+
+/** Comma-separated policy names (the store checks them); `none`: no standing redaction. */
+function policiesFlag(value: string | undefined): string[] | null | undefined {
+  if (value === undefined) return undefined;
+  return value === 'none' ? null : value.split(',');
 }
 
 function singleId(positionals: string[], command: string): string {

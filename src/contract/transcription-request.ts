@@ -29,6 +29,7 @@ import { validateWebhookUrl } from './webhook-url.js';
 
 import { requireEntitlements } from './request-entitlements.js';
 import { parseClinicalTextFields, type ClinicalTextFields } from './clinical-text-fields.js';
+import { redactsAlways, withKeyTextDefaults } from './key-text-defaults.js';
 
 import {
   DEFAULT_PROFILE,
@@ -267,7 +268,12 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
   // The stream's events carry text only; the log-probabilities come with the json answer's body.
   if (logprobs && stream) throw unprocessable('include[]=logprobs comes with the json answer and cannot be streamed: send stream=true or include[], not both');
-  const clinicalText = parseClinicalTextFields(fields, 'form');
+  // A key's smart_format default yields to a stream, whose deltas leave before the text is whole; its
+  // standing redaction never yields (the stream is refused below).
+  const sentFormat = stream && fields.smart_format === undefined ? { smart_format: 'false' } : fields;
+  const clinicalText = withKeyTextDefaults(parseClinicalTextFields(fields, 'form'), sentFormat, key);
+  const standing = redactsAlways(key) ? 'this key redacts every transcript (its standing redaction), and ' : '';
+  if (standing && (stream || logprobs)) throw unprocessable(`${standing}${stream ? 'a stream' : 'include[]=logprobs'} cannot be redacted`);
   // The stream's deltas go out as words are decoded, before the text they belong to is whole.
   if (stream && (clinicalText.smartFormat || clinicalText.redact !== null)) {
     throw unprocessable('smart_format and redact apply to the whole text and cannot be streamed: send stream=true or those, not both');

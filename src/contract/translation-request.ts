@@ -5,7 +5,7 @@
 // transcript this route does not make (speakers, word times, vocabulary audit, patterns, streaming)
 // are refused, never ignored.
 import type { ApiKeyRecord } from '../domain/api-keys.js';
-import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
+import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { isChunkingStrategyField } from './chunking-strategy.js';
 import { parsePrompt } from './prompt-field.js';
 import { NO_CLINICAL_TEXT } from './clinical-text-fields.js';
@@ -16,6 +16,7 @@ import { validateWebhookUrl } from './webhook-url.js';
 import { MODEL_IDS } from '../domain/model-ids.js';
 import { DEFAULT_SPEAKER_COUNT } from './speaker-count.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
+import { redactsAlways } from './key-text-defaults.js';
 export const TRANSLATION_FIELDS = fieldNamesOf('translations');
 
 export function parseTranslationFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {
@@ -26,6 +27,8 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
     }
     throw new InvalidRequestField(unknownFieldMessage(name, TRANSLATION_FIELDS));
   }
+  // A translation's English is not redacted (docs/API.md "Redaction"), so a key that must redact cannot have one.
+  if (redactsAlways(key)) throw new EntitlementMissing('this key redacts every transcript, and translations cannot be redacted');
   return {
     task: 'translate',
     model: oneOf(fields.model, MODEL_IDS, undefined, 'model'),

@@ -19,6 +19,13 @@ export interface ApiKeyRecord {
   entitlements: Entitlement[];
   /** BCP-47 tag used when a request omits `language`; null means English. */
   defaultLanguage: string | null;
+  /** smart_format for requests that do not say (docs/API.md "Smart format"); a request's own value wins. */
+  smartFormatDefault: boolean;
+  /**
+   * Redaction policies every transcript of this key gets, whatever its request says (a request may add
+   * policies, never remove these); null: only what each request asks for.
+   */
+  redactAlways: string[] | null;
   billingState: BillingState;
   /** Result retention for jobs, 1 to 72 hours. */
   retentionHours: number;

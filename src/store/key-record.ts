@@ -12,6 +12,7 @@ import {
   validateEntitlements,
   validatePlan,
   validateRateLimit,
+  validateRedactAlways,
   validateRetentionHours,
   validateTenant,
 } from './key-validation.js';
@@ -28,6 +29,10 @@ export interface KeyRow {
   plan: string;
   entitlements: string;
   default_language: string | null;
+  /** 1: smart_format unless a request says otherwise. */
+  smart_format_default: number;
+  /** Comma-separated redaction policies every transcript gets; null: none. */
+  redact_always: string | null;
   billing_state: string;
   retention_hours: number;
   rate_limit_per_minute: number | null;
@@ -59,6 +64,7 @@ export function newKeyRow(options: CreateKeyOptions, now: Date): { key: string; 
   const defaultLanguage = validateDefaultLanguage(options.defaultLanguage ?? null);
   const retentionHours = validateRetentionHours(options.retentionHours ?? DEFAULT_RETENTION_HOURS);
   const rateLimitPerMinute = validateRateLimit(options.rateLimitPerMinute ?? null);
+  const redactAlways = validateRedactAlways(options.redactAlways ?? null);
   const secret = generateKeySecret();
   return {
     key: secret.key,
@@ -69,6 +75,8 @@ export function newKeyRow(options: CreateKeyOptions, now: Date): { key: string; 
       plan,
       entitlements: JSON.stringify(entitlements),
       default_language: defaultLanguage,
+      smart_format_default: options.smartFormatDefault ? 1 : 0,
+      redact_always: redactAlways === null ? null : redactAlways.join(','),
       billing_state: 'active',
       retention_hours: retentionHours,
       rate_limit_per_minute: rateLimitPerMinute,
@@ -83,6 +91,11 @@ export function keyPatchColumns(patch: KeyPatch): Record<string, string | number
   if (patch.plan !== undefined) changes.plan = validatePlan(patch.plan);
   if (patch.entitlements !== undefined) changes.entitlements = JSON.stringify(validateEntitlements(patch.entitlements));
   if (patch.defaultLanguage !== undefined) changes.default_language = validateDefaultLanguage(patch.defaultLanguage);
+  if (patch.smartFormatDefault !== undefined) changes.smart_format_default = patch.smartFormatDefault ? 1 : 0;
+  if (patch.redactAlways !== undefined) {
+    const policies = validateRedactAlways(patch.redactAlways);
+    changes.redact_always = policies === null ? null : policies.join(',');
+  }
   if (patch.billingState !== undefined) changes.billing_state = validateBillingState(patch.billingState);
   if (patch.retentionHours !== undefined) changes.retention_hours = validateRetentionHours(patch.retentionHours);
   if (patch.rateLimitPerMinute !== undefined) changes.rate_limit_per_minute = validateRateLimit(patch.rateLimitPerMinute);
@@ -91,8 +104,8 @@ export function keyPatchColumns(patch: KeyPatch): Record<string, string | number
 
 /** The terms a new key takes from `record` (rotation's successor, a console key's model): all but the billing state and billing rows. */
 export function keyTermsOf(record: ApiKeyRecord): CreateKeyOptions {
-  const { tenant, plan, entitlements, defaultLanguage, retentionHours, rateLimitPerMinute } = record;
-  return { tenant, plan, entitlements, defaultLanguage, retentionHours, rateLimitPerMinute };
+  const { tenant, plan, entitlements, defaultLanguage, smartFormatDefault, redactAlways, retentionHours, rateLimitPerMinute } = record;
+  return { tenant, plan, entitlements, defaultLanguage, smartFormatDefault, redactAlways, retentionHours, rateLimitPerMinute };
 }
 
 /** The record of a row as of `nowMs` (a key past its scheduled revocation reads as revoked). */
@@ -103,6 +116,8 @@ export function keyRecordOf(row: KeyRow, nowMs: number): ApiKeyRecord {
     plan: row.plan as Plan,
     entitlements: JSON.parse(row.entitlements) as Entitlement[],
     defaultLanguage: row.default_language,
+    smartFormatDefault: row.smart_format_default === 1,
+    redactAlways: row.redact_always === null ? null : row.redact_always.split(','),
     billingState: row.billing_state as BillingState,
     retentionHours: row.retention_hours,
     rateLimitPerMinute: row.rate_limit_per_minute,

@@ -13,6 +13,8 @@ export interface CreateKeyOptions {
   plan?: Plan;
   entitlements?: Entitlement[];
   defaultLanguage?: string | null;
+  smartFormatDefault?: boolean;
+  redactAlways?: string[] | null;
   retentionHours?: number;
   rateLimitPerMinute?: number | null;
 }
@@ -25,7 +27,12 @@ export interface RotatedKey {
   rotated: ApiKeyRecord;
 }
 
-export type KeyPatch = Partial<Pick<ApiKeyRecord, 'plan' | 'entitlements' | 'defaultLanguage' | 'billingState' | 'retentionHours' | 'rateLimitPerMinute'>>;
+export type KeyPatch = Partial<
+  Pick<
+    ApiKeyRecord,
+    'plan' | 'entitlements' | 'defaultLanguage' | 'smartFormatDefault' | 'redactAlways' | 'billingState' | 'retentionHours' | 'rateLimitPerMinute'
+  >
+>;
 
 export interface KeyStore {
   /** Returns the secret key once; only its hash is stored. */

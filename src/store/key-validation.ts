@@ -4,6 +4,7 @@ import { KeyStoreError } from './key-store-error.js';
 import { BILLING_STATES, ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from '../domain/api-keys.js';
 import { LANGUAGE_FAMILIES, LANGUAGE_TAG_SYNTAX } from '../domain/language-families.js';
 import { hasRefusedCharacter } from '../domain/refused-characters.js';
+import { resolvePolicies, RedactionPolicyError } from '../clinical-text/redaction-classes.js';
 
 export const MAX_DICTIONARY_TERMS = 1000;
 export const MAX_DICTIONARY_TERM_LENGTH = 96;
@@ -45,6 +46,19 @@ export function validateRetentionHours(value: number): number {
     throw invalid(`retention hours must be an integer from ${MIN_RETENTION_HOURS} to ${MAX_RETENTION_HOURS}`);
   }
   return value;
+}
+
+/** Redaction policy names (classes or groups), once each in the order given; null or none: no standing redaction. */
+export function validateRedactAlways(values: readonly string[] | null): string[] | null {
+  if (values === null || values.length === 0) return null;
+  const names = [...new Set(values.map((value) => value.trim()))];
+  try {
+    resolvePolicies(names);
+  } catch (error) {
+    if (!(error instanceof RedactionPolicyError)) throw error;
+    throw invalid(`redaction policies not known: ${error.unknown.join(', ')} (use identifiers, health, all, or class names)`);
+  }
+  return names;
 }
 
 export function validateRateLimit(value: number | null): number | null {

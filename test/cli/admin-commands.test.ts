@@ -97,7 +97,7 @@ t.test('list: empty, JSON and table, never a key', async (t) => {
   t.match(await keys(['list']), /no API keys/);
   const a = await createJson(['--tenant', 'acme']);
   const table = await keys(['list']);
-  t.match(table, /^ID\s+TENANT\s+PLAN\s+STATE\s+REVOKE AT\s+LAST USED\s+RETENTION\s+LANGUAGE\s+ENTITLEMENTS\n/);
+  t.match(table, /^ID\s+TENANT\s+PLAN\s+STATE\s+REVOKE AT\s+LAST USED\s+RETENTION\s+LANGUAGE\s+ENTITLEMENTS\s+TEXT\n/);
   t.match(table, new RegExp(`${a.id}\\s+acme\\s+payg\\s+active\\s+-\\s+never\\s+24h\\s+-\\s+language_detection`));
   t.notOk(table.includes(a.key.slice(17)));
   t.match(await listJson(), [{ id: a.id, last_used_at: null }], 'never used: null');
@@ -143,6 +143,11 @@ t.test('update and revoke', async (t) => {
   });
   const cleared = JSON.parse(await keys(['update', created.id, '--json', '--entitlement', 'none', '--default-language', 'none', '--rate-limit', 'none']));
   t.match(cleared, { entitlements: [], default_language: null, rate_limit_per_minute: null, plan: 'builder' });
+  const standing = JSON.parse(await keys(['update', created.id, '--json', '--smart-format', 'on', '--redact-always', 'identifiers,health']));
+  t.match(standing, { smart_format_default: true, redact_always: ['identifiers', 'health'] });
+  t.match(await keys(['list']), /smart_format redact=identifiers,health/, 'the table shows the standing choices');
+  const unstanding = JSON.parse(await keys(['update', created.id, '--json', '--smart-format', 'off', '--redact-always', 'none']));
+  t.match(unstanding, { smart_format_default: false, redact_always: null });
   t.match(await keys(['update', created.id, '--billing', 'active']), new RegExp(`^updated ${created.id}\\n`));
 
   t.equal(await keys(['revoke', created.id]), `revoked ${created.id}\n`);

@@ -66,9 +66,11 @@ t.test('keys list --json: an array of {id, tenant, ...}, never a key', async (t)
     'last_used_at',
     'plan',
     'rate_limit_per_minute',
+    'redact_always',
     'retention_hours',
     'revoke_at',
     'revoked_at',
+    'smart_format_default',
     'tenant',
   ]);
   t.same(listed[1].entitlements, []);

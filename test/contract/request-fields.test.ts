@@ -21,6 +21,8 @@ const key: ApiKeyRecord = {
   plan: 'enterprise',
   entitlements: ['patterns', 'language_detection'],
   defaultLanguage: null,
+  smartFormatDefault: false,
+  redactAlways: null,
   billingState: 'active',
   retentionHours: 24,
   rateLimitPerMinute: null,

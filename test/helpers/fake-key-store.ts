@@ -22,6 +22,8 @@ export class FakeKeyStore implements KeyStore {
       plan: options.plan ?? 'payg',
       entitlements: [...(options.entitlements ?? DEFAULT_ENTITLEMENTS)],
       defaultLanguage: options.defaultLanguage ?? null,
+      smartFormatDefault: options.smartFormatDefault ?? false,
+      redactAlways: options.redactAlways ?? null,
       billingState: 'active',
       retentionHours: options.retentionHours ?? 24,
       rateLimitPerMinute: options.rateLimitPerMinute ?? null,

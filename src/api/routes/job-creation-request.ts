@@ -37,6 +37,7 @@ import { parsePrompt } from '../../contract/prompt-field.js';
 
 import { requireEntitlements } from '../../contract/request-entitlements.js';
 import { parseClinicalTextFields } from '../../contract/clinical-text-fields.js';
+import { withKeyTextDefaults } from '../../contract/key-text-defaults.js';
 
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 
@@ -137,7 +138,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       temperature: 0,
       logprobs: false,
       ...speakerCount,
-      clinicalText: parseClinicalTextFields(fields, 'json'),
+      clinicalText: withKeyTextDefaults(parseClinicalTextFields(fields, 'json'), fields, key),
     },
     filename,
     contentType,

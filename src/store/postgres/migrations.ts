@@ -463,6 +463,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_redacted_audio_path ON jobs (redacted_audio_path) WHERE redacted_audio_path IS NOT NULL;
     `,
   },
+  {
+    version: 19,
+    name: "a key's standing smart_format and redaction (src/contract/key-text-defaults.ts)",
+    // SQLite's step 21.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN smart_format_default INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE api_keys ADD COLUMN redact_always TEXT COLLATE "C";
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -494,6 +494,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_redacted_audio_path ON jobs (redacted_audio_path) WHERE redacted_audio_path IS NOT NULL;
     `,
   },
+  {
+    version: 21,
+    name: "a key's standing smart_format and redaction (src/contract/key-text-defaults.ts)",
+    // Existing keys keep today's behaviour: no formatting unless asked, no standing redaction.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN smart_format_default INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE api_keys ADD COLUMN redact_always TEXT;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

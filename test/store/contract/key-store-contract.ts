@@ -65,6 +65,8 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       t.equal(record.retentionHours, 24);
       t.equal(record.billingState, 'active');
       t.equal(record.defaultLanguage, null);
+      t.equal(record.smartFormatDefault, false, 'no formatting unless asked');
+      t.equal(record.redactAlways, null, 'no standing redaction');
       t.equal(record.rateLimitPerMinute, null);
       t.equal(record.createdAt, now.toISOString());
       t.equal(record.revokedAt, null);
@@ -96,6 +98,15 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       t.same(b.record.entitlements, []);
       t.equal((await store.create({ defaultLanguage: 'es-419' })).record.defaultLanguage, 'es-419');
       t.same(await store.get(a.record.id), a.record, 'stored as returned');
+      const clinic = await store.create({ smartFormatDefault: true, redactAlways: ['identifiers', 'medical_record_number', 'identifiers'] });
+      t.match(clinic.record, { smartFormatDefault: true, redactAlways: ['identifiers', 'medical_record_number'] }, 'policies once each, in order');
+      t.same(await store.get(clinic.record.id), clinic.record);
+      const cleared = await store.update(clinic.record.id, { smartFormatDefault: false, redactAlways: null });
+      t.match(cleared, { smartFormatDefault: false, redactAlways: null });
+      const rotated = await store.rotate(clinic.record.id, new Date(Date.now() + 60_000));
+      t.match(rotated.record, { smartFormatDefault: false, redactAlways: null }, 'a successor keeps the standing choices');
+      const standing = await store.update(rotated.record.id, { redactAlways: ['health'] });
+      t.same((await store.rotate(standing.id, new Date(Date.now() + 60_000))).record.redactAlways, ['health']);
     });
 
     t.test('authenticate: the right key only', async (t) => {
@@ -340,6 +351,7 @@ export function keyStoreContract(t: Test, name: string, make: MakeKeyStore): voi
       await rejects(t, () => store.create({ tenant: '' }), 'invalid_argument', /tenant/);
       await rejects(t, () => store.create({ tenant: 'a b' }), 'invalid_argument', /tenant/);
       await rejects(t, () => store.create({ rateLimitPerMinute: 0 }), 'invalid_argument', /rate limit/);
+      await rejects(t, () => store.create({ redactAlways: ['identifiers', 'gossip'] }), 'invalid_argument', /redaction policies not known: gossip/);
       t.equal(await store.count(), 0);
     });
 
