@@ -25,6 +25,7 @@ import { openApiRoute } from './routes/openapi.js';
 import { TokenBuckets } from './token-bucket.js';
 import { UnreadOutputGuard } from './unread-output-guard.js';
 import './fastify-augment.js';
+import { endRequestSpan, startRequestSpan } from './request-span.js';
 
 /** JSON bodies are small (job creation); audio travels as multipart under its own limits. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -65,6 +66,9 @@ export function buildApp(deps: AppDependencies): FastifyInstance {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   configureNodeHttpServer(app.server, app.log);
 
+  // The request's span first, so every later hook and the handler run inside it (request-span.ts).
+  app.addHook('onRequest', startRequestSpan);
+  app.addHook('onResponse', endRequestSpan);
   // Before anything else looks at a request: a connection over its unread-output limits is closed.
   const unreadOutput = new UnreadOutputGuard(deps.config.connections);
   app.addHook('onRequest', unreadOutput.onRequest);

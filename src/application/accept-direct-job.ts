@@ -16,6 +16,7 @@ import { requireActiveKey } from './require-active-key.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection, UploadedAudio } from './transcription-connection.js';
+import { activeTraceParent } from '../jobs/job-trace.js';
 
 export interface DirectJob {
   key: ApiKeyRecord;
@@ -71,6 +72,7 @@ export async function acceptDirectJob(
       audioSeconds: direct.durationSeconds,
       webhookUrl: transcription.webhookUrl,
       webhookSecretVersion: direct.webhookSecretVersion,
+      traceParent: activeTraceParent(),
     });
     jobCreated = true;
     logJobCreated(direct.log, job);

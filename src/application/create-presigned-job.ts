@@ -25,6 +25,7 @@ import type { JobCreation } from './job-creation.js';
 import type { JobCreationConnection } from './job-creation-connection.js';
 import { jobCreationFingerprint } from './request-fingerprint.js';
 import { requireActiveKey } from './require-active-key.js';
+import { activeTraceParent } from '../jobs/job-trace.js';
 
 export const DEFAULT_UPLOAD_EXPIRY_SECONDS = 3600;
 export const COMPLETE_GRACE_MS = 3_600_000;
@@ -107,6 +108,7 @@ export async function createPresignedJob(
         audioSeconds: null,
         webhookUrl: creation.request.webhookUrl,
         webhookSecretVersion,
+        traceParent: activeTraceParent(),
         upload: { bytes: creation.contentLength, expiresAtMs, completeByMs: expiresAtMs + COMPLETE_GRACE_MS },
         retentionHours: key.retentionHours,
       },

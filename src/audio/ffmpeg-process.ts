@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { TOOL_NOT_EXECUTABLE_EXIT_CODES, withAddressSpaceLimit } from './ffmpeg-limits.js';
+import { basename } from 'node:path';
+import { traced } from '../domain/tracing.js';
 
 /**
  * Runs one ffmpeg/ffprobe subprocess under a wall-clock timeout, an optional AbortSignal and the
@@ -40,7 +42,17 @@ export class AudioToolUnavailableError extends Error {
   }
 }
 
+/** One run of ffmpeg or ffprobe, traced as a `decode` or `probe` span (its arguments hold paths: never recorded). */
 export function runAudioTool(options: ToolRunOptions): Promise<ToolRunEnding> {
+  const name = basename(options.command) === 'ffprobe' ? 'probe' : 'decode';
+  return traced(name, { 'svc.tool': basename(options.command) }, async (span) => {
+    const ending = await runTool(options);
+    span.setAttribute('svc.tool.ending', ending.kind);
+    return ending;
+  });
+}
+
+function runTool(options: ToolRunOptions): Promise<ToolRunEnding> {
   const { command, args, timeoutMs, signal, onStdout, onStderr } = options;
   if (signal?.aborted) return Promise.resolve({ kind: 'aborted', reason: signal.reason, stderrTail: '' });
 

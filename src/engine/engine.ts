@@ -52,6 +52,7 @@ import { RecentRequests } from './recent-requests.js';
 import type { EngineWork, WorkClass } from '../domain/work-classes.js';
 import { shapeTranscript, type Transcript, type TranscriptSegment } from './transcript.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { startEngineSpan } from './engine-span.js';
 
 export interface EngineOpenOptions {
   /** Path of a whisper.cpp ggml model file. */
@@ -455,15 +456,21 @@ export class Engine implements SpeakerDiarizer {
     // Slot 0: abort. Slot 1, on calls that can be held: hold (native/abort-control.h).
     const control = new Int32Array(new SharedArrayBuffer(holdable ? 8 : 4));
     // Piscina's own abort terminates the worker thread; ours asks whisper.cpp to stop cooperatively.
+    const span = startEngineSpan(task.kind, call.work);
     const running = lane.scheduler.schedule(
       call.work,
       (share) => {
         this.callCounts[task.kind]++;
+        span.dispatched(share);
         const threads = share > 1 ? withThreads(task, this.threadsPerWorker * share) : task;
         return lane.pool.run({ ...threads, control }, { transferList: transferList as never });
       },
       signal,
       holdable ? { hold: () => Atomics.store(control, 1, 1), resume: () => Atomics.store(control, 1, 0) } : undefined,
+    );
+    running.then(
+      () => span.end(null),
+      (error: unknown) => span.end(error),
     );
     if (lane === this.whisper) this.keptStates.track(running);
     if (!signal) return running;

@@ -40,6 +40,7 @@ import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.
 import { JobLease } from './job-lease.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { JobQueue } from './job-queue.js';
+import { inJobTrace } from './job-trace.js';
 
 export type { JobObserver };
 
@@ -187,7 +188,7 @@ export class JobRunner implements JobQueue {
           this.deps.log?.error({ err: error }, 'claiming a decoration failed');
           return null;
         });
-        if (decoration) await this.decorate(decoration, workerId);
+        if (decoration) await inJobTrace(decoration, 'decoration', () => this.decorate(decoration, workerId));
         else await this.idle();
         continue;
       }
@@ -201,7 +202,8 @@ export class JobRunner implements JobQueue {
       this.deps.events.notify(job.id);
       let backoffMs: number;
       try {
-        backoffMs = await this.step(job, workerId);
+        const claimed = job;
+        backoffMs = await inJobTrace(claimed, 'chunk', () => this.step(claimed, workerId));
       } catch (error) {
         // Recording the outcome failed (the database went away): the lease runs out and the job is
         // claimed again; this loop must live on (an escaped rejection would end the process).

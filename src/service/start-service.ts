@@ -47,6 +47,7 @@ import { drainAndClose } from './drain-and-close.js';
 import { warnOfWiderModes } from './data-folder-modes.js';
 import { startListener } from './listener-start.js';
 import { requireAudioTools } from '../audio/audio-tools.js';
+import { startTracing } from './tracing.js';
 
 /** The console's limits, one value for its listener and the sweeper (which deletes the sessions past them). */
 const CONSOLE_LIMITS = DEFAULT_CONSOLE_LIMITS;
@@ -97,6 +98,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   requireAudioTools();
   makePrivateDir(config.dataDir);
   const instanceId = newInstanceId();
+  // First, so that the stores' and the roles' steps are traced too; flushed last.
+  const stopTracing = startTracing({ role: config.role, instanceId }, process.env);
   const stores = await openStores({
     instanceId,
     dataDir: config.dataDir,
@@ -105,12 +108,14 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     // A rotated key is refused from its revoke_at on the service's clock (tests move it).
     clock: () => (options.clock?.() ?? new Date()).getTime(),
   });
-  const closers: Array<() => Promise<void> | void> = [() => stores.close()];
+  const closers: Array<() => Promise<void> | void> = [stopTracing, () => stores.close()];
   const unwind = async () => {
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
   };
   try {
-    return await startRole(config, options, instanceId, stores, plan, closers);
+    const running = await startRole(config, options, instanceId, stores, plan, closers);
+    const close = running.close;
+    return { ...running, close: () => close().then(stopTracing) };
   } catch (error) {
     await unwind();
     throw error;

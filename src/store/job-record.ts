@@ -45,6 +45,8 @@ export interface JobRow {
   retention_hours: number | null;
   decoration: string | null;
   decoration_attempts: number;
+  /** W3C traceparent of the request that created the job (src/jobs/job-trace.ts); null: not traced. */
+  trace_parent: string | null;
 }
 
 /** The columns `create` writes; the others start at their defaults. */
@@ -68,6 +70,7 @@ export type NewJobRow = Pick<
   | 'upload_expires_at_ms'
   | 'complete_by_ms'
   | 'retention_hours'
+  | 'trace_parent'
 >;
 
 export type FailFrom = { workerId: string } | { status: 'awaiting_upload' | 'accepted' | 'running' };
@@ -102,6 +105,7 @@ export function newJobRow(job: NewJob, now: Date): NewJobRow {
     upload_expires_at_ms: job.upload?.expiresAtMs ?? null,
     complete_by_ms: job.upload?.completeByMs ?? null,
     retention_hours: job.retentionHours ?? null,
+    trace_parent: job.traceParent ?? null,
   };
 }
 
@@ -145,6 +149,7 @@ export function jobRecordOf(row: JobRow): JobRecord {
     audioSeconds: row.audio_seconds,
     webhookUrl: row.webhook_url,
     webhookSecretVersion: row.webhook_secret_version,
+    traceParent: row.trace_parent,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     errorCode: row.error_code,

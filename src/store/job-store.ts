@@ -36,6 +36,8 @@ export interface JobRecord {
   webhookUrl: string | null;
   /** The signing-secret version pinned when the job was accepted (null without a webhook). */
   webhookSecretVersion: number | null;
+  /** The trace the job's creation belongs to (a W3C traceparent), continued by its worker; null: not traced. */
+  traceParent: string | null;
   createdAt: string;
   updatedAt: string;
   errorCode: string | null;
@@ -95,6 +97,7 @@ export interface NewJob {
   /** For `awaiting_upload` jobs: the slot's exact length and deadlines. */
   upload?: { bytes: number; expiresAtMs: number; completeByMs: number };
   retentionHours?: number;
+  traceParent?: string | null;
 }
 
 export interface ChunkProgress {

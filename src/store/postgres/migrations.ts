@@ -472,6 +472,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN redact_always TEXT COLLATE "C";
     `,
   },
+  {
+    version: 20,
+    name: "the trace a job's creation belongs to (src/jobs/job-trace.ts)",
+    // SQLite's step 22.
+    sql: `ALTER TABLE jobs ADD COLUMN trace_parent TEXT COLLATE "C";`,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -503,6 +503,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN redact_always TEXT;
     `,
   },
+  {
+    version: 22,
+    name: "the trace a job's creation belongs to (src/jobs/job-trace.ts)",
+    sql: `ALTER TABLE jobs ADD COLUMN trace_parent TEXT;`,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -1,0 +1,33 @@
+// One engine call as a span (docs/OPERATIONS.md "Traces"): named by what it computes (`engine
+// transcribe` is one window, `engine detectSpeech` the VAD, `engine diarize`), a child of whatever
+// request or job step made it, with the time it waited for a compute slot apart from the time it
+// computed, the threads it ran on and its class of work. Nothing is recorded while tracing is off.
+import { SpanStatusCode, trace } from '@opentelemetry/api';
+import type { EngineWork } from '../domain/work-classes.js';
+
+export interface EngineSpan {
+  /** The call left the queue for a worker, with `share` workers' threads. */
+  dispatched(share: number): void;
+  /** The call ended; `error`: how it failed, or null. */
+  end(error: unknown): void;
+}
+
+export function startEngineSpan(kind: string, work: EngineWork | undefined): EngineSpan {
+  const span = trace.getTracer('svc-stt').startSpan(`engine ${kind}`, {
+    attributes: { 'svc.engine.task': kind, 'svc.work.class': work?.workClass ?? 'interactive' },
+  });
+  const submitted = performance.now();
+  let dispatched: number | null = null;
+  return {
+    dispatched(share) {
+      dispatched = performance.now();
+      span.setAttribute('svc.engine.queue_wait_ms', Math.round(dispatched - submitted));
+      span.setAttribute('svc.engine.workers', share);
+    },
+    end(error) {
+      if (dispatched !== null) span.setAttribute('svc.engine.compute_ms', Math.round(performance.now() - dispatched));
+      if (error) span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.name ?? 'Error' });
+      span.end();
+    },
+  };
+}
