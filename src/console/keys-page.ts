@@ -89,13 +89,13 @@ ${csrfField(user)}
 <button type="submit" class="primary">Create a key</button>
 </form>
 <h2>Keys of ${e(user.tenant)}</h2>
-<table>
+<div class="scroll"><table>
 <caption class="muted">Keys are shown once, when created; here only their ids.</caption>
 <thead><tr>${KEY_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>
 <tbody>
 ${rows || `<tr><td colspan="${KEY_COLUMNS.length}">No keys yet.</td></tr>`}
 </tbody>
-</table>`,
+</table></div>`,
     user,
     notice,
   );

@@ -128,6 +128,14 @@ function keyRows(keys: readonly KeyUsage[]): string {
     .join('\n');
 }
 
+/**
+ * A table's box that scrolls sideways on a narrow screen instead of widening the page: focusable, so a
+ * keyboard can scroll it, and named by its section's heading.
+ */
+function scrollOpen(headingId: string): string {
+  return `<div class="scroll" tabindex="0" role="region" aria-labelledby="${headingId}">`;
+}
+
 function periodLinks(view: UsageView): string {
   const link = (label: string, text: string) => `<a href="/usage?period=${e(label)}">${text}</a>`;
   const next = view.next === null ? '' : ` ${link(view.next, `Next period (${e(view.next)})`)}`;
@@ -143,13 +151,13 @@ ${refusals(active)}</section>
 <p class="muted">Shared by the tenant's keys; counted in audio hours.</p>
 ${usage ? allowances(usage, active) : '<p>No key yet.</p>'}</section>
 <section aria-labelledby="spend"><h2 id="spend">Spend cap and credit</h2>
-<table>
+${scrollOpen('spend')}<table>
 <caption class="muted">Charged this period: audio beyond the allowance, in currency units.</caption>
 <thead>${headings(['Key', 'Plan', 'Charged', 'Spend cap', 'Prepaid credit left'])}</thead>
 <tbody>
 ${spendRows(active) || none(5, 'No active key.')}
 </tbody>
-</table></section>`;
+</table></div></section>`;
 }
 
 export function usagePage(user: PageUser, view: UsageView): string {
@@ -169,20 +177,20 @@ ${periodLinks(view)}
 ${view.current ? standing(usage, active) : ''}
 <section aria-labelledby="per-day" class="usage"><h2 id="per-day">Audio per day</h2>
 ${dailyChart(daysBetween(period.startMs, lastDay), daily)}
-<table>
+${scrollOpen('per-day')}<table>
 <caption class="muted">The chart's figures: ${e(USAGE_ROUTES.map(seriesName).join(', '))}.</caption>
 <thead>${headings(['Day (UTC)', 'Route', 'Pool', 'Units of work', 'Audio'])}</thead>
 <tbody>
 ${dailyRows(daily) || none(5, 'No audio in the period yet.')}
 </tbody>
-</table></section>
+</table></div></section>
 <section aria-labelledby="per-key"><h2 id="per-key">By key</h2>
-<table>
+${scrollOpen('per-key')}<table>
 <thead>${headings(['Key', 'Status', 'Batch', 'Realtime', 'Overage', 'Charged'])}</thead>
 <tbody>
 ${keyRows(keys) || none(6, 'No key yet.')}
 </tbody>
-</table></section>`,
+</table></div></section>`,
     user,
   );
 }
