@@ -38,7 +38,7 @@ export function keyListing(record: ApiKeyRecord): KeyListing {
 
 /** One line per key for people: id, tenant, plan, state, when a rotation revokes it, its last use, retention, language, entitlements. */
 export function keyTable(records: readonly ApiKeyRecord[]): string {
-  if (records.length === 0) return 'no API keys (create one with `svc-stt keys create`)\n';
+  if (records.length === 0) return 'no API keys (create one with `npx svc-stt keys create`)\n';
   const rows = records.map((r) => [
     r.id,
     r.tenant,
