@@ -51,7 +51,7 @@ function layoutProblems(page: Page): Promise<Layout> {
 }
 
 t.test('every signed-in page fits 390, 768 and 1,024 px: no overflow, header and inputs inside', { skip: SKIP }, async (t) => {
-  await started.svc.createKey({ tenant: TENANT, plan: 'builder' });
+  const { id } = await started.svc.createKey({ tenant: TENANT, plan: 'builder' });
   const member = await newMember(started.svc, TENANT, PASSWORD);
   const base = started.svc.service.consoleUrl!;
   const context = await started.browser.newContext();
@@ -59,7 +59,7 @@ t.test('every signed-in page fits 390, 768 and 1,024 px: no overflow, header and
   const page = await context.newPage();
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
-    for (const path of [...PAGES, '/no-such-page']) {
+    for (const path of [...PAGES, `/keys/${id}/revoke`, '/no-such-page']) {
       await page.goto(`${base}${path}`);
       t.equal(new URL(page.url()).pathname, path, `${path} at ${width} px: the page itself`);
       const problems = await layoutProblems(page);
