@@ -16,7 +16,7 @@ import { boundedNumber, optionalInteger } from './numeric-options.js';
 import { UsageError } from './usage-error.js';
 
 export const BENCH_USAGE =
-  'usage: svc-stt bench [--model PATH|NAME] [--audio FILE ...] [--seconds N] [--workers N] [--threads N] [--calls N] [--max-tokens N] [--json]';
+  'usage: npx svc-stt bench [--model PATH|NAME] [--audio FILE ...] [--seconds N] [--workers N] [--threads N] [--calls N] [--max-tokens N] [--json]';
 
 /** Half a minute is one whisper window: every call encodes a full window, as most real calls do. */
 const DEFAULT_GENERATED_SECONDS = 30;

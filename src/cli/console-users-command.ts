@@ -16,10 +16,10 @@ import { textTable } from './text-table.js';
 import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
-export const CONSOLE_USERS_USAGE = `usage: svc-stt console-users invite --tenant T --email E [--json]   (a one-time link, valid 24 h)
-       svc-stt console-users list --tenant T [--json]
-       svc-stt console-users require-totp --tenant T [--off] [--json]   (a second factor for every account of T)
-       svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)`;
+export const CONSOLE_USERS_USAGE = `usage: npx svc-stt console-users invite --tenant T --email E [--json]   (a one-time link, valid 24 h)
+       npx svc-stt console-users list --tenant T [--json]
+       npx svc-stt console-users require-totp --tenant T [--off] [--json]   (a second factor for every account of T)
+       npx svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)`;
 
 export const INVITE_TTL_MS = 24 * 3_600_000;
 
@@ -63,10 +63,10 @@ const NAMED_TENANTS = 10;
 export function noKeyNote(tenant: string, keyTenants: readonly string[]): string {
   const named = keyTenants.slice(0, NAMED_TENANTS).join(', ');
   const more = keyTenants.length > NAMED_TENANTS ? ` and ${keyTenants.length - NAMED_TENANTS} more` : '';
-  const existing = keyTenants.length === 0 ? 'no tenant has a key yet' : `the tenants with keys are ${named}${more} (\`svc-stt keys list\`)`;
+  const existing = keyTenants.length === 0 ? 'no tenant has a key yet' : `the tenants with keys are ${named}${more} (\`npx svc-stt keys list\`)`;
   return (
     `svc-stt: note: tenant ${tenant} has no API key yet, so this console starts empty; ${existing}. ` +
-    `If that is the wrong tenant, invite again with the right --tenant; otherwise \`svc-stt keys create --tenant ${tenant}\` gives it a key.\n`
+    `If that is the wrong tenant, invite again with the right --tenant; otherwise \`npx svc-stt keys create --tenant ${tenant}\` gives it a key.\n`
   );
 }
 

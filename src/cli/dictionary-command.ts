@@ -9,8 +9,8 @@ import type { CommandOutput } from './command-output.js';
 import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = `usage: svc-stt dictionary set --key ID --language FAMILY FILE   (one term per line; FILE - reads stdin)
-       svc-stt dictionary show --key ID --language FAMILY [--json]`;
+const USAGE = `usage: npx svc-stt dictionary set --key ID --language FAMILY FILE   (one term per line; FILE - reads stdin)
+       npx svc-stt dictionary show --key ID --language FAMILY [--json]`;
 
 /** `out` is where results go (stdout unless a test captures them); errors are thrown. */
 export async function runDictionaryCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {

@@ -10,7 +10,7 @@ import { readTranscript } from '../clinical-text/transcript-shape.js';
 import type { CommandOutput } from './command-output.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = 'usage: svc-stt format [--language L] [--json]   (text on stdin; --json: a verbose_json transcript)';
+const USAGE = 'usage: npx svc-stt format [--language L] [--json]   (text on stdin; --json: a verbose_json transcript)';
 
 /** The input is not what the command reads (exit 1, as other refused input). */
 class FormatInputError extends Error {

@@ -47,7 +47,7 @@ export function keyListing(record: ApiKeyRecord): KeyListing {
  * retention, language, entitlements, and its standing smart_format and redaction.
  */
 export function keyTable(records: readonly ApiKeyRecord[]): string {
-  if (records.length === 0) return 'no API keys (create one with `svc-stt keys create`)\n';
+  if (records.length === 0) return 'no API keys (create one with `npx svc-stt keys create`)\n';
   const rows = records.map((r) => [
     r.id,
     r.tenant,

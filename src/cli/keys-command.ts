@@ -14,17 +14,17 @@ import { parseCommandArgs } from './parse-command-args.js';
 import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = `usage: svc-stt keys create [--json] [--tenant T] [--plan P] [--entitlement E ...] [--no-language-detection]
-                        [--default-language L] [--retention-hours N] [--rate-limit N]
-                        [--smart-format on|off] [--redact-always POLICIES]
-       svc-stt keys list [--json]
-       svc-stt keys revoke ID [--json]
-       svc-stt keys rotate ID --overlap-hours H [--json]   (H: 0 to ${LONGEST_ROTATION_OVERLAP_HOURS}; 0 revokes the old key now)
-       svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
-                        [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
-                        [--smart-format on|off] [--redact-always POLICIES|none]
-                        ${TERM_FLAGS_USAGE}
-                        [--add-credit C] [--clear-terms]    (the key's own billing terms over its plan's)`;
+const USAGE = `usage: npx svc-stt keys create [--json] [--tenant T] [--plan P] [--entitlement E ...] [--no-language-detection]
+                            [--default-language L] [--retention-hours N] [--rate-limit N]
+                            [--smart-format on|off] [--redact-always POLICIES]
+       npx svc-stt keys list [--json]
+       npx svc-stt keys revoke ID [--json]
+       npx svc-stt keys rotate ID --overlap-hours H [--json]   (H: 0 to ${LONGEST_ROTATION_OVERLAP_HOURS}; 0 revokes the old key now)
+       npx svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
+                            [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
+                            [--smart-format on|off] [--redact-always POLICIES|none]
+                            ${TERM_FLAGS_USAGE}
+                            [--add-credit C] [--clear-terms]    (the key's own billing terms over its plan's)`;
 
 /** `out` is where results go (stdout unless a test captures them); errors are thrown. */
 export async function runKeysCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {

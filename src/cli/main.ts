@@ -5,46 +5,46 @@ import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
 const USAGE = `svc-stt — self-hosted medical speech-to-text
 
 Usage:
-  svc-stt serve [--role api|worker|all]   (configured by SVC_* environment variables; see docs/OPERATIONS.md)
-  svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json]
-                          [--threads N] [--beam-size N] [--max-tokens N] [--no-fallback] [--no-vad]
-                          [--diarize [--max-speakers 1-4]] [--words] [--dtw] [--patterns EXPRS]
-                          [--smart-format] [--redact POLICIES]
-  svc-stt bench [--model PATH|NAME] [--audio FILE ...] [--seconds N] [--workers N] [--threads N]
-                [--calls N] [--max-tokens N] [--json]
-                          (speed on this machine; without --audio it speaks its own audio with espeak-ng)
-  svc-stt format [--language L] [--json]   (UTF-8 text on stdin → {"text": ...} with clinical quantities written
-                          as a chart writes them; --json: a verbose_json transcript in and out)
-  svc-stt models list
-  svc-stt models download NAME [--dir DIR] [--no-verify]
-  svc-stt models make-test --arch micro|tiny|base|small --seed N --out FILE
-  svc-stt keys create [--json] [--tenant T] [--plan builder|payg|enterprise] [--entitlement E ...]
-                      [--no-language-detection] [--default-language L] [--retention-hours N] [--rate-limit N]
-  svc-stt keys list [--json]
-  svc-stt keys revoke ID [--json]
-  svc-stt keys rotate ID --overlap-hours H [--json]   (a new key shown once; the old one revoked after H hours,
-                      0 to ${LONGEST_ROTATION_OVERLAP_HOURS}; 0: now)
-  svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
-                      [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
-                      [--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none]
-                      [--realtime-price P|none] [--spend-cap C|none] [--add-credit C] [--clear-terms]
-  svc-stt plans list [--json]
-  svc-stt plans update PLAN [--json] [--batch-hours H|unlimited] [--realtime-hours H|unlimited]
-                      [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none]
-  svc-stt plans reset PLAN
-  svc-stt plans start-day DAY          (billing periods start on this day of the month, 1-28, UTC)
-  svc-stt usage [--tenant T] [--month YYYY-MM] [--json|--csv]
-  svc-stt dictionary set --key ID --language FAMILY FILE     (one term per line)
-  svc-stt dictionary show --key ID --language FAMILY [--json]
-  svc-stt webhooks secret create|rotate|revoke|list --key ID [--json]    (a new secret is shown once; revoke: at once)
-  svc-stt webhooks deliveries --job ID [--json]
-  svc-stt console-users invite --tenant T --email E [--json]   (the developer console: a one-time link, 24 h)
-  svc-stt console-users list --tenant T [--json]
-  svc-stt console-users require-totp --tenant T [--off] [--json]   (TOTP a must for the tenant's console accounts)
-  svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)
-  svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json]   (PHI redaction of a transcript on stdin:
-                 text in, {"text","entities":[{type,start,end}]} out; --json: verbose_json in and out, with redactions
-                 in seconds; LIST: classes or groups, comma-separated, default identifiers; see docs/API.md "Redaction")
+  npx svc-stt serve [--role api|worker|all]   (configured by SVC_* environment variables; see docs/OPERATIONS.md)
+  npx svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json]
+                              [--threads N] [--beam-size N] [--max-tokens N] [--no-fallback] [--no-vad]
+                              [--diarize [--max-speakers 1-4]] [--words] [--dtw] [--patterns EXPRS]
+                              [--smart-format] [--redact POLICIES]
+  npx svc-stt bench [--model PATH|NAME] [--audio FILE ...] [--seconds N] [--workers N] [--threads N]
+                    [--calls N] [--max-tokens N] [--json]
+                              (speed on this machine; without --audio it speaks its own audio with espeak-ng)
+  npx svc-stt format [--language L] [--json]   (UTF-8 text on stdin → {"text": ...} with clinical quantities written
+                              as a chart writes them; --json: a verbose_json transcript in and out)
+  npx svc-stt models list
+  npx svc-stt models download NAME [--dir DIR] [--no-verify]
+  npx svc-stt models make-test --arch micro|tiny|base|small --seed N --out FILE
+  npx svc-stt keys create [--json] [--tenant T] [--plan builder|payg|enterprise] [--entitlement E ...]
+                          [--no-language-detection] [--default-language L] [--retention-hours N] [--rate-limit N]
+  npx svc-stt keys list [--json]
+  npx svc-stt keys revoke ID [--json]
+  npx svc-stt keys rotate ID --overlap-hours H [--json]   (a new key shown once; the old one revoked after H hours,
+                          0 to ${LONGEST_ROTATION_OVERLAP_HOURS}; 0: now)
+  npx svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
+                          [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
+                          [--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none]
+                          [--realtime-price P|none] [--spend-cap C|none] [--add-credit C] [--clear-terms]
+  npx svc-stt plans list [--json]
+  npx svc-stt plans update PLAN [--json] [--batch-hours H|unlimited] [--realtime-hours H|unlimited]
+                          [--batch-price P|none] [--realtime-price P|none] [--spend-cap C|none]
+  npx svc-stt plans reset PLAN
+  npx svc-stt plans start-day DAY          (billing periods start on this day of the month, 1-28, UTC)
+  npx svc-stt usage [--tenant T] [--month YYYY-MM] [--json|--csv]
+  npx svc-stt dictionary set --key ID --language FAMILY FILE     (one term per line)
+  npx svc-stt dictionary show --key ID --language FAMILY [--json]
+  npx svc-stt webhooks secret create|rotate|revoke|list --key ID [--json]    (a new secret is shown once; revoke: at once)
+  npx svc-stt webhooks deliveries --job ID [--json]
+  npx svc-stt console-users invite --tenant T --email E [--json]   (the developer console: a one-time link, 24 h)
+  npx svc-stt console-users list --tenant T [--json]
+  npx svc-stt console-users require-totp --tenant T [--off] [--json]   (TOTP a must for the tenant's console accounts)
+  npx svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)
+  npx svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json]   (PHI redaction of a transcript on stdin:
+                     text in, {"text","entities":[{type,start,end}]} out; --json: verbose_json in and out, with redactions
+                     in seconds; LIST: classes or groups, comma-separated, default identifiers; see docs/API.md "Redaction")
 
 Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_DATA_DIR (database for keys, dictionaries and webhook secrets; default ./data),
@@ -132,7 +132,7 @@ function usageOf(command: string): string {
   const lines: string[] = [];
   let inside = false;
   for (const line of USAGE.split('\n')) {
-    if (line.startsWith('  svc-stt ')) inside = line.startsWith(`  svc-stt ${command} `) || line === `  svc-stt ${command}`;
+    if (line.startsWith('  npx svc-stt ')) inside = line.startsWith(`  npx svc-stt ${command} `) || line === `  npx svc-stt ${command}`;
     else if (!/^ {4,}\S/.test(line)) inside = false;
     if (inside) lines.push(line);
   }

@@ -9,7 +9,7 @@ import { UsageError } from './usage-error.js';
 export function modelArgument(option: string | undefined, env: NodeJS.ProcessEnv = process.env): { value: string; from: string } {
   if (option !== undefined) return { value: option, from: '--model' };
   if (env.SVC_MODEL) return { value: env.SVC_MODEL, from: 'SVC_MODEL' };
-  throw new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (`svc-stt models list` shows the models and which are downloaded)');
+  throw new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (`npx svc-stt models list` shows the models and which are downloaded)');
 }
 
 /** The model file an argument means; a UsageError saying how to get it when the file is not there. */
@@ -20,12 +20,12 @@ export async function existingModelFile(modelArg: string, from = '--model'): Pro
   const manifest = await loadManifest();
   if (manifest.models.some((entry) => entry.name === modelArg)) {
     throw new UsageError(
-      `${from}: model '${modelArg}' is not downloaded (no file ${path}); get it with: svc-stt models download ${modelArg}` +
-        ' (`svc-stt models list` shows what is downloaded; SVC_MODELS_DIR sets where models are)',
+      `${from}: model '${modelArg}' is not downloaded (no file ${path}); get it with: npx svc-stt models download ${modelArg}` +
+        ' (`npx svc-stt models list` shows what is downloaded; SVC_MODELS_DIR sets where models are)',
     );
   }
   throw new UsageError(
     `${from}: no model file ${path}, and '${modelArg}' is no model name that can be downloaded;` +
-      ' `svc-stt models list` shows the names, and --model also takes a file path',
+      ' `npx svc-stt models list` shows the names, and --model also takes a file path',
   );
 }

@@ -18,7 +18,7 @@ export async function runModelsCommand(argv: string[]): Promise<void> {
     MODELS_SUBCOMMANDS,
     argv.length === 0 ? ['list'] : argv,
     process.stdout,
-    'usage: svc-stt models [list] | download NAME | make-test --arch A --seed N --out FILE',
+    'usage: npx svc-stt models [list] | download NAME | make-test --arch A --seed N --out FILE',
   );
 }
 
@@ -43,7 +43,7 @@ async function listModels(): Promise<void> {
     byName.delete(entry.file);
     process.stdout.write(`${entry.name.padEnd(24)} ${size.padStart(8)}  ${check.padEnd(10)}  ${presence(entry.sizeBytes, file)}\n`);
   }
-  process.stdout.write('get one: svc-stt models download NAME; use one: --model NAME or SVC_MODEL=NAME\n');
+  process.stdout.write('get one: npx svc-stt models download NAME; use one: --model NAME or SVC_MODEL=NAME\n');
   if (byName.size > 0) {
     process.stdout.write('\nOther model files there\n');
     for (const file of byName.values()) {
@@ -82,7 +82,7 @@ async function download(argv: string[]): Promise<void> {
     options: { dir: { type: 'string' }, 'no-verify': { type: 'boolean', default: false } },
   });
   const name = positionals[0];
-  if (!name) throw new UsageError('usage: svc-stt models download NAME [--dir DIR] [--no-verify]');
+  if (!name) throw new UsageError('usage: npx svc-stt models download NAME [--dir DIR] [--no-verify]');
   const dir = resolve(values.dir ?? modelsDir());
   const bar = new ProgressBar(`ggml-${name}.bin`);
   const path = await downloadModel(name, {

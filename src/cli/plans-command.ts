@@ -13,10 +13,10 @@ import { parseCommandArgs } from './parse-command-args.js';
 import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = `usage: svc-stt plans list [--json]
-       svc-stt plans update PLAN [--json] ${TERM_FLAGS_USAGE}
-       svc-stt plans reset PLAN
-       svc-stt plans start-day DAY     (billing periods start on this day of the month, 1 to 28, UTC)`;
+const USAGE = `usage: npx svc-stt plans list [--json]
+       npx svc-stt plans update PLAN [--json] ${TERM_FLAGS_USAGE}
+       npx svc-stt plans reset PLAN
+       npx svc-stt plans start-day DAY     (billing periods start on this day of the month, 1 to 28, UTC)`;
 
 export async function runPlansCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
   return dispatch(PLANS_SUBCOMMANDS, argv, out, USAGE);

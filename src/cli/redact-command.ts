@@ -9,7 +9,7 @@ import { isSubstitution, RedactionPolicyError, resolvePolicies, SUBSTITUTIONS } 
 import type { CommandOutput } from './command-output.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = `usage: svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json] < FILE
+const USAGE = `usage: npx svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json] < FILE
   LIST: comma-separated classes or groups (identifiers, the default; health; all)`;
 
 export interface RedactInput {

@@ -44,7 +44,7 @@ export async function runTranscribeCommand(argv: string[]): Promise<void> {
   const file = positionals[0];
   if (!file) {
     throw new UsageError(
-      'usage: svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] ' +
+      'usage: npx svc-stt transcribe FILE [--model PATH|NAME] [--language CODE|auto] [--format text|json|verbose_json] ' +
         '[--no-vad] [--diarize [--max-speakers 1-4]] [--words [--dtw]] [--patterns EXPRS] [--smart-format] [--redact POLICIES]',
     );
   }

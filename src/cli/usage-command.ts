@@ -14,7 +14,7 @@ import type { CommandOutput } from './command-output.js';
 import { textTable } from './text-table.js';
 import { UsageError } from './usage-error.js';
 
-const USAGE = 'usage: svc-stt usage [--tenant T] [--month YYYY-MM] [--json|--csv]   (default: the current period, every tenant)';
+const USAGE = 'usage: npx svc-stt usage [--tenant T] [--month YYYY-MM] [--json|--csv]   (default: the current period, every tenant)';
 
 export async function runUsageCommand(argv: string[], out: CommandOutput = process.stdout, nowMs = Date.now()): Promise<void> {
   let parsed;

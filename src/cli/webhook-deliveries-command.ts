@@ -6,7 +6,7 @@ import { withWebhookOutbox } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';
 import { UsageError } from './usage-error.js';
 
-export const DELIVERIES_USAGE = 'usage: svc-stt webhooks deliveries --job JOB_ID [--json]';
+export const DELIVERIES_USAGE = 'usage: npx svc-stt webhooks deliveries --job JOB_ID [--json]';
 
 export async function runWebhookDeliveriesCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
   let parsed;

@@ -8,10 +8,10 @@ import type { CommandOutput } from './command-output.js';
 import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';
 
-export const SECRET_USAGE = `usage: svc-stt webhooks secret create --key KEY_ID [--json]
-       svc-stt webhooks secret rotate --key KEY_ID [--json]
-       svc-stt webhooks secret revoke --key KEY_ID [--json]
-       svc-stt webhooks secret list --key KEY_ID [--json]`;
+export const SECRET_USAGE = `usage: npx svc-stt webhooks secret create --key KEY_ID [--json]
+       npx svc-stt webhooks secret rotate --key KEY_ID [--json]
+       npx svc-stt webhooks secret revoke --key KEY_ID [--json]
+       npx svc-stt webhooks secret list --key KEY_ID [--json]`;
 
 export async function runWebhookSecretCommand(argv: string[], out: CommandOutput = process.stdout): Promise<void> {
   return dispatch(WEBHOOK_SECRET_SUBCOMMANDS, argv, out, SECRET_USAGE);
@@ -61,7 +61,7 @@ async function revokeSecret(argv: string[], out: CommandOutput): Promise<void> {
   }
   out.write(
     `Revoked the webhook signing secret of ${key}: version ${versions.join(', ')} no longer signs.\n` +
-      `Requests of the key with a webhook_url are refused until \`svc-stt webhooks secret create --key ${key}\` makes a new one.\n`,
+      `Requests of the key with a webhook_url are refused until \`npx svc-stt webhooks secret create --key ${key}\` makes a new one.\n`,
   );
 }
 
@@ -77,7 +77,7 @@ function secretListing(summary: WebhookSecretSummary) {
 }
 
 function secretTable(key: string, summaries: readonly WebhookSecretSummary[]): string {
-  if (summaries.length === 0) return `no webhook signing secrets for ${key} (create one with \`svc-stt webhooks secret create --key ${key}\`)\n`;
+  if (summaries.length === 0) return `no webhook signing secrets for ${key} (create one with \`npx svc-stt webhooks secret create --key ${key}\`)\n`;
   const rows = summaries.map((s) => [String(s.version), s.state, s.createdAt, s.usableUntil ?? '-', s.revokedAt ?? '-']);
   const header = ['VERSION', 'STATE', 'CREATED', 'SIGNS UNTIL', 'REVOKED'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));

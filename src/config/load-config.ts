@@ -301,7 +301,7 @@ function readModelFile(reader: SettingsReader, env: Env, name: SettingName, mode
   });
   if (path === undefined) {
     if (required && !reader.has(name)) {
-      reader.problem(name, `is required: the model file for ${modelId} (get one with \`svc-stt models download NAME\`)`);
+      reader.problem(name, `is required: the model file for ${modelId} (get one with \`npx svc-stt models download NAME\`)`);
     }
     return undefined;
   }
@@ -310,7 +310,7 @@ function readModelFile(reader: SettingsReader, env: Env, name: SettingName, mode
     if (isPath) reader.problem(name, `names a model file that does not exist: ${path}`);
     else {
       const model = String(reader.raw(name));
-      reader.problem(name, `names model '${model}', which is not downloaded (no file ${path}); get it with: svc-stt models download ${model}`);
+      reader.problem(name, `names model '${model}', which is not downloaded (no file ${path}); get it with: npx svc-stt models download ${model}`);
     }
     return path;
   }

@@ -9,6 +9,7 @@ import type { ConsoleAccountStore, ConsoleSession, SessionLimits } from '../stor
 import type { KeyStore } from '../store/key-store.js';
 import type { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { Stores } from '../store/open-stores.js';
+import { FLASH_COOKIE, flashCookie, openFlash, sealFlash, type Flash } from './console-flash.js';
 import { SESSION_COOKIE, cookieValue, expiredSessionCookie, sessionCookie, tokensMatch } from './console-http.js';
 import { messagePage, type PageUser } from './console-layout.js';
 import { SECOND_FACTOR_SETUP_PATH, secondFactorSetupNeeded } from './second-factor-requirement.js';
@@ -84,6 +85,10 @@ export interface ConsoleContext {
   /** Sign-in attempts and credential checks per client address, shared by every process on the database. */
   throttle: SignInThrottle;
   pageUser(session: ConsoleSession): PageUser;
+  /** A change done: 303 to its page (`path`), its outcome in a one-time flash only that page of this session opens. */
+  done(request: FastifyRequest, reply: FastifyReply, path: string, flash: Flash): FastifyReply;
+  /** The flash a change left for this page (`path`), or null; it is cleared either way (one time). */
+  flash<Shown>(request: FastifyRequest, reply: FastifyReply, path: string): Flash<Shown> | null;
   /** Opens a new session for the user and sets its cookie on the reply. */
   startSession(reply: FastifyReply, userId: string): Promise<void>;
 }
@@ -130,6 +135,19 @@ export function consoleContext(deps: ConsoleDeps): ConsoleContext {
     },
     alert(request, action, subject) {
       request.log.warn({ audit: action, address: request.ip, ...subject }, 'console audit');
+    },
+    done(request, reply, path, flash) {
+      const token = cookieValue(request.headers.cookie, SESSION_COOKIE) ?? '';
+      return reply
+        .code(303)
+        .header('location', path)
+        .header('set-cookie', flashCookie(sealFlash(token, path, flash), deps.secureCookies))
+        .send();
+    },
+    flash<Shown>(request: FastifyRequest, reply: FastifyReply, path: string) {
+      if (cookieValue(request.headers.cookie, FLASH_COOKIE) === null) return null;
+      reply.header('set-cookie', flashCookie('', deps.secureCookies, 0));
+      return openFlash(request.headers.cookie, cookieValue(request.headers.cookie, SESSION_COOKIE) ?? '', path) as Flash<Shown> | null;
     },
     throttle: new SignInThrottle(deps.accounts, limits.signInsPerMinute, deps.clock),
     async startSession(reply, userId) {

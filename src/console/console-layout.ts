@@ -31,9 +31,9 @@ export interface Notice {
 export function layout(title: string, body: string, user: PageUser | null, notice: Notice | null = null, scripts: readonly string[] = []): string {
   const nav = user
     ? `<nav aria-label="Console">${CONSOLE_NAV.map((p) => `<a href="${p.href}">${e(p.label)}</a>`).join('')}</nav>
-<span class="muted">${e(user.email)} · ${e(user.tenant)}</span>
+<div class="account-bar"><span class="muted">${e(user.email)} · ${e(user.tenant)}</span>
 <form method="post" action="/sign-out" class="inline">${csrfField(user)}<button type="submit">Sign out</button></form>
-<form method="post" action="/sign-out-everywhere" class="inline">${csrfField(user)}<button type="submit">Sign out everywhere</button></form>`
+<form method="post" action="/sign-out-everywhere" class="inline">${csrfField(user)}<button type="submit">Sign out everywhere</button></form></div>`
     : '';
   const message = notice ? `<div class="notice ${notice.kind}" role="${notice.kind === 'error' ? 'alert' : 'status'}">${e(notice.text)}</div>` : '';
   return `<!doctype html>

@@ -1,5 +1,5 @@
 // The keys page: the tenant's API keys with their terms and last use, a key created (shown this once, with a copy
-// button), revoke, rotate (a new key; the old one revoked after the overlap picked), and each key's
+// button), revoke (after a confirmation page), rotate (a new key; the old one revoked after the overlap picked), and each key's
 // retention and default language.
 import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
@@ -28,6 +28,12 @@ function rotateForm(user: PageUser, k: ApiKeyRecord): string {
   return `<form method="post" action="/keys/${e(k.id)}/rotate" class="settings">${csrfField(user)}
 <label>Revoke the old key<select name="overlap_seconds">${options}</select></label>
 <button type="submit" aria-label="Rotate ${e(k.id)}">Rotate</button></form>`;
+}
+
+/** Revoke opens its confirmation page (key-revoke-page.ts); a key in its rotation overlap is revoked "now". */
+function revokeLink(k: ApiKeyRecord): string {
+  const now = k.revokeAt ? ' now' : '';
+  return `<a href="/keys/${e(k.id)}/revoke" class="button danger" aria-label="Revoke${now} ${e(k.id)}">Revoke${now}…</a>`;
 }
 
 function statusOf(k: ApiKeyRecord): string {
@@ -72,12 +78,7 @@ export function keysPage(user: PageUser, keys: readonly ApiKeyRecord[], created:
 <td>${k.rateLimitPerMinute === null ? 'default' : `${k.rateLimitPerMinute}/min`}</td>
 <td>${k.revokedAt ? `${k.retentionHours} h · ${e(k.defaultLanguage ?? 'detected')}` : settingsForm(user, k)}</td>
 <td>${statusOf(k)}</td>
-<td>${
-        k.revokedAt
-          ? ''
-          : `${k.revokeAt ? '' : rotateForm(user, k)}<form method="post" action="/keys/${e(k.id)}/revoke" class="inline">${csrfField(user)}
-<button type="submit" class="danger" aria-label="Revoke ${k.revokeAt ? 'now ' : ''}${e(k.id)}">Revoke${k.revokeAt ? ' now' : ''}</button></form>`
-      }</td>
+<td>${k.revokedAt ? '' : `${k.revokeAt ? '' : rotateForm(user, k)}${revokeLink(k)}`}</td>
 </tr>`,
     )
     .join('\n');
@@ -89,13 +90,13 @@ ${csrfField(user)}
 <button type="submit" class="primary">Create a key</button>
 </form>
 <h2>Keys of ${e(user.tenant)}</h2>
-<table>
+<div class="scroll"><table>
 <caption class="muted">Keys are shown once, when created; here only their ids.</caption>
 <thead><tr>${KEY_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join('')}</tr></thead>
 <tbody>
 ${rows || `<tr><td colspan="${KEY_COLUMNS.length}">No keys yet.</td></tr>`}
 </tbody>
-</table>`,
+</table></div>`,
     user,
     notice,
   );

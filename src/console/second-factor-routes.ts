@@ -6,7 +6,8 @@
 // Open to an account its tenant requires TOTP of and that has none yet: this is where it is sent.
 // Turning TOTP on signs the account's other sessions out (they never passed it). Audit lines:
 // totp_setup_started, totp_enabled (with how many other sessions ended), recovery_codes_replaced,
-// totp_disabled; never a secret or code.
+// totp_disabled; never a secret or code. A change done answers 303 to the account page, its notice
+// (and new recovery codes, shown that once) in a one-time flash (console-flash.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleSession } from '../store/console-account-store.js';
 import { accountCredentials, type FailedCredential } from './account-credentials.js';
@@ -74,8 +75,13 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
   app.get(SECOND_FACTOR_SETUP_PATH, async (request, reply) => {
     const session = await ctx.signedIn(request, reply, OPEN_BEFORE_SETUP);
     if (!session) return reply;
-    return page(reply, session, null);
+    const flash = ctx.flash<string[]>(request, reply, SECOND_FACTOR_SETUP_PATH);
+    return page(reply, session, flash?.notice ?? null, flash?.shown ?? null);
   });
+  // A change's address opened as a page (typed, or a reload after a refusal): the account page, not a 404.
+  for (const path of ['/account/totp', '/account/totp/confirm', '/account/recovery-codes', '/account/totp/disable']) {
+    app.get(path, async (_request, reply) => reply.code(303).header('location', SECOND_FACTOR_SETUP_PATH).send());
+  }
 
   // A fresh secret each time (one waiting for its code is replaced): shown on the page it answers with.
   app.post('/account/totp', async (request, reply) => {
@@ -84,7 +90,9 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     if (await store.totpEnabled(session.user.id)) return page(reply.code(409), session, { kind: 'error', text: 'Two-step sign-in is on already.' });
     await store.beginTotp(session.user.id, newTotpSecret(), ctx.deps.clock());
     ctx.audit(request, session, 'totp_setup_started');
-    return page(reply, session, null);
+    return ctx.done(request, reply, SECOND_FACTOR_SETUP_PATH, {
+      notice: { kind: 'ok', text: 'Set-up started: add the key to your app, then confirm with a code.' },
+    });
   });
 
   app.post('/account/totp/confirm', async (request, reply) => {
@@ -109,7 +117,8 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     const ended = await ctx.deps.accounts.endOtherSessions(session.user.id, cookieValue(request.headers.cookie, SESSION_COOKIE) ?? '');
     ctx.audit(request, session, 'totp_enabled', { otherSessionsEnded: ended });
     const signedOut = ended > 0 ? ` Your other ${ended === 1 ? 'session was' : `${ended} sessions were`} signed out.` : '';
-    return page(reply, session, { kind: 'ok', text: `Two-step sign-in is on: your next sign-in asks for a code.${signedOut}` }, codes);
+    const notice: Notice = { kind: 'ok', text: `Two-step sign-in is on: your next sign-in asks for a code.${signedOut}` };
+    return ctx.done(request, reply, SECOND_FACTOR_SETUP_PATH, { notice, shown: codes });
   });
 
   app.post('/account/recovery-codes', async (request, reply) => {
@@ -119,7 +128,10 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     if (!(await credentialsChecked(request, reply, session, 'No new codes', true))) return reply;
     const codes = await store.replaceRecoveryCodes(session.user.id, RECOVERY_CODE_COUNT, ctx.deps.clock());
     ctx.audit(request, session, 'recovery_codes_replaced');
-    return page(reply, session, { kind: 'ok', text: 'New recovery codes: the earlier ones no longer work.' }, codes);
+    return ctx.done(request, reply, SECOND_FACTOR_SETUP_PATH, {
+      notice: { kind: 'ok', text: 'New recovery codes: the earlier ones no longer work.' },
+      shown: codes,
+    });
   });
 
   app.post('/account/totp/disable', async (request, reply) => {
@@ -132,7 +144,9 @@ export function registerSecondFactorRoutes(app: FastifyInstance, ctx: ConsoleCon
     if (!(await credentialsChecked(request, reply, session, 'Not turned off', true))) return reply;
     await store.removeTotp(session.user.id);
     ctx.audit(request, session, 'totp_disabled');
-    return page(reply, session, { kind: 'ok', text: 'Two-step sign-in is off: signing in takes your password alone.' });
+    return ctx.done(request, reply, SECOND_FACTOR_SETUP_PATH, {
+      notice: { kind: 'ok', text: 'Two-step sign-in is off: signing in takes your password alone.' },
+    });
   });
 }
 

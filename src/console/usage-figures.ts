@@ -4,14 +4,29 @@ import { MICROS_PER_UNIT, MS_PER_HOUR } from '../billing/billing-terms.js';
 
 export const MS_PER_DAY = 86_400_000;
 
-/** Audio under this is written in seconds: a first test's few seconds would read '0.00 h'. */
-const SECONDS_BELOW_MS = 36_000;
+/**
+ * Audio is written in one unit per table, chart or sentence (never '22.2 s' beside '0.01 h'): seconds
+ * while its largest figure is at most a tenth of an hour (two decimals of an hour would say too
+ * little), hours above that.
+ */
+export type AudioUnit = 's' | 'h';
+const SECONDS_UP_TO_MS = MS_PER_HOUR / 10;
 
-/** Audio in hours to two decimals ('1.25 h'), or in seconds below 0.01 h ('2.0 s'); none is '0 h'. */
+/** The unit of a group of figures, chosen by the largest. */
+export function audioUnit(...ms: readonly number[]): AudioUnit {
+  return Math.max(0, ...ms) > SECONDS_UP_TO_MS ? 'h' : 's';
+}
+
+/** Audio in `unit`: seconds to one decimal ('22.2 s'), hours to two ('1.25 h'; a little above none is 'under 0.01 h'). */
+export function audioText(ms: number, unit: AudioUnit): string {
+  if (unit === 's') return `${(ms / 1000).toFixed(1)} s`;
+  const hours = (ms / MS_PER_HOUR).toFixed(2);
+  return ms > 0 && hours === '0.00' ? 'under 0.01 h' : `${hours} h`;
+}
+
+/** One figure on its own, in the unit its size calls for. */
 export function hoursText(ms: number): string {
-  if (ms === 0) return '0 h';
-  if (ms < SECONDS_BELOW_MS) return `${(ms / 1000).toFixed(1)} s`;
-  return `${(ms / MS_PER_HOUR).toFixed(2)} h`;
+  return audioText(ms, audioUnit(ms));
 }
 
 /** Currency units to two decimals (the contract prices audio-hours in bare currency units). */

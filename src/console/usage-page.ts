@@ -12,7 +12,7 @@ import { poolOf, USAGE_POOLS, USAGE_ROUTES, type UsagePool } from '../domain/usa
 import { escapeHtml as e } from './console-http.js';
 import { layout, type PageUser } from './console-layout.js';
 import { dailyChart, seriesName } from './usage-chart.js';
-import { dateText, dayText, daysBetween, hoursText, moneyText } from './usage-figures.js';
+import { audioText, audioUnit, dateText, dayText, daysBetween, hoursText, moneyText } from './usage-figures.js';
 
 export interface UsageView {
   period: BillingPeriod;
@@ -73,10 +73,12 @@ function allowanceBar(pool: UsagePool, usedMs: number, k: KeyUsage, id: string, 
   const label = `<span class="label" id="${id}-label">${POOL_NAMES[pool]} <span class="muted">(${e(routesOf(pool))})</span>${keysNote}</span>`;
   if (included === null) return `<div class="allowance">${label}<p>${hoursText(usedMs)} used; no allowance limit.</p></div>`;
   const share = included === 0 ? '' : ` (${((100 * usedMs) / included).toFixed(1)} %)`;
+  const unit = audioUnit(usedMs, included);
+  const used = `${audioText(usedMs, unit)} of ${audioText(included, unit)}`;
   return `<div class="allowance">${label}
 <meter id="${id}" aria-labelledby="${id}-label" min="0" max="${Math.max(included, 1)}" high="${Math.round(included * 0.8)}" optimum="0"
- value="${Math.min(usedMs, included)}">${hoursText(usedMs)} of ${hoursText(included)}</meter>
-<p>${hoursText(usedMs)} of ${hoursText(included)} used${share}; ${beyond}.</p></div>`;
+ value="${Math.min(usedMs, included)}">${used}</meter>
+<p>${used} used${share}; ${beyond}.</p></div>`;
 }
 
 function allowances(usage: TenantUsage, active: readonly KeyUsage[]): string {
@@ -114,18 +116,29 @@ function spendRows(active: readonly KeyUsage[]): string {
 }
 
 function dailyRows(daily: readonly DailyUsage[]): string {
+  const unit = audioUnit(...daily.map((d) => d.audioMs));
   return daily
-    .map((d) => `<tr><td>${e(dayText(d.day))}</td><td>${e(d.route)}</td><td>${e(d.pool)}</td><td>${d.units}</td><td>${hoursText(d.audioMs)}</td></tr>`)
+    .map((d) => `<tr><td>${e(dayText(d.day))}</td><td>${e(d.route)}</td><td>${e(d.pool)}</td><td>${d.units}</td><td>${audioText(d.audioMs, unit)}</td></tr>`)
     .join('\n');
 }
 
 function keyRows(keys: readonly KeyUsage[]): string {
+  // One unit for the table's three audio columns, chosen by its largest figure.
+  const unit = audioUnit(...keys.flatMap((k) => [k.audioMs.batch, k.audioMs.realtime, k.overageMs]));
   return keys
     .map(
-      (k) => `<tr><td><code>${e(k.key.id)}</code></td><td>${k.key.revokedAt === null ? 'active' : 'revoked'}</td><td>${hoursText(k.audioMs.batch)}</td>
-<td>${hoursText(k.audioMs.realtime)}</td><td>${hoursText(k.overageMs)}</td><td>${moneyText(k.costMicros)}</td></tr>`,
+      (k) => `<tr><td><code>${e(k.key.id)}</code></td><td>${k.key.revokedAt === null ? 'active' : 'revoked'}</td><td>${audioText(k.audioMs.batch, unit)}</td>
+<td>${audioText(k.audioMs.realtime, unit)}</td><td>${audioText(k.overageMs, unit)}</td><td>${moneyText(k.costMicros)}</td></tr>`,
     )
     .join('\n');
+}
+
+/**
+ * A table's box that scrolls sideways on a narrow screen instead of widening the page: focusable, so a
+ * keyboard can scroll it, and named by its section's heading.
+ */
+function scrollOpen(headingId: string): string {
+  return `<div class="scroll" tabindex="0" role="region" aria-labelledby="${headingId}">`;
 }
 
 function periodLinks(view: UsageView): string {
@@ -143,13 +156,13 @@ ${refusals(active)}</section>
 <p class="muted">Shared by the tenant's keys; counted in audio hours.</p>
 ${usage ? allowances(usage, active) : '<p>No key yet.</p>'}</section>
 <section aria-labelledby="spend"><h2 id="spend">Spend cap and credit</h2>
-<table>
+${scrollOpen('spend')}<table>
 <caption class="muted">Charged this period: audio beyond the allowance, in currency units.</caption>
 <thead>${headings(['Key', 'Plan', 'Charged', 'Spend cap', 'Prepaid credit left'])}</thead>
 <tbody>
 ${spendRows(active) || none(5, 'No active key.')}
 </tbody>
-</table></section>`;
+</table></div></section>`;
 }
 
 export function usagePage(user: PageUser, view: UsageView): string {
@@ -169,20 +182,20 @@ ${periodLinks(view)}
 ${view.current ? standing(usage, active) : ''}
 <section aria-labelledby="per-day" class="usage"><h2 id="per-day">Audio per day</h2>
 ${dailyChart(daysBetween(period.startMs, lastDay), daily)}
-<table>
+${scrollOpen('per-day')}<table>
 <caption class="muted">The chart's figures: ${e(USAGE_ROUTES.map(seriesName).join(', '))}.</caption>
 <thead>${headings(['Day (UTC)', 'Route', 'Pool', 'Units of work', 'Audio'])}</thead>
 <tbody>
 ${dailyRows(daily) || none(5, 'No audio in the period yet.')}
 </tbody>
-</table></section>
+</table></div></section>
 <section aria-labelledby="per-key"><h2 id="per-key">By key</h2>
-<table>
+${scrollOpen('per-key')}<table>
 <thead>${headings(['Key', 'Status', 'Batch', 'Realtime', 'Overage', 'Charged'])}</thead>
 <tbody>
 ${keyRows(keys) || none(6, 'No key yet.')}
 </tbody>
-</table></section>`,
+</table></div></section>`,
     user,
   );
 }

@@ -1,6 +1,7 @@
 // The deliveries page's routes: the tenant's recent webhook events (every key of the tenant's,
 // revoked ones included), and redeliver (src/webhooks/redeliver-event.ts decides; another tenant's
 // event answers as an unknown one). One audit line per redelivery, naming the event, job and key.
+// A redelivery asked for answers 303 to the page, its notice in a one-time flash (console-flash.ts).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ConsoleSession } from '../store/console-account-store.js';
 import { redeliverEvent, RedeliveryRefused, type RedeliveryRefusalKind } from '../webhooks/redeliver-event.js';
@@ -8,6 +9,7 @@ import { html, type ConsoleContext } from './console-context.js';
 import type { Notice } from './console-layout.js';
 import { DELIVERIES_SHOWN, webhookDeliveriesPage, type DeliveryRow } from './webhook-deliveries-page.js';
 
+const DELIVERIES = '/webhooks/deliveries';
 const REFUSAL_STATUS: Record<RedeliveryRefusalKind, number> = { unknown_event: 404, key_revoked: 409, not_settled: 409, no_signing_secret: 409 };
 
 export function registerWebhookDeliveryRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
@@ -28,8 +30,10 @@ export function registerWebhookDeliveryRoutes(app: FastifyInstance, ctx: Console
   app.get('/webhooks/deliveries', async (request, reply) => {
     const session = await ctx.signedIn(request, reply);
     if (!session) return reply;
-    return page(reply, session, null);
+    return page(reply, session, ctx.flash(request, reply, DELIVERIES)?.notice ?? null);
   });
+  // The redelivery's address opened as a page (typed, or a reload after a refusal): the deliveries page, not a 404.
+  app.get('/webhooks/deliveries/:eventId/redeliver', async (_request, reply) => reply.code(303).header('location', DELIVERIES).send());
   app.post('/webhooks/deliveries/:eventId/redeliver', async (request, reply) => {
     const session = await ctx.change(request, reply);
     if (!session) return reply;
@@ -43,6 +47,6 @@ export function registerWebhookDeliveryRoutes(app: FastifyInstance, ctx: Console
       return page(reply.code(REFUSAL_STATUS[error.kind]), session, { kind: 'error', text });
     }
     ctx.audit(request, session, 'webhook_redelivery_requested', { eventId, jobId: event.jobId, keyId: event.keyId });
-    return page(reply, session, { kind: 'ok', text: `Event ${eventId} will be sent again within seconds.` });
+    return ctx.done(request, reply, DELIVERIES, { notice: { kind: 'ok', text: `Event ${eventId} will be sent again within seconds.` } });
   });
 }

@@ -2,12 +2,16 @@
 // version keeps signing 24 h), revoke (every version stops signing at once). The store's own
 // operations, as `svc-stt webhooks secret` runs them. Only the tenant's active keys: any other id
 // answers as an unknown one. One audit line per change, naming the key and versions, never a secret.
+// A change done answers 303 to /webhooks, its outcome (and a new secret, shown that once) in a
+// one-time flash (console-flash.ts); a refusal answers with the page and its status.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleSession } from '../store/console-account-store.js';
 import { WebhookSecretError } from '../store/webhook-secret-store.js';
 import { html, type ConsoleContext } from './console-context.js';
 import type { Notice } from './console-layout.js';
 import { webhookSecretsPage, type KeySecrets, type ShownSecret } from './webhook-secrets-page.js';
+
+const WEBHOOKS = '/webhooks';
 
 export function registerWebhookSecretRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const { keys, stores, clock } = ctx.deps;
@@ -43,8 +47,13 @@ export function registerWebhookSecretRoutes(app: FastifyInstance, ctx: ConsoleCo
   app.get('/webhooks', async (request, reply) => {
     const session = await ctx.signedIn(request, reply);
     if (!session) return reply;
-    return page(reply, session, null, null);
+    const flash = ctx.flash<ShownSecret>(request, reply, WEBHOOKS);
+    return page(reply, session, flash?.shown ?? null, flash?.notice ?? null);
   });
+  // A change's address opened as a page (typed, or a reload after a refusal): the secrets page, not a 404.
+  for (const action of ['create', 'rotate', 'revoke']) {
+    app.get(`/webhooks/:keyId/${action}`, async (_request, reply) => reply.code(303).header('location', WEBHOOKS).send());
+  }
   app.post('/webhooks/:keyId/create', async (request, reply) => {
     const change = await keyChange(request, reply);
     if (!change) return reply;
@@ -57,7 +66,7 @@ export function registerWebhookSecretRoutes(app: FastifyInstance, ctx: ConsoleCo
     }
     ctx.audit(request, session, 'webhook_secret_created', { keyId, version: String(created.version) });
     const notice: Notice = { kind: 'ok', text: `Signing secret version ${created.version} of ${keyId} created: it signs every event from now on.` };
-    return page(reply.code(201), session, { keyId, ...created }, notice);
+    return ctx.done(request, reply, WEBHOOKS, { notice, shown: { keyId, ...created } satisfies ShownSecret });
   });
   app.post('/webhooks/:keyId/rotate', async (request, reply) => {
     const change = await keyChange(request, reply);
@@ -74,7 +83,7 @@ export function registerWebhookSecretRoutes(app: FastifyInstance, ctx: ConsoleCo
     ctx.audit(request, session, 'webhook_secret_rotated', { keyId, version: String(rotated.version) });
     const overlap = previous?.usableUntil ? `; version ${previous.version} keeps signing until ${previous.usableUntil}` : '';
     const notice: Notice = { kind: 'ok', text: `Rotated: version ${rotated.version} of ${keyId} is active${overlap}.` };
-    return page(reply, session, { keyId, ...rotated }, notice);
+    return ctx.done(request, reply, WEBHOOKS, { notice, shown: { keyId, ...rotated } satisfies ShownSecret });
   });
   app.post('/webhooks/:keyId/revoke', async (request, reply) => {
     const change = await keyChange(request, reply);
@@ -91,6 +100,6 @@ export function registerWebhookSecretRoutes(app: FastifyInstance, ctx: ConsoleCo
       kind: 'ok',
       text: `Revoked: version ${versions.join(', ')} of ${keyId} no longer signs. Create a new secret before the key's next request with a webhook_url.`,
     };
-    return page(reply, session, null, notice);
+    return ctx.done(request, reply, WEBHOOKS, { notice });
   });
 }

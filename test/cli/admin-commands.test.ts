@@ -210,8 +210,8 @@ t.test('refusals: usage errors (exit 2) and unknown keys (exit 1); secrets never
   useDataDir(t);
   const created = await createJson();
   const usage: Array<[string[], RegExp]> = [
-    [[], /usage: svc-stt keys create/],
-    [['bogus'], /usage: svc-stt keys create/],
+    [[], /usage: npx svc-stt keys create/],
+    [['bogus'], /usage: npx svc-stt keys create/],
     [['rotate', created.id], /--overlap-hours is required/],
     [['rotate', created.id, '--overlap-hours', '169'], /^--overlap-hours must be from 0 to 168$/],
     [['rotate', created.id, '--overlap-hours=-1'], /^--overlap-hours must be a whole number$/],
@@ -274,7 +274,7 @@ t.test('dictionary set and show', async (t) => {
     [['set', '--key', id, '--language', 'en'], /takes one FILE/],
     [['show', '--key', id, '--language', 'en', file], /takes no FILE/],
     [['show', '--key', key, '--language', 'en'], /^--key takes the key id \(key_\.\.\.\), not the secret key$/],
-    [['purge'], /usage: svc-stt dictionary set/],
+    [['purge'], /usage: npx svc-stt dictionary set/],
   ];
   for (const [args, message] of usage) {
     const error = await failure(runDictionaryCommand, args);

@@ -91,7 +91,7 @@ t.test('plans: built-in terms, updates in hours and currency, reset, the start d
   await refusal(t, runPlansCommand, ['update', 'payg', '--batch-hours', '1.1234567'], /up to 6 decimals/);
   await refusal(t, runPlansCommand, ['start-day', '29'], /1 to 28/);
   await refusal(t, runPlansCommand, ['start-day', 'x'], /one day of the month/);
-  await refusal(t, runPlansCommand, ['frobnicate'], /usage: svc-stt plans/);
+  await refusal(t, runPlansCommand, ['frobnicate'], /usage: npx svc-stt plans/);
 });
 
 t.test("keys update: a key's own terms and credit top-ups; unknown keys", async (t) => {
@@ -169,5 +169,5 @@ t.test('usage: table, JSON and CSV of the period; --month; refusals', async (t) 
 
   await refusal(t, runUsageCommand, ['--month', '2031-13'], /YYYY-MM/);
   await refusal(t, runUsageCommand, ['--json', '--csv'], /choose one/);
-  await refusal(t, runUsageCommand, ['extra'], /usage: svc-stt usage/);
+  await refusal(t, runUsageCommand, ['extra'], /usage: npx svc-stt usage/);
 });

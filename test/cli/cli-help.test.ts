@@ -47,7 +47,7 @@ t.test('--help lists every command and option of docs/OPERATIONS.md', async (t) 
 
 t.test("COMMAND --help and help COMMAND: that command's lines only", async (t) => {
   const bench = await capturedStdout(() => main(['bench', '--help']));
-  t.match(bench, /^Usage:\n {2}svc-stt bench \[--model PATH\|NAME\] \[--audio FILE \.\.\.\]/);
+  t.match(bench, /^Usage:\n {2}npx svc-stt bench \[--model PATH\|NAME\] \[--audio FILE \.\.\.\]/);
   t.match(bench, /--max-tokens N\] \[--json\]/, 'with its continuation lines');
   t.notMatch(bench, /svc-stt (transcribe|models|keys)/);
   t.equal(await capturedStdout(() => main(['help', 'bench'])), bench);

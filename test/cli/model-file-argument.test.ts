@@ -33,6 +33,6 @@ t.test('--model, else SVC_MODEL, else a usage error', async (t) => {
   t.same(modelArgument(undefined, { SVC_MODEL: 'base' }), { value: 'base', from: 'SVC_MODEL' });
   t.throws(
     () => modelArgument(undefined, { SVC_MODEL: '' }),
-    new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (`svc-stt models list` shows the models and which are downloaded)'),
+    new UsageError('no model: pass --model PATH|NAME or set SVC_MODEL (`npx svc-stt models list` shows the models and which are downloaded)'),
   );
 });

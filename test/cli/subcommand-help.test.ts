@@ -45,6 +45,6 @@ for (const [command, { table, nested }] of Object.entries(COMMANDS)) {
 
 t.test('an unknown or inherited name is refused with the usage, never dispatched', async (t) => {
   for (const name of ['constructor', 'toString', '__proto__', 'nope']) {
-    await t.rejects(runKeysCommand([name], { write: () => true }), { exitCode: 2, message: /^usage: svc-stt keys create/ }, name);
+    await t.rejects(runKeysCommand([name], { write: () => true }), { exitCode: 2, message: /^usage: npx svc-stt keys create/ }, name);
   }
 });

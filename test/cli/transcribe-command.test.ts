@@ -118,8 +118,8 @@ t.test('a model that is not there: the path, and how to get it, before any audio
   await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'tiny']), {
     constructor: UsageError,
     message:
-      `--model: model 'tiny' is not downloaded (no file ${expected}); get it with: svc-stt models download tiny ` +
-      `(\`svc-stt models list\` shows what is downloaded; SVC_MODELS_DIR sets where models are)`,
+      `--model: model 'tiny' is not downloaded (no file ${expected}); get it with: npx svc-stt models download tiny ` +
+      `(\`npx svc-stt models list\` shows what is downloaded; SVC_MODELS_DIR sets where models are)`,
   });
   process.env.SVC_MODEL = 'base.en';
   await t.rejects(runTranscribeCommand(['missing.wav']), {
@@ -128,7 +128,7 @@ t.test('a model that is not there: the path, and how to get it, before any audio
   });
   await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'tinyy']), {
     constructor: UsageError,
-    message: /'tinyy' is no model name that can be downloaded; `svc-stt models list` shows the names/,
+    message: /'tinyy' is no model name that can be downloaded; `npx svc-stt models list` shows the names/,
   });
   await t.rejects(runTranscribeCommand(['missing.wav', '--model', 'models/mine.bin']), {
     constructor: UsageError,

@@ -171,7 +171,7 @@ t.test('exit codes: 1 for an unknown key, 2 for a mistake on the command line', 
   const missing = cli(dataDir, ['webhooks', 'secret', 'create', '--json']);
   t.equal(missing.code, 2);
   t.equal(missing.stdout, '');
-  t.match(missing.stderr, /^svc-stt: --key KEY_ID is required\nusage: svc-stt webhooks secret create/);
+  t.match(missing.stderr, /^svc-stt: --key KEY_ID is required\nusage: npx svc-stt webhooks secret create/);
 
   for (const args of [
     ['webhooks', 'secret', 'delete', '--key', 'key_ZZZZZZZZZZZZ'],
@@ -180,6 +180,6 @@ t.test('exit codes: 1 for an unknown key, 2 for a mistake on the command line', 
   ]) {
     const result = cli(dataDir, args);
     t.equal(result.code, 2, args.join(' '));
-    t.match(result.stderr, /usage: svc-stt webhooks secret create --key KEY_ID/, 'shows the usage');
+    t.match(result.stderr, /usage: npx svc-stt webhooks secret create --key KEY_ID/, 'shows the usage');
   }
 });

@@ -187,7 +187,7 @@ t.test('SVC_MODEL and SVC_EDGE_MODEL take a model name as `transcribe --model` d
   t.equal(loadConfig({ SVC_MODELS_DIR: dir, SVC_CONFIG: join(dir, 'svc.json') }).models['svc-medical-1'], join(dir, 'ggml-tiny.bin'), 'in the file too');
   t.same(
     problemsOf(() => loadConfig({ SVC_MODELS_DIR: dir, SVC_MODEL: 'base', SVC_EDGE_MODEL: 'small' })),
-    [`SVC_EDGE_MODEL names model 'small', which is not downloaded (no file ${join(dir, 'ggml-small.bin')}); get it with: svc-stt models download small`],
+    [`SVC_EDGE_MODEL names model 'small', which is not downloaded (no file ${join(dir, 'ggml-small.bin')}); get it with: npx svc-stt models download small`],
   );
 });
 
@@ -196,7 +196,7 @@ t.test('an empty variable counts as unset', async (t) => {
   t.equal(loadConfig({ SVC_MODEL: flagship, SVC_PORT: '' }).port, 8080);
   t.same(
     problemsOf(() => loadConfig({ SVC_MODEL: '' })),
-    ['SVC_MODEL is required: the model file for svc-medical-1 (get one with `svc-stt models download NAME`)'],
+    ['SVC_MODEL is required: the model file for svc-medical-1 (get one with `npx svc-stt models download NAME`)'],
   );
 });
 

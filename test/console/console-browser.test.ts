@@ -1,7 +1,8 @@
 // The developer console in a real browser: Debian's Chromium driven by playwright-core (`.ci/run`
 // installs chromium; SVC_TEST_CHROMIUM names another binary). An invitee sets a password and signs in
 // with the keyboard alone, creates a key (shown once, with its copy button; opened again, the keys page
-// shows only ids), sets its retention (the next job's result follows), revokes it; axe-core finds no
+// shows only ids; a reload posts nothing again), sets its retention (the next job's result follows),
+// revokes it after its confirmation page; axe-core finds no
 // serious or critical violation on any page, and the page's own CSP is in force (no inline script runs). Screenshots of every page are
 // written under test/.cache/console-screenshots/ (PNG).
 import { readFile } from 'node:fs/promises';
@@ -40,11 +41,13 @@ t.test('invite, password, keys: by keyboard alone, accessible, the key shown onc
   const key = (await page.textContent('#created-key'))!.trim();
   t.match(key, /^svc_/, 'the new key, shown');
   t.ok(await page.isVisible('button[data-copy="created-key"]'), "the copy button (the console's own script) is shown");
+  t.equal(page.url(), `${base}/keys`, "after the change, the page's own address (post, redirect, get)");
   await checkPage(t, page, 'key-created');
   t.equal((await fetch(`${started.svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200, 'it works on the API');
 
-  await page.goto(`${base}/keys`);
-  t.notOk((await page.content()).includes(key), 'opened again: never shown again');
+  await page.reload();
+  t.notOk((await page.content()).includes(key), 'reloaded: the page, never the key again, and no second key');
+  t.equal((await started.svc.stores.keys.list('clinic-browser')).length, 1);
   const id = (await page.textContent('tbody code'))!;
 
   // The key's retention, changed by keyboard: the next job's result follows it.
@@ -63,8 +66,16 @@ t.test('invite, password, keys: by keyboard alone, accessible, the key shown onc
   t.equal(done.status, 'succeeded');
   t.ok(Math.abs(done.result.expires_in_seconds - 3 * 3600) < 120, `the job's result is kept 3 h (${done.result.expires_in_seconds} s left)`);
 
-  await tabTo(page, `button[aria-label="Revoke ${id}"]`);
+  // Revoking asks first (a page of its own), then answers with the keys page.
+  await tabTo(page, `a[aria-label="Revoke ${id}"]`);
   await page.keyboard.press('Enter');
+  await page.waitForURL(`${base}/keys/${id}/revoke`);
+  t.equal(await page.textContent('h1'), `Revoke ${id}?`, 'the confirmation page');
+  t.equal((await fetch(`${started.svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200, 'not revoked yet');
+  await checkPage(t, page, 'key-revoke-confirm');
+  await tabTo(page, 'button.danger');
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${base}/keys`);
   await page.waitForSelector('.notice.ok');
   t.match(await page.textContent('.notice.ok'), /revoked/);
   t.equal((await fetch(`${started.svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 401, 'revoked at once');

@@ -1,5 +1,6 @@
 // A console client for the HTTP-level tests: a browser's cookie jar and form posts (with the Origin
-// header a browser sends), redirects not followed, so each answer's status, headers and page can be checked.
+// header a browser sends), redirects not followed, so each answer's status, headers and page can be checked
+// (follow() takes a 303 to its page, as a browser would, with the one-time flash cookie it set).
 
 import { request as httpRequest } from 'node:http';
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
@@ -13,6 +14,8 @@ export interface ConsoleAnswer {
 export class ConsoleClient {
   /** The session cookie's value, as the jar holds it ('' after the server expired it). */
   cookie: string | null = null;
+  /** The flash cookie's value ('' once the page it was for cleared it). */
+  flash: string | null = null;
 
   constructor(
     readonly base: string,
@@ -32,6 +35,17 @@ export class ConsoleClient {
     });
   }
 
+  /** A change's answer followed as a browser would: the page its 303 names (the answer itself if it is not a 303). */
+  async follow(answer: ConsoleAnswer): Promise<ConsoleAnswer> {
+    if (answer.status !== 303) return answer;
+    return this.get(answer.headers.get('location')!);
+  }
+
+  /** A form post followed to the page its 303 names: the page a browser shows after a change. */
+  async postFollow(path: string, form: Record<string, string>): Promise<ConsoleAnswer> {
+    return this.follow(await this.post(path, form));
+  }
+
   /** The CSRF token of the forms on a page. */
   static csrfOf(page: string): string {
     const match = /name="csrf" value="([^"]+)"/.exec(page);
@@ -39,14 +53,20 @@ export class ConsoleClient {
     return match[1];
   }
 
+  private cookieHeader(): string {
+    return [this.cookie ? `svc_console_session=${this.cookie}` : '', this.flash ? `svc_console_flash=${this.flash}` : ''].filter((c) => c !== '').join('; ');
+  }
+
   private async send(path: string, init: RequestInit & { headers?: Record<string, string> }): Promise<ConsoleAnswer> {
     const res = await fetch(`${this.base}${path}`, {
       ...init,
       redirect: 'manual',
-      headers: { ...this.extra, ...(init.headers ?? {}), ...(this.cookie ? { cookie: `svc_console_session=${this.cookie}` } : {}) },
+      headers: { ...this.extra, ...(init.headers ?? {}), ...(this.cookieHeader() ? { cookie: this.cookieHeader() } : {}) },
     });
-    const set = res.headers.get('set-cookie');
-    if (set) this.cookie = /^svc_console_session=([^;]*)/.exec(set)?.[1] ?? this.cookie;
+    for (const set of res.headers.getSetCookie()) {
+      this.cookie = /^svc_console_session=([^;]*)/.exec(set)?.[1] ?? this.cookie;
+      this.flash = /^svc_console_flash=([^;]*)/.exec(set)?.[1] ?? this.flash;
+    }
     return { status: res.status, headers: res.headers, page: await res.text() };
   }
 }

@@ -195,27 +195,33 @@ t.test('every change needs the session CSRF token and the console origin', async
   t.equal((await client.post('/keys', { csrf }, { origin: 'https://evil.example' })).status, 403, 'another origin');
   t.equal((await client.post('/keys', { csrf }, { 'sec-fetch-site': 'cross-site' })).status, 403, 'a cross-site request');
   t.equal((await svc.stores.keys.list('clinic-csrf')).length, 0, 'no key was made');
-  t.equal((await client.post('/keys', { csrf })).status, 201);
+  t.equal((await client.post('/keys', { csrf })).status, 303);
 });
 
 t.test('keys: created and shown once, usable at once; revoked within the tenant only; audit lines without secrets', async (t) => {
   const client = await member('clinic-keys');
   const other = await svc.createKey({ tenant: 'clinic-elsewhere' });
   const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
-  const created = await client.post('/keys', { csrf });
-  t.equal(created.status, 201);
+  const posted = await client.post('/keys', { csrf });
+  t.equal(posted.status, 303, 'a change answers with its page');
+  t.equal(posted.headers.get('location'), '/keys');
+  t.match(posted.headers.get('set-cookie'), /^svc_console_flash=[A-Za-z0-9_-]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=60$/, 'the one-time flash');
+  const created = await client.follow(posted);
+  t.equal(created.status, 200);
   const key = /<code id="created-key">([^<]+)<\/code>/.exec(created.page)![1];
   recordCanary('api_key', key);
   const id = /New key (key_\w+)/.exec(created.page)![1];
+  t.notMatch(posted.headers.get('set-cookie'), key, 'sealed: the key is not in the cookie as text');
   t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 200, 'the new key works on the API');
   const listed = await client.get('/keys');
   t.match(listed.page, id);
   t.notMatch(listed.page, key, 'never shown again');
 
-  const tampered = await client.post(`/keys/${other.id}/revoke`, { csrf });
+  const tampered = await client.post(`/keys/${other.id}/revoke`, { csrf, confirm: 'revoke' });
   t.equal(tampered.status, 404, "another tenant's key id: not found");
+  t.equal((await client.get(`/keys/${other.id}/revoke`)).status, 404, 'nor its confirmation page');
   t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${other.key}` } })).status, 200, 'and still active');
-  const revoked = await client.post(`/keys/${id}/revoke`, { csrf });
+  const revoked = await client.postFollow(`/keys/${id}/revoke`, { csrf, confirm: 'revoke' });
   t.equal(revoked.status, 200);
   t.match(revoked.page, /revoked/);
   t.equal((await fetch(`${svc.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })).status, 401, 'refused at once');
@@ -236,7 +242,7 @@ t.test('keys: created and shown once, usable at once; revoked within the tenant 
 t.test("a key's retention and default language: saved within the tenant only, refused out of range, followed by the next job", async (t) => {
   const client = await member('clinic-settings');
   const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
-  const created = await client.post('/keys', { csrf });
+  const created = await client.postFollow('/keys', { csrf });
   const key = /<code id="created-key">([^<]+)<\/code>/.exec(created.page)![1];
   recordCanary('api_key', key);
   const id = /New key (key_\w+)/.exec(created.page)![1];
@@ -255,8 +261,9 @@ t.test("a key's retention and default language: saved within the tenant only, re
   t.equal((await client.post(`/keys/${other.id}/settings`, { csrf, retention_hours: '1', default_language: '' })).status, 404);
   t.equal((await svc.stores.keys.get(other.id))!.retentionHours, 24, "another tenant's key is untouched");
 
-  const saved = await client.post(`/keys/${id}/settings`, { csrf, retention_hours: '2', default_language: 'es' });
+  const saved = await client.postFollow(`/keys/${id}/settings`, { csrf, retention_hours: '2', default_language: 'es' });
   t.equal(saved.status, 200);
+  t.match(saved.page, /saved: the API follows it/);
   t.match(await svc.stores.keys.get(id), { retentionHours: 2, defaultLanguage: 'es' });
   const audio = await readFile(await speechWav(2));
   const job = await createJob(svc.url, key, jobBody(audio));
@@ -289,4 +296,63 @@ t.test('every page and asset carries the security headers; unknown pages are 404
   t.equal(signedIn.status, 404);
   for (const href of ['/keys', '/webhooks', '/usage', '/account']) t.match(signedIn.page, `href="${href}"`, `signed in: a link to ${href}`);
   t.match(signedIn.page, /name="csrf"/, 'and the sign-out form');
+});
+
+t.test('issue 50: a change redirects to its page; its outcome shows once, to its session and page only', async (t) => {
+  const client = await member('clinic-prg');
+  const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
+  const posted = await client.post('/keys', { csrf });
+  const flash = client.flash!;
+  // Another session (the same tenant's other account) sent the same cookie cannot open it.
+  const stranger = await newMember(svc, 'clinic-prg', PASSWORD, { email: 'other@clinic.example', nowMs: clock().getTime() });
+  stranger.flash = flash;
+  const theirs = await stranger.get('/keys');
+  t.notMatch(theirs.page, /created-key|notice/, "another session's flash opens nowhere");
+  t.match(theirs.headers.get('set-cookie'), /svc_console_flash=;.*Max-Age=0/, 'and is cleared');
+  // Nor does another page of the same session.
+  t.notMatch((await client.get('/webhooks')).page, /created-key|class="notice/, "the keys page's flash does not open on /webhooks");
+  client.flash = flash;
+  const shown = await client.follow(posted);
+  t.match(shown.page, /<code id="created-key">svc_/, 'its page opens it');
+  t.match(shown.page, /class="notice ok"/);
+  const reloaded = await client.get('/keys');
+  t.notMatch(reloaded.page, /created-key|class="notice/, 'a reload shows the page without the outcome');
+  t.equal((await svc.stores.keys.list('clinic-prg')).length, 1, 'and made no second key');
+
+  // A change's address opened as a page leads to its page, never a 404.
+  const id = /<td><code>(key_\w+)<\/code>/.exec(reloaded.page)![1];
+  for (const path of [`/keys/${id}/rotate`, `/keys/${id}/settings`, `/webhooks/${id}/create`, '/webhooks/deliveries/evt_x/redeliver', '/account/totp']) {
+    const opened = await client.get(path);
+    t.equal(opened.status, 303, `GET ${path}`);
+    t.match(opened.headers.get('location'), /^\/(keys|webhooks|webhooks\/deliveries|account)$/);
+  }
+});
+
+t.test('issue 50: revoking a key takes its confirmation page; a revoke without it changes nothing', async (t) => {
+  const client = await member('clinic-confirm');
+  const { id, key } = await svc.createKey({ tenant: 'clinic-confirm' });
+  recordCanary('api_key', key);
+  const keys = await client.get('/keys');
+  const csrf = ConsoleClient.csrfOf(keys.page);
+  t.match(keys.page, `<a href="/keys/${id}/revoke" class="button danger" aria-label="Revoke ${id}">`, 'the list links to the confirmation');
+  t.notMatch(keys.page, `action="/keys/${id}/revoke"`, 'and has no one-click revoke');
+  const unconfirmed = await client.post(`/keys/${id}/revoke`, { csrf });
+  t.equal(unconfirmed.status, 303, 'a revoke without the confirmation');
+  t.equal(unconfirmed.headers.get('location'), `/keys/${id}/revoke`, 'is sent to the confirmation page');
+  t.equal((await svc.stores.keys.get(id))!.revokedAt, null, 'and revokes nothing');
+  const confirmation = await client.get(`/keys/${id}/revoke`);
+  t.equal(confirmation.status, 200);
+  t.match(confirmation.page, `<h1>Revoke ${id}?</h1>`);
+  t.match(confirmation.page, /cannot be undone/);
+  t.match(
+    confirmation.page,
+    new RegExp(`<form method="post" action="/keys/${id}/revoke"[^]*name="confirm" value="revoke"[^]*</form>`),
+    'its form, no script needed',
+  );
+  t.match(confirmation.page, '<a href="/keys">Cancel', 'and a way back');
+  const done = await client.post(`/keys/${id}/revoke`, { csrf: ConsoleClient.csrfOf(confirmation.page), confirm: 'revoke' });
+  t.equal(done.status, 303);
+  t.match((await client.follow(done)).page, `Key ${id} revoked`);
+  t.not((await svc.stores.keys.get(id))!.revokedAt, null, 'revoked');
+  t.equal((await client.get(`/keys/${id}/revoke`)).status, 404, 'a revoked key has no confirmation page');
 });

@@ -22,8 +22,8 @@ t.teardown(() => svc?.close());
 /** Creates a key on the console's keys page; its secret, as shown once. */
 async function consoleKey(client: ConsoleClient): Promise<{ key: string; id: string }> {
   const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
-  const created = await client.post('/keys', { csrf });
-  if (created.status !== 201) throw new Error(`POST /keys answered ${created.status}`);
+  const created = await client.postFollow('/keys', { csrf });
+  if (created.status !== 200) throw new Error(`POST /keys answered ${created.status}`);
   const key = /<code id="created-key">([^<]+)<\/code>/.exec(created.page)![1];
   recordCanary('api_key', key);
   return { key, id: /New key (key_\w+)/.exec(created.page)![1] };
@@ -58,7 +58,7 @@ t.test('revoking the only key sheds no term: a builder key without entitlements 
   const builder = await svc.createKey({ tenant: 'clinic-builder', plan: 'builder', entitlements: [], rateLimitPerMinute: 5 });
   const client = await newMember(svc, 'clinic-builder', PASSWORD);
   const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
-  t.equal((await client.post(`/keys/${builder.id}/revoke`, { csrf })).status, 200, 'the tenant revokes its only key');
+  t.equal((await client.postFollow(`/keys/${builder.id}/revoke`, { csrf, confirm: 'revoke' })).status, 200, 'the tenant revokes its only key');
   const made = await consoleKey(client);
   t.match(await svc.stores.keys.get(made.id), { plan: 'builder', entitlements: [], rateLimitPerMinute: 5 });
   t.match(await transcribe(made.key, { language: 'auto' }), { status: 403 }, 'language detection is still not included');

@@ -95,7 +95,9 @@ t.test('the walk sees the registered routes', async (t) => {
 
 t.test('every GET route, signed in and signed out, answers with the CSP and the other security headers', async (t) => {
   const signedIn = await member('clinic-headers');
-  const params = { token: await invite('clinic-headers', 'invitee@clinic.example') };
+  // A key of the tenant's: a page naming a key (its revoke confirmation) opens for it.
+  const key = await svc.createKey({ tenant: 'clinic-headers' });
+  const params = { token: await invite('clinic-headers', 'invitee@clinic.example'), id: key.id, keyId: key.id };
   for (const route of routes.filter((r) => r.method === 'GET')) {
     const path = pathOf(route, params);
     const answer = await signedIn.get(path);

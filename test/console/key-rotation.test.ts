@@ -52,8 +52,8 @@ t.test('rotate with an overlap: the new key at once, the old one until the overl
   t.match(refused.page, /Not rotated: choose when the old key is revoked \(overlap: at once, after 1 hour, after 24 hours, after 7 days\)/);
 
   const startedAt = clock().getTime();
-  const rotated = await client.post(`/keys/${old.id}/rotate`, { csrf, overlap_seconds: '3600' });
-  t.equal(rotated.status, 201);
+  const rotated = await client.postFollow(`/keys/${old.id}/rotate`, { csrf, overlap_seconds: '3600' });
+  t.equal(rotated.status, 200);
   const fresh = shown(rotated.page);
   recordCanary('api_key', fresh.key);
   t.match(rotated.page, `Key ${old.id} rotated: the new key ${fresh.id} works now; ${old.id} works until`);
@@ -97,19 +97,19 @@ t.test('an overlap of none revokes the old key at once; a key in its overlap can
   const client = await member('clinic-rotate-now');
   const first = await svc.createKey({ tenant: 'clinic-rotate-now' });
   const csrf = ConsoleClient.csrfOf((await client.get('/keys')).page);
-  const now = await client.post(`/keys/${first.id}/rotate`, { csrf, overlap_seconds: '0' });
-  t.equal(now.status, 201);
+  const now = await client.postFollow(`/keys/${first.id}/rotate`, { csrf, overlap_seconds: '0' });
+  t.equal(now.status, 200);
   t.match(now.page, `${first.id} revoked now`);
   const second = shown(now.page);
   t.equal(await status(first.key), 401, 'the old key is refused at once');
   t.equal(await status(second.key), 200);
   t.not((await svc.stores.keys.get(first.id))!.revokedAt, null);
 
-  const week = await client.post(`/keys/${second.id}/rotate`, { csrf, overlap_seconds: String(7 * 86_400) });
-  t.equal(week.status, 201);
+  const week = await client.postFollow(`/keys/${second.id}/rotate`, { csrf, overlap_seconds: String(7 * 86_400) });
+  t.equal(week.status, 200);
   t.match(week.page, /works until \d{4}-\d\d-\d\d \d\d:\d\d UTC, then it is revoked/);
   t.equal(await status(second.key), 200, 'in its week of overlap');
-  t.equal((await client.post(`/keys/${second.id}/revoke`, { csrf })).status, 200, 'revoked now from the page');
+  t.equal((await client.postFollow(`/keys/${second.id}/revoke`, { csrf, confirm: 'revoke' })).status, 200, 'revoked now from the page');
   t.equal(await status(second.key), 401);
   t.equal(await status(shown(week.page).key), 200, 'its successor goes on');
 });

@@ -44,11 +44,11 @@ function nextCode(secret: Buffer): string {
 
 /** Turns TOTP on for a signed-in client: its secret and recovery codes. */
 async function turnOn(t: Test, client: ConsoleClient): Promise<{ secret: Buffer; recoveryCodes: string[] }> {
-  const started = await client.post('/account/totp', { csrf: await csrfOf(client) });
+  const started = await client.postFollow('/account/totp', { csrf: await csrfOf(client) });
   t.equal(started.status, 200, 'set-up started');
   const secret = fromBase32(/<code id="totp-secret">([^<]+)<\/code>/.exec(started.page)![1]);
   recordCanary('webhook_secret', /<code id="totp-secret">([^<]+)<\/code>/.exec(started.page)![1].replaceAll(' ', ''));
-  const confirmed = await client.post('/account/totp/confirm', { csrf: ConsoleClient.csrfOf(started.page), password: PASSWORD, code: nextCode(secret) });
+  const confirmed = await client.postFollow('/account/totp/confirm', { csrf: ConsoleClient.csrfOf(started.page), password: PASSWORD, code: nextCode(secret) });
   t.equal(confirmed.status, 200, 'turned on');
   const recoveryCodes = /<pre id="recovery-codes">([^<]+)<\/pre>/.exec(confirmed.page)![1].split('\n');
   for (const code of recoveryCodes) recordCanary('webhook_secret', code);
@@ -74,7 +74,7 @@ t.test('turning TOTP on: the secret shown with its link and QR code; a wrong cod
   t.match(off.page, /Two-step sign-in is <strong>off<\/strong>/);
   t.match(off.page, /<a href="\/account">Account<\/a>/, 'in the navigation');
 
-  const started = await client.post('/account/totp', { csrf: ConsoleClient.csrfOf(off.page) });
+  const started = await client.postFollow('/account/totp', { csrf: ConsoleClient.csrfOf(off.page) });
   t.equal(started.status, 200);
   const shown = /<code id="totp-secret">([^<]+)<\/code>/.exec(started.page)![1];
   recordCanary('webhook_secret', shown.replaceAll(' ', ''));
@@ -95,7 +95,7 @@ t.test('turning TOTP on: the secret shown with its link and QR code; a wrong cod
   t.equal(wrong.status, 422, 'a code of another step');
   t.match(wrong.page, /Not turned on/);
   t.match(wrong.page, new RegExp(shown), 'the same secret is shown again');
-  const right = await client.post('/account/totp/confirm', { csrf, password: PASSWORD, code: nextCode(secret) });
+  const right = await client.postFollow('/account/totp/confirm', { csrf, password: PASSWORD, code: nextCode(secret) });
   t.equal(right.status, 200);
   t.match(right.page, /Two-step sign-in is <strong>on<\/strong>/);
   const codes = /<pre id="recovery-codes">([^<]+)<\/pre>/.exec(right.page)![1].split('\n');
@@ -228,10 +228,10 @@ t.test('turning TOTP off needs the password and a current code (a wrong one refu
   t.equal(wrong.status, 422);
   t.match(wrong.page, /Not turned off/);
   t.equal((await svc.stores.consoleAccounts.signInRecord('physio@clinic.example'))!.failedSignIns, 1, 'counted');
-  const renewed = await client.post('/account/recovery-codes', { csrf, password: PASSWORD, code: nextCode(secret) });
+  const renewed = await client.postFollow('/account/recovery-codes', { csrf, password: PASSWORD, code: nextCode(secret) });
   t.equal(renewed.status, 200, 'new recovery codes with a current code');
   t.equal(/<pre id="recovery-codes">([^<]+)<\/pre>/.exec(renewed.page)![1].split('\n').length, 10);
-  const off = await client.post('/account/totp/disable', { csrf, password: PASSWORD, code: nextCode(secret) });
+  const off = await client.postFollow('/account/totp/disable', { csrf, password: PASSWORD, code: nextCode(secret) });
   t.equal(off.status, 200);
   t.match(off.page, /Two-step sign-in is <strong>off<\/strong>/);
   const { answer } = await passwordStep('physio@clinic.example');
@@ -287,7 +287,7 @@ t.test(
     t.ok(logs.lines().some((l) => l.audit === 'second_factor_refused' && l.userId === userId && l.reason === 'account_locked'));
 
     offsetMs += 15 * 60_000;
-    const off = await owner.post('/account/totp/disable', { csrf: ownerCsrf, password: PASSWORD, code: nextCode(secret) });
+    const off = await owner.postFollow('/account/totp/disable', { csrf: ownerCsrf, password: PASSWORD, code: nextCode(secret) });
     t.equal(off.status, 200, 'after the lock the right code turns it off');
     offsetMs += 61_000;
   },
@@ -298,7 +298,7 @@ t.test('turning TOTP on, off or new recovery codes need the current password: re
   const other = new ConsoleClient(base());
   t.equal((await other.post('/sign-in', { email: 'anaesthesia@clinic.example', password: PASSWORD })).status, 303, 'another session of the account');
   const userId = (await svc.stores.consoleAccounts.signInRecord('anaesthesia@clinic.example'))!.id;
-  const started = await client.post('/account/totp', { csrf: await csrfOf(client) });
+  const started = await client.postFollow('/account/totp', { csrf: await csrfOf(client) });
   t.match(started.page, /name="password" autocomplete="current-password"/, 'the form asks for it');
   const secret = fromBase32(/<code id="totp-secret">([^<]+)<\/code>/.exec(started.page)![1]);
   const csrf = ConsoleClient.csrfOf(started.page);
@@ -310,7 +310,7 @@ t.test('turning TOTP on, off or new recovery codes need the current password: re
   t.equal(await svc.stores.consoleSecondFactors.totpEnabled(userId), false, 'not turned on');
   t.equal((await other.get('/keys')).status, 200, 'the other session is not signed out');
   t.equal((await svc.stores.consoleAccounts.signInRecord('anaesthesia@clinic.example'))!.failedSignIns, 2, 'each counted');
-  t.equal((await client.post('/account/totp/confirm', { csrf, password: PASSWORD, code: nextCode(secret) })).status, 200, 'with it: on');
+  t.equal((await client.postFollow('/account/totp/confirm', { csrf, password: PASSWORD, code: nextCode(secret) })).status, 200, 'with it: on');
   for (const path of ['/account/totp/disable', '/account/recovery-codes']) {
     const refused = await client.post(path, { csrf, code: nextCode(secret) });
     t.equal(refused.status, 422, `${path} with the right code but no password`);
@@ -352,7 +352,7 @@ t.test('a tenant that requires TOTP (the CLI): every page and change sends an ac
 
   const { secret } = await turnOn(t, client);
   t.equal((await client.get('/keys')).status, 200, 'on: every page opens');
-  t.equal((await client.post('/keys', { csrf })).status, 201);
+  t.equal((await client.post('/keys', { csrf })).status, 303);
   const kept = await client.post('/account/totp/disable', { csrf, password: PASSWORD, code: nextCode(secret) });
   t.equal(kept.status, 409, 'required: it stays on');
   t.match(kept.page, /requires a second factor: it stays on/);
@@ -360,7 +360,11 @@ t.test('a tenant that requires TOTP (the CLI): every page and change sends an ac
   printed = '';
   await runConsoleUsersCommand(['require-totp', '--tenant', 'clinic-totp-required', '--off'], { write: (s: string) => (printed += s) });
   t.match(printed, /no longer requires TOTP \(1 of its 1 console account has it on\)/);
-  t.equal((await client.post('/account/totp/disable', { csrf, password: PASSWORD, code: nextCode(secret) })).status, 200, 'no longer required: it may go');
+  t.equal(
+    (await client.postFollow('/account/totp/disable', { csrf, password: PASSWORD, code: nextCode(secret) })).status,
+    200,
+    'no longer required: it may go',
+  );
   t.equal((await client.get('/keys')).status, 200);
   offsetMs += 61_000;
 });

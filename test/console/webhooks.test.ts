@@ -76,8 +76,8 @@ t.test('secrets: created and shown once, rotated with the previous version and i
   t.equal(await setup.secrets.activeVersion(other.id, Date.now()), null, 'it got no secret');
   t.equal(await setup.secrets.activeVersion(keyId, Date.now()), null, 'nor did the refused posts make one');
 
-  const created = await client.post(`/webhooks/${keyId}/create`, { csrf });
-  t.equal(created.status, 201);
+  const created = await client.postFollow(`/webhooks/${keyId}/create`, { csrf });
+  t.equal(created.status, 200);
   const first = secretOf(created.page);
   t.match(first, /^whsec_[A-Za-z0-9+/]{43}=$/);
   t.ok(created.page.includes('data-copy="created-secret"'), 'with a copy button');
@@ -87,7 +87,7 @@ t.test('secrets: created and shown once, rotated with the previous version and i
   t.match(again.page, /active: signs every event/);
   t.equal((await client.post(`/webhooks/${keyId}/create`, { csrf })).status, 409, 'a second create (another tab): refused, rotate instead');
 
-  const rotated = await client.post(`/webhooks/${keyId}/rotate`, { csrf });
+  const rotated = await client.postFollow(`/webhooks/${keyId}/rotate`, { csrf });
   t.equal(rotated.status, 200);
   const second = secretOf(rotated.page);
   t.not(second, first);
@@ -100,7 +100,7 @@ t.test('secrets: created and shown once, rotated with the previous version and i
 
   t.equal((await client.post(`/webhooks/${other.id}/rotate`, { csrf })).status, 404);
   t.equal((await client.post(`/webhooks/${other.id}/revoke`, { csrf })).status, 404);
-  const revoked = await client.post(`/webhooks/${keyId}/revoke`, { csrf });
+  const revoked = await client.postFollow(`/webhooks/${keyId}/revoke`, { csrf });
   t.equal(revoked.status, 200);
   t.match(revoked.page, `version 1, 2 of ${keyId} no longer signs`);
   t.match(revoked.page, /revoked <time/);
@@ -138,7 +138,7 @@ t.test('deliveries: real events with status codes and outcomes; redelivered once
   const empty = await client.get('/webhooks/deliveries');
   t.match(empty.page, /No webhook events yet/);
   const csrf = ConsoleClient.csrfOf(empty.page);
-  const secret = secretOf((await client.post(`/webhooks/${keyId}/create`, { csrf })).page);
+  const secret = secretOf((await client.postFollow(`/webhooks/${keyId}/create`, { csrf })).page);
 
   const jobId = await acceptWithWebhook(key, `https://hooks.test:${receiver.port}/stt?token=receiver-token`);
   const [first] = await receiver.waitForRequests(1);
@@ -176,9 +176,9 @@ t.test('deliveries: real events with status codes and outcomes; redelivered once
   t.match(await setup.delivery(jobId), { state: 'delivered', attempts: 1, redeliveryRequestedAtMs: null }, 'nothing was queued by those');
 
   // Rotated: the new version and the previous one (within its 24 h) both sign what is sent now.
-  const rotated = secretOf((await client.post(`/webhooks/${keyId}/rotate`, { csrf })).page);
+  const rotated = secretOf((await client.postFollow(`/webhooks/${keyId}/rotate`, { csrf })).page);
   receiver.answer({ status: 204 });
-  const redelivered = await client.post(`/webhooks/deliveries/${eventId}/redeliver`, { csrf });
+  const redelivered = await client.postFollow(`/webhooks/deliveries/${eventId}/redeliver`, { csrf });
   t.equal(redelivered.status, 200);
   t.match(redelivered.page, `Event ${eventId} will be sent again`);
   const [, again] = await receiver.waitForRequests(2);
@@ -194,14 +194,14 @@ t.test('deliveries: real events with status codes and outcomes; redelivered once
 
   // A redelivery is one attempt: when it fails, the event is failed, not retried on the schedule.
   receiver.answer({ status: 500 });
-  t.equal((await client.post(`/webhooks/deliveries/${eventId}/redeliver`, { csrf })).status, 200);
+  t.equal((await client.postFollow(`/webhooks/deliveries/${eventId}/redeliver`, { csrf })).status, 200);
   const failed = await setup.waitForDelivery(jobId, (d) => d.attempts === 3);
   t.match(failed, { state: 'failed', lastStatus: 'http 500', nextAttemptAtMs: null, redeliveryRequestedAtMs: null }, 'a failed redelivery is not retried');
   const failedRow = rowOf((await client.get('/webhooks/deliveries')).page, eventId);
   t.ok(failedRow.includes('HTTP 500') && failedRow.includes('failed') && failedRow.includes('Redeliver'), 'listed as failed, to redeliver again');
 
   // Revoked: nothing may sign now, so nothing is sent.
-  t.equal((await client.post(`/webhooks/${keyId}/revoke`, { csrf })).status, 200);
+  t.equal((await client.postFollow(`/webhooks/${keyId}/revoke`, { csrf })).status, 200);
   const unsigned = await client.post(`/webhooks/deliveries/${eventId}/redeliver`, { csrf });
   t.equal(unsigned.status, 409);
   t.match(unsigned.page, /has no webhook signing secret that signs now: create one first/);
