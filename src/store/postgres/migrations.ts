@@ -463,6 +463,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_redacted_audio_path ON jobs (redacted_audio_path) WHERE redacted_audio_path IS NOT NULL;
     `,
   },
+  {
+    version: 19,
+    name: "tenants' data keys, wrapped under a master key (src/store/tenant-keys.ts)",
+    // SQLite's step 21.
+    sql: `
+      CREATE TABLE tenant_data_keys (
+        tenant        TEXT COLLATE "C" NOT NULL,
+        version       INTEGER NOT NULL,
+        master_key_id TEXT COLLATE "C" NOT NULL,
+        wrapped       BYTEA NOT NULL,
+        created_at_ms BIGINT NOT NULL,
+        PRIMARY KEY (tenant, version)
+      );
+      CREATE INDEX tenant_data_keys_by_master_key ON tenant_data_keys (master_key_id);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {
