@@ -110,6 +110,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
   };
   try {
+    // Content sealed under a master key this process lacks could not be read: refuse, naming the key id.
+    await stores.requireMasterKeys();
     return await startRole(config, options, instanceId, stores, plan, closers);
   } catch (error) {
     await unwind();
