@@ -15,6 +15,12 @@ export interface TenantKeys {
   current(tenant: string): Promise<DataKey>;
   /** The key of `version`; throws SealingError when the tenant has no such key (destroyed, or never made). */
   version(tenant: string, version: number): Promise<Buffer>;
+  /**
+   * A new data key version for `tenant`, which seals its new content from now on (in other processes
+   * once their cached current version ends, within minutes); older versions still open what they
+   * sealed until that content is sealed again. Returns the new version.
+   */
+  rotate(tenant: string): Promise<number>;
   /** The master key ids that wrap at least one data key (a start without one of them must refuse). */
   masterKeyIdsInUse(): Promise<string[]>;
   /**

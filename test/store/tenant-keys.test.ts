@@ -63,6 +63,23 @@ for (const [name, open] of Object.entries(harnesses)) {
       t.equal((await h.db.selectFrom('tenant_data_keys').selectAll().execute()).length, 1);
     });
 
+    t.test('a rotated tenant seals new content under the new version and still opens the old', async (t) => {
+      const h = await open(t);
+      t.teardown(h.close);
+      const sealer = new ContentSealer(keysOn(h.db));
+      const old = await sealer.sealText('tenant-a', 'voice:1', 'before the rotation');
+      const [a, b] = await Promise.all([keysOn(h.db).rotate('tenant-a'), keysOn(await h.another()).rotate('tenant-a')]);
+      t.same([a, b].sort(), [2, 3], 'two rotations at once make two versions');
+      t.equal(await sealer.keys.rotate('tenant-a'), 4);
+      t.equal((await sealer.keys.current('tenant-a')).version, 4, 'the rotating process seals under the new version at once');
+      const fresh = await sealer.sealText('tenant-a', 'voice:2', 'after the rotation');
+      t.equal(await sealer.openText('tenant-a', 'voice:1', old), 'before the rotation');
+      t.equal(await sealer.openText('tenant-a', 'voice:2', fresh), 'after the rotation');
+      await h.db.deleteFrom('tenant_data_keys').where('tenant', '=', 'tenant-a').where('version', '=', 1).execute();
+      await t.rejects(new ContentSealer(keysOn(h.db)).openText('tenant-a', 'voice:1', old), SealingError, 'its key destroyed, old content is unreadable');
+      t.equal(await new ContentSealer(keysOn(h.db)).openText('tenant-a', 'voice:2', fresh), 'after the rotation');
+    });
+
     t.test('sealed content opens only for its tenant and object; plain content stays readable', async (t) => {
       const h = await open(t);
       t.teardown(h.close);

@@ -55,6 +55,23 @@ export class KyselyTenantKeys implements TenantKeys {
     return { version: row.version, key: await this.unwrap(tenant, row) };
   }
 
+  async rotate(tenant: string): Promise<number> {
+    // Two rotations racing: the loser's insert conflicts and it tries the next version.
+    for (;;) {
+      const version = ((await this.newestRow(tenant))?.version ?? 0) + 1;
+      const wrapped = await this.provider().wrap(randomBytes(KEY_BYTES), dataKeyContext(tenant, version));
+      const { numInsertedOrUpdatedRows } = await this.db
+        .insertInto('tenant_data_keys')
+        .values({ tenant, version, master_key_id: wrapped.masterKeyId, wrapped: wrapped.wrapped, created_at_ms: this.clock() })
+        .onConflict((conflict) => conflict.columns(['tenant', 'version']).doNothing())
+        .executeTakeFirst();
+      if (numInsertedOrUpdatedRows === 1n) {
+        this.currentVersion.delete(tenant);
+        return version;
+      }
+    }
+  }
+
   async version(tenant: string, version: number): Promise<Buffer> {
     const cached = this.unwrapped.get(dataKeyContext(tenant, version));
     if (cached && cached.untilMs > this.clock()) return cached.key;
