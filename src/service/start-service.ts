@@ -113,6 +113,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => {});
   };
   try {
+    // Content sealed under a master key this process lacks could not be read: refuse, naming the key id.
+    await stores.requireMasterKeys();
     const running = await startRole(config, options, instanceId, stores, plan, closers);
     const close = running.close;
     return { ...running, close: () => close().then(stopTracing) };

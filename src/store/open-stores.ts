@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { BillingSettingsStore } from './billing-settings-store.js';
 import type { ConsoleAccountStore } from './console-account-store.js';
 import type { ConsoleSecondFactorStore } from './console-second-factor-store.js';
+import { ContentSealer } from './content-sealer.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { InstanceRegistry } from './instance-registry.js';
 import { InProcessJobNotices, type JobNotices } from './job-notices.js';
@@ -20,6 +21,7 @@ import { KyselyJobStore } from './kysely/kysely-job-store.js';
 import { KyselyKeyStore } from './kysely/kysely-key-store.js';
 import { KyselyRealtimeClientSecretStore } from './kysely/kysely-realtime-client-secret-store.js';
 import { KyselyRealtimeSeatStore } from './kysely/kysely-realtime-seat-store.js';
+import { KyselyTenantKeys } from './kysely/kysely-tenant-keys.js';
 import { KyselyUsageLedger } from './kysely/kysely-usage-ledger.js';
 import { KyselyVoiceProfileStore } from './kysely/kysely-voice-profile-store.js';
 import { KyselyWebhookOutbox } from './kysely/kysely-webhook-outbox.js';
@@ -28,10 +30,13 @@ import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
 import type { StoreDb } from './kysely/store-schema.js';
 import { openPostgres } from './postgres/database.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
+import { LocalKeyProvider, type KeyProvider } from './master-keys.js';
 import { makePrivateDir } from './private-mode.js';
 import type { RealtimeClientSecretStore } from './realtime-client-secret-store.js';
 import type { RealtimeSeatStore } from './realtime-seat-store.js';
+import { MissingMasterKeyError } from './sealing-error.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
+import type { TenantKeys } from './tenant-keys.js';
 import type { UsageLedger } from './usage-ledger.js';
 import type { VoiceProfileStore } from './voice-profile-store.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
@@ -60,6 +65,15 @@ export interface Stores {
   consoleSecondFactors: ConsoleSecondFactorStore;
   /** Tenants' enrolled voices (speaker statistics, never audio) for known speakers. */
   voices: VoiceProfileStore;
+  /** Tenants' data keys, wrapped under the master key (issue 48). */
+  tenantKeys: TenantKeys;
+  /** Seals content at rest under its tenant's data key (the stores above use it; so do the blobs). */
+  sealer: ContentSealer;
+  /**
+   * Throws MissingMasterKeyError, naming the ids, when data keys are wrapped under a master key this
+   * process was not given: content sealed under them could not be read (run at start).
+   */
+  requireMasterKeys(): Promise<void>;
   /** Wake-ups between the processes sharing the database (job changed, work queued). */
   notices: JobNotices;
   /** Whether the database answers now (readiness). */
@@ -116,11 +130,22 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
 /** Every store on `db`; what differs per database (`kind`, the notices, closing) comes from the caller. */
 function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind' | 'notices' | 'close'>): Stores {
   let secrets: WebhookSecretStore | null = null;
+  // Today's one master key is the webhook master key, its id derived from the key (master-keys.ts).
+  let provider: KeyProvider | null = null;
+  const masterKeys = () => (provider ??= new LocalKeyProvider([location.webhookMasterKey()]));
+  const tenantKeys = new KyselyTenantKeys(db, masterKeys, location.clock);
+  const sealer = new ContentSealer(tenantKeys);
   return {
     ...own,
+    tenantKeys,
+    sealer,
+    requireMasterKeys: async () => {
+      const missing = (await tenantKeys.masterKeyIdsInUse()).filter((id) => !masterKeys().has(id));
+      if (missing.length > 0) throw new MissingMasterKeyError(missing);
+    },
     keys: new KyselyKeyStore(db, location.clock),
-    jobs: new KyselyJobStore(db, { instanceId: location.instanceId }),
-    idempotency: new KyselyIdempotencyStore(db, { owner: location.instanceId }),
+    jobs: new KyselyJobStore(db, sealer, { instanceId: location.instanceId }),
+    idempotency: new KyselyIdempotencyStore(db, sealer, { owner: location.instanceId }),
     get webhookSecrets() {
       return (secrets ??= new KyselyWebhookSecretStore(db, location.webhookMasterKey()));
     },
@@ -132,7 +157,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     billing: new KyselyBillingSettingsStore(db),
     consoleAccounts: new KyselyConsoleAccountStore(db),
     consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey),
-    voices: new KyselyVoiceProfileStore(db),
+    voices: new KyselyVoiceProfileStore(db, sealer),
     ping: async () => {
       await sql`SELECT 1`.execute(db);
     },

@@ -4,12 +4,12 @@
 // keys k0..k(COUNT-1) and prints the outcomes as one JSON array. A short random pause between calls
 // lets the other process take the write lock in between, so the two really interleave on each key.
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { KyselyIdempotencyStore } from '../../src/store/kysely/kysely-idempotency-store.js';
+import { testIdempotencyStore } from './test-sealer.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 const [file, countText] = process.argv.slice(2);
 const db = openDatabase(file);
-const store = new KyselyIdempotencyStore(sqliteStoreDb(db));
+const store = testIdempotencyStore(sqliteStoreDb(db));
 process.stdout.write('ready\n');
 process.stdin.once('data', async () => {
   const pause = new Int32Array(new SharedArrayBuffer(4));

@@ -2,13 +2,13 @@
 // `referencesAudio`, the first version's name for referencesBlob, still on the class.
 import t from 'tap';
 import { sqliteDatabases } from './contract/store-databases.js';
-import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
+import { testJobStore } from '../helpers/test-sealer.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 t.test('referencesAudio answers as referencesBlob does', async (t) => {
   const databases = await sqliteDatabases(t);
   t.teardown(() => databases.close());
-  const jobs = new KyselyJobStore(sqliteStoreDb(databases.db));
+  const jobs = testJobStore(sqliteStoreDb(databases.db));
   await jobs.create({
     tenant: 'ten_a',
     keyId: 'key_AAAAAAAAAAAA',

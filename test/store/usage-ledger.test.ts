@@ -4,7 +4,7 @@ import { usageLedgerContract } from './contract/usage-ledger-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
 import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
-import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
+import { testJobStore } from '../helpers/test-sealer.js';
 import type { JobStatus } from '../../src/domain/job-statuses.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
@@ -17,7 +17,7 @@ const instances = (db: StoreDb) => {
 
 /** A job row in `status` (created when missing), on the ledger's database. */
 const jobs = (db: StoreDb) => {
-  const store = new KyselyJobStore(db);
+  const store = testJobStore(db);
   return async (id: string, status: JobStatus) => {
     if (!(await store.getById(id))) {
       await store.create({

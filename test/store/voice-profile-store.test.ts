@@ -1,17 +1,17 @@
 // The VoiceProfileStore contract (contract/voice-profile-store-contract.ts) against its one implementation
 // (src/store/kysely/kysely-voice-profile-store.ts) on SQLite and on PostgreSQL.
 import t from 'tap';
-import { KyselyVoiceProfileStore } from '../../src/store/kysely/kysely-voice-profile-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { voiceProfileStoreContract } from './contract/voice-profile-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+import { testVoiceProfileStore } from '../helpers/test-sealer.js';
 
 voiceProfileStoreContract(t, 'KyselyVoiceProfileStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);
   const { db } = databases;
   return {
-    store: new KyselyVoiceProfileStore(sqliteStoreDb(db)),
-    another: async () => new KyselyVoiceProfileStore(sqliteStoreDb(await databases.open())),
+    store: testVoiceProfileStore(sqliteStoreDb(db)),
+    another: async () => testVoiceProfileStore(sqliteStoreDb(await databases.open())),
     rawRows: async () => db.prepare('SELECT * FROM voice_profiles').all() as Array<Record<string, unknown>>,
     close: databases.close,
   };
@@ -21,8 +21,8 @@ voiceProfileStoreContract(t, 'KyselyVoiceProfileStore on PostgreSQL', async () =
   const databases = await postgresDatabases();
   const { db } = databases;
   return {
-    store: new KyselyVoiceProfileStore(postgresStoreDb(db)),
-    another: async () => new KyselyVoiceProfileStore(postgresStoreDb(await databases.open())),
+    store: testVoiceProfileStore(postgresStoreDb(db)),
+    another: async () => testVoiceProfileStore(postgresStoreDb(await databases.open())),
     rawRows: async () => (await db.query<Record<string, unknown>>('SELECT * FROM voice_profiles')).rows,
     close: databases.close,
   };

@@ -12,7 +12,7 @@ import { startDnsTestServer } from '../helpers/dns-test-server.js';
 import { REFUSED, SSRF_DNS } from '../helpers/ssrf-cases.js';
 import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
+import { testJobStore } from '../helpers/test-sealer.js';
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
@@ -21,7 +21,7 @@ t.test('every SSRF case is refused at delivery time and rescheduled, never conne
   t.teardown(() => dns.close());
   const db = openDatabase(join(t.testdir(), 'svc-stt.db'));
   t.teardown(() => db.close());
-  const jobs = new KyselyJobStore(sqliteStoreDb(db));
+  const jobs = testJobStore(sqliteStoreDb(db));
   const outbox = new KyselyWebhookOutbox(sqliteStoreDb(db));
   const keyId = (await new KyselyKeyStore(sqliteStoreDb(db)).create({})).record.id;
   const secrets = new KyselyWebhookSecretStore(sqliteStoreDb(db), Buffer.alloc(32, 3));

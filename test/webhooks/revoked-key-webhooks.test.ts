@@ -17,7 +17,7 @@ import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startWebhookService } from '../helpers/webhook-service.js';
 import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
+import { testJobStore } from '../helpers/test-sealer.js';
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
@@ -54,7 +54,7 @@ t.test("the worker gives up a revoked key's event before connecting", async (t) 
   const db = openDatabase(join(t.testdir(), 'svc-stt.db'));
   t.teardown(() => db.close());
   const keys = new KyselyKeyStore(sqliteStoreDb(db));
-  const jobs = new KyselyJobStore(sqliteStoreDb(db));
+  const jobs = testJobStore(sqliteStoreDb(db));
   const outbox = new KyselyWebhookOutbox(sqliteStoreDb(db));
   const secrets = new KyselyWebhookSecretStore(sqliteStoreDb(db), Buffer.alloc(32, 5));
   const now = Date.now();

@@ -17,9 +17,16 @@ export async function changedOne(query: { executeTakeFirst(): Promise<UpdateResu
  * The columns a success writes: the result and its retention, and either the decoration's lease
  * (decoratingColumns) or, with nothing left to do, no lease and no audio or provisional result.
  */
-export function succeededColumns(result: FinalResult, retention: Retention, nowMs: number, decoration: PendingDecoration | null): JobChanges {
+export function succeededColumns(
+  result: FinalResult,
+  retention: Retention,
+  nowMs: number,
+  decoration: PendingDecoration | null,
+  /** The decoration's carry-over, sealed (sealed-job-columns.ts); null keeps the row's. */
+  sealedProgress: string | null,
+): JobChanges {
   const rest: JobChanges = decoration
-    ? decoratingColumns(decoration, nowMs)
+    ? decoratingColumns(decoration, nowMs, sealedProgress)
     : { audio_path: null, partial_path: null, lease_owner: null, lease_expires_at_ms: null };
   return {
     ...rest,
@@ -40,13 +47,13 @@ export function succeededColumns(result: FinalResult, retention: Retention, nowM
  * carry-over and the provisional result replaced when given), and the worker keeps its lease on
  * the succeeded row until the decoration's lease runs out.
  */
-function decoratingColumns(decoration: PendingDecoration, nowMs: number): JobChanges {
+function decoratingColumns(decoration: PendingDecoration, nowMs: number, sealedProgress: string | null): JobChanges {
   const changes: JobChanges = { lease_expires_at_ms: nowMs + decoration.leaseMs, decoration: 'processing', decoration_attempts: 1 };
   if (decoration.partialPath !== null && decoration.partialPath !== undefined) {
     changes.partial_path = decoration.partialPath;
     changes.result_revision = sql`result_revision + 1`;
   }
-  if (decoration.progress) changes.progress = JSON.stringify(decoration.progress);
+  if (sealedProgress !== null) changes.progress = sealedProgress;
   return changes;
 }
 

@@ -7,6 +7,10 @@
 // before the WHERE; SQLite runs the statement under its write lock). Whoever does not get the row
 // reads it. No transaction spans two statements, so nothing here waits on another process's lock
 // between statements or holds one across an await.
+//
+// A stored answer's body is content (a transcript): sealed under the tenant's data key, bound to its
+// (tenant, key) row; headers and status stay plain.
+import type { ContentSealer } from '../content-sealer.js';
 import { existingClaimState, IDEMPOTENCY_RETENTION_MS, responseColumns } from '../idempotency-record.js';
 import type { IdempotencyBegin, IdempotencyStore, IdempotencyStoreOptions, StoredResponse } from '../idempotency-store.js';
 import type { StoreDb } from './store-schema.js';
@@ -17,11 +21,14 @@ import type { StoreDb } from './store-schema.js';
  */
 const CLAIM_ROUNDS = 5;
 
+const bodyAad = (tenant: string, key: string) => `idempotency_records.response_body:${tenant}:${key}`;
+
 export class KyselyIdempotencyStore implements IdempotencyStore {
   private readonly owner: string | null;
 
   constructor(
     private readonly db: StoreDb,
+    private readonly sealer: ContentSealer,
     options: IdempotencyStoreOptions = {},
   ) {
     this.owner = options.owner ?? null;
@@ -57,7 +64,10 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
         .where('key', '=', key)
         .executeTakeFirst();
       // Unexpired: the claim above would have taken it over otherwise (nothing moves created_at_ms back).
-      if (row) return existingClaimState(row, fingerprint);
+      if (row) {
+        const body = await this.sealer.openNullable(tenant, bodyAad(tenant, key), row.response_body);
+        return existingClaimState({ ...row, response_body: body }, fingerprint);
+      }
       if (round >= CLAIM_ROUNDS) throw new Error(`idempotency key claim for '${key}' kept losing to concurrent releases`);
     }
   }
@@ -76,9 +86,10 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
 
   async complete(tenant: string, key: string, response: StoredResponse): Promise<void> {
     const { status, headers, body } = responseColumns(response);
+    const sealed = await this.sealer.sealText(tenant, bodyAad(tenant, key), body);
     await this.db
       .updateTable('idempotency_records')
-      .set({ state: 'completed', response_status: status, response_headers: headers, response_body: body })
+      .set({ state: 'completed', response_status: status, response_headers: headers, response_body: sealed })
       .where('tenant', '=', tenant)
       .where('key', '=', key)
       .where('state', '=', 'in_progress')

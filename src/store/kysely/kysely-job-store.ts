@@ -46,11 +46,13 @@ import type {
   ReleasedBlobs,
   Retention,
 } from '../job-store.js';
+import type { ContentSealer } from '../content-sealer.js';
 import type { MeteredWork } from '../usage-record.js';
 import { immediate } from './immediate.js';
 import { claimableDecorations, claimableJobs, leasedWork, RESULT_EXPIRY_SET } from './job-conditions.js';
 import { changedOne, markFailed, recordEvent, succeededColumns, type JobChanges } from './job-writes.js';
 import { leaseOfDeadInstance } from './lease-of-dead-instance.js';
+import { openedJobRow, requestAad, sealProgress } from './sealed-job-columns.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb, StoreSchema } from './store-schema.js';
 import { addReviewRequired, recordUsage } from './kysely-usage-ledger.js';
@@ -66,6 +68,8 @@ export class KyselyJobStore implements JobStore {
 
   constructor(
     private readonly db: StoreDb,
+    /** Seals the request and carry-over columns (sealed-job-columns.ts). */
+    private readonly sealer: ContentSealer,
     options: JobStoreOptions = {},
   ) {
     this.instanceId = options.instanceId ?? null;
@@ -73,17 +77,19 @@ export class KyselyJobStore implements JobStore {
   }
 
   async create(job: NewJob, now = new Date()): Promise<JobRecord> {
-    return jobRecordOf(await this.db.insertInto('jobs').values(newJobRow(job, now)).returningAll().executeTakeFirstOrThrow());
+    const row = newJobRow(job, now);
+    row.request = await this.sealer.sealText(row.tenant, requestAad(row.id), row.request);
+    return this.recordOf(await this.db.insertInto('jobs').values(row).returningAll().executeTakeFirstOrThrow());
   }
 
   async get(id: string, tenant: string): Promise<JobRecord | null> {
     const row = await this.db.selectFrom('jobs').selectAll().where('id', '=', id).where('tenant', '=', tenant).executeTakeFirst();
-    return row ? jobRecordOf(row) : null;
+    return row ? this.recordOf(row) : null;
   }
 
   async getById(id: string): Promise<JobRecord | null> {
     const row = await this.selectRow(this.db, id);
-    return row ? jobRecordOf(row) : null;
+    return row ? this.recordOf(row) : null;
   }
 
   async beginUpload(id: string, nowMs: number, options: { until?: 'form_expiry' | 'complete_by' } = {}): Promise<boolean> {
@@ -119,7 +125,7 @@ export class KyselyJobStore implements JobStore {
         .$if(this.postgres, (query) => query.forUpdate())
         .executeTakeFirst();
       if (!row) return { outcome: 'not_found' };
-      const settled = completionWithoutAccept(row);
+      const settled = completionWithoutAccept(await this.opened(row, trx));
       if (settled) return settled;
       const accepted = await trx
         .updateTable('jobs')
@@ -129,7 +135,7 @@ export class KyselyJobStore implements JobStore {
         .where('upload_state', '=', 'stored')
         .returningAll()
         .executeTakeFirstOrThrow();
-      return { outcome: 'accepted', job: jobRecordOf(accepted) };
+      return { outcome: 'accepted', job: await this.recordOf(accepted, trx) };
     });
   }
 
@@ -161,9 +167,11 @@ export class KyselyJobStore implements JobStore {
   }
 
   async commitChunk(id: string, workerId: string, chunk: ChunkProgress, nowMs: number): Promise<boolean> {
+    const tenant = await this.tenantOf(id);
+    if (tenant === null) return false;
     // What the chunk does not bring (no audio length yet, no new provisional result) stays as it is.
     const changes: JobChanges = {
-      progress: JSON.stringify(chunk.progress),
+      progress: await sealProgress(this.sealer, tenant, id, chunk.progress),
       completed_audio_seconds: chunk.completedAudioSeconds,
       lease_owner: null,
       lease_expires_at_ms: null,
@@ -196,11 +204,13 @@ export class KyselyJobStore implements JobStore {
   ): Promise<boolean> {
     // The transition, its event and its usage commit together or not at all: an event exists
     // exactly when its job succeeded. A failed insert (say a duplicate) rolls the transition back
-    // and rejects.
+    // and rejects. The carry-over is sealed first, outside the transaction.
+    const tenant = decoration?.progress ? await this.tenantOf(id) : null;
+    const progress = tenant !== null && decoration?.progress ? await sealProgress(this.sealer, tenant, id, decoration.progress) : null;
     return immediate(this.db, async (trx) => {
       const { numUpdatedRows } = await trx
         .updateTable('jobs')
-        .set(succeededColumns(result, retention, nowMs, decoration))
+        .set(succeededColumns(result, retention, nowMs, decoration, progress))
         .where('id', '=', id)
         .where('status', '=', 'running')
         .where('lease_owner', '=', workerId)
@@ -282,7 +292,7 @@ export class KyselyJobStore implements JobStore {
         .$if(this.postgres, (query) => query.forUpdate())
         .execute();
       const released: ReleasedBlobs[] = [];
-      for (const row of rows) released.push(await markFailed(trx, row, error, retentionOf(jobRecordOf(row)), nowMs));
+      for (const row of rows) released.push(await markFailed(trx, row, error, retentionOf(await this.recordOf(row, trx)), nowMs));
       return released;
     });
   }
@@ -427,7 +437,20 @@ export class KyselyJobStore implements JobStore {
       )
       .returningAll()
       .executeTakeFirst();
-    return row ? jobRecordOf(row) : null;
+    return row ? this.recordOf(row) : null;
+  }
+
+  /** The record of `row`, its content opened (reading keys through `db`, the caller's transaction where it holds one). */
+  private async recordOf(row: JobRow, db: StoreDb = this.db): Promise<JobRecord> {
+    return jobRecordOf(await this.opened(row, db));
+  }
+
+  private opened(row: JobRow, db: StoreDb): Promise<JobRow> {
+    return openedJobRow(db === this.db ? this.sealer : this.sealer.within(db), row);
+  }
+
+  private async tenantOf(id: string): Promise<string | null> {
+    return (await this.db.selectFrom('jobs').select('tenant').where('id', '=', id).executeTakeFirst())?.tenant ?? null;
   }
 
   /** An UPDATE of job `id`, for the caller to add its conditions to. */

@@ -3,6 +3,10 @@
 // per-tenant limit is checked and the row inserted in one `immediate` transaction, which on PostgreSQL
 // first takes an advisory lock on the tenant (SQLite's write lock does that by itself): two enrolments
 // racing for the last place cannot both take it.
+//
+// A profile (speaker statistics: biometric data) is sealed under the tenant's data key, bound to its
+// voice id; names and times stay plain for listing.
+import type { ContentSealer } from '../content-sealer.js';
 import { enrolledVoiceOf, newVoiceId, serializeProfile, summaryOf, VOICE_ID } from '../voice-profile-record.js';
 import { MAX_VOICES_PER_TENANT, VoiceLimitReached, type EnrolledVoice, type VoiceProfileStore, type VoiceSummary } from '../voice-profile-store.js';
 import type { VoiceProfile } from '../../engine/speaker-diarizer.js';
@@ -12,10 +16,18 @@ import { scrubDeleted } from './scrub-deleted.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 
+const profileAad = (id: string) => `voice_profiles.profile:${id}`;
+
 export class KyselyVoiceProfileStore implements VoiceProfileStore {
-  constructor(private readonly db: StoreDb) {}
+  constructor(
+    private readonly db: StoreDb,
+    private readonly sealer: ContentSealer,
+  ) {}
 
   async create(tenant: string, name: string, profile: VoiceProfile, nowMs: number): Promise<VoiceSummary> {
+    // Sealed before the transaction: a tenant's first key is created on this handle, not the transaction's.
+    const id = newVoiceId();
+    const sealed = await this.sealer.sealText(tenant, profileAad(id), serializeProfile(profile));
     return immediate(this.db, async (trx) => {
       if (onPostgresDb(trx)) await sql`SELECT pg_advisory_xact_lock(hashtext(${`voice_profiles:${tenant}`}))`.execute(trx);
       const { count } = await trx
@@ -24,7 +36,7 @@ export class KyselyVoiceProfileStore implements VoiceProfileStore {
         .where('tenant', '=', tenant)
         .executeTakeFirstOrThrow();
       if (Number(count) >= MAX_VOICES_PER_TENANT) throw new VoiceLimitReached();
-      const row = { id: newVoiceId(), tenant, name, profile: serializeProfile(profile), created_at_ms: nowMs };
+      const row = { id, tenant, name, profile: sealed, created_at_ms: nowMs };
       await trx.insertInto('voice_profiles').values(row).execute();
       return summaryOf(row);
     });
@@ -44,7 +56,7 @@ export class KyselyVoiceProfileStore implements VoiceProfileStore {
   async get(tenant: string, id: string): Promise<EnrolledVoice | null> {
     if (!VOICE_ID.test(id)) return null;
     const row = await this.db.selectFrom('voice_profiles').selectAll().where('tenant', '=', tenant).where('id', '=', id).executeTakeFirst();
-    return row ? enrolledVoiceOf(row) : null;
+    return row ? enrolledVoiceOf({ ...row, profile: await this.sealer.openText(tenant, profileAad(row.id), row.profile) }) : null;
   }
 
   async remove(tenant: string, id: string): Promise<boolean> {

@@ -94,6 +94,14 @@ export interface BillingSettingsTable {
   value: string;
 }
 
+export interface TenantDataKeysTable {
+  tenant: string;
+  version: number;
+  master_key_id: string;
+  wrapped: Buffer;
+  created_at_ms: number;
+}
+
 export type ConsoleUsersTable = Omit<ConsoleUserRow, 'failed_sign_ins'> & { failed_sign_ins: Generated<number> };
 
 export interface StoreSchema {
@@ -123,6 +131,7 @@ export interface StoreSchema {
   console_pending_sign_ins: ConsolePendingSignInRow;
   console_tenant_settings: ConsoleTenantSettingsRow;
   voice_profiles: VoiceProfileRow;
+  tenant_data_keys: TenantDataKeysTable;
 }
 
 /** What a Kysely store runs its statements on, whichever database is behind it (store-db.ts). */

@@ -478,6 +478,22 @@ export const MIGRATIONS: readonly Migration[] = [
     // SQLite's step 22.
     sql: `ALTER TABLE jobs ADD COLUMN trace_parent TEXT COLLATE "C";`,
   },
+  {
+    version: 21,
+    name: "tenants' data keys, wrapped under a master key (src/store/tenant-keys.ts)",
+    // SQLite's step 23.
+    sql: `
+      CREATE TABLE tenant_data_keys (
+        tenant        TEXT COLLATE "C" NOT NULL,
+        version       INTEGER NOT NULL,
+        master_key_id TEXT COLLATE "C" NOT NULL,
+        wrapped       BYTEA NOT NULL,
+        created_at_ms BIGINT NOT NULL,
+        PRIMARY KEY (tenant, version)
+      );
+      CREATE INDEX tenant_data_keys_by_master_key ON tenant_data_keys (master_key_id);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -508,6 +508,25 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "the trace a job's creation belongs to (src/jobs/job-trace.ts)",
     sql: `ALTER TABLE jobs ADD COLUMN trace_parent TEXT;`,
   },
+  {
+    version: 23,
+    name: "tenants' data keys, wrapped under a master key (src/store/tenant-keys.ts)",
+    // Content is sealed under its tenant's data key; only the wrapped form is stored, naming the
+    // master key that wrapped it (a rotation re-wraps by that column). The highest version seals new
+    // content; older ones still open what they sealed. Sealed content describes itself, so no content
+    // column changes: plain values written before this step stay readable.
+    sql: `
+      CREATE TABLE tenant_data_keys (
+        tenant        TEXT NOT NULL,
+        version       INTEGER NOT NULL,
+        master_key_id TEXT NOT NULL,
+        wrapped       BLOB NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        PRIMARY KEY (tenant, version)
+      ) STRICT;
+      CREATE INDEX tenant_data_keys_by_master_key ON tenant_data_keys (master_key_id);
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -7,7 +7,7 @@ import { postgresDatabases, sqliteDatabases } from './store-databases.js';
 import { KyselyInstanceRegistry } from '../../../src/store/kysely/kysely-instance-registry.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../../src/store/kysely/store-db.js';
 import { KyselyWebhookOutbox } from '../../../src/store/kysely/kysely-webhook-outbox.js';
-import { KyselyJobStore } from '../../../src/store/kysely/kysely-job-store.js';
+import { testJobStore } from '../../helpers/test-sealer.js';
 import { KyselyUsageLedger } from '../../../src/store/kysely/kysely-usage-ledger.js';
 
 const RAW_DELIVERY = `INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body, state, created_at_ms)
@@ -17,22 +17,22 @@ export async function sqliteJobStores(t: Test): Promise<JobStoresHarness> {
   const databases = await sqliteDatabases(t);
   const { db } = databases;
   return {
-    jobs: new KyselyJobStore(sqliteStoreDb(db)),
+    jobs: testJobStore(sqliteStoreDb(db)),
     outbox: new KyselyWebhookOutbox(sqliteStoreDb(db)),
     usage: new KyselyUsageLedger(sqliteStoreDb(db)),
     instances: new KyselyInstanceRegistry(sqliteStoreDb(db)),
-    ownedBy: (instanceId) => new KyselyJobStore(sqliteStoreDb(db), { instanceId }),
+    ownedBy: (instanceId) => testJobStore(sqliteStoreDb(db), { instanceId }),
     another: async () => {
       const other = await databases.open();
       return {
-        jobs: new KyselyJobStore(sqliteStoreDb(other)),
+        jobs: testJobStore(sqliteStoreDb(other)),
         outbox: new KyselyWebhookOutbox(sqliteStoreDb(other)),
         usage: new KyselyUsageLedger(sqliteStoreDb(other)),
       };
     },
     reopen: async () => {
       db.close();
-      return new KyselyJobStore(sqliteStoreDb(await databases.open()));
+      return testJobStore(sqliteStoreDb(await databases.open()));
     },
     insertDelivery: async ({ eventId, jobId, state }) => {
       db.prepare(RAW_DELIVERY.replace(/\$\d/g, '?')).run(eventId, jobId, state);
@@ -45,22 +45,22 @@ export async function postgresJobStores(): Promise<JobStoresHarness> {
   const databases = await postgresDatabases();
   const { db } = databases;
   return {
-    jobs: new KyselyJobStore(postgresStoreDb(db)),
+    jobs: testJobStore(postgresStoreDb(db)),
     outbox: new KyselyWebhookOutbox(postgresStoreDb(db)),
     usage: new KyselyUsageLedger(postgresStoreDb(db)),
     instances: new KyselyInstanceRegistry(postgresStoreDb(db)),
-    ownedBy: (instanceId) => new KyselyJobStore(postgresStoreDb(db), { instanceId }),
+    ownedBy: (instanceId) => testJobStore(postgresStoreDb(db), { instanceId }),
     another: async () => {
       const other = await databases.open();
       return {
-        jobs: new KyselyJobStore(postgresStoreDb(other)),
+        jobs: testJobStore(postgresStoreDb(other)),
         outbox: new KyselyWebhookOutbox(postgresStoreDb(other)),
         usage: new KyselyUsageLedger(postgresStoreDb(other)),
       };
     },
     reopen: async () => {
       await db.close();
-      return new KyselyJobStore(postgresStoreDb(await databases.open()));
+      return testJobStore(postgresStoreDb(await databases.open()));
     },
     insertDelivery: async ({ eventId, jobId, state }) => {
       await db.query(RAW_DELIVERY, [eventId, jobId, state]);

@@ -1,0 +1,177 @@
+// Sealing of blobs (audio, results) as a stream, never whole in memory: a header (magic, data key
+// version, an 8-byte random nonce prefix), then frames of up to 64 KiB of plaintext, each AES-256-GCM
+// with its own tag. A frame's nonce is the prefix and its counter; its additional data is the header,
+// the counter, whether it is the last frame, and the object's identity. So frames cannot be
+// reordered, dropped, moved to another object, or cut off at a frame boundary (the last frame left
+// was not sealed as the last) without the open failing.
+//
+// The writer keeps up to one frame back, so the last frame (0 to 64 KiB) is only sealed at the end.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
+import { SealingError } from './sealing-error.js';
+
+const MAGIC = Buffer.from('SSS1', 'latin1');
+const PREFIX_BYTES = 8;
+export const SEALED_STREAM_HEADER_BYTES = MAGIC.length + 4 + PREFIX_BYTES;
+export const FRAME_BYTES = 64 * 1024;
+const TAG_BYTES = 16;
+
+/** The data key version a sealed stream's first bytes name; null when they are not a sealed stream's header. */
+export function sealedStreamKeyVersion(head: Buffer): number | null {
+  if (head.length < SEALED_STREAM_HEADER_BYTES || !head.subarray(0, MAGIC.length).equals(MAGIC)) return null;
+  return head.readUInt32BE(MAGIC.length);
+}
+
+/** Plaintext in, sealed bytes out. */
+export function sealStream(dataKey: Buffer, keyVersion: number, aad: string): Transform {
+  const header = Buffer.alloc(SEALED_STREAM_HEADER_BYTES);
+  MAGIC.copy(header);
+  header.writeUInt32BE(keyVersion, MAGIC.length);
+  randomBytes(PREFIX_BYTES).copy(header, MAGIC.length + 4);
+  const frames = new FrameCipher(dataKey, header, aad);
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let started = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done: TransformCallback) {
+      if (!started) {
+        this.push(header);
+        started = true;
+      }
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      // Strictly more than a frame: the frame sealed now is certainly not the last one.
+      if (pendingBytes > FRAME_BYTES) {
+        let all = Buffer.concat(pending);
+        while (all.length > FRAME_BYTES) {
+          this.push(frames.seal(all.subarray(0, FRAME_BYTES), false));
+          all = all.subarray(FRAME_BYTES);
+        }
+        pending = [all];
+        pendingBytes = all.length;
+      }
+      done();
+    },
+    flush(done: TransformCallback) {
+      if (!started) this.push(header);
+      this.push(frames.seal(Buffer.concat(pending), true));
+      done();
+    },
+  });
+}
+
+/**
+ * Sealed bytes in, plaintext out. `keyOf` gives the data key of the version the header names. Errors
+ * the stream with SealingError on any mismatch, a missing last frame included.
+ */
+export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: string): Transform {
+  let buffered: Buffer = Buffer.alloc(0);
+  let frames: FrameCipher | null = null;
+  const openFrames = function (this: Transform, final: boolean): void {
+    const sealedFrame = FRAME_BYTES + TAG_BYTES;
+    // A whole frame with more bytes after it is not the last; what remains at the end is.
+    while (frames && buffered.length > sealedFrame) {
+      this.push(frames.open(buffered.subarray(0, sealedFrame), false));
+      buffered = buffered.subarray(sealedFrame);
+    }
+    if (final) {
+      if (!frames) throw new SealingError(`${aad}: not a sealed stream (no header)`);
+      this.push(frames.open(buffered, true));
+      buffered = Buffer.alloc(0);
+    }
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done: TransformCallback) {
+      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      if (frames === null && buffered.length >= SEALED_STREAM_HEADER_BYTES) {
+        const header = Buffer.from(buffered.subarray(0, SEALED_STREAM_HEADER_BYTES));
+        const version = sealedStreamKeyVersion(header);
+        if (version === null) return done(new SealingError(`${aad}: not a sealed stream`));
+        buffered = buffered.subarray(SEALED_STREAM_HEADER_BYTES);
+        keyOf(version).then(
+          (key) => {
+            frames = new FrameCipher(key, header, aad);
+            try {
+              openFrames.call(this, false);
+              done();
+            } catch (error) {
+              done(error as Error);
+            }
+          },
+          (error: unknown) => done(error as Error),
+        );
+        return;
+      }
+      try {
+        openFrames.call(this, false);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+    flush(done: TransformCallback) {
+      try {
+        openFrames.call(this, true);
+        done();
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  });
+}
+
+/** The sealed size of `plainBytes` of content: header, frames, one tag a frame (the last may be empty). */
+export function sealedStreamBytes(plainBytes: number): number {
+  const frames = Math.max(1, Math.ceil(plainBytes / FRAME_BYTES));
+  return SEALED_STREAM_HEADER_BYTES + plainBytes + frames * TAG_BYTES;
+}
+
+class FrameCipher {
+  private counter = 0;
+  private readonly aad: Buffer;
+
+  constructor(
+    private readonly key: Buffer,
+    private readonly header: Buffer,
+    aad: string,
+  ) {
+    this.aad = Buffer.from(aad, 'utf8');
+  }
+
+  seal(plain: Buffer, last: boolean): Buffer {
+    const cipher = createCipheriv('aes-256-gcm', this.key, this.nonce(), { authTagLength: TAG_BYTES });
+    cipher.setAAD(this.frameAad(last));
+    this.counter++;
+    return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  }
+
+  open(sealed: Buffer, last: boolean): Buffer {
+    if (sealed.length < TAG_BYTES) throw new SealingError(`${this.aad.toString('utf8')}: the sealed stream is cut short`);
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, this.nonce(), { authTagLength: TAG_BYTES });
+      decipher.setAAD(this.frameAad(last));
+      decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+      const plain = Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]);
+      this.counter++;
+      return plain;
+    } catch (error) {
+      throw new SealingError(`${this.aad.toString('utf8')}: frame ${this.counter} does not open (changed, reordered, cut short, moved, or another key)`, {
+        cause: error,
+      });
+    }
+  }
+
+  private nonce(): Buffer {
+    const nonce = Buffer.alloc(12);
+    this.header.copy(nonce, 0, MAGIC.length + 4);
+    nonce.writeUInt32BE(this.counter, PREFIX_BYTES);
+    return nonce;
+  }
+
+  private frameAad(last: boolean): Buffer {
+    const position = Buffer.alloc(5);
+    position.writeUInt32BE(this.counter, 0);
+    position[4] = last ? 1 : 0;
+    return Buffer.concat([this.header, position, this.aad]);
+  }
+}

@@ -1,0 +1,36 @@
+// Each tenant's data keys (issue 48): random 256-bit keys, created on the tenant's first sealed
+// write, stored only wrapped under a master key (master-keys.ts). The highest version seals new
+// content; every version still opens what it sealed (a per-tenant rotation adds a version).
+// Destroying a tenant's rows here makes whatever was sealed under them unreadable everywhere, backups
+// and bucket versions included (crypto-shredding).
+import type { StoreDb } from './kysely/store-schema.js';
+
+export interface DataKey {
+  version: number;
+  key: Buffer;
+}
+
+export interface TenantKeys {
+  /** The key new content of `tenant` is sealed under; created (version 1) when the tenant has none. */
+  current(tenant: string): Promise<DataKey>;
+  /** The key of `version`; throws SealingError when the tenant has no such key (destroyed, or never made). */
+  version(tenant: string, version: number): Promise<Buffer>;
+  /**
+   * A new data key version for `tenant`, which seals its new content from now on (in other processes
+   * once their cached current version ends, within minutes); older versions still open what they
+   * sealed until that content is sealed again. Returns the new version.
+   */
+  rotate(tenant: string): Promise<number>;
+  /** The master key ids that wrap at least one data key (a start without one of them must refuse). */
+  masterKeyIdsInUse(): Promise<string[]>;
+  /**
+   * The same keys, read through `db` (a transaction the caller holds): on SQLite a read on another
+   * handle would wait for the caller's own write lock.
+   */
+  within(db: StoreDb): TenantKeys;
+}
+
+/** `tenant/v<version>`: bound to the wrapped key, so a wrapped key copied to another tenant's row does not unwrap. */
+export function dataKeyContext(tenant: string, version: number): string {
+  return `${tenant}/v${version}`;
+}

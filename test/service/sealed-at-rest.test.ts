@@ -1,0 +1,36 @@
+// Issue 48's proof, first part: a phrase planted in a job's request (its prompt) is in no database
+// file once the real service has run the job, WAL included, and the job still answers with it
+// opened. Blobs (the data folder, the bucket) and pg_dump are checked once blobs are sealed too.
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import { speechWav } from '../helpers/audio-fixtures.js';
+import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
+import { startTestService, testStorePair } from '../helpers/test-service.js';
+
+const PHRASE = 'Quillfeather zebrafish 4417 metoprolol';
+
+t.test(
+  'a job prompt is sealed in the database files, WAL included, and still read back',
+  { skip: testStorePair() === 'postgres+s3' && 'SQLite files only here' },
+  async (t) => {
+    const svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' });
+    t.teardown(() => svc.close());
+    const speech = await readFile(await speechWav(12));
+    const job = await createJob(svc.url, svc.key, jobBody(speech, { prompt: PHRASE }));
+    t.equal((await uploadFile(job, speech)).status, 204);
+    t.equal((await completeJob(job, svc.key)).status, 202);
+    t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
+
+    const stored = await svc.stores.jobs.get(job.id, (await svc.stores.keys.list())[0]!.tenant);
+    t.equal(stored?.request.prompt, PHRASE, 'the store opens the sealed request');
+
+    const files = (await readdir(svc.dataDir)).filter((name) => name.startsWith('svc-stt.db'));
+    t.ok(files.includes('svc-stt.db-wal'), 'the WAL is scanned too');
+    for (const name of files) {
+      const bytes = await readFile(join(svc.dataDir, name));
+      t.notOk(bytes.includes(PHRASE), `${name} does not hold the phrase`);
+      t.notOk(bytes.includes(Buffer.from(PHRASE, 'utf16le')), `${name} does not hold it in UTF-16`);
+    }
+  },
+);
