@@ -4,6 +4,7 @@
 // as declared, the upload form's derived (a `form: 'json'` field is sent on the form as JSON text).
 // A route may add to a field's schema (its own default or wording); a field a route takes under an
 // `'alias'` is accepted there and documented under the name it is an alias of.
+import { REDACTION_FILLS, TONE_HZ } from '../audio/index.js';
 import { SUBSTITUTIONS } from '../clinical-text/redaction-classes.js';
 import type { Entitlement } from '../domain/api-keys.js';
 import { JOB_MODEL, MODEL_IDS } from '../domain/model-ids.js';
@@ -320,8 +321,17 @@ export const REQUEST_FIELDS = {
     schema: boolean({
       default: false,
       description:
-        'With `redact`, on a job: keep a redacted copy of the audio, silent over each redacted passage (padded 0.2 s each side), as a 16 kHz ' +
+        'With `redact`, on a job: keep a redacted copy of the audio, silent (or a tone: `redact_audio_fill`) over each redacted passage ' +
+        '(padded 0.2 s each side), as a 16 kHz ' +
         'mono 16-bit WAV downloaded from the job like its result and deleted with it (docs/API.md "Redaction"). On the upload, only with `webhook_url`.',
+    }),
+    routes: { transcriptions: true, jobs: true },
+  },
+  redact_audio_fill: {
+    schema: string({
+      enum: REDACTION_FILLS,
+      default: 'silence',
+      description: `With \`redact_audio\`: what the copy has over each redacted passage, silence or a ${TONE_HZ / 1000} kHz tone at -12 dBFS.`,
     }),
     routes: { transcriptions: true, jobs: true },
   },

@@ -85,7 +85,9 @@ export class JobCompletion {
       : finalResult(transcript, context);
     const stored = await blobs.writeResult(job.id, { kind: 'final' }, result.body);
     // Made while the audio is still there; a copy that fails is left out, the job succeeds all the same.
-    const redactedAudioPath = request.clinicalText.redactAudio ? await makeRedactedAudio(this.deps, job, carry.container, transcript.redactions ?? []) : null;
+    const redactedAudioPath = request.clinicalText.redactAudio
+      ? await makeRedactedAudio(this.deps, job, carry.container, transcript.redactions ?? [], request.clinicalText.redactAudioFill)
+      : null;
     // The decoration reads the whole transcript (with its words) from the provisional result.
     const partial = decorating ? await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript)) : null;
     // The webhook event is written with the transition itself (one transaction), never after it.
