@@ -6,6 +6,7 @@
 // `'alias'` is accepted there and documented under the name it is an alias of.
 import { REDACTION_FILLS, TONE_HZ } from '../audio/index.js';
 import { SUBSTITUTIONS } from '../clinical-text/redaction-classes.js';
+import { REDACT_OUTPUTS } from './clinical-text-fields.js';
 import type { Entitlement } from '../domain/api-keys.js';
 import { JOB_MODEL, MODEL_IDS } from '../domain/model-ids.js';
 import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
@@ -332,6 +333,17 @@ export const REQUEST_FIELDS = {
       enum: REDACTION_FILLS,
       default: 'silence',
       description: `With \`redact_audio\`: what the copy has over each redacted passage, silence or a ${TONE_HZ / 1000} kHz tone at -12 dBFS.`,
+    }),
+    routes: { transcriptions: true, jobs: true },
+  },
+  redact_output: {
+    schema: string({
+      enum: REDACT_OUTPUTS,
+      default: 'redacted',
+      description:
+        'With `redact`, on a job: `redacted_and_unredacted` also keeps the unredacted transcript, in the same format, fetched from ' +
+        "`GET /v1/jobs/{id}/unredacted_result` by the key that created the job and deleted with the result (AWS's RedactionOutput). " +
+        '`redacted` (the default): the unredacted transcript is not stored. On the upload, `redacted_and_unredacted` only with `webhook_url`.',
     }),
     routes: { transcriptions: true, jobs: true },
   },

@@ -274,6 +274,10 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   }
   // The copy is a job's, kept beside its result: only a request that is surely a job may ask for it.
   if (clinicalText.redactAudio && webhookUrl === null) throw unprocessable('redact_audio comes with a job: send webhook_url too, or use /v1/jobs');
+  // An inline answer stores nothing to keep an unredacted copy beside; two transcripts in one answer would undo the point of asking.
+  if (clinicalText.redactOutput === 'redacted_and_unredacted' && webhookUrl === null) {
+    throw unprocessable('redact_output=redacted_and_unredacted keeps a copy beside a job result: send webhook_url too, or use /v1/jobs');
+  }
   // Token texts spell the words a redaction removed.
   if (logprobs && clinicalText.redact !== null) throw unprocessable('include[]=logprobs gives the words redact removes: send one or the other');
   return {

@@ -90,6 +90,8 @@ function storedClinicalText(value: unknown): ClinicalTextFields {
     redactAudio: v.redactAudio === true && redact.length > 0,
     // Rows from before redact_audio_fill: silence.
     redactAudioFill: v.redactAudioFill === 'tone' ? 'tone' : 'silence',
+    // Rows from before redact_output: the redacted transcript only.
+    redactOutput: v.redactOutput === 'redacted_and_unredacted' && redact.length > 0 ? 'redacted_and_unredacted' : 'redacted',
   };
 }
 

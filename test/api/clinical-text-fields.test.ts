@@ -87,6 +87,11 @@ t.test('refusals name the field, never the value', async (t) => {
   t.match(await refusal(t, await post({ redact: 'all', redact_audio_fill: 'tone' }), 422, 'invalid_request'), /^redact_audio_fill needs redact_audio/);
   const fill = await refusal(t, await post({ redact: 'all', redact_audio: 'true', redact_audio_fill: 'beep' }), 400, 'invalid_request');
   t.match(fill, /^redact_audio_fill must be one of: silence, tone/);
+  t.match(await refusal(t, await post({ redact_output: 'redacted_and_unredacted' }), 422, 'invalid_request'), /^redact_output needs redact/);
+  const output = await refusal(t, await post({ redact: 'all', redact_output: 'both' }), 400, 'invalid_request');
+  t.match(output, /^redact_output must be one of: redacted, redacted_and_unredacted/);
+  const both = await refusal(t, await post({ redact: 'all', redact_output: 'redacted_and_unredacted' }), 422, 'invalid_request');
+  t.match(both, /^redact_output=redacted_and_unredacted keeps a copy beside a job result/, 'an inline answer stores nothing to keep it beside');
   const inline = await refusal(t, await post({ redact: 'all', redact_audio: 'true' }), 422, 'invalid_request');
   t.match(inline, /^redact_audio comes with a job/, 'an answer on the connection has no job to keep the copy');
   const translation = await fetch(`${svc.url}/v1/audio/translations`, {
@@ -118,6 +123,7 @@ t.test('a job keeps them to its result, and its body is refused as the form is',
     confidenceThreshold: null,
     redactAudio: false,
     redactAudioFill: 'silence',
+    redactOutput: 'redacted',
   });
   const toned = await createJob(svc.url, key.key, jobBody(speech, { redact: 'all', redact_audio: true, redact_audio_fill: 'tone' }));
   t.match((await svc.stores.jobs.get(toned.id, key.tenant))?.request, { clinicalText: { redactAudio: true, redactAudioFill: 'tone' } }, 'the fill is kept');

@@ -494,6 +494,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_redacted_audio_path ON jobs (redacted_audio_path) WHERE redacted_audio_path IS NOT NULL;
     `,
   },
+  {
+    version: 21,
+    name: 'the unredacted transcript kept beside a redacted result (redact_output=redacted_and_unredacted)',
+    // PostgreSQL's step 19. Provisional while the job runs, final once it succeeded; released with the result. Existing rows have none.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN unredacted_path TEXT;
+      CREATE INDEX jobs_by_unredacted_path ON jobs (unredacted_path) WHERE unredacted_path IS NOT NULL;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {
