@@ -304,7 +304,8 @@ export const REQUEST_FIELDS = {
       default: false,
       description:
         'Write spoken clinical quantities as a chart writes them (`25 mg`, `142/88`, `96%`), by the medication-safety rules, each change ' +
-        'proved to say the same number (docs/API.md "Smart format"). English only; other languages pass through. Not with `stream=true`.',
+        'proved to say the same number (docs/API.md "Smart format"). English only; other languages pass through. ' +
+        'Streamed, the deltas come once the whole text is formatted.',
     }),
     routes: { transcriptions: true, jobs: true },
   },
@@ -313,7 +314,8 @@ export const REQUEST_FIELDS = {
       description:
         'Remove PHI: comma-separated policy names, `identifiers` (every HIPAA Safe Harbor identifier class), `health` (conditions, ' +
         'medications, procedures), `all`, or class names (docs/API.md "Redaction"). The answer lists where (`redactions`, seconds) and how ' +
-        'many (`redaction_counts`), never what. Not with `stream=true` or `include[]=logprobs`.',
+        'many (`redaction_counts`), never what. Streamed, the deltas come once the whole text is redacted, and ' +
+        '`transcript.text.done` carries `redactions` and `redaction_counts`. Not with `include[]=logprobs`.',
       examples: ['identifiers', 'person_name,phone_number', 'all'],
     }),
     routes: { transcriptions: true, jobs: true },

@@ -268,10 +268,6 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   // The stream's events carry text only; the log-probabilities come with the json answer's body.
   if (logprobs && stream) throw unprocessable('include[]=logprobs comes with the json answer and cannot be streamed: send stream=true or include[], not both');
   const clinicalText = parseClinicalTextFields(fields, 'form');
-  // The stream's deltas go out as words are decoded, before the text they belong to is whole.
-  if (stream && (clinicalText.smartFormat || clinicalText.redact !== null)) {
-    throw unprocessable('smart_format and redact apply to the whole text and cannot be streamed: send stream=true or those, not both');
-  }
   // The copy is a job's, kept beside its result: only a request that is surely a job may ask for it.
   if (clinicalText.redactAudio && webhookUrl === null) throw unprocessable('redact_audio comes with a job: send webhook_url too, or use /v1/jobs');
   // An inline answer stores nothing to keep an unredacted copy beside; two transcripts in one answer would undo the point of asking.
