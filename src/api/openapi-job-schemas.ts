@@ -145,6 +145,14 @@ export const jobResult: Schema = {
         content_type: string({ const: 'audio/wav' }),
       },
     },
+    unredacted_result: {
+      type: 'object',
+      description:
+        'With `redact_output=redacted_and_unredacted`: where the key that created the job fetches the unredacted transcript ' +
+        '(the same format as the result, kept and deleted with it).',
+      required: ['download_url', 'content_type'],
+      properties: { download_url: string({ format: 'uri' }), content_type: string() },
+    },
   },
 };
 

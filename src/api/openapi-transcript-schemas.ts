@@ -266,7 +266,11 @@ export const transcriptionStreamEvent: Schema = {
   oneOf: [
     { type: 'object', required: ['type', 'delta'], properties: { type: string({ const: STREAM_EVENT_TYPES.delta }), delta: string() } },
     { $ref: '#/components/schemas/Segment' },
-    { type: 'object', required: ['type', 'text'], properties: { type: string({ const: STREAM_EVENT_TYPES.done }), text: string() } },
+    {
+      type: 'object',
+      required: ['type', 'text'],
+      properties: { type: string({ const: STREAM_EVENT_TYPES.done }), text: string(), ...redactionFields },
+    },
     { $ref: '#/components/schemas/Error' },
   ],
   description: 'One `data:` line per event. A failure after the stream opened is the last event: the error envelope.',

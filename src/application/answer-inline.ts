@@ -6,6 +6,7 @@ import type { TranscriptionRequest } from '../contract/transcription-request.js'
 import { isAbortError } from '../engine/engine-errors.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { segmentDeltas } from '../pipeline/text-deltas.js';
 import { unsupportedLanguageCounters, usageCountersOf, type UsageCounters } from '../pipeline/usage-counters.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
@@ -41,6 +42,11 @@ export async function answerInline(
   // Inline work waits behind realtime only (work-scheduler.ts): batch work queued does not refuse it.
   if (!deps.engines[transcription.model].hasRoomFor('interactive')) throw new EnginesAtCapacity();
   const stream = transcription.stream ? connection.openStream(abort) : null;
+  // Formatting and redaction change the words after they are decoded: the live text would tell what
+  // they remove (a name said, a number as spoken). Such a stream tells its deltas once the whole text
+  // is shaped, one per segment; redaction sees the whole text, so a name across two windows is caught.
+  const shaped = transcription.clinicalText.smartFormat || transcription.clinicalText.redact !== null;
+  const live = stream && !shaped ? { onTextDelta: stream.onTextDelta } : {};
   const context = { requestId: inline.requestId, model: transcription.model, modelBuild: deps.modelBuilds[transcription.model] };
   const meter = (counters: UsageCounters) =>
     deps.billing.meter(key, { eventKey: inlineEventKey(inline.requestId), route: inlineUsageRoute(transcription), model: transcription.model, ...counters });
@@ -55,7 +61,7 @@ export async function answerInline(
         sampleRate: SAMPLE_RATE,
         dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),
       },
-      { signal: abort.signal, ...(stream ? { onTextDelta: stream.onTextDelta } : {}) },
+      { signal: abort.signal, ...live },
     ).catch(async (error: unknown) => {
       // Counted for the operator's safety figures (nothing billed); the refusal stands whatever the ledger does.
       if (error instanceof UnsupportedDetectedLanguage) await meter(unsupportedLanguageCounters(transcription)).catch(() => {});
@@ -81,6 +87,12 @@ export async function answerInline(
       stream.fail(error);
       return STREAMED;
     }
+    if (shaped)
+      for (const delta of segmentDeltas(
+        outcome.text,
+        outcome.speakers.segments.map((s) => s.text),
+      ))
+        stream.onTextDelta(delta);
     stream.finish(outcome, transcription.responseFormat, context);
     return STREAMED;
   }

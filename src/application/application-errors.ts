@@ -148,6 +148,7 @@ const RESULT_NOT_AVAILABLE_MESSAGES = {
   expired: "this job's result has expired",
   no_provisional: 'no provisional result is available; poll the job',
   no_redacted_audio: 'this job has no redacted audio: redact_audio was not asked for, or the copy could not be made',
+  no_unredacted_result: 'this job has no unredacted result: redact_output=redacted_and_unredacted was not asked for',
 } as const;
 
 /**

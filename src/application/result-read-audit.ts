@@ -3,6 +3,11 @@
 import { JOB_AUDIT_EVENTS, logJobAudit, requestKeySubject, type JobAuditLog } from '../jobs/job-audit.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 
-export function logResultRead(log: JobAuditLog, key: ApiKeyRecord, jobId: string, via: 'result' | 'poll' | 'partial' | 'redacted_audio'): void {
+export function logResultRead(
+  log: JobAuditLog,
+  key: ApiKeyRecord,
+  jobId: string,
+  via: 'result' | 'poll' | 'partial' | 'redacted_audio' | 'unredacted_result',
+): void {
   logJobAudit(log, JOB_AUDIT_EVENTS.resultRead, requestKeySubject(jobId, key), { via });
 }

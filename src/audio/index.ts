@@ -30,6 +30,7 @@ export { probeAudio } from './probe-audio.js';
 export type { AudioProbe, ProbeAudioOptions } from './probe-audio.js';
 export { AUDIO_TOOLS, AudioToolsMissingError, missingAudioTools, requireAudioTools } from './audio-tools.js';
 export { writeMutedWav } from './muted-wav.js';
-export type { MutedWavOptions } from './muted-wav.js';
+export type { MutedWavOptions, RedactionFill } from './muted-wav.js';
+export { REDACTION_FILLS, TONE_HZ } from './muted-wav.js';
 export { padAndMergeSpans } from './time-spans.js';
 export type { TimeSpan } from './time-spans.js';

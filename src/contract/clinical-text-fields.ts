@@ -1,9 +1,16 @@
 // The request fields that shape the words after recognition (docs/API.md "Smart format", "Redaction"):
 // `smart_format`, `redact` (comma-separated policy names: classes or the groups identifiers, health,
-// all), `redact_substitution` and `redact_audio` (a job's redacted copy of its audio). One reader for the upload form (strings) and the job body (JSON), so
+// all), `redact_substitution`, `redact_audio` (a job's redacted copy of its audio) and
+// `redact_audio_fill` (silence or a tone over the redactions), `redact_output` (whether a job keeps
+// the unredacted transcript beside the redacted one: AWS's RedactionOutput). One reader for the upload form (strings) and the job body (JSON), so
 // both say the same of the same value. Messages name the field, never the value sent.
 import { resolvePolicies, RedactionPolicyError, SUBSTITUTIONS, type Substitution } from '../clinical-text/redaction-classes.js';
+import { REDACTION_FILLS, type RedactionFill } from '../audio/index.js';
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
+
+/** `redacted`: only the redacted transcript exists; `redacted_and_unredacted`: a job keeps the unredacted one too. */
+export const REDACT_OUTPUTS = ['redacted', 'redacted_and_unredacted'] as const;
+export type RedactOutput = (typeof REDACT_OUTPUTS)[number];
 
 export interface ClinicalTextFields {
   smartFormat: boolean;
@@ -14,6 +21,10 @@ export interface ClinicalTextFields {
   confidenceThreshold: number | null;
   /** Keep a copy of a job's audio silenced over the redactions (src/jobs/job-redacted-audio.ts). */
   redactAudio: boolean;
+  /** What the copy has over each redaction: silence or a 1 kHz tone. */
+  redactAudioFill: RedactionFill;
+  /** Whether a job keeps the unredacted transcript beside the redacted result (src/jobs/job-unredacted.ts). */
+  redactOutput: RedactOutput;
 }
 
 export const NO_CLINICAL_TEXT: ClinicalTextFields = {
@@ -22,11 +33,21 @@ export const NO_CLINICAL_TEXT: ClinicalTextFields = {
   redactSubstitution: 'entity_name',
   confidenceThreshold: null,
   redactAudio: false,
+  redactAudioFill: 'silence',
+  redactOutput: 'redacted',
 };
 
 /** The fields as sent: form strings (`form`), or JSON values (a job body, a realtime start). */
 export function parseClinicalTextFields(
-  values: { smart_format?: unknown; redact?: unknown; redact_substitution?: unknown; confidence_threshold?: unknown; redact_audio?: unknown },
+  values: {
+    smart_format?: unknown;
+    redact?: unknown;
+    redact_substitution?: unknown;
+    confidence_threshold?: unknown;
+    redact_audio?: unknown;
+    redact_audio_fill?: unknown;
+    redact_output?: unknown;
+  },
   encoding: 'form' | 'json',
 ): ClinicalTextFields {
   const smartFormat = booleanValue(values.smart_format, 'smart_format', encoding);
@@ -38,12 +59,26 @@ export function parseClinicalTextFields(
   }
   const redactAudio = booleanValue(values.redact_audio, 'redact_audio', encoding);
   if (redactAudio && redact === null) throw new UnprocessableRequest('redact_audio needs redact');
+  const fill = values.redact_audio_fill;
+  const fillGiven = fill !== undefined && fill !== null && fill !== '';
+  if (fillGiven && !(REDACTION_FILLS as readonly unknown[]).includes(fill)) {
+    throw new InvalidRequestField(`redact_audio_fill must be one of: ${REDACTION_FILLS.join(', ')}`);
+  }
+  if (fillGiven && !redactAudio) throw new UnprocessableRequest('redact_audio_fill needs redact_audio');
+  const output = values.redact_output;
+  const outputGiven = output !== undefined && output !== null && output !== '';
+  if (outputGiven && !(REDACT_OUTPUTS as readonly unknown[]).includes(output)) {
+    throw new InvalidRequestField(`redact_output must be one of: ${REDACT_OUTPUTS.join(', ')}`);
+  }
+  if (outputGiven && redact === null) throw new UnprocessableRequest('redact_output needs redact');
   return {
     smartFormat,
     redact,
     redactSubstitution: given ? (values.redact_substitution as Substitution) : 'entity_name',
     confidenceThreshold: threshold(values.confidence_threshold, encoding),
     redactAudio,
+    redactAudioFill: fillGiven ? (fill as RedactionFill) : 'silence',
+    redactOutput: outputGiven ? (output as RedactOutput) : 'redacted',
   };
 }
 

@@ -4,7 +4,9 @@
 // as declared, the upload form's derived (a `form: 'json'` field is sent on the form as JSON text).
 // A route may add to a field's schema (its own default or wording); a field a route takes under an
 // `'alias'` is accepted there and documented under the name it is an alias of.
+import { REDACTION_FILLS, TONE_HZ } from '../audio/index.js';
 import { SUBSTITUTIONS } from '../clinical-text/redaction-classes.js';
+import { REDACT_OUTPUTS } from './clinical-text-fields.js';
 import type { Entitlement } from '../domain/api-keys.js';
 import { JOB_MODEL, MODEL_IDS } from '../domain/model-ids.js';
 import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
@@ -302,7 +304,8 @@ export const REQUEST_FIELDS = {
       default: false,
       description:
         'Write spoken clinical quantities as a chart writes them (`25 mg`, `142/88`, `96%`), by the medication-safety rules, each change ' +
-        'proved to say the same number (docs/API.md "Smart format"). English only; other languages pass through. Not with `stream=true`.',
+        'proved to say the same number (docs/API.md "Smart format"). English only; other languages pass through. ' +
+        'Streamed, the deltas come once the whole text is formatted.',
     }),
     routes: { transcriptions: true, jobs: true },
   },
@@ -311,7 +314,8 @@ export const REQUEST_FIELDS = {
       description:
         'Remove PHI: comma-separated policy names, `identifiers` (every HIPAA Safe Harbor identifier class), `health` (conditions, ' +
         'medications, procedures), `all`, or class names (docs/API.md "Redaction"). The answer lists where (`redactions`, seconds) and how ' +
-        'many (`redaction_counts`), never what. Not with `stream=true` or `include[]=logprobs`.',
+        'many (`redaction_counts`), never what. Streamed, the deltas come once the whole text is redacted, and ' +
+        '`transcript.text.done` carries `redactions` and `redaction_counts`. Not with `include[]=logprobs`.',
       examples: ['identifiers', 'person_name,phone_number', 'all'],
     }),
     routes: { transcriptions: true, jobs: true },
@@ -320,8 +324,28 @@ export const REQUEST_FIELDS = {
     schema: boolean({
       default: false,
       description:
-        'With `redact`, on a job: keep a redacted copy of the audio, silent over each redacted passage (padded 0.2 s each side), as a 16 kHz ' +
+        'With `redact`, on a job: keep a redacted copy of the audio, silent (or a tone: `redact_audio_fill`) over each redacted passage ' +
+        '(padded 0.2 s each side), as a 16 kHz ' +
         'mono 16-bit WAV downloaded from the job like its result and deleted with it (docs/API.md "Redaction"). On the upload, only with `webhook_url`.',
+    }),
+    routes: { transcriptions: true, jobs: true },
+  },
+  redact_audio_fill: {
+    schema: string({
+      enum: REDACTION_FILLS,
+      default: 'silence',
+      description: `With \`redact_audio\`: what the copy has over each redacted passage, silence or a ${TONE_HZ / 1000} kHz tone at -12 dBFS.`,
+    }),
+    routes: { transcriptions: true, jobs: true },
+  },
+  redact_output: {
+    schema: string({
+      enum: REDACT_OUTPUTS,
+      default: 'redacted',
+      description:
+        'With `redact`, on a job: `redacted_and_unredacted` also keeps the unredacted transcript, in the same format, fetched from ' +
+        "`GET /v1/jobs/{id}/unredacted_result` by the key that created the job and deleted with the result (AWS's RedactionOutput). " +
+        '`redacted` (the default): the unredacted transcript is not stored. On the upload, `redacted_and_unredacted` only with `webhook_url`.',
     }),
     routes: { transcriptions: true, jobs: true },
   },

@@ -29,7 +29,7 @@ import { validateWebhookUrl } from './webhook-url.js';
 
 import { requireEntitlements } from './request-entitlements.js';
 import { parseClinicalTextFields, type ClinicalTextFields } from './clinical-text-fields.js';
-import { redactsAlways, withKeyTextDefaults } from './key-text-defaults.js';
+import { refuseUnredactedForKey, withKeyTextDefaults } from './key-text-defaults.js';
 
 import {
   DEFAULT_PROFILE,
@@ -268,18 +268,14 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   if (logprobs && webhookUrl !== null) throw unprocessable('include[]=logprobs comes with an inline answer; webhook_url makes the request a job');
   // The stream's events carry text only; the log-probabilities come with the json answer's body.
   if (logprobs && stream) throw unprocessable('include[]=logprobs comes with the json answer and cannot be streamed: send stream=true or include[], not both');
-  // A key's smart_format default yields to a stream, whose deltas leave before the text is whole; its
-  // standing redaction never yields (the stream is refused below).
-  const sentFormat = stream && fields.smart_format === undefined ? { smart_format: 'false' } : fields;
-  const clinicalText = withKeyTextDefaults(parseClinicalTextFields(fields, 'form'), sentFormat, key);
-  const standing = redactsAlways(key) ? 'this key redacts every transcript (its standing redaction), and ' : '';
-  if (standing && (stream || logprobs)) throw unprocessable(`${standing}${stream ? 'a stream' : 'include[]=logprobs'} cannot be redacted`);
-  // The stream's deltas go out as words are decoded, before the text they belong to is whole.
-  if (stream && (clinicalText.smartFormat || clinicalText.redact !== null)) {
-    throw unprocessable('smart_format and redact apply to the whole text and cannot be streamed: send stream=true or those, not both');
-  }
+  const clinicalText = parseClinicalTextFields(withKeyTextDefaults(fields, key, 'form'), 'form');
+  refuseUnredactedForKey(clinicalText, key, logprobs);
   // The copy is a job's, kept beside its result: only a request that is surely a job may ask for it.
   if (clinicalText.redactAudio && webhookUrl === null) throw unprocessable('redact_audio comes with a job: send webhook_url too, or use /v1/jobs');
+  // An inline answer stores nothing to keep an unredacted copy beside; two transcripts in one answer would undo the point of asking.
+  if (clinicalText.redactOutput === 'redacted_and_unredacted' && webhookUrl === null) {
+    throw unprocessable('redact_output=redacted_and_unredacted keeps a copy beside a job result: send webhook_url too, or use /v1/jobs');
+  }
   // Token texts spell the words a redaction removed.
   if (logprobs && clinicalText.redact !== null) throw unprocessable('include[]=logprobs gives the words redact removes: send one or the other');
   return {

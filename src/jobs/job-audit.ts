@@ -57,8 +57,10 @@ export interface JobAuditDetails {
   /** Worker wall time over all of the job's chunks. */
   processingSeconds?: number;
   errorCode?: JobFailureCode;
-  via?: 'result' | 'poll' | 'partial' | 'redacted_audio';
+  via?: 'result' | 'poll' | 'partial' | 'redacted_audio' | 'unredacted_result';
   decoration?: 'done' | 'unavailable';
+  /** On success: an unredacted transcript was kept beside the redacted result (`redact_output`); never its content. */
+  unredactedKept?: true;
 }
 
 /** The allow-list of detail fields: anything else handed over (a record passed by mistake) is not logged. */
@@ -73,6 +75,7 @@ const DETAIL_FIELDS = [
   'errorCode',
   'via',
   'decoration',
+  'unredactedKept',
 ] as const satisfies ReadonlyArray<keyof JobAuditDetails>;
 
 /** What an audit line is written to: the app's (pino) logger, or a request's child of it. */

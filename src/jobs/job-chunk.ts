@@ -30,6 +30,7 @@ import { JOB_FAILURE_MESSAGES, JobFailure } from './job-failure.js';
 import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource } from './job-language.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { appendChunk, emptyTranscript, type AssembledTranscript } from './job-transcript.js';
+import { keepsUnredacted, unredactedOutcome } from './job-unredacted.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 /** Audio shorter than this is not a recording (docs/DESIGN.md decision 1): audio_undecodable. */
@@ -103,11 +104,16 @@ export class JobChunkProcessor {
     });
     const end = start + chunk.seconds;
 
-    const previous = await this.readPartial(job);
-    const added = chunk.seconds >= MIN_WINDOW_SECONDS ? await this.transcribe(job, request, carry, chunk, previous, signal) : { transcript: previous, carry };
+    const previous = await this.readPartial(job, job.partialPath);
+    const previousUnredacted = keepsUnredacted(request) ? await this.readPartial(job, job.unredactedPath) : null;
+    const added =
+      chunk.seconds >= MIN_WINDOW_SECONDS
+        ? await this.transcribe(job, request, carry, chunk, { redacted: previous, unredacted: previousUnredacted }, signal)
+        : { transcript: previous, unredacted: previousUnredacted, carry };
     const nextCarry: CarryOver = { ...added.carry, processingMs: (carry.processingMs ?? 0) + (performance.now() - startedAt) };
-    if (chunk.last) return { request, carry: nextCarry, transcript: added.transcript, endSeconds: end };
-    await this.commit(job, workerId, nextCarry, added.transcript, chunk.seconds, end);
+    const texts = { transcript: added.transcript, unredacted: added.unredacted };
+    if (chunk.last) return { request, carry: nextCarry, ...texts, endSeconds: end };
+    await this.commit(job, workerId, nextCarry, texts, chunk.seconds, end);
     return null;
   }
 
@@ -117,9 +123,9 @@ export class JobChunkProcessor {
     request: StoredJobRequest,
     carry: CarryOver,
     chunk: WindowChunk,
-    previous: AssembledTranscript,
+    previous: { redacted: AssembledTranscript; unredacted: AssembledTranscript | null },
     signal: AbortSignal,
-  ): Promise<{ transcript: AssembledTranscript; carry: CarryOver }> {
+  ): Promise<{ transcript: AssembledTranscript; unredacted: AssembledTranscript | null; carry: CarryOver }> {
     // The chunk starts where the audio done so far ends.
     const start = job.completedAudioSeconds;
     const recognised = await runTranscription(
@@ -142,9 +148,17 @@ export class JobChunkProcessor {
     // Partial results declare the language as decided so far, like the final one.
     const declared = { ...outcome, language: language.language, languageSource: finalSource(language, request.language) };
     // Shaped once: its segments and words join the transcript, its speaker timing is carried.
-    const body = verboseBody(declared, { model: request.model, modelBuild: this.deps.modelBuilds[request.model], requestId: job.id });
+    const shape = { model: request.model, modelBuild: this.deps.modelBuilds[request.model], requestId: job.id };
+    const body = verboseBody(declared, shape);
+    let unredacted: AssembledTranscript | null = null;
+    if (previous.unredacted) {
+      // The same words as the result's, formatted the same, with the redacted ones left in.
+      const plain = { ...unredactedOutcome(recognised, request), language: declared.language, languageSource: declared.languageSource };
+      unredacted = appendChunk(previous.unredacted, plain, verboseBody(plain, shape), start, chunk.seconds, job.resultRevision + 1);
+    }
     return {
-      transcript: appendChunk(previous, declared, body, start, chunk.seconds, job.resultRevision + 1),
+      transcript: appendChunk(previous.redacted, declared, body, start, chunk.seconds, job.resultRevision + 1),
+      unredacted,
       carry: accumulateChunk({ ...carry, language, speakerTiming: carry.speakerTiming ?? body.speaker_timing }, outcome, start, {
         keepSpeech: decorates(request),
       }),
@@ -152,13 +166,22 @@ export class JobChunkProcessor {
   }
 
   /** Commits a chunk that is not the last: its transcript as the provisional result, its carry-over in the row. */
-  private async commit(job: JobRecord, workerId: string, carry: CarryOver, transcript: AssembledTranscript, chunkSeconds: number, end: number): Promise<void> {
+  private async commit(
+    job: JobRecord,
+    workerId: string,
+    carry: CarryOver,
+    texts: { transcript: AssembledTranscript; unredacted: AssembledTranscript | null },
+    chunkSeconds: number,
+    end: number,
+  ): Promise<void> {
     const { blobs } = this.deps;
-    const { path: partialPath } = await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript));
+    const revision = job.resultRevision + 1;
+    const { path: partialPath } = await blobs.writeResult(job.id, { kind: 'partial', revision }, JSON.stringify(texts.transcript));
+    const unredactedPath = texts.unredacted ? (await blobs.writeResult(job.id, { kind: 'unredacted', revision }, JSON.stringify(texts.unredacted))).path : null;
     const committed = await this.deps.jobs.commitChunk(
       job.id,
       workerId,
-      { progress: carry, completedAudioSeconds: end, audioSeconds: carry.durationSeconds, partialPath },
+      { progress: carry, completedAudioSeconds: end, audioSeconds: carry.durationSeconds, partialPath, unredactedPath },
       this.settings.clock().getTime(),
     );
     if (!committed) return; // Lost the lease meanwhile; the new holder redoes this chunk.
@@ -168,6 +191,7 @@ export class JobChunkProcessor {
       completedAudioSeconds: auditSeconds(end),
     });
     if (job.partialPath && job.partialPath !== partialPath) await blobs.delete(job.partialPath);
+    if (job.unredactedPath && unredactedPath && job.unredactedPath !== unredactedPath) await blobs.delete(job.unredactedPath);
     this.deps.events.notify(job.id);
   }
 
@@ -184,8 +208,9 @@ export class JobChunkProcessor {
     };
   }
 
-  private async readPartial(job: JobRecord): Promise<AssembledTranscript> {
-    if (!job.partialPath) return emptyTranscript('und');
-    return JSON.parse((await this.deps.blobs.readResult(job.partialPath)).toString('utf8')) as AssembledTranscript;
+  /** The provisional transcript at `path` (the result's, or the unredacted one); empty before the first chunk. */
+  private async readPartial(job: JobRecord, path: string | null): Promise<AssembledTranscript> {
+    if (!path) return emptyTranscript('und');
+    return JSON.parse((await this.deps.blobs.readResult(path)).toString('utf8')) as AssembledTranscript;
   }
 }

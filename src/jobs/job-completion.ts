@@ -47,6 +47,8 @@ export interface FinishedText {
   request: StoredJobRequest;
   carry: CarryOver;
   transcript: AssembledTranscript;
+  /** `redact_output=redacted_and_unredacted`: the same transcript unredacted (job-unredacted.ts); null otherwise. */
+  unredacted: AssembledTranscript | null;
   /** Where the text ends, seconds into the recording. */
   endSeconds: number;
 }
@@ -63,7 +65,7 @@ export class JobCompletion {
    */
   async succeed(job: JobRecord, workerId: string, finished: FinishedText): Promise<JobRecord | null> {
     const { blobs, jobs } = this.deps;
-    const { request, carry, transcript, endSeconds } = finished;
+    const { request, carry, transcript, unredacted, endSeconds } = finished;
     const { decorationLeaseMs } = this.settings;
     const finalCarry: CarryOver = { ...carry, endSeconds };
     const context = await finalContextOf(job, request, finalCarry, this.deps);
@@ -85,7 +87,11 @@ export class JobCompletion {
       : finalResult(transcript, context);
     const stored = await blobs.writeResult(job.id, { kind: 'final' }, result.body);
     // Made while the audio is still there; a copy that fails is left out, the job succeeds all the same.
-    const redactedAudioPath = request.clinicalText.redactAudio ? await makeRedactedAudio(this.deps, job, carry.container, transcript.redactions ?? []) : null;
+    const redactedAudioPath = request.clinicalText.redactAudio
+      ? await makeRedactedAudio(this.deps, job, carry.container, transcript.redactions ?? [], request.clinicalText.redactAudioFill)
+      : null;
+    // Shaped as the result before any decoration: the speakers the decoration attaches go to the redacted result only.
+    const kept = unredacted ? await blobs.writeResult(job.id, { kind: 'unredacted' }, finalResult(unredacted, context).body) : null;
     // The decoration reads the whole transcript (with its words) from the provisional result.
     const partial = decorating ? await blobs.writeResult(job.id, { kind: 'partial', revision: job.resultRevision + 1 }, JSON.stringify(transcript)) : null;
     // The webhook event is written with the transition itself (one transaction), never after it.
@@ -95,7 +101,7 @@ export class JobCompletion {
     const won = await jobs.succeed(
       job.id,
       workerId,
-      { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType, redactedAudioPath },
+      { resultPath: stored.path, resultBytes: stored.bytes, contentType: result.contentType, redactedAudioPath, unredactedPath: kept?.path ?? null },
       await this.retention(job, now),
       now,
       event,
@@ -118,12 +124,14 @@ export class JobCompletion {
     logJobAudit(this.deps.log, JOB_AUDIT_EVENTS.succeeded, jobOwnerSubject(job), {
       audioSeconds: auditSeconds(endSeconds),
       processingSeconds: auditSeconds((carry.processingMs ?? 0) / 1000),
+      // That a copy exists, never what it says.
+      ...(kept ? { unredactedKept: true } : {}),
     });
     if (event) this.deps.webhooks?.kick();
     // Committed: the audio and the provisional result are no longer needed (docs/DESIGN.md "Reliability rules": deleted when the
     // job ends), unless the decoration still reads them.
-    const done = partial ? [job.partialPath] : [job.audioPath, job.partialPath];
-    for (const path of done) if (path && path !== partial?.path) await blobs.delete(path).catch(() => {});
+    const done = partial ? [job.partialPath, job.unredactedPath] : [job.audioPath, job.partialPath, job.unredactedPath];
+    for (const path of done) if (path && path !== partial?.path && path !== kept?.path) await blobs.delete(path).catch(() => {});
     this.deps.events.notify(job.id);
     return partial ? await jobs.getById(job.id) : null;
   }

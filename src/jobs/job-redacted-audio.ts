@@ -1,9 +1,9 @@
 // A job's redacted copy of its audio (`redact_audio`, docs/API.md "Redaction"): made as the job
-// succeeds, from its audio before that is deleted, silent over each redaction padded on both sides
+// succeeds, from its audio before that is deleted, silent (or a tone) over each redaction padded on both sides
 // (word times are estimates), as a 16 kHz mono 16-bit WAV kept beside the result. A copy that cannot
 // be made costs the job nothing but the copy: the job succeeds with its transcript, the view says the
 // copy is unavailable, and no part of a copy is left behind.
-import { padAndMergeSpans, writeMutedWav, type AudioContainer, type TimeSpan } from '../audio/index.js';
+import { padAndMergeSpans, writeMutedWav, type AudioContainer, type RedactionFill, type TimeSpan } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { audioUrlSeconds } from './job-audio-url.js';
@@ -25,6 +25,7 @@ export async function makeRedactedAudio(
   job: { id: string; audioPath: string | null },
   container: AudioContainer,
   redactions: readonly TimeSpan[],
+  fill: RedactionFill = 'silence',
 ): Promise<string | null> {
   const { blobs, config } = deps;
   if (!job.audioPath) return null;
@@ -34,6 +35,7 @@ export async function makeRedactedAudio(
     await writeMutedWav(source, spooled, {
       container,
       spans: padAndMergeSpans(redactions, REDACTION_PAD_SECONDS),
+      fill,
       maxSeconds: config.maxAudioSeconds + LENGTH_MARGIN_SECONDS,
       timeoutMs: config.decodeTimeoutMs,
     });

@@ -88,6 +88,10 @@ function storedClinicalText(value: unknown): ClinicalTextFields {
     confidenceThreshold: typeof v.confidenceThreshold === 'number' ? v.confidenceThreshold : null,
     // Rows from before redact_audio: no copy.
     redactAudio: v.redactAudio === true && redact.length > 0,
+    // Rows from before redact_audio_fill: silence.
+    redactAudioFill: v.redactAudioFill === 'tone' ? 'tone' : 'silence',
+    // Rows from before redact_output: the redacted transcript only.
+    redactOutput: v.redactOutput === 'redacted_and_unredacted' && redact.length > 0 ? 'redacted_and_unredacted' : 'redacted',
   };
 }
 

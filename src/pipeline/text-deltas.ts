@@ -6,6 +6,27 @@
 // carries the whole text.
 export type TextDelta = (delta: string) => void;
 
+/**
+ * A finished text told as deltas, one per segment: each delta runs to the end of the next segment's
+ * text where the text has it, and the last one holds whatever remains, so the deltas always add up to
+ * `text` exactly. For a text that is whole before anything of it may be told (formatted or redacted:
+ * the live text is what those change).
+ */
+export function segmentDeltas(text: string, segmentTexts: readonly string[]): string[] {
+  const deltas: string[] = [];
+  let told = 0;
+  for (const segment of segmentTexts) {
+    const words = segment.trim();
+    if (words === '') continue;
+    const at = text.indexOf(words, told);
+    if (at < 0) continue;
+    deltas.push(text.slice(told, at + words.length));
+    told = at + words.length;
+  }
+  if (told < text.length) deltas.push(text.slice(told));
+  return deltas;
+}
+
 export class TextDeltas {
   private told = '';
   private diverged = false;

@@ -3,7 +3,8 @@
 import { basename } from 'node:path';
 import type { ServiceConfig } from '../config/service-config.js';
 import { Engine } from '../engine/engine.js';
-import { pipelineStages, type PipelineEngines } from '../pipeline/pipeline-engine.js';
+import { pipelineStages, type PipelineEngines, type PipelineStages } from '../pipeline/pipeline-engine.js';
+import type { EngineWork } from '../domain/work-classes.js';
 import { EDGE_MODEL, FLAGSHIP_MODEL, type ModelId } from '../domain/model-ids.js';
 
 export interface OpenedEngines {
@@ -66,4 +67,11 @@ export async function openEngines(config: ServiceConfig): Promise<OpenedEngines>
     await Promise.all([...byFile.values()].map((e) => e.close()));
     throw error;
   }
+}
+
+/** The engines with each model's stages passed through `wrap` (StartOptions.wrapStages); as they are without one. */
+export function withWrappedStages(engines: OpenedEngines, wrap: ((stages: PipelineStages) => PipelineStages) | undefined): OpenedEngines {
+  if (!wrap) return engines;
+  const stages = Object.fromEntries(Object.entries(engines.stages).map(([model, of]) => [model, (work: EngineWork) => wrap(of(work))]));
+  return { ...engines, stages: stages as PipelineEngines };
 }

@@ -23,6 +23,7 @@ import { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import type { BlobStore } from '../store/blob-store.js';
+import type { PipelineStages } from '../pipeline/pipeline-engine.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { newInstanceId } from '../store/instance-registry.js';
 import { openStores, type Stores } from '../store/open-stores.js';
@@ -34,7 +35,7 @@ import { createDestinationValidator } from '../webhooks/validate-destination.js'
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
 import { startRealtimeListener, type RealtimeListener, type RealtimeListenerOptions } from '../realtime/realtime-listener.js';
 import type { SessionOutcome } from '../realtime/realtime-session.js';
-import { openEngines, type OpenedEngines } from './open-engines.js';
+import { openEngines, withWrappedStages, type OpenedEngines } from './open-engines.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
@@ -87,6 +88,11 @@ export interface StartOptions {
    * (a full disk during an upload) without changing what the store does otherwise.
    */
   wrapBlobs?: (blobs: BlobStore) => BlobStore;
+  /**
+   * Wraps each model's pipeline stages: tests put a recorded decode in the engine's place (words known
+   * to hold PHI, which a generated model never says), the rest of the service as it is.
+   */
+  wrapStages?: (stages: PipelineStages) => PipelineStages;
 }
 
 export { RoleRefusedError };
@@ -189,7 +195,7 @@ async function startRole(
   // (never in the logs). Committed only once its file is written, so no key exists that nobody has.
   const firstKey = plan.serves ? await keys.createFirstKey((key) => writeFirstKeyFile(config.dataDir, key)) : null;
 
-  const engines: OpenedEngines = await openEngines(config);
+  const engines: OpenedEngines = withWrappedStages(await openEngines(config), options.wrapStages);
   closers.push(() => engines.close());
   const metrics: ServiceMetrics = new ServiceMetrics({
     role: config.role,

@@ -9,10 +9,12 @@ export const JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
 /** Job audio: `<jobId>.audio`. */
 export const JOB_AUDIO_NAME = /^[A-Za-z0-9_-]{1,128}\.audio$/;
 /**
- * A final result, a revised final result, a provisional revision or a redacted copy of the audio:
- * `<jobId>.result`, `<jobId>.result-<n>`, `<jobId>.partial-<n>`, `<jobId>.redacted-audio`.
+ * A final result, a revised final result, a provisional revision, a redacted copy of the audio or the
+ * unredacted transcript kept beside a redacted result (final, or provisional revision n):
+ * `<jobId>.result`, `<jobId>.result-<n>`, `<jobId>.partial-<n>`, `<jobId>.redacted-audio`,
+ * `<jobId>.unredacted`, `<jobId>.unredacted-<n>`.
  */
-export const RESULT_NAME = /^[A-Za-z0-9_-]{1,128}\.(?:partial-\d{1,9}|result(?:-\d{1,9})?|redacted-audio)$/;
+export const RESULT_NAME = /^[A-Za-z0-9_-]{1,128}\.(?:partial-\d{1,9}|result(?:-\d{1,9})?|redacted-audio|unredacted(?:-\d{1,9})?)$/;
 
 export function checkJobId(jobId: string): string {
   if (!JOB_ID.test(jobId)) throw new BlobPathError('a job id for blob storage is 1 to 128 letters, digits, _ or -');
@@ -26,6 +28,7 @@ export function jobAudioName(jobId: string): string {
 export function resultName(jobId: string, result: ResultKind): string {
   checkJobId(jobId);
   if (result.kind === 'redacted_audio') return `${jobId}.redacted-audio`;
+  if (result.kind === 'unredacted') return result.revision === undefined ? `${jobId}.unredacted` : `${jobId}.unredacted-${checkRevision(result.revision)}`;
   if (result.kind === 'final') return result.revision === undefined ? `${jobId}.result` : `${jobId}.result-${checkRevision(result.revision)}`;
   return `${jobId}.partial-${checkRevision(result.revision)}`;
 }

@@ -18,9 +18,12 @@ export type { AudioSource } from '../audio/audio-source.js';
  * Which result of a job: provisional revision n, or the final one. A final result replaced after
  * the job succeeded (a decoration) takes a revision, so the one being served is never overwritten
  * under a reader: `<jobId>.result-<n>` beside the first `<jobId>.result`. A job's redacted copy of its
- * audio (`redact_audio`) is kept as a result too, `<jobId>.redacted-audio`, and goes with the result.
+ * audio (`redact_audio`) is kept as a result too, `<jobId>.redacted-audio`, and goes with the result; so
+ * is the unredacted transcript of `redact_output=redacted_and_unredacted`, `<jobId>.unredacted` (and
+ * `<jobId>.unredacted-<n>`, its provisional revision n while the job runs).
  */
-export type ResultKind = { kind: 'partial'; revision: number } | { kind: 'final'; revision?: number } | { kind: 'redacted_audio' };
+export type ResultKind =
+  { kind: 'partial'; revision: number } | { kind: 'final'; revision?: number } | { kind: 'redacted_audio' } | { kind: 'unredacted'; revision?: number };
 
 /** Who still needs a blob, asked by sweepOrphans before it removes an old one. */
 export interface BlobOwners {

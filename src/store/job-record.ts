@@ -33,6 +33,7 @@ export interface JobRow {
   partial_path: string | null;
   result_path: string | null;
   redacted_audio_path: string | null;
+  unredacted_path: string | null;
   result_bytes: number | null;
   result_content_type: string | null;
   result_expires_at_ms: number | null;
@@ -122,7 +123,7 @@ export function mayFail(row: JobRow, from: FailFrom): boolean {
 
 /** The blobs a failed row no longer references (the caller deletes them after the commit). */
 export function releasedByFailure(row: JobRow): ReleasedBlobs {
-  return { id: row.id, paths: [row.audio_path, row.partial_path].filter((p): p is string => p !== null) };
+  return { id: row.id, paths: [row.audio_path, row.partial_path, row.unredacted_path].filter((p): p is string => p !== null) };
 }
 
 /** What `complete` answers for the caller's row when it does not accept it; null when it accepts it. */
@@ -164,6 +165,7 @@ export function jobRecordOf(row: JobRow): JobRecord {
     partialPath: row.partial_path,
     resultPath: row.result_path,
     redactedAudioPath: row.redacted_audio_path,
+    unredactedPath: row.unredacted_path,
     resultBytes: row.result_bytes,
     resultContentType: row.result_content_type,
     resultExpiresAtMs: row.result_expires_at_ms,
@@ -193,11 +195,13 @@ export function releasedByDecoration(row: JobRow, result: FinalResult): Released
   return { id: row.id, paths: [...new Set(paths)] };
 }
 
-/** The blobs a row whose result expired releases: the result, its redacted audio, and what a decoration still kept. */
-export function releasedByExpiry(row: Pick<JobRow, 'id' | 'result_path' | 'redacted_audio_path' | 'audio_path' | 'partial_path'>): ReleasedBlobs {
+/** The blobs a row whose result expired releases: the result, its redacted audio and unredacted transcript, and what a decoration still kept. */
+export function releasedByExpiry(
+  row: Pick<JobRow, 'id' | 'result_path' | 'redacted_audio_path' | 'unredacted_path' | 'audio_path' | 'partial_path'>,
+): ReleasedBlobs {
   return {
     id: row.id,
-    paths: [row.result_path, row.redacted_audio_path, row.audio_path, row.partial_path].filter((p): p is string => p !== null),
+    paths: [row.result_path, row.redacted_audio_path, row.unredacted_path, row.audio_path, row.partial_path].filter((p): p is string => p !== null),
   };
 }
 

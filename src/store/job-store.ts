@@ -60,6 +60,11 @@ export interface JobRecord {
   resultPath: string | null;
   /** The redacted copy of the audio (`redact_audio`), kept and released with the result; null: none made. */
   redactedAudioPath: string | null;
+  /**
+   * `redact_output=redacted_and_unredacted`: the unredacted transcript, provisional while the job runs,
+   * final once it succeeded; released with the result (or the failure). Null: none asked or none yet.
+   */
+  unredactedPath: string | null;
   resultBytes: number | null;
   resultContentType: string | null;
   /** When the final result (or a failed job's record) stops being served. */
@@ -106,6 +111,8 @@ export interface ChunkProgress {
   audioSeconds: number | null;
   /** The new provisional result, or null to keep the current one. */
   partialPath: string | null;
+  /** With `redact_output=redacted_and_unredacted`: the new provisional unredacted transcript (absent or null: kept as it is). */
+  unredactedPath?: string | null;
 }
 
 export interface FinalResult {
@@ -114,6 +121,8 @@ export interface FinalResult {
   contentType: string;
   /** `succeed` only: the redacted copy of the audio made with the result (a decoration keeps it as it is). */
   redactedAudioPath?: string | null;
+  /** `succeed` only: the unredacted transcript kept beside a redacted result (`redact_output`), replacing the provisional one. */
+  unredactedPath?: string | null;
 }
 
 /**

@@ -77,13 +77,18 @@ t.test('refusals name the field, never the value', async (t) => {
   t.match(await refusal(t, await post({ smart_format: 'yes' }), 400, 'invalid_request'), /^smart_format must be true or false/);
   t.match(await refusal(t, await post({ redact_substitution: 'hash' }), 422, 'invalid_request'), /^redact_substitution needs redact/);
   t.match(await refusal(t, await post({ redact: 'all', redact_substitution: 'stars' }), 400, 'invalid_request'), /^redact_substitution must be one of/);
-  const streamed = await refusal(t, await post({ response_format: 'json', stream: 'true', redact: 'identifiers' }), 422, 'invalid_request');
-  t.match(streamed, /cannot be streamed/, 'deltas would go out before the text is whole');
-  t.match(await refusal(t, await post({ response_format: 'json', stream: 'true', smart_format: 'true' }), 422, 'invalid_request'), /cannot be streamed/);
   const logprobs = await refusal(t, await post({ response_format: 'json', 'include[]': 'logprobs', redact: 'identifiers' }), 422, 'invalid_request');
   t.match(logprobs, /include\[\]=logprobs gives the words redact removes/);
   t.match(await refusal(t, await post({ redact_audio: 'true' }), 422, 'invalid_request'), /^redact_audio needs redact/);
   t.match(await refusal(t, await post({ redact: 'all', redact_audio: 'yes' }), 400, 'invalid_request'), /^redact_audio must be true or false/);
+  t.match(await refusal(t, await post({ redact: 'all', redact_audio_fill: 'tone' }), 422, 'invalid_request'), /^redact_audio_fill needs redact_audio/);
+  const fill = await refusal(t, await post({ redact: 'all', redact_audio: 'true', redact_audio_fill: 'beep' }), 400, 'invalid_request');
+  t.match(fill, /^redact_audio_fill must be one of: silence, tone/);
+  t.match(await refusal(t, await post({ redact_output: 'redacted_and_unredacted' }), 422, 'invalid_request'), /^redact_output needs redact/);
+  const output = await refusal(t, await post({ redact: 'all', redact_output: 'both' }), 400, 'invalid_request');
+  t.match(output, /^redact_output must be one of: redacted, redacted_and_unredacted/);
+  const both = await refusal(t, await post({ redact: 'all', redact_output: 'redacted_and_unredacted' }), 422, 'invalid_request');
+  t.match(both, /^redact_output=redacted_and_unredacted keeps a copy beside a job result/, 'an inline answer stores nothing to keep it beside');
   const inline = await refusal(t, await post({ redact: 'all', redact_audio: 'true' }), 422, 'invalid_request');
   t.match(inline, /^redact_audio comes with a job/, 'an answer on the connection has no job to keep the copy');
   const translation = await fetch(`${svc.url}/v1/audio/translations`, {
@@ -114,7 +119,11 @@ t.test('a job keeps them to its result, and its body is refused as the form is',
     redactSubstitution: 'entity_name',
     confidenceThreshold: null,
     redactAudio: false,
+    redactAudioFill: 'silence',
+    redactOutput: 'redacted',
   });
+  const toned = await createJob(svc.url, key.key, jobBody(speech, { redact: 'all', redact_audio: true, redact_audio_fill: 'tone' }));
+  t.match((await svc.stores.jobs.get(toned.id, key.tenant))?.request, { clinicalText: { redactAudio: true, redactAudioFill: 'tone' } }, 'the fill is kept');
   t.equal((await uploadFile(job, speech)).status < 300, true, 'uploaded');
   t.equal((await completeJob(job, key.key)).status, 202);
   const done = await waitForEnd(job.poll_url, key.key);

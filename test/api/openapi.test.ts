@@ -115,6 +115,7 @@ t.test('structure: operations, security, responses, references', async (t) => {
     'GET /v1/jobs/{job_id}/partial',
     'GET /v1/jobs/{job_id}/redacted_audio',
     'GET /v1/jobs/{job_id}/result',
+    'GET /v1/jobs/{job_id}/unredacted_result',
     'GET /v1/models',
     'GET /v1/models/{model}',
     'GET /v1/openapi.json',

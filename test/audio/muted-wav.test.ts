@@ -4,7 +4,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { decodeAudio, padAndMergeSpans, UndecodableAudioError, writeMutedWav } from '../../src/audio/index.js';
+import { decodeAudio, padAndMergeSpans, TONE_HZ, UndecodableAudioError, writeMutedWav } from '../../src/audio/index.js';
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { encodeAs, wavFileBytes } from '../helpers/audio-fixtures.js';
 
@@ -67,6 +67,56 @@ t.test('samples inside the spans are zero; the others are the original', async (
   }
   t.equal(inside, Math.round(1.4 * SAMPLE_RATE) + Math.round(0.65 * SAMPLE_RATE), 'the spans as merged: 0.8-2.2 and 4.05-4.7');
   t.equal(nonZeroInside, 0, 'silent inside');
+  t.equal(changedOutside, 0, 'untouched outside');
+});
+
+/** The share of a block's energy at `hz` (Goertzel): near 1 for a pure sine at `hz`, near 0 for one well away from it. */
+function energyShareAt(samples: Float32Array, hz: number): number {
+  const coefficient = 2 * Math.cos((2 * Math.PI * hz) / SAMPLE_RATE);
+  let s1 = 0;
+  let s2 = 0;
+  let total = 0;
+  for (const x of samples) {
+    const s0 = x + coefficient * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+    total += x * x;
+  }
+  const power = s1 * s1 + s2 * s2 - coefficient * s1 * s2;
+  return total === 0 ? 0 : (2 * power) / (samples.length * total);
+}
+
+t.test('fill tone: a 1 kHz sine at -12 dBFS inside the spans, the original outside', async (t) => {
+  const dir = t.testdir();
+  const input = toneWav(dir);
+  const output = join(dir, 'copy.wav');
+  const spans = padAndMergeSpans(
+    [
+      { start: 1, end: 1.5 },
+      { start: 4.25, end: 4.5 },
+    ],
+    0.2,
+  );
+  await writeMutedWav(input, output, { container: 'wav', spans, fill: 'tone', ...DECODE });
+  const original = await decodeAudio(input, DECODE);
+  const copy = await decodeAudio(output, DECODE);
+  t.equal(copy.length, original.length);
+  const at = (s: number) => Math.round(s * SAMPLE_RATE);
+  for (const span of spans) {
+    const inside = copy.slice(at(span.start), at(span.end));
+    t.ok(energyShareAt(inside, TONE_HZ) > 0.99, `${span.start}-${span.end} s: the energy is at 1 kHz`);
+    t.ok(energyShareAt(inside, 440) < 0.01, `${span.start}-${span.end} s: none of the original's 440 Hz`);
+    const peak = inside.reduce((max, x) => Math.max(max, Math.abs(x)), 0);
+    t.ok(Math.abs(peak - 0.25) < 0.001, `peak at a quarter of full scale (${peak.toFixed(4)})`);
+    // Zero crossings: two a period, 1000 periods a second.
+    let crossings = 0;
+    for (let i = 1; i < inside.length; i += 1) if (Math.sign(inside[i]) !== Math.sign(inside[i - 1]) && inside[i] !== 0) crossings += 1;
+    t.ok(Math.abs(crossings / (inside.length / SAMPLE_RATE) - 2 * TONE_HZ) < 20, `about ${2 * TONE_HZ} zero crossings a second`);
+  }
+  t.ok(energyShareAt(original.slice(at(1), at(1.5)), TONE_HZ) < 0.01, 'the original had no 1 kHz there');
+  const toned = (i: number) => spans.some((s) => i >= at(s.start) && i < at(s.end));
+  let changedOutside = 0;
+  for (let i = 0; i < copy.length; i += 1) if (!toned(i) && copy[i] !== original[i]) changedOutside += 1;
   t.equal(changedOutside, 0, 'untouched outside');
 });
 

@@ -40,7 +40,7 @@ t.test("smart_format: the key's default where the request is silent; the request
   t.equal(job({ smart_format: false }, formats).smartFormat, false);
   t.equal(upload({}, keyWith({})).smartFormat, false, 'off by default');
   t.equal(upload({ smart_format: 'true' }, keyWith({})).smartFormat, true);
-  t.equal(upload({ stream: 'true' }, formats).smartFormat, false, 'a stream is not formatted unless it asks');
+  t.equal(upload({ stream: 'true' }, formats).smartFormat, true, 'a stream too (its deltas are of the formatted text)');
 });
 
 t.test('redaction: the standing policies always, a request adding its own', async (t) => {
@@ -53,11 +53,17 @@ t.test('redaction: the standing policies always, a request adding its own', asyn
   t.equal(upload({}, keyWith({})).redact, null);
 });
 
-t.test('routes that cannot redact refuse a key that must, naming why', async (t) => {
+t.test('what cannot be redacted is refused for a key that must redact, naming why', async (t) => {
   const redacts = keyWith({ redactAlways: ['identifiers'] });
-  const stream = t.throws(() => upload({ stream: 'true' }, redacts)) as UnprocessableRequest;
-  t.type(stream, UnprocessableRequest);
-  t.match(stream.message, /this key redacts every transcript.*a stream cannot be redacted/);
+  t.same(upload({ stream: 'true' }, redacts).redact, ['identifiers'], "a stream's deltas are redacted");
+  for (const refused of [
+    () => upload({ redact_output: 'redacted_and_unredacted', webhook_url: 'https://example.com/hook' }, redacts),
+    () => job({ redact_output: 'redacted_and_unredacted' }, redacts),
+  ]) {
+    const error = t.throws(refused) as UnprocessableRequest;
+    t.type(error, UnprocessableRequest);
+    t.match(error.message, /standing redaction.*redact_output must be redacted/, 'no unredacted copy is kept');
+  }
   const logprobs = t.throws(() => upload({ 'include[]': 'logprobs', response_format: 'json' }, redacts)) as UnprocessableRequest;
   t.match(logprobs.message, /include\[\]=logprobs cannot be redacted/);
   const translation = t.throws(() => parseTranslationFields({ model: 'svc-medical-1' }, redacts));

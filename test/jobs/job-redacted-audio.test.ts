@@ -4,7 +4,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { decodeAudio } from '../../src/audio/index.js';
+import { decodeAudio, TONE_HZ } from '../../src/audio/index.js';
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { makeRedactedAudio, REDACTION_PAD_SECONDS } from '../../src/jobs/job-redacted-audio.js';
 import { LocalBlobStore } from '../../src/store/local-blob-store.js';
@@ -61,6 +61,26 @@ t.test('silent over each redaction padded, merged where they meet; kept as the j
     );
   t.equal(await blobs.exists(audioPath), true, 'the original is left for the caller to delete');
   t.same(spooled(), [], 'nothing left in the spool');
+});
+
+t.test('fill tone: the redactions padded carry a 1 kHz sine, the rest is the original', async (t) => {
+  const { dir, blobs, upload, log } = setUp(t);
+  const audioPath = await blobs.moveToJobAudio(upload, 'job_r3');
+  const ref = await makeRedactedAudio({ blobs, config, log }, { id: 'job_r3', audioPath }, 'wav', [{ start: 2, end: 2.5 }], 'tone');
+  const copyPath = join(dir, 'copy.wav');
+  writeFileSync(copyPath, await blobs.readResult(ref!));
+  const copy = await decodeAudio(copyPath, { maxSeconds: 60, timeoutMs: 30_000 });
+  const at = (s: number) => Math.round(s * SAMPLE_RATE);
+  const [from, to] = [at(2 - REDACTION_PAD_SECONDS), at(2.5 + REDACTION_PAD_SECONDS)];
+  let off = 0;
+  for (let i = from; i < to; i += 1) {
+    if (Math.round(copy[i] * 32768) !== Math.round(8192 * Math.sin((2 * Math.PI * TONE_HZ * i) / SAMPLE_RATE))) off += 1;
+  }
+  t.equal(off, 0, 'the tone, sample for sample, over 1.8-2.7 s');
+  t.ok(
+    [...copy.slice(0, from), ...copy.slice(to)].every((x) => x === 1000 / 32768),
+    'the original elsewhere',
+  );
 });
 
 t.test('a copy that cannot be made is null, logged, with nothing left in the spool', async (t) => {

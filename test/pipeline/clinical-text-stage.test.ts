@@ -10,6 +10,8 @@ import { parseLanguageTag } from '../../src/domain/language-families.js';
 import type { Transcribe } from '../../src/pipeline/recognised-segment.js';
 import { appendChunk, emptyTranscript, finalResult, type FinalContext } from '../../src/jobs/job-transcript.js';
 import { applyClinicalText } from '../../src/pipeline/clinical-text-stage.js';
+import { parseStoredJobRequest } from '../../src/jobs/job-request.js';
+import { keepsUnredacted, unredactedOutcome } from '../../src/jobs/job-unredacted.js';
 import { runTranscription, type TranscriptionOutcome } from '../../src/pipeline/run-transcription.js';
 import { recordedSegment } from '../helpers/recorded-pass.js';
 
@@ -151,6 +153,33 @@ t.test("a job's result: redactions in the recording's time, nothing else of them
     for (const identifier of IDENTIFIERS) t.notOk(result.body.toLowerCase().includes(identifier.toLowerCase()), `${format}: no "${identifier}"`);
     if (format === 'json' || format === 'verbose_json') t.same(JSON.parse(result.body).redaction_counts, twice.redaction_counts, `${format}: the counts`);
   }
+});
+
+t.test('redact_output=redacted_and_unredacted: the copy is the same text formatted alike, its identifiers left in', async (t) => {
+  const request = parseStoredJobRequest({
+    responseFormat: 'verbose_json',
+    clinicalText: { smartFormat: true, redact: ['identifiers'], redactOutput: 'redacted_and_unredacted' },
+  });
+  t.ok(keepsUnredacted(request), 'asked');
+  t.notOk(keepsUnredacted(parseStoredJobRequest({ clinicalText: { redact: ['identifiers'] } })), 'not asked: the redacted one only');
+  const recognised = await decoded();
+  const redacted = applyClinicalText(recognised, request.clinicalText);
+  const plain = unredactedOutcome(recognised, request);
+  t.equal(plain.redaction, null, 'nothing redacted in the copy');
+  for (const identifier of IDENTIFIERS) t.notOk(redacted.text.toLowerCase().includes(identifier.toLowerCase()), `the result has no "${identifier}"`);
+  // As the result writes them before redaction: smart_format writes the year and the number in figures.
+  for (const identifier of ['John Smith', 'March 3, 1950', 'five five five, zero one nine two'])
+    t.ok(plain.text.includes(identifier), `the copy keeps "${identifier}"`);
+  t.match(plain.text, /25 mg/, 'formatted as the result is');
+  t.match(redacted.text, /25 mg/);
+  const copy = appendChunk(emptyTranscript('en'), plain, verboseBody(plain, context), 0, 12, 1);
+  const result = appendChunk(emptyTranscript('en'), redacted, verboseBody(redacted, context), 0, 12, 1);
+  t.same(
+    copy.segments.map((s) => [s.start, s.end]),
+    result.segments.map((s) => [s.start, s.end]),
+    'the same segments at the same times',
+  );
+  t.notOk('redactions' in copy, 'the copy says nothing of redaction');
 });
 
 t.test('confidence_threshold marks the words and segments below it, for a reviewer', async (t) => {

@@ -37,7 +37,7 @@ import { parsePrompt } from '../../contract/prompt-field.js';
 
 import { requireEntitlements } from '../../contract/request-entitlements.js';
 import { parseClinicalTextFields } from '../../contract/clinical-text-fields.js';
-import { withKeyTextDefaults } from '../../contract/key-text-defaults.js';
+import { refuseUnredactedForKey, withKeyTextDefaults } from '../../contract/key-text-defaults.js';
 
 import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
 
@@ -115,6 +115,8 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
     if (typeof fields.webhook_url !== 'string') throw unprocessable('webhook_url must be a string');
     webhookUrl = validateWebhookUrl(fields.webhook_url);
   }
+  const clinicalText = parseClinicalTextFields(withKeyTextDefaults(fields, key, 'json'), 'json');
+  refuseUnredactedForKey(clinicalText, key);
   return {
     request: {
       task: 'transcribe',
@@ -138,7 +140,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       temperature: 0,
       logprobs: false,
       ...speakerCount,
-      clinicalText: withKeyTextDefaults(parseClinicalTextFields(fields, 'json'), fields, key),
+      clinicalText,
     },
     filename,
     contentType,

@@ -123,6 +123,26 @@ export const GET_JOB_REDACTED_AUDIO_SCHEMA: RouteSchema = {
   },
 };
 
+export const GET_JOB_UNREDACTED_RESULT_SCHEMA: RouteSchema = {
+  operationId: 'getJobUnredactedResult',
+  summary: 'Download the unredacted transcript a succeeded job kept (`result.unredacted_result.download_url` of the job)',
+  description:
+    'With `redact_output=redacted_and_unredacted`: the transcript as the result is, but not redacted, in the same response format ' +
+    '(before speakers are attached, for a diarized job). Only the key that created the job; kept and deleted with the result. ' +
+    '404 when the job has none or its result has expired.',
+  tags: ['jobs'],
+  security: BEARER,
+  params: JOB_ID_PARAMS,
+  response: {
+    '200': {
+      description: "The unredacted transcript in the job's response format.",
+      headers: answerHeaders(),
+      content: { 'application/json': { schema: JSON_RESULT }, 'text/plain': { schema: { type: 'string' } }, 'text/vtt': { schema: { type: 'string' } } },
+    },
+    ...errorResponses([404]),
+  },
+};
+
 export const DELETE_JOB_SCHEMA: RouteSchema = {
   operationId: 'deleteJob',
   summary: 'Cancellation is not supported',

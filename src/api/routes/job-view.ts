@@ -12,6 +12,7 @@ export interface JobUrls {
   partial: string;
   complete: string;
   redactedAudio: string;
+  unredactedResult: string;
 }
 
 /** What the redacted audio route serves (src/jobs/job-redacted-audio.ts writes it). */
@@ -19,7 +20,14 @@ export const REDACTED_AUDIO_CONTENT_TYPE = 'audio/wav';
 
 export function jobUrls(baseUrl: string, jobId: string): JobUrls {
   const poll = `${baseUrl}/v1/jobs/${jobId}`;
-  return { poll, result: `${poll}/result`, partial: `${poll}/partial`, complete: `${poll}/complete`, redactedAudio: `${poll}/redacted_audio` };
+  return {
+    poll,
+    result: `${poll}/result`,
+    partial: `${poll}/partial`,
+    complete: `${poll}/complete`,
+    redactedAudio: `${poll}/redacted_audio`,
+    unredactedResult: `${poll}/unredacted_result`,
+  };
 }
 
 /** The job envelope's advisory floor (docs/DESIGN.md decision 1); shorter audio is still transcribed. */
@@ -57,6 +65,7 @@ export function jobView(job: JobRecord, baseUrl: string, nowMs: number, inline: 
       }
       const redactedAudio = redactedAudioView(job, urls);
       if (redactedAudio) result.redacted_audio = redactedAudio;
+      if (job.unredactedPath !== null) result.unredacted_result = { download_url: urls.unredactedResult, content_type: job.resultContentType };
       view.result = result;
     }
   }

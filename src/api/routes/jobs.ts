@@ -20,6 +20,7 @@ import type { JobCreationConnection } from '../../application/job-creation-conne
 import { pollJob } from '../../application/poll-job.js';
 import { readJobPartial } from '../../application/read-job-partial.js';
 import { readJobRedactedAudio } from '../../application/read-job-redacted-audio.js';
+import { readJobUnredactedResult } from '../../application/read-job-unredacted-result.js';
 import { readJobResult } from '../../application/read-job-result.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import type { VoiceProfileStore } from '../../store/voice-profile-store.js';
@@ -44,6 +45,7 @@ import {
   GET_JOB_REDACTED_AUDIO_SCHEMA,
   GET_JOB_RESULT_SCHEMA,
   GET_JOB_SCHEMA,
+  GET_JOB_UNREDACTED_RESULT_SCHEMA,
 } from './job-schemas.js';
 import { jobView, REDACTED_AUDIO_CONTENT_TYPE } from './job-view.js';
 
@@ -83,6 +85,9 @@ export function jobRoutes(deps: JobRouteDeps) {
     app.get('/v1/jobs/:job_id/partial', { schema: GET_JOB_PARTIAL_SCHEMA }, (request: JobRequest, reply) => downloadPartial(request, reply, deps));
     app.get('/v1/jobs/:job_id/redacted_audio', { schema: GET_JOB_REDACTED_AUDIO_SCHEMA }, (request: JobRequest, reply) =>
       downloadRedactedAudio(request, reply, deps),
+    );
+    app.get('/v1/jobs/:job_id/unredacted_result', { schema: GET_JOB_UNREDACTED_RESULT_SCHEMA }, (request: JobRequest, reply) =>
+      downloadUnredactedResult(request, reply, deps),
     );
     // Registered so the answer is the contract's code, not the frame's generic 405.
     app.delete('/v1/jobs/:job_id', { schema: DELETE_JOB_SCHEMA }, async () => {
@@ -139,6 +144,14 @@ async function downloadPartial(request: JobRequest, reply: FastifyReply, deps: J
 async function downloadRedactedAudio(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
   const content = await readJobRedactedAudio({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps);
   return reply.code(200).type(REDACTED_AUDIO_CONTENT_TYPE).send(content);
+}
+
+async function downloadUnredactedResult(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
+  const { job, content } = await readJobUnredactedResult({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps);
+  return reply
+    .code(200)
+    .type(job.resultContentType ?? 'application/octet-stream')
+    .send(content);
 }
 
 /** A client that leaves ends its wait: the response's 'close' fires on a dropped connection. */

@@ -1,7 +1,9 @@
 // `stream=true` on POST /v1/audio/transcriptions: the answer as server-sent events in OpenAI's shapes
 // (their published schema's CreateTranscriptionResponseStreamEvent): `transcript.text.delta` as the
 // text is decoded, `transcript.text.segment` per segment for diarized_json once speakers are known,
-// then `transcript.text.done` with the whole text, which equals the non-streamed answer's.
+// then `transcript.text.done` with the whole text, which equals the non-streamed answer's (and, when
+// redacted, its `redactions` and `redaction_counts`). With smart_format or redact the deltas come only
+// once the whole text is shaped (src/application/answer-inline.ts).
 //
 // The stream opens (status 200) at the first event. A refusal or failure before it is an ordinary
 // error answer; after it, the error is the last event, carrying the contract's envelope
@@ -12,7 +14,7 @@
 // fails), not only at the next delta.
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { STREAM_EVENT_TYPES, verboseBody } from '../../contract/response-body.js';
+import { redactionFields, STREAM_EVENT_TYPES, verboseBody } from '../../contract/response-body.js';
 import type { TranscriptStream } from '../../application/transcription-connection.js';
 import { mapError } from '../error-mapping.js';
 
@@ -52,7 +54,7 @@ export function streamedAnswer(request: FastifyRequest, reply: FastifyReply, abo
     onTextDelta: (delta) => event({ type: STREAM_EVENT_TYPES.delta, delta }),
     finish(outcome, format, ctx) {
       if (format === 'diarized_json') for (const segment of verboseBody(outcome, ctx).segments) event(segment);
-      event({ type: STREAM_EVENT_TYPES.done, text: outcome.text });
+      event({ type: STREAM_EVENT_TYPES.done, text: outcome.text, ...redactionFields(outcome) });
       end();
     },
     get opened() {

@@ -35,12 +35,13 @@ function clearedWhileDecorating(column: 'lease_owner' | 'lease_expires_at_ms' | 
 }
 
 /**
- * The assignments of expireResults: the result goes, and with it its redacted audio and what a decoration still kept; a
+ * The assignments of expireResults: the result goes, and with it its redacted audio, its unredacted transcript and what a decoration still kept; a
  * decoration still pending ends (nothing left to decorate) and its lease with it.
  */
 export const RESULT_EXPIRY_SET = {
   result_path: null,
   redacted_audio_path: null,
+  unredacted_path: null,
   audio_path: null,
   partial_path: null,
   lease_owner: clearedWhileDecorating('lease_owner'),

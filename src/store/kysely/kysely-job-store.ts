@@ -184,6 +184,7 @@ export class KyselyJobStore implements JobStore {
       changes.partial_path = chunk.partialPath;
       changes.result_revision = sql`result_revision + 1`;
     }
+    if (chunk.unredactedPath !== null && chunk.unredactedPath !== undefined) changes.unredacted_path = chunk.unredactedPath;
     return changedOne(this.update(id, changes).where('status', '=', 'running').where('lease_owner', '=', workerId));
   }
 
@@ -343,7 +344,7 @@ export class KyselyJobStore implements JobStore {
     return immediate(this.db, async (trx) => {
       const rows = await trx
         .selectFrom('jobs')
-        .select(['id', 'result_path', 'redacted_audio_path', 'audio_path', 'partial_path'])
+        .select(['id', 'result_path', 'redacted_audio_path', 'unredacted_path', 'audio_path', 'partial_path'])
         .where('result_expires_at_ms', 'is not', null)
         .where('result_expires_at_ms', '<=', nowMs)
         .where('result_path', 'is not', null)
@@ -384,7 +385,15 @@ export class KyselyJobStore implements JobStore {
     const row = await this.db
       .selectFrom('jobs')
       .select('id')
-      .where((eb) => eb.or([eb('audio_path', '=', path), eb('partial_path', '=', path), eb('result_path', '=', path), eb('redacted_audio_path', '=', path)]))
+      .where((eb) =>
+        eb.or([
+          eb('audio_path', '=', path),
+          eb('partial_path', '=', path),
+          eb('result_path', '=', path),
+          eb('redacted_audio_path', '=', path),
+          eb('unredacted_path', '=', path),
+        ]),
+      )
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;

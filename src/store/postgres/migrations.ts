@@ -494,6 +494,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tenant_data_keys_by_master_key ON tenant_data_keys (master_key_id);
     `,
   },
+  {
+    version: 22,
+    name: 'the unredacted transcript kept beside a redacted result (redact_output=redacted_and_unredacted)',
+    // SQLite's step 24.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN unredacted_path TEXT COLLATE "C";
+      CREATE INDEX jobs_by_unredacted_path ON jobs (unredacted_path) WHERE unredacted_path IS NOT NULL;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

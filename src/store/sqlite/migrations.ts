@@ -527,6 +527,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tenant_data_keys_by_master_key ON tenant_data_keys (master_key_id);
     `,
   },
+  {
+    version: 24,
+    name: 'the unredacted transcript kept beside a redacted result (redact_output=redacted_and_unredacted)',
+    // PostgreSQL's step 22. Provisional while the job runs, final once it succeeded; released with the result. Existing rows have none.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN unredacted_path TEXT;
+      CREATE INDEX jobs_by_unredacted_path ON jobs (unredacted_path) WHERE unredacted_path IS NOT NULL;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

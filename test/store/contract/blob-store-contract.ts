@@ -306,6 +306,19 @@ export function blobStoreContract(t: Test, name: string, make: MakeBlobStore): v
       t.same(asked.sort(), [replaced, served, abandoned].sort(), 'old revisions are looked up like any result');
     });
 
+    t.test('an unredacted transcript is a result: final and provisional revisions, each at its own ref', async (t) => {
+      const { store } = await open(t);
+      const final = await store.writeResult('job_un', { kind: 'unredacted' }, '{"text":"final"}');
+      const provisional = await store.writeResult('job_un', { kind: 'unredacted', revision: 2 }, '{"text":"so far"}');
+      t.match(final.path, /job_un\.unredacted$/);
+      t.match(provisional.path, /job_un\.unredacted-2$/);
+      t.equal((await store.readResult(final.path)).toString(), '{"text":"final"}');
+      t.equal((await store.readResult(provisional.path)).toString(), '{"text":"so far"}');
+      await refusesPath(t, () => store.readResult(`${final.path}-x`), 'not a revision');
+      await store.delete(provisional.path);
+      t.equal(await store.exists(provisional.path), false);
+    });
+
     t.test('moveToResult makes a spooled file a result: replaced whole, read, streamed, swept and deleted like one', async (t) => {
       const { store, age } = await open(t);
       const upload = store.createUploadPath('redacted');

@@ -566,6 +566,52 @@ export function jobStoreContract(t: Test, name: string, make: MakeJobStores): vo
       for (const path of ['/r/ra.redacted-audio', '/r/rd.redacted-audio']) t.notOk(await jobs.referencesBlob(path), `${path} not referenced`);
     });
 
+    t.test('an unredacted transcript: provisional with each chunk, final with the success, kept by a decoration, released once', async (t) => {
+      const { jobs } = await open(t);
+      const early = { resultExpiresAtMs: 50_000, tombstoneUntilMs: 100_000 };
+      const chunk = (n: string, revision: number) => ({
+        progress: {},
+        completedAudioSeconds: 30 * revision,
+        audioSeconds: 93.5,
+        partialPath: `/r/${n}.partial-${revision}`,
+        unredactedPath: `/r/${n}.unredacted-${revision}`,
+      });
+      const failing = await jobs.create(newJob('ten_a', { audioPath: '/a/uf.audio' }), new Date(1000));
+      t.equal((await jobs.claimNext('w1', 1000, 60_000))?.id, failing.id);
+      t.ok(await jobs.commitChunk(failing.id, 'w1', chunk('uf', 1), 1000));
+      t.match(await jobs.getById(failing.id), { unredactedPath: '/r/uf.unredacted-1' });
+      t.ok(await jobs.referencesBlob('/r/uf.unredacted-1'), 'the provisional copy is referenced');
+      t.equal((await jobs.claimNext('w1', 1000, 60_000))?.id, failing.id);
+      t.ok(await jobs.commitChunk(failing.id, 'w1', { ...chunk('uf', 2), unredactedPath: null }, 1001), 'a chunk without a new copy');
+      t.match(await jobs.getById(failing.id), { unredactedPath: '/r/uf.unredacted-1' }, 'keeps the one it has');
+      t.equal((await jobs.claimNext('w1', 1002, 60_000))?.id, failing.id);
+      t.same(await jobs.fail(failing.id, { workerId: 'w1' }, internalError, early, 1003), {
+        id: failing.id,
+        paths: ['/a/uf.audio', '/r/uf.partial-2', '/r/uf.unredacted-1'],
+      });
+      t.match(await jobs.getById(failing.id), { unredactedPath: null }, 'a failure releases it');
+
+      const plain = await heldWithPartial(t, jobs, 'w1', 'ua', 2000);
+      t.ok(await jobs.succeed(plain.id, 'w1', { ...result('/r/ua.result'), unredactedPath: '/r/ua.unredacted' }, early, 2000));
+      t.match(await jobs.getById(plain.id), { resultPath: '/r/ua.result', unredactedPath: '/r/ua.unredacted' });
+      const held = await heldWithPartial(t, jobs, 'w1', 'ud', 3000);
+      t.ok(await jobs.succeed(held.id, 'w1', { ...result('/r/ud.result'), unredactedPath: '/r/ud.unredacted' }, early, 3000, null, { leaseMs: 60_000 }));
+      t.same(await jobs.endDecoration(held.id, 'w1', decorated('/r/ud.result-1'), 3001), {
+        id: held.id,
+        paths: ['/a/ud.audio', '/r/ud.partial-1', '/r/ud.result'],
+      });
+      t.match(await jobs.getById(held.id), { unredactedPath: '/r/ud.unredacted' }, 'the decoration keeps it');
+      t.same(
+        byId(await jobs.expireResults(50_000)),
+        byId([
+          { id: plain.id, paths: ['/r/ua.result', '/r/ua.unredacted'] },
+          { id: held.id, paths: ['/r/ud.result-1', '/r/ud.unredacted'] },
+        ]),
+      );
+      t.match(await jobs.getById(plain.id), { unredactedPath: null });
+      for (const path of ['/r/ua.unredacted', '/r/ud.unredacted']) t.notOk(await jobs.referencesBlob(path), `${path} not referenced`);
+    });
+
     t.test('expireResults ends a pending decoration: its audio and provisional result go with the result', async (t) => {
       const { jobs } = await open(t);
       const early = { resultExpiresAtMs: 50_000, tombstoneUntilMs: 100_000 };

@@ -1,6 +1,6 @@
 // The /v1/jobs routes. Creation: a valid JSON body with one field made hostile (wrong type, out of
 // range, huge, unknown, missing), or JSON that is not JSON at all. The id routes (poll, complete,
-// result, partial, redacted audio, DELETE): a real job of the fuzzing key or another tenant's view of it, or a
+// result, partial, redacted audio, unredacted result, DELETE): a real job of the fuzzing key or another tenant's view of it, or a
 // hostile id, with hostile query strings, path suffixes and methods.
 import fc from 'fast-check';
 import { authChoice, framing, type CaseSpec } from '../case-spec.js';
@@ -9,7 +9,7 @@ import { SPEECH_BYTES } from '../fuzz-fixtures.js';
 import { CANARY_FILENAME_PREFIX, WEBHOOK_PLACEHOLDER } from './transcription-cases.js';
 
 export const JOB_CREATION = 'POST /v1/jobs';
-export const JOB_ID_ROUTES = '/v1/jobs/{job_id}[/complete|/result|/partial|/redacted_audio]';
+export const JOB_ID_ROUTES = '/v1/jobs/{job_id}[/complete|/result|/partial|/redacted_audio|/unredacted_result]';
 
 /** A job the fuzz's speech file can fulfil (upload-cases.ts posts it to these jobs' forms). */
 export const VALID_JOB = {
@@ -131,23 +131,33 @@ const SUFFIXES = [
   '/result.json',
   '/../result',
   '/%2e%2e/result',
+  '/unredacted_result',
 ] as const;
 
-/** The methods each id route is registered with (others get 405/404). */
-const ROUTE_METHOD: Readonly<Record<string, string>> = { '': 'GET', '/complete': 'POST', '/result': 'GET', '/partial': 'GET', '/redacted_audio': 'GET' };
+/** The methods each id route is registered with (others get 405/404): each is drawn, so none depends on a hostile method's luck. */
+const ROUTE_METHODS: Readonly<Record<string, readonly string[]>> = {
+  '': ['GET', 'DELETE'],
+  '/complete': ['POST'],
+  '/result': ['GET'],
+  '/partial': ['GET'],
+  '/redacted_audio': ['GET'],
+  '/unredacted_result': ['GET'],
+};
 
 export const jobIdCase: fc.Arbitrary<CaseSpec> = fc
   .record({
     id: fc.oneof({ weight: 3, arbitrary: fc.constant('{job}') }, { weight: 2, arbitrary: hostileId }),
     suffix: fc.constantFrom(...SUFFIXES),
     method: fc.oneof({ weight: 4, arbitrary: fc.constant('') }, { weight: 1, arbitrary: hostileMethod }),
+    registered: fc.nat(),
     query: hostileQuery,
     auth: authChoice,
     headers: extraHeaders,
     body: fc.oneof({ weight: 5, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: hostileText }),
   })
-  .map(({ id, suffix, method, query, auth, headers, body }) => {
-    const chosen = method || ROUTE_METHOD[suffix] || 'GET';
+  .map(({ id, suffix, method, registered, query, auth, headers, body }) => {
+    const methods = ROUTE_METHODS[suffix] ?? ['GET'];
+    const chosen = method || methods[registered % methods.length];
     // Long polls are kept short: a real wait would only slow the run down.
     const safeQuery = id === '{job}' && /wait=[1-9]/.test(query) ? '' : query;
     return {

@@ -17,6 +17,7 @@ export const CATALOGUE: Readonly<Record<string, readonly string[]>> = {
   '/v1/jobs/{job_id}/result': ['get'],
   '/v1/jobs/{job_id}/partial': ['get'],
   '/v1/jobs/{job_id}/redacted_audio': ['get'],
+  '/v1/jobs/{job_id}/unredacted_result': ['get'],
   '/v1/uploads/{job_id}': ['post'],
   '/v1/openapi.json': ['get'],
 };
