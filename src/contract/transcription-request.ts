@@ -326,6 +326,7 @@ export function refuseWithMultichannel(asked: { stream: boolean; logprobs: boole
  */
 export function multichannelDiarizedJob(): UnprocessableRequest {
   return unprocessable(
-    "multichannel with diarize is answered inline (audio within the inline boundary, no webhook_url); a job's speakers are its channels: send it without diarize",
+    "multichannel with diarize is answered inline (audio within the inline boundary, no webhook_url); a job's speakers are its channels: " +
+      'send it without diarize',
   );
 }
