@@ -4,7 +4,8 @@
 // there too: where two channels hold the same word at the same time, it is kept on the channel where it
 // is louder (RMS over the word's span) and taken out of the other's segment, token by token, so what is
 // left of that segment is still what its tokens spell. A copy decoded as other words is known by its
-// level: another channel that heard speech then was BLEED_RATIO times louder over its span.
+// level: another channel that heard speech then was BLEED_RATIO times louder over its span. A channel's
+// speaker turns (`speaker_segments`) are read off the sound the same way: its speech, less the bleed.
 import { USAGE_FAMILY_MIXED } from '../store/usage-record.js';
 import { addPatternTallies, type PatternTally } from './pattern-stage.js';
 import { addTallies, type VocabularyTally } from './prompted-recognition.js';
@@ -102,7 +103,7 @@ export function mergeChannels(tracks: readonly ChannelTrack[], options: MergeOpt
       addPatternTallies,
     ),
     wordTiming,
-    speakers: attachment(segments, outcomes, options, wordTiming),
+    speakers: attachment(segments, tracks, options, wordTiming),
     speech: { regions, seconds: regions.reduce((sum, r) => sum + (r.end - r.start), 0) },
     asrMs: outcomes.reduce((sum, o) => sum + o.asrMs, 0),
     diarizationMs: outcomes.reduce((sum, o) => sum + o.diarizationMs, 0),
@@ -182,12 +183,8 @@ function withoutTokens(segment: AttributedSegment, ranges: Array<[number, number
   return { ...segment, tokens, text };
 }
 
-function attachment(
-  segments: readonly AttributedSegment[],
-  outcomes: readonly TranscriptionOutcome[],
-  options: MergeOptions,
-  wordTiming: boolean,
-): SpeakerAttachment {
+function attachment(segments: readonly AttributedSegment[], tracks: readonly ChannelTrack[], options: MergeOptions, wordTiming: boolean): SpeakerAttachment {
+  const outcomes = tracks.map((t) => t.outcome);
   const words: AttributedWord[] | null = wordTiming
     ? segments.flatMap((s) =>
         wordsOfSegment(s).map(({ word, start, end, confidence }) => ({
@@ -219,19 +216,13 @@ function attachment(
       },
     };
   }
-  const channels = [...new Set(segments.map((s) => s.channel!))].sort((a, b) => a - b);
+  const turns = tracks.flatMap((track, channel) => channelTurns(track, tracks, channel, options.sampleRate));
+  const channels = [...new Set([...segments.map((s) => s.channel!), ...turns.map((t) => t.channel)])].sort((a, b) => a - b);
   return {
     segments: [...segments],
     words,
     speakers: channels.map((c) => ({ speaker: channelLabel(c) })),
-    speakerSegments: channels
-      .flatMap((c) =>
-        channelTurns(
-          segments.filter((s) => s.channel === c),
-          channelLabel(c),
-        ),
-      )
-      .sort((a, b) => a.start - b.start),
+    speakerSegments: turns.map(({ speaker, start, end }) => ({ speaker, start, end })).sort((a, b) => a.start - b.start),
     timing: {
       word_timing: wordTiming,
       speaker_ceiling_reached: false,
@@ -242,10 +233,33 @@ function attachment(
   };
 }
 
-/** A channel's segments as its speaker's turns: touching or overlapping segments join. */
-function channelTurns(segments: readonly AttributedSegment[], speaker: string): SpeakerSegment[] {
-  return unionOf(segments).map(({ start, end }) => ({ speaker, start, end }));
+/** The frames the channels' levels are compared over. */
+const TURN_FRAME_SECONDS = 0.05;
+/** Pauses shorter than this stay inside a turn; bits of turn shorter than this are dropped. */
+const TURN_GAP_SECONDS = 0.3;
+const TURN_MIN_SECONDS = 0.2;
+
+/**
+ * A channel's speaker turns, from the sound rather than the words: its speech regions (its own VAD),
+ * less the frames where another channel is BLEED_RATIO times louder (that voice bleeding in).
+ */
+function channelTurns(track: ChannelTrack, tracks: readonly ChannelTrack[], channel: number, sampleRate: number): Array<SpeakerSegment & { channel: number }> {
+  const own: SpeechRegion[] = [];
+  for (const region of track.outcome.speech.regions) {
+    for (let start = region.start; start < region.end; start += TURN_FRAME_SECONDS) {
+      const end = Math.min(region.end, start + TURN_FRAME_SECONDS);
+      const level = rmsOver(track.pcm, start, end, sampleRate);
+      const drowned = tracks.some((other, c) => c !== channel && rmsOver(other.pcm, start, end, sampleRate) > BLEED_RATIO * level);
+      if (!drowned) own.push({ start, end });
+    }
+  }
+  const joined = unionOf(own.map((r) => ({ start: r.start, end: r.end + TURN_GAP_SECONDS }))).map((r) => ({ start: r.start, end: r.end - TURN_GAP_SECONDS }));
+  return joined
+    .filter((r) => r.end - r.start >= TURN_MIN_SECONDS)
+    .map(({ start, end }) => ({ speaker: channelLabel(channel), channel, start: round3(start), end: round3(end) }));
 }
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** The spans covered by any of `spans`, in order, none overlapping. */
 function unionOf(spans: readonly SpeechRegion[]): SpeechRegion[] {

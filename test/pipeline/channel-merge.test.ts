@@ -194,6 +194,11 @@ t.test('a quiet copy decoded as other words is known by its level', async (t) =>
     merged.speakers.segments.map((s) => s.channel),
     [0],
   );
+  t.same(
+    merged.speakers.speakerSegments.map((s) => [s.speaker, s.start, s.end]),
+    [['channel_0', 0, 1]],
+    "the bleed is no turn of the quiet channel's",
+  );
 });
 
 t.test('talking over each other: both kept, each on its own channel', async (t) => {
