@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import t, { type Test } from 'tap';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
+import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { oneSidedStereo, stereoConsultation } from '../helpers/stereo-consultation.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -73,6 +74,8 @@ t.test('the upload: each channel transcribed apart, merged in time, every segmen
   t.equal(res.status, 200);
   const body = (await res.json()) as Answer;
   assertChannels(t, body);
+  const documented = await OwnDocumentValidator.fetch(svc.url);
+  t.same(documented.errors('POST', '/v1/audio/transcriptions', 200, 'application/json', body), [], 'the answer is as the OpenAPI document says');
   t.ok(body.words && body.words.length > 0, 'words asked, words given');
   for (const w of body.words ?? []) t.equal(w.speaker, `channel_${w.channel}`, 'a channel on each word');
   const plain = (await (await post({ response_format: 'verbose_json' })).json()) as Answer;
@@ -141,6 +144,14 @@ t.test('a job: its result carries channels; mono fails it saying why', async (t)
   const done = await waitForEnd(job.poll_url, svc.key);
   t.equal(done.status, 'succeeded');
   assertChannels(t, (await (await fetch(done.result.download_url, { headers: auth(svc.key) })).json()) as Answer);
+
+  // Which channel, on a job too: speech on the right only is heard on channel 1 only.
+  const oneSided = await createJob(svc.url, svc.key, jobBody(rightOnly, { multichannel: true, response_format: 'verbose_json' }));
+  t.ok((await uploadFile(oneSided, rightOnly)).status < 300, 'uploaded');
+  t.equal((await completeJob(oneSided, svc.key)).status, 202);
+  const right = await waitForEnd(oneSided.poll_url, svc.key);
+  const rightBody = (await (await fetch(right.result.download_url, { headers: auth(svc.key) })).json()) as Answer;
+  t.ok(rightBody.segments.length > 0 && rightBody.segments.every((s) => s.channel === 1), 'all on channel 1');
 
   const monoJob = await createJob(svc.url, svc.key, jobBody(mono, { multichannel: true }));
   t.ok((await uploadFile(monoJob, mono)).status < 300, 'uploaded');
