@@ -5,7 +5,8 @@
 // is louder (RMS over the word's span) and taken out of the other's segment, token by token, so what is
 // left of that segment is still what its tokens spell. A copy decoded as other words is known by its
 // level: another channel that heard speech then was BLEED_RATIO times louder over its span. A channel's
-// speaker turns (`speaker_segments`) are read off the sound the same way: its speech, less the bleed.
+// speaker turns (`speaker_segments`) are read off the sound the same way: its speech (or with diarize its
+// voices' turns), less the bleed.
 import { USAGE_FAMILY_MIXED } from '../store/usage-record.js';
 import { addPatternTallies, type PatternTally } from './pattern-stage.js';
 import { addTallies, type VocabularyTally } from './prompted-recognition.js';
@@ -202,16 +203,28 @@ function attachment(segments: readonly AttributedSegment[], tracks: readonly Cha
   if (options.diarize) {
     const relabel = <T extends { speaker: string }>(items: readonly T[], channel: number) =>
       items.map((i) => ({ ...i, speaker: voiceLabel(i.speaker, channel) }));
+    // The diarizer hears the other voice's bleed as a voice of this channel: its turns keep their own stretches only.
+    const turns = outcomes
+      .flatMap((o, channel) =>
+        relabel(o.speakers.speakerSegments, channel).flatMap((turn) =>
+          ownStretches([turn], tracks, channel, options.sampleRate).map(({ start, end }) => ({ ...turn, start, end })),
+        ),
+      )
+      .sort((a, b) => a.start - b.start);
+    const heard = new Set([...turns.map((t) => t.speaker), ...segments.map((s) => s.speaker)]);
+    const labelled = outcomes.flatMap((o, channel) => relabel(o.speakers.speakers, channel));
+    const speakers = labelled.filter((s) => heard.has(s.speaker));
     return {
       segments: [...segments],
       words,
-      speakers: outcomes.flatMap((o, channel) => relabel(o.speakers.speakers, channel)),
-      speakerSegments: outcomes.flatMap((o, channel) => relabel(o.speakers.speakerSegments, channel)).sort((a, b) => a.start - b.start),
+      speakers,
+      speakerSegments: turns,
       timing: {
         ...timings[0]!,
         word_timing: wordTiming,
         speaker_ceiling_reached: timings.some((t) => t.speaker_ceiling_reached),
-        detected_speaker_count: timings.reduce((sum, t) => sum + t.detected_speaker_count, 0),
+        // Less the voices that were only the other channel's bleed.
+        detected_speaker_count: timings.reduce((sum, t) => sum + t.detected_speaker_count, 0) - (labelled.length - speakers.length),
         speaker_ceiling_action: timings.some((t) => t.speaker_ceiling_reached) ? 'unlabelled_review_required' : 'none',
       },
     };
@@ -244,19 +257,31 @@ const TURN_MIN_SECONDS = 0.2;
  * less the frames where another channel is BLEED_RATIO times louder (that voice bleeding in).
  */
 function channelTurns(track: ChannelTrack, tracks: readonly ChannelTrack[], channel: number, sampleRate: number): Array<SpeakerSegment & { channel: number }> {
+  return ownStretches(track.outcome.speech.regions, tracks, channel, sampleRate).map(({ start, end }) => ({
+    speaker: channelLabel(channel),
+    channel,
+    start,
+    end,
+  }));
+}
+
+/**
+ * The stretches of `spans` (times on `channel`) where its own voice speaks: less the frames where another
+ * channel is BLEED_RATIO times louder, pauses under TURN_GAP_SECONDS closed, bits under TURN_MIN_SECONDS dropped.
+ */
+function ownStretches(spans: readonly SpeechRegion[], tracks: readonly ChannelTrack[], channel: number, sampleRate: number): SpeechRegion[] {
+  const pcm = tracks[channel]!.pcm;
   const own: SpeechRegion[] = [];
-  for (const region of track.outcome.speech.regions) {
-    for (let start = region.start; start < region.end; start += TURN_FRAME_SECONDS) {
-      const end = Math.min(region.end, start + TURN_FRAME_SECONDS);
-      const level = rmsOver(track.pcm, start, end, sampleRate);
+  for (const span of spans) {
+    for (let start = span.start; start < span.end; start += TURN_FRAME_SECONDS) {
+      const end = Math.min(span.end, start + TURN_FRAME_SECONDS);
+      const level = rmsOver(pcm, start, end, sampleRate);
       const drowned = tracks.some((other, c) => c !== channel && rmsOver(other.pcm, start, end, sampleRate) > BLEED_RATIO * level);
       if (!drowned) own.push({ start, end });
     }
   }
   const joined = unionOf(own.map((r) => ({ start: r.start, end: r.end + TURN_GAP_SECONDS }))).map((r) => ({ start: r.start, end: r.end - TURN_GAP_SECONDS }));
-  return joined
-    .filter((r) => r.end - r.start >= TURN_MIN_SECONDS)
-    .map(({ start, end }) => ({ speaker: channelLabel(channel), channel, start: round3(start), end: round3(end) }));
+  return joined.filter((r) => r.end - r.start >= TURN_MIN_SECONDS).map(({ start, end }) => ({ start: round3(start), end: round3(end) }));
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;

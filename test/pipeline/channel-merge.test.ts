@@ -218,21 +218,31 @@ t.test('talking over each other: both kept, each on its own channel', async (t) 
   );
 });
 
-t.test('with diarize, voices are labelled within their channel', async (t) => {
-  const diarized = (o: TranscriptionOutcome): TranscriptionOutcome => ({
+t.test('with diarize, voices are labelled within their channel; a voice that is only bleed is none', async (t) => {
+  const diarized = (o: TranscriptionOutcome, turns: Array<[string, number, number]>): TranscriptionOutcome => ({
     ...o,
     speakers: {
       ...o.speakers,
       segments: o.speakers.segments.map((s) => ({ ...s, speaker: 'A' })),
-      speakers: [{ speaker: 'A' }],
-      speakerSegments: [{ speaker: 'A', start: o.segments[0]!.start, end: o.segments[0]!.end }],
-      timing: { ...o.speakers.timing, detected_speaker_count: 1, requested_max_speakers: 4 },
+      speakers: [...new Set(turns.map(([speaker]) => speaker))].map((speaker) => ({ speaker })),
+      speakerSegments: turns.map(([speaker, start, end]) => ({ speaker, start, end })),
+      timing: { ...o.speakers.timing, detected_speaker_count: new Set(turns.map(([speaker]) => speaker)).size, requested_max_speakers: 4 },
     },
   });
+  // Channel 1's diarizer hears channel 0's voice bleeding in over 0-1 s as a voice of its own (B).
   const merged = mergeChannels(
     [
-      { pcm: pcm([[0, 1, 0.5]]), outcome: diarized(outcome([segment([['one', 0, 1]])])) },
-      { pcm: pcm([[2, 3, 0.5]]), outcome: diarized(outcome([segment([['two', 2, 3]])])) },
+      { pcm: pcm([[0, 1, 0.5]]), outcome: diarized(outcome([segment([['one', 0, 1]])]), [['A', 0, 1]]) },
+      {
+        pcm: pcm([
+          [0, 1, 0.07],
+          [2, 3, 0.5],
+        ]),
+        outcome: diarized(outcome([segment([['two', 2, 3]])]), [
+          ['B', 0, 1],
+          ['A', 2, 3],
+        ]),
+      },
     ],
     { ...options, diarize: true },
   );
@@ -240,7 +250,14 @@ t.test('with diarize, voices are labelled within their channel', async (t) => {
     merged.speakers.segments.map((s) => s.speaker),
     ['channel_0_A', 'channel_1_A'],
   );
-  t.same(merged.speakers.speakers, [{ speaker: 'channel_0_A' }, { speaker: 'channel_1_A' }]);
+  t.same(merged.speakers.speakers, [{ speaker: 'channel_0_A' }, { speaker: 'channel_1_A' }], 'the bleed voice is gone');
+  t.same(
+    merged.speakers.speakerSegments.map((s) => [s.speaker, s.start, s.end]),
+    [
+      ['channel_0_A', 0, 1],
+      ['channel_1_A', 2, 3],
+    ],
+  );
   t.equal(merged.speakers.timing.detected_speaker_count, 2);
 });
 
