@@ -74,6 +74,7 @@ export const segment: Schema = {
     low_confidence: boolean({ const: true, description: 'With `confidence_threshold`: its confidence is below it.' }),
     language: string(),
     review_required: boolean({ const: true, description: 'The voice is beyond `max_speakers`: unlabelled, to be reviewed.' }),
+    channel: integer({ minimum: 0, description: 'With `multichannel`: the channel (0-based) it was heard on; `speaker` names it (`channel_0`).' }),
     // OpenAI's TranscriptionSegment fields (src/pipeline/openai-segment-fields.ts says how each is computed).
     seek: integer({ description: 'The start in 10 ms frames.' }),
     tokens: { type: 'array', items: integer(), description: "The decoder's token ids (special tokens included), before vocabulary corrections." },
@@ -99,6 +100,7 @@ export const word: Schema = {
     speaker: string(),
     review_required: boolean({ const: true, description: 'Spoken by a voice beyond `max_speakers` (no `speaker`).' }),
     low_confidence: boolean({ const: true, description: 'With `confidence_threshold`: its confidence is below it.' }),
+    channel: integer({ minimum: 0, description: 'With `multichannel`: the channel (0-based) it was heard on.' }),
   },
 };
 

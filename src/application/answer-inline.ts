@@ -17,12 +17,16 @@ import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection } from './transcription-connection.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { LanguageFamily } from '../domain/language-families.js';
+import { transcribeChannels } from '../pipeline/channel-tracks.js';
 
 export interface InlineTranscription {
   key: ApiKeyRecord;
   requestId: string;
   transcription: TranscriptionRequest;
   pcm: Float32Array;
+  /** `multichannel`: each channel's PCM, transcribed apart and merged (pipeline/channel-tracks.ts); null: `pcm` alone. */
+  channels: Float32Array[] | null;
   /** The request's known speakers, their reference clips made into voice profiles (known-speaker-references.ts). */
   knownSpeakers: KnownSpeaker[];
   /** Aborted when the client hangs up: the transcription stops. */
@@ -52,16 +56,17 @@ export async function answerInline(
     deps.billing.meter(key, { eventKey: inlineEventKey(inline.requestId), route: inlineUsageRoute(transcription), model: transcription.model, ...counters });
   let outcome: TranscriptionOutcome;
   try {
-    const recognised = await runTranscription(
-      inline.pcm,
-      { ...transcription, knownSpeakers: inline.knownSpeakers },
-      {
-        ...deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: inline.requestId }),
-        decoding: deps.config.decoding,
-        sampleRate: SAMPLE_RATE,
-        dictionaryFor: (family) => deps.keys.getDictionary(key.id, family),
-      },
-      { signal: abort.signal, ...live },
+    const stages = {
+      ...deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: inline.requestId }),
+      decoding: deps.config.decoding,
+      sampleRate: SAMPLE_RATE,
+      dictionaryFor: (family: LanguageFamily) => deps.keys.getDictionary(key.id, family),
+    };
+    const request = { ...transcription, knownSpeakers: inline.knownSpeakers };
+    const recognised = await (
+      inline.channels
+        ? transcribeChannels(inline.channels, request, stages, { signal: abort.signal })
+        : runTranscription(inline.pcm, request, stages, { signal: abort.signal, ...live })
     ).catch(async (error: unknown) => {
       // Counted for the operator's safety figures (nothing billed); the refusal stands whatever the ledger does.
       if (error instanceof UnsupportedDetectedLanguage) await meter(unsupportedLanguageCounters(transcription)).catch(() => {});

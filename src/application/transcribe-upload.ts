@@ -7,7 +7,6 @@ import { rm } from 'node:fs/promises';
 import { UnsupportedContainerError, decodeAudio, isAudioError, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { ServiceConfig } from '../config/service-config.js';
-import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import type { JobAuditLog } from '../jobs/job-audit.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { acceptDirectJob } from './accept-direct-job.js';
@@ -20,6 +19,8 @@ import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection } from './transcription-connection.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { requireMultichannelAudio } from '../pipeline/channel-tracks.js';
+import { multichannelDiarizedJob, type TranscriptionRequest } from '../contract/transcription-request.js';
 
 export interface UploadTranscription {
   key: ApiKeyRecord;
@@ -78,7 +79,10 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
       // Audio that may be answered inline is decoded straight away, capped at the boundary: its length
       // is then exact and no separate probe runs (a probe costs a process start, ~10 % of a short
       // request). Only audio longer than the boundary is probed, to route it to a job or refuse it.
-      const pcm = transcription.webhookUrl ? null : await decodeUpToBoundary(upload.path, container, config, abort.signal);
+      // multichannel: the channels are counted first (a probe), and each is decoded on its own.
+      const channelCount = transcription.multichannel ? await multichannelCount(upload.path, container, abort.signal) : 1;
+      const decoded = transcription.webhookUrl ? null : await decodeChannelsUpToBoundary(upload.path, container, config, abort.signal, channelCount);
+      const pcm = decoded?.[0] ?? null;
       if (!pcm && (transcription.stream || transcription.logprobs)) {
         throw new InlineOnlyOption(transcription.stream ? 'stream=true' : 'include[]=logprobs', config.inlineBoundarySeconds);
       }
@@ -105,7 +109,8 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
           // Decoded audio lives in memory from here on: the uploaded file goes now, not after the answer.
           await rm(tempPath, { force: true });
           // Idempotency-Key is accepted and ignored on inline answers (contract rule 6).
-          return await answerInline({ key, requestId: request.requestId, transcription, pcm, knownSpeakers, abort }, connection, deps);
+          const channels = transcription.multichannel ? decoded : null;
+          return await answerInline({ key, requestId: request.requestId, transcription, pcm, channels, knownSpeakers, abort }, connection, deps);
         } finally {
           unwatch();
           // Metered, the reservation is gone already; failed, its audio is not held any longer. A store
@@ -113,6 +118,7 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
           await deps.billing.release(eventKey).catch(() => undefined);
         }
       }
+      if (transcription.multichannel && transcription.diarize) throw multichannelDiarizedJob();
       const direct = { key, idempotencyKey, transcription, upload, durationSeconds, webhookSecretVersion, knownSpeakers: storedKnownSpeakers(knownSpeakers) };
       return await acceptDirectJob({ ...direct, log: request.log }, connection, deps);
     } finally {
@@ -123,10 +129,30 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
   }
 }
 
-/** The decoded audio when it fits within the inline boundary; null when it is longer. */
-async function decodeUpToBoundary(path: string, container: AudioContainer, config: ServiceConfig, signal: AbortSignal): Promise<Float32Array | null> {
+/** The channels of audio asked to be transcribed apart, refused unless it is such a recording. */
+async function multichannelCount(path: string, container: AudioContainer, signal: AbortSignal): Promise<number> {
+  const { channels } = await probeAudio(path, { timeoutMs: PROBE_TIMEOUT_MS, container, signal });
+  requireMultichannelAudio(channels);
+  return channels;
+}
+
+/**
+ * The decoded audio when it fits within the inline boundary (the mix, or each of `channels` apart when
+ * there are several); null when it is longer.
+ */
+async function decodeChannelsUpToBoundary(
+  path: string,
+  container: AudioContainer,
+  config: ServiceConfig,
+  signal: AbortSignal,
+  channels: number,
+): Promise<Float32Array[] | null> {
+  const options = { maxSeconds: config.inlineBoundarySeconds, timeoutMs: config.decodeTimeoutMs, container, signal };
   try {
-    return await decodeAudio(path, { maxSeconds: config.inlineBoundarySeconds, timeoutMs: config.decodeTimeoutMs, container, signal });
+    if (channels === 1) return [await decodeAudio(path, options)];
+    const decoded: Float32Array[] = [];
+    for (let channel = 0; channel < channels; channel++) decoded.push(await decodeAudio(path, { ...options, channel }));
+    return decoded;
   } catch (error) {
     if (isAudioError(error) && error.code === 'audio_too_long') return null;
     throw error;

@@ -18,6 +18,8 @@ export interface DecodeWindowOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   ffmpegPath?: string;
+  /** Decode only this channel (0-based, `multichannel`); absent: the mix. */
+  channel?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function decodeAudioWindow(input: AudioInput, options: DecodeWindow
   const source = audioSourceOf(input);
   const run = await runAudioTool({
     command: options.ffmpegPath ?? 'ffmpeg',
-    args: ffmpegDecodeArgs(source, options.container, seconds, startSeconds),
+    args: ffmpegDecodeArgs(source, options.container, seconds, startSeconds, 'float', options.channel),
     timeoutMs,
     signal,
     onStdout: (chunk) => (samples.append(chunk) ? 'continue' : 'stop'),

@@ -29,6 +29,8 @@ export interface DecodeAudioOptions {
   ffmpegPath?: string;
   /** Read a plain 16 kHz mono 16-bit WAV in-process (default true); false always runs ffmpeg. */
   directWav?: boolean;
+  /** Decode only this channel (0-based, `multichannel`); absent: every channel mixed down to mono. */
+  channel?: number;
 }
 
 /**
@@ -56,7 +58,8 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
   const container = await identifyContainer(path, options.container);
 
   const maxSamples = Math.ceil(maxSeconds * SAMPLE_RATE);
-  if (container === 'wav' && options.directWav !== false) {
+  // A whisper-ready WAV is mono: a channel of it is asked only of audio probed to have several.
+  if (container === 'wav' && options.directWav !== false && options.channel === undefined) {
     const direct = await readWhisperReadyWav(path, SAMPLE_RATE, maxSamples);
     if (direct) {
       if (direct.length > maxSamples) throw new AudioTooLongError(maxSeconds, direct.length / SAMPLE_RATE);
@@ -71,7 +74,7 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
   let producedBytes = 0;
   const ending = await runAudioTool({
     command: options.ffmpegPath ?? 'ffmpeg',
-    args: ffmpegDecodeArgs(path, container, maxSeconds + OUTPUT_DURATION_MARGIN_SECONDS),
+    args: ffmpegDecodeArgs(path, container, maxSeconds + OUTPUT_DURATION_MARGIN_SECONDS, 0, 'float', options.channel),
     timeoutMs,
     signal,
     onStdout: (chunk) => {
@@ -93,7 +96,8 @@ export async function decodeAudio(path: string, options: DecodeAudioOptions): Pr
  * ffmpeg's arguments for decoding to whisper's PCM on stdout. `startSeconds` seeks the input before
  * decoding (`-ss` as an input option: with transcoding ffmpeg decodes from the previous seek point
  * and drops samples up to the exact position, so windows join without gaps or overlaps). `samples`:
- * whisper's float PCM, or 16-bit PCM for a WAV written from it (muted-wav.ts).
+ * whisper's float PCM, or 16-bit PCM for a WAV written from it (muted-wav.ts). `channel`: that channel
+ * alone (`pan`), not the mix.
  */
 export function ffmpegDecodeArgs(
   input: AudioInput,
@@ -101,6 +105,7 @@ export function ffmpegDecodeArgs(
   outputSeconds: number,
   startSeconds = 0,
   samples: 'float' | 'pcm16le' = 'float',
+  channel?: number,
 ): string[] {
   // Native byte order lets the output bytes become a Float32Array without swapping; 16-bit PCM is a WAV's, little-endian.
   const [sampleFormat, sampleCodec] = samples === 'pcm16le' ? ['s16le', 'pcm_s16le'] : endianness() === 'LE' ? ['f32le', 'pcm_f32le'] : ['f32be', 'pcm_f32be'];
@@ -121,8 +126,7 @@ export function ffmpegDecodeArgs(
     '-dn',
     '-map',
     '0:a:0',
-    '-ac',
-    '1',
+    ...(channel === undefined ? ['-ac', '1'] : ['-af', `pan=mono|c0=c${channelIndex(channel)}`]),
     '-ar',
     String(SAMPLE_RATE),
     '-t',
@@ -133,4 +137,10 @@ export function ffmpegDecodeArgs(
     sampleCodec,
     'pipe:1',
   ];
+}
+
+/** A channel's index as written into a filter: a small non-negative integer, never anything else. */
+function channelIndex(channel: number): number {
+  if (!Number.isInteger(channel) || channel < 0 || channel > 63) throw new RangeError('a channel is an integer from 0 to 63');
+  return channel;
 }

@@ -66,6 +66,8 @@ ${keySelect(keys, form.key_id)}
 <textarea name="vocabulary" rows="2" placeholder='["metoprolol", "tachycardia"]'>${e(form.vocabulary ?? '')}</textarea></label>
 <label class="check"><input type="checkbox" name="dictionary" value="false"${checked(form.dictionary === 'false')}> Leave out the key's stored terms</label>
 <label>Patterns (comma-separated; the key needs the patterns entitlement)<input type="text" name="patterns"${value(form.patterns)}></label>
+<label class="check"><input type="checkbox" name="multichannel" value="true"${checked(form.multichannel === 'true')}>
+Stereo: each channel apart (multichannel)</label>
 <fieldset><legend>Clinical text</legend>
 <label class="check"><input type="checkbox" name="smart_format" value="true"${checked(form.smart_format === 'true')}>
 Write clinical quantities as a chart does (smart_format: 25 mg, 142/88)</label>

@@ -46,6 +46,7 @@ const FORWARDED_FIELDS: readonly string[] = [
   'timestamp_granularities[]',
   'smart_format',
   'redact',
+  'multichannel',
 ] satisfies ReadonlyArray<(typeof TRANSCRIPTION_FIELDS)[number]>;
 /** The console's own fields of the form. */
 const CONSOLE_FIELDS = ['csrf', 'key_id'];

@@ -16,6 +16,7 @@ import { MAX_TERM_LENGTH, MAX_TERMS, MAX_TERMS_SMALL } from '../pipeline/vocabul
 import { boolean, integer, LANGUAGE_TAG_PATTERN, string, stringArray, type Schema } from './json-schema.js';
 import { MAX_KNOWN_SPEAKER_NAME_LENGTH, MAX_KNOWN_SPEAKERS } from './known-speaker-fields.js';
 import { MAX_PROMPT_CHARACTERS } from './prompt-field.js';
+import { MAX_CHANNELS } from '../pipeline/channel-tracks.js';
 import { MAX_WEBHOOK_URL_LENGTH } from './webhook-url.js';
 
 /** The HTTP requests that take fields: the direct upload's form, the translation form, the job body. */
@@ -366,6 +367,18 @@ export const REQUEST_FIELDS = {
         'Mark for review (`low_confidence: true`) each word and segment whose `confidence` is below this: the places a reviewer should ' +
         'check. Confidences are model probabilities, not calibrated accuracies.',
     },
+    routes: { transcriptions: true, jobs: true },
+  },
+  multichannel: {
+    schema: boolean({
+      default: false,
+      description:
+        `Transcribe each channel of a ${MAX_CHANNELS}-channel recording on its own (a caller and a callee, a clinician and a patient ` +
+        'on their own microphones), merged in time: every segment and word carries `channel` (0-based), and its `speaker` is the ' +
+        'channel (`channel_0`), or with `diarize` the voice within it (`channel_0_A`). A word heard on both channels is kept on the ' +
+        'louder one. Mono audio, or more channels, is refused (422). Billed once per second of audio, whatever the channels ' +
+        '(docs/API.md "Multichannel"). Not with `stream=true`, `include[]=logprobs` or known speakers.',
+    }),
     routes: { transcriptions: true, jobs: true },
   },
 } as const satisfies Record<string, RequestField>;

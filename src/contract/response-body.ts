@@ -41,6 +41,7 @@ export function responseSegments(outcome: TranscriptionOutcome) {
         end: round3(s.end),
         confidence: confidence === null ? null : round3(confidence),
         language: s.language,
+        ...(s.channel === undefined ? {} : { channel: s.channel }),
         ...(s.reviewRequired ? { review_required: true as const } : {}),
         ...(s.lowConfidence ? { low_confidence: true as const } : {}),
         ...openAiSegmentFields({ ...s, text: s.text.trim() }, outcome.temperature),

@@ -51,5 +51,6 @@ export function parseTranslationFields(fields: Record<string, string>, key: ApiK
     knownSpeakerReferences: [],
     enrolledVoiceIds: [],
     clinicalText: NO_CLINICAL_TEXT,
+    multichannel: false,
   };
 }

@@ -32,6 +32,8 @@ import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
 import { appendChunk, emptyTranscript, type AssembledTranscript } from './job-transcript.js';
 import { keepsUnredacted, unredactedOutcome } from './job-unredacted.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { LanguageFamily } from '../domain/language-families.js';
+import { MAX_CHANNELS, transcribeChannels } from '../pipeline/channel-tracks.js';
 
 /** Audio shorter than this is not a recording (docs/DESIGN.md decision 1): audio_undecodable. */
 export const MIN_JOB_AUDIO_SECONDS = 1;
@@ -70,7 +72,7 @@ export class JobChunkProcessor {
     const audioPath = job.audioPath;
     if (!audioPath || !(await blobs.exists(audioPath))) throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.audioMissing);
     const request = parseStoredJobRequest(job.request);
-    const carry = carryOf(job.progress) ?? (await this.firstLook(audioPath, signal));
+    const carry = carryOf(job.progress) ?? (await this.firstLook(audioPath, signal, request.multichannel));
     // Local disk: the file; S3: a fresh presigned URL per chunk, which ffmpeg streams with Range
     // requests (no copy of the recording on the worker).
     const source = await blobs.audioSource(audioPath, audioUrlSeconds(config.decodeTimeoutMs));
@@ -78,13 +80,19 @@ export class JobChunkProcessor {
     // The chunk ends in a pause near its target length (chunk-cut.ts): decode the target plus the
     // range a cut may move into, find the speech, cut, and leave the rest for the next claim.
     const start = job.completedAudioSeconds;
-    const window = await decodeAudioWindow(source, {
-      startSeconds: start,
-      seconds: this.windowSeconds,
-      container: carry.container,
-      timeoutMs: config.decodeTimeoutMs,
-      signal,
-    });
+    const decode = (channel?: number) =>
+      decodeAudioWindow(source, {
+        startSeconds: start,
+        seconds: this.windowSeconds,
+        container: carry.container,
+        timeoutMs: config.decodeTimeoutMs,
+        signal,
+        ...(channel === undefined ? {} : { channel }),
+      });
+    // multichannel: each channel's window, and their mix to cut in a pause of both.
+    // The first look found exactly MAX_CHANNELS.
+    const channels = request.multichannel ? await decodeEach(MAX_CHANNELS, decode) : null;
+    const window = channels ? mixOf(channels) : await decode();
     const windowSeconds = window.length / SAMPLE_RATE;
     // Headers can understate a length: the samples decide.
     if (start + windowSeconds > config.maxAudioSeconds + 1) throw new JobFailure('audio_too_long', JOB_FAILURE_MESSAGES.tooLong);
@@ -106,9 +114,10 @@ export class JobChunkProcessor {
 
     const previous = await this.readPartial(job, job.partialPath);
     const previousUnredacted = keepsUnredacted(request) ? await this.readPartial(job, job.unredactedPath) : null;
+    const tracks = channels?.map((pcm) => pcm.subarray(0, chunk.pcm.length)) ?? null;
     const added =
       chunk.seconds >= MIN_WINDOW_SECONDS
-        ? await this.transcribe(job, request, carry, chunk, { redacted: previous, unredacted: previousUnredacted }, signal)
+        ? await this.transcribe(job, request, carry, { ...chunk, tracks }, { redacted: previous, unredacted: previousUnredacted }, signal)
         : { transcript: previous, unredacted: previousUnredacted, carry };
     const nextCarry: CarryOver = { ...added.carry, processingMs: (carry.processingMs ?? 0) + (performance.now() - startedAt) };
     const texts = { transcript: added.transcript, unredacted: added.unredacted };
@@ -122,26 +131,31 @@ export class JobChunkProcessor {
     job: JobRecord,
     request: StoredJobRequest,
     carry: CarryOver,
-    chunk: WindowChunk,
+    chunk: WindowChunk & { tracks: Float32Array[] | null },
     previous: { redacted: AssembledTranscript; unredacted: AssembledTranscript | null },
     signal: AbortSignal,
   ): Promise<{ transcript: AssembledTranscript; unredacted: AssembledTranscript | null; carry: CarryOver }> {
     // The chunk starts where the audio done so far ends.
     const start = job.completedAudioSeconds;
-    const recognised = await runTranscription(
-      chunk.pcm,
-      // A decorated job's words are attached to its speakers later: decode them with the text.
-      { ...request, language: chunkChoice(carry.language, request.language), wordTimestamps: request.wordTimestamps || decorates(request) },
-      // Speakers of a long recording are attached globally after its text (decoration), not per chunk.
-      {
-        ...this.deps.stages[request.model](jobWork(job)),
-        diarize: undefined,
-        decoding: this.deps.config.decoding,
-        sampleRate: SAMPLE_RATE,
-        dictionaryFor: (family) => this.deps.keys.getDictionary(job.keyId, family),
-      },
-      { signal, regions: chunk.regions, ...(carry.language.evidence ? { languageBefore: carry.language.evidence } : {}) },
-    );
+    // A decorated job's words are attached to its speakers later: decode them with the text.
+    const pipelineRequest = {
+      ...request,
+      language: chunkChoice(carry.language, request.language),
+      wordTimestamps: request.wordTimestamps || decorates(request),
+    };
+    // Speakers of a long recording are attached globally after its text (decoration), not per chunk.
+    const deps = {
+      ...this.deps.stages[request.model](jobWork(job)),
+      diarize: undefined,
+      decoding: this.deps.config.decoding,
+      sampleRate: SAMPLE_RATE,
+      dictionaryFor: (family: LanguageFamily) => this.deps.keys.getDictionary(job.keyId, family),
+    };
+    const languageBefore = carry.language.evidence ? { languageBefore: carry.language.evidence } : {};
+    // multichannel: each channel finds its own speech (the mix's regions are the cut's only).
+    const recognised = chunk.tracks
+      ? await transcribeChannels(chunk.tracks, pipelineRequest, deps, { signal, ...languageBefore })
+      : await runTranscription(chunk.pcm, pipelineRequest, deps, { signal, regions: chunk.regions, ...languageBefore });
     // Formatted and redacted before anything of it is stored: the partial result is shaped from it too.
     const outcome = applyClinicalText(recognised, request.clinicalText);
     const language = afterChunk(carry.language, request.language, outcome);
@@ -196,8 +210,8 @@ export class JobChunkProcessor {
   }
 
   /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
-  private async firstLook(audioPath: string, signal: AbortSignal): Promise<CarryOver> {
-    const { container, durationSeconds } = await probeJobAudio(this.deps.blobs, audioPath, this.deps.config, signal);
+  private async firstLook(audioPath: string, signal: AbortSignal, multichannel: boolean): Promise<CarryOver> {
+    const { container, durationSeconds } = await probeJobAudio(this.deps.blobs, audioPath, this.deps.config, signal, multichannel);
     return {
       container,
       durationSeconds,
@@ -213,4 +227,19 @@ export class JobChunkProcessor {
     if (!path) return emptyTranscript('und');
     return JSON.parse((await this.deps.blobs.readResult(path)).toString('utf8')) as AssembledTranscript;
   }
+}
+
+/** The channels' windows averaged: where the mix pauses, every channel does. */
+function mixOf(channels: readonly Float32Array[]): Float32Array {
+  const length = Math.min(...channels.map((c) => c.length));
+  const mix = new Float32Array(length);
+  for (const channel of channels) for (let i = 0; i < length; i++) mix[i]! += channel[i]! / channels.length;
+  return mix;
+}
+
+/** Each channel's window, one decode after another (one ffmpeg at a time per job, as for the mix). */
+async function decodeEach(count: number, decode: (channel: number) => Promise<Float32Array>): Promise<Float32Array[]> {
+  const windows: Float32Array[] = [];
+  for (let channel = 0; channel < count; channel++) windows.push(await decode(channel));
+  return windows;
 }

@@ -73,6 +73,8 @@ export function parseStoredJobRequest(stored: Record<string, unknown>): StoredJo
     knownSpeakerReferences: [],
     enrolledVoiceIds: [],
     clinicalText: storedClinicalText(stored.clinicalText),
+    // Rows from before multichannel: the mix.
+    multichannel: stored.multichannel === true,
   };
 }
 

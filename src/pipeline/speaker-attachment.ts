@@ -45,6 +45,8 @@ export interface AttributedSegment extends RecognisedSegment {
   confidence?: number | null;
   /** Below the request's `confidence_threshold`. */
   lowConfidence?: true;
+  /** `multichannel`: the channel it was heard on (channel-merge.ts). */
+  channel?: number;
 }
 
 export interface AttributedWord extends Word {
@@ -52,6 +54,8 @@ export interface AttributedWord extends Word {
   review_required?: true;
   /** Below the request's `confidence_threshold`: a word for a reviewer to check. */
   low_confidence?: true;
+  /** `multichannel`: the channel it was heard on (channel-merge.ts). */
+  channel?: number;
 }
 
 export interface SpeakerSegment {

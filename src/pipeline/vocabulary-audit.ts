@@ -126,3 +126,42 @@ export function disabledVocabularyAudit(language: string): VocabularyAudit {
 function round3(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
+
+/**
+ * Two audits of the same plan over different audio (the channels of one recording, transcribed apart)
+ * as one: a term is delivered when either text holds it, and the decoding windows and corrections add up.
+ */
+export function addAudits(a: VocabularyAudit, b: VocabularyAudit): VocabularyAudit {
+  const union = (x: readonly string[], y: readonly string[]) => [...new Set([...x, ...y])];
+  const delivered = union(a.delivered_terms, b.delivered_terms);
+  const unresolved = union(a.unresolved_terms, b.unresolved_terms).filter((t) => !delivered.includes(t));
+  const suspect = union(a.suspect_terms, b.suspect_terms);
+  const corrections = [...a.corrections, ...b.corrections].sort((x, y) => x.start - y.start);
+  const reasons: Partial<Record<SafetyReason, number>> = { ...a.fallback_reasons };
+  for (const [reason, count] of Object.entries(b.fallback_reasons) as Array<[SafetyReason, number]>) reasons[reason] = (reasons[reason] ?? 0) + count;
+  const promptedChunks = a.prompted_chunks + b.prompted_chunks;
+  const fallbackChunks = a.fallback_chunks + b.fallback_chunks;
+  const status =
+    a.prompt_status === 'not_requested'
+      ? a.prompt_status
+      : promptStatus({ ...NO_VOCABULARY, prompt: 'prompted' }, { ...EMPTY_TALLY, promptedChunks, fallbackChunks });
+  return {
+    ...a,
+    applied_terms: delivered.length,
+    suspect_insertions: suspect.length,
+    suspect_terms: suspect,
+    safety_fallback: fallbackChunks > 0,
+    delivered_terms: delivered,
+    delivered: delivered.length,
+    corrected_terms: union(a.corrected_terms, b.corrected_terms),
+    corrections_applied: corrections.length,
+    corrections,
+    unresolved_terms: unresolved,
+    unresolved: unresolved.length,
+    prompt_status: status,
+    prompted_terms: Math.max(a.prompted_terms, b.prompted_terms),
+    prompted_chunks: promptedChunks,
+    fallback_chunks: fallbackChunks,
+    fallback_reasons: reasons,
+  };
+}

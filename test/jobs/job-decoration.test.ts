@@ -99,6 +99,7 @@ async function createJob(maxSpeakers = 4, extra: Record<string, unknown> = {}): 
       temperature: 0,
       logprobs: false,
       clinicalText: NO_CLINICAL_TEXT,
+      multichannel: false,
     },
     extra,
   );

@@ -16,7 +16,7 @@ import { parseJobKnownSpeakers } from '../../contract/known-speaker-fields.js';
 
 import { parsePatterns } from '../../pipeline/patterns.js';
 
-import { omittedLanguage, type LanguageChoice } from '../../contract/transcription-request.js';
+import { omittedLanguage, refuseWithMultichannel, type LanguageChoice } from '../../contract/transcription-request.js';
 
 import {
   DEFAULT_JOB_RESPONSE_FORMAT,
@@ -115,6 +115,9 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
     if (typeof fields.webhook_url !== 'string') throw unprocessable('webhook_url must be a string');
     webhookUrl = validateWebhookUrl(fields.webhook_url);
   }
+  const multichannel = booleanField(fields.multichannel, 'multichannel');
+  const enrolledVoiceIds = parseJobKnownSpeakers(fields.known_speakers, diarize);
+  if (multichannel) refuseWithMultichannel({ stream: false, logprobs: false, knownSpeakers: enrolledVoiceIds.length > 0, diarizedJob: diarize });
   const clinicalText = parseClinicalTextFields(withKeyTextDefaults(fields, key, 'json'), 'json');
   refuseUnredactedForKey(clinicalText, key);
   return {
@@ -123,7 +126,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       vad: null,
       // Reference clips come with the direct route's upload only; enrolled voices by id here too.
       knownSpeakerReferences: [],
-      enrolledVoiceIds: parseJobKnownSpeakers(fields.known_speakers, diarize),
+      enrolledVoiceIds,
       model: JOB_MODEL,
       responseFormat,
       language,
@@ -141,6 +144,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
       logprobs: false,
       ...speakerCount,
       clinicalText,
+      multichannel,
     },
     filename,
     contentType,

@@ -1,0 +1,166 @@
+// multichannel on the direct upload and the job body (issue 46.4): the real service, engine and ffmpeg
+// over a generated stereo consultation (two espeak voices, one per channel, 15 % bleed). A generated
+// model's words are noise, so what is asserted is what holds whatever was said: each segment and word
+// carries its channel, the channel is the speaker, segments come in time order, and audio that is not a
+// 2-channel recording, or a request multichannel cannot honour, is refused in the contract's envelope.
+// Which channel a passage is heard on is asserted on speech put on one channel only: the noise words of
+// a generated model are alike on both channels of the consultation, and kept once (on the louder).
+// The merge's rule (a word heard on both channels kept once): test/pipeline/channel-merge.test.ts.
+import { readFile } from 'node:fs/promises';
+import t, { type Test } from 'tap';
+import { speechWav } from '../helpers/audio-fixtures.js';
+import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
+import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
+import { oneSidedStereo, stereoConsultation } from '../helpers/stereo-consultation.js';
+import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
+
+let svc: TestService;
+let stereo: Uint8Array;
+let mono: Uint8Array;
+let rightOnly: Uint8Array;
+let leftOnly: Uint8Array;
+
+t.before(async () => {
+  svc = await startTestService();
+  stereo = await readFile((await stereoConsultation({ turns: 4 })).path);
+  const speech = await speechWav(4);
+  mono = await readFile(speech);
+  rightOnly = await readFile(await oneSidedStereo(speech, 1));
+  leftOnly = await readFile(await oneSidedStereo(speech, 0));
+});
+t.teardown(() => svc.close());
+
+const post = (fields: Record<string, string>, data = stereo) =>
+  postTranscription(svc.url, svc.key, { model: 'svc-medical-1', ...fields }, { data, name: 'visit.wav', type: 'audio/wav' });
+
+interface Answer {
+  text: string;
+  segments: Array<{ channel: number; speaker: string; start: number; end: number }>;
+  words?: Array<{ channel: number; speaker: string; start: number }>;
+  speakers: Array<{ speaker: string }>;
+  speaker_segments: Array<{ speaker: string }>;
+}
+
+function assertChannels(t: Test, body: Answer): void {
+  t.ok(body.segments.length > 0, 'segments');
+  for (const s of body.segments) {
+    t.ok(s.channel === 0 || s.channel === 1, 'a channel on each segment');
+    t.equal(s.speaker, `channel_${s.channel}`, 'its channel is its speaker');
+  }
+  t.same(
+    body.segments.map((s) => s.start),
+    body.segments.map((s) => s.start).sort((a, b) => a - b),
+    'merged in time order',
+  );
+  t.ok(
+    body.speakers.every((s) => /^channel_[01]$/.test(s.speaker)),
+    'speakers are channels',
+  );
+  t.ok(
+    body.speaker_segments.every((s) => /^channel_[01]$/.test(s.speaker)),
+    'speaker_segments by channel',
+  );
+}
+
+async function refusal(t: Test, res: Response, status: number, pattern: RegExp): Promise<void> {
+  t.equal(res.status, status, `status ${status}`);
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  t.equal(body.error.code, 'invalid_request');
+  t.match(body.error.message, pattern);
+}
+
+t.test('the upload: each channel transcribed apart, merged in time, every segment and word tagged', async (t) => {
+  const res = await post({ response_format: 'verbose_json', multichannel: 'true', 'timestamp_granularities[]': 'word' });
+  t.equal(res.status, 200);
+  const body = (await res.json()) as Answer;
+  assertChannels(t, body);
+  const documented = await OwnDocumentValidator.fetch(svc.url);
+  t.same(documented.errors('POST', '/v1/audio/transcriptions', 200, 'application/json', body), [], 'the answer is as the OpenAPI document says');
+  t.ok(body.words && body.words.length > 0, 'words asked, words given');
+  for (const w of body.words ?? []) t.equal(w.speaker, `channel_${w.channel}`, 'a channel on each word');
+  const plain = (await (await post({ response_format: 'verbose_json' })).json()) as Answer;
+  t.ok(
+    plain.segments.every((s) => !('channel' in s)),
+    'without multichannel, stereo is mixed down as before',
+  );
+});
+
+t.test('speech on one channel is heard on that channel only', async (t) => {
+  for (const [data, channel] of [
+    [rightOnly, 1],
+    [leftOnly, 0],
+  ] as const) {
+    const body = (await (await post({ response_format: 'verbose_json', multichannel: 'true' }, data)).json()) as Answer;
+    t.ok(body.segments.length > 0, 'segments');
+    t.ok(
+      body.segments.every((s) => s.channel === channel && s.speaker === `channel_${channel}`),
+      `all on channel ${channel}`,
+    );
+    t.same(body.speakers, [{ speaker: `channel_${channel}` }]);
+  }
+});
+
+t.test('with diarize, voices are labelled within their channel', async (t) => {
+  const res = await post({ response_format: 'diarized_json', multichannel: 'true', diarize: 'true' });
+  t.equal(res.status, 200);
+  const body = (await res.json()) as Answer;
+  for (const s of body.segments) t.match(s.speaker, new RegExp(`^(channel_${s.channel}_[A-Z]|unknown)$`));
+});
+
+t.test('what multichannel cannot serve is refused, saying why', async (t) => {
+  await refusal(t, await post({ multichannel: 'true' }, mono), 422, /multichannel needs audio with 2 channels; this audio is mono/);
+  await refusal(t, await post({ multichannel: 'yes' }), 400, /multichannel must be true or false/);
+  await refusal(t, await post({ multichannel: 'true', stream: 'true', response_format: 'json' }), 422, /cannot be streamed/);
+  await refusal(t, await post({ multichannel: 'true', 'include[]': 'logprobs', response_format: 'json' }), 422, /multichannel/);
+  const translation = await fetch(`${svc.url}/v1/audio/translations`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.key}` },
+    body: (() => {
+      const form = new FormData();
+      form.append('model', 'svc-medical-1');
+      form.append('multichannel', 'true');
+      form.append('file', new Blob([stereo as Uint8Array<ArrayBuffer>], { type: 'audio/wav' }), 'visit.wav');
+      return form;
+    })(),
+  });
+  await refusal(t, translation, 422, /multichannel is a transcription field/);
+});
+
+t.test('the OpenAPI document lists the field on both routes', async (t) => {
+  const doc = JSON.stringify(await (await fetch(`${svc.url}/v1/openapi.json`)).json());
+  t.ok((doc.match(/"multichannel":\{/g) ?? []).length >= 2, 'upload form and job body');
+});
+
+t.test('a job: its result carries channels; mono fails it saying why', async (t) => {
+  await refusal(
+    t,
+    await createJobRequest(svc.url, svc.key, jobBody(stereo, { multichannel: true, diarize: true, response_format: 'verbose_json' })),
+    422,
+    /diarize/,
+  );
+  const job = await createJob(svc.url, svc.key, jobBody(stereo, { multichannel: true, response_format: 'verbose_json' }));
+  t.ok((await uploadFile(job, stereo)).status < 300, 'uploaded');
+  t.equal((await completeJob(job, svc.key)).status, 202);
+  const done = await waitForEnd(job.poll_url, svc.key);
+  t.equal(done.status, 'succeeded');
+  assertChannels(t, (await (await fetch(done.result.download_url, { headers: auth(svc.key) })).json()) as Answer);
+
+  // Which channel, on a job too: speech on the right only is heard on channel 1 only.
+  const oneSided = await createJob(svc.url, svc.key, jobBody(rightOnly, { multichannel: true, response_format: 'verbose_json' }));
+  t.ok((await uploadFile(oneSided, rightOnly)).status < 300, 'uploaded');
+  t.equal((await completeJob(oneSided, svc.key)).status, 202);
+  const right = await waitForEnd(oneSided.poll_url, svc.key);
+  const rightBody = (await (await fetch(right.result.download_url, { headers: auth(svc.key) })).json()) as Answer;
+  t.ok(rightBody.segments.length > 0 && rightBody.segments.every((s) => s.channel === 1), 'all on channel 1');
+
+  const monoJob = await createJob(svc.url, svc.key, jobBody(mono, { multichannel: true }));
+  t.ok((await uploadFile(monoJob, mono)).status < 300, 'uploaded');
+  const completed = await completeJob(monoJob, svc.key);
+  if (completed.status === 202) {
+    const failed = await waitForEnd(monoJob.poll_url, svc.key);
+    t.equal(failed.status, 'failed');
+    t.match(JSON.stringify(failed.error), /mono/);
+  } else {
+    await refusal(t, completed, 422, /mono/);
+  }
+});
