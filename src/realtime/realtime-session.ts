@@ -24,6 +24,7 @@ import { LiveSpeakers, SPEAKERS_LIVE, SPEAKERS_OFF } from './live-speakers.js';
 import type { SessionCapacity } from './session-capacity.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-limits.js';
 import { SessionVocabulary } from './session-vocabulary.js';
+import { PROTOCOL, protocolRefusal, readMessage, type SessionState } from './session-protocol.js';
 import { keyOfStart } from './start-credential.js';
 import { EVENT_SCHEMA, parseStart, sessionVocabulary, type StartCredential, type StartMessage } from './start-message.js';
 import type { ConnectionHandlers, RealtimeConnection, TransportName } from './transport/transport.js';
@@ -77,9 +78,8 @@ export interface SessionDeps {
   onEnd?: (outcome: SessionOutcome) => void;
 }
 
-type Phase = 'awaiting_start' | 'starting' | 'streaming' | 'stopping' | 'closed';
-
-const TEXT = new TextDecoder('utf-8', { fatal: false });
+/** The session's own phase; past a limit, the protocol reads it as `past_limit`. */
+type Phase = Exclude<SessionState, 'past_limit'>;
 
 export class RealtimeSession implements ConnectionHandlers {
   private phase: Phase = 'awaiting_start';
@@ -140,26 +140,32 @@ export class RealtimeSession implements ConnectionHandlers {
     return this.turns?.received ?? 0;
   }
 
+  /** Where the session stands, as the protocol table reads it. */
+  private state(): SessionState {
+    if (this.ending && (this.phase === 'streaming' || this.phase === 'stopping')) return 'past_limit';
+    return this.phase;
+  }
+
   message(data: Uint8Array, binary: boolean): void {
-    if (this.isClosed()) return;
-    if (this.phase === 'awaiting_start') {
-      if (binary)
-        return this.refuse(
-          new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_BEFORE_READY', 'send the start message and wait for ready before any audio'),
-        );
-      this.phase = 'starting';
-      clearTimeout(this.startTimer);
-      void this.begin(data.slice());
-      return;
+    const state = this.state();
+    const message = readMessage(state, data, binary);
+    const step = PROTOCOL[state][message.kind];
+    switch (step) {
+      case 'ignore':
+        return;
+      case 'begin':
+        this.phase = 'starting';
+        clearTimeout(this.startTimer);
+        return void this.begin(data.slice());
+      case 'take_audio':
+        return this.audio(data);
+      case 'stop':
+        return this.stop();
+      case 'update_vocabulary':
+        return message.kind === 'update_vocabulary' ? this.updateVocabulary(message.vocabulary) : undefined;
+      default:
+        return this.refuse(protocolRefusal(step));
     }
-    if (this.phase === 'starting') {
-      return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_BEFORE_READY', 'wait for ready before sending anything else'));
-    }
-    if (!binary) return this.control(data);
-    // Past a limit the session finishes what it has: audio still on its way is not taken.
-    if (this.ending) return;
-    if (this.phase !== 'streaming') return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'AUDIO_AFTER_STOP', 'no audio after stop'));
-    this.audio(data);
   }
 
   closed(code: number): void {
@@ -365,26 +371,7 @@ export class RealtimeSession implements ConnectionHandlers {
     });
   }
 
-  private control(frame: Uint8Array): void {
-    let message: Record<string, unknown> | undefined;
-    try {
-      const value = JSON.parse(TEXT.decode(frame)) as unknown;
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) message = value as Record<string, unknown>;
-    } catch {
-      message = undefined;
-    }
-    if (message?.type === 'update_vocabulary' && Object.keys(message).every((k) => k === 'type' || k === 'vocabulary')) {
-      return this.updateVocabulary(message.vocabulary);
-    }
-    if (message?.type !== 'stop')
-      return this.refuse(
-        new RealtimeRefusal(
-          'invalid_request',
-          CLOSE.policy,
-          'UNEXPECTED_TEXT',
-          'text frames after start must be {"type":"stop"} or {"type":"update_vocabulary","vocabulary":[...]}; audio goes in binary frames',
-        ),
-      );
+  private stop(): void {
     if (this.phase !== 'streaming') return;
     this.phase = 'stopping';
     void this.finish();
