@@ -9,7 +9,7 @@ import type { RealtimeSeatStore } from '../store/realtime-seat-store.js';
 import { RealtimeSession, type SessionDeps } from './realtime-session.js';
 import type { SessionLimits } from './session-limits.js';
 import { SessionCapacity } from './session-capacity.js';
-import { MAX_START_BYTES } from './start-message.js';
+import { MAX_START_BYTES } from '../contract/realtime-start.js';
 import { openTransport } from './transport/open-transport.js';
 import type { TransportLimits, TransportName } from './transport/transport.js';
 

@@ -2,75 +2,43 @@
 // `final` and close. The session admits its start, takes the audio its billing admits, and hands it
 // to its turn analyser (turn-analyser.ts: the buffer, endpointing, partial and final decodes). A
 // session that closes aborts its decodes.
-import { ShownTurnText } from './shown-turn-text.js';
-import { requireEntitlements } from '../contract/request-entitlements.js';
-import { EntitlementMissing } from '../pipeline/pipeline-errors.js';
-import type { Engine } from '../engine/engine.js';
-import type { EngineWork, WorkClass } from '../domain/work-classes.js';
-import type { ModelId } from '../domain/model-ids.js';
-import { BillingBlockedError } from '../billing/billing-errors.js';
+import { admitRealtimeSession, type AdmissionWatcher, type RealtimeAdmissionDeps } from '../application/admit-realtime-session.js';
+import type { RealtimeUsage, UsageLimit } from '../application/realtime-usage.js';
 import type { BlockReason } from '../billing/billing-decision.js';
+import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { KeyCutOff, KeyStandingWatch } from '../billing/key-standing-watch.js';
-import type { UsageBilling } from '../billing/usage-billing.js';
-import type { KeyStore } from '../store/key-store.js';
+import { parseStart, sessionVocabulary, type StartCredential, type StartMessage } from '../contract/realtime-start.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
-import type { KeyUseRecorder } from '../store/key-use-recorder.js';
-import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';
-import { RealtimeUsage, type UsageLimit } from './realtime-usage.js';
-import { CLOSE, invalidStart, RealtimeRefusal, storeUnavailable } from './realtime-errors.js';
-import { isStoreUnavailable } from '../store/store-unavailable-error.js';
-import { EventSequence } from './realtime-events.js';
-import { LiveSpeakers, SPEAKERS_LIVE, SPEAKERS_OFF } from './live-speakers.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { ModelId } from '../domain/model-ids.js';
+import type { EngineWork, WorkClass } from '../domain/work-classes.js';
+import type { Engine } from '../engine/engine.js';
+import { PipelineError } from '../pipeline/pipeline-errors.js';
+import type { KnownSpeaker } from '../pipeline/voice-matching.js';
+import { LiveSpeakers } from './live-speakers.js';
+import { billingRefusal, CLOSE, RealtimeRefusal, sessionTooLong, startRefusal, unauthorized } from './realtime-errors.js';
+import { EventSequence, finalFields, finalText, readyFields } from './realtime-events.js';
 import type { SessionCapacity } from './session-capacity.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-limits.js';
-import { SessionVocabulary } from './session-vocabulary.js';
 import { PROTOCOL, protocolRefusal, readMessage, type SessionState } from './session-protocol.js';
-import { keyOfStart } from './start-credential.js';
-import { EVENT_SCHEMA, parseStart, sessionVocabulary, type StartCredential, type StartMessage } from './start-message.js';
+import { SessionVocabulary } from './session-vocabulary.js';
+import { ShownTurnText } from './shown-turn-text.js';
 import type { ConnectionHandlers, RealtimeConnection, TransportName } from './transport/transport.js';
 import { TurnAnalyser } from './turn-analyser.js';
-import type { KnownSpeaker } from '../pipeline/voice-matching.js';
-import type { VoiceProfileStore } from '../store/voice-profile-store.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { AudioIntake } from './audio-intake.js';
+import type { SessionOutcome } from './session-outcome.js';
 
 export { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-limits.js';
 
-/** How a session ended, for the access audit log: ids, counts and codes, never content. */
-export interface SessionOutcome {
-  sessionId: string | null;
-  /** The key and tenant of a session that started (null: refused before its key was known). */
-  keyId: string | null;
-  tenantId: string | null;
-  /** What the start presented: the key itself, or a client secret it minted (null: no valid start). */
-  credential: StartCredential['kind'] | null;
-  closeCode: number;
-  closeReason: string;
-  /** Audio received, and the part of it metered (less a cut-off session's untranscribed tail). */
-  audioSeconds: number;
-  meteredSeconds: number;
-  turns: number;
-  /** Billing's word: the start refused for a block, or the session cut at one (null: neither). */
-  billingBlocked: BlockReason | null;
-  /** The enrolled voices the session's live labels named when they matched (ids only; empty: none). */
-  voiceIds: string[];
-}
+export type { SessionOutcome } from './session-outcome.js';
 
-export interface SessionDeps {
-  keys: KeyStore;
-  /** Where the client secrets a `start` may present instead of a key are used up. */
-  clientSecrets: Pick<RealtimeClientSecretStore, 'claim'>;
+export interface SessionDeps extends Omit<RealtimeAdmissionDeps, 'clock'> {
   /** Epoch milliseconds, for client secrets' expiry (default Date.now; the service passes its clock). */
   clock?: () => number;
-  /** Notes the use of the key a session starts with (its "last used"); the service passes its recorder. */
-  keyUse?: Pick<KeyUseRecorder, 'record'>;
-  /** Admits the session's audio slice by slice (refusing a start when usage is blocked) and meters it. */
-  billing: Pick<UsageBilling, 'reserveUpTo' | 'release' | 'meter' | 'terms'>;
   /** Tells an open session that its key was revoked or its usage paused. */
   watch: Pick<KeyStandingWatch, 'watch'>;
   capacity: SessionCapacity;
   engines: Record<ModelId, Engine>;
-  /** The tenants' enrolled voices a start names (diarization.known_speakers); absent: such a start is refused. */
-  voices?: Pick<VoiceProfileStore, 'get'>;
   transport: TransportName;
   limits?: Partial<SessionLimits>;
   /** Milliseconds, for the real-time check (tests may inject). */
@@ -109,11 +77,13 @@ export class RealtimeSession implements ConnectionHandlers {
   /** The audio the final record was sent for (what is billed); null before it. */
   private billed: number | null = null;
   private billingBlocked: BlockReason | null = null;
-  /** PCM16 frames received while the next slice's reservation was undecided, waiting for it. */
-  private held: Uint8Array[] = [];
-  private heldSamples = 0;
-  /** Set while a `stop` waits for held audio to be taken. */
-  private heldDrained: (() => void) | null = null;
+  /** Audio as it arrives, taken as far as billing admits it. */
+  private readonly intake = new AudioIntake({
+    usage: () => this.usage,
+    turns: () => this.turns!,
+    isClosed: () => this.isClosed(),
+    pastLimit: () => this.ending !== null,
+  });
   private closeReason = '';
   private readyAt = 0;
   /** Aborted when the session closes: its decodes and VAD calls stop. */
@@ -177,7 +147,7 @@ export class RealtimeSession implements ConnectionHandlers {
     this.release = null;
     this.unwatch?.();
     this.unwatch = null;
-    this.dropHeld();
+    this.intake.drop();
     // Audio whose text the client was never given (the client gone, the session cut off) is not billed.
     const untranscribed = this.received - (this.billed ?? this.turns?.transcribed() ?? 0);
     const usage = this.usage;
@@ -200,19 +170,6 @@ export class RealtimeSession implements ConnectionHandlers {
         billingBlocked: this.billingBlocked,
         voiceIds: this.knownSpeakers.length > 0 ? [...(this.start?.knownSpeakers ?? [])] : [],
       });
-  }
-
-  /** The enrolled voices of `ids`, each the tenant's (an unknown id and another tenant's are refused alike). */
-  private async enrolledVoices(ids: readonly string[], tenant: string): Promise<KnownSpeaker[]> {
-    if (ids.length === 0) return [];
-    if (!this.deps.voices) throw invalidStart('diarization.known_speakers is not available on this listener');
-    const known: KnownSpeaker[] = [];
-    for (const [i, id] of ids.entries()) {
-      const voice = await this.deps.voices.get(tenant, id);
-      if (!voice) throw invalidStart(`diarization.known_speakers[${i}] is not a voice enrolled for this key's tenant`);
-      known.push({ name: voice.name, profile: voice.profile });
-    }
-    return known;
   }
 
   /** Read through a method: a session may close while an await is pending. */
@@ -264,7 +221,7 @@ export class RealtimeSession implements ConnectionHandlers {
     if (limit.kind === 'billing') this.billingBlocked = limit.refusal.reason;
     this.ending = limit.kind === 'billing' ? billingRefusal(limit.refusal) : sessionTooLong(limit.maxMs);
     // Audio past the limit is not taken.
-    this.dropHeld();
+    this.intake.drop();
     if (this.phase !== 'streaming') return;
     this.phase = 'stopping';
     void this.finish();
@@ -273,36 +230,9 @@ export class RealtimeSession implements ConnectionHandlers {
   private async begin(frame: Uint8Array): Promise<void> {
     try {
       const start = parseStart(frame);
-      const key = await keyOfStart(start.credential, { keys: this.deps.keys, clientSecrets: this.deps.clientSecrets, clock: this.deps.clock ?? Date.now });
-      if (this.isClosed()) return;
-      if (key === null || key.revokedAt !== null) throw unauthorized();
-      // Used: the key, or a client secret minted from it, was accepted (whatever billing or seats say next).
-      this.deps.keyUse?.record(key);
-      this.key = key;
-      this.credential = start.credential.kind;
-      try {
-        requireEntitlements({ patterns: start.patterns }, key);
-      } catch (error) {
-        if (!(error instanceof EntitlementMissing)) throw error;
-        throw new RealtimeRefusal('entitlement_denied', CLOSE.forbidden, 'ENTITLEMENT_DENIED', error.message);
-      }
-      // Before a seat is taken: the voices the start names are the tenant's, or it is refused.
-      this.knownSpeakers = await this.enrolledVoices(start.knownSpeakers, key.tenant);
-      if (this.isClosed()) return;
-      // Before a seat is taken: the key's stored terms join the request's.
-      const dictionary = start.dictionary ? await this.deps.keys.getDictionary(key.id, start.language) : [];
-      if (this.isClosed()) return;
-      // Before any seat or audio: the first slice of audio is reserved (the allowance, spend cap and
-      // credit decide, counting work admitted elsewhere, and an operator's pause).
-      const usage = await RealtimeUsage.open(this.deps.billing, key, start, SAMPLE_RATE, {
-        limit: (limit) => this.limitReached(limit),
-        resume: () => this.resumeHeld(),
-      }).catch((error: unknown) => {
-        if (!(error instanceof BillingBlockedError)) throw error;
-        this.billingBlocked = error.reason;
-        throw billingRefusal(error);
-      });
-      if (this.isClosed()) return void usage.close();
+      const admitted = await admitRealtimeSession(start, this.admission(), { ...this.deps, clock: this.deps.clock ?? Date.now });
+      if (admitted === null) return;
+      const { key, usage } = admitted;
       this.usage = usage;
       const release = await this.deps.capacity.take(key.tenant, key.plan, start.diarization);
       if (this.isClosed()) return release();
@@ -310,26 +240,28 @@ export class RealtimeSession implements ConnectionHandlers {
       this.unwatch = this.deps.watch.watch(key.id, (cutOff) => this.cutOff(cutOff));
       this.start = start;
       this.tenant = key.tenant;
-      this.openTurns(start, dictionary);
+      this.openTurns(start, admitted.dictionary);
       this.phase = 'streaming';
       this.readyAt = this.now();
-      this.send(
-        this.events.next('ready', {
-          session_id: start.sessionId,
-          event_schema: EVENT_SCHEMA,
-          language: start.language,
-          model: start.model,
-          audio: { encoding: 'pcm16', sample_rate: SAMPLE_RATE, channels: 1 },
-          transport: this.deps.transport,
-          speakers: start.diarization ? SPEAKERS_LIVE : SPEAKERS_OFF,
-        }),
-      );
+      this.send(this.events.next('ready', readyFields(start, this.deps.transport)));
     } catch (error) {
-      if (error instanceof RealtimeRefusal) return this.refuse(error);
-      this.refuse(
-        isStoreUnavailable(error) ? storeUnavailable() : new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session could not start'),
-      );
+      this.refuse(startRefusal(error));
     }
+  }
+
+  /** What the admission tells the session, and asks of it. */
+  private admission(): AdmissionWatcher {
+    return {
+      isClosed: () => this.isClosed(),
+      authenticated: (key, credential) => {
+        this.key = key;
+        this.credential = credential;
+      },
+      enrolled: (voices) => (this.knownSpeakers = voices),
+      billingBlocked: (reason) => (this.billingBlocked = reason),
+      limit: (limit) => this.limitReached(limit),
+      resume: () => this.intake.resume(),
+    };
   }
 
   /** The start is accepted: what the session shows, decodes with and labels, and its turns. */
@@ -387,7 +319,7 @@ export class RealtimeSession implements ConnectionHandlers {
     try {
       terms = sessionVocabulary(value, this.start!.language);
     } catch (error) {
-      if (!(error instanceof RealtimeRefusal)) throw error;
+      if (!(error instanceof PipelineError)) throw error;
       this.send(this.events.next('vocabulary_rejected', { message: error.message }));
       return;
     }
@@ -405,7 +337,7 @@ export class RealtimeSession implements ConnectionHandlers {
     if (frame.length % 2 !== 0)
       return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'INVALID_AUDIO', 'audio frames are 16-bit PCM: an even number of bytes'));
     const sent = frame.length / 2;
-    const aheadSeconds = (this.received + this.heldSamples + sent) / SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
+    const aheadSeconds = (this.received + this.intake.waiting + sent) / SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
     if (aheadSeconds > this.limits.maxAheadSeconds) {
       return this.refuse(
         new RealtimeRefusal(
@@ -416,51 +348,7 @@ export class RealtimeSession implements ConnectionHandlers {
         ),
       );
     }
-    // Audio waiting for the next slice's reservation goes first.
-    const rest = this.held.length > 0 ? frame : this.take(frame);
-    if (rest) this.hold(rest, 'last');
-  }
-
-  /**
-   * Takes what the key's reserved audio admits of a PCM16 frame: the part not admitted while the next
-   * slice is undecided (to take when `resume` is told), or null (all taken, or dropped past a limit).
-   */
-  private take(frame: Uint8Array): Uint8Array | null {
-    const sent = frame.length / 2;
-    const samples = this.usage ? this.usage.received(sent) : sent;
-    if (samples > 0) {
-      const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
-      const pcm = new Float32Array(samples);
-      for (let i = 0; i < samples; i++) pcm[i] = view.getInt16(i * 2, true) / 32768;
-      this.turns!.push(pcm);
-    }
-    return samples < sent && !this.ending ? frame.subarray(samples * 2) : null;
-  }
-
-  private hold(frame: Uint8Array, where: 'first' | 'last'): void {
-    // Copied: a transport's frame is reused once its handler returns.
-    if (where === 'first') this.held.unshift(frame.slice());
-    else this.held.push(frame.slice());
-    this.heldSamples += frame.length / 2;
-  }
-
-  /** The next slice is decided: the audio that waited for it is taken, in order, as far as it is admitted. */
-  private resumeHeld(): void {
-    while (this.held.length > 0 && !this.isClosed() && !this.ending) {
-      const frame = this.held.shift()!;
-      this.heldSamples -= frame.length / 2;
-      const rest = this.take(frame);
-      if (rest) return this.hold(rest, 'first');
-    }
-    this.dropHeld();
-  }
-
-  /** No audio waits any more (all taken, or past a limit): a `stop` waiting for it may go on. */
-  private dropHeld(): void {
-    this.held = [];
-    this.heldSamples = 0;
-    this.heldDrained?.();
-    this.heldDrained = null;
+    this.intake.add(frame);
   }
 
   /** A decode or VAD call failed (the engine's error is not the client's business: a fixed message). */
@@ -475,7 +363,7 @@ export class RealtimeSession implements ConnectionHandlers {
 
   private async finish(): Promise<void> {
     // Audio sent before `stop` that waits for the next slice's reservation is taken first.
-    if (this.held.length > 0) await new Promise<void>((resolve) => (this.heldDrained = resolve));
+    await this.intake.taken();
     await this.turns!.idle();
     try {
       if (!this.isStopping()) return;
@@ -495,38 +383,9 @@ export class RealtimeSession implements ConnectionHandlers {
 
   /** The final record: every turn transcribed, over `samples` of audio (what is billed). */
   private sendFinal(samples: number): void {
-    const turns = this.turns!.turns;
-    const text = turns
-      .map((t) => t.text)
-      .filter((t) => t !== '')
-      .join(' ');
-    this.send(
-      this.events.next('final', {
-        session_id: this.start!.sessionId,
-        text,
-        turns: turns.map((t) => ({ turn_id: t.turnId, text: t.text, start: Math.round(t.start * 1000) / 1000, end: Math.round(t.end * 1000) / 1000 })),
-        audio_seconds: Math.round((samples / SAMPLE_RATE) * 1000) / 1000,
-        ...this.vocabulary!.reports(text, this.shown!, this.start!.clinicalText),
-      }),
-    );
+    const text = finalText(this.turns!.turns);
+    const reports = this.vocabulary!.reports(text, this.shown!, this.start!.clinicalText);
+    this.send(this.events.next('final', finalFields(this.start!.sessionId, this.turns!.turns, samples / SAMPLE_RATE, reports)));
     this.billed = samples;
   }
-}
-
-function unauthorized(): RealtimeRefusal {
-  return new RealtimeRefusal(
-    'unauthorized',
-    CLOSE.unauthorized,
-    'UNAUTHORIZED',
-    'a valid API key, or an unused and unexpired client secret of one, is required in the start message',
-  );
-}
-
-function sessionTooLong(maxMs: number): RealtimeRefusal {
-  const length = maxMs >= 60_000 ? `${Math.round(maxMs / 60_000)} minutes` : `${Math.round(maxMs / 1000)} seconds`;
-  return new RealtimeRefusal('invalid_request', CLOSE.timeout, 'SESSION_TOO_LONG', `a session takes at most ${length} of audio on this plan: start a new one`);
-}
-
-function billingRefusal(error: BillingBlockedError): RealtimeRefusal {
-  return new RealtimeRefusal('billing_blocked', CLOSE.billingBlocked, 'BILLING_BLOCKED', error.message);
 }

@@ -11,13 +11,12 @@
 // Unknown fields are refused.
 import { LANGUAGE_FAMILIES, type LanguageFamily } from '../domain/language-families.js';
 import { FLAGSHIP_MODEL, MODEL_IDS, type ModelId } from '../domain/model-ids.js';
-import { PipelineError } from '../pipeline/pipeline-errors.js';
+import { InvalidRequestField, type PipelineError } from '../pipeline/pipeline-errors.js';
 import { checkPatterns, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { validateTerms } from '../pipeline/vocabulary-terms.js';
-import { invalidStart } from './realtime-errors.js';
-import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
+import { MAX_KNOWN_SPEAKERS } from './known-speaker-fields.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
-import { parseClinicalTextFields, type ClinicalTextFields } from '../contract/clinical-text-fields.js';
+import { parseClinicalTextFields, type ClinicalTextFields } from './clinical-text-fields.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export const EVENT_SCHEMA = 'svc-agent-v1';
@@ -65,7 +64,7 @@ export interface StartMessage {
   clinicalText: ClinicalTextFields;
 }
 
-/** The start message of a text frame; throws RealtimeRefusal (invalid_request) naming the field. */
+/** The start message of a text frame; throws InvalidRequestField naming the field (the session refuses the start with its message). */
 export function parseStart(frame: Uint8Array): StartMessage {
   if (frame.length > MAX_START_BYTES) throw invalidStart(`the start message is over ${MAX_START_BYTES} bytes`);
   let value: unknown;
@@ -118,7 +117,7 @@ export function parseStart(frame: Uint8Array): StartMessage {
     vocabulary: m.vocabulary === undefined ? [] : sessionVocabulary(m.vocabulary, m.language as LanguageFamily),
     dictionary: m.dictionary !== false,
     patterns: m.patterns === undefined ? [] : startPatterns(m.patterns),
-    clinicalText: refusedAsStart(() => parseClinicalTextFields(m, 'json')),
+    clinicalText: parseClinicalTextFields(m, 'json'),
   };
 }
 
@@ -143,24 +142,19 @@ function startCredential(m: Record<string, unknown>): StartCredential {
   return { kind: 'api_key', key: m.api_key };
 }
 
-/** Terms by the upload's rules (vocabulary-terms.ts); also for `update_vocabulary`. Throws RealtimeRefusal's message as a PipelineError's. */
+/** Terms by the upload's rules (vocabulary-terms.ts); also for `update_vocabulary`. Throws a PipelineError naming the rule. */
 export function sessionVocabulary(value: unknown, language: LanguageFamily): string[] {
-  return refusedAsStart(() => validateTerms(value, language));
+  return validateTerms(value, language);
 }
 
 function startPatterns(value: unknown): string[] {
   if (!Array.isArray(value) || value.some((p) => typeof p !== 'string')) throw invalidStart('patterns must be a JSON array of strings');
   if ((value as string[]).reduce((sum, p) => sum + p.length, 0) > MAX_PATTERNS_LENGTH)
     throw invalidStart(`patterns are at most ${MAX_PATTERNS_LENGTH} characters`);
-  return refusedAsStart(() => checkPatterns((value as string[]).map((p) => p.trim())));
+  return checkPatterns((value as string[]).map((p) => p.trim()));
 }
 
-/** The pipeline's refusal of a field, as the start's: its message names the field and never echoes it. */
-function refusedAsStart<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    if (error instanceof PipelineError) throw invalidStart(error.message);
-    throw error;
-  }
+/** A refusal of the start: its message names the field and never echoes it. */
+function invalidStart(message: string): PipelineError {
+  return new InvalidRequestField(message);
 }
