@@ -8,7 +8,8 @@
 // of the two. `model` (svc-medical-1 default, or svc-medical-edge-1) is optional, and so are the clinical
 // vocabulary (`vocabulary`: terms by the upload's rules; `dictionary`: false leaves the key's stored
 // terms out) and `patterns` (the upload's rules; the key's entitlement is checked once it is known).
-// Unknown fields are refused.
+// Unknown fields are refused. The names are the contract table's (request-fields.ts, route `realtime`):
+// a field shared with the HTTP requests is declared there once.
 import { LANGUAGE_FAMILIES, type LanguageFamily } from '../domain/language-families.js';
 import { FLAGSHIP_MODEL, MODEL_IDS, type ModelId } from '../domain/model-ids.js';
 import { InvalidRequestField, type PipelineError } from '../pipeline/pipeline-errors.js';
@@ -18,30 +19,15 @@ import { MAX_KNOWN_SPEAKERS } from './known-speaker-fields.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
 import { parseClinicalTextFields, type ClinicalTextFields } from './clinical-text-fields.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { fieldNamesOf, REALTIME_EVENT_SCHEMA, REQUEST_FIELDS, SESSION_ID_PATTERN } from './request-fields.js';
 
-export const EVENT_SCHEMA = 'svc-agent-v1';
+export const EVENT_SCHEMA = REALTIME_EVENT_SCHEMA;
 /** Longest start message, in bytes (a vocabulary of a thousand long terms fits): anything longer is refused unparsed. */
 export const MAX_START_BYTES = 128 * 1024;
-const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const FIELDS = new Set([
-  'type',
-  'api_key',
-  'client_secret',
-  'streaming_mode',
-  'audio',
-  'language',
-  'diarization',
-  'event_schema',
-  'session_id',
-  'model',
-  'vocabulary',
-  'dictionary',
-  'patterns',
-  'smart_format',
-  'redact',
-  'redact_substitution',
-]);
-const AUDIO_FIELDS = ['encoding', 'sample_rate', 'channels'];
+const SESSION_ID = new RegExp(SESSION_ID_PATTERN);
+/** The start's fields, as the contract's table gives them to the realtime route: its own and those it shares with the HTTP requests. */
+const FIELDS: readonly string[] = fieldNamesOf('realtime');
+const AUDIO_FIELDS = Object.keys(REQUEST_FIELDS.audio.schema.properties);
 
 /** Who opens the session: the API key itself, or a client secret it minted (used up by this start). */
 export type StartCredential = { kind: 'api_key'; key: string } | { kind: 'client_secret'; secret: string };
@@ -76,8 +62,8 @@ export function parseStart(frame: Uint8Array): StartMessage {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidStart('the start message must be a JSON object');
   const m = value as Record<string, unknown>;
   if (m.type !== 'start') throw invalidStart('the first message must be {"type":"start",...}');
-  const unknown = Object.keys(m).find((k) => !FIELDS.has(k));
-  if (unknown !== undefined) throw invalidStart(unknownFieldMessage(unknown, [...FIELDS], 'the start message'));
+  const unknown = Object.keys(m).find((k) => !FIELDS.includes(k));
+  if (unknown !== undefined) throw invalidStart(unknownFieldMessage(unknown, FIELDS, 'the start message'));
   const credential = startCredential(m);
   if (m.streaming_mode !== 'realtime') throw invalidStart('streaming_mode must be "realtime"');
   const audio = m.audio as Record<string, unknown> | undefined;
