@@ -4,15 +4,6 @@
 import type { RealtimeUsage } from '../application/realtime-usage.js';
 import type { TurnAnalyser } from './turn-analyser.js';
 
-export interface AudioIntakeParts {
-  /** The session's reserved audio (null: taken without metering). */
-  usage(): RealtimeUsage | null;
-  turns(): TurnAnalyser;
-  /** Read at each frame: the session may close, or reach a limit, meanwhile. */
-  isClosed(): boolean;
-  pastLimit(): boolean;
-}
-
 export class AudioIntake {
   /** PCM16 frames received while the next slice's reservation was undecided, waiting for it. */
   private held: Uint8Array[] = [];
@@ -20,7 +11,14 @@ export class AudioIntake {
   /** Set while a `stop` waits for held audio to be taken. */
   private drained: (() => void) | null = null;
 
-  constructor(private readonly parts: AudioIntakeParts) {}
+  /** Set once the session takes no more audio (closed, or a limit reached): what waits is dropped. */
+  private shut = false;
+
+  constructor(
+    /** The session's reserved audio. */
+    private readonly usage: RealtimeUsage,
+    private readonly turns: TurnAnalyser,
+  ) {}
 
   /** Samples waiting for the next slice's reservation. */
   get waiting(): number {
@@ -35,7 +33,7 @@ export class AudioIntake {
 
   /** The next slice is decided: the audio that waited for it is taken, in order, as far as it is admitted. */
   resume(): void {
-    while (this.held.length > 0 && !this.parts.isClosed() && !this.parts.pastLimit()) {
+    while (this.held.length > 0 && !this.shut) {
       const frame = this.held.shift()!;
       this.heldSamples -= frame.length / 2;
       const rest = this.take(frame);
@@ -44,8 +42,14 @@ export class AudioIntake {
     this.drop();
   }
 
+  /** The session takes no more audio (closed, or past a limit): what waits is dropped. */
+  close(): void {
+    this.shut = true;
+    this.drop();
+  }
+
   /** No audio waits any more (all taken, or past a limit): a `stop` waiting for it may go on. */
-  drop(): void {
+  private drop(): void {
     this.held = [];
     this.heldSamples = 0;
     this.drained?.();
@@ -63,15 +67,14 @@ export class AudioIntake {
    */
   private take(frame: Uint8Array): Uint8Array | null {
     const sent = frame.length / 2;
-    const usage = this.parts.usage();
-    const samples = usage ? usage.received(sent) : sent;
+    const samples = this.usage.received(sent);
     if (samples > 0) {
       const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
       const pcm = new Float32Array(samples);
       for (let i = 0; i < samples; i++) pcm[i] = view.getInt16(i * 2, true) / 32768;
-      this.parts.turns().push(pcm);
+      this.turns.push(pcm);
     }
-    return samples < sent && !this.parts.pastLimit() ? frame.subarray(samples * 2) : null;
+    return samples < sent && !this.shut ? frame.subarray(samples * 2) : null;
   }
 
   private hold(frame: Uint8Array, where: 'first' | 'last'): void {

@@ -54,6 +54,8 @@ export const invalidStart = (message: string) => new RealtimeRefusal('invalid_re
 export const storeUnavailable = () =>
   new RealtimeRefusal('service_unavailable', CLOSE.tryAgainLater, 'SERVICE_UNAVAILABLE', 'the service cannot check keys or seats now; retry later');
 
+export const silenceTimeout = (seconds: number) => new RealtimeRefusal('invalid_request', CLOSE.timeout, 'SILENCE_TIMEOUT', `no speech for ${seconds} s`);
+
 export const unauthorized = () =>
   new RealtimeRefusal(
     'unauthorized',

@@ -78,12 +78,7 @@ export class RealtimeSession implements ConnectionHandlers {
   private billed: number | null = null;
   private billingBlocked: BlockReason | null = null;
   /** Audio as it arrives, taken as far as billing admits it. */
-  private readonly intake = new AudioIntake({
-    usage: () => this.usage,
-    turns: () => this.turns!,
-    isClosed: () => this.isClosed(),
-    pastLimit: () => this.ending !== null,
-  });
+  private intake: AudioIntake | null = null;
   private closeReason = '';
   private readyAt = 0;
   /** Aborted when the session closes: its decodes and VAD calls stop. */
@@ -147,7 +142,7 @@ export class RealtimeSession implements ConnectionHandlers {
     this.release = null;
     this.unwatch?.();
     this.unwatch = null;
-    this.intake.drop();
+    this.intake?.close();
     // Audio whose text the client was never given (the client gone, the session cut off) is not billed.
     const untranscribed = this.received - (this.billed ?? this.turns?.transcribed() ?? 0);
     const usage = this.usage;
@@ -221,7 +216,7 @@ export class RealtimeSession implements ConnectionHandlers {
     if (limit.kind === 'billing') this.billingBlocked = limit.refusal.reason;
     this.ending = limit.kind === 'billing' ? billingRefusal(limit.refusal) : sessionTooLong(limit.maxMs);
     // Audio past the limit is not taken.
-    this.intake.drop();
+    this.intake?.close();
     if (this.phase !== 'streaming') return;
     this.phase = 'stopping';
     void this.finish();
@@ -260,7 +255,7 @@ export class RealtimeSession implements ConnectionHandlers {
       enrolled: (voices) => (this.knownSpeakers = voices),
       billingBlocked: (reason) => (this.billingBlocked = reason),
       limit: (limit) => this.limitReached(limit),
-      resume: () => this.intake.resume(),
+      resume: () => this.intake?.resume(),
     };
   }
 
@@ -287,7 +282,8 @@ export class RealtimeSession implements ConnectionHandlers {
     this.turns = new TurnAnalyser({
       engine,
       language: start.language,
-      work: (workClass) => this.work(workClass),
+      tenant: this.tenant,
+      sessionId: start.sessionId,
       shown,
       vocabulary,
       speakers: this.speakers,
@@ -295,12 +291,10 @@ export class RealtimeSession implements ConnectionHandlers {
       send: (event) => this.send(event),
       signal: this.stopped.signal,
       limits: this.limits,
-      isClosed: () => this.isClosed(),
       isStreaming: () => this.phase === 'streaming',
-      silent: () =>
-        this.refuse(new RealtimeRefusal('invalid_request', CLOSE.timeout, 'SILENCE_TIMEOUT', `no speech for ${this.limits.silenceTimeoutSeconds} s`)),
       failed: (error) => this.failed(error),
     });
+    this.intake = new AudioIntake(this.usage!, this.turns);
   }
 
   private stop(): void {
@@ -337,7 +331,7 @@ export class RealtimeSession implements ConnectionHandlers {
     if (frame.length % 2 !== 0)
       return this.refuse(new RealtimeRefusal('invalid_request', CLOSE.policy, 'INVALID_AUDIO', 'audio frames are 16-bit PCM: an even number of bytes'));
     const sent = frame.length / 2;
-    const aheadSeconds = (this.received + this.intake.waiting + sent) / SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
+    const aheadSeconds = (this.received + this.intake!.waiting + sent) / SAMPLE_RATE - (this.now() - this.readyAt) / 1000;
     if (aheadSeconds > this.limits.maxAheadSeconds) {
       return this.refuse(
         new RealtimeRefusal(
@@ -348,11 +342,15 @@ export class RealtimeSession implements ConnectionHandlers {
         ),
       );
     }
-    this.intake.add(frame);
+    this.intake!.add(frame);
   }
 
-  /** A decode or VAD call failed (the engine's error is not the client's business: a fixed message). */
-  private failed(_error: unknown): void {
+  /**
+   * An analysis failed: the turns' own refusal (silence), or a decode or VAD call (the engine's error
+   * is not the client's business: a fixed message).
+   */
+  private failed(error: unknown): void {
+    if (error instanceof RealtimeRefusal) return this.refuse(error);
     this.refuse(new RealtimeRefusal('internal_error', CLOSE.internal, 'INTERNAL_ERROR', 'the session failed while decoding'));
   }
 
@@ -363,7 +361,7 @@ export class RealtimeSession implements ConnectionHandlers {
 
   private async finish(): Promise<void> {
     // Audio sent before `stop` that waits for the next slice's reservation is taken first.
-    await this.intake.taken();
+    await this.intake!.taken();
     await this.turns!.idle();
     try {
       if (!this.isStopping()) return;

@@ -18,6 +18,7 @@ import type { LiveSpeakers } from './live-speakers.js';
 import type { SessionLimits } from './session-limits.js';
 import type { SessionVocabulary } from './session-vocabulary.js';
 import type { ShownTurnText } from './shown-turn-text.js';
+import { silenceTimeout } from './realtime-errors.js';
 import { turnState } from './turn-detector.js';
 import { recogniseTurn, turnDecodeOptions, type TurnRecognition } from './turn-recognition.js';
 
@@ -27,22 +28,20 @@ const PAD_SECONDS = 0.15;
 export interface TurnAnalyserParts {
   engine: Engine;
   language: LanguageFamily;
-  /** The session's engine calls of a work class, for the engine's scheduler. */
-  work(workClass: WorkClass): EngineWork;
+  /** Whose engine calls these are, for the engine's scheduler: the key's tenant and the session. */
+  tenant: string;
+  sessionId: string;
   shown: ShownTurnText;
   vocabulary: SessionVocabulary;
   speakers: LiveSpeakers | null;
   events: EventSequence;
   send(event: Record<string, unknown>): void;
-  /** Aborted when the session closes: its decodes and VAD calls stop. */
+  /** Aborted when the session closes: its decodes and VAD calls stop, and nothing more is sent. */
   signal: AbortSignal;
   limits: Pick<SessionLimits, 'stepSeconds' | 'endpointing' | 'silenceTimeoutSeconds'>;
-  /** Read at each await: a session may close, or stop streaming, while one is pending. */
-  isClosed(): boolean;
+  /** Read after each await: a session may stop streaming while one is pending. */
   isStreaming(): boolean;
-  /** No speech for the silence timeout. */
-  silent(): void;
-  /** A decode or VAD call failed. */
+  /** An analysis failed: a decode or VAD call, or no speech for the silence timeout (a RealtimeRefusal). */
   failed(error: unknown): void;
 }
 
@@ -105,7 +104,7 @@ export class TurnAnalyser {
     for (let pass = 0; pass < 4 && this.buffered > 0; pass++) {
       const before = this.bufferStart;
       await this.analyse(true);
-      if (this.parts.isClosed() || this.bufferStart === before) break;
+      if (this.parts.signal.aborted || this.bufferStart === before) break;
     }
   }
 
@@ -166,12 +165,13 @@ export class TurnAnalyser {
     const pcm = this.buffer();
     const seconds = pcm.length / SAMPLE_RATE;
     if (pcm.length < SAMPLE_RATE * 0.1) return;
-    const regions = (await parts.engine.detectSpeech(pcm, {}, { work: parts.work('realtime_final'), signal: parts.signal })).segments;
-    if (parts.isClosed()) return;
+    const regions = (await parts.engine.detectSpeech(pcm, {}, { work: this.work('realtime_final'), signal: parts.signal })).segments;
+    if (parts.signal.aborted) return;
     const state = turnState(regions, seconds, parts.limits.endpointing);
     if (state.kind === 'silence') {
       // Only audio the VAD has looked at counts as silence: a session whose analyses lag is not timed out.
-      if (this.bufferStart + pcm.length - this.lastSpeechAt > parts.limits.silenceTimeoutSeconds * SAMPLE_RATE) return parts.silent();
+      if (this.bufferStart + pcm.length - this.lastSpeechAt > parts.limits.silenceTimeoutSeconds * SAMPLE_RATE)
+        throw silenceTimeout(parts.limits.silenceTimeoutSeconds);
       // Nothing said: keep only a little, so the next word's start is not lost.
       this.drop(Math.max(0, pcm.length - Math.round(0.5 * SAMPLE_RATE)));
       return;
@@ -182,7 +182,7 @@ export class TurnAnalyser {
     if (ended.kind === 'ended') {
       // The decode begun in the pause that ended the turn, when it covers the same audio.
       const recognised = await this.settle(pcm, turnSamples, regions);
-      if (parts.isClosed()) return;
+      if (parts.signal.aborted) return;
       this.endTurn(recognised, pcm, turnSamples, regions, state.speechStart, ended.speechEnd);
       this.drop(Math.round(('cut' in ended ? ended.cut : seconds) * SAMPLE_RATE));
       this.turnNumber++;
@@ -203,7 +203,7 @@ export class TurnAnalyser {
     const grown = this.partialAudio?.from !== this.bufferStart || this.partialAudio.samples !== turnSamples;
     const text = grown ? await this.decode(pcm.subarray(0, turnSamples)) : this.lastPartial;
     this.partialAudio = { from: this.bufferStart, samples: turnSamples };
-    if (parts.isClosed()) return;
+    if (parts.signal.aborted) return;
     // In a pause the turn may be over: its final decode starts now, beside the partials, rather than
     // when the pause has lasted long enough to end the turn.
     if (ended.kind === 'pausing') void this.settle(pcm, turnSamples, regions);
@@ -245,6 +245,11 @@ export class TurnAnalyser {
     parts.speakers?.addTurn(turn.turnId, this.bufferStart / SAMPLE_RATE, pcm.slice(0, turnSamples), turnSpeech(regions, turnSamples));
   }
 
+  /** This session's engine calls of `workClass`, for the engine's scheduler. */
+  private work(workClass: WorkClass): EngineWork {
+    return { workClass, tenant: this.parts.tenant, request: this.parts.sessionId };
+  }
+
   private turnText(text: string, start: number, end: number): TurnText {
     const offset = this.bufferStart / SAMPLE_RATE;
     return { turnId: this.turnId, text, start: offset + start, end: offset + end };
@@ -266,7 +271,7 @@ export class TurnAnalyser {
       vocabulary: parts.vocabulary.current,
       patterns: parts.vocabulary.patterns,
       transcribe: (audio, options, signal, onSegments) =>
-        parts.engine.transcribe(audio, options, { work: parts.work('realtime_final'), ...(signal ? { signal } : {}), ...(onSegments ? { onSegments } : {}) }),
+        parts.engine.transcribe(audio, options, { work: this.work('realtime_final'), ...(signal ? { signal } : {}), ...(onSegments ? { onSegments } : {}) }),
       signal: parts.signal,
     });
     // A speculative decode nobody awaits must not be an unhandled rejection; whoever awaits it sees it.
@@ -283,7 +288,7 @@ export class TurnAnalyser {
       ...turnDecodeOptions(parts.language, seconds),
       audioCtx: audioContextFor(Math.max(seconds, 1), parts.engine.header),
     };
-    const transcript = await parts.engine.transcribe(pcm, options, { work: parts.work('realtime_partial'), signal: parts.signal });
+    const transcript = await parts.engine.transcribe(pcm, options, { work: this.work('realtime_partial'), signal: parts.signal });
     return transcript.text.trim();
   }
 }

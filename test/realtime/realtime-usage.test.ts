@@ -1,4 +1,4 @@
-// RealtimeUsage (src/realtime/realtime-usage.ts) against a billing desk whose answers the test
+// RealtimeUsage (src/application/realtime-usage.ts) against a billing desk whose answers the test
 // decides and times: slices reserved ahead and metered under the same keys, audio that waits while
 // the next slice is undecided and comes once it is, a refusal ending the session at the current
 // slice's end, a ledger outage not cutting the session, unused slices given back, the plan's
