@@ -59,6 +59,7 @@ const APPLICATION_ANSWERS: Readonly<Record<ApplicationErrorKind, (message: strin
   idempotency_conflict: (message) => new ApiError(409, 'idempotency_conflict', message),
   idempotency_in_progress: (message) => new ApiError(409, 'idempotency_in_progress', message),
   key_revoked: () => API_REFUSALS.missingKey(),
+  credential_refused: () => API_REFUSALS.missingKey(),
   job_not_found: (message) => new ApiError(404, 'not_found', message),
   upload_not_complete: (message) => new ApiError(409, 'upload_not_complete', message),
   result_not_available: (message) => new ApiError(404, 'not_found', message),

@@ -33,7 +33,7 @@ import {
   jobFailedEvent,
 } from './openapi-job-schemas.js';
 import { model, modelList, usage } from './openapi-usage-schemas.js';
-import { realtimeClientSecret, realtimeClientSecretRequest } from './openapi-realtime-schemas.js';
+import { realtimeClientSecret, realtimeClientSecretRequest, realtimeStartMessage } from './openapi-realtime-schemas.js';
 import { deletedVoice, voice, voiceEnrolment, voiceList } from './openapi-voice-schemas.js';
 import type { Schema } from './openapi-types.js';
 
@@ -70,6 +70,7 @@ export const schemas: Record<string, Schema> = {
   Usage: usage,
   RealtimeClientSecretRequest: realtimeClientSecretRequest,
   RealtimeClientSecret: realtimeClientSecret,
+  RealtimeStartMessage: realtimeStartMessage,
   VoiceEnrolment: voiceEnrolment,
   Voice: voice,
   VoiceList: voiceList,

@@ -16,6 +16,7 @@ export type ApplicationErrorKind =
   | 'idempotency_conflict'
   | 'idempotency_in_progress'
   | 'key_revoked'
+  | 'credential_refused'
   | 'job_not_found'
   | 'upload_not_complete'
   | 'result_not_available';
@@ -116,6 +117,15 @@ export class KeyRevoked extends ApplicationError {
 
   constructor() {
     super('the key was revoked');
+  }
+}
+
+/** A realtime start's key or client secret is unknown, used, expired or revoked. */
+export class CredentialRefused extends ApplicationError {
+  readonly kind = 'credential_refused';
+
+  constructor() {
+    super('a valid API key, or an unused and unexpired client secret of one, is required in the start message');
   }
 }
 

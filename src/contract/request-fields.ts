@@ -8,7 +8,9 @@ import { REDACTION_FILLS, TONE_HZ } from '../audio/index.js';
 import { SUBSTITUTIONS } from '../clinical-text/redaction-classes.js';
 import { REDACT_OUTPUTS } from './clinical-text-fields.js';
 import type { Entitlement } from '../domain/api-keys.js';
-import { JOB_MODEL, MODEL_IDS } from '../domain/model-ids.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
+import { FLAGSHIP_MODEL, JOB_MODEL, MODEL_IDS } from '../domain/model-ids.js';
 import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
@@ -22,6 +24,13 @@ import { MAX_WEBHOOK_URL_LENGTH } from './webhook-url.js';
 /** The HTTP requests that take fields: the direct upload's form, the translation form, the job body. */
 export const REQUEST_ROUTES = ['transcriptions', 'translations', 'jobs'] as const;
 export type RequestRoute = (typeof REQUEST_ROUTES)[number];
+/** Every request that takes fields: the HTTP ones and the realtime `start` message (a JSON object, as the job body). */
+export type FieldRoute = RequestRoute | 'realtime';
+
+/** The realtime events' schema, named by `start` and `ready` (docs/DESIGN.md "Interfaces that scripts rely on"). */
+export const REALTIME_EVENT_SCHEMA = 'svc-agent-v1';
+/** A realtime session's id, chosen by its client. */
+export const SESSION_ID_PATTERN = '^[A-Za-z0-9._:-]{1,128}$';
 
 export const RESPONSE_FORMATS = ['verbose_json', 'json', 'text', 'diarized_json', 'srt', 'vtt'] as const;
 export type ResponseFormat = (typeof RESPONSE_FORMATS)[number];
@@ -63,13 +72,13 @@ export interface RequestField {
   /** The value as JSON carries it (the job body); the form's is derived from it. */
   schema: Schema;
   /** The routes that take it: `true`, keywords added to the schema there, or `'alias'` (documented under another name). */
-  routes: Partial<Record<RequestRoute, true | Schema | 'alias'>>;
+  routes: Partial<Record<FieldRoute, true | Schema | 'alias'>>;
   /** `json`: the form sends the value as JSON text (an array, say); otherwise as the value itself. */
   form?: 'json';
   /** Entitlement a request needs to use the field (requireEntitlements in request-entitlements.ts says when). */
   entitlement?: Entitlement;
   /** The routes that require it. */
-  required?: readonly RequestRoute[];
+  required?: readonly FieldRoute[];
 }
 
 const everyForm = { transcriptions: true, translations: true } as const;
@@ -77,10 +86,54 @@ const knownSpeakerIds: Schema = { type: 'array', maxItems: MAX_KNOWN_SPEAKERS, i
 const terms: Schema = { type: 'array', items: string({ maxLength: MAX_TERM_LENGTH }), maxItems: MAX_TERMS };
 
 export const REQUEST_FIELDS = {
+  // The realtime start's own fields (REALTIME.md "The flow"); the rest of its fields are shared below.
+  type: { schema: string({ const: 'start' }), required: ['realtime'], routes: { realtime: true } },
+  api_key: {
+    schema: string({ minLength: 1, description: 'The API key; or send `client_secret` instead (exactly one of the two).' }),
+    routes: { realtime: true },
+  },
+  client_secret: {
+    schema: string({ minLength: 1, description: 'A single-use secret the key minted (POST /v1/realtime/client_secrets), in place of `api_key`.' }),
+    routes: { realtime: true },
+  },
+  streaming_mode: { schema: string({ const: 'realtime' }), required: ['realtime'], routes: { realtime: true } },
+  audio: {
+    schema: {
+      type: 'object',
+      description: 'The binary frames that follow: PCM16 little-endian, 16 kHz, mono.',
+      required: ['encoding', 'sample_rate', 'channels'],
+      additionalProperties: false,
+      properties: { encoding: string({ const: 'pcm16' }), sample_rate: integer({ const: SAMPLE_RATE }), channels: integer({ const: 1 }) },
+    },
+    required: ['realtime'],
+    routes: { realtime: true },
+  },
+  diarization: {
+    schema: {
+      type: 'object',
+      description: "Live speaker labels; `known_speakers` (with `enabled`): ids of voices enrolled for the key's tenant that the labels name when they match.",
+      required: ['enabled'],
+      additionalProperties: false,
+      properties: { enabled: boolean(), known_speakers: { ...knownSpeakerIds, minItems: 1, uniqueItems: true } },
+    },
+    routes: { realtime: true },
+  },
+  event_schema: { schema: string({ const: REALTIME_EVENT_SCHEMA }), required: ['realtime'], routes: { realtime: true } },
+  session_id: {
+    schema: string({ pattern: SESSION_ID_PATTERN, description: "The client's id of the session." }),
+    required: ['realtime'],
+    routes: { realtime: true },
+  },
   model: {
     schema: string(),
     required: ['transcriptions', 'translations'],
-    routes: { ...everyForm, transcriptions: { enum: MODEL_IDS }, translations: { enum: MODEL_IDS }, jobs: { const: JOB_MODEL, default: JOB_MODEL } },
+    routes: {
+      ...everyForm,
+      transcriptions: { enum: MODEL_IDS },
+      translations: { enum: MODEL_IDS },
+      jobs: { const: JOB_MODEL, default: JOB_MODEL },
+      realtime: { enum: MODEL_IDS, default: FLAGSHIP_MODEL },
+    },
   },
   filename: { schema: string({ maxLength: MAX_FILENAME, description: 'Must match the declared content type.' }), required: ['jobs'], routes: { jobs: true } },
   content_type: { schema: string({ maxLength: MAX_CONTENT_TYPE, description: 'A supported audio MIME type.' }), required: ['jobs'], routes: { jobs: true } },
@@ -106,10 +159,12 @@ export const REQUEST_FIELDS = {
       examples: ['en', 'en-GB', 'es-419', 'auto'],
     }),
     entitlement: 'language_detection',
+    required: ['realtime'],
     routes: {
       transcriptions: true,
       translations: { description: 'The spoken language (a tag, or `auto`); omitted: as on transcriptions. The text is English.' },
       jobs: true,
+      realtime: { enum: LANGUAGE_FAMILIES, pattern: undefined, examples: undefined, description: 'The spoken language: a family, no region and no `auto`.' },
     },
   },
   language_hints: {
@@ -204,7 +259,7 @@ export const REQUEST_FIELDS = {
   timestamp_granularities: { schema: string(), routes: { transcriptions: 'alias' } },
   dictionary: {
     schema: boolean({ default: true, description: "`false` suppresses the key's stored terms for this request." }),
-    routes: { transcriptions: true },
+    routes: { transcriptions: true, realtime: true },
   },
   vocabulary: {
     schema: {
@@ -212,7 +267,7 @@ export const REQUEST_FIELDS = {
       description: `Exact expected terms, up to ${MAX_TERMS} (at most ${MAX_TERMS_SMALL} when the language is \`auto\`, Arabic or Hindi).`,
     },
     form: 'json',
-    routes: { transcriptions: true, jobs: true },
+    routes: { transcriptions: true, jobs: true, realtime: true },
   },
   patterns: {
     schema: string({
@@ -223,7 +278,11 @@ export const REQUEST_FIELDS = {
         `Needs the \`patterns\` entitlement.`,
     }),
     entitlement: 'patterns',
-    routes: { transcriptions: true, jobs: true },
+    routes: {
+      transcriptions: true,
+      jobs: true,
+      realtime: { type: 'array', items: string(), description: 'A JSON array of patterns (PATTERNS.md). Needs the `patterns` entitlement.' },
+    },
   },
   webhook_url: {
     schema: string({
@@ -308,7 +367,7 @@ export const REQUEST_FIELDS = {
         'proved to say the same number (docs/API.md "Smart format"). English only; other languages pass through. ' +
         'Streamed, the deltas come once the whole text is formatted.',
     }),
-    routes: { transcriptions: true, jobs: true },
+    routes: { transcriptions: true, jobs: true, realtime: true },
   },
   redact: {
     schema: string({
@@ -319,7 +378,7 @@ export const REQUEST_FIELDS = {
         '`transcript.text.done` carries `redactions` and `redaction_counts`. Not with `include[]=logprobs`.',
       examples: ['identifiers', 'person_name,phone_number', 'all'],
     }),
-    routes: { transcriptions: true, jobs: true },
+    routes: { transcriptions: true, jobs: true, realtime: true },
   },
   redact_audio: {
     schema: boolean({
@@ -356,7 +415,7 @@ export const REQUEST_FIELDS = {
       default: 'entity_name',
       description: 'With `redact`: `entity_name` writes the class (`[PERSON_NAME]`); `hash` writes `####`, whatever the length removed.',
     }),
-    routes: { transcriptions: true, jobs: true },
+    routes: { transcriptions: true, jobs: true, realtime: true },
   },
   confidence_threshold: {
     schema: {
@@ -388,14 +447,14 @@ export type RequestFieldName = keyof typeof REQUEST_FIELDS;
 const entries = () => Object.entries(REQUEST_FIELDS) as Array<[RequestFieldName, RequestField]>;
 
 /** The names `route` accepts, aliases included (anything else is refused as unknown). */
-export function fieldNamesOf(route: RequestRoute): RequestFieldName[] {
+export function fieldNamesOf(route: FieldRoute): RequestFieldName[] {
   return entries()
     .filter(([, field]) => field.routes[route] !== undefined)
     .map(([name]) => name);
 }
 
 /** The fields `route` documents, as JSON Schema properties: the JSON body's as declared, a form's as it sends them. */
-export function documentedFields(route: RequestRoute, encoding: 'json' | 'form'): Record<string, Schema> {
+export function documentedFields(route: FieldRoute, encoding: 'json' | 'form'): Record<string, Schema> {
   const properties: Record<string, Schema> = {};
   for (const [name, field] of entries()) {
     const onRoute = field.routes[route];
@@ -407,7 +466,7 @@ export function documentedFields(route: RequestRoute, encoding: 'json' | 'form')
 }
 
 /** The names `route` requires. */
-export function requiredFieldsOf(route: RequestRoute): string[] {
+export function requiredFieldsOf(route: FieldRoute): string[] {
   return entries()
     .filter(([, field]) => field.required?.includes(route))
     .map(([name]) => name);

@@ -8,7 +8,7 @@
 
 /**
  * How long a request counts as at work after a call of it was scheduled or ended: a little more than a
- * streaming realtime session's step (it analyses every 0.25 s of audio, realtime-session.ts), so such a
+ * streaming realtime session's step (it analyses every 0.25 s of audio, realtime/session-limits.ts), so such a
  * session is always at work, and little enough that one client sending recordings one after another is
  * not in its own way (its previous request ended before the next one's upload, VAD and first window).
  */

@@ -6,9 +6,10 @@ import type { Engine } from '../engine/engine.js';
 import type { ModelId } from '../domain/model-ids.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { RealtimeSeatStore } from '../store/realtime-seat-store.js';
-import { RealtimeSession, type SessionDeps, type SessionLimits } from './realtime-session.js';
+import { RealtimeSession, type SessionDeps } from './realtime-session.js';
+import type { SessionLimits } from './session-limits.js';
 import { SessionCapacity } from './session-capacity.js';
-import { MAX_START_BYTES } from './start-message.js';
+import { MAX_START_BYTES } from '../contract/realtime-start.js';
 import { openTransport } from './transport/open-transport.js';
 import type { TransportLimits, TransportName } from './transport/transport.js';
 

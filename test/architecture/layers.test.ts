@@ -1,5 +1,5 @@
 // Layering (docs/DESIGN.md "Layout"), lowest first: native < domain < models < engine < audio < store <
-// config < billing < pipeline < contract < jobs < webhooks < realtime < application < api < console <
+// config < billing < pipeline < contract < jobs < webhooks < application < realtime < api < console <
 // service < cli (test/helpers/layer-ranks.ts). An import stays in its layer or goes down, never up; and HTTP
 // stays at the edge: no layer below src/api imports it (each layer throws its own typed errors, which
 // only src/api/error-mapping.ts turns into statuses). Type-only imports count: a type from a higher

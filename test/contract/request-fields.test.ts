@@ -8,10 +8,11 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { parseJobCreation } from '../../src/api/routes/job-creation-request.js';
 import { schemas } from '../../src/api/openapi-components.js';
-import { documentedFields, fieldNamesOf, REQUEST_FIELDS, REQUEST_ROUTES, type RequestRoute } from '../../src/contract/request-fields.js';
+import { documentedFields, fieldNamesOf, REQUEST_FIELDS, REQUEST_ROUTES, requiredFieldsOf, type RequestRoute } from '../../src/contract/request-fields.js';
 import { requireEntitlements } from '../../src/contract/request-entitlements.js';
 import { parseTranscriptionFields } from '../../src/contract/transcription-request.js';
 import { parseTranslationFields } from '../../src/contract/translation-request.js';
+import { parseStart } from '../../src/contract/realtime-start.js';
 import type { ApiKeyRecord } from '../../src/domain/api-keys.js';
 import { sourceFiles } from '../helpers/source-imports.js';
 
@@ -93,4 +94,54 @@ t.test('one decision on entitlements: requireEntitlements', async (t) => {
     .filter((file) => !['src/contract/request-entitlements.ts', 'src/api/authenticate.ts'].includes(file) && !file.startsWith('src/store/'))
     .filter((file) => readFileSync(join(root, file), 'utf8').includes('entitlements.includes('));
   t.same(copies, [], 'call requireEntitlements (src/contract/request-entitlements.ts)');
+});
+
+// Issue 44.1 for the realtime start: its names are the table's (route `realtime`), the fields it shares
+// with the HTTP requests declared once there, its own beside them; the parser takes those and no other.
+const START = {
+  type: 'start',
+  api_key: 'svc_x',
+  streaming_mode: 'realtime',
+  audio: { encoding: 'pcm16', sample_rate: 16000, channels: 1 },
+  language: 'en',
+  event_schema: 'svc-agent-v1',
+  session_id: 's1',
+};
+
+/** What the start parser says of a start that carries `name` (with a value it may refuse): null when it took it. */
+function startRefusal(name: string): string | null {
+  try {
+    parseStart(new TextEncoder().encode(JSON.stringify({ ...START, [name]: 'x' })));
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+t.test("realtime: the start parser takes the table's names and no other", async (t) => {
+  const names = fieldNamesOf('realtime');
+  for (const name of names) t.notOk(unknown(startRefusal(name)), `${name} is taken (or refused for its value, not its name)`);
+  const httpOnly = [...new Set(REQUEST_ROUTES.flatMap((route) => fieldNamesOf(route)))].filter((name) => !names.includes(name));
+  t.ok(httpOnly.length > 10, httpOnly.join(', '));
+  for (const name of [...httpOnly, 'languag', 'colour']) t.ok(unknown(startRefusal(name)), `${name} is refused as unknown`);
+  t.equal(startRefusal('model'), 'model must be one of svc-medical-1, svc-medical-edge-1', 'a shared field is read by its rules');
+  t.doesNotThrow(() => parseStart(new TextEncoder().encode(JSON.stringify(START))), 'the required fields make a start');
+  t.same(
+    requiredFieldsOf('realtime').sort(),
+    Object.keys(START)
+      .filter((name) => name !== 'api_key')
+      .sort(),
+    'required as the table says',
+  );
+});
+
+t.test('realtime: the fields it shares with the HTTP requests are declared once, in the table', async (t) => {
+  const shared = fieldNamesOf('realtime').filter((name) => REQUEST_ROUTES.some((route) => REQUEST_FIELDS[name].routes[route as never] !== undefined));
+  t.same(shared.sort(), ['dictionary', 'language', 'model', 'patterns', 'redact', 'redact_substitution', 'smart_format', 'vocabulary'].sort());
+  const own = fieldNamesOf('realtime').filter((name) => !shared.includes(name));
+  t.same(own.sort(), ['api_key', 'audio', 'client_secret', 'diarization', 'event_schema', 'session_id', 'streaming_mode', 'type'].sort());
+  // The patterns entitlement is the table's, whichever request asks for patterns.
+  t.equal(REQUEST_FIELDS.patterns.entitlement, 'patterns');
+  const documented = Object.keys((schemas.RealtimeStartMessage.properties ?? {}) as object);
+  t.same(documented.sort(), fieldNamesOf('realtime').sort(), 'the OpenAPI document describes the start from the same table');
 });

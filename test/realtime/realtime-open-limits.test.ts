@@ -1,4 +1,4 @@
-// Limits hold while a realtime session is open (src/realtime/realtime-usage.ts, src/billing/key-standing-watch.ts),
+// Limits hold while a realtime session is open (src/application/realtime-usage.ts, src/billing/key-standing-watch.ts),
 // on a real service (micro model, the test store pair): a session's audio is admitted slice by slice
 // against the allowance, spend cap and credit, so it ends at the limit with its final record and 4402;
 // a key revoked or paused while it streams is closed within the watch's poll (plus one decode's

@@ -1,11 +1,11 @@
-// RealtimeUsage (src/realtime/realtime-usage.ts) against a billing desk whose answers the test
+// RealtimeUsage (src/application/realtime-usage.ts) against a billing desk whose answers the test
 // decides and times: slices reserved ahead and metered under the same keys, audio that waits while
 // the next slice is undecided and comes once it is, a refusal ending the session at the current
 // slice's end, a ledger outage not cutting the session, unused slices given back, the plan's
 // longest session. The real desk and ledger are tested with real sessions in realtime-open-limits.test.ts.
 import t from 'tap';
 import { BillingBlockedError } from '../../src/billing/billing-errors.js';
-import { RealtimeUsage, SLICE_SECONDS, type UsageLimit } from '../../src/realtime/realtime-usage.js';
+import { RealtimeUsage, SLICE_SECONDS, type UsageLimit } from '../../src/application/realtime-usage.js';
 import type { BilledKey, WorkDone } from '../../src/billing/usage-billing.js';
 
 const RATE = 100; // samples per second: a slice is 6,000 samples

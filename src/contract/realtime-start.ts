@@ -8,41 +8,26 @@
 // of the two. `model` (svc-medical-1 default, or svc-medical-edge-1) is optional, and so are the clinical
 // vocabulary (`vocabulary`: terms by the upload's rules; `dictionary`: false leaves the key's stored
 // terms out) and `patterns` (the upload's rules; the key's entitlement is checked once it is known).
-// Unknown fields are refused.
+// Unknown fields are refused. The names are the contract table's (request-fields.ts, route `realtime`):
+// a field shared with the HTTP requests is declared there once.
 import { LANGUAGE_FAMILIES, type LanguageFamily } from '../domain/language-families.js';
 import { FLAGSHIP_MODEL, MODEL_IDS, type ModelId } from '../domain/model-ids.js';
-import { PipelineError } from '../pipeline/pipeline-errors.js';
+import { InvalidRequestField, type PipelineError } from '../pipeline/pipeline-errors.js';
 import { checkPatterns, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { validateTerms } from '../pipeline/vocabulary-terms.js';
-import { invalidStart } from './realtime-errors.js';
-import { MAX_KNOWN_SPEAKERS } from '../contract/known-speaker-fields.js';
+import { MAX_KNOWN_SPEAKERS } from './known-speaker-fields.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
-import { parseClinicalTextFields, type ClinicalTextFields } from '../contract/clinical-text-fields.js';
+import { parseClinicalTextFields, type ClinicalTextFields } from './clinical-text-fields.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { fieldNamesOf, REALTIME_EVENT_SCHEMA, REQUEST_FIELDS, SESSION_ID_PATTERN } from './request-fields.js';
 
-export const EVENT_SCHEMA = 'svc-agent-v1';
+export const EVENT_SCHEMA = REALTIME_EVENT_SCHEMA;
 /** Longest start message, in bytes (a vocabulary of a thousand long terms fits): anything longer is refused unparsed. */
 export const MAX_START_BYTES = 128 * 1024;
-const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const FIELDS = new Set([
-  'type',
-  'api_key',
-  'client_secret',
-  'streaming_mode',
-  'audio',
-  'language',
-  'diarization',
-  'event_schema',
-  'session_id',
-  'model',
-  'vocabulary',
-  'dictionary',
-  'patterns',
-  'smart_format',
-  'redact',
-  'redact_substitution',
-]);
-const AUDIO_FIELDS = ['encoding', 'sample_rate', 'channels'];
+const SESSION_ID = new RegExp(SESSION_ID_PATTERN);
+/** The start's fields, as the contract's table gives them to the realtime route: its own and those it shares with the HTTP requests. */
+const FIELDS: readonly string[] = fieldNamesOf('realtime');
+const AUDIO_FIELDS = Object.keys(REQUEST_FIELDS.audio.schema.properties);
 
 /** Who opens the session: the API key itself, or a client secret it minted (used up by this start). */
 export type StartCredential = { kind: 'api_key'; key: string } | { kind: 'client_secret'; secret: string };
@@ -65,7 +50,7 @@ export interface StartMessage {
   clinicalText: ClinicalTextFields;
 }
 
-/** The start message of a text frame; throws RealtimeRefusal (invalid_request) naming the field. */
+/** The start message of a text frame; throws InvalidRequestField naming the field (the session refuses the start with its message). */
 export function parseStart(frame: Uint8Array): StartMessage {
   if (frame.length > MAX_START_BYTES) throw invalidStart(`the start message is over ${MAX_START_BYTES} bytes`);
   let value: unknown;
@@ -77,8 +62,8 @@ export function parseStart(frame: Uint8Array): StartMessage {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidStart('the start message must be a JSON object');
   const m = value as Record<string, unknown>;
   if (m.type !== 'start') throw invalidStart('the first message must be {"type":"start",...}');
-  const unknown = Object.keys(m).find((k) => !FIELDS.has(k));
-  if (unknown !== undefined) throw invalidStart(unknownFieldMessage(unknown, [...FIELDS], 'the start message'));
+  const unknown = Object.keys(m).find((k) => !FIELDS.includes(k));
+  if (unknown !== undefined) throw invalidStart(unknownFieldMessage(unknown, FIELDS, 'the start message'));
   const credential = startCredential(m);
   if (m.streaming_mode !== 'realtime') throw invalidStart('streaming_mode must be "realtime"');
   const audio = m.audio as Record<string, unknown> | undefined;
@@ -118,7 +103,7 @@ export function parseStart(frame: Uint8Array): StartMessage {
     vocabulary: m.vocabulary === undefined ? [] : sessionVocabulary(m.vocabulary, m.language as LanguageFamily),
     dictionary: m.dictionary !== false,
     patterns: m.patterns === undefined ? [] : startPatterns(m.patterns),
-    clinicalText: refusedAsStart(() => parseClinicalTextFields(m, 'json')),
+    clinicalText: parseClinicalTextFields(m, 'json'),
   };
 }
 
@@ -143,24 +128,19 @@ function startCredential(m: Record<string, unknown>): StartCredential {
   return { kind: 'api_key', key: m.api_key };
 }
 
-/** Terms by the upload's rules (vocabulary-terms.ts); also for `update_vocabulary`. Throws RealtimeRefusal's message as a PipelineError's. */
+/** Terms by the upload's rules (vocabulary-terms.ts); also for `update_vocabulary`. Throws a PipelineError naming the rule. */
 export function sessionVocabulary(value: unknown, language: LanguageFamily): string[] {
-  return refusedAsStart(() => validateTerms(value, language));
+  return validateTerms(value, language);
 }
 
 function startPatterns(value: unknown): string[] {
   if (!Array.isArray(value) || value.some((p) => typeof p !== 'string')) throw invalidStart('patterns must be a JSON array of strings');
   if ((value as string[]).reduce((sum, p) => sum + p.length, 0) > MAX_PATTERNS_LENGTH)
     throw invalidStart(`patterns are at most ${MAX_PATTERNS_LENGTH} characters`);
-  return refusedAsStart(() => checkPatterns((value as string[]).map((p) => p.trim())));
+  return checkPatterns((value as string[]).map((p) => p.trim()));
 }
 
-/** The pipeline's refusal of a field, as the start's: its message names the field and never echoes it. */
-function refusedAsStart<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    if (error instanceof PipelineError) throw invalidStart(error.message);
-    throw error;
-  }
+/** A refusal of the start: its message names the field and never echoes it. */
+function invalidStart(message: string): PipelineError {
+  return new InvalidRequestField(message);
 }

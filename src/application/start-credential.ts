@@ -5,7 +5,7 @@
 import type { KeyStore } from '../store/key-store.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';
-import type { StartCredential } from './start-message.js';
+import type { StartCredential } from '../contract/realtime-start.js';
 
 export interface StartCredentialDeps {
   keys: Pick<KeyStore, 'authenticate' | 'get'>;

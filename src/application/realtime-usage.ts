@@ -19,7 +19,7 @@ import type { BilledKey, UsageBilling } from '../billing/usage-billing.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import { randomBase62 } from '../store/random-id.js';
 import { NO_SAFETY_EVENTS } from '../store/usage-record.js';
-import type { StartMessage } from './start-message.js';
+import type { StartMessage } from '../contract/realtime-start.js';
 
 export const SLICE_SECONDS = 60;
 /** A slice shorter than this is not worth admitting: the session ends where the last one ends. */
