@@ -20,6 +20,8 @@ import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { CredentialRefused, UnusableKnownSpeaker } from './application-errors.js';
 import { RealtimeUsage, type UsageHandlers } from './realtime-usage.js';
 import { keyOfStart } from './start-credential.js';
+import { parseClinicalTextFields, type ClinicalTextFields } from '../contract/clinical-text-fields.js';
+import { withKeyTextDefaults } from '../contract/key-text-defaults.js';
 
 export interface RealtimeAdmissionDeps {
   keys: Pick<KeyStore, 'authenticate' | 'get' | 'getDictionary'>;
@@ -53,6 +55,8 @@ export interface RealtimeAdmission {
   dictionary: string[];
   /** The session's reserved audio, its first slice reserved. */
   usage: RealtimeUsage;
+  /** What the session's words become: the start's smart_format and redaction with the key's standing choices. */
+  clinicalText: ClinicalTextFields;
 }
 
 /**
@@ -81,7 +85,9 @@ export async function admitRealtimeSession(start: StartMessage, session: Admissi
     void usage.close();
     return null;
   }
-  return { key, knownSpeakers, dictionary, usage };
+  // The key's standing smart_format and redaction over what the start asked (the start's own values were checked).
+  const clinicalText = parseClinicalTextFields(withKeyTextDefaults(start.clinicalTextSent, key, 'json'), 'json');
+  return { key, knownSpeakers, dictionary, usage, clinicalText };
 }
 
 /** The enrolled voices of `ids`, each the tenant's (an unknown id and another tenant's are refused alike). */

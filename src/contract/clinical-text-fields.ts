@@ -37,19 +37,19 @@ export const NO_CLINICAL_TEXT: ClinicalTextFields = {
   redactOutput: 'redacted',
 };
 
+/** The fields as sent, unread. */
+export interface ClinicalTextValues {
+  smart_format?: unknown;
+  redact?: unknown;
+  redact_substitution?: unknown;
+  confidence_threshold?: unknown;
+  redact_audio?: unknown;
+  redact_audio_fill?: unknown;
+  redact_output?: unknown;
+}
+
 /** The fields as sent: form strings (`form`), or JSON values (a job body, a realtime start). */
-export function parseClinicalTextFields(
-  values: {
-    smart_format?: unknown;
-    redact?: unknown;
-    redact_substitution?: unknown;
-    confidence_threshold?: unknown;
-    redact_audio?: unknown;
-    redact_audio_fill?: unknown;
-    redact_output?: unknown;
-  },
-  encoding: 'form' | 'json',
-): ClinicalTextFields {
+export function parseClinicalTextFields(values: ClinicalTextValues, encoding: 'form' | 'json'): ClinicalTextFields {
   const smartFormat = booleanValue(values.smart_format, 'smart_format', encoding);
   const redact = policies(values.redact);
   const given = values.redact_substitution !== undefined && values.redact_substitution !== null && values.redact_substitution !== '';

@@ -17,7 +17,7 @@ import { checkPatterns, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { validateTerms } from '../pipeline/vocabulary-terms.js';
 import { MAX_KNOWN_SPEAKERS } from './known-speaker-fields.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
-import { parseClinicalTextFields, type ClinicalTextFields } from './clinical-text-fields.js';
+import { parseClinicalTextFields, type ClinicalTextFields, type ClinicalTextValues } from './clinical-text-fields.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 import { fieldNamesOf, REALTIME_EVENT_SCHEMA, REQUEST_FIELDS, SESSION_ID_PATTERN } from './request-fields.js';
 
@@ -48,6 +48,8 @@ export interface StartMessage {
   patterns: string[];
   /** `smart_format`, `redact` and `redact_substitution`, read as the job body's are. */
   clinicalText: ClinicalTextFields;
+  /** The clinical-text fields as sent: the admission reads them again with the key's standing choices (key-text-defaults.ts). */
+  clinicalTextSent: ClinicalTextValues;
 }
 
 /** The start message of a text frame; throws InvalidRequestField naming the field (the session refuses the start with its message). */
@@ -104,6 +106,7 @@ export function parseStart(frame: Uint8Array): StartMessage {
     dictionary: m.dictionary !== false,
     patterns: m.patterns === undefined ? [] : startPatterns(m.patterns),
     clinicalText: parseClinicalTextFields(m, 'json'),
+    clinicalTextSent: { smart_format: m.smart_format, redact: m.redact, redact_substitution: m.redact_substitution },
   };
 }
 

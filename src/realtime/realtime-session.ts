@@ -224,9 +224,10 @@ export class RealtimeSession implements ConnectionHandlers {
 
   private async begin(frame: Uint8Array): Promise<void> {
     try {
-      const start = parseStart(frame);
-      const admitted = await admitRealtimeSession(start, this.admission(), { ...this.deps, clock: this.deps.clock ?? Date.now });
+      const asked = parseStart(frame);
+      const admitted = await admitRealtimeSession(asked, this.admission(), { ...this.deps, clock: this.deps.clock ?? Date.now });
       if (admitted === null) return;
+      const start = { ...asked, clinicalText: admitted.clinicalText };
       const { key, usage } = admitted;
       this.usage = usage;
       const release = await this.deps.capacity.take(key.tenant, key.plan, start.diarization);

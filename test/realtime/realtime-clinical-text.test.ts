@@ -21,9 +21,9 @@ t.before(async () => {
 });
 t.teardown(() => svc.close());
 
-async function session(fields: Record<string, unknown>) {
+async function session(fields: Record<string, unknown>, key = svc.key) {
   const c = await connectRealtime(svc.service.realtime!.url);
-  c.start(startMessage(svc.key, fields));
+  c.start(startMessage(key, fields));
   await c.next('ready');
   await c.stream(speech, { pace: 4 });
   c.stop();
@@ -61,6 +61,18 @@ t.test('smart_format alone: partials still come, nothing is said of redaction', 
     events.some((e) => 'redaction_counts' in e || 'redactions' in e),
     'no redaction fields',
   );
+});
+
+t.test("a key's standing redaction and smart_format apply though the start does not ask", async (t) => {
+  const standing = await svc.createKey({ redactAlways: ['identifiers'], smartFormatDefault: true });
+  const { events, closed } = await session({}, standing.key);
+  t.equal(closed.code, 1000);
+  t.notOk(
+    events.some((e) => e.type === 'partial'),
+    'withheld as when the start asks',
+  );
+  for (const f of events.filter((e) => e.type === 'turn_final')) t.type(f.redaction_counts, 'object', `${f.turn_id}: redacted`);
+  t.type(events.at(-1)!.redaction_counts, 'object', 'the final record says what was redacted');
 });
 
 t.test('a bad value is refused at the start, naming the field and never the value', async (t) => {
