@@ -1,8 +1,10 @@
 // ESLint: typescript-eslint's recommended rules over the sources, tests, benchmarks and scripts, and
 // over the console's browser scripts (assets/console/*.js) with the globals of their own scope.
 // Formatting is Prettier's (.prettierrc.json); `npm run lint` runs both checks, and .ci/run runs it
-// before the suite.
+// before the suite. Imports are sorted (eslint-plugin-simple-import-sort, fixed by `npm run format`):
+// one order, so a file's dependencies read alike everywhere and merges do not fight over them.
 import js from '@eslint/js';
+import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -16,7 +18,10 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    plugins: { 'simple-import-sort': simpleImportSort },
     rules: {
+      'simple-import-sort/imports': 'error',
+      'simple-import-sort/exports': 'error',
       // A leading underscore marks a parameter an interface requires and this implementation does not
       // read; a rest sibling drops the named fields from a copy (`const { secret, ...shown } = record`).
       '@typescript-eslint/no-unused-vars': [

@@ -8,6 +8,7 @@
 // 20 s inline request's latency (bar <= 2 %).
 //   npm run bench -- billing-race [--requests 64] [--fits 10] [--checks 200] [--stores sqlite,postgres]
 import { readFile } from 'node:fs/promises';
+
 import { UsageBilling } from '../src/billing/usage-billing.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';
 import { auth } from '../test/helpers/jobs-client.js';

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';

@@ -14,7 +14,7 @@ import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
 import { mulberry32, type SpeakerVoice } from '../test/helpers/audio-fixtures.js';
-import { CONVERSATION_VOICES, EXCHANGE_PAIRS, exchange, type Conversation } from '../test/helpers/conversations.js';
+import { type Conversation, CONVERSATION_VOICES, exchange, EXCHANGE_PAIRS } from '../test/helpers/conversations.js';
 import { diarizationErrorRate } from '../test/helpers/diarization-error-rate.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';

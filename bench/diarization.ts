@@ -21,13 +21,13 @@ import { Engine } from '../src/engine/engine.js';
 import { DIARIZATION_STAGES, type DiarizationStages, type VoiceProfile } from '../src/engine/speaker-diarizer.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
 import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
-import { CONVERSATION_VOICES, EXCHANGE_PAIRS, conversation, exchange } from '../test/helpers/conversations.js';
+import { conversation, CONVERSATION_VOICES, exchange, EXCHANGE_PAIRS } from '../test/helpers/conversations.js';
 import { diarizationErrorRate } from '../test/helpers/diarization-error-rate.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import type { ReferenceChannel } from '../test/helpers/voice-references.js';
-import { referenceProfiles, scoreNaming, type NamedRecording } from './lib-known-speakers.js';
 import { DEV_RECORDING_HEADERS, DEV_RECORDINGS_DIR, measureDevRecordings } from './diarization-real.js';
-import { SHORT_EXCHANGE_HEADERS, measureShortExchanges } from './diarization-short.js';
+import { measureShortExchanges, SHORT_EXCHANGE_HEADERS } from './diarization-short.js';
+import { type NamedRecording, referenceProfiles, scoreNaming } from './lib-known-speakers.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const SEEDS = [1, 2, 3];

@@ -6,6 +6,7 @@
 // Either way both sides do identical work, which the token comparison in the differential test checks.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+
 import { decodeAudio } from '../src/audio/index.js';
 import { loadNativeAddon } from '../src/engine/native-addon.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';

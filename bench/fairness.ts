@@ -12,12 +12,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { loadConfig } from '../src/config/load-config.js';
-import { startService, type RunningService } from '../src/service/start-service.js';
+import { type RunningService, startService } from '../src/service/start-service.js';
 import { interleavedSilenceWav, mulberry32, speechWav } from '../test/helpers/audio-fixtures.js';
 import { testModelPath } from '../test/helpers/test-models.js';
-import { flag, median, printResult, printTable, round } from './lib-report.js';
 import { percentile, replay, summary } from './lib-realtime-replay.js';
+import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 interface Phase {
   inlineMs: number[];

@@ -5,10 +5,11 @@
 // (the statuses are asserted by test/adversarial/hostile-audio.test.ts).
 //   npm run bench -- hostile-audio
 import { readFileSync } from 'node:fs';
-import { HOSTILE_AUDIO } from '../test/fixtures/hostile-audio.js';
-import { waitForEnd } from '../test/helpers/jobs-client.js';
+
 import { startAdversarialServer } from '../test/adversarial/lib/adversarial-server.js';
 import { postFileForTranscription } from '../test/adversarial/lib/stream-upload.js';
+import { HOSTILE_AUDIO } from '../test/fixtures/hostile-audio.js';
+import { waitForEnd } from '../test/helpers/jobs-client.js';
 import { printResult, printTable, round } from './lib-report.js';
 
 const MIB = 1024 * 1024;

@@ -4,9 +4,9 @@
 //   npm run bench -- language [--rounds 5] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0]
 // Bar (docs/DESIGN.md "Benchmark bars"): auto / explicit <= 1.25.
 import { decodeAudio } from '../src/audio/index.js';
+import { LANGUAGE_FAMILIES } from '../src/domain/language-families.js';
 import { Engine } from '../src/engine/engine.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
-import { LANGUAGE_FAMILIES } from '../src/domain/language-families.js';
 import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
 import { interleavedSilenceWav } from '../test/helpers/audio-fixtures.js';
 import { testModelPath } from '../test/helpers/test-models.js';

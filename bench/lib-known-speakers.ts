@@ -9,10 +9,10 @@
 import { decodeAudio } from '../src/audio/index.js';
 import type { Engine } from '../src/engine/engine.js';
 import type { SpeakerDiarization, VoiceProfile } from '../src/engine/speaker-diarizer.js';
-import { MATCH_DISTANCE, matchKnownSpeakers, type KnownSpeaker } from '../src/pipeline/voice-matching.js';
+import { type KnownSpeaker, MATCH_DISTANCE, matchKnownSpeakers } from '../src/pipeline/voice-matching.js';
 import type { SpeakerVoice } from '../test/helpers/audio-fixtures.js';
 import type { SpeakerTurn } from '../test/helpers/diarization-error-rate.js';
-import { ALIKE_VOICES, referenceClip, throughChannel, type ReferenceChannel } from '../test/helpers/voice-references.js';
+import { ALIKE_VOICES, type ReferenceChannel, referenceClip, throughChannel } from '../test/helpers/voice-references.js';
 
 /** One diarized recording, its reference turns, and the voice behind each reference speaker. */
 export interface NamedRecording {

@@ -1,6 +1,7 @@
 // Child process of `bench memory`: opens an engine with N workers, keeps every worker busy once (so
 // each has allocated its decoding state), and reports its resident memory.
 import { readFileSync } from 'node:fs';
+
 import { Engine } from '../src/engine/engine.js';
 
 const [model, workersArg, pcmFile] = process.argv.slice(2);

@@ -2,6 +2,7 @@
 // event on the client's clock against the moment it sent the audio in question (bench/realtime.ts
 // says how each latency is measured), and the percentiles reported.
 import WebSocket from 'ws';
+
 import { DEFAULT_ENDPOINTING } from '../src/realtime/turn-detector.js';
 import { round } from './lib-report.js';
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
 import { decodeAudio } from '../src/audio/index.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';
 import { testModelPath } from '../test/helpers/test-models.js';

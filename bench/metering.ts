@@ -11,13 +11,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runMigrations } from '../src/store/sqlite/migrations.js';
-import { openDatabase } from '../src/store/sqlite/database.js';
-import { USAGE_EVENT_COLUMNS, usageEventRow, type PoolTerms } from '../src/store/usage-record.js';
-import { usageEvent } from '../test/helpers/usage-events.js';
-import { flag, median, printResult, printTable, round } from './lib-report.js';
+
 import { KyselyUsageLedger } from '../src/store/kysely/kysely-usage-ledger.js';
 import { sqliteStoreDb } from '../src/store/kysely/store-db.js';
+import { openDatabase } from '../src/store/sqlite/database.js';
+import { runMigrations } from '../src/store/sqlite/migrations.js';
+import { type PoolTerms, USAGE_EVENT_COLUMNS, usageEventRow } from '../src/store/usage-record.js';
+import { usageEvent } from '../test/helpers/usage-events.js';
+import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const PERIOD = '2026-11';
 const TERMS: PoolTerms = { includedMs: 25 * 3_600_000, priceMicrosPerHour: 300_000 };

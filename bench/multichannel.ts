@@ -13,7 +13,7 @@ import { Engine } from '../src/engine/engine.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
 import { transcribeChannels } from '../src/pipeline/channel-tracks.js';
 import { pipelineStages } from '../src/pipeline/pipeline-engine.js';
-import { runTranscription, type PipelineRequest, type RunTranscriptionDeps } from '../src/pipeline/run-transcription.js';
+import { type PipelineRequest, runTranscription, type RunTranscriptionDeps } from '../src/pipeline/run-transcription.js';
 import { diarizationErrorRate } from '../test/helpers/diarization-error-rate.js';
 import { stereoConsultation } from '../test/helpers/stereo-consultation.js';
 import { testModelPath } from '../test/helpers/test-models.js';

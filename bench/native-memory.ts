@@ -10,8 +10,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { firstKeyPath } from '../src/service/first-key-file.js';
+
 import { mulberry32 } from '../src/models/seeded-random.js';
+import { firstKeyPath } from '../src/service/first-key-file.js';
 import { speechWav, wavFileBytes } from '../test/helpers/audio-fixtures.js';
 import { serve, serveEnv } from '../test/helpers/serve-process.js';
 import { testModelPath } from '../test/helpers/test-models.js';

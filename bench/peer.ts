@@ -19,11 +19,12 @@
 //   npm run bench -- peer [--rounds 5] [--concurrent-rounds 3] [--seconds 50] [--clients 4] [--requests 2]
 //                         [--arch tiny] [--model-seed 1] [--speech-seed 9]
 // Bars (docs/DESIGN.md "Benchmark bars"): alone <= 0.9, concurrent <= 0.7, on like work.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { loadConfig } from '../src/config/load-config.js';
 import { startService } from '../src/service/start-service.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';

@@ -2,6 +2,7 @@
 // 1 thread on the same batch of calls. Decides the default pool shape (src/engine/pool-shape.ts).
 //   npm run bench -- pool [--arch tiny] [--calls 6] [--seconds 30] [--max-tokens 32]
 import { availableParallelism } from 'node:os';
+
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';

@@ -22,13 +22,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { loadConfig } from '../src/config/load-config.js';
 import { startService } from '../src/service/start-service.js';
 import { openStores } from '../src/store/open-stores.js';
 import { interleavedSilenceWav } from '../test/helpers/audio-fixtures.js';
 import { testModelPath } from '../test/helpers/test-models.js';
-import { flag, printResult, printTable, round } from './lib-report.js';
 import { BENCH_TERMS, FRAME_MS, replay, summary } from './lib-realtime-replay.js';
+import { flag, printResult, printTable, round } from './lib-report.js';
 
 interface RunFigures {
   transport: string;

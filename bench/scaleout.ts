@@ -6,6 +6,7 @@
 // "Benchmark bars"): speedup >= 1.6 and no job lost.
 //   npm run bench -- scaleout [--jobs 12] [--seconds 30] [--rounds 3] [--model tiny] [--max-tokens 16]
 import { readFile } from 'node:fs/promises';
+
 import { openPostgres } from '../src/store/postgres/database.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile } from '../test/helpers/jobs-client.js';

@@ -5,6 +5,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { decodeAudio } from '../src/audio/index.js';
 import { loadConfig } from '../src/config/load-config.js';
 import { Engine } from '../src/engine/engine.js';

@@ -7,6 +7,7 @@
 // each window runs to; the JSON reports the tokens decoded on each side.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';

@@ -15,10 +15,12 @@
 // The engine's default VAD parameters, one VAD worker (no split), as the pipeline calls it;
 // --max-gain-db 0 hears the audio unlevelled (as before issue 31's far-field work).
 //   npm run bench -- speech-detection [--dir ../shared/dev-speech] [--rounds 5] [--vad-model PATH] [--max-gain-db N]
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { decodeAudio } from '../src/audio/index.js';
+import { SAMPLE_RATE } from '../src/domain/audio-format.js';
 import { Engine, type SpeechDetection } from '../src/engine/engine.js';
 import { DEFAULT_VAD_PARAMS } from '../src/engine/vad-params.js';
 import { vadModelPath } from '../src/models/vad-model-path.js';
@@ -26,11 +28,10 @@ import { farField, type FarFieldOptions } from '../test/helpers/far-field.js';
 import { music } from '../test/helpers/music.js';
 import { clicks, noiseBursts } from '../test/helpers/room-sounds.js';
 import { parseRttm } from '../test/helpers/rttm.js';
-import { speechDetectionScore, type Span } from '../test/helpers/speech-detection-score.js';
-import { soxSignal, speechWithSilences, type SpeechLayout } from '../test/helpers/speech-with-silences.js';
+import { type Span, speechDetectionScore } from '../test/helpers/speech-detection-score.js';
+import { soxSignal, type SpeechLayout, speechWithSilences } from '../test/helpers/speech-with-silences.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
-import { SAMPLE_RATE } from '../src/domain/audio-format.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { firstKeyPath } from '../src/service/first-key-file.js';
 import { serve, serveEnv } from '../test/helpers/serve-process.js';
 import { flag, printResult, printTable, round } from './lib-report.js';

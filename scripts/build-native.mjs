@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { ensureWhisperSource } from './whisper-source.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

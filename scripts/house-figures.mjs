@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import ts from 'typescript';
 
 const root = join(fileURLToPath(import.meta.url), '..', '..');

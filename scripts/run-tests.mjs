@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { extraCaCertificates } from './make-test-certificates.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

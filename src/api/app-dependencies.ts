@@ -2,6 +2,7 @@
 // Routes that need more (engines, stores, queues) close over their own dependencies when they are
 // created, so adding a route never changes this interface.
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+
 import type { ServiceConfig } from '../config/service-config.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { KeyUseRecorder } from '../store/key-use-recorder.js';

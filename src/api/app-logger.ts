@@ -3,6 +3,7 @@
 // job ids or webhook destinations), and no credentials, which are also redacted should any code log
 // headers. This holds whether the caller passes pino options or a ready logger.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+
 import type { AppLogger, PinoLoggerOptions } from './app-dependencies.js';
 
 export const REDACTED_PATHS = [

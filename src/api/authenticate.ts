@@ -2,15 +2,17 @@
 // routes make on the authenticated key's entitlements. Keys are read from the store on every request,
 // never cached: `svc-stt keys revoke` in another process writes the same SQLite file, and the next
 // request already sees it. An accepted key's use is noted (its "last used"), never waited for.
+import './fastify-augment.js';
+
 import type { FastifyRequest } from 'fastify';
-import type { KeyStore } from '../store/key-store.js';
+
 import type { Entitlement } from '../domain/api-keys.js';
+import type { KeyStore } from '../store/key-store.js';
 import type { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { ApiError } from './api-error.js';
 import { API_REFUSALS } from './api-refusals.js';
 import type { FailedAuthThrottle } from './rate-limit.js';
 import { headerCount } from './raw-headers.js';
-import './fastify-augment.js';
 
 // Real keys are far shorter; anything longer is refused without spending a hash on it.
 const MAX_TOKEN_LENGTH = 512;

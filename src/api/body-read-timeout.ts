@@ -11,8 +11,10 @@
 // body is never read), so the connection closes after it.
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { UploadMonitor, type UploadLimits } from './routes/upload-monitor.js';
+
+import { type UploadLimits, UploadMonitor } from './routes/upload-monitor.js';
 
 type PreParsingDone = (error?: Error | null, payload?: Readable) => void;
 

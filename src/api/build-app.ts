@@ -4,7 +4,10 @@
 // Expect), draining, 404/405 for unmatched paths, authentication, per-key rate limit; all of them
 // before any body is read. Bodies Fastify reads itself are bounded in time like uploads. Every
 // answer to an authenticated request passes the revoked-key guard on its way out.
+import './fastify-augment.js';
+
 import Fastify, { type FastifyInstance } from 'fastify';
+
 import { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { AppDependencies } from './app-dependencies.js';
 import { appLoggerOptions } from './app-logger.js';
@@ -15,17 +18,16 @@ import { registerDraining } from './draining.js';
 import { handleFrameworkError, registerErrorEnvelope } from './error-envelope.js';
 import { httpRequirementsHook } from './http-requirements.js';
 import { configureNodeHttpServer, NODE_HTTP_OPTIONS } from './node-http-server.js';
+import { OpenApiCollector } from './openapi-document.js';
 import { DEFAULT_FAILED_AUTH_PER_MINUTE, FailedAuthThrottle, KeyRateLimiter, keyRateLimitHook } from './rate-limit.js';
 import { attachRequestId, generateRequestId } from './request-id.js';
 import { ContentFreeLogController } from './request-log-controller.js';
+import { endRequestSpan, startRequestSpan } from './request-span.js';
 import { revokedKeyGuard } from './revoked-key-guard.js';
 import { RouteMethodRegistry } from './route-methods.js';
-import { OpenApiCollector } from './openapi-document.js';
 import { openApiRoute } from './routes/openapi.js';
 import { TokenBuckets } from './token-bucket.js';
 import { UnreadOutputGuard } from './unread-output-guard.js';
-import './fastify-augment.js';
-import { endRequestSpan, startRequestSpan } from './request-span.js';
 
 /** JSON bodies are small (job creation); audio travels as multipart under its own limits. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;

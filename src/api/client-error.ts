@@ -2,6 +2,7 @@
 // request line or headers, header overflow, request timeout). Fastify's default writes its own body
 // shape; this writes the contract's envelope, with a request id for support like every response.
 import type { Socket } from 'node:net';
+
 import type { ApiError } from './api-error.js';
 import { API_REFUSALS } from './api-refusals.js';
 import { writeRawError } from './raw-error-response.js';

@@ -1,6 +1,7 @@
 // Deprecated request values that still work, announced on the response (docs/DESIGN.md decision 6):
 // `profile` standard and turbo behave exactly as default.
 import type { FastifyReply } from 'fastify';
+
 import { DEPRECATED_PROFILES } from '../contract/request-fields.js';
 
 export function applyProfileDeprecation(reply: FastifyReply, profile: string | null | undefined): void {

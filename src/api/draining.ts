@@ -2,6 +2,7 @@
 // keep-alive connection) get 503 service_unavailable with Retry-After, so a load balancer or client
 // retries elsewhere. This stands in for Fastify's return503OnClosing, whose body is not the envelope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 import { serviceUnavailable } from './capacity.js';
 
 export const DRAINING_RETRY_AFTER_SECONDS = 5;

@@ -2,6 +2,7 @@
 // thrown anywhere in a request, Fastify's own (body parsing, routing, validation), unknown paths
 // (404) and known paths with another method (405 + Allow).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 import { ApiError } from './api-error.js';
 import { API_REFUSALS } from './api-refusals.js';
 import { mapError } from './error-mapping.js';

@@ -4,17 +4,17 @@
 // fault (disk full, data folder unwritable) into a 503 with Retry-After, and anything else into a
 // generic 500. Every message here is a fixed server text: framework messages can quote the request
 // (JSON parser errors quote the body, busboy's quote headers), so none is passed through.
-import { ApiError, type ApiErrorCode } from './api-error.js';
-import { isStorageFault, storageUnavailable } from './storage-fault.js';
-import { API_REFUSALS } from './api-refusals.js';
-import { retryAfterHeader } from './retry-after.js';
 import { ApplicationError, type ApplicationErrorKind } from '../application/application-errors.js';
 import { AudioError, type AudioErrorCode } from '../audio/audio-errors.js';
-import { EngineError } from '../engine/engine-errors.js';
-import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
+import { EngineError } from '../engine/engine-errors.js';
 import { PipelineError, type PipelineErrorKind } from '../pipeline/pipeline-errors.js';
+import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import { WebhookAdmissionError, type WebhookAdmissionErrorKind } from '../webhooks/webhook-admission-errors.js';
+import { ApiError, type ApiErrorCode } from './api-error.js';
+import { API_REFUSALS } from './api-refusals.js';
+import { retryAfterHeader } from './retry-after.js';
+import { isStorageFault, storageUnavailable } from './storage-fault.js';
 
 export interface MappedError {
   apiError: ApiError;

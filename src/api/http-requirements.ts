@@ -7,6 +7,7 @@
 //   that is the answer: a client branching on the contract's statuses needs no extra case.
 // Neither request is worth reading further: the connection closes after the answer.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import type { ApiError } from './api-error.js';
 import { API_REFUSALS } from './api-refusals.js';
 

@@ -22,10 +22,12 @@
 //   (lingering-close.ts); Node serves no request the client sends on it meanwhile (protocol-edges.test.ts).
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+
 import type { FastifyBaseLogger } from 'fastify';
+
 import { API_REFUSALS } from './api-refusals.js';
-import { writeRawError } from './raw-error-response.js';
 import { lingeringClose } from './lingering-close.js';
+import { writeRawError } from './raw-error-response.js';
 import { generateRequestId } from './request-id.js';
 
 /** Options for `http.createServer` (Fastify's `http` option). */

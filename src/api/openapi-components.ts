@@ -2,40 +2,40 @@
 // bodies, inline transcripts, jobs and the error envelope. Enumerations come from the code that
 // enforces them, so the document cannot drift from what the server accepts.
 import {
-  errorEnvelope,
-  transcriptionRequest,
-  segment,
-  word,
-  languageDetection,
-  vocabularyAudit,
-  patternsReport,
-  speakerTiming,
-  metadata,
-  transcriptionJson,
-  transcriptionStreamEvent,
-  transcriptionVerboseJson,
-  translationRequest,
-} from './openapi-transcript-schemas.js';
-import {
+  acceptedJob,
+  createdJob,
   decoration,
+  job,
+  jobCreationRequest,
+  jobError,
+  jobFailedEvent,
+  jobProgress,
+  jobResult,
+  jobSucceededEvent,
   jobTranscript,
   jobTranscriptJson,
   partialTranscript,
-  acceptedJob,
-  job,
-  jobResult,
-  jobError,
-  jobProgress,
   uploadForm,
-  createdJob,
-  jobCreationRequest,
-  jobSucceededEvent,
-  jobFailedEvent,
 } from './openapi-job-schemas.js';
-import { model, modelList, usage } from './openapi-usage-schemas.js';
 import { realtimeClientSecret, realtimeClientSecretRequest, realtimeStartMessage } from './openapi-realtime-schemas.js';
-import { deletedVoice, voice, voiceEnrolment, voiceList } from './openapi-voice-schemas.js';
+import {
+  errorEnvelope,
+  languageDetection,
+  metadata,
+  patternsReport,
+  segment,
+  speakerTiming,
+  transcriptionJson,
+  transcriptionRequest,
+  transcriptionStreamEvent,
+  transcriptionVerboseJson,
+  translationRequest,
+  vocabularyAudit,
+  word,
+} from './openapi-transcript-schemas.js';
 import type { Schema } from './openapi-types.js';
+import { model, modelList, usage } from './openapi-usage-schemas.js';
+import { deletedVoice, voice, voiceEnrolment, voiceList } from './openapi-voice-schemas.js';
 
 export const schemas: Record<string, Schema> = {
   Error: errorEnvelope,

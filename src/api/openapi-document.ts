@@ -3,10 +3,10 @@
 // each one from its onRoute hook, and the document is assembled from those records. Shared pieces
 // are named once: a component schema or error response used by a route becomes a `$ref`.
 import type { RouteOptions } from 'fastify';
+
 import { API_VERSION } from '../contract/response-body.js';
 import { schemas } from './openapi-components.js';
 import { ERROR_RESPONSES } from './openapi-responses.js';
-import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
 import type {
   MediaType,
   OpenApiDocument,
@@ -20,6 +20,7 @@ import type {
   Schema,
   SecurityRequirement,
 } from './openapi-types.js';
+import { WEBHOOK_OPERATIONS } from './openapi-webhooks.js';
 
 export const BEARER: SecurityRequirement[] = [{ bearerAuth: [] }];
 

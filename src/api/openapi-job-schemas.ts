@@ -1,25 +1,16 @@
 // The contract's job resources as JSON Schema: the creation request, the job envelope, its result,
 // progress and upload form, and the webhook events that announce its end.
-import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
-
-import { JOB_MODEL } from '../domain/model-ids.js';
-
-import { EVENT_ID_PREFIX } from '../jobs/job-webhook-events.js';
-
-import { MIN_JOB_AUDIO_SECONDS } from '../jobs/job-chunk.js';
-
-import { PARTIAL_OBJECT } from '../jobs/job-transcript.js';
-
-import { JOB_OBJECT, MIN_AUDIO_SECONDS_ADVISORY } from './routes/job-view.js';
-
 import { documentedFields, requiredFieldsOf } from '../contract/request-fields.js';
-
+import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../domain/job-statuses.js';
+import { JOB_MODEL } from '../domain/model-ids.js';
+import { MIN_JOB_AUDIO_SECONDS } from '../jobs/job-chunk.js';
+import { PARTIAL_OBJECT } from '../jobs/job-transcript.js';
+import { EVENT_ID_PREFIX } from '../jobs/job-webhook-events.js';
+import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
+import { boolean, integer, number, ref, string } from './openapi-schema-builders.js';
 import { redactionFields } from './openapi-transcript-schemas.js';
 import type { Schema } from './openapi-types.js';
-
-import { ACCEPTED_JOB_STATUSES, DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../domain/job-statuses.js';
-
-import { ref, string, integer, number, boolean } from './openapi-schema-builders.js';
+import { JOB_OBJECT, MIN_AUDIO_SECONDS_ADVISORY } from './routes/job-view.js';
 
 export const decoration: Schema = {
   type: 'object',

@@ -2,29 +2,19 @@
 // format, their parts (segments, words, speakers, languages, vocabulary and pattern reports), the error
 // envelope and the stream events.
 import { HEALTH_CLASSES, IDENTIFIER_CLASSES } from '../clinical-text/redaction-classes.js';
+import { documentedFields, requiredFieldsOf } from '../contract/request-fields.js';
+import { RUNTIME_NAME, STREAM_EVENT_TYPES } from '../contract/response-body.js';
+import { MODEL_IDS } from '../domain/model-ids.js';
+import { TASKS } from '../domain/tasks.js';
+import { TURN_PAUSE_SECONDS } from '../engine/turn-pauses.js';
 import { LANGUAGE_SOURCES } from '../pipeline/language-stage.js';
-
 import { MAX_LISTED_SPANS, PATTERNS_SCHEMA } from '../pipeline/pattern-stage.js';
-
 import { MAX_PATTERNS } from '../pipeline/patterns.js';
 import { SPEAKER_CEILING_ACTIONS } from '../pipeline/speaker-attachment.js';
 import { VOCABULARY_AUDIT_SCHEMA, VOCABULARY_MODES } from '../pipeline/vocabulary-audit.js';
-
-import { RUNTIME_NAME, STREAM_EVENT_TYPES } from '../contract/response-body.js';
-
 import { API_ERROR_CODES } from './api-error.js';
-
-import { documentedFields, requiredFieldsOf } from '../contract/request-fields.js';
-
+import { AUDIO_FORMATS, boolean, integer, number, ref, string, stringArray } from './openapi-schema-builders.js';
 import type { Schema } from './openapi-types.js';
-
-import { MODEL_IDS } from '../domain/model-ids.js';
-
-import { TURN_PAUSE_SECONDS } from '../engine/turn-pauses.js';
-
-import { TASKS } from '../domain/tasks.js';
-
-import { ref, AUDIO_FORMATS, string, integer, number, boolean, stringArray } from './openapi-schema-builders.js';
 
 export const errorEnvelope: Schema = {
   type: 'object',

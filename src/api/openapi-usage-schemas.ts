@@ -1,11 +1,11 @@
 // The model list and the usage report as JSON Schema.
-import { MODEL_OWNER } from '../contract/transcription-request.js';
-import type { Schema } from './openapi-types.js';
-import { MODEL_IDS } from '../domain/model-ids.js';
-import { ref, string, integer, number, boolean } from './openapi-schema-builders.js';
 import { BLOCK_REASONS } from '../billing/billing-decision.js';
+import { MODEL_OWNER } from '../contract/transcription-request.js';
 import { BILLING_STATES, PLANS } from '../domain/api-keys.js';
+import { MODEL_IDS } from '../domain/model-ids.js';
 import { USAGE_ROUTES } from '../domain/usage-routes.js';
+import { boolean, integer, number, ref, string } from './openapi-schema-builders.js';
+import type { Schema } from './openapi-types.js';
 
 export const model: Schema = {
   type: 'object',

@@ -2,7 +2,7 @@
 // them and a deletion. A voice is shown by id, name and time: its statistics never leave the server.
 import { MAX_KNOWN_SPEAKER_NAME_LENGTH } from '../contract/known-speaker-fields.js';
 import { ENROLMENT_MAX_SECONDS, ENROLMENT_MIN_SECONDS } from '../pipeline/reference-clip.js';
-import { ref, string, boolean } from './openapi-schema-builders.js';
+import { boolean, ref, string } from './openapi-schema-builders.js';
 import type { Schema } from './openapi-types.js';
 
 const VOICE_ID_PATTERN = '^voice_[0-9A-Za-z]{24}$';

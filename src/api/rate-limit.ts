@@ -3,12 +3,14 @@
 // hammering with a revoked one costs the sender, not the key store. A key's requests are counted by
 // one KeyRateLimiter per process, which the console's playground shares: its runs as a key are that
 // key's requests too.
+import './fastify-augment.js';
+
 import type { FastifyRequest } from 'fastify';
+
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { ApiError } from './api-error.js';
 import { API_REFUSALS } from './api-refusals.js';
 import type { TokenBuckets } from './token-bucket.js';
-import './fastify-augment.js';
 
 export const DEFAULT_FAILED_AUTH_PER_MINUTE = 30;
 

@@ -4,6 +4,7 @@
 // error; the connection closes after it, since what follows on it cannot be trusted.
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+
 import type { ApiError } from './api-error.js';
 import { ERROR_CONTENT_TYPE } from './error-envelope.js';
 import { REQUEST_ID_HEADER } from './request-id.js';

@@ -10,8 +10,9 @@
 // is written on the response's 'close', with the status sent (null when none was) and
 // `clientClosedEarly`. A transcription's line waits for its use case to end, which after a hang-up is
 // later than the close: only then is its billing outcome known.
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import './fastify-augment.js';
+
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 
 type RequestLine = Record<string, unknown>;
 

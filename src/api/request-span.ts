@@ -3,7 +3,7 @@
 // request's later hooks and handler run inside the span's context, so the pipeline's and the engine's
 // spans (src/domain/tracing.ts) become its children, and a job created here keeps its trace context
 // (src/jobs/job-trace.ts) for the worker that runs it. Nothing is recorded while tracing is off.
-import { context, SpanKind, trace, type Span } from '@opentelemetry/api';
+import { context, type Span, SpanKind, trace } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
 const spans = new WeakMap<FastifyRequest, Span>();

@@ -2,13 +2,15 @@
 // since (a long inline transcription, a long poll, a result download starting) gets 401, not what
 // it asked for. Routes check at their own key points too (long polls while they wait, job creation
 // before committing); this hook is the backstop every route gets, including routes added later.
+import './fastify-augment.js';
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyStore } from '../store/key-store.js';
+
 import { isKeyActive } from '../application/require-active-key.js';
+import type { KeyStore } from '../store/key-store.js';
 import { unauthorized } from './authenticate.js';
 import { ERROR_CONTENT_TYPE } from './error-envelope.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
-import './fastify-augment.js';
 
 export function revokedKeyGuard(keys: Pick<KeyStore, 'get'>) {
   // Callback style: an answer without a key (public routes) is passed on synchronously (see authenticate.ts).

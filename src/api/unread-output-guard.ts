@@ -18,7 +18,9 @@
 // the connection is closed without one. Limits depend on the route (public ones are the tightest).
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import type { ConnectionLimits } from '../config/service-config.js';
 import { requiresAuthentication } from './authenticate.js';
 

@@ -3,20 +3,21 @@
 // A retry under the same Idempotency-Key gets the first answer again; a failure leaves nothing behind.
 // Its measured length is reserved first (billing's reservation): a 402 when it does not fit.
 import { randomUUID } from 'node:crypto';
+
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
-import { logJobCreated, type JobAuditLog } from '../jobs/job-audit.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { type JobAuditLog, logJobCreated } from '../jobs/job-audit.js';
 import type { StoredKnownSpeaker } from '../jobs/job-known-speakers.js';
 import { serializeJobRequest } from '../jobs/job-request.js';
+import { activeTraceParent } from '../jobs/job-trace.js';
 import { jobUsageKey } from '../jobs/job-usage.js';
 import { newJobId } from '../store/job-record.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { claimIdempotencyKey } from './idempotency-claim.js';
 import { directUploadFingerprint } from './request-fingerprint.js';
 import { requireActiveKey } from './require-active-key.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection, UploadedAudio } from './transcription-connection.js';
-import { activeTraceParent } from '../jobs/job-trace.js';
 
 export interface DirectJob {
   key: ApiKeyRecord;

@@ -8,8 +8,10 @@
 import type { BlockReason } from '../billing/billing-decision.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
-import { requireEntitlements } from '../contract/request-entitlements.js';
+import { type ClinicalTextFields, parseClinicalTextFields } from '../contract/clinical-text-fields.js';
+import { withKeyTextDefaults } from '../contract/key-text-defaults.js';
 import type { StartCredential, StartMessage } from '../contract/realtime-start.js';
+import { requireEntitlements } from '../contract/request-entitlements.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
@@ -20,8 +22,6 @@ import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { CredentialRefused, UnusableKnownSpeaker } from './application-errors.js';
 import { RealtimeUsage, type UsageHandlers } from './realtime-usage.js';
 import { keyOfStart } from './start-credential.js';
-import { parseClinicalTextFields, type ClinicalTextFields } from '../contract/clinical-text-fields.js';
-import { withKeyTextDefaults } from '../contract/key-text-defaults.js';
 
 export interface RealtimeAdmissionDeps {
   keys: Pick<KeyStore, 'authenticate' | 'get' | 'getDictionary'>;

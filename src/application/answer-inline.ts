@@ -1,24 +1,24 @@
 // Audio within the inline boundary is transcribed while the client waits: refused at once when the
 // engines are full, streamed as it is decoded when asked, and metered before any answer goes out.
 
-import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
+import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { LanguageFamily } from '../domain/language-families.js';
+import type { UsageRoute } from '../domain/usage-routes.js';
 import { isAbortError } from '../engine/engine-errors.js';
+import { transcribeChannels } from '../pipeline/channel-tracks.js';
+import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { segmentDeltas } from '../pipeline/text-deltas.js';
-import { unsupportedLanguageCounters, usageCountersOf, type UsageCounters } from '../pipeline/usage-counters.js';
+import { unsupportedLanguageCounters, type UsageCounters, usageCountersOf } from '../pipeline/usage-counters.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
-import type { UsageRoute } from '../domain/usage-routes.js';
-import { BillingBlockedError } from '../billing/billing-errors.js';
 import { EnginesAtCapacity, KeyRevoked, TranscriptionCancelled } from './application-errors.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection } from './transcription-connection.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
-import type { LanguageFamily } from '../domain/language-families.js';
-import { transcribeChannels } from '../pipeline/channel-tracks.js';
 
 export interface InlineTranscription {
   key: ApiKeyRecord;

@@ -6,16 +6,16 @@
 // already accepted answers as before (a retried complete, like result retrieval, keeps working).
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { collectDirectUpload } from '../jobs/direct-upload.js';
 import { probeJobAudio } from '../jobs/job-audio-probe.js';
-import { JobFailure } from '../jobs/job-failure.js';
-import { jobUsageKey } from '../jobs/job-usage.js';
-import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit, requestKeySubject, type JobAuditLog } from '../jobs/job-audit.js';
+import { JOB_AUDIT_EVENTS, type JobAuditLog, jobOwnerSubject, logJobAudit, requestKeySubject } from '../jobs/job-audit.js';
 import type { JobEvents } from '../jobs/job-events.js';
+import { JobFailure } from '../jobs/job-failure.js';
 import type { JobQueue } from '../jobs/job-queue.js';
+import { jobUsageKey } from '../jobs/job-usage.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { CompleteOutcome, JobRecord, JobStore } from '../store/job-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { JobNotFound, UploadNotComplete } from './application-errors.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 

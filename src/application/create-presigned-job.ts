@@ -7,25 +7,25 @@
 // completed within COMPLETE_GRACE_MS (1 hour) after the form expires fails `job_expired`, and any
 // audio it received is deleted then.
 import type { UsageBilling } from '../billing/usage-billing.js';
-import { logJobCreated, type JobAuditLog } from '../jobs/job-audit.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { type JobAuditLog, logJobCreated } from '../jobs/job-audit.js';
 import { storedKnownSpeakers } from '../jobs/job-known-speakers.js';
 import { serializeJobRequest } from '../jobs/job-request.js';
+import { activeTraceParent } from '../jobs/job-trace.js';
 import { signUploadForm } from '../jobs/upload-policy.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../store/idempotency-store.js';
 import { newJobId } from '../store/job-record.js';
 import type { JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { WebhookAdmission } from '../webhooks/webhook-admission.js';
-import { enrolledVoicesOf } from './known-speaker-references.js';
 import { claimIdempotencyKey } from './idempotency-claim.js';
 import type { JobCreation } from './job-creation.js';
 import type { JobCreationConnection } from './job-creation-connection.js';
+import { enrolledVoicesOf } from './known-speaker-references.js';
 import { jobCreationFingerprint } from './request-fingerprint.js';
 import { requireActiveKey } from './require-active-key.js';
-import { activeTraceParent } from '../jobs/job-trace.js';
 
 export const DEFAULT_UPLOAD_EXPIRY_SECONDS = 3600;
 export const COMPLETE_GRACE_MS = 3_600_000;

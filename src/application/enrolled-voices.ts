@@ -4,18 +4,18 @@
 // line (voice-audit.ts); another tenant's voice is answered exactly as an unknown one.
 
 import { knownSpeakerName } from '../contract/known-speaker-fields.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { unknownFieldMessage } from '../domain/field-names.js';
 import { FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
 import { InvalidRequestField } from '../pipeline/pipeline-errors.js';
 import { ENROLMENT_MAX_SECONDS, ENROLMENT_MIN_SECONDS, referenceProfile } from '../pipeline/reference-clip.js';
 import type { BlobStore } from '../store/blob-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { VoiceLimitReached, type VoiceProfileStore, type VoiceSummary } from '../store/voice-profile-store.js';
 import { TooManyVoices, VoiceNotFound } from './application-errors.js';
 import { decodeClip } from './known-speaker-references.js';
 import { auditVoice, VOICE_AUDIT_EVENTS, type VoiceAuditLog } from './voice-audit.js';
-import { unknownFieldMessage } from '../domain/field-names.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface EnrolledVoiceDeps {
   voices: VoiceProfileStore;

@@ -5,9 +5,9 @@
 // key's job is acted on before it is refused (its upload deadline is not applied). A job read here
 // has its time-driven transitions applied first (an upload slot past its deadline fails the job), so
 // no answer shows a state already over.
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { JobNotFound } from './application-errors.js';
 import { isPastTombstone } from './job-deadlines.js';
 

@@ -4,19 +4,20 @@
 // enrolled voice named by id looked up among the tenant's (an unknown id, or another tenant's, is 422
 // alike) and its use written to the audit trail. A clip lives in a spool file only while it is decoded;
 // nothing of it is kept or logged.
+import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { rm } from 'node:fs/promises';
+
 import { decodeAudio, isAudioError, sniffFile } from '../audio/index.js';
 import type { KnownSpeakerReference } from '../contract/known-speaker-fields.js';
-import { REFERENCE_MAX_SECONDS, REFERENCE_MIN_SECONDS, referenceProfile, type ClipRule, type ReferenceClipStages } from '../pipeline/reference-clip.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { type ClipRule, REFERENCE_MAX_SECONDS, REFERENCE_MIN_SECONDS, type ReferenceClipStages, referenceProfile } from '../pipeline/reference-clip.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
 import type { BlobStore } from '../store/blob-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { UnusableKnownSpeaker } from './application-errors.js';
 import { auditVoice, VOICE_AUDIT_EVENTS, type VoiceAuditLog } from './voice-audit.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface KnownSpeakerDeps {
   blobs: Pick<BlobStore, 'createUploadPath' | 'createUploadStream'>;

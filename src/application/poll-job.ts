@@ -1,12 +1,12 @@
 // GET /v1/jobs/{id}: the job as it is now, or, with a wait, as soon as its status changes or a new
 // provisional revision is published (else when the wait runs out); a finished job is answered at
 // once. A succeeded job's result comes inline when asked for and small enough.
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { JobAuditLog } from '../jobs/job-audit.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 import { resultExpired } from './job-deadlines.js';
 import { KEY_RECHECK_INTERVAL_MS, requireActiveKey } from './require-active-key.js';

@@ -1,9 +1,9 @@
 // GET /v1/jobs/{id}/partial: a running job's latest provisional result. It is read whole (it is
 // replaced by rename, never written in place), so the revision read is consistent.
-import type { JobResultRead } from './read-job-result.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { ResultNotAvailable } from './application-errors.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
+import type { JobResultRead } from './read-job-result.js';
 import { logResultRead } from './result-read-audit.js';
 
 export interface ReadJobPartialDeps extends OwnJobDeps {

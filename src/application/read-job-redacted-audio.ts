@@ -1,6 +1,7 @@
 // GET /v1/jobs/{id}/redacted_audio: a succeeded job's redacted copy of its audio (`redact_audio`),
 // while its result is kept. Read like the result: same key, same expiry, an audit line per read.
 import type { Readable } from 'node:stream';
+
 import { ResultNotAvailable } from './application-errors.js';
 import { findOwnJob } from './find-own-job.js';
 import { resultExpired } from './job-deadlines.js';

@@ -1,9 +1,10 @@
 // GET /v1/jobs/{id}/result: a succeeded job's final result, while it is kept.
 import type { Readable } from 'node:stream';
+
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { JobAuditLog } from '../jobs/job-audit.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord } from '../store/job-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { ResultNotAvailable } from './application-errors.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 import { resultExpired } from './job-deadlines.js';

@@ -2,6 +2,7 @@
 // redacted result (`redact_output=redacted_and_unredacted`), while the result is kept. Read like the
 // result: only the key that created the job, same expiry, an audit line per read.
 import type { Readable } from 'node:stream';
+
 import type { JobRecord } from '../store/job-store.js';
 import { ResultNotAvailable } from './application-errors.js';
 import { findOwnJob } from './find-own-job.js';

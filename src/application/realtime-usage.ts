@@ -15,11 +15,11 @@
 // with the next one and at the close. A reservation the ledger could not take (the database down)
 // lets the audio go on into that slice, asked for again a second later, so an outage does not cut
 // sessions: only then can a session pass a limit, by what it receives until the database answers.
-import type { BilledKey, UsageBilling } from '../billing/usage-billing.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
+import type { BilledKey, UsageBilling } from '../billing/usage-billing.js';
+import type { StartMessage } from '../contract/realtime-start.js';
 import { randomBase62 } from '../store/random-id.js';
 import { NO_SAFETY_EVENTS } from '../store/usage-record.js';
-import type { StartMessage } from '../contract/realtime-start.js';
 
 export const SLICE_SECONDS = 60;
 /** A slice shorter than this is not worth admitting: the session ends where the last one ends. */

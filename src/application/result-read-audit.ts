@@ -1,7 +1,7 @@
 // Transcript content is about to be served to a key: a job audit line says which key read which job's
 // result, and by which route.
-import { JOB_AUDIT_EVENTS, logJobAudit, requestKeySubject, type JobAuditLog } from '../jobs/job-audit.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { JOB_AUDIT_EVENTS, type JobAuditLog, logJobAudit, requestKeySubject } from '../jobs/job-audit.js';
 
 export function logResultRead(
   log: JobAuditLog,

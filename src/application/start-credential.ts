@@ -2,10 +2,10 @@
 // (REALTIME.md "Client secrets"). A secret is used up by the start that presents it, whatever
 // follows (a refusal for seats or billing included): a second start with it finds nothing. The key
 // behind a secret is read as it stands now, so a key revoked since the secret was minted opens nothing.
-import type { KeyStore } from '../store/key-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
-import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';
 import type { StartCredential } from '../contract/realtime-start.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import type { KeyStore } from '../store/key-store.js';
+import type { RealtimeClientSecretStore } from '../store/realtime-client-secret-store.js';
 
 export interface StartCredentialDeps {
   keys: Pick<KeyStore, 'authenticate' | 'get'>;

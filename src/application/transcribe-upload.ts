@@ -4,23 +4,24 @@
 // measured, then either transcribed inline (audio within the boundary) or accepted as a durable job.
 // The uploaded file is gone when this returns, whatever the outcome (moved into job storage for a job).
 import { rm } from 'node:fs/promises';
-import { UnsupportedContainerError, decodeAudio, isAudioError, probeAudio, sniffFile, type AudioContainer } from '../audio/index.js';
+
+import { type AudioContainer, decodeAudio, isAudioError, probeAudio, sniffFile, UnsupportedContainerError } from '../audio/index.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { ServiceConfig } from '../config/service-config.js';
-import type { JobAuditLog } from '../jobs/job-audit.js';
+import { multichannelDiarizedJob, type TranscriptionRequest } from '../contract/transcription-request.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { JobAuditLog } from '../jobs/job-audit.js';
+import { storedKnownSpeakers } from '../jobs/job-known-speakers.js';
+import { requireMultichannelAudio } from '../pipeline/channel-tracks.js';
 import { acceptDirectJob } from './accept-direct-job.js';
 import { answerInline, inlineEventKey, inlineUsageRoute } from './answer-inline.js';
-import { knownSpeakersOf } from './known-speaker-references.js';
-import { storedKnownSpeakers } from '../jobs/job-known-speakers.js';
 import { AudioLongerThanAllowed, AudioShorterThanAllowed, InlineOnlyOption, KeyRevoked } from './application-errors.js';
+import { knownSpeakersOf } from './known-speaker-references.js';
 import { meteringNoted } from './request-usage.js';
 import type { TranscribeUploadDeps } from './transcribe-upload-deps.js';
 import type { TranscriptionAnswer } from './transcription-answer.js';
 import type { TranscriptionConnection } from './transcription-connection.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
-import { requireMultichannelAudio } from '../pipeline/channel-tracks.js';
-import { multichannelDiarizedJob, type TranscriptionRequest } from '../contract/transcription-request.js';
 
 export interface UploadTranscription {
   key: ApiKeyRecord;

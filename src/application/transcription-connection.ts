@@ -3,8 +3,8 @@
 // the client hanging up; a stream for the answer; the answer a new job gets, stored for an
 // Idempotency-Key's retries; and where it notes what the request's audio came to in billing (the
 // request's audit line says it). src/api implements it over HTTP; the use case never sees how.
-import type { ResponseContext } from '../contract/response-body.js';
 import type { Profile, ResponseFormat } from '../contract/request-fields.js';
+import type { ResponseContext } from '../contract/response-body.js';
 import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import type { TextDelta } from '../pipeline/text-deltas.js';
 import type { StoredResponse } from '../store/idempotency-store.js';

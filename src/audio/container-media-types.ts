@@ -1,4 +1,5 @@
 import { extname } from 'node:path';
+
 import type { AudioContainer } from './audio-container.js';
 
 /**

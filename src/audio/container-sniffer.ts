@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+
 import type { AudioContainer } from './audio-container.js';
 
 /**

@@ -1,15 +1,15 @@
 // Decodes one window of a long recording (`startSeconds` .. `startSeconds + seconds`) to whisper's
 // PCM. Jobs process hours of audio window by window, so memory stays at one window's samples
 // (5 minutes: 19 MB) whatever the recording's length, and no decoded copy is ever written to disk.
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 import type { AudioContainer } from './audio-container.js';
-import { settleSourceRun } from './audio-source-failure.js';
-import { audioSourceOf, type AudioInput } from './audio-source.js';
 import { DecodeAbortedError } from './audio-errors.js';
+import { type AudioInput, audioSourceOf } from './audio-source.js';
+import { settleSourceRun } from './audio-source-failure.js';
 import { ffmpegDecodeArgs } from './decode-audio.js';
 import { throwIfDecodeFailed } from './decode-failure.js';
 import { runAudioTool } from './ffmpeg-process.js';
 import { GrowableSampleBuffer } from './growable-sample-buffer.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface DecodeWindowOptions {
   startSeconds: number;

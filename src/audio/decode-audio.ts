@@ -1,15 +1,16 @@
 import { endianness } from 'node:os';
+
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 import type { AudioContainer } from './audio-container.js';
-import type { AudioInput } from './audio-source.js';
 import { AudioTooLongError, DecodeAbortedError, UndecodableAudioError } from './audio-errors.js';
-import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
-import { safeInputArgs } from './ffmpeg-input-args.js';
+import type { AudioInput } from './audio-source.js';
 import { throwIfDecodeFailed } from './decode-failure.js';
+import { safeInputArgs } from './ffmpeg-input-args.js';
+import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
 import { runAudioTool } from './ffmpeg-process.js';
 import { GrowableSampleBuffer } from './growable-sample-buffer.js';
 import { identifyContainer } from './identify-container.js';
 import { readWhisperReadyWav } from './whisper-ready-wav.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface DecodeAudioOptions {
   /**

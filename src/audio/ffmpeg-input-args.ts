@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
+
 import type { AudioContainer } from './audio-container.js';
-import { audioSourceOf, type AudioInput } from './audio-source.js';
+import { type AudioInput, audioSourceOf } from './audio-source.js';
 
 /**
  * How a recording is handed to ffmpeg/ffprobe so that it cannot make ffmpeg read anything else.

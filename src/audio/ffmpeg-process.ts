@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { TOOL_NOT_EXECUTABLE_EXIT_CODES, withAddressSpaceLimit } from './ffmpeg-limits.js';
 import { basename } from 'node:path';
+
 import { traced } from '../domain/tracing.js';
+import { TOOL_NOT_EXECUTABLE_EXIT_CODES, withAddressSpaceLimit } from './ffmpeg-limits.js';
 
 /**
  * Runs one ffmpeg/ffprobe subprocess under a wall-clock timeout, an optional AbortSignal and the

@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
+
 import type { AudioContainer } from './audio-container.js';
-import { audioSourceOf, type AudioInput } from './audio-source.js';
 import { UndecodableAudioError, UnsupportedContainerError } from './audio-errors.js';
+import { type AudioInput, audioSourceOf } from './audio-source.js';
 import { sniffFile } from './container-sniffer.js';
 
 /**

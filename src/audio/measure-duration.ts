@@ -1,9 +1,9 @@
 import type { AudioContainer } from './audio-container.js';
-import { settleSourceRun } from './audio-source-failure.js';
-import { audioSourceOf, type AudioInput } from './audio-source.js';
 import { DecodeAbortedError, DecodeTimeoutError, UndecodableAudioError } from './audio-errors.js';
-import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
+import { type AudioInput, audioSourceOf } from './audio-source.js';
+import { settleSourceRun } from './audio-source-failure.js';
 import { safeInputArgs } from './ffmpeg-input-args.js';
+import { FFMPEG_SAFETY_ARGS, FFMPEG_THREAD_ARGS } from './ffmpeg-limits.js';
 import { runAudioTool } from './ffmpeg-process.js';
 
 /**

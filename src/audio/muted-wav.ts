@@ -6,21 +6,14 @@
 // times never appear on a command line. The file is written whole or removed: never left half-written.
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 
-import type { AudioContainer } from './audio-container.js';
-
-import type { AudioInput } from './audio-source.js';
-
-import { AudioTooLongError, UndecodableAudioError } from './audio-errors.js';
-
-import { throwIfDecodeFailed } from './decode-failure.js';
-
-import { runAudioTool } from './ffmpeg-process.js';
-
-import { ffmpegDecodeArgs } from './decode-audio.js';
-
-import type { TimeSpan } from './time-spans.js';
-
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { AudioContainer } from './audio-container.js';
+import { AudioTooLongError, UndecodableAudioError } from './audio-errors.js';
+import type { AudioInput } from './audio-source.js';
+import { ffmpegDecodeArgs } from './decode-audio.js';
+import { throwIfDecodeFailed } from './decode-failure.js';
+import { runAudioTool } from './ffmpeg-process.js';
+import type { TimeSpan } from './time-spans.js';
 
 const BYTES_PER_SAMPLE = 2;
 const WAV_HEADER_BYTES = 44;

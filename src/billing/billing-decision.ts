@@ -1,9 +1,9 @@
 // Whether more work is accepted: a pure decision over a key's terms and where it stands, made before
 // the work is accepted (never in the middle of it). The order is the contract's: an operator's pause
 // wins; then the allowance (on a plan that sells no overage), the spend cap, the prepaid credit.
+import { type UsagePool } from '../domain/usage-routes.js';
 import type { BillingTerms } from '../store/billing-settings-store.js';
 import { chargeOf, type PoolTerms, type UsageStanding } from '../store/usage-record.js';
-import { type UsagePool } from '../domain/usage-routes.js';
 import { poolTerms } from './billing-terms.js';
 
 export const BLOCK_REASONS = ['paused', 'allowance', 'spend_cap', 'credit'] as const;

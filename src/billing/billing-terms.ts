@@ -2,10 +2,10 @@
 // resolved: built-in plan terms, then the operator's plan overrides, then the key's own overrides.
 // The contract fixes the realtime figures (25 audio-hours a month shared per project; 0.45 per
 // audio-hour afterwards on Pay as you go); the batch figures are ours and configurable.
-import type { BillingTerms, TermsPatch } from '../store/billing-settings-store.js';
 import type { Plan } from '../domain/api-keys.js';
-import type { PoolTerms } from '../store/usage-record.js';
 import type { UsagePool } from '../domain/usage-routes.js';
+import type { BillingTerms, TermsPatch } from '../store/billing-settings-store.js';
+import type { PoolTerms } from '../store/usage-record.js';
 
 export const MS_PER_HOUR = 3_600_000;
 export const MICROS_PER_UNIT = 1_000_000;

@@ -4,15 +4,15 @@
 // decisions count what was recorded plus what was admitted and not yet recorded, so requests racing
 // for the last of an allowance cannot all pass. Terms are read from the database on every decision,
 // so a change made with the CLI applies to the next request of every process.
-import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
-import type { UsageLedger } from '../store/usage-ledger.js';
-import type { UsageReservation } from '../store/usage-reservation.js';
-import { chargeOf, type MeteredWork, type SafetyCounters, type UsageEvent, type UsageStanding } from '../store/usage-record.js';
 import { poolOf, type UsagePool, type UsageRoute } from '../domain/usage-routes.js';
-import { admissibleMs, blockReason, nextRefusal, resetsWithPeriod, type BillingSituation, type BlockReason, type NextRefusal } from './billing-decision.js';
+import type { BillingSettingsStore, BillingTerms } from '../store/billing-settings-store.js';
+import type { UsageLedger } from '../store/usage-ledger.js';
+import { chargeOf, type MeteredWork, type SafetyCounters, type UsageEvent, type UsageStanding } from '../store/usage-record.js';
+import type { UsageReservation } from '../store/usage-reservation.js';
+import { admissibleMs, type BillingSituation, type BlockReason, blockReason, type NextRefusal, nextRefusal, resetsWithPeriod } from './billing-decision.js';
 import { BillingBlockedError } from './billing-errors.js';
-import { billingPeriodAt, billingPeriodNamed, type BillingPeriod } from './billing-period.js';
+import { type BillingPeriod, billingPeriodAt, billingPeriodNamed } from './billing-period.js';
 import { poolTerms, resolveTerms } from './billing-terms.js';
 
 export type BilledKey = Pick<ApiKeyRecord, 'id' | 'tenant' | 'plan' | 'billingState'>;

@@ -1,12 +1,12 @@
 // A period's usage per tenant and key, as the CLI (`svc-stt usage`) and GET /v1/usage show it: the
 // ledger's lines with each key's terms, charges, cap, credit and whether (and why, and until when)
 // new work is refused. Amounts stay in the ledger's integers (ms, millionths); the edges format them.
+import type { ApiKeyRecord } from '../domain/api-keys.js';
+import type { UsagePool } from '../domain/usage-routes.js';
 import type { BillingTerms } from '../store/billing-settings-store.js';
 import { DEFAULT_PLAN } from '../store/key-record.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import type { UsageLine } from '../store/usage-record.js';
-import type { UsagePool } from '../domain/usage-routes.js';
 import type { BlockReason } from './billing-decision.js';
 import type { BillingPeriod } from './billing-period.js';
 import type { BillingStatus, UsageBilling } from './usage-billing.js';

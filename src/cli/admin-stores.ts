@@ -1,16 +1,16 @@
 // The administrative commands' access to the service's stores: the same database `svc-stt serve`
 // uses (SVC_DATABASE_URL, else <SVC_DATA_DIR>/svc-stt.db), opened for one command and closed after it.
-import { loadDataDir, loadDatabaseUrl, loadS3Settings, loadWebhookMasterKeySetting } from '../config/load-config.js';
 import { UsageBilling } from '../billing/usage-billing.js';
+import { loadDatabaseUrl, loadDataDir, loadS3Settings, loadWebhookMasterKeySetting } from '../config/load-config.js';
 import type { KeyRevocationStores } from '../jobs/key-revocation.js';
 import type { BillingSettingsStore } from '../store/billing-settings-store.js';
 import type { ConsoleAccountStore } from '../store/console-account-store.js';
 import type { ConsoleSecondFactorStore } from '../store/console-second-factor-store.js';
-import type { UsageLedger } from '../store/usage-ledger.js';
-import { isKeyStoreError } from '../store/key-store-error.js';
 import type { KeyStore } from '../store/key-store.js';
+import { isKeyStoreError } from '../store/key-store-error.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { openStores, type Stores } from '../store/open-stores.js';
+import type { UsageLedger } from '../store/usage-ledger.js';
 import type { WebhookOutbox } from '../store/webhook-outbox.js';
 import type { WebhookSecretStore } from '../store/webhook-secret-store.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';

@@ -1,9 +1,10 @@
 // The recordings `svc-stt bench` transcribes: the user's files (--audio), else speech it makes itself.
 import { existsSync } from 'node:fs';
+
 import { AudioError, decodeAudio } from '../audio/index.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 import { syntheticSpeech } from './synthetic-speech.js';
 import { UsageError } from './usage-error.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface BenchClip {
   /** The file as given, or 'generated speech'. */

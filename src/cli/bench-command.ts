@@ -4,15 +4,16 @@
 // suite (`npm run bench`, bench/) measures the project's bars and is not shipped; this is for operators.
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+
 import { loadNativeAddon } from '../engine/native-addon.js';
 import { readModelHeader } from '../models/model-header.js';
 import { benchClips } from './bench-audio.js';
-import { benchPoolShapes, type BenchPoolShape } from './bench-pool-shapes.js';
-import { existingModelFile, modelArgument } from './model-file-argument.js';
+import { type BenchPoolShape, benchPoolShapes } from './bench-pool-shapes.js';
 import { benchSummary, humanBenchReport } from './bench-report.js';
+import { existingModelFile, modelArgument } from './model-file-argument.js';
+import { boundedNumber, optionalInteger } from './numeric-options.js';
 import { measurePoolShape, type PoolShapeThroughput } from './pool-shape-throughput.js';
 import { ProgressBar } from './progress-bar.js';
-import { boundedNumber, optionalInteger } from './numeric-options.js';
 import { UsageError } from './usage-error.js';
 
 export const BENCH_USAGE =

@@ -1,7 +1,7 @@
 // What `svc-stt bench` prints: the figures as one JSON object (the last line of output, for scripts)
 // and, before it, the same figures for a person: what was measured, a table, what the columns mean.
 import type { ModelHeader } from '../models/model-header.js';
-import { clipSeconds, type BenchClip } from './bench-audio.js';
+import { type BenchClip, clipSeconds } from './bench-audio.js';
 import type { BenchPoolShape } from './bench-pool-shapes.js';
 import type { PoolShapeThroughput } from './pool-shape-throughput.js';
 import { textTable } from './text-table.js';

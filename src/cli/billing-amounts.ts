@@ -1,7 +1,7 @@
 // Billing amounts on the command line: people type hours and currency units; the store keeps
 // milliseconds and millionths. `none` (or `unlimited` for allowances) stands for null.
-import type { TermsPatch } from '../store/billing-settings-store.js';
 import { MICROS_PER_UNIT, MS_PER_HOUR } from '../billing/billing-terms.js';
+import type { TermsPatch } from '../store/billing-settings-store.js';
 import { UsageError } from './usage-error.js';
 
 const DECIMAL = /^\d+(\.\d{1,6})?$/;

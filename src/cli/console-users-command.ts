@@ -12,8 +12,8 @@ import { ConsoleAccountError } from '../store/console-account-store.js';
 import { withConsoleInviteStores, withConsoleSecondFactors } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';
 import { parseCommandArgs } from './parse-command-args.js';
-import { textTable } from './text-table.js';
 import { dispatch, type Subcommands } from './subcommands.js';
+import { textTable } from './text-table.js';
 import { UsageError } from './usage-error.js';
 
 export const CONSOLE_USERS_USAGE = `usage: npx svc-stt console-users invite --tenant T --email E [--json]   (a one-time link, valid 24 h)

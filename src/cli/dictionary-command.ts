@@ -2,6 +2,7 @@
 // their own terms above it (unless they send dictionary=false).
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+
 import { KeyStoreError } from '../store/key-store-error.js';
 import { validateLanguageFamily } from '../store/key-validation.js';
 import { withKeyStore } from './admin-stores.js';

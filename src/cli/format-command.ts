@@ -4,8 +4,9 @@
 // formatTranscript do the work. Refusals name the field and never print the input back: it is a
 // patient's record.
 import { parseArgs } from 'node:util';
+
 import { formatTranscript } from '../clinical-text/format-transcript.js';
-import { formatText, FormatOptionError, languageFamily } from '../clinical-text/smart-format.js';
+import { FormatOptionError, formatText, languageFamily } from '../clinical-text/smart-format.js';
 import { readTranscript } from '../clinical-text/transcript-shape.js';
 import type { CommandOutput } from './command-output.js';
 import { UsageError } from './usage-error.js';

@@ -1,11 +1,11 @@
 // svc-stt keys create | list | revoke ID | rotate ID | update ID: API key administration on the service database.
-import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
-import { type KeyPatch } from '../store/key-store.js';
-import { DEFAULT_ENTITLEMENTS, type Entitlement, type Plan, type BillingState } from '../domain/api-keys.js';
-import { revokeKey as revokeKeyAndClose, type KeyRevocation } from '../jobs/key-revocation.js';
 import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
 import { termsJson } from '../billing/usage-report-json.js';
+import { type BillingState, DEFAULT_ENTITLEMENTS, type Entitlement, type Plan } from '../domain/api-keys.js';
+import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
+import { type KeyRevocation, revokeKey as revokeKeyAndClose } from '../jobs/key-revocation.js';
 import { keyNotFound } from '../store/key-record.js';
+import { type KeyPatch } from '../store/key-store.js';
 import { withBillingSettings, withKeyRevocationStores, withKeyStore } from './admin-stores.js';
 import { moneyFlag, TERM_FLAGS_USAGE, TERM_OPTIONS, termsPatchOf } from './billing-amounts.js';
 import type { CommandOutput } from './command-output.js';

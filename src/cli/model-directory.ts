@@ -2,6 +2,7 @@
 // so a renamed or generated file is still recognised) for `svc-stt models list`.
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import { readModelHeader } from '../models/model-header.js';
 import { ModelFileError, readVadModelHeader } from '../models/vad-model-header.js';
 

@@ -1,6 +1,7 @@
 // The model a command was given (--model or SVC_MODEL), checked before anything loads it: a missing
 // file is the first thing a new user meets, and the engine's own error cannot say how to get the file.
 import { existsSync } from 'node:fs';
+
 import { loadManifest } from '../models/manifest.js';
 import { isModelPathArgument, resolveModelFile } from '../models/model-paths.js';
 import { UsageError } from './usage-error.js';

@@ -1,13 +1,14 @@
 // svc-stt models [list] | download NAME | make-test
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+
 import { downloadModel } from '../models/download.js';
-import { makeTestModel, ARCHITECTURES } from '../models/make-test-model.js';
+import { ARCHITECTURES, makeTestModel } from '../models/make-test-model.js';
 import { loadManifest } from '../models/manifest.js';
 import { modelsDir } from '../models/model-paths.js';
 import { ModelFileError, readVadModelHeader } from '../models/vad-model-header.js';
 import { VAD_MODEL_ENV, vadModelPath } from '../models/vad-model-path.js';
-import { describeModelFile, megabytes, modelDirectoryFiles, type ModelDirectoryFile } from './model-directory.js';
+import { describeModelFile, megabytes, type ModelDirectoryFile, modelDirectoryFiles } from './model-directory.js';
 import { ProgressBar } from './progress-bar.js';
 import { dispatch, type Subcommands } from './subcommands.js';
 import { UsageError } from './usage-error.js';

@@ -1,6 +1,7 @@
 // One reader of a subcommand's options: node's parseArgs, strict, with a refusal that shows the
 // command's usage (exit 2) instead of parseArgs's own error alone.
 import { parseArgs } from 'node:util';
+
 import { UsageError } from './usage-error.js';
 
 export type CommandOptions = NonNullable<Parameters<typeof parseArgs>[0]>['options'];

@@ -1,16 +1,16 @@
 // svc-stt plans list | update PLAN | reset PLAN | start-day N: what each plan includes and costs, and
 // the day billing periods start, in the service database (every server process reads it per request).
-import { DEFAULT_PLAN_TERMS, resolveTerms } from '../billing/billing-terms.js';
 import { billingPeriodAt } from '../billing/billing-period.js';
+import { DEFAULT_PLAN_TERMS, resolveTerms } from '../billing/billing-terms.js';
 import { termsJson } from '../billing/usage-report-json.js';
-import { PLANS, type Plan } from '../domain/api-keys.js';
+import { type Plan, PLANS } from '../domain/api-keys.js';
 import { validatePlan } from '../store/key-validation.js';
 import { withBillingSettings } from './admin-stores.js';
 import { hours, money, TERM_FLAGS_USAGE, TERM_OPTIONS, termsPatchOf } from './billing-amounts.js';
 import type { CommandOutput } from './command-output.js';
-import { textTable } from './text-table.js';
 import { parseCommandArgs } from './parse-command-args.js';
 import { dispatch, type Subcommands } from './subcommands.js';
+import { textTable } from './text-table.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `usage: npx svc-stt plans list [--json]

@@ -3,10 +3,10 @@
 // whole pool gets through per second (throughput). Every worker is warmed first, outside the timing:
 // a worker's first call allocates its decoding state, which a running service pays once.
 
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 import { Engine } from '../engine/engine.js';
 import type { PoolShape } from '../engine/pool-shape.js';
 import { PeakRssSampler } from './peak-rss-sampler.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface PoolShapeRun {
   model: string;

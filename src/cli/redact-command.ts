@@ -3,6 +3,7 @@
 // --json: a verbose_json transcript in, the same transcript redacted out, with `redactions` (seconds) and
 // `redaction_counts`. No error says anything of the input: it is what is being kept private.
 import { parseArgs } from 'node:util';
+
 import { redactText } from '../clinical-text/redact-text.js';
 import { redactTranscript, type VerboseTranscriptLike } from '../clinical-text/redact-transcript.js';
 import { isSubstitution, RedactionPolicyError, resolvePolicies, SUBSTITUTIONS } from '../clinical-text/redaction-classes.js';

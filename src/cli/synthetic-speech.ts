@@ -7,9 +7,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import { decodeAudio } from '../audio/index.js';
-import { UsageError } from './usage-error.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { UsageError } from './usage-error.js';
 
 const execFileAsync = promisify(execFile);
 

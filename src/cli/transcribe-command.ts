@@ -1,15 +1,16 @@
 // svc-stt transcribe FILE — the local runtime: whole-file transcription with no server.
-import { KNOWN_POLICIES, RedactionPolicyError, resolvePolicies } from '../clinical-text/redaction-classes.js';
 import { parseArgs } from 'node:util';
+
 import { decodeAudio } from '../audio/index.js';
+import { KNOWN_POLICIES, RedactionPolicyError, resolvePolicies } from '../clinical-text/redaction-classes.js';
 import { Engine } from '../engine/engine.js';
 import { DIARIZER_MAX_VOICES } from '../engine/speaker-diarizer.js';
 import { vadModelPath } from '../models/vad-model-path.js';
 import { parsePatterns } from '../pipeline/patterns.js';
 import { transcribePcm } from '../pipeline/transcribe-pcm.js';
 import { existingModelFile, modelArgument } from './model-file-argument.js';
-import { formatTranscript, OUTPUT_FORMATS, type OutputFormat } from './transcript-output.js';
 import { optionalInteger } from './numeric-options.js';
+import { formatTranscript, OUTPUT_FORMATS, type OutputFormat } from './transcript-output.js';
 import { UsageError } from './usage-error.js';
 
 const MAX_LOCAL_SECONDS = 7200;

@@ -1,7 +1,7 @@
 // The local runtime's output formats, shaped like the service's (text, json, verbose_json).
-import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
-import { patternsBlock } from '../pipeline/pattern-stage.js';
 import { durationUsage, redactionFields, responseSegments } from '../contract/response-body.js';
+import { patternsBlock } from '../pipeline/pattern-stage.js';
+import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { answerWords } from '../pipeline/speaker-attachment.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'verbose_json'] as const;

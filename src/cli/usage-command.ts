@@ -2,10 +2,11 @@
 // (audio-hours by route and model, overage, cost, cap, credit left), and which limit blocks new
 // work and when it lifts. CSV: one row per key, route, model and language family, for chargeback.
 import { parseArgs } from 'node:util';
+
 import { blockDescription } from '../billing/billing-errors.js';
-import { MS_PER_HOUR } from '../billing/billing-terms.js';
 import { billingPeriodAt, billingPeriodNamed } from '../billing/billing-period.js';
-import { usageReport, type UsageReport } from '../billing/usage-report.js';
+import { MS_PER_HOUR } from '../billing/billing-terms.js';
+import { type UsageReport, usageReport } from '../billing/usage-report.js';
 import { usageReportJson } from '../billing/usage-report-json.js';
 import { USAGE_POOLS } from '../domain/usage-routes.js';
 import { withUsageStores } from './admin-stores.js';

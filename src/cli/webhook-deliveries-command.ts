@@ -1,6 +1,7 @@
 // svc-stt webhooks deliveries --job J: the operator's view of a job's webhook event — state, attempts
 // made, the last attempt's outcome and when the next one is due. Never the body or the secret.
 import { parseArgs } from 'node:util';
+
 import type { WebhookDelivery } from '../store/webhook-outbox.js';
 import { withWebhookOutbox } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';

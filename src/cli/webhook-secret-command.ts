@@ -2,6 +2,7 @@
 // A new secret is printed once (docs/DESIGN.md "Interfaces that scripts rely on": `create --json` prints exactly {"secret","version"});
 // listings show versions and their states, never secret material.
 import { parseArgs } from 'node:util';
+
 import type { WebhookSecretSummary } from '../store/webhook-secret-store.js';
 import { withWebhookSecretStore } from './admin-stores.js';
 import type { CommandOutput } from './command-output.js';

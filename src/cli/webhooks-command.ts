@@ -1,9 +1,9 @@
 // svc-stt webhooks <area>: routes to one file per area (signing secrets, deliveries), so adding an
 // area is one case here.
 import type { CommandOutput } from './command-output.js';
-import { DELIVERIES_USAGE, runWebhookDeliveriesCommand } from './webhook-deliveries-command.js';
-import { SECRET_USAGE, runWebhookSecretCommand } from './webhook-secret-command.js';
 import { dispatch, type Subcommands } from './subcommands.js';
+import { DELIVERIES_USAGE, runWebhookDeliveriesCommand } from './webhook-deliveries-command.js';
+import { runWebhookSecretCommand, SECRET_USAGE } from './webhook-secret-command.js';
 
 const USAGE = `${SECRET_USAGE}\n${DELIVERIES_USAGE.replace(/^usage: /, '       ')}`;
 

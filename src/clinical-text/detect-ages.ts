@@ -1,7 +1,7 @@
 // Ages over 89 (Safe Harbor keeps younger ages): a number from 90 with a word that makes it an age
 // after it ("92 years old", "a 94-year-old", "91 años", "93 Jahre") or before it ("aged 95", "age
 // ninety-one"), and the decade said as such ("in her nineties"). The number alone is the entity.
-import { CERTAINTY, type Candidate } from './redaction-spans.js';
+import { type Candidate, CERTAINTY } from './redaction-spans.js';
 import { fold as foldWord } from './spoken-numbers.js';
 import type { TextAnalysis } from './text-analysis.js';
 

@@ -1,7 +1,7 @@
 // Email addresses, URLs and IP addresses: written ("jane.doe@example.com", "www.clinic.org/portal",
 // "192.168.1.20") or spoken ("jane dot doe at gmail dot com", "w w w dot clinic dot org"). Their shapes
 // are language-independent; the spoken "at" and "dot" words are given for each family.
-import { CERTAINTY, type Candidate } from './redaction-spans.js';
+import { type Candidate, CERTAINTY } from './redaction-spans.js';
 import type { TextAnalysis } from './text-analysis.js';
 
 const AT_WORDS = ['at', 'arroba', 'arobase', 'at-zeichen', 'apenstaartje', 'ات', 'एट'];

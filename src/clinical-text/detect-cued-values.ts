@@ -3,7 +3,7 @@
 // an identifier's: digits (written or spoken), letters spelled one by one, codes mixing the two.
 import type { IdentifierClass } from './redaction-classes.js';
 import { CUE_FILLERS, VALUE_CUES } from './redaction-cues.js';
-import { CERTAINTY, foldInPlace, phrasesSource, type Candidate } from './redaction-spans.js';
+import { type Candidate, CERTAINTY, foldInPlace, phrasesSource } from './redaction-spans.js';
 import { fold } from './spoken-numbers.js';
 import { type TextAnalysis, wordAt } from './text-analysis.js';
 

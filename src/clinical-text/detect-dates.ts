@@ -3,8 +3,8 @@
 // 2021", "le 3 mars", "3. März 2021", "3 maart", "3 مارس 2021", "3 मार्च"), and numeric dates
 // ("03/15/2021", "2021-03-15", "15.03.2021"). A year alone, a weekday, "yesterday" and durations are kept:
 // Safe Harbor keeps the year, and the others do not date anything by themselves.
+import { type Candidate, CERTAINTY } from './redaction-spans.js';
 import { ORDINAL_WORDS, TENS_WORDS } from './safety-lexicon.js';
-import { CERTAINTY, type Candidate } from './redaction-spans.js';
 import { fold } from './spoken-numbers.js';
 import { isCapitalised, type TextAnalysis } from './text-analysis.js';
 

@@ -2,8 +2,8 @@
 // keep): medications, conditions and procedures, from word endings that name them in English and the
 // Latin-script families ("-olol", "-statin", "-itis", "-ectomy") and a short list of common ones. A
 // lexicon guess: what it misses stays in the text, so it is no de-identification of clinical content.
+import { type Candidate, CERTAINTY } from './redaction-spans.js';
 import { DRUG_NAMES } from './redaction-traps.js';
-import { CERTAINTY, type Candidate } from './redaction-spans.js';
 import type { TextAnalysis } from './text-analysis.js';
 
 const MEDICATION_ENDINGS = new RegExp(

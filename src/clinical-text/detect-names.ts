@@ -9,7 +9,7 @@
 import { EMPLOYER_CUES, HONORIFICS, POSSESSIVES, RELATIONS, STRONG_INTRODUCTIONS, UNCASED_INTRODUCTIONS, WEAK_INTRODUCTIONS } from './name-cues.js';
 import { lexiconKind } from './name-lexicon.js';
 import { KEPT_REGIONS, US_STATES } from './place-lexicon.js';
-import { CERTAINTY, phrasesSource, type Candidate } from './redaction-spans.js';
+import { type Candidate, CERTAINTY, phrasesSource } from './redaction-spans.js';
 import { BARE_EPONYMS, DRUG_NAMES, EPONYM_HEADS, SPELLED_ABBREVIATIONS } from './redaction-traps.js';
 import { MONTHS, RELATIVE_DAYS } from './safety-lexicon.js';
 import { fold } from './spoken-numbers.js';

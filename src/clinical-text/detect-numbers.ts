@@ -3,9 +3,9 @@
 // mixing capitals and digits (any other identifying number), VINs, and ages over 89. What is not an
 // identifier keeps its shape too: doses, vitals and lab values are short or decimal, quantities carry
 // thousands separators or scale words, years stand alone, ages up to 89 are kept.
-import { UNITS } from './safety-lexicon.js';
-import { CERTAINTY, type Candidate } from './redaction-spans.js';
 import type { NumberRun } from './number-runs.js';
+import { type Candidate, CERTAINTY } from './redaction-spans.js';
+import { UNITS } from './safety-lexicon.js';
 import type { TextAnalysis } from './text-analysis.js';
 
 const isYear = (g: string) => /^(?:19|20)\d\d$/.test(g);

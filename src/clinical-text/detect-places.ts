@@ -5,7 +5,7 @@
 // or known to the lexicon. States and countries are kept, and so is "Glasgow" in the Glasgow Coma Scale.
 import { lexiconKind } from './name-lexicon.js';
 import { KEPT_REGIONS, NAME_PARTICLES, PLACE_CUES, STATE_CODES, STREET_BEFORE, STREET_SUFFIXES, STREET_TYPES, UNIT_WORDS, US_STATES } from './place-lexicon.js';
-import { CERTAINTY, phrasesSource, type Candidate } from './redaction-spans.js';
+import { type Candidate, CERTAINTY, phrasesSource } from './redaction-spans.js';
 import { DRUG_NAMES, EPONYM_HEADS } from './redaction-traps.js';
 import { MONTHS, RELATIVE_DAYS } from './safety-lexicon.js';
 import { isCapitalised, type TextAnalysis, wordAt } from './text-analysis.js';

@@ -30,8 +30,8 @@ import {
   VALUE_CUES,
 } from './english-quantity-words.js';
 import { MONTHS } from './safety-lexicon.js';
-import { quantityAt, type Quantity } from './spoken-quantity.js';
-import { textWords, type TextWord } from './spoken-numbers.js';
+import { type TextWord, textWords } from './spoken-numbers.js';
+import { type Quantity, quantityAt } from './spoken-quantity.js';
 import { writtenNumber } from './written-number.js';
 
 /** A proposed change: the text's [from, to) written as `text`. */

@@ -9,11 +9,11 @@
 //     gracias" stays); numbers under ten stay words ("dos pacientes", "una vez") unless a unit follows.
 // The decimal separator is the one the speaker said ("coma" ",", "punto" "."), never a thousands
 // separator (in these languages either mark may mean either), no trailing zeros, a leading zero always.
-import { familyNumberAt, isPercentPhrase, type FamilyNumber } from './family-numbers.js';
-import { COUNT_WORDS, MEASURE_UNITS, PERCENT_WORDS, PRESSURE_WORDS } from './family-quantity-words.js';
 import type { Candidate } from './english-formatting.js';
+import { type FamilyNumber, familyNumberAt, isPercentPhrase } from './family-numbers.js';
+import { COUNT_WORDS, MEASURE_UNITS, PERCENT_WORDS, PRESSURE_WORDS } from './family-quantity-words.js';
 import type { NumberFamily } from './number-word-tables.js';
-import { textWords, type TextWord } from './spoken-numbers.js';
+import { type TextWord, textWords } from './spoken-numbers.js';
 
 /** How many words before "N sobre M" a pressure cue may be. */
 const CUE_REACH = 5;

@@ -5,7 +5,7 @@
 // smaller than the last, then an optional decimal word and the digits said after it. Unlike English,
 // neighbouring numbers are not joined ("cinco cinco" is two numbers): these families say a number as
 // one cardinal, so joining would invent values. Digits in the text are read as they are written.
-import { numberWordTable, type NumberFamily, type NumberWordTable } from './number-word-tables.js';
+import { type NumberFamily, type NumberWordTable, numberWordTable } from './number-word-tables.js';
 import type { SpokenItem, TextWord } from './spoken-numbers.js';
 
 /** A number read from the words: its value as digits, the separator said for its point, and its extent. */

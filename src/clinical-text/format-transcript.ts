@@ -2,7 +2,7 @@
 // their times: a formatted token spans the words it replaced, from the start of the first to the end
 // of the last, with the first's speaker. Words are formatted within one segment and one speaker, so a
 // token never joins two segments or two voices.
-import { formatText, languageFamily, type FormatOptions } from './smart-format.js';
+import { type FormatOptions, formatText, languageFamily } from './smart-format.js';
 import type { FormattableTranscript, TranscriptSegmentText, TranscriptWord } from './transcript-shape.js';
 
 export interface TranscriptFormatOptions {

@@ -6,7 +6,9 @@
 // its check against each country's numbering plan drops numbers that are not assigned, which a
 // redactor must remove all the same (any identifying number is one).
 import { createRequire } from 'node:module';
+
 import type nlpType from 'compromise/two';
+
 import { fold } from './spoken-numbers.js';
 
 export type LexiconKind = 'given' | 'surname' | 'city' | 'word';

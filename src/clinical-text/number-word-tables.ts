@@ -13,6 +13,7 @@ import { toCardinal as french } from 'n2words/fr-FR';
 import { toCardinal as hindi } from 'n2words/hi-IN';
 import { toCardinal as dutch } from 'n2words/nl-NL';
 import { toCardinal as portuguese } from 'n2words/pt-PT';
+
 import type { LanguageFamily } from '../domain/language-families.js';
 import { fold } from './spoken-numbers.js';
 

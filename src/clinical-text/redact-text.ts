@@ -9,7 +9,7 @@ import { detectNames } from './detect-names.js';
 import { detectNumbers } from './detect-numbers.js';
 import { detectPlaces } from './detect-places.js';
 import { type RedactionClass, resolvePolicies, type Substitution, substitutionFor } from './redaction-classes.js';
-import { settle, type Candidate, type RedactionEntity } from './redaction-spans.js';
+import { type Candidate, type RedactionEntity, settle } from './redaction-spans.js';
 import { analyse } from './text-analysis.js';
 
 export interface RedactOptions {

@@ -5,9 +5,9 @@
 // its words' times, or its segment's where the transcript has no words (the whole segment: wider, never
 // short of the audio that said it). Token ids spell what they decode to, so a segment with a redaction
 // loses its `tokens`, and `logprobs` (token texts) goes.
+import { findEntities, type RedactOptions, substitute } from './redact-text.js';
 import { type RedactionClass, resolvePolicies, substitutionFor } from './redaction-classes.js';
 import type { RedactionEntity } from './redaction-spans.js';
-import { findEntities, type RedactOptions, substitute } from './redact-text.js';
 
 export interface TranscriptWordLike {
   word: string;

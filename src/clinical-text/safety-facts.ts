@@ -8,7 +8,7 @@ import { readFamilyNumbers } from './family-numbers.js';
 import { MEASURE_UNITS, PERCENT_WORDS } from './family-quantity-words.js';
 import type { NumberFamily } from './number-word-tables.js';
 import { LATERALITY, MONTHS, NEGATIONS, RELATIVE_DAYS, UNITS } from './safety-lexicon.js';
-import { readNumbers, textWords, type SpokenItem, type TextWord } from './spoken-numbers.js';
+import { readNumbers, type SpokenItem, type TextWord, textWords } from './spoken-numbers.js';
 
 /** What a text says that a prompt or a formatter must not change. */
 export interface SafetyFacts {

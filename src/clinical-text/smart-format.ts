@@ -5,7 +5,7 @@
 // it, then once more on the whole text; a change that fails stays words, and a text that fails is
 // returned as it came. Pure: no clock, no I/O, the same output for the same input.
 import { type LanguageFamily, parseLanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
-import { englishCandidates, type Candidate } from './english-formatting.js';
+import { type Candidate, englishCandidates } from './english-formatting.js';
 import { familyCandidates } from './family-formatting.js';
 import { safetyFacts, sameFacts } from './safety-facts.js';
 import { textWords } from './spoken-numbers.js';

@@ -1,6 +1,6 @@
 // A text read once for every detector: its words with their offsets, the same text folded in place
 // (lower case, no accents, offsets unchanged) for the lexicons, and its runs of digits.
-import { numberRuns, type NumberRun } from './number-runs.js';
+import { type NumberRun, numberRuns } from './number-runs.js';
 import { foldInPlace } from './redaction-spans.js';
 import { fold, type TextWord } from './spoken-numbers.js';
 

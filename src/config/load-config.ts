@@ -1,17 +1,18 @@
 // `svc-stt serve` configuration: environment variables, then the optional JSON file named by
 // SVC_CONFIG (the same settings, flat, each named as its variable without SVC_, camelCase), then DEFAULTS. Every problem is
 // collected and thrown together as one ConfigError.
-import { EDGE_MODEL, FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import { accessSync, constants, statSync } from 'node:fs';
-import { WORD_ALIGNMENTS } from '../engine/alignment-heads.js';
 import { resolve } from 'node:path';
+
+import { EDGE_MODEL, FLAGSHIP_MODEL } from '../domain/model-ids.js';
+import { WORD_ALIGNMENTS } from '../engine/alignment-heads.js';
 import { isModelPathArgument, resolveModelFile } from '../models/model-paths.js';
 import { defaultVadModelPath } from '../models/vad-model-path.js';
-import { ConfigError } from './config-error.js';
-import { readConfigFile, type ConfigFile } from './config-file.js';
 import { s3SettingsProblems } from '../store/s3/s3-settings.js';
-import { DEFAULTS, REALTIME_TRANSPORTS, SERVICE_ROLES, type ConnectionLimits, type S3StorageConfig, type ServiceConfig } from './service-config.js';
-import { SettingsReader, type SettingName } from './settings-reader.js';
+import { ConfigError } from './config-error.js';
+import { type ConfigFile, readConfigFile } from './config-file.js';
+import { type ConnectionLimits, DEFAULTS, REALTIME_TRANSPORTS, type S3StorageConfig, SERVICE_ROLES, type ServiceConfig } from './service-config.js';
+import { type SettingName, SettingsReader } from './settings-reader.js';
 
 type Env = Record<string, string | undefined>;
 

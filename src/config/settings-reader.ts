@@ -1,7 +1,8 @@
 // Reads one setting at a time from the environment (wins) or the config file, converts and checks
 // it, and collects every problem instead of stopping at the first.
 import { dirname, resolve } from 'node:path';
-import { leafPaths, valueAt, type ConfigFile } from './config-file.js';
+
+import { type ConfigFile, leafPaths, valueAt } from './config-file.js';
 
 type Env = Record<string, string | undefined>;
 

@@ -4,9 +4,10 @@
 // wrong password or code counts towards the account's lockout, and the session that reaches the lock
 // is ended (a stolen cookie dies; the owner signs in again once the lock is over).
 import type { FastifyRequest } from 'fastify';
+
 import type { ConsoleSession } from '../store/console-account-store.js';
-import { SESSION_COOKIE, cookieValue } from './console-http.js';
 import type { ConsoleContext } from './console-context.js';
+import { cookieValue, SESSION_COOKIE } from './console-http.js';
 import type { Notice } from './console-layout.js';
 import { tooMany } from './lockout-notices.js';
 import { UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password-hash.js';

@@ -10,15 +10,16 @@
 // id answers as an unknown one. Every change writes one `console audit` log line (who, what, which
 // id; never a secret, key or password). Each page's routes are a module of their own (session-routes,
 // key-routes, ...), given one ConsoleContext (console-context.ts).
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+
 import { CONSOLE_CSS, CONSOLE_JS } from './console-assets.js';
-import { consoleContext, html, type ConsoleDeps } from './console-context.js';
+import { consoleContext, type ConsoleDeps, html } from './console-context.js';
 import { consoleErrorHandler } from './console-errors.js';
-import { SECURITY_HEADERS, sameOrigin } from './console-http.js';
+import { sameOrigin, SECURITY_HEADERS } from './console-http.js';
 import { messagePage } from './console-layout.js';
 import { registerKeyRoutes } from './key-routes.js';
-import { registerSecondFactorRoutes } from './second-factor-routes.js';
 import { registerPlaygroundRoutes } from './playground-routes.js';
+import { registerSecondFactorRoutes } from './second-factor-routes.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerUsageRoutes } from './usage-routes.js';
 import { registerWebhookDeliveryRoutes } from './webhook-delivery-routes.js';

@@ -2,15 +2,16 @@
 // page (a live session; for a change, also the session's CSRF token), the audit line of a change,
 // and the session cookie of a sign-in. Route modules (sign-in, keys, ...) receive one ConsoleContext.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import type { TranscribeUploadDeps } from '../application/transcribe-upload-deps.js';
+
 import type { KeyRateLimiter } from '../api/rate-limit.js';
+import type { TranscribeUploadDeps } from '../application/transcribe-upload-deps.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ConsoleAccountStore, ConsoleSession, SessionLimits } from '../store/console-account-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { KeyUseRecorder } from '../store/key-use-recorder.js';
 import type { Stores } from '../store/open-stores.js';
-import { FLASH_COOKIE, flashCookie, openFlash, sealFlash, type Flash } from './console-flash.js';
-import { SESSION_COOKIE, cookieValue, expiredSessionCookie, sessionCookie, tokensMatch } from './console-http.js';
+import { type Flash, FLASH_COOKIE, flashCookie, openFlash, sealFlash } from './console-flash.js';
+import { cookieValue, expiredSessionCookie, SESSION_COOKIE, sessionCookie, tokensMatch } from './console-http.js';
 import { messagePage, type PageUser } from './console-layout.js';
 import { SECOND_FACTOR_SETUP_PATH, secondFactorSetupNeeded } from './second-factor-requirement.js';
 import { SignInThrottle } from './sign-in-throttle.js';

@@ -3,6 +3,7 @@
 // page; anything unexpected is a 500 page, logged, its message never shown (a database's error can
 // name hosts, tables and columns, and the console is open to people who are not signed in).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
 import { html } from './console-context.js';
 import { messagePage } from './console-layout.js';
 

@@ -5,6 +5,7 @@
 // and bound to the page it is for: no other session, and no other page, can open it. Nothing is
 // kept on the server, so it works whichever process answers the GET. The page that opens it clears it.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
 import { cookieValue } from './console-http.js';
 import type { Notice } from './console-layout.js';
 

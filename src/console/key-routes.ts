@@ -4,11 +4,12 @@
 // A change done answers 303 to /keys with its outcome in a one-time flash (console-flash.ts): a
 // reload shows the page, and a new key is shown that once. A refusal answers with the page and its status.
 import type { FastifyInstance } from 'fastify';
+
 import { isKeyStoreError } from '../store/key-store-error.js';
-import { html, type ConsoleContext, type Form } from './console-context.js';
+import { type ConsoleContext, type Form, html } from './console-context.js';
 import type { Notice } from './console-layout.js';
 import { keyRevokePage, REVOKE_CONFIRMATION } from './key-revoke-page.js';
-import { keysPage, ROTATION_OVERLAPS, utcMinute, type CreatedKey } from './keys-page.js';
+import { type CreatedKey, keysPage, ROTATION_OVERLAPS, utcMinute } from './keys-page.js';
 
 const KEYS = '/keys';
 

@@ -1,8 +1,8 @@
 // The keys page: the tenant's API keys with their terms and last use, a key created (shown this once, with a copy
 // button), revoke (after a confirmation page), rotate (a new key; the old one revoked after the overlap picked), and each key's
 // retention and default language.
-import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { LONGEST_ROTATION_OVERLAP_HOURS } from '../domain/rotation-overlap.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type Notice, type PageUser } from './console-layout.js';
 

@@ -3,6 +3,7 @@
 // every email, an account's or not; the account's own lock is told only to someone who gave its
 // password or holds its session.
 import type { FastifyReply } from 'fastify';
+
 import type { Notice } from './console-layout.js';
 
 function wait(waitMs: number): string {

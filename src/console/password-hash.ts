@@ -2,7 +2,7 @@
 // (OWASP's minimum for scrypt: ~32 MiB and tens of milliseconds a check, so a stolen table costs an
 // attacker the same per guess). Stored as `scrypt$N$r$p$salt$hash` (base64url), so the cost can be
 // raised later and old hashes still verify. Checked in constant time.
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt, type ScryptOptions, timingSafeEqual } from 'node:crypto';
 
 const COST = { N: 2 ** 15, r: 8, p: 1 } as const;
 const KEY_BYTES = 32;

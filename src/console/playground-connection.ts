@@ -4,7 +4,9 @@
 // here is handing over the file already received, with the form's fields as the API's route would
 // have them. The console answers inline with a page: no stream is offered, and a job is named by id.
 import { rename } from 'node:fs/promises';
+
 import type { FastifyReply } from 'fastify';
+
 import { RequestUsage } from '../application/request-usage.js';
 import type { TranscriptionConnection, UploadedAudio } from '../application/transcription-connection.js';
 import type { StoredResponse } from '../store/idempotency-store.js';

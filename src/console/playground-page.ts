@@ -3,9 +3,9 @@
 // it. The form posts as a plain multipart form (it works without script: the answer comes back as
 // this page); the page's script (/assets/playground.js) sends it with fetch instead, so the chosen
 // file stays in the page and the words can play it.
-import { MODEL_IDS } from '../domain/model-ids.js';
-import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
+import { MODEL_IDS } from '../domain/model-ids.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type Notice, type PageUser } from './console-layout.js';
 

@@ -3,9 +3,9 @@
 // turn_final appended, the session's final record summed up). The page's script does the streaming
 // (/assets/playground-realtime.js): the microphone is the browser's, so without script the tab only
 // says so.
-import { MODEL_IDS } from '../domain/model-ids.js';
-import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
+import { MODEL_IDS } from '../domain/model-ids.js';
 import { escapeHtml as e } from './console-http.js';
 import { csrfField, layout, type PageUser } from './console-layout.js';
 import { keySelect, playgroundTabs } from './playground-page.js';

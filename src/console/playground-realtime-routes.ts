@@ -6,9 +6,10 @@
 // is the key's (billed and audited as such). Minting is a use of the key (its "last used"), as the
 // API's POST /v1/realtime/client_secrets is. One `console audit` line per secret, ids only.
 import type { FastifyInstance } from 'fastify';
-import { mintRealtimeClientSecret } from '../application/mint-realtime-client-secret.js';
+
 import { mapError } from '../api/error-mapping.js';
-import { html, type ConsoleContext, type Form } from './console-context.js';
+import { mintRealtimeClientSecret } from '../application/mint-realtime-client-secret.js';
+import { type ConsoleContext, type Form, html } from './console-context.js';
 import { messagePage } from './console-layout.js';
 import { realtimeUrlFor } from './playground-realtime-address.js';
 import { realtimePage } from './playground-realtime-page.js';

@@ -10,27 +10,29 @@
 // a use of the key (its "last used", through the API's KeyUseRecorder). The
 // realtime tab's routes (playground-realtime-routes.ts) share this scope: its CSP and its assets.
 import { rm } from 'node:fs/promises';
+
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { transcribeUpload } from '../application/transcribe-upload.js';
-import type { UploadedAudio } from '../application/transcription-connection.js';
+
 import { mapError } from '../api/error-mapping.js';
 import { generateRequestId } from '../api/request-id.js';
 import { receiveUpload } from '../api/routes/receive-upload.js';
+import { transcribeUpload } from '../application/transcribe-upload.js';
+import type { UploadedAudio } from '../application/transcription-connection.js';
 import { verboseBody } from '../contract/response-body.js';
-import { TRANSCRIPTION_FIELDS, parseTranscriptionFields } from '../contract/transcription-request.js';
+import { parseTranscriptionFields, TRANSCRIPTION_FIELDS } from '../contract/transcription-request.js';
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { InvalidRequestField } from '../pipeline/pipeline-errors.js';
 import type { ConsoleSession } from '../store/console-account-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { MICROPHONE_WORKLET_JS, PLAYGROUND_JS, PLAYGROUND_REALTIME_JS } from './console-assets.js';
-import { html, type ConsoleContext } from './console-context.js';
+import { type ConsoleContext, html } from './console-context.js';
 import { playgroundContentSecurityPolicy, tokensMatch } from './console-http.js';
 import { messagePage, type Notice } from './console-layout.js';
 import { playgroundConnection } from './playground-connection.js';
-import { playgroundPage, type PlaygroundForm } from './playground-page.js';
+import { type PlaygroundForm, playgroundPage } from './playground-page.js';
 import { realtimeUrlFor } from './playground-realtime-address.js';
-import { playgroundResult } from './playground-result.js';
 import { registerPlaygroundRealtimeRoutes } from './playground-realtime-routes.js';
+import { playgroundResult } from './playground-result.js';
 
 /** The API fields the playground's form offers; anything else sent is refused, never passed on unseen. */
 const FORWARDED_FIELDS: readonly string[] = [

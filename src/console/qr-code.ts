@@ -4,6 +4,7 @@
 // modules as one path of squares, labelled for screen readers and with no style attribute (the
 // console's CSP forbids them).
 import { create } from 'qrcode';
+
 import { escapeHtml as e } from './console-http.js';
 
 /** The white margin around the code, in modules: the 4 the standard asks for. */

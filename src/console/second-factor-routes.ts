@@ -9,10 +9,11 @@
 // totp_disabled; never a secret or code. A change done answers 303 to the account page, its notice
 // (and new recovery codes, shown that once) in a one-time flash (console-flash.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 import type { ConsoleSession } from '../store/console-account-store.js';
 import { accountCredentials, type FailedCredential } from './account-credentials.js';
-import { SESSION_COOKIE, cookieValue, expiredSessionCookie } from './console-http.js';
-import { html, type ConsoleContext, type Form } from './console-context.js';
+import { type ConsoleContext, type Form, html } from './console-context.js';
+import { cookieValue, expiredSessionCookie, SESSION_COOKIE } from './console-http.js';
 import { messagePage, type Notice } from './console-layout.js';
 import { refusedFor, tooMany } from './lockout-notices.js';
 import { accountPage, type AccountView } from './second-factor-pages.js';

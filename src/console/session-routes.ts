@@ -10,18 +10,19 @@
 // lockout (whoever types it has the password), and the failures are cleared only once the code is
 // right, so a known password cannot be used to guess codes for ever.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 import type { ConsoleUser } from '../store/console-account-store.js';
-import { SESSION_COOKIE, cookieValue, expiredSessionCookie } from './console-http.js';
-import { html, type ConsoleContext, type Form } from './console-context.js';
+import { type ConsoleContext, type Form, html } from './console-context.js';
+import { cookieValue, expiredSessionCookie, SESSION_COOKIE } from './console-http.js';
 import { messagePage, type Notice } from './console-layout.js';
-import { UNKNOWN_ACCOUNT_HASH, hashPassword, verifyPassword } from './password-hash.js';
-import { passwordProblem } from './password-policy.js';
-import { throttledAddress } from './sign-in-throttle.js';
-import { signInSubject } from './sign-in-subject.js';
 import { refusedFor, tooMany } from './lockout-notices.js';
-import { invitePage, signInPage } from './sign-in-pages.js';
-import { PENDING_SIGN_IN_MS, expiredPendingSignInCookie, pendingSignInCookie, pendingSignInToken } from './pending-sign-in.js';
+import { hashPassword, UNKNOWN_ACCOUNT_HASH, verifyPassword } from './password-hash.js';
+import { passwordProblem } from './password-policy.js';
+import { expiredPendingSignInCookie, PENDING_SIGN_IN_MS, pendingSignInCookie, pendingSignInToken } from './pending-sign-in.js';
 import { codePage } from './second-factor-pages.js';
+import { invitePage, signInPage } from './sign-in-pages.js';
+import { signInSubject } from './sign-in-subject.js';
+import { throttledAddress } from './sign-in-throttle.js';
 import { matchingTotpStep } from './totp.js';
 
 export function registerSessionRoutes(app: FastifyInstance, ctx: ConsoleContext): void {

@@ -4,7 +4,8 @@
 // The ended windows are deleted by the sweeper. An IPv6 client is counted by its /64: one host, or
 // one site, is usually handed a whole /64, and could otherwise take a fresh address for every attempt.
 import { isIPv6 } from 'node:net';
-import { SIGN_IN_WINDOW_MS, type ConsoleAccountStore } from '../store/console-account-store.js';
+
+import { type ConsoleAccountStore, SIGN_IN_WINDOW_MS } from '../store/console-account-store.js';
 
 export class SignInThrottle {
   constructor(

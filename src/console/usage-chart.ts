@@ -3,11 +3,11 @@
 // no style attribute (colours come from the console's stylesheet by class). It is one image to
 // assistive technology, named by its title and summarised by its description; the page's table
 // holds the same figures.
-import { type DailyUsage } from '../store/usage-record.js';
-import { poolOf, USAGE_ROUTES, type UsageRoute } from '../domain/usage-routes.js';
-import { escapeHtml as e } from './console-http.js';
-import { audioText, audioUnit, dayText, type AudioUnit } from './usage-figures.js';
 import { MS_PER_HOUR } from '../billing/billing-terms.js';
+import { poolOf, USAGE_ROUTES, type UsageRoute } from '../domain/usage-routes.js';
+import { type DailyUsage } from '../store/usage-record.js';
+import { escapeHtml as e } from './console-http.js';
+import { audioText, type AudioUnit, audioUnit, dayText } from './usage-figures.js';
 
 const WIDTH = 720;
 const HEIGHT = 260;

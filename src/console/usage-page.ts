@@ -7,12 +7,12 @@ import type { BlockReason, NextRefusal } from '../billing/billing-decision.js';
 import { blockDescription } from '../billing/billing-errors.js';
 import type { BillingPeriod } from '../billing/billing-period.js';
 import type { KeyUsage, TenantUsage } from '../billing/usage-report.js';
-import { type DailyUsage } from '../store/usage-record.js';
 import { poolOf, USAGE_POOLS, USAGE_ROUTES, type UsagePool } from '../domain/usage-routes.js';
+import { type DailyUsage } from '../store/usage-record.js';
 import { escapeHtml as e } from './console-http.js';
 import { layout, type PageUser } from './console-layout.js';
 import { dailyChart, seriesName } from './usage-chart.js';
-import { audioText, audioUnit, dateText, dayText, daysBetween, hoursText, moneyText } from './usage-figures.js';
+import { audioText, audioUnit, dateText, daysBetween, dayText, hoursText, moneyText } from './usage-figures.js';
 
 export interface UsageView {
   period: BillingPeriod;

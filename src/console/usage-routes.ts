@@ -2,9 +2,10 @@
 // period or an earlier one (?period=YYYY-MM), read through the usage report the API's GET /v1/usage
 // and the CLI use.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 import type { BillingPeriod } from '../billing/billing-period.js';
 import { usageReport } from '../billing/usage-report.js';
-import { html, type ConsoleContext } from './console-context.js';
+import { type ConsoleContext, html } from './console-context.js';
 import { messagePage, type PageUser } from './console-layout.js';
 import { dailyUsageCsv } from './usage-csv.js';
 import { usagePage, type UsageView } from './usage-page.js';

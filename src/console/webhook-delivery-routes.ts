@@ -3,11 +3,12 @@
 // event answers as an unknown one). One audit line per redelivery, naming the event, job and key.
 // A redelivery asked for answers 303 to the page, its notice in a one-time flash (console-flash.ts).
 import type { FastifyInstance, FastifyReply } from 'fastify';
+
 import type { ConsoleSession } from '../store/console-account-store.js';
-import { redeliverEvent, RedeliveryRefused, type RedeliveryRefusalKind } from '../webhooks/redeliver-event.js';
-import { html, type ConsoleContext } from './console-context.js';
+import { redeliverEvent, type RedeliveryRefusalKind, RedeliveryRefused } from '../webhooks/redeliver-event.js';
+import { type ConsoleContext, html } from './console-context.js';
 import type { Notice } from './console-layout.js';
-import { DELIVERIES_SHOWN, webhookDeliveriesPage, type DeliveryRow } from './webhook-deliveries-page.js';
+import { DELIVERIES_SHOWN, type DeliveryRow, webhookDeliveriesPage } from './webhook-deliveries-page.js';
 
 const DELIVERIES = '/webhooks/deliveries';
 const REFUSAL_STATUS: Record<RedeliveryRefusalKind, number> = { unknown_event: 404, key_revoked: 409, not_settled: 409, no_signing_secret: 409 };

@@ -5,11 +5,12 @@
 // A change done answers 303 to /webhooks, its outcome (and a new secret, shown that once) in a
 // one-time flash (console-flash.ts); a refusal answers with the page and its status.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 import type { ConsoleSession } from '../store/console-account-store.js';
 import { WebhookSecretError } from '../store/webhook-secret-store.js';
-import { html, type ConsoleContext } from './console-context.js';
+import { type ConsoleContext, html } from './console-context.js';
 import type { Notice } from './console-layout.js';
-import { webhookSecretsPage, type KeySecrets, type ShownSecret } from './webhook-secrets-page.js';
+import { type KeySecrets, type ShownSecret, webhookSecretsPage } from './webhook-secrets-page.js';
 
 const WEBHOOKS = '/webhooks';
 

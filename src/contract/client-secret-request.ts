@@ -4,8 +4,8 @@
 // (REALTIME.md), so one sent is refused rather than ignored. The body may be left out (defaults).
 // Statuses as the job route's (job-creation-request.ts): a body that is not an object, or a field
 // this route does not know, 400; a value it cannot serve as asked, 422. Messages name our fields only.
-import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { unknownFieldMessage } from '../domain/field-names.js';
+import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 
 /** A client secret lives long enough for a page to open its socket with it, and no longer. */
 export const CLIENT_SECRET_MIN_SECONDS = 10;

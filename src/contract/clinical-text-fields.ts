@@ -4,8 +4,8 @@
 // `redact_audio_fill` (silence or a tone over the redactions), `redact_output` (whether a job keeps
 // the unredacted transcript beside the redacted one: AWS's RedactionOutput). One reader for the upload form (strings) and the job body (JSON), so
 // both say the same of the same value. Messages name the field, never the value sent.
-import { resolvePolicies, RedactionPolicyError, SUBSTITUTIONS, type Substitution } from '../clinical-text/redaction-classes.js';
 import { REDACTION_FILLS, type RedactionFill } from '../audio/index.js';
+import { RedactionPolicyError, resolvePolicies, type Substitution, SUBSTITUTIONS } from '../clinical-text/redaction-classes.js';
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 
 /** `redacted`: only the redacted transcript exists; `redacted_and_unredacted`: a job keeps the unredacted one too. */

@@ -12,6 +12,7 @@
 //   a repetitive, hallucinated text: above 2.4 it is suspect);
 // - `no_speech_prob`: whisper's probability that the window held no speech.
 import { deflateSync } from 'node:zlib';
+
 import type { TranscriptToken } from '../engine/transcript.js';
 
 export const FRAMES_PER_SECOND = 100;

@@ -10,15 +10,15 @@
 // terms out) and `patterns` (the upload's rules; the key's entitlement is checked once it is known).
 // Unknown fields are refused. The names are the contract table's (request-fields.ts, route `realtime`):
 // a field shared with the HTTP requests is declared there once.
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { unknownFieldMessage } from '../domain/field-names.js';
 import { LANGUAGE_FAMILIES, type LanguageFamily } from '../domain/language-families.js';
 import { FLAGSHIP_MODEL, MODEL_IDS, type ModelId } from '../domain/model-ids.js';
-import { InvalidRequestField, type PipelineError } from '../pipeline/pipeline-errors.js';
 import { checkPatterns, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
+import { InvalidRequestField, type PipelineError } from '../pipeline/pipeline-errors.js';
 import { validateTerms } from '../pipeline/vocabulary-terms.js';
+import { type ClinicalTextFields, type ClinicalTextValues, parseClinicalTextFields } from './clinical-text-fields.js';
 import { MAX_KNOWN_SPEAKERS } from './known-speaker-fields.js';
-import { unknownFieldMessage } from '../domain/field-names.js';
-import { parseClinicalTextFields, type ClinicalTextFields, type ClinicalTextValues } from './clinical-text-fields.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 import { fieldNamesOf, REALTIME_EVENT_SCHEMA, REQUEST_FIELDS, SESSION_ID_PATTERN } from './request-fields.js';
 
 export const EVENT_SCHEMA = REALTIME_EVENT_SCHEMA;

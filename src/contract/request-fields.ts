@@ -6,19 +6,19 @@
 // `'alias'` is accepted there and documented under the name it is an alias of.
 import { REDACTION_FILLS, TONE_HZ } from '../audio/index.js';
 import { SUBSTITUTIONS } from '../clinical-text/redaction-classes.js';
-import { REDACT_OUTPUTS } from './clinical-text-fields.js';
 import type { Entitlement } from '../domain/api-keys.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 import { LANGUAGE_FAMILIES } from '../domain/language-families.js';
 import { FLAGSHIP_MODEL, JOB_MODEL, MODEL_IDS } from '../domain/model-ids.js';
+import { MAX_CHANNELS } from '../pipeline/channel-tracks.js';
 import { MAX_LANGUAGE_HINTS } from '../pipeline/languages.js';
 import { MAX_PATTERNS, MAX_PATTERNS_LENGTH } from '../pipeline/patterns.js';
 import { DEFAULT_MAX_SPEAKERS, MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
 import { MAX_TERM_LENGTH, MAX_TERMS, MAX_TERMS_SMALL } from '../pipeline/vocabulary-terms.js';
-import { boolean, integer, LANGUAGE_TAG_PATTERN, string, stringArray, type Schema } from './json-schema.js';
+import { REDACT_OUTPUTS } from './clinical-text-fields.js';
+import { boolean, integer, LANGUAGE_TAG_PATTERN, type Schema, string, stringArray } from './json-schema.js';
 import { MAX_KNOWN_SPEAKER_NAME_LENGTH, MAX_KNOWN_SPEAKERS } from './known-speaker-fields.js';
 import { MAX_PROMPT_CHARACTERS } from './prompt-field.js';
-import { MAX_CHANNELS } from '../pipeline/channel-tracks.js';
 import { MAX_WEBHOOK_URL_LENGTH } from './webhook-url.js';
 
 /** The HTTP requests that take fields: the direct upload's form, the translation form, the job body. */

@@ -1,16 +1,15 @@
 // The inline response in each format: `text` (plain), `json` ({text}) and the verbose shape shared by
 // `verbose_json` and `diarized_json`, with every required field of the contract.
-import { answerWords } from '../pipeline/speaker-attachment.js';
-import { openAiSegmentFields } from './openai-segment-fields.js';
-import { isSubtitleFormat, subtitles } from './subtitles.js';
-import type { ResponseFormat } from './request-fields.js';
-import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
-import { patternsBlock } from '../pipeline/pattern-stage.js';
-import { disabledVocabularyAudit } from '../pipeline/vocabulary-audit.js';
-import { segmentConfidence } from '../pipeline/clinical-text-stage.js';
-
 import type { ModelId } from '../domain/model-ids.js';
 import type { Task } from '../domain/tasks.js';
+import { segmentConfidence } from '../pipeline/clinical-text-stage.js';
+import { patternsBlock } from '../pipeline/pattern-stage.js';
+import type { TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { answerWords } from '../pipeline/speaker-attachment.js';
+import { disabledVocabularyAudit } from '../pipeline/vocabulary-audit.js';
+import { openAiSegmentFields } from './openai-segment-fields.js';
+import type { ResponseFormat } from './request-fields.js';
+import { isSubtitleFormat, subtitles } from './subtitles.js';
 export const API_VERSION = '2026-07-27';
 /** `metadata.runtime` of every transcript. */
 export const RUNTIME_NAME = 'svc-runtime';

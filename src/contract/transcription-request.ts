@@ -3,34 +3,21 @@
 // a malformed field or unsupported model option 400, an unsupported language, bad vocabulary, patterns,
 // hints or feature combination 422, a missing entitlement 403.
 import type { ApiKeyRecord } from '../domain/api-keys.js';
-
-import type { LanguageChoice } from '../pipeline/language-stage.js';
-
+import { unknownFieldMessage } from '../domain/field-names.js';
+import { type LanguageTag, parseLanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
 import { MODEL_IDS, type ModelId } from '../domain/model-ids.js';
-
 import type { Task } from '../domain/tasks.js';
-
+import type { LanguageChoice } from '../pipeline/language-stage.js';
 import { MAX_LANGUAGE_HINTS, WORD_TIMING_FAMILIES } from '../pipeline/languages.js';
-
 import { parsePatterns } from '../pipeline/patterns.js';
-
-import { parsePrompt } from './prompt-field.js';
-
-import { parseSpeakerCount } from './speaker-count.js';
-
-import { parseKnownSpeakerFields, type KnownSpeakerReference } from './known-speaker-fields.js';
-
-import { isChunkingStrategyField, parseChunkingStrategy, type RequestVadParams } from './chunking-strategy.js';
-
 import { InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { parseVocabulary, vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
-
-import { validateWebhookUrl } from './webhook-url.js';
-
-import { requireEntitlements } from './request-entitlements.js';
-import { parseClinicalTextFields, type ClinicalTextFields } from './clinical-text-fields.js';
+import { isChunkingStrategyField, parseChunkingStrategy, type RequestVadParams } from './chunking-strategy.js';
+import { type ClinicalTextFields, parseClinicalTextFields } from './clinical-text-fields.js';
 import { refuseUnredactedForKey, withKeyTextDefaults } from './key-text-defaults.js';
-
+import { type KnownSpeakerReference, parseKnownSpeakerFields } from './known-speaker-fields.js';
+import { parsePrompt } from './prompt-field.js';
+import { requireEntitlements } from './request-entitlements.js';
 import {
   DEFAULT_PROFILE,
   DEFAULT_RESPONSE_FORMAT,
@@ -38,19 +25,17 @@ import {
   INCLUDE_FIELD,
   INCLUDE_VALUES,
   KEYWORDS_FIELD,
+  type Profile,
   PROFILES,
   RESPONSE_FORMATS,
+  type ResponseFormat,
   SEGMENT_FORMATS,
   STREAMED_FORMATS,
   TIMESTAMP_GRANULARITIES,
   TIMESTAMP_GRANULARITIES_FIELD,
-  type Profile,
-  type ResponseFormat,
 } from './request-fields.js';
-
-import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
-
-import { unknownFieldMessage } from '../domain/field-names.js';
+import { parseSpeakerCount } from './speaker-count.js';
+import { validateWebhookUrl } from './webhook-url.js';
 
 /** OpenAI's `owned_by` of the models this service answers to. */
 export const MODEL_OWNER = 'svc-stt';

@@ -5,18 +5,17 @@
 // transcript this route does not make (speakers, word times, vocabulary audit, patterns, streaming)
 // are refused, never ignored.
 import type { ApiKeyRecord } from '../domain/api-keys.js';
+import { unknownFieldMessage } from '../domain/field-names.js';
+import { MODEL_IDS } from '../domain/model-ids.js';
 import { EntitlementMissing, InvalidRequestField, UnprocessableRequest } from '../pipeline/pipeline-errors.js';
 import { isChunkingStrategyField } from './chunking-strategy.js';
-import { parsePrompt } from './prompt-field.js';
 import { NO_CLINICAL_TEXT } from './clinical-text-fields.js';
-import { oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type TranscriptionRequest } from './transcription-request.js';
-import { DEFAULT_TRANSLATION_FORMAT, fieldNamesOf, TRANSLATION_FORMATS } from './request-fields.js';
-import { validateWebhookUrl } from './webhook-url.js';
-
-import { MODEL_IDS } from '../domain/model-ids.js';
-import { DEFAULT_SPEAKER_COUNT } from './speaker-count.js';
-import { unknownFieldMessage } from '../domain/field-names.js';
 import { redactsAlways } from './key-text-defaults.js';
+import { parsePrompt } from './prompt-field.js';
+import { DEFAULT_TRANSLATION_FORMAT, fieldNamesOf, TRANSLATION_FORMATS } from './request-fields.js';
+import { DEFAULT_SPEAKER_COUNT } from './speaker-count.js';
+import { oneOf, parseLanguageChoice, parseTemperature, TRANSCRIPTION_FIELDS, type TranscriptionRequest } from './transcription-request.js';
+import { validateWebhookUrl } from './webhook-url.js';
 export const TRANSLATION_FIELDS = fieldNamesOf('translations');
 
 export function parseTranslationFields(fields: Record<string, string>, key: ApiKeyRecord): TranscriptionRequest {

@@ -3,7 +3,7 @@
 // OTLP endpoint is configured: src/service/tracing.ts), so the engine, the pipeline and the library
 // pay nothing when tracing is off. Attributes are ids, sizes, counts and times: never a transcript,
 // a key, a file name or a URL a client sent.
-import { SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { type Attributes, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 
 const tracer = () => trace.getTracer('svc-stt');
 

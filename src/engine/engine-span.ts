@@ -3,6 +3,7 @@
 // request or job step made it, with the time it waited for a compute slot apart from the time it
 // computed, the threads it ran on and its class of work. Nothing is recorded while tracing is off.
 import { SpanStatusCode, trace } from '@opentelemetry/api';
+
 import type { EngineWork } from '../domain/work-classes.js';
 
 export interface EngineSpan {

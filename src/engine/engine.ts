@@ -10,26 +10,32 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
+
 import { Piscina } from 'piscina';
-import { readModelHeader, type ModelHeader } from '../models/model-header.js';
-import { alignmentHeadsOf, type WordAlignment } from './alignment-heads.js';
+
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { EngineWork, WorkClass } from '../domain/work-classes.js';
+import { type ModelHeader, readModelHeader } from '../models/model-header.js';
 import { ModelFileError, readVadModelHeader } from '../models/vad-model-header.js';
+import { alignmentHeadsOf, type WordAlignment } from './alignment-heads.js';
+import { abortError, EngineError } from './engine-errors.js';
+import { startEngineSpan } from './engine-span.js';
 import { DEFAULT_KEPT_STATES_IDLE_MS, KeptStates } from './kept-states.js';
-import { EngineError, abortError } from './engine-errors.js';
 import {
   loadNativeAddon,
+  type NativeDiarization,
   type NativeLanguageResult,
   type NativeLoadOptions,
   type NativeModel,
-  type NativeDiarization,
   type NativeModelInfo,
   type NativeSpeechDetection,
-  type NativeVadLevelling,
   type NativeTranscribeOptions,
   type NativeTranscribeResult,
+  type NativeVadLevelling,
   type NativeVadModel,
   type NativeVadModelInfo,
 } from './native-addon.js';
+import { defaultPoolShape, defaultUrgentWorkers, defaultVadWorkers } from './pool-shape.js';
 import type {
   CallReport,
   DetectLanguageTask,
@@ -40,19 +46,15 @@ import type {
   SpeakerFeaturesTask,
   TranscribeTask,
 } from './pool-task.js';
-import { withThreads, type UnsentTask } from './pool-task.js';
+import { type UnsentTask, withThreads } from './pool-task.js';
+import { RecentRequests } from './recent-requests.js';
+import { SegmentReports } from './segment-reports.js';
 import { DIARIZER_MAX_VOICES, type SpeakerDiarization, type SpeakerDiarizer, type SpeakerFeatures } from './speaker-diarizer.js';
-import { TURN_PAUSE_SECONDS, holdPauses } from './turn-pauses.js';
+import { shapeTranscript, type Transcript, type TranscriptSegment } from './transcript.js';
+import { holdPauses, TURN_PAUSE_SECONDS } from './turn-pauses.js';
 import { nativeVadParams, resolveVadParams, type VadParams } from './vad-params.js';
 import { joinPieces, pieceStarts } from './vad-split.js';
-import { defaultPoolShape, defaultUrgentWorkers, defaultVadWorkers } from './pool-shape.js';
-import { SegmentReports } from './segment-reports.js';
-import { WorkScheduler, type WorkClassStats } from './work-scheduler.js';
-import { RecentRequests } from './recent-requests.js';
-import type { EngineWork, WorkClass } from '../domain/work-classes.js';
-import { shapeTranscript, type Transcript, type TranscriptSegment } from './transcript.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
-import { startEngineSpan } from './engine-span.js';
+import { type WorkClassStats, WorkScheduler } from './work-scheduler.js';
 
 export interface EngineOpenOptions {
   /** Path of a whisper.cpp ggml model file. */

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import type { DiarizationStages, VoicePitch } from './speaker-diarizer.js';
 
 export type DtwPreset =

@@ -1,5 +1,6 @@
 // The message shapes between the Engine (main thread) and its pool workers.
 import type { MessagePort } from 'node:worker_threads';
+
 import type {
   NativeDiarization,
   NativeDiarizeOptions,

@@ -1,10 +1,11 @@
 // Runs inside each Piscina worker thread, of the whisper pool or of the VAD pool (engine.ts). Models are
 // acquired from the process-wide registries, so a worker adds a reference, not a copy of the weights.
 import { workerData } from 'node:worker_threads';
-import { loadNativeAddon } from './native-addon.js';
-import type { NativeSegment } from './native-addon.js';
-import type { CallReport, PoolResult, PoolTask, PoolWorkerData } from './pool-task.js';
+
 import { abortError } from './engine-errors.js';
+import type { NativeSegment } from './native-addon.js';
+import { loadNativeAddon } from './native-addon.js';
+import type { CallReport, PoolResult, PoolTask, PoolWorkerData } from './pool-task.js';
 
 const { whisper, vadModelPath } = workerData as PoolWorkerData;
 const addon = loadNativeAddon();

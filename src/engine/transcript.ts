@@ -1,8 +1,8 @@
 // Turns the addon's raw result into the engine's transcript: decoded text, times clamped to the
 // audio (random or hallucinating decoders emit timestamps past the end or of zero length).
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 import type { NativeCheckPass, NativeSegment, NativeTimings, NativeTranscribeResult } from './native-addon.js';
 import { Utf8Assembler } from './utf8-text.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface TranscriptToken {
   id: number;

@@ -1,7 +1,7 @@
 // The voice activity detection parameters: their defaults, declared once, and their checks. The addon
 // takes every field explicitly (native/vad-options.cc) so that no default hides in C++.
-import type { NativeVadParams } from './native-addon.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { NativeVadParams } from './native-addon.js';
 
 export type VadParams = NativeVadParams;
 

@@ -25,8 +25,8 @@
 // Bounds keep the engine's refusal semantics ('queue_full', answered 503 capacity_unavailable): each
 // class holds at most `maxQueue` waiting requests. A request already waiting may always add calls (its
 // windows are one piece of work, admitted as a whole); a call that finds a worker free never waits.
-import { WORK_CLASSES, type EngineWork, type WorkClass } from '../domain/work-classes.js';
-import { EngineError, abortError } from './engine-errors.js';
+import { type EngineWork, WORK_CLASSES, type WorkClass } from '../domain/work-classes.js';
+import { abortError, EngineError } from './engine-errors.js';
 import { RecentRequests } from './recent-requests.js';
 
 /** What one class's queue reports (engine stats, /metrics). */

@@ -4,7 +4,7 @@
 // route holds while a file streams in, so two completes at once collect it once; a failure gives
 // the slot back for the client to retry, and the client's upload object is removed only once the
 // job's copy is recorded.
-import { DirectUploadMismatchError, type BlobStore, type DirectUploads } from '../store/blob-store.js';
+import { type BlobStore, DirectUploadMismatchError, type DirectUploads } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 
 /**

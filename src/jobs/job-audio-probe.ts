@@ -1,12 +1,12 @@
 // What a job's stored file is and how long, refusing what cannot be a recording: read at the job's
 // first claim (job-chunk.ts) and, for its reservation, when its upload is completed
 // (complete-job-upload.ts). Both read the same file the same way, so both judge it alike.
-import { probeAudio, sniffWithReader, type AudioContainer, type AudioSource } from '../audio/index.js';
+import { type AudioContainer, type AudioSource, probeAudio, sniffWithReader } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import { requireMultichannelAudio } from '../pipeline/channel-tracks.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { audioUrlSeconds } from './job-audio-url.js';
 import { JOB_FAILURE_MESSAGES, JobFailure } from './job-failure.js';
-import { requireMultichannelAudio } from '../pipeline/channel-tracks.js';
 
 export interface JobAudio {
   container: AudioContainer;

@@ -4,9 +4,8 @@
 // file names, prompts, webhook URLs, error messages that may quote the input), so a line carries ids
 // and only the details below: numbers and names from closed sets, copied field by field, never a
 // record or a request spread into the line.
-import type { JobRecord } from '../store/job-store.js';
-
 import type { JobFailureCode, JobStatus } from '../domain/job-statuses.js';
+import type { JobRecord } from '../store/job-store.js';
 /** Every audit event, declared once: log readers, tests and docs/OPERATIONS.md match on these names. */
 export const JOB_AUDIT_EVENTS = {
   /** A job row exists (`status`: awaiting_upload for /v1/jobs, accepted when it came with its audio). */

@@ -2,9 +2,9 @@
 // the file, what was decided about its language, the timings so far and, for a diarized job, its
 // speech regions (the decoration diarizes them over the whole recording at once).
 import type { AudioContainer } from '../audio/index.js';
+import type { verboseBody } from '../contract/response-body.js';
 import type { PatternTally } from '../pipeline/pattern-stage.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
-import type { verboseBody } from '../contract/response-body.js';
 import { INITIAL_LANGUAGE_STATE, type JobLanguageState } from './job-language.js';
 
 /** What a job carries from one chunk to the next (stored in the row's `progress`). */

@@ -6,34 +6,34 @@
 // The pipeline is called three times a chunk: to cut the window (chunk-window.ts), to transcribe
 // the chunk, and to add its outcome to the totals so far (chunk-accumulation.ts). Its tallies are
 // never opened here.
-import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
 import { decodeAudioWindow } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { verboseBody } from '../contract/response-body.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { LanguageFamily } from '../domain/language-families.js';
 import type { ModelId } from '../domain/model-ids.js';
+import { MAX_CHANNELS, transcribeChannels } from '../pipeline/channel-tracks.js';
 import { accumulateChunk } from '../pipeline/chunk-accumulation.js';
 import { chunkWindowSeconds, cutWindow, type WindowChunk } from '../pipeline/chunk-window.js';
+import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
-import { jobWork } from './job-work.js';
 import { runTranscription } from '../pipeline/run-transcription.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
-import { JOB_AUDIT_EVENTS, auditSeconds, jobOwnerSubject, logJobAudit } from './job-audit.js';
-import { audioUrlSeconds } from './job-audio-url.js';
 import { probeJobAudio } from './job-audio-probe.js';
+import { audioUrlSeconds } from './job-audio-url.js';
+import { auditSeconds, JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { carryOf, type CarryOver } from './job-carry-over.js';
 import type { FinishedText } from './job-completion.js';
 import { decorates } from './job-decoration.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES, JobFailure } from './job-failure.js';
-import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource } from './job-language.js';
+import { afterChunk, chunkChoice, finalSource, INITIAL_LANGUAGE_STATE } from './job-language.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
-import { appendChunk, emptyTranscript, type AssembledTranscript } from './job-transcript.js';
+import { appendChunk, type AssembledTranscript, emptyTranscript } from './job-transcript.js';
 import { keepsUnredacted, unredactedOutcome } from './job-unredacted.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
-import type { LanguageFamily } from '../domain/language-families.js';
-import { MAX_CHANNELS, transcribeChannels } from '../pipeline/channel-tracks.js';
+import { jobWork } from './job-work.js';
 
 /** Audio shorter than this is not a recording (docs/DESIGN.md decision 1): audio_undecodable. */
 export const MIN_JOB_AUDIO_SECONDS = 1;

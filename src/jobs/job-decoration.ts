@@ -12,27 +12,27 @@
 // (or the instance lifecycle expires it at once) and another worker claims the decoration and starts
 // it again; after MAX_DECORATION_ATTEMPTS claims, or when it fails outright, the result is marked
 // `decoration: {status: unavailable, review_required: true}`. It is never left `processing`.
-import { decodeAudioWindow, type AudioContainer, type AudioSource } from '../audio/index.js';
+import { type AudioContainer, type AudioSource, decodeAudioWindow } from '../audio/index.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { ModelId } from '../domain/model-ids.js';
 import { FEATURE_FRAMES_PER_SECOND, noSpeakers, SpeakerFeatureCanvas } from '../engine/speaker-diarizer.js';
 import type { PipelineEngines, PipelineStages } from '../pipeline/pipeline-engine.js';
-import { jobWork } from './job-work.js';
 import { attachSpeakersToShaped } from '../pipeline/speaker-attachment.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
-import type { ModelId } from '../domain/model-ids.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { carryOf } from './job-carry-over.js';
-import { knownSpeakersOfJob } from './job-known-speakers.js';
 import { finalContextOf } from './job-final-context.js';
+import { knownSpeakersOfJob } from './job-known-speakers.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
+import { type AssembledTranscript, type Decoration, finalResult } from './job-transcript.js';
 import { jobUsageKey } from './job-usage.js';
-import { finalResult, type AssembledTranscript, type Decoration } from './job-transcript.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { jobWork } from './job-work.js';
 
 /** How long a decorating worker holds the row before another may take the decoration over. */
 export const DECORATION_LEASE_MS = 10 * 60_000;

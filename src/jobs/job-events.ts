@@ -4,6 +4,7 @@
 // With JobNotices (src/store/job-notices.ts) the notices of every process sharing the database
 // reach this one's waiters too: an API process's long poll wakes when a worker process finishes.
 import { EventEmitter } from 'node:events';
+
 import type { JobNotices } from '../store/job-notices.js';
 
 export class JobEvents {

@@ -2,8 +2,8 @@
 // an engine or a file name ever reaches a message: the causes go to the server log only. Failures are
 // stored codes, not HTTP statuses: the job view shows them as they are, so nothing here maps to a status.
 import { AudioSourceUnavailableError, isAudioError } from '../audio/index.js';
-import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 import type { JobFailureCode } from '../domain/job-statuses.js';
+import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 
 export class JobFailure extends Error {
   constructor(

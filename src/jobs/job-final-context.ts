@@ -1,13 +1,13 @@
 // What a job's final result is built from besides its transcript (job-transcript.ts finalResult): the
 // decisions carried over its chunks, the request, and the key's dictionary for the vocabulary audit.
 // Shared by the succeeding chunk and the decoration, which rebuilds the result with speakers.
+import { API_VERSION } from '../contract/response-body.js';
 import { isLanguageFamily } from '../domain/language-families.js';
+import type { ModelId } from '../domain/model-ids.js';
 import { emptyPatternTally } from '../pipeline/pattern-stage.js';
 import { EMPTY_TALLY } from '../pipeline/prompted-recognition.js';
 import { planVocabulary, prompts } from '../pipeline/vocabulary-audit.js';
 import { vocabularyLanguageOf } from '../pipeline/vocabulary-terms.js';
-import { API_VERSION } from '../contract/response-body.js';
-import type { ModelId } from '../domain/model-ids.js';
 import type { JobRecord } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { CarryOver } from './job-carry-over.js';

@@ -7,11 +7,11 @@
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
-import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit, type JobAuditLog } from './job-audit.js';
+import { JOB_AUDIT_EVENTS, type JobAuditLog, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import type { JobEvents } from './job-events.js';
 import { JOB_FAILURE_MESSAGES } from './job-failure.js';
-import { jobEventInput, jobFailedEvent } from './job-webhook-events.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
+import { jobEventInput, jobFailedEvent } from './job-webhook-events.js';
 
 export interface JobHousekeepingDeps {
   jobs: JobStore;

@@ -3,7 +3,7 @@
 // looked up when the speakers are attached. A voice deleted meanwhile is not used (deletion is
 // immediate, and a job must not keep a copy of it); the others name voices as an inline answer's do.
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
-import { storedVoiceProfile, voiceProfileOf, type StoredVoiceProfile } from '../store/voice-profile-json.js';
+import { type StoredVoiceProfile, storedVoiceProfile, voiceProfileOf } from '../store/voice-profile-json.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 
 export type StoredKnownSpeaker = { name: string; profile: StoredVoiceProfile } | { voiceId: string };

@@ -11,9 +11,9 @@
 //   rest of the recording the per-utterance way too.
 // What the job reports is accumulated over the chunks: the effective language (`mixed` once two
 // chunks differ), and a detection block whose utterances and languages cover the whole recording.
-import { noSpeechLanguage, type LanguageChoice, type LanguageDetectionBlock, type LanguageSource } from '../pipeline/language-stage.js';
-import type { LanguageEvidence } from '../pipeline/language-runs.js';
 import { parseLanguageTag } from '../domain/language-families.js';
+import type { LanguageEvidence } from '../pipeline/language-runs.js';
+import { type LanguageChoice, type LanguageDetectionBlock, type LanguageSource, noSpeechLanguage } from '../pipeline/language-stage.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 
 /** The language state carried from chunk to chunk. */

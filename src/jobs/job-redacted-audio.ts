@@ -3,7 +3,7 @@
 // (word times are estimates), as a 16 kHz mono 16-bit WAV kept beside the result. A copy that cannot
 // be made costs the job nothing but the copy: the job succeeds with its transcript, the view says the
 // copy is unavailable, and no part of a copy is left behind.
-import { padAndMergeSpans, writeMutedWav, type AudioContainer, type RedactionFill, type TimeSpan } from '../audio/index.js';
+import { type AudioContainer, padAndMergeSpans, type RedactionFill, type TimeSpan, writeMutedWav } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { audioUrlSeconds } from './job-audio-url.js';

@@ -2,14 +2,14 @@
 // TranscriptionRequest with its language flattened to plain data (see serializeJobRequest); the worker
 // rebuilds the typed request from it. Stored requests are trusted (validated before they were stored),
 // but a row from an older version with a missing field still gets the defaults rather than a crash.
-import { FLAGSHIP_MODEL, isModelId } from '../domain/model-ids.js';
 import type { RequestVadParams } from '../contract/chunking-strategy.js';
-import { parseLanguageTag } from '../domain/language-families.js';
-import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
-import { type LanguageChoice, type TranscriptionRequest } from '../contract/transcription-request.js';
+import { type ClinicalTextFields, NO_CLINICAL_TEXT } from '../contract/clinical-text-fields.js';
 import { DEFAULT_JOB_RESPONSE_FORMAT, DEFAULT_PROFILE, RESPONSE_FORMATS } from '../contract/request-fields.js';
 import { DEFAULT_SPEAKER_COUNT } from '../contract/speaker-count.js';
-import { NO_CLINICAL_TEXT, type ClinicalTextFields } from '../contract/clinical-text-fields.js';
+import { type LanguageChoice, type TranscriptionRequest } from '../contract/transcription-request.js';
+import { parseLanguageTag } from '../domain/language-families.js';
+import { FLAGSHIP_MODEL, isModelId } from '../domain/model-ids.js';
+import { DEFAULT_MAX_SPEAKERS } from '../pipeline/speaker-attachment.js';
 
 export type StoredJobRequest = TranscriptionRequest;
 

@@ -30,15 +30,15 @@ import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
-import { JOB_AUDIT_EVENTS, auditSeconds, jobOwnerSubject, logJobAudit } from './job-audit.js';
+import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { audioUrlSeconds } from './job-audio-url.js';
+import { auditSeconds, JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { JobChunkProcessor } from './job-chunk.js';
 import { JobCompletion, type JobObserver } from './job-completion.js';
 import { DECORATION_LEASE_MS, JobDecorator } from './job-decoration.js';
 import type { JobEvents } from './job-events.js';
-import { JOB_FAILURE_MESSAGES, JobFailure, failureOfAudio } from './job-failure.js';
+import { failureOfAudio, JOB_FAILURE_MESSAGES, JobFailure } from './job-failure.js';
 import { JobLease } from './job-lease.js';
-import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { JobQueue } from './job-queue.js';
 import { inJobTrace } from './job-trace.js';
 

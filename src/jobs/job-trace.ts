@@ -3,6 +3,7 @@
 // leases it, is a `job chunk` span continuing that trace, so one trace runs from the upload through
 // each chunk's decoding and engine windows to the result. Nothing is kept while tracing is off.
 import { context, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+
 import { traced } from '../domain/tracing.js';
 import type { JobRecord } from '../store/job-store.js';
 

@@ -3,19 +3,18 @@
 // timing), then its times are shifted by the chunk's offset and appended.
 // The assembled state is the provisional result a poll may fetch while the job runs (it is stored
 // as a blob, so rows stay small however long the recording); the final result is built from it.
-import { durationUsage, languageFields, RUNTIME_NAME, type verboseBody } from '../contract/response-body.js';
-import { seekOf, type OpenAiSegmentFields } from '../contract/openai-segment-fields.js';
-import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
-import { isSubtitleFormat, subtitles } from '../contract/subtitles.js';
-import { NO_SPEECH_LANGUAGE, type RedactionReport, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import type { TranscriptRedaction } from '../clinical-text/redact-transcript.js';
+import { type OpenAiSegmentFields, seekOf } from '../contract/openai-segment-fields.js';
 import type { ResponseFormat } from '../contract/request-fields.js';
-import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
-import { patternsBlock, type PatternTally } from '../pipeline/pattern-stage.js';
-import { auditVocabulary, disabledVocabularyAudit, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
-
+import { durationUsage, languageFields, RUNTIME_NAME, type verboseBody } from '../contract/response-body.js';
+import { isSubtitleFormat, subtitles } from '../contract/subtitles.js';
 import type { ModelId } from '../domain/model-ids.js';
 import type { Task } from '../domain/tasks.js';
+import { patternsBlock, type PatternTally } from '../pipeline/pattern-stage.js';
+import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
+import { NO_SPEECH_LANGUAGE, type RedactionReport, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import type { ShapedAttachment } from '../pipeline/speaker-attachment.js';
+import { auditVocabulary, disabledVocabularyAudit, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export interface TimedSegment extends Partial<OpenAiSegmentFields> {

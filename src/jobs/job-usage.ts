@@ -5,10 +5,10 @@
 import type { BilledKey, UsageBilling, WorkDone } from '../billing/usage-billing.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
 import { unsupportedLanguageCounters, usageFamilyOf, usesVocabulary, vocabularySafety } from '../pipeline/usage-counters.js';
-import { DEFAULT_PLAN } from '../store/key-record.js';
 import type { JobRecord } from '../store/job-store.js';
+import { DEFAULT_PLAN } from '../store/key-record.js';
 import type { KeyStore } from '../store/key-store.js';
-import { NO_SAFETY_EVENTS, type MeteredWork } from '../store/usage-record.js';
+import { type MeteredWork, NO_SAFETY_EVENTS } from '../store/usage-record.js';
 import type { CarryOver } from './job-carry-over.js';
 import type { JobFailure } from './job-failure.js';
 import type { StoredJobRequest } from './job-request.js';

@@ -2,10 +2,9 @@
 // `transcription.job.failed`. A body carries the job id, its status, where to poll it and, on failure,
 // the failure code — never transcript text, file names, result URLs, messages or decoder errors — and
 // is fixed when the job ends: every attempt sends (and signs) these exact bytes.
+import type { JobFailureCode } from '../domain/job-statuses.js';
 import type { OutboxEvent } from '../store/job-store.js';
 import { randomBase62 } from '../store/random-id.js';
-
-import type { JobFailureCode } from '../domain/job-statuses.js';
 export const JOB_SUCCEEDED_EVENT_TYPE = 'transcription.job.succeeded';
 export const JOB_FAILED_EVENT_TYPE = 'transcription.job.failed';
 export const JOB_EVENT_TYPES = [JOB_SUCCEEDED_EVENT_TYPE, JOB_FAILED_EVENT_TYPE] as const;

@@ -20,10 +20,10 @@
 //   the operator's brake for a leaked credential, and an event — even without transcript text —
 //   tells its receiver when a patient encounter was transcribed. A client rotating keys collects
 //   the old key's jobs with that key before it is revoked: no other key can poll them.
+import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
-import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { WebhookOutbox } from '../store/webhook-outbox.js';
 import { effectiveRetentionHours, retentionFrom } from './job-retention.js';
 

@@ -3,8 +3,9 @@
 // once verified, so the models directory never holds a partial or unverified ggml-NAME.bin.
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import { findManifestEntry, loadManifest, type ManifestEntry, type ModelManifest } from './manifest.js';
 
 export interface DownloadProgress {

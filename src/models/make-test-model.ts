@@ -5,20 +5,21 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { dirname } from 'node:path';
+
 import { ChunkedFileWriter } from './chunked-file-writer.js';
 import { melFilterbank } from './mel-filterbank.js';
-import { NormalFloat16Table, fillNormalFloat32, mulberry32, streamSeed } from './seeded-random.js';
+import { fillNormalFloat32, mulberry32, NormalFloat16Table, streamSeed } from './seeded-random.js';
 import { testVocabulary } from './test-vocabulary.js';
 import {
+  elementCount,
   GGML_FILE_MAGIC,
   HPARAM_FIELDS,
   MEL_FFT_BINS,
-  elementCount,
   storedTextTokenCount,
-  tensorType,
-  whisperTensors,
   type TensorSpec,
+  tensorType,
   type WhisperHparams,
+  whisperTensors,
 } from './whisper-layout.js';
 
 export type TestArchitecture = 'micro' | 'tiny' | 'base' | 'small';

@@ -9,15 +9,15 @@ import { ggmlType, matrixTypeForFtype, QUANTIZATION_VERSION_FACTOR, tensorBytes 
 import { ModelFileError } from './model-file-error.js';
 import { readModelFile } from './read-model-file.js';
 import {
+  elementCount,
   GGML_FILE_MAGIC,
   HPARAM_FIELDS,
-  MEL_FFT_BINS,
-  elementCount,
   isMultilingual,
-  tensorType,
-  whisperTensors,
+  MEL_FFT_BINS,
   type TensorSpec,
+  tensorType,
   type WhisperHparams,
+  whisperTensors,
 } from './whisper-layout.js';
 
 export { ModelFileError, type ModelFileErrorCode } from './model-file-error.js';

@@ -1,6 +1,7 @@
 // Opening a model file for validation, with every failure turned into a ModelFileError: the caller's
 // parser sees only a cursor, and an end of file inside it means the file is truncated.
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
+
 import { EndOfFileError, FileCursor } from './file-cursor.js';
 import { ModelFileError, type ModelFileErrorCode } from './model-file-error.js';
 

@@ -5,7 +5,7 @@
 // file carries no version, so the caller states it (the npm carrier's pin knows it).
 import { float32ToFloat16Bits } from './float16.js';
 import { GGML_F16 } from './ggml-types.js';
-import { graphWeights, readOnnxGraph, type OnnxTensor } from './onnx-model.js';
+import { graphWeights, type OnnxTensor, readOnnxGraph } from './onnx-model.js';
 import { SILERO_VAD_HPARAMS, SILERO_VAD_MODEL_TYPE, SILERO_VAD_TENSORS, type SileroVadVersion, type VadTensorSpec } from './silero-vad-layout.js';
 import { GGML_FILE_MAGIC } from './whisper-layout.js';
 

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+
 import { convertSileroOnnxToGgml, parseSileroVersion } from './silero-ggml-converter.js';
 import { writeFileAtomically } from './write-file-atomically.js';
 

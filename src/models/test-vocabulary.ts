@@ -4,7 +4,7 @@
 // fragments of UTF-8 sequences, so that a random model's output exercises both plain ASCII and
 // characters split across tokens. Every generated model shares this vocabulary, as real models of
 // one family share a tokenizer.
-import { mulberry32, randomBelow, type Random32 } from './seeded-random.js';
+import { mulberry32, type Random32, randomBelow } from './seeded-random.js';
 
 const VOCABULARY_SEED = 0x7e57_70c5;
 

@@ -5,7 +5,7 @@
 // against the layout whisper.cpp builds, and tells where each tensor's data lies.
 import { type FileCursor } from './file-cursor.js';
 import { ggmlType } from './ggml-types.js';
-import { readModelFile, type ModelFileFail } from './read-model-file.js';
+import { type ModelFileFail, readModelFile } from './read-model-file.js';
 import { SILERO_VAD_HPARAMS, SILERO_VAD_MODEL_TYPE, SILERO_VAD_TENSORS, vadTensorBytes, type VadTensorSpec } from './silero-vad-layout.js';
 import { GGML_FILE_MAGIC } from './whisper-layout.js';
 

@@ -3,6 +3,7 @@
 // that decides it, for the service configuration and the CLI.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { SILERO_VAD_RELEASES } from './silero-vad-install.js';
 
 export const VAD_MODEL_ENV = 'SVC_VAD_MODEL';

@@ -3,7 +3,7 @@
 //   length-prefixed byte strings), then tensors until EOF, each: n_dims, name length, type, dims
 //   (innermost first), name, data. All little-endian.
 // Shared by the test-model writer and the header validator, so both agree on what a file must hold.
-import { GGML_F16, GGML_F32, matrixTypeForFtype, type GgmlType } from './ggml-types.js';
+import { GGML_F16, GGML_F32, type GgmlType, matrixTypeForFtype } from './ggml-types.js';
 
 export const GGML_FILE_MAGIC = 0x67676d6c; // "ggml"
 

@@ -11,7 +11,7 @@ import { USAGE_FAMILY_MIXED } from '../store/usage-record.js';
 import { addPatternTallies, type PatternTally } from './pattern-stage.js';
 import { addTallies, type VocabularyTally } from './prompted-recognition.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from './run-transcription.js';
-import { UNATTRIBUTED_SPEAKER, type AttributedSegment, type AttributedWord, type SpeakerAttachment, type SpeakerSegment } from './speaker-attachment.js';
+import { type AttributedSegment, type AttributedWord, type SpeakerAttachment, type SpeakerSegment, UNATTRIBUTED_SPEAKER } from './speaker-attachment.js';
 import type { SpeechRegion } from './speech-regions.js';
 import { addAudits, type VocabularyAudit } from './vocabulary-audit.js';
 import { wordsOfSegment } from './words.js';

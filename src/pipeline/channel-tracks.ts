@@ -2,9 +2,9 @@
 // through the same stages as a mono recording (its own speech regions, language and, with diarize, its
 // own voices), then merged in time (channel-merge.ts). What is a track, how many a recording may have,
 // and the refusal of audio that is not such a recording live here.
-import { UnprocessableRequest } from './pipeline-errors.js';
 import { channelLabel, mergeChannels } from './channel-merge.js';
-import { runTranscription, type PipelineRequest, type RunOptions, type RunTranscriptionDeps, type TranscriptionOutcome } from './run-transcription.js';
+import { UnprocessableRequest } from './pipeline-errors.js';
+import { type PipelineRequest, type RunOptions, runTranscription, type RunTranscriptionDeps, type TranscriptionOutcome } from './run-transcription.js';
 
 /** The channels a multichannel recording has: two (a consultation's two microphones, a call's two ends). */
 export const MAX_CHANNELS = 2;

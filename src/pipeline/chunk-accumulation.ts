@@ -5,7 +5,7 @@
 //
 // The totals are plain data that outlive a process (a job stores them in its row between claims), so
 // their shape is kept as it is: totals written by an earlier version are read on.
-import { addPatternTallies, emptyPatternTally, shiftPatternTally, type PatternTally } from './pattern-stage.js';
+import { addPatternTallies, emptyPatternTally, type PatternTally, shiftPatternTally } from './pattern-stage.js';
 import { addTallies, EMPTY_TALLY, shiftTally, type VocabularyTally } from './prompted-recognition.js';
 import type { TranscriptionOutcome } from './run-transcription.js';
 

@@ -2,10 +2,10 @@
 // ended: the window reaches past the chunk's target length by the range a cut may move into
 // (chunk-cut.ts), its speech is found, the chunk ends at the cut, and the rest of the window is left
 // for the next chunk (which decodes it again).
+import type { VadParams } from '../engine/vad-params.js';
 import { chooseCut, cutSearchSeconds } from './chunk-cut.js';
 import type { SpeechRegion } from './speech-regions.js';
-import { findSpeech, type DetectSpeech } from './speech-stage.js';
-import type { VadParams } from '../engine/vad-params.js';
+import { type DetectSpeech, findSpeech } from './speech-stage.js';
 
 /** Seconds to decode for a chunk of `target` seconds: the target and the range its cut may move into. */
 export function chunkWindowSeconds(target: number): number {

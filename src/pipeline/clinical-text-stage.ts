@@ -4,15 +4,15 @@
 // What redaction changes leaves nothing behind that spells it: a redacted segment loses its token ids
 // (they decode to the words; its confidence is kept, computed before), and a pattern span over a
 // redaction is substituted too. Every route's answer is shaped from this outcome, so none shows more.
+import { formatTranscript } from '../clinical-text/format-transcript.js';
 import { redactTranscript, type VerboseTranscriptLike } from '../clinical-text/redact-transcript.js';
 import type { Substitution } from '../clinical-text/redaction-classes.js';
 import { substitutionFor } from '../clinical-text/redaction-classes.js';
-import { formatTranscript } from '../clinical-text/format-transcript.js';
 import type { FormattableTranscript } from '../clinical-text/transcript-shape.js';
+import type { PatternTally } from './pattern-stage.js';
 import type { RedactionReport, TranscriptionOutcome } from './run-transcription.js';
 import { answerWords, type AttributedSegment, type AttributedWord } from './speaker-attachment.js';
 import { meanTokenProbability } from './words.js';
-import type { PatternTally } from './pattern-stage.js';
 
 /** What the request asked of the words: formatting, and which classes to redact with what. */
 export interface ClinicalTextRequest {

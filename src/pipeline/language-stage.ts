@@ -11,21 +11,21 @@
 //   never refused, so no lone detection can derail them either.
 import { LANGUAGE_FAMILIES, type LanguageFamily, type LanguageTag } from '../domain/language-families.js';
 import {
-  DETECTION_SPEECH_SECONDS,
   chooseLanguage,
   collapseRuns,
   decideLanguages,
+  DETECTION_SPEECH_SECONDS,
   fillUndetected,
   isDetectable,
-  languagesOf,
-  utterancesOf,
   type JudgedUtterance,
   type LanguageEvidence,
   type LanguageProbabilities,
   type LanguageRun,
+  languagesOf,
+  utterancesOf,
 } from './language-runs.js';
 import { UnsupportedDetectedLanguage } from './pipeline-errors.js';
-import { packRegions, speechSecondsOf, type SpeechRegion } from './speech-regions.js';
+import { packRegions, type SpeechRegion, speechSecondsOf } from './speech-regions.js';
 
 /** Length of one probe window: whisper's own input window. */
 export const DETECTION_WINDOW_SECONDS = 30;

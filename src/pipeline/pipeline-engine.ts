@@ -2,15 +2,14 @@
 // how urgent: the engine's scheduler orders calls by it): transcription, language detection and the
 // VAD. The stages take plain functions so that they can be driven by recorded engine outputs in tests;
 // this is the one place that binds them to the real engine.
+import { SAMPLE_RATE } from '../domain/audio-format.js';
+import type { ModelId } from '../domain/model-ids.js';
+import type { EngineWork } from '../domain/work-classes.js';
 import type { Engine } from '../engine/engine.js';
-
 import type { DetectLanguage } from './language-stage.js';
 import type { Transcribe } from './recognised-segment.js';
 import type { Diarize, ExtractSpeakerFeatures } from './speaker-stage.js';
 import type { DetectSpeech } from './speech-stage.js';
-import type { ModelId } from '../domain/model-ids.js';
-import type { EngineWork } from '../domain/work-classes.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 
 export interface PipelineStages {
   transcribe: Transcribe;

@@ -13,11 +13,11 @@
 // tokens whose mean probability is under SUSPECT_TOKEN_PROBABILITY. They are reported, not removed.
 import type { TranscribeOptions } from '../engine/engine.js';
 import type { Transcript, TranscriptSegment } from '../engine/transcript.js';
+import type { Transcribe } from './recognised-segment.js';
 import { checkSafety, type SafetyReason } from './safety-check.js';
 import type { TermCorrection } from './term-corrections.js';
 import { containsTerm, termSpans } from './term-presence.js';
 import { rankTerms } from './term-retrieval.js';
-import type { Transcribe } from './recognised-segment.js';
 
 export const MAX_PROMPTED_TERMS = 50;
 export const SUSPECT_TOKEN_PROBABILITY = 0.5;

@@ -17,17 +17,17 @@
 // time lies in speech the VAD found. Either signal alone is not enough: whisper's no-speech
 // probability is high on quiet or accented speech, and a VAD region's edges are approximate; text
 // that both call silence is what whisper invents over silence ("Thank you.", "Subtitles by ...").
-import { addPatternTallies, applyPatterns, emptyPatternTally, type PatternTally } from './pattern-stage.js';
-import type { PatternProgram } from './patterns/pattern-program.js';
+import type { LanguageFamily } from '../domain/language-families.js';
 import type { TranscribeOptions } from '../engine/engine.js';
 import type { TranscriptSegment } from '../engine/transcript.js';
-import type { LanguageFamily } from '../domain/language-families.js';
 import type { LanguageRun } from './language-runs.js';
-import { addTallies, EMPTY_TALLY, recognisePromptedWindow, type Prompting, type VocabularyTally } from './prompted-recognition.js';
-import { correctTerms } from './term-corrections.js';
-import { TextDeltas, type TextDelta } from './text-deltas.js';
+import { addPatternTallies, applyPatterns, emptyPatternTally, type PatternTally } from './pattern-stage.js';
+import type { PatternProgram } from './patterns/pattern-program.js';
+import { addTallies, EMPTY_TALLY, type Prompting, recognisePromptedWindow, type VocabularyTally } from './prompted-recognition.js';
 import type { RecognisedSegment, Transcribe } from './recognised-segment.js';
-import { overlapWithSpeech, packRegions, toOriginalTime, windowRegions, type PackedAudio, type SpeechRegion } from './speech-regions.js';
+import { overlapWithSpeech, type PackedAudio, packRegions, type SpeechRegion, toOriginalTime, windowRegions } from './speech-regions.js';
+import { correctTerms } from './term-corrections.js';
+import { type TextDelta, TextDeltas } from './text-deltas.js';
 
 export const NO_SPEECH_DROP_THRESHOLD = 0.6;
 /** Share of a segment's time that must lie in VAD speech for a high no-speech probability to be overruled. */

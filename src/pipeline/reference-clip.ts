@@ -6,7 +6,7 @@
 import type { VoiceProfile } from '../engine/speaker-diarizer.js';
 import { UnprocessableRequest } from './pipeline-errors.js';
 import type { Diarize } from './speaker-stage.js';
-import { findSpeech, type DetectSpeech } from './speech-stage.js';
+import { type DetectSpeech, findSpeech } from './speech-stage.js';
 import { MIN_PROFILE_FRAMES } from './voice-matching.js';
 
 /** What a clip must be, and the field it came in (named in refusals). */

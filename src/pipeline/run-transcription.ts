@@ -2,38 +2,37 @@
 // (a whole inline request, one chunk of a job, a CLI file): speech → language → recognise. Decoding
 // comes before (the caller owns the audio source) and shaping after (response-body.ts, job-transcript.ts).
 // No HTTP here: refusals are the pipeline's own errors (pipeline-errors.ts).
+import type { TranscriptRedaction } from '../clinical-text/redact-transcript.js';
+import type { RedactionClass } from '../clinical-text/redaction-classes.js';
+import { type LanguageFamily } from '../domain/language-families.js';
+import type { Task } from '../domain/tasks.js';
 import type { TranscribeOptions } from '../engine/engine.js';
 import { noSpeakers } from '../engine/speaker-diarizer.js';
-import { WORD_TIMING_FAMILIES } from './languages.js';
+import type { VadParams } from '../engine/vad-params.js';
+import type { LanguageEvidence } from './language-runs.js';
 import {
-  noSpeechLanguage,
-  planLanguage,
   type DetectLanguage,
   type LanguageChoice,
   type LanguageDetectionBlock,
   type LanguagePlan,
   type LanguageSource,
+  noSpeechLanguage,
+  planLanguage,
 } from './language-stage.js';
-import { recogniseRuns } from './recognise-stage.js';
-import { speechSecondsOf, type SpeechRegion } from './speech-regions.js';
-import { findSpeech, type DetectSpeech } from './speech-stage.js';
-import { attachSpeakers, DEFAULT_MAX_SPEAKERS, unattributed, type SpeakerAttachment } from './speaker-attachment.js';
-import type { KnownSpeaker } from './voice-matching.js';
-import type { Diarize } from './speaker-stage.js';
-import { EMPTY_TALLY, type VocabularyTally } from './prompted-recognition.js';
-import { auditVocabulary, planVocabulary, prompts, type VocabularyAudit, type VocabularyPlan } from './vocabulary-audit.js';
-import { vocabularyLanguageOf } from './vocabulary-terms.js';
+import { WORD_TIMING_FAMILIES } from './languages.js';
 import { emptyPatternTally, type PatternTally } from './pattern-stage.js';
 import { patternPrograms } from './patterns.js';
-import type { TextDelta } from './text-deltas.js';
-import type { Task } from '../domain/tasks.js';
-import type { TranscriptRedaction } from '../clinical-text/redact-transcript.js';
-import type { RedactionClass } from '../clinical-text/redaction-classes.js';
-import type { VadParams } from '../engine/vad-params.js';
-
-import { type LanguageFamily } from '../domain/language-families.js';
+import { EMPTY_TALLY, type VocabularyTally } from './prompted-recognition.js';
+import { recogniseRuns } from './recognise-stage.js';
 import { type RecognisedSegment, type Transcribe } from './recognised-segment.js';
-import type { LanguageEvidence } from './language-runs.js';
+import { attachSpeakers, DEFAULT_MAX_SPEAKERS, type SpeakerAttachment, unattributed } from './speaker-attachment.js';
+import type { Diarize } from './speaker-stage.js';
+import { type SpeechRegion, speechSecondsOf } from './speech-regions.js';
+import { type DetectSpeech, findSpeech } from './speech-stage.js';
+import type { TextDelta } from './text-deltas.js';
+import { auditVocabulary, planVocabulary, prompts, type VocabularyAudit, type VocabularyPlan } from './vocabulary-audit.js';
+import { vocabularyLanguageOf } from './vocabulary-terms.js';
+import type { KnownSpeaker } from './voice-matching.js';
 export type { LanguageDetectionBlock, LanguageSource };
 
 /** The language reported for audio without speech. */

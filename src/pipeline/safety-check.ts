@@ -15,7 +15,7 @@
 import { FACT_KINDS, safetyFacts } from '../clinical-text/safety-facts.js';
 import { readNumbers, textWords } from '../clinical-text/spoken-numbers.js';
 
-export { safetyFacts, type SafetyFacts } from '../clinical-text/safety-facts.js';
+export { type SafetyFacts, safetyFacts } from '../clinical-text/safety-facts.js';
 
 export const LENGTH_RATIO_BOUND = 1.5;
 export const LENGTH_SLACK_WORDS = 4;

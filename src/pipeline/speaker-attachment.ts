@@ -10,8 +10,8 @@
 // except the voices that match a known speaker (voice-matching.ts), which carry that speaker's name.
 import type { SpeakerDiarization, SpeakerTurn } from '../engine/speaker-diarizer.js';
 import type { RecognisedSegment } from './recognised-segment.js';
-import { matchKnownSpeakers, type KnownSpeaker } from './voice-matching.js';
-import { nonOverlapping, wordsFromSegments, wordsOfSegment, type Word } from './words.js';
+import { type KnownSpeaker, matchKnownSpeakers } from './voice-matching.js';
+import { nonOverlapping, type Word, wordsFromSegments, wordsOfSegment } from './words.js';
 
 /** What a segment's `speaker` says when nobody is attributed (diarization off, no word timing, over the ceiling). */
 export const UNATTRIBUTED_SPEAKER = 'unknown';

@@ -9,12 +9,12 @@
 //     correction never touches what the safety check protects.
 // Punctuation around the run is kept. The replaced word keeps its time: the first token carries the
 // term and the run's end time, the others become empty.
+import { safetyFacts } from '../clinical-text/safety-facts.js';
+import { textWords } from '../clinical-text/spoken-numbers.js';
 import type { TranscriptToken } from '../engine/transcript.js';
 import { editDistance } from './edit-distance.js';
 import { phoneticKey } from './phonetic-key.js';
 import type { RecognisedSegment } from './recognised-segment.js';
-import { safetyFacts } from '../clinical-text/safety-facts.js';
-import { textWords } from '../clinical-text/spoken-numbers.js';
 import { containsTerm } from './term-presence.js';
 import { wordsOfSegment } from './words.js';
 

@@ -9,9 +9,9 @@
 //   3. a term's score is its best candidate's; terms are ranked by score, ties kept in list order
 //      (request terms before the dictionary's), and the best `limit` are prompted.
 // The first pass is the window's own context-free decode, so ranking never looks at other windows.
+import { textWords } from '../clinical-text/spoken-numbers.js';
 import { normalisedEditDistance } from './edit-distance.js';
 import { phoneticKey } from './phonetic-key.js';
-import { textWords } from '../clinical-text/spoken-numbers.js';
 
 export interface RankedTerm {
   term: string;

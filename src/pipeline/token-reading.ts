@@ -9,8 +9,8 @@
 //     dropped.
 // Every unit remembers the stretch of text it reads, so a match maps back onto the text it replaces.
 // The reading never adds a character: every digit and letter in it is one the text said.
-import { SOFT_JOINABLE, SOFT_SEPARATING } from './patterns/pattern-matcher.js';
 import { spokenNumberAt, textWords } from '../clinical-text/spoken-numbers.js';
+import { SOFT_JOINABLE, SOFT_SEPARATING } from './patterns/pattern-matcher.js';
 
 export interface Reading {
   /** Code points, or a soft gap (SOFT_JOINABLE, SOFT_SEPARATING). */

@@ -1,16 +1,15 @@
 // The library's and the CLI's way into the pipeline: the same stages as the service (VAD, language,
 // recognition) over decoded audio, with plain options instead of a validated API request.
-import { applyClinicalText, type ClinicalTextRequest } from './clinical-text-stage.js';
 import { resolvePolicies } from '../clinical-text/redaction-classes.js';
-import type { Engine } from '../engine/engine.js';
-
-import type { LanguageChoice } from './language-stage.js';
-import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
-import { pipelineStages } from './pipeline-engine.js';
-import { checkPatterns } from './patterns.js';
-import { UnprocessableRequest } from './pipeline-errors.js';
-import { runTranscription, type DecodingSettings, type TranscriptionOutcome } from './run-transcription.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { type LanguageTag, parseLanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
+import type { Engine } from '../engine/engine.js';
+import { applyClinicalText, type ClinicalTextRequest } from './clinical-text-stage.js';
+import type { LanguageChoice } from './language-stage.js';
+import { checkPatterns } from './patterns.js';
+import { pipelineStages } from './pipeline-engine.js';
+import { UnprocessableRequest } from './pipeline-errors.js';
+import { type DecodingSettings, runTranscription, type TranscriptionOutcome } from './run-transcription.js';
 
 export interface TranscribePcmOptions {
   /** A supported tag (`en`, `es-MX`, ...), `auto` (per utterance), or omitted: the dominant language is detected. */

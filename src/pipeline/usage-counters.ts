@@ -2,8 +2,8 @@
 // the tag's text beyond it), which features ran, and the safety counters. Counters only: nothing of
 // the transcript leaves here.
 import type { WorkDone } from '../billing/usage-billing.js';
-import { NO_SAFETY_EVENTS, USAGE_FAMILY_MIXED, USAGE_FAMILY_NONE, type SafetyCounters } from '../store/usage-record.js';
 import { parseLanguageTag } from '../domain/language-families.js';
+import { NO_SAFETY_EVENTS, type SafetyCounters, USAGE_FAMILY_MIXED, USAGE_FAMILY_NONE } from '../store/usage-record.js';
 import type { VocabularyTally } from './prompted-recognition.js';
 import type { PipelineRequest, TranscriptionOutcome } from './run-transcription.js';
 

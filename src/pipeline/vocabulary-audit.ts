@@ -11,9 +11,9 @@
 //                        decoding windows (at most 30 s of speech each), fallback_reasons by safety rule
 //   dropped              dictionary terms rejected before decoding (invalid, or past the language's limit)
 //   applied_terms        deprecated alias of the delivered count
+import { EMPTY_TALLY, MAX_PROMPTED_TERMS, type VocabularyTally } from './prompted-recognition.js';
 import type { SafetyReason } from './safety-check.js';
 import { containsTerm } from './term-presence.js';
-import { EMPTY_TALLY, MAX_PROMPTED_TERMS, type VocabularyTally } from './prompted-recognition.js';
 import { termLimitFor, termProblem } from './vocabulary-terms.js';
 
 export const VOCABULARY_AUDIT_SCHEMA = 'svc-vocabulary-audit-v3';

@@ -12,10 +12,10 @@
 // letters are kept stable underneath, so a voice that stops matching falls back to its letter, never
 // to a name it no longer earns.
 import type { EngineWork } from '../domain/work-classes.js';
-import { FEATURE_FRAMES_PER_SECOND, SpeakerFeatureCanvas, type SpeakerDiarizer, type SpeakerFeatures } from '../engine/speaker-diarizer.js';
+import { FEATURE_FRAMES_PER_SECOND, type SpeakerDiarizer, SpeakerFeatureCanvas, type SpeakerFeatures } from '../engine/speaker-diarizer.js';
 import type { KnownSpeakerTiming } from '../pipeline/speaker-attachment.js';
-import { matchKnownSpeakers, type KnownSpeaker } from '../pipeline/voice-matching.js';
-import { nameVoices, turnSpeakers, voicePieces, type TurnSpeakers } from './speaker-labelling.js';
+import { type KnownSpeaker, matchKnownSpeakers } from '../pipeline/voice-matching.js';
+import { nameVoices, type TurnSpeakers, turnSpeakers, voicePieces } from './speaker-labelling.js';
 
 /** Seconds of turn audio whose features a session keeps for re-diarization. */
 export const MAX_LABELLED_SECONDS = 1200;

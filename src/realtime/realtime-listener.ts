@@ -2,14 +2,14 @@
 // the transport chosen at start (uWS.js where it loads, else ws), with the project seat counts shared
 // by both paths and by every process on the database.
 import type { RealtimeTransportChoice } from '../config/service-config.js';
-import type { Engine } from '../engine/engine.js';
+import { MAX_START_BYTES } from '../contract/realtime-start.js';
 import type { ModelId } from '../domain/model-ids.js';
+import type { Engine } from '../engine/engine.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { RealtimeSeatStore } from '../store/realtime-seat-store.js';
 import { RealtimeSession, type SessionDeps } from './realtime-session.js';
-import type { SessionLimits } from './session-limits.js';
 import { SessionCapacity } from './session-capacity.js';
-import { MAX_START_BYTES } from '../contract/realtime-start.js';
+import type { SessionLimits } from './session-limits.js';
 import { openTransport } from './transport/open-transport.js';
 import type { TransportLimits, TransportName } from './transport/transport.js';
 

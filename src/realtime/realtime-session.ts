@@ -2,7 +2,7 @@
 // `final` and close. The session admits its start, takes the audio its billing admits, and hands it
 // to its turn analyser (turn-analyser.ts: the buffer, endpointing, partial and final decodes). A
 // session that closes aborts its decodes.
-import { admitRealtimeSession, type AdmissionWatcher, type RealtimeAdmissionDeps } from '../application/admit-realtime-session.js';
+import { type AdmissionWatcher, admitRealtimeSession, type RealtimeAdmissionDeps } from '../application/admit-realtime-session.js';
 import type { RealtimeUsage, UsageLimit } from '../application/realtime-usage.js';
 import type { BlockReason } from '../billing/billing-decision.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
@@ -15,21 +15,20 @@ import type { EngineWork, WorkClass } from '../domain/work-classes.js';
 import type { Engine } from '../engine/engine.js';
 import { PipelineError } from '../pipeline/pipeline-errors.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
+import { AudioIntake } from './audio-intake.js';
 import { LiveSpeakers } from './live-speakers.js';
 import { billingRefusal, CLOSE, RealtimeRefusal, sessionTooLong, startRefusal, unauthorized } from './realtime-errors.js';
 import { EventSequence, finalFields, finalText, readyFields } from './realtime-events.js';
 import type { SessionCapacity } from './session-capacity.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-limits.js';
+import type { SessionOutcome } from './session-outcome.js';
 import { PROTOCOL, protocolRefusal, readMessage, type SessionState } from './session-protocol.js';
 import { SessionVocabulary } from './session-vocabulary.js';
 import { ShownTurnText } from './shown-turn-text.js';
 import type { ConnectionHandlers, RealtimeConnection, TransportName } from './transport/transport.js';
 import { TurnAnalyser } from './turn-analyser.js';
-import { AudioIntake } from './audio-intake.js';
-import type { SessionOutcome } from './session-outcome.js';
 
 export { DEFAULT_SESSION_LIMITS, type SessionLimits } from './session-limits.js';
-
 export type { SessionOutcome } from './session-outcome.js';
 
 export interface SessionDeps extends Omit<RealtimeAdmissionDeps, 'clock'> {

@@ -1,12 +1,12 @@
 // A session's clinical vocabulary and patterns over its turns: the terms each turn is decoded with
 // (an update waits for the next turn), every request term it was given (start and updates) for the
 // final audit, and what prompting and the patterns did, summed over the turns in session time.
-import { redactedSpans } from '../pipeline/clinical-text-stage.js';
 import type { ClinicalTextFields } from '../contract/clinical-text-fields.js';
 import type { LanguageFamily } from '../domain/language-families.js';
-import { addPatternTallies, emptyPatternTally, patternsBlock, shiftPatternTally, type PatternTally } from '../pipeline/pattern-stage.js';
-import type { PatternProgram } from '../pipeline/patterns/pattern-program.js';
+import { redactedSpans } from '../pipeline/clinical-text-stage.js';
+import { addPatternTallies, emptyPatternTally, patternsBlock, type PatternTally, shiftPatternTally } from '../pipeline/pattern-stage.js';
 import { patternPrograms } from '../pipeline/patterns.js';
+import type { PatternProgram } from '../pipeline/patterns/pattern-program.js';
 import { addTallies, EMPTY_TALLY, shiftTally, type VocabularyTally } from '../pipeline/prompted-recognition.js';
 import { auditVocabulary, disabledVocabularyAudit, planVocabulary, type VocabularyPlan } from '../pipeline/vocabulary-audit.js';
 import type { ShownTurnText } from './shown-turn-text.js';

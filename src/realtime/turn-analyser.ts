@@ -8,17 +8,17 @@
 // session's vocabulary under the safety check, term corrections, patterns, the hallucination guard.
 // One analysis runs at a time per session; audio that arrives meanwhile waits for the next. Audio is
 // never written anywhere.
-import { audioContextFor, type Engine, type TranscribeOptions } from '../engine/engine.js';
-import type { EngineWork, WorkClass } from '../domain/work-classes.js';
-import type { LanguageFamily } from '../domain/language-families.js';
-import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
-import type { EventSequence, TurnText } from './realtime-events.js';
+import type { LanguageFamily } from '../domain/language-families.js';
+import type { EngineWork, WorkClass } from '../domain/work-classes.js';
+import { audioContextFor, type Engine, type TranscribeOptions } from '../engine/engine.js';
+import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import type { LiveSpeakers } from './live-speakers.js';
+import { silenceTimeout } from './realtime-errors.js';
+import type { EventSequence, TurnText } from './realtime-events.js';
 import type { SessionLimits } from './session-limits.js';
 import type { SessionVocabulary } from './session-vocabulary.js';
 import type { ShownTurnText } from './shown-turn-text.js';
-import { silenceTimeout } from './realtime-errors.js';
 import { turnState } from './turn-detector.js';
 import { recogniseTurn, turnDecodeOptions, type TurnRecognition } from './turn-recognition.js';
 

@@ -3,17 +3,17 @@
 // to the context-free text included), term corrections, the session's patterns, and the
 // hallucination guard. Partials skip all of this (they are provisional and replaced within a second);
 // the turn_final, the only text a client may act on, never does.
-import { meanTokenProbability } from '../pipeline/words.js';
-import type { TranscribeOptions } from '../engine/engine.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 import type { LanguageFamily } from '../domain/language-families.js';
+import type { TranscribeOptions } from '../engine/engine.js';
 import type { PatternTally } from '../pipeline/pattern-stage.js';
 import type { PatternProgram } from '../pipeline/patterns/pattern-program.js';
 import type { VocabularyTally } from '../pipeline/prompted-recognition.js';
-import type { Transcribe } from '../pipeline/recognised-segment.js';
 import { recogniseRuns } from '../pipeline/recognise-stage.js';
+import type { Transcribe } from '../pipeline/recognised-segment.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
 import type { VocabularyPlan } from '../pipeline/vocabulary-audit.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
+import { meanTokenProbability } from '../pipeline/words.js';
 
 export interface TurnRecognitionInput {
   /** The turn's audio, 16 kHz; `regions` are its speech, in seconds from its first sample. */

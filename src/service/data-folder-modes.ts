@@ -4,6 +4,7 @@
 // start is never refused for it (the operator may mean it, a group-readable backup say): it is said.
 import { lstat, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+
 import type { FastifyBaseLogger } from 'fastify';
 
 export const DATA_FOLDER_WARNING = 'data folder readable by others';

@@ -3,9 +3,10 @@
 // by then are given back and rerun elsewhere), a webhook attempt for at most its own timeout. Then the
 // engines, storage, the instance's registration and the stores, in that order.
 import type { FastifyInstance } from 'fastify';
+
+import type { ConsoleListener } from '../console/console-listener.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobRunner } from '../jobs/job-runner.js';
-import type { ConsoleListener } from '../console/console-listener.js';
 import type { RealtimeListener } from '../realtime/realtime-listener.js';
 import type { JobNotices } from '../store/job-notices.js';
 import type { Stores } from '../store/open-stores.js';

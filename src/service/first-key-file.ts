@@ -2,8 +2,8 @@
 // never through the logs: stderr and stdout of a service usually end up in a journal or a log
 // collector that more people can read than the data folder. The file is written before the key is
 // committed (see start-service.ts), so a key exists only if its file does.
-import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const FIRST_KEY_FILE = 'first-api-key';

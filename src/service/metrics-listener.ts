@@ -2,6 +2,7 @@
 // port: it answers GET /metrics and nothing else (404), with no key.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import type { MetricsText } from '../api/routes/health.js';
 
 export interface MetricsListener {

@@ -1,11 +1,12 @@
 // One engine per distinct model file behind the API's model ids: when svc-medical-edge-1 points at
 // the same file as svc-medical-1 they share one engine (one copy of the weights, one queue).
 import { basename } from 'node:path';
+
 import type { ServiceConfig } from '../config/service-config.js';
-import { Engine } from '../engine/engine.js';
-import { pipelineStages, type PipelineEngines, type PipelineStages } from '../pipeline/pipeline-engine.js';
-import type { EngineWork } from '../domain/work-classes.js';
 import { EDGE_MODEL, FLAGSHIP_MODEL, type ModelId } from '../domain/model-ids.js';
+import type { EngineWork } from '../domain/work-classes.js';
+import { Engine } from '../engine/engine.js';
+import { type PipelineEngines, type PipelineStages, pipelineStages } from '../pipeline/pipeline-engine.js';
 
 export interface OpenedEngines {
   engines: Record<ModelId, Engine>;

@@ -7,19 +7,20 @@
 // Jobs by state, the queue depth and the period's usage are read from the database at scrape time
 // (every process shows the shared figures); a scrape while the database is away reports
 // `svc_stt_store_up 0` and leaves those gauges at their last values rather than failing.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+import type { BlockReason } from '../billing/billing-decision.js';
+import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
 import type { ServiceRole } from '../config/service-config.js';
+import { MODEL_IDS, type ModelId } from '../domain/model-ids.js';
+import type { UsagePool } from '../domain/usage-routes.js';
+import { WORK_CLASSES, type WorkClass } from '../domain/work-classes.js';
 import type { Engine, EngineStats } from '../engine/engine.js';
 import type { WorkClassStats } from '../engine/work-scheduler.js';
-import { WORK_CLASSES, type WorkClass } from '../domain/work-classes.js';
-import { MODEL_IDS, type ModelId } from '../domain/model-ids.js';
-import type { BlockReason } from '../billing/billing-decision.js';
 import type { JobCounts } from '../store/job-store.js';
 import type { PoolTotals, SafetyCounters, UsageEvent } from '../store/usage-record.js';
-import type { UsagePool } from '../domain/usage-routes.js';
-import { MICROS_PER_UNIT } from '../billing/billing-terms.js';
-import { usageByTenant } from './usage-gauges.js';
 import type { WebhookAttemptOutcome } from '../webhooks/webhook-delivery-worker.js';
+import { usageByTenant } from './usage-gauges.js';
 
 const SAFETY_KINDS: Readonly<Record<keyof SafetyCounters, string>> = {
   vocabularyFallbacks: 'vocabulary_fallback',

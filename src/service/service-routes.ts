@@ -1,7 +1,6 @@
 // The HTTP routes one process serves: the API's (jobs, transcriptions, usage, models, realtime client
 // secrets and the embedded upload target) on roles that serve it, health and metrics on every role.
 import type { RoutePlugin } from '../api/app-dependencies.js';
-import type { TranscribeUploadDeps } from '../application/transcribe-upload-deps.js';
 import { healthRoutes } from '../api/routes/health.js';
 import { jobRoutes } from '../api/routes/jobs.js';
 import { modelRoutes } from '../api/routes/models.js';
@@ -10,6 +9,7 @@ import { realtimeClientSecretRoutes } from '../api/routes/realtime-client-secret
 import { transcriptionRoutes } from '../api/routes/transcriptions.js';
 import { usageRoutes } from '../api/routes/usage.js';
 import { voiceRoutes } from '../api/routes/voices.js';
+import type { TranscribeUploadDeps } from '../application/transcribe-upload-deps.js';
 import type { KeyStandingWatch } from '../billing/key-standing-watch.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';

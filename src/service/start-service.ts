@@ -5,49 +5,50 @@
 //   all     both in one process (the default, and the only choice on SQLite's one-server database).
 // Every role registers as an instance (its work is released if it dies), serves /healthz, /readyz
 // and /metrics, prints the ready line scripts wait for, and drains on close.
-import { UsageBilling } from '../billing/usage-billing.js';
-import { KeyStandingWatch } from '../billing/key-standing-watch.js';
-import { DEFAULT_CONSOLE_LIMITS } from '../console/console-context.js';
-import { startConsoleListener } from '../console/console-listener.js';
-import { revokeKey } from '../jobs/key-revocation.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { isKeyActive } from '../application/require-active-key.js';
+
 import { buildApp } from '../api/build-app.js';
 import { KeyRateLimiter } from '../api/rate-limit.js';
 import { TokenBuckets } from '../api/token-bucket.js';
-import { ForwardingLog } from './forwarding-log.js';
+import { isKeyActive } from '../application/require-active-key.js';
+import { requireAudioTools } from '../audio/audio-tools.js';
+import { KeyStandingWatch } from '../billing/key-standing-watch.js';
+import { UsageBilling } from '../billing/usage-billing.js';
 import { defaultPublicBaseUrl } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/service-config.js';
+import { DEFAULT_CONSOLE_LIMITS } from '../console/console-context.js';
+import { startConsoleListener } from '../console/console-listener.js';
 import { JobEvents } from '../jobs/job-events.js';
 import { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { JobRunner } from '../jobs/job-runner.js';
-import type { BlobStore } from '../store/blob-store.js';
+import { revokeKey } from '../jobs/key-revocation.js';
 import type { PipelineStages } from '../pipeline/pipeline-engine.js';
-import { openBlobStore } from '../store/open-blob-store.js';
+import { type RealtimeListener, type RealtimeListenerOptions, startRealtimeListener } from '../realtime/realtime-listener.js';
+import type { SessionOutcome } from '../realtime/realtime-session.js';
+import type { BlobStore } from '../store/blob-store.js';
 import { newInstanceId } from '../store/instance-registry.js';
+import { KeyUseRecorder } from '../store/key-use-recorder.js';
+import { openBlobStore } from '../store/open-blob-store.js';
 import { openStores, type Stores } from '../store/open-stores.js';
 import { makePrivateDir } from '../store/private-mode.js';
-import { KeyUseRecorder } from '../store/key-use-recorder.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
-import { startRealtimeListener, type RealtimeListener, type RealtimeListenerOptions } from '../realtime/realtime-listener.js';
-import type { SessionOutcome } from '../realtime/realtime-session.js';
-import { openEngines, withWrappedStages, type OpenedEngines } from './open-engines.js';
-import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
-import { InstanceLifecycle } from './instance-lifecycle.js';
-import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
-import { runtimeNotes } from './runtime-notes.js';
-import { rolePlan, RoleRefusedError, type RolePlan } from './role-plan.js';
-import { ServiceMetrics } from './service-metrics.js';
-import { startSweeper } from './sweeper.js';
-import { serviceRoutes, transcribeUploadDeps } from './service-routes.js';
-import { drainAndClose } from './drain-and-close.js';
 import { warnOfWiderModes } from './data-folder-modes.js';
+import { drainAndClose } from './drain-and-close.js';
+import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
+import { ForwardingLog } from './forwarding-log.js';
+import { InstanceLifecycle } from './instance-lifecycle.js';
 import { startListener } from './listener-start.js';
-import { requireAudioTools } from '../audio/audio-tools.js';
+import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
+import { type OpenedEngines, openEngines, withWrappedStages } from './open-engines.js';
+import { type RolePlan, rolePlan, RoleRefusedError } from './role-plan.js';
+import { runtimeNotes } from './runtime-notes.js';
+import { ServiceMetrics } from './service-metrics.js';
+import { serviceRoutes, transcribeUploadDeps } from './service-routes.js';
+import { startSweeper } from './sweeper.js';
 import { startTracing } from './tracing.js';
 
 /** The console's limits, one value for its listener and the sweeper (which deletes the sessions past them). */

@@ -5,7 +5,7 @@
 // revocations of rotated keys whose overlap ended, and sign-in credentials that can open nothing any
 // more (expired-credentials.ts).
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
-import { revokeDueKeys, type DueRevocationStores, type KeyRevocation } from '../jobs/key-revocation.js';
+import { type DueRevocationStores, type KeyRevocation, revokeDueKeys } from '../jobs/key-revocation.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
 import type { JobStore } from '../store/job-store.js';

@@ -5,6 +5,7 @@
 // Only SHA-256 of the secret is stored: 256 random bits need no slow hash, and a leaked database
 // yields no usable key.
 import { randomBytes } from 'node:crypto';
+
 import { randomBase62 } from './random-id.js';
 import { storedTokenDigest } from './token-digest.js';
 

@@ -1,7 +1,7 @@
 // The pure half of a BillingSettingsStore, shared by its implementations: validation of what the
 // operator sets (a message naming the field, KeyStoreError like every administrative input) and
 // the JSON the overrides are stored as.
-import { BILLING_TERM_NAMES, MAX_PERIOD_START_DAY, type KeyBilling, type TermsPatch } from './billing-settings-store.js';
+import { BILLING_TERM_NAMES, type KeyBilling, MAX_PERIOD_START_DAY, type TermsPatch } from './billing-settings-store.js';
 import { KeyStoreError } from './key-store-error.js';
 
 const invalid = (message: string) => new KeyStoreError('invalid_argument', message);

@@ -9,6 +9,7 @@
 // anything else on disk or in the bucket. Request bodies are local files in every store (the inline
 // route transcribes them in-process).
 import type { Readable, Writable } from 'node:stream';
+
 import type { AudioSource } from '../audio/audio-source.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 

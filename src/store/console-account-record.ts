@@ -7,6 +7,7 @@
 // session's CSRF token is stored in clear: it is not a credential on its own (a request must carry
 // the session token too), and the console hands it to the page it serves.
 import { randomBytes } from 'node:crypto';
+
 import { ConsoleAccountError, type ConsoleSignInRecord, type ConsoleUser } from './console-account-store.js';
 import { randomBase62 } from './random-id.js';
 import { storedTokenDigest } from './token-digest.js';

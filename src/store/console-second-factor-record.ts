@@ -7,6 +7,7 @@
 // account id as additional data (a row copied to another account fails to open). Recovery codes are
 // 80 random bits, so their SHA-256 is enough (no slow hash): a leaked table opens nothing.
 import { hkdfSync, randomBytes } from 'node:crypto';
+
 import { ConsoleSecondFactorError } from './console-second-factor-store.js';
 import { openSecret, sealSecret } from './secret-cipher.js';
 import { storedTokenDigest } from './token-digest.js';

@@ -4,10 +4,11 @@
 // sealed bytes. A value without the sealed form is returned as it is: content written before sealing
 // existed stays readable until the background migration seals it (a later increment).
 import type { Transform } from 'node:stream';
-import { openBuffer, SEALED_TEXT_PREFIX, sealBuffer, sealedKeyVersion } from './sealed-buffer.js';
+
+import type { StoreDb } from './kysely/store-schema.js';
+import { openBuffer, sealBuffer, SEALED_TEXT_PREFIX, sealedKeyVersion } from './sealed-buffer.js';
 import { openStream, sealStream } from './sealed-stream.js';
 import { SealingError } from './sealing-error.js';
-import type { StoreDb } from './kysely/store-schema.js';
 import type { TenantKeys } from './tenant-keys.js';
 
 export class ContentSealer {

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+
 import { makePrivateDir } from './private-mode.js';
 
 /**

@@ -2,11 +2,10 @@
 // has read (may this caller fail it, what does `complete` answer, which blobs does a failure
 // release) and the records it returns. No database here; the conditions its statements share are
 // in kysely/job-conditions.ts.
-import { type CompleteOutcome, type FinalResult, type JobRecord, type NewJob, type ReleasedBlobs, type UploadState } from './job-store.js';
+import { type DecorationStatus, JOB_STATUSES, type JobFailureCode, type JobStatus } from '../domain/job-statuses.js';
 import { JOB_MODEL } from '../domain/model-ids.js';
+import { type CompleteOutcome, type FinalResult, type JobRecord, type NewJob, type ReleasedBlobs, type UploadState } from './job-store.js';
 import { randomBase62 } from './random-id.js';
-
-import { JOB_STATUSES, type DecorationStatus, type JobFailureCode, type JobStatus } from '../domain/job-statuses.js';
 /** A row of `jobs`; `request` and `progress` are JSON text, *_ms columns integers. */
 export interface JobRow {
   id: string;

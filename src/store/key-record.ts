@@ -2,10 +2,11 @@
 // inputs, writes the same columns and returns the same records: creation defaults and checks, patch
 // checks, row -> record mapping, the constant-time secret check, the not_found error. No database here.
 import { timingSafeEqual } from 'node:crypto';
+
+import { type ApiKeyRecord, type BillingState, DEFAULT_ENTITLEMENTS, type Entitlement, type Plan } from '../domain/api-keys.js';
 import { generateKeySecret, isPublicKeyId } from './api-key-secret.js';
-import { KeyStoreError } from './key-store-error.js';
 import { type CreateKeyOptions, type KeyPatch } from './key-store.js';
-import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord, type BillingState, type Entitlement, type Plan } from '../domain/api-keys.js';
+import { KeyStoreError } from './key-store-error.js';
 import {
   validateBillingState,
   validateDefaultLanguage,

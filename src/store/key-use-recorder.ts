@@ -4,8 +4,8 @@
 // record already carries) and leaves the rest to the store's conditional write, so processes sharing
 // the database write once between them. A request never waits for the write, nor fails with it: a
 // failed write is logged, and tried again a resolution later.
-import { KEY_USE_RESOLUTION_MS, type KeyStore } from './key-store.js';
 import { type ApiKeyRecord } from '../domain/api-keys.js';
+import { KEY_USE_RESOLUTION_MS, type KeyStore } from './key-store.js';
 
 export interface KeyUseLog {
   warn(details: object, message: string): void;

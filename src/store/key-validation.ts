@@ -1,10 +1,10 @@
 // Validation of the administrative inputs to a KeyStore (CLI, console). Throws KeyStoreError with a
 // message that names the field; returns the normalized value.
-import { KeyStoreError } from './key-store-error.js';
-import { BILLING_STATES, ENTITLEMENTS, PLANS, type BillingState, type Entitlement, type Plan } from '../domain/api-keys.js';
+import { RedactionPolicyError, resolvePolicies } from '../clinical-text/redaction-classes.js';
+import { BILLING_STATES, type BillingState, type Entitlement, ENTITLEMENTS, type Plan, PLANS } from '../domain/api-keys.js';
 import { LANGUAGE_FAMILIES, LANGUAGE_TAG_SYNTAX } from '../domain/language-families.js';
 import { hasRefusedCharacter } from '../domain/refused-characters.js';
-import { resolvePolicies, RedactionPolicyError } from '../clinical-text/redaction-classes.js';
+import { KeyStoreError } from './key-store-error.js';
 
 export const MAX_DICTIONARY_TERMS = 1000;
 export const MAX_DICTIONARY_TERM_LENGTH = 96;

@@ -8,13 +8,14 @@
 // All folders are on one file system, so moving an upload into jobs/ is a rename: atomic, no copy.
 // Folders are 0700 and files 0600 (private-mode.ts): job audio is an upload's file, linked.
 // Every path taken from a caller must name a file directly inside one of the folders.
-import { createReadStream, realpathSync } from 'node:fs';
-import { access, constants, link, lstat, open, readFile, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
-import type { Readable, Writable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
+import { createReadStream, realpathSync } from 'node:fs';
+import { access, constants, link, lstat, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { JOB_AUDIO_NAME, RESULT_NAME, checkByteRange, jobAudioName, resultName } from './blob-names.js';
-import { BlobPathError, BlobStoreUnavailableError, type AudioSource, type BlobOwners, type BlobStore, type ResultKind } from './blob-store.js';
+import type { Readable, Writable } from 'node:stream';
+
+import { checkByteRange, JOB_AUDIO_NAME, jobAudioName, RESULT_NAME, resultName } from './blob-names.js';
+import { type AudioSource, type BlobOwners, BlobPathError, type BlobStore, BlobStoreUnavailableError, type ResultKind } from './blob-store.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-mode.js';
 import { readFileRange } from './read-file-range.js';
 import { UploadSpool } from './upload-spool.js';

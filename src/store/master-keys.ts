@@ -9,6 +9,7 @@
 // key, the context as the encryption context) implements the same interface; none is written or
 // tested here yet.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+
 import { SealingError } from './sealing-error.js';
 
 const KEY_BYTES = 32;

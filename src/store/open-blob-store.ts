@@ -2,8 +2,9 @@
 // or an S3-compatible bucket (SVC_S3_BUCKET), whose request bodies still spool to the data folder.
 // The one place that picks the implementation, for the server and the admin CLI alike.
 import { join } from 'node:path';
+
 import type { BlobStore } from './blob-store.js';
-import { LocalBlobStore, localBlobRoot } from './local-blob-store.js';
+import { localBlobRoot, LocalBlobStore } from './local-blob-store.js';
 import { S3BlobStore } from './s3/s3-blob-store.js';
 import type { S3BucketSettings } from './s3/s3-settings.js';
 

@@ -3,6 +3,7 @@
 // The one place that picks a database; the stores are the same Kysely ones on either, over one
 // Kysely instance per process (kysely/store-db.ts), and everything above sees only the interfaces.
 import { sql } from 'kysely';
+
 import type { BillingSettingsStore } from './billing-settings-store.js';
 import type { ConsoleAccountStore } from './console-account-store.js';
 import type { ConsoleSecondFactorStore } from './console-second-factor-store.js';
@@ -28,9 +29,9 @@ import { KyselyWebhookOutbox } from './kysely/kysely-webhook-outbox.js';
 import { KyselyWebhookSecretStore } from './kysely/kysely-webhook-secret-store.js';
 import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
 import type { StoreDb } from './kysely/store-schema.js';
+import { type KeyProvider, LocalKeyProvider } from './master-keys.js';
 import { openPostgres } from './postgres/database.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
-import { LocalKeyProvider, type KeyProvider } from './master-keys.js';
 import { makePrivateDir } from './private-mode.js';
 import type { RealtimeClientSecretStore } from './realtime-client-secret-store.js';
 import type { RealtimeSeatStore } from './realtime-seat-store.js';

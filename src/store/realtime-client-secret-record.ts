@@ -5,6 +5,7 @@
 // scanner knows one) and 32 random bytes in base64url (43 characters): 256 random bits need no slow
 // hash, and a leaked table yields nothing usable.
 import { randomBytes } from 'node:crypto';
+
 import { storedTokenDigest } from './token-digest.js';
 
 export const CLIENT_SECRET_PREFIX = 'ek_';

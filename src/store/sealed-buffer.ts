@@ -5,6 +5,7 @@
 // can hold sealed values beside plain ones written before sealing existed, and a reader knows which
 // data key version opens each.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
 import { SealingError } from './sealing-error.js';
 
 const MAGIC = Buffer.from('SSB1', 'latin1');

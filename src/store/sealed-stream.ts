@@ -8,6 +8,7 @@
 // The writer keeps up to one frame back, so the last frame (0 to 64 KiB) is only sealed at the end.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
+
 import { SealingError } from './sealing-error.js';
 
 const MAGIC = Buffer.from('SSS1', 'latin1');

@@ -4,6 +4,7 @@
 // instead of silently signing for the wrong one. Sealing is how the store keeps a secret, so it lives
 // with the store.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
 import { WebhookSecretError } from './webhook-secret-store.js';
 
 const ALGORITHM = 'aes-256-gcm';

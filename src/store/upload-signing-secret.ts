@@ -2,6 +2,7 @@
 // handed out before a restart stay valid after it. Created once, atomically: two processes starting
 // on a fresh folder agree on one secret.
 import { join } from 'node:path';
+
 import { loadOrCreateSecretFile } from './generated-secret-file.js';
 
 export const UPLOAD_SIGNING_SECRET_FILE = 'upload-signing.key';

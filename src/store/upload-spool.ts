@@ -2,11 +2,12 @@
 // store keeps the durable blobs (LocalBlobStore: `<root>/uploads`, on the same file system as job
 // audio so that keeping one is a rename; S3BlobStore: its spool folder, uploaded from there). The
 // inline route transcribes a body in-process, so it is always a local file.
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, realpathSync } from 'node:fs';
 import { access, constants, lstat, readdir, rm } from 'node:fs/promises';
-import type { Writable } from 'node:stream';
-import { randomUUID } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+
 import { BlobPathError } from './blob-store.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-mode.js';
 

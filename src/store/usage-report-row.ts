@@ -1,7 +1,7 @@
 // The report queries both ledgers run (sums cast to BIGINT: PostgreSQL sums integers as numeric) and
 // their rows mapped to UsageLines and PoolTotals; a standing from the rows both ledgers read for it.
-import { type DailyUsage, type PoolTotals, type UsageLine, type UsageStanding } from './usage-record.js';
 import { USAGE_POOLS, type UsagePool, type UsageRoute } from '../domain/usage-routes.js';
+import { type DailyUsage, type PoolTotals, type UsageLine, type UsageStanding } from './usage-record.js';
 
 const sum = (expression: string, as: string) => `CAST(sum(${expression}) AS BIGINT) AS ${as}`;
 

@@ -8,8 +8,8 @@
 // job's when the job is no longer accepted or running. A job reserved for by an instance before the
 // job row exists or while it awaits its upload is held by both: the instance until the job is
 // accepted, the job from then on; a job that ended ends it whatever holds it.
-import type { UsageStanding } from './usage-record.js';
 import type { UsagePool } from '../domain/usage-routes.js';
+import type { UsageStanding } from './usage-record.js';
 
 export interface UsageReservation {
   /** The event key of the work reserved for. */

@@ -2,7 +2,7 @@
 // numbers (19 means, 19 x 19 covariances, the frame count, log-F0 statistics: voice-profile-json.ts), its id `voice_` and 24 base62 characters.
 import type { VoiceProfile } from '../engine/speaker-diarizer.js';
 import { randomBase62 } from './random-id.js';
-import { storedVoiceProfile, voiceProfileOf, type StoredVoiceProfile } from './voice-profile-json.js';
+import { type StoredVoiceProfile, storedVoiceProfile, voiceProfileOf } from './voice-profile-json.js';
 import type { EnrolledVoice, VoiceSummary } from './voice-profile-store.js';
 
 export interface VoiceProfileRow {

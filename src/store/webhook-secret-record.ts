@@ -2,7 +2,7 @@
 // opening one while it may sign (and which may sign at once), the summaries, the 24-hour overlap of a rotation, and the refusals'
 // wording (the CLI prints them as is). No database here.
 import { namedKeyId } from './key-record.js';
-import { openSecret, sealSecret, type SealedSecret } from './secret-cipher.js';
+import { openSecret, type SealedSecret, sealSecret } from './secret-cipher.js';
 import { SECRET_ROTATION_OVERLAP_MS, WebhookSecretError, type WebhookSecretSummary } from './webhook-secret-store.js';
 import { generateSigningSecret } from './webhook-signing-secret.js';
 

@@ -4,6 +4,7 @@
 // 0600), like the upload signing secret. Losing it makes every stored secret unreadable, so it is
 // never replaced.
 import { join } from 'node:path';
+
 import { loadOrCreateSecretFile } from '../store/generated-secret-file.js';
 
 export const WEBHOOK_MASTER_KEY_FILE = 'webhook-master.key';

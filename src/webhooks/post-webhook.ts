@@ -6,6 +6,7 @@
 import { request } from 'node:https';
 import { isIP } from 'node:net';
 import { checkServerIdentity } from 'node:tls';
+
 import { attemptFailureSummary, type AttemptPhase } from './attempt-failure-summary.js';
 import type { ValidatedDestination } from './validate-destination.js';
 

@@ -4,6 +4,7 @@
 // that refuses deprecated forms ipaddr.js leaves 'unicast', such as IPv4-compatible ::127.0.0.1.
 // Forms that embed another address (NAT64, 6to4, Teredo) are named ranges and so never public.
 import { isIP } from 'node:net';
+
 import ipaddr from 'ipaddr.js';
 
 export type AddressKind = 'public' | 'loopback' | 'other';

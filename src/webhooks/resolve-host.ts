@@ -2,6 +2,7 @@
 // which reads no hosts file and keeps no cache across our fresh resolvers). The caller connects to an
 // address from this answer, never to a second lookup, so a rebinding answer cannot slip in between.
 import { Resolver } from 'node:dns/promises';
+
 import { DestinationRefusedError } from './destination-refused-error.js';
 
 // c-ares retries with growing timeouts; the deadline is what really bounds a dead server.

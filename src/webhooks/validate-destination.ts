@@ -4,7 +4,7 @@
 import { checkWebhookUrlSyntax } from '../contract/webhook-url.js';
 import type { DestinationPolicy } from './destination-policy.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
-import { classifyAddress, type ClassifiedAddress } from './public-address.js';
+import { type ClassifiedAddress, classifyAddress } from './public-address.js';
 import { checkDnsServers, resolveHost } from './resolve-host.js';
 
 export interface ValidatedDestination {

@@ -5,8 +5,8 @@
 // `invalid_request`, and their messages never echo the URL.
 import type { WebhookSecretStore } from '../store/webhook-secret-store.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
-import { DestinationNotAllowed, SigningSecretMissing } from './webhook-admission-errors.js';
 import type { ValidatedDestination } from './validate-destination.js';
+import { DestinationNotAllowed, SigningSecretMissing } from './webhook-admission-errors.js';
 
 export class WebhookAdmission {
   constructor(

@@ -5,10 +5,11 @@
 // made. After the run: the server is up, nothing is left on disk, its collected heap and RSS are back
 // near their baselines.
 import t from 'tap';
+
 import { startAdversarialServer } from './lib/adversarial-server.js';
-import { CATALOGUE } from './lib/cases/route-catalogue.js';
 import { JOB_CREATION, JOB_ID_ROUTES } from './lib/cases/job-cases.js';
 import { OPENAPI, PROTOCOL } from './lib/cases/protocol-cases.js';
+import { CATALOGUE } from './lib/cases/route-catalogue.js';
 import { TRANSCRIPTIONS } from './lib/cases/transcription-cases.js';
 import { UPLOADS } from './lib/cases/upload-cases.js';
 import { runFuzz } from './lib/fuzz-runner.js';

@@ -3,9 +3,10 @@
 // server stays up, and nothing of the upload is left on disk — at once for refusals and inline
 // answers, and once its job has ended for a 202. Peak memory per file is `npm run bench -- hostile-audio`.
 import t from 'tap';
-import { waitForEnd } from '../helpers/jobs-client.js';
+
 import { HOSTILE_AUDIO } from '../fixtures/hostile-audio.js';
-import { startAdversarialServer, type AdversarialServer } from './lib/adversarial-server.js';
+import { waitForEnd } from '../helpers/jobs-client.js';
+import { type AdversarialServer, startAdversarialServer } from './lib/adversarial-server.js';
 import { leftoverFiles } from './lib/leftovers.js';
 import { postFileForTranscription } from './lib/stream-upload.js';
 

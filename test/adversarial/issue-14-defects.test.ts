@@ -3,9 +3,11 @@
 // Authorization headers must each be refused with 400; the 70-character boundary must keep working.
 // (Defect 3, responses that are never read, is with the connection limits in resource-limits.)
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { startAdversarialServer, type AdversarialServer } from './lib/adversarial-server.js';
+import { type AdversarialServer, startAdversarialServer } from './lib/adversarial-server.js';
 import { MAX_BOUNDARY_LENGTH, type Part } from './lib/multipart.js';
 import { bearer, createJob, formParts, multipartRequest, send, statusAndCode } from './lib/raw-client.js';
 import { envelopeProblem, s3ErrorProblem } from './lib/response-invariants.js';

@@ -3,6 +3,7 @@
 // transcript text or uploaded file name. Not a *.test.ts file: tap runs test files in parallel and in
 // no fixed order, so run-tests.mjs runs this one by itself once the suite has finished.
 import t from 'tap';
+
 import { testLogDir } from '../helpers/test-logs.js';
 import { scanLogs } from './lib/log-scan.js';
 

@@ -4,7 +4,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { MEDICAL_SENTENCES } from '../helpers/audio-fixtures.js';
 import { CANARY_SUFFIX } from '../helpers/test-logs.js';
 import { scanLogs } from './lib/log-scan.js';

@@ -5,11 +5,13 @@
 // answer after a half-close) fails here, as it does in the fuzz run (lib/known-defects.ts is empty).
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+
 import t, { type Test } from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { startAdversarialServer, type AdversarialServer } from './lib/adversarial-server.js';
+import { type AdversarialServer, startAdversarialServer } from './lib/adversarial-server.js';
 import { bearer, multipartRequest, statusAndCode } from './lib/raw-client.js';
-import { headerOf, sendRaw, type RawOutcome } from './lib/raw-http.js';
+import { headerOf, type RawOutcome, sendRaw } from './lib/raw-http.js';
 import { envelopeProblem } from './lib/response-invariants.js';
 
 /** A short upload idle timeout, so that a stalled body is answered quickly. */

@@ -4,9 +4,11 @@
 // with the contract's status and body, and sending them by the dozen does not grow the server's memory.
 import { readFile } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
+
 import t, { type Test } from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { startAdversarialServer, type AdversarialServer } from './lib/adversarial-server.js';
+import { type AdversarialServer, startAdversarialServer } from './lib/adversarial-server.js';
 import type { Part } from './lib/multipart.js';
 import { bearer, createJob, formParts, multipartRequest, send, statusAndCode } from './lib/raw-client.js';
 import type { Header, RawOutcome, RawRequest } from './lib/raw-http.js';

@@ -3,10 +3,12 @@
 // result by key id), request lines name the key and tenant of authenticated requests, and no line
 // holds a key, the uploaded file's names, the prompt or the transcript.
 import { readFile } from 'node:fs/promises';
+
 import t, { type Test } from 'tap';
+
 import { JOB_AUDIT_EVENTS, JOB_AUDIT_MESSAGE } from '../../src/jobs/job-audit.js';
 import { randomBytesFile, speechWav } from '../helpers/audio-fixtures.js';
-import { auth, completeJob, createJob, jobBody, poll, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
+import { auth, completeJob, type CreatedJob, createJob, jobBody, poll, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 

@@ -1,6 +1,7 @@
 // Bearer authentication on every non-public route, the entitlement and billing checks, and the
 // throttle on failed authentications per client address.
 import t from 'tap';
+
 import { bearerToken } from '../../src/api/authenticate.js';
 import { assertEnvelope, buildTestApp, CANARY } from '../helpers/api-test-app.js';
 

@@ -4,7 +4,9 @@
 // closed. A body nobody reads (a refusal before parsing) is still drained, so a keep-alive connection
 // goes on serving.
 import { connect } from 'node:net';
+
 import t from 'tap';
+
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const IDLE_TIMEOUT_MS = 500;

@@ -5,7 +5,9 @@
 // value sent, and a request that asks for them with what cannot honour them is refused, not ignored.
 // What the stage does to words: test/pipeline/clinical-text-stage.test.ts, on a recorded decode.
 import { readFile } from 'node:fs/promises';
+
 import t, { type Test } from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs } from '../helpers/test-logs.js';

@@ -1,6 +1,7 @@
 // Every non-success answer of the frame is the contract's envelope, with x-request-id, and never
 // echoes what the request carried.
 import t from 'tap';
+
 import { assertEnvelope, buildTestApp, CANARY, UNEXPECTED_ERROR_TEXT } from '../helpers/api-test-app.js';
 
 t.test('unknown path: 404 not_found', async (t) => {

@@ -1,44 +1,45 @@
 // mapError: which contract error each kind of failure becomes; messages are fixed texts.
 import t from 'tap';
+
 import { ApiError } from '../../src/api/api-error.js';
 import { mapError } from '../../src/api/error-mapping.js';
 import {
   ApplicationError,
+  type ApplicationErrorKind,
   AudioLongerThanAllowed,
   AudioShorterThanAllowed,
+  CredentialRefused,
   EnginesAtCapacity,
   IdempotencyConflict,
   IdempotencyInProgress,
   InlineOnlyOption,
   JobNotFound,
-  CredentialRefused,
   KeyRevoked,
   ResultNotAvailable,
-  TranscriptionCancelled,
-  UploadNotComplete,
-  UnusableKnownSpeaker,
-  VoiceNotFound,
   TooManyVoices,
-  type ApplicationErrorKind,
+  TranscriptionCancelled,
+  UnusableKnownSpeaker,
+  UploadNotComplete,
+  VoiceNotFound,
 } from '../../src/application/application-errors.js';
 import {
   AudioError,
+  type AudioErrorCode,
   AudioTooLongError,
   AudioTooShortError,
   DecodeAbortedError,
   DecodeTimeoutError,
   UndecodableAudioError,
   UnsupportedContainerError,
-  type AudioErrorCode,
 } from '../../src/audio/audio-errors.js';
 import { EngineError } from '../../src/engine/engine-errors.js';
 import {
   EntitlementMissing,
   InvalidRequestField,
   PipelineError,
+  type PipelineErrorKind,
   UnprocessableRequest,
   UnsupportedDetectedLanguage,
-  type PipelineErrorKind,
 } from '../../src/pipeline/pipeline-errors.js';
 import {
   DestinationNotAllowed,

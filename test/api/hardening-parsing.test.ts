@@ -4,7 +4,9 @@
 // used to crash busboy into a 500; a repeated form field and a repeated Authorization (or
 // Idempotency-Key) header are refused with 400 instead of one copy silently winning.
 import { readFile } from 'node:fs/promises';
+
 import t, { type Test } from 'tap';
+
 import type { OpenApiDocument } from '../../src/api/openapi-types.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { createJob, jobBody, uploadFile } from '../helpers/jobs-client.js';

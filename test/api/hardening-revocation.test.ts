@@ -6,11 +6,13 @@
 // deleted); the revoked key gets 401 everywhere, in-flight work included; accepted work keeps running
 // and stays the revoked key's (jobs are owner-scoped: the tenant's other keys get 404, as for any
 // other key, and its Idempotency-Key answers are not theirs either).
-import { request as httpRequest } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+
 import t, { type Test } from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
+import { auth, completeJob, type CreatedJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { revokeKeyWithCli } from '../helpers/revoke-key-cli.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 

@@ -9,7 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { DEFAULTS } from '../../src/config/service-config.js';
 import { firstKey, kill, serve, serveEnv, type ServeProcess } from '../helpers/serve-process.js';
 

@@ -4,10 +4,12 @@
 // names nobody, and clips that are not 2 to 10 s of one person speaking are refused with 422 naming
 // the field.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+
 import OpenAI, { toFile } from 'openai';
+import t from 'tap';
+
 import { FIXTURE_SAMPLE_RATE, wavFileBytes } from '../helpers/audio-fixtures.js';
-import { CONVERSATION_VOICES, conversation, exchange } from '../helpers/conversations.js';
+import { conversation, CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
 import { poll, waitForEnd } from '../helpers/jobs-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { referenceClip } from '../helpers/voice-references.js';

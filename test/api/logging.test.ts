@@ -2,8 +2,10 @@
 // paths or bodies, whichever way the logger is given. An unexpected error is logged with its stack.
 // An authenticated request's line names its key and tenant by id (the access audit trail).
 import { Writable } from 'node:stream';
-import t, { type Test } from 'tap';
+
 import Fastify from 'fastify';
+import t, { type Test } from 'tap';
+
 import type { AppLogger } from '../../src/api/app-dependencies.js';
 import { buildTestApp, CANARY, UNEXPECTED_ERROR_TEXT } from '../helpers/api-test-app.js';
 

@@ -2,8 +2,10 @@
 // the two model ids, the file and build serving each, and whether it is loaded; an unknown id is a
 // 404 in the envelope; a key is needed.
 import { basename } from 'node:path';
+
 import OpenAI from 'openai';
 import t from 'tap';
+
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;

@@ -7,7 +7,9 @@
 // a generated model are alike on both channels of the consultation, and kept once (on the louder).
 // The merge's rule (a word heard on both channels kept once): test/pipeline/channel-merge.test.ts.
 import { readFile } from 'node:fs/promises';
+
 import t, { type Test } from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';

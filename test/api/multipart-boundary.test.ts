@@ -1,6 +1,7 @@
 // multipartBoundary: RFC 2046's boundary (1 to 70 bchars, no trailing space) out of a Content-Type
 // header read as RFC 9110 writes parameters (token or quoted-string), exactly one boundary.
 import t from 'tap';
+
 import { multipartBoundary } from '../../src/api/multipart-boundary.js';
 
 const FORM = 'multipart/form-data';

@@ -3,8 +3,10 @@
 // `include: ['logprobs']`, `chunking_strategy: 'auto'`, `response_format: 'srt' | 'vtt'` (with
 // speakers as voices when diarized); unknown fields, bad values and unsupported OpenAI fields refused.
 import { readFile } from 'node:fs/promises';
+
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { conversation } from '../helpers/conversations.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';

@@ -2,11 +2,13 @@
 // over ../shared/spec/openai-audio-openapi.json), with the one documented difference (string segment
 // ids). The OpenAI segment fields are checked for what they mean, not only for being there.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+
 import OpenAI, { toFile } from 'openai';
 import t, { type Test } from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { OPENAI_SPEC, openAiErrors } from '../helpers/openai-schema-validator.js';

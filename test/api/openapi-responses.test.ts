@@ -3,7 +3,9 @@
 // conforms to it. Where an answer is JSON in more than one shape (the transcription formats, a job's
 // result), the document's `oneOf` must pick exactly one branch, which ajv enforces.
 import { readFile } from 'node:fs/promises';
+
 import t, { type Test } from 'tap';
+
 import { speechWav, wavFileBytes } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';

@@ -3,16 +3,16 @@
 // answers, the webhook events).
 import { Validator } from '@seriousme/openapi-schema-validator';
 import t from 'tap';
-import { JOB_EVENT_TYPES, JOB_FAILED_EVENT_TYPE, JOB_SUCCEEDED_EVENT_TYPE, jobFailedEvent, jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
-import { API_ERROR_CODES } from '../../src/api/api-error.js';
-import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
-import { TRANSLATION_FORMATS } from '../../src/contract/request-fields.js';
-import { DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../../src/domain/job-statuses.js';
-import { TRANSCRIPTION_FIELDS } from '../../src/contract/transcription-request.js';
-import { PROFILES, RESPONSE_FORMATS } from '../../src/contract/request-fields.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
 
+import { API_ERROR_CODES } from '../../src/api/api-error.js';
+import { TRANSLATION_FORMATS } from '../../src/contract/request-fields.js';
+import { PROFILES, RESPONSE_FORMATS } from '../../src/contract/request-fields.js';
+import { TRANSCRIPTION_FIELDS } from '../../src/contract/transcription-request.js';
+import { DECORATION_STATUSES, JOB_FAILURE_CODES, JOB_STATUSES } from '../../src/domain/job-statuses.js';
+import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
 import { MODEL_IDS } from '../../src/domain/model-ids.js';
+import { JOB_EVENT_TYPES, JOB_FAILED_EVENT_TYPE, JOB_SUCCEEDED_EVENT_TYPE, jobFailedEvent, jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 type Json = Record<string, unknown>;
 

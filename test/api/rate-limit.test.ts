@@ -1,6 +1,7 @@
 // Per-key token buckets: the burst, the 429 with Retry-After, recovery as the clock advances, the
 // key's own rate, and what is not counted.
 import t from 'tap';
+
 import { TokenBuckets } from '../../src/api/token-bucket.js';
 import { assertEnvelope, buildTestApp, testConfig } from '../helpers/api-test-app.js';
 

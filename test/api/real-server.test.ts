@@ -2,10 +2,12 @@
 // connection-level paths (malformed HTTP, requests arriving while the server closes) answer with the
 // envelope too.
 import { connect } from 'node:net';
+
 import t, { type Test } from 'tap';
+
 import { buildApp } from '../../src/api/build-app.js';
-import { FakeKeyStore } from '../helpers/fake-key-store.js';
 import { CANARY, probeRoutes, testConfig } from '../helpers/api-test-app.js';
+import { FakeKeyStore } from '../helpers/fake-key-store.js';
 
 async function listen(t: Test, routes = [probeRoutes]) {
   const keys = new FakeKeyStore();

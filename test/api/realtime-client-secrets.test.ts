@@ -5,6 +5,7 @@
 // with ids, never the secret. What a secret opens is tested in test/realtime/realtime-client-secret.test.ts.
 import OpenAI from 'openai';
 import t, { type Test } from 'tap';
+
 import { CLIENT_SECRET_MINTED } from '../../src/application/mint-realtime-client-secret.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { captureLogs } from '../helpers/test-logs.js';

@@ -5,7 +5,9 @@
 // audio is gone; and a copy that cannot be made costs the job nothing but the copy.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { decodeAudio, padAndMergeSpans } from '../../src/audio/index.js';
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { REDACTION_PAD_SECONDS } from '../../src/jobs/job-redacted-audio.js';

@@ -3,7 +3,9 @@
 // be content), on the multipart route, the job route and the realtime start; an unsupported language
 // tag's lists the tags that are supported.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { createJobRequest, jobBody } from '../helpers/jobs-client.js';

@@ -1,5 +1,6 @@
 // The registry behind 405 answers: find-my-way patterns matched against concrete request paths.
 import t from 'tap';
+
 import { compileRoutePattern, RouteMethodRegistry } from '../../src/api/route-methods.js';
 
 t.test('compileRoutePattern', async (t) => {

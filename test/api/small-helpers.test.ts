@@ -1,6 +1,7 @@
 // capacityUnavailable / serviceUnavailable, applyProfileDeprecation, Retry-After formatting and the
 // connection-level error answers.
 import t from 'tap';
+
 import { capacityUnavailable, serviceUnavailable } from '../../src/api/capacity.js';
 import { clientErrorAnswer } from '../../src/api/client-error.js';
 import { retryAfterSeconds } from '../../src/api/retry-after.js';

@@ -4,6 +4,7 @@
 // exchange of two alike voices (two male espeak-ng voices, two turns each) into two, and
 // `max_speakers` is the labelling ceiling on the direct route too.
 import t from 'tap';
+
 import { FIXTURE_SAMPLE_RATE, spokenSentence, wavFileBytes } from '../helpers/audio-fixtures.js';
 import { createJobRequest, jobBody } from '../helpers/jobs-client.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';

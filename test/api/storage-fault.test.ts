@@ -1,6 +1,7 @@
 // Storage faults (disk full, data folder or database not writable) are the contract's 503
 // service_unavailable with Retry-After, logged as server faults; other system errors stay 500.
 import t from 'tap';
+
 import { mapError } from '../../src/api/error-mapping.js';
 import { isStorageFault } from '../../src/api/storage-fault.js';
 

@@ -5,7 +5,9 @@
 // mid-upload included. No line holds the key, the file name, the prompt or the transcript.
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+
 import t, { type Test } from 'tap';
+
 import type { CreateKeyOptions } from '../../src/store/key-store.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth } from '../helpers/jobs-client.js';

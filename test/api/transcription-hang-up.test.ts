@@ -8,7 +8,9 @@
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+
 import t from 'tap';
+
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';

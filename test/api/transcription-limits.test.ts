@@ -1,8 +1,10 @@
 // The route's protective limits on a real socket: stalled and crawling uploads (408), per-key rate
 // limits (429), a full engine queue (503), and graceful shutdown with a request in flight.
-import { request as httpRequest } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { testModelPath } from '../helpers/test-models.js';
 import { postTranscription, startTestService } from '../helpers/test-service.js';

@@ -4,7 +4,9 @@
 // never echoes the pattern; the response's `patterns` object has the documented shape, and
 // formatting leaves every number said as it was. Wording-dependent formatting: pattern-stage.test.ts.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { schemas } from '../../src/api/openapi-components.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { numbersSaid } from '../helpers/numbers-said.js';

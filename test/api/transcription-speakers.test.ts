@@ -3,10 +3,12 @@
 // the wording is identical with and without diarize, timestamp_granularities[] is honoured or refused,
 // a speaker segment holds its talker's short pause, and Arabic gets speaker_segments only.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+
 import OpenAI, { toFile } from 'openai';
+import t from 'tap';
+
 import { FIXTURE_SAMPLE_RATE, spokenSentence, wavFileBytes } from '../helpers/audio-fixtures.js';
-import { CONVERSATION_VOICES, conversation } from '../helpers/conversations.js';
+import { conversation, CONVERSATION_VOICES } from '../helpers/conversations.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
 let svc: TestService;

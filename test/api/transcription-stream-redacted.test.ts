@@ -6,10 +6,12 @@
 // redactions; without redact the same words are streamed, so the planted PHI does reach the stream
 // when nothing removes it.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+
 import OpenAI, { toFile } from 'openai';
-import type { Transcribe } from '../../src/pipeline/recognised-segment.js';
+import t from 'tap';
+
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
+import type { Transcribe } from '../../src/pipeline/recognised-segment.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { recordedSegment } from '../helpers/recorded-pass.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';

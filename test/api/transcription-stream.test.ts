@@ -2,8 +2,10 @@
 // official openai client's `for await` loop and by a plain SSE reader; the done text equals the
 // non-streamed answer for the same file and settings; requests that cannot stream are refused.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+
 import OpenAI, { toFile } from 'openai';
+import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 

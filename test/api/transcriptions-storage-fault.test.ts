@@ -5,7 +5,9 @@
 // upload file really is created and partly written before it fails, so its removal is real.
 import { readFile } from 'node:fs/promises';
 import { Writable } from 'node:stream';
+
 import t, { type Test } from 'tap';
+
 import type { BlobStore } from '../../src/store/blob-store.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

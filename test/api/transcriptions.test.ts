@@ -1,8 +1,10 @@
 // POST /v1/audio/transcriptions end to end: the real service (SQLite, local blobs, engine on a generated
 // model, ffmpeg), through fetch and the official openai client.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+
 import OpenAI, { toFile } from 'openai';
+import t from 'tap';
+
 import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
 import { encodeAs, pngImage, randomBytesFile, speechWav, truncatedCopy, wavFileBytes } from '../helpers/audio-fixtures.js';
 import { poll, waitForEnd } from '../helpers/jobs-client.js';

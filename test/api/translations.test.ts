@@ -2,10 +2,12 @@
 // text), OpenAI's formats and fields, the transcription route's language and job routing, and refusals
 // of what only transcriptions do. Responses are checked against OpenAI's translation schemas.
 import { readFile } from 'node:fs/promises';
+
 import OpenAI, { toFile } from 'openai';
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { waitForEnd, poll } from '../helpers/jobs-client.js';
+import { poll, waitForEnd } from '../helpers/jobs-client.js';
 import { openAiErrors } from '../helpers/openai-schema-validator.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 

@@ -5,7 +5,9 @@
 // fetched only by the key that created the job, advertised in the view, kept as one blob (the
 // provisional copies are gone), noted in the audit trail without content, and released with the result.
 import { readFile } from 'node:fs/promises';
+
 import t, { type Test } from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs } from '../helpers/test-logs.js';

@@ -4,10 +4,12 @@
 // deletion is immediate; bad enrolments are 422 naming the field; and every step is an audit line
 // with ids only, never the person's name.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { VOICE_AUDIT_EVENTS, VOICE_AUDIT_MESSAGE } from '../../src/application/voice-audit.js';
 import { FIXTURE_SAMPLE_RATE, wavFileBytes } from '../helpers/audio-fixtures.js';
-import { CONVERSATION_VOICES, conversation, exchange } from '../helpers/conversations.js';
+import { conversation, CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
 import { completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';

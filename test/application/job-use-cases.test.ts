@@ -2,12 +2,13 @@
 // no slot, an Idempotency-Key's conflicts are refused (and its answer is its key's), and another
 // key's job — of another tenant or the same — does not exist.
 import t from 'tap';
-import { KeyRevoked, IdempotencyConflict, IdempotencyInProgress, JobNotFound } from '../../src/application/application-errors.js';
+
+import { IdempotencyConflict, IdempotencyInProgress, JobNotFound, KeyRevoked } from '../../src/application/application-errors.js';
 import { createPresignedJob, type CreatePresignedJobDeps } from '../../src/application/create-presigned-job.js';
 import { findOwnJob } from '../../src/application/find-own-job.js';
 import { claimIdempotencyKey } from '../../src/application/idempotency-claim.js';
-import type { JobCreationConnection } from '../../src/application/job-creation-connection.js';
 import type { JobCreation } from '../../src/application/job-creation.js';
+import type { JobCreationConnection } from '../../src/application/job-creation-connection.js';
 import type { IdempotencyBegin, IdempotencyStore } from '../../src/store/idempotency-store.js';
 import type { JobRecord } from '../../src/store/job-store.js';
 import { FakeKeyStore } from '../helpers/fake-key-store.js';

@@ -2,7 +2,9 @@
 // must hash exactly as the request did before it, so the formula is pinned here, not only its
 // properties.
 import { createHash } from 'node:crypto';
+
 import t from 'tap';
+
 import { directUploadFingerprint, jobCreationFingerprint, keyBoundFingerprint } from '../../src/application/request-fingerprint.js';
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

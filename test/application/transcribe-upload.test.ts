@@ -1,11 +1,13 @@
 // The direct upload's sequencing, without HTTP: what happens before the upload is read, that the
 // uploaded file is gone whatever the outcome, and what the request's usage says billing did (its
 // audit line's fields). The answers themselves are tested over HTTP in test/api.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { meteringNoted, RequestUsage } from '../../src/application/request-usage.js';
 import { transcribeUpload, type UploadTranscription } from '../../src/application/transcribe-upload.js';
 import type { TranscribeUploadDeps } from '../../src/application/transcribe-upload-deps.js';
@@ -14,8 +16,8 @@ import { UnsupportedContainerError } from '../../src/audio/audio-errors.js';
 import { BillingBlockedError } from '../../src/billing/billing-errors.js';
 import { parseTranscriptionFields } from '../../src/contract/transcription-request.js';
 import { InvalidRequestField } from '../../src/pipeline/pipeline-errors.js';
-import { FakeKeyStore } from '../helpers/fake-key-store.js';
 import { testConfig } from '../helpers/api-test-app.js';
+import { FakeKeyStore } from '../helpers/fake-key-store.js';
 
 const unused = () => {
   throw new Error('not expected in this test');

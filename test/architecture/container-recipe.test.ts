@@ -4,8 +4,10 @@
 // load (with the values its .env would give) for the role each process runs.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 import { parse } from 'yaml';
+
 import { loadConfig, SETTING_ENVIRONMENT_NAMES } from '../../src/config/load-config.js';
 import { SERVICE_ROLES } from '../../src/config/service-config.js';
 import { testModelPath } from '../helpers/test-models.js';

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

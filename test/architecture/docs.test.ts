@@ -7,7 +7,9 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
+
 import { LAYER_RANK } from '../helpers/layer-ranks.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -6,8 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 import ts from 'typescript';
+
 import { sourceFiles } from '../helpers/source-imports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -5,7 +5,9 @@
 // per work class, the engine's work, realtime, jobs by state, usage and webhooks.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
+
 import { exportedSeriesNames, promqlMetricNames, seriesNames } from '../helpers/exported-metrics.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

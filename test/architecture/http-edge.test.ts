@@ -7,8 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 import ts from 'typescript';
+
 import { LAYER_RANK } from '../helpers/layer-ranks.js';
 import { sourceFiles } from '../helpers/source-imports.js';
 

@@ -2,7 +2,9 @@
 // entry point reaches. A circle means two modules cannot be read, tested or moved apart; the shape
 // they share gets a file of its own. A file nothing imports is dead code or a forgotten wire.
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
+
 import { readImports, sourceFiles } from '../helpers/source-imports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

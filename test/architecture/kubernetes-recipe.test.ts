@@ -6,8 +6,10 @@
 // exports, served by the adapter rule written beside it.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 import { parse, parseAllDocuments } from 'yaml';
+
 import { loadConfig, SETTING_ENVIRONMENT_NAMES } from '../../src/config/load-config.js';
 import { SERVICE_ROLES } from '../../src/config/service-config.js';
 import { exportedSeriesNames } from '../helpers/exported-metrics.js';

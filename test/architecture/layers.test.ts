@@ -5,7 +5,9 @@
 // only src/api/error-mapping.ts turns into statuses). Type-only imports count: a type from a higher
 // layer ties the lower one to it all the same.
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
+
 import { LAYER_RANK } from '../helpers/layer-ranks.js';
 import { importsOf, readImports, sourceFiles, type SourceImport } from '../helpers/source-imports.js';
 

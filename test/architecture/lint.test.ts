@@ -10,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
 import t from 'tap';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

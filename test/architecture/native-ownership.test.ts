@@ -7,6 +7,7 @@
 // fails the same way in every operation.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 
 const NATIVE = fileURLToPath(new URL('../../native', import.meta.url));

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

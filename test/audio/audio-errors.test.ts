@@ -1,16 +1,18 @@
 import { inspect } from 'node:util';
+
 import t from 'tap';
+
 import {
+  assertDurationWithin,
   AUDIO_ERROR_MESSAGES,
   AudioError,
   AudioTooLongError,
   AudioTooShortError,
   DecodeAbortedError,
   DecodeTimeoutError,
+  isAudioError,
   UndecodableAudioError,
   UnsupportedContainerError,
-  assertDurationWithin,
-  isAudioError,
 } from '../../src/audio/index.js';
 
 const STDERR = '[mp3 @ 0x55d] Header missing /uploads/jane-doe.mp3';

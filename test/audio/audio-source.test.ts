@@ -6,23 +6,25 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import t, { type Test } from 'tap';
+
+import { redactSourceText } from '../../src/audio/audio-source-failure.js';
+import { safeInputArgs } from '../../src/audio/ffmpeg-input-args.js';
 import {
+  type AudioContainer,
+  type AudioSource,
   AudioSourceUnavailableError,
-  UndecodableAudioError,
   decodeAudioWindow,
   probeAudio,
   sniffFile,
   sniffWithReader,
-  type AudioContainer,
-  type AudioSource,
+  UndecodableAudioError,
 } from '../../src/audio/index.js';
-import { redactSourceText } from '../../src/audio/audio-source-failure.js';
-import { safeInputArgs } from '../../src/audio/ffmpeg-input-args.js';
-import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
-import { encodeAs, speechWav, type FixtureFormat } from '../helpers/audio-fixtures.js';
-import { startS3Server, type S3TestServer } from '../helpers/s3-server.js';
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
+import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
+import { encodeAs, type FixtureFormat, speechWav } from '../helpers/audio-fixtures.js';
+import { type S3TestServer, startS3Server } from '../helpers/s3-server.js';
 
 const SECONDS = 20;
 const TIMEOUT_MS = 60_000;

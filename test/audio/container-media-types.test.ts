@@ -1,4 +1,5 @@
 import t from 'tap';
+
 import { AUDIO_CONTAINERS, containerForFilename, containerForMimeType, filenameMatchesMimeType, mimeTypeForContainer } from '../../src/audio/index.js';
 
 t.test('declared MIME types map to containers', async (t) => {

@@ -1,8 +1,10 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { SNIFF_BYTES, sniffContainer, sniffFile } from '../../src/audio/index.js';
-import { FIXTURE_FORMATS, encodeAs, pngImage, randomBytesFile, speechWav, type FixtureFormat } from '../helpers/audio-fixtures.js';
+import { encodeAs, FIXTURE_FORMATS, type FixtureFormat, pngImage, randomBytesFile, speechWav } from '../helpers/audio-fixtures.js';
 
 const bytes = (...parts: Array<string | number[] | Uint8Array>): Uint8Array =>
   Uint8Array.from(parts.flatMap((part) => (typeof part === 'string' ? Array.from(part, (c) => c.charCodeAt(0)) : Array.from(part))));

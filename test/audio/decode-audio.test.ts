@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { decodeAudio, probeAudio } from '../../src/audio/index.js';
-import { FIXTURE_FORMATS, encodeAs, halfSilenceWav, jfkWav, speechWav } from '../helpers/audio-fixtures.js';
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
+import { encodeAs, FIXTURE_FORMATS, halfSilenceWav, jfkWav, speechWav } from '../helpers/audio-fixtures.js';
 
 const SECONDS = 8;
 const OPTIONS = { maxSeconds: 60, timeoutMs: 30_000 };

@@ -1,12 +1,14 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
 import t from 'tap';
-import { AudioError, AudioToolUnavailableError, AudioTooLongError, decodeAudio, probeAudio } from '../../src/audio/index.js';
-import { encodeAs, pngImage, randomBytesFile, speechWav, truncatedCopy, videoOnlyMp4 } from '../helpers/audio-fixtures.js';
-import { expectAudioFailure, processIsGone } from '../fixtures/audio-failure-assertions.js';
-import { ENDLESS_ZEROS, HANG, fakeAudioTool, runReal } from '../fixtures/fake-audio-tools.js';
+
+import { AudioError, AudioTooLongError, AudioToolUnavailableError, decodeAudio, probeAudio } from '../../src/audio/index.js';
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
+import { expectAudioFailure, processIsGone } from '../fixtures/audio-failure-assertions.js';
+import { ENDLESS_ZEROS, fakeAudioTool, HANG, runReal } from '../fixtures/fake-audio-tools.js';
+import { encodeAs, pngImage, randomBytesFile, speechWav, truncatedCopy, videoOnlyMp4 } from '../helpers/audio-fixtures.js';
 
 // These tests are about ffmpeg's side: WAV inputs too go through it (directWav: false).
 const DECODE = { maxSeconds: 60, timeoutMs: 30_000, directWav: false };

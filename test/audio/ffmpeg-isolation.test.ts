@@ -1,14 +1,16 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import t from 'tap';
-import { decodeAudio, probeAudio } from '../../src/audio/index.js';
+
 import { FFMPEG_ADDRESS_SPACE_BYTES } from '../../src/audio/ffmpeg-limits.js';
 import { runAudioTool } from '../../src/audio/ffmpeg-process.js';
-import { speechWav } from '../helpers/audio-fixtures.js';
+import { decodeAudio, probeAudio } from '../../src/audio/index.js';
 import { expectAudioFailure } from '../fixtures/audio-failure-assertions.js';
 import { fakeAudioTool } from '../fixtures/fake-audio-tools.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
 
 // These tests are about ffmpeg's side: WAV inputs too go through it (directWav: false).
 const DECODE = { maxSeconds: 60, timeoutMs: 30_000, directWav: false };

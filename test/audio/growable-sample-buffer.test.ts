@@ -1,4 +1,5 @@
 import t from 'tap';
+
 import { GrowableSampleBuffer } from '../../src/audio/growable-sample-buffer.js';
 
 const asBytes = (samples: number[]): Uint8Array => new Uint8Array(Float32Array.from(samples).buffer);

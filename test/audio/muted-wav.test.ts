@@ -3,7 +3,9 @@
 // a plain 16 kHz mono 16-bit WAV, and a copy that cannot be made leaves no file behind.
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { decodeAudio, padAndMergeSpans, TONE_HZ, UndecodableAudioError, writeMutedWav } from '../../src/audio/index.js';
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { encodeAs, wavFileBytes } from '../helpers/audio-fixtures.js';

@@ -1,6 +1,7 @@
 import t from 'tap';
-import { probeAudio, type AudioProbe } from '../../src/audio/index.js';
-import { FIXTURE_FORMATS, encodeAs, jfkWav, speechWav, type FixtureFormat } from '../helpers/audio-fixtures.js';
+
+import { type AudioProbe, probeAudio } from '../../src/audio/index.js';
+import { encodeAs, FIXTURE_FORMATS, type FixtureFormat, jfkWav, speechWav } from '../helpers/audio-fixtures.js';
 
 const SECONDS = 8;
 

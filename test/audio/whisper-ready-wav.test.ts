@@ -3,7 +3,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { readWhisperReadyWav } from '../../src/audio/whisper-ready-wav.js';
 import { encodeAs, speechWav } from '../helpers/audio-fixtures.js';

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');

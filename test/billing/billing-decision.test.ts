@@ -2,9 +2,10 @@
 // the contract's order (pause, allowance on a plan without overage, spend cap, prepaid credit), the
 // estimate counted against each limit, and which blocks lift by themselves at the next period.
 import t from 'tap';
-import { BLOCK_REASONS, admissibleMs, blockReason, nextRefusal, resetsWithPeriod, type BillingSituation } from '../../src/billing/billing-decision.js';
-import type { BillingTerms } from '../../src/store/billing-settings-store.js';
+
+import { admissibleMs, type BillingSituation, BLOCK_REASONS, blockReason, nextRefusal, resetsWithPeriod } from '../../src/billing/billing-decision.js';
 import type { UsagePool } from '../../src/domain/usage-routes.js';
+import type { BillingTerms } from '../../src/store/billing-settings-store.js';
 
 const HOUR = 3_600_000;
 

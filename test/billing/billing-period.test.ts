@@ -2,7 +2,8 @@
 // day, named after the month they start in; instants at and around the boundaries; December into
 // January; labels parsed back.
 import t from 'tap';
-import { billingPeriodAt, billingPeriodNamed, type BillingPeriod } from '../../src/billing/billing-period.js';
+
+import { type BillingPeriod, billingPeriodAt, billingPeriodNamed } from '../../src/billing/billing-period.js';
 
 const at = (iso: string) => Date.parse(iso);
 const period = (label: string, start: string, end: string): BillingPeriod => ({ label, startMs: at(start), endMs: at(end) });

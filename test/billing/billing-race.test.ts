@@ -5,7 +5,9 @@
 // bound is exact: what is admitted fits the limit, and nothing is metered beyond it (overshoot 0 s).
 // Jobs reserve their file's length at completion (a direct upload's at its creation): the same bound.
 import { readFile } from 'node:fs/promises';
+
 import t, { type Test } from 'tap';
+
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
 import type { UsageStanding } from '../../src/store/usage-record.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

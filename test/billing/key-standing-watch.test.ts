@@ -3,7 +3,8 @@
 // because the watch reads the key through the store and the store judges revoke_at by its clock
 // (openStores' clock, the service's).
 import t from 'tap';
-import { KeyStandingWatch, type KeyCutOff } from '../../src/billing/key-standing-watch.js';
+
+import { type KeyCutOff, KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
 import { openStores } from '../../src/store/open-stores.js';
 
 const HOUR = 3_600_000;

@@ -3,14 +3,15 @@
 // overrides; requireAllowance's refusals and when they lift; metering once per unit of work; the
 // monthly rollover; status().
 import t, { type Test } from 'tap';
+
 import { BillingBlockedError } from '../../src/billing/billing-errors.js';
 import { billingPeriodNamed } from '../../src/billing/billing-period.js';
 import { DEFAULT_PLAN_TERMS } from '../../src/billing/billing-terms.js';
-import { UsageBilling, type BilledKey, type WorkDone } from '../../src/billing/usage-billing.js';
+import { type BilledKey, UsageBilling, type WorkDone } from '../../src/billing/usage-billing.js';
+import { type UsagePool, type UsageRoute } from '../../src/domain/usage-routes.js';
 import type { CreateKeyOptions } from '../../src/store/key-store.js';
 import { openStores } from '../../src/store/open-stores.js';
 import { NO_SAFETY_EVENTS } from '../../src/store/usage-record.js';
-import { type UsagePool, type UsageRoute } from '../../src/domain/usage-routes.js';
 import { failureOf } from '../store/contract/refusal.js';
 
 const HOUR = 3_600_000;

@@ -5,13 +5,15 @@
 // prepaid credit, the monthly rollover on a controllable clock, and an operator's pause winning.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
+
 import { runUsageCommand } from '../../src/cli/usage-command.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { databasePath } from '../../src/store/sqlite/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { auth, completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
+import { auth, completeJob, type CreatedJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { recordCanary } from '../helpers/test-logs.js';

@@ -2,14 +2,16 @@
 // output, updates, revocation, and every refusal. keys.test.ts covers the same through a process.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { runDictionaryCommand } from '../../src/cli/dictionary-command.js';
 import { runKeysCommand } from '../../src/cli/keys-command.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { KeyStoreError } from '../../src/store/key-store-error.js';
-import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 
 type Command = typeof runKeysCommand;
 

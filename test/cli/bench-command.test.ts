@@ -4,7 +4,9 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
+
 import { runBenchCommand } from '../../src/cli/bench-command.js';
 import { benchPoolShapes } from '../../src/cli/bench-pool-shapes.js';
 import { ESPEAK_MISSING_MESSAGE, syntheticSpeech } from '../../src/cli/synthetic-speech.js';

@@ -2,16 +2,18 @@
 // the real commands): the units people type (hours, currency) stored exactly, every refusal, and the
 // report in its three forms. test/billing/usage-metering.test.ts reads the report of real work.
 import { join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { runKeysCommand } from '../../src/cli/keys-command.js';
 import { runPlansCommand } from '../../src/cli/plans-command.js';
 import { runUsageCommand } from '../../src/cli/usage-command.js';
 import { UsageError } from '../../src/cli/usage-error.js';
+import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
+import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { NO_SAFETY_EVENTS } from '../../src/store/usage-record.js';
-import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
-import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
 
 type Command = (argv: string[], out: { write(text: string): unknown }) => Promise<void>;
 

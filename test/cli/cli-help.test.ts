@@ -3,7 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
+
 import { main } from '../../src/cli/main.js';
 import { capturedStdout } from '../helpers/captured-stdout.js';
 

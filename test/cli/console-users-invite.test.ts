@@ -6,7 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import t from 'tap';
+
 import { CLI_ARGS } from '../helpers/serve-process.js';
 
 const exec = promisify(execFile);

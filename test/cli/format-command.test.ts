@@ -2,7 +2,9 @@
 // verbose_json transcript through --json with its words' times kept, and refusals that name what is
 // wrong without printing the input back.
 import { spawn } from 'node:child_process';
+
 import t from 'tap';
+
 import { CLI_ARGS } from '../helpers/serve-process.js';
 
 function format(args: string[], stdin: string | Buffer): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -4,10 +4,12 @@
 import { spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
-import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
+
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 

@@ -3,7 +3,9 @@
 // one is reported as the file the user meant. --model wins over SVC_MODEL.
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+
 import t from 'tap';
+
 import { modelArgument } from '../../src/cli/model-file-argument.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { modelsDir, resolveModelFile } from '../../src/models/model-paths.js';

@@ -4,7 +4,9 @@
 import { copyFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t, { type Test } from 'tap';
+
 import { runModelsCommand } from '../../src/cli/models-command.js';
 import { defaultVadModelPath, vadModelPath } from '../../src/models/vad-model-path.js';
 import { capturedStdout } from '../helpers/captured-stdout.js';

@@ -3,7 +3,9 @@
 // transcript form.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
+
 import { main } from '../../src/cli/main.js';
 import { runRedactCommand } from '../../src/cli/redact-command.js';
 import { capturedStdout } from '../helpers/captured-stdout.js';

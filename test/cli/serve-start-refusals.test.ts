@@ -8,7 +8,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import t, { type Test } from 'tap';
+
 import { CLI_ARGS, serveEnv } from '../helpers/serve-process.js';
 
 const exec = promisify(execFile);

@@ -6,7 +6,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import t, { type Test } from 'tap';
+
 import { CLI_ARGS, serve, serveEnv } from '../helpers/serve-process.js';
 
 const exec = promisify(execFile);

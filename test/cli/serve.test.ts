@@ -2,16 +2,18 @@
 // It hands the first key over in a 0600 file (shown on the screen only on a terminal), prints the
 // ready record, serves with that key and with one made by `svc-stt keys create --json`, and exits
 // cleanly on SIGTERM.
-import { spawn, execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import t from 'tap';
-import { speechWav } from '../helpers/audio-fixtures.js';
-import { testModelPath } from '../helpers/test-models.js';
+
 import { FIRST_KEY_FILE } from '../../src/service/first-key-file.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
 import { CLI_ARGS, firstKey as readServerKey, kill, readyRecord, serve, serveEnv } from '../helpers/serve-process.js';
+import { testModelPath } from '../helpers/test-models.js';
 import { postTranscription } from '../helpers/test-service.js';
 
 const exec = promisify(execFile);

@@ -2,6 +2,7 @@
 // the table the command dispatches from (src/cli/subcommands.ts), nested ones (`webhooks secret
 // revoke`) included, so a subcommand cannot be added without the help listing it.
 import t from 'tap';
+
 import { CONSOLE_USERS_SUBCOMMANDS } from '../../src/cli/console-users-command.js';
 import { DICTIONARY_SUBCOMMANDS } from '../../src/cli/dictionary-command.js';
 import { KEYS_SUBCOMMANDS, runKeysCommand } from '../../src/cli/keys-command.js';

@@ -3,10 +3,12 @@
 // the words with their speakers, the dialogue text format, and the usage errors of the new flags; and
 // a model file that is not there, which is refused with how to get it.
 import { join, resolve } from 'node:path';
+
 import t from 'tap';
+
+import { decodeAudio } from '../../src/audio/index.js';
 import { runTranscribeCommand } from '../../src/cli/transcribe-command.js';
 import { UsageError } from '../../src/cli/usage-error.js';
-import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { transcribePcm } from '../../src/pipeline/transcribe-pcm.js';

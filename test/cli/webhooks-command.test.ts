@@ -8,13 +8,15 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
 import t, { type Test } from 'tap';
-import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { loadWebhookMasterKey, WEBHOOK_MASTER_KEY_FILE } from '../../src/webhooks/master-key.js';
-import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
+
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
-import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
+import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
+import { loadWebhookMasterKey, WEBHOOK_MASTER_KEY_FILE } from '../../src/webhooks/master-key.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 type Env = Record<string, string>;

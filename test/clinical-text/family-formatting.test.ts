@@ -1,7 +1,6 @@
 // smart_format in the families other than English (family-formatting.ts): sentences a clinician says,
 // written as expected (these expectations are this test's own, not the library's), sentences that must
 // stay words, and thousands of spoken quantities spelt by n2words and parsed back from their written form.
-import t from 'tap';
 import { toCardinal as arabic } from 'n2words/ar-SA';
 import { toCardinal as german } from 'n2words/de-DE';
 import { toCardinal as spanish } from 'n2words/es-ES';
@@ -9,6 +8,8 @@ import { toCardinal as french } from 'n2words/fr-FR';
 import { toCardinal as hindi } from 'n2words/hi-IN';
 import { toCardinal as dutch } from 'n2words/nl-NL';
 import { toCardinal as portuguese } from 'n2words/pt-PT';
+import t from 'tap';
+
 import { safetyFacts, sameFacts } from '../../src/clinical-text/safety-facts.js';
 import { applyProved, formatText } from '../../src/clinical-text/smart-format.js';
 

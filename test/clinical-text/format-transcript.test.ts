@@ -2,6 +2,7 @@
 // and words formatted alike; a formatted word spans the words it replaced with their times and
 // speaker; words never join across segments or speakers; a malformed transcript is refused by field.
 import t from 'tap';
+
 import { formatTranscript } from '../../src/clinical-text/format-transcript.js';
 import { FormatOptionError } from '../../src/clinical-text/smart-format.js';
 import { readTranscript, type TranscriptWord } from '../../src/clinical-text/transcript-shape.js';

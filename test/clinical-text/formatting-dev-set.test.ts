@@ -1,6 +1,7 @@
 // The smart_format dev set's bars (issue 46): exact matches >= 0.95 of at least 200 spoken clinical
 // sentences, sentences that must stay words among them, and no value changed in any sentence.
 import t from 'tap';
+
 import { devSet, scoreDevSet } from '../helpers/formatting-dev-set.js';
 
 t.test('dev set: exact >= 0.95, value changes 0', async (t) => {

@@ -4,6 +4,7 @@
 // that was spoken. The written form must also keep the safety rules: a leading zero, no trailing
 // zero, a comma between thousands from 1,000 up.
 import t from 'tap';
+
 import { safetyFacts, sameFacts } from '../../src/clinical-text/safety-facts.js';
 import { formatText } from '../../src/clinical-text/smart-format.js';
 import { spokenCardinal, spokenDecimal, spokenHundreds } from '../fixtures/formatting/spoken-english.js';

@@ -4,8 +4,9 @@
 // records every module resolution through Node's own hooks while it imports the service and the library,
 // then redacts once: compromise must appear only then.
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
 import t from 'tap';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

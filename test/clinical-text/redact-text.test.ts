@@ -1,6 +1,7 @@
 // redactText: what each class finds in written and spoken transcripts, what it keeps (drug brands,
 // eponyms, doses, vitals, labs, years, ages up to 89), the policies and the substitutions.
 import t from 'tap';
+
 import { redactText } from '../../src/clinical-text/redact-text.js';
 import { resolvePolicies } from '../../src/clinical-text/redaction-classes.js';
 

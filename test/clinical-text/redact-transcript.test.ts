@@ -2,6 +2,7 @@
 // substitution, segments are rebuilt, token ids of a redacted segment go, and the redactions are said
 // in seconds with counts per class, never with the text they removed.
 import t from 'tap';
+
 import { redactTranscript } from '../../src/clinical-text/redact-transcript.js';
 
 const transcript = () => ({

@@ -3,7 +3,9 @@
 // recall >= 0.97, precision >= 0.90, keep tokens lost <= 0.5 %. `npm run bench -- redaction` prints the
 // same figures per class.
 import { readFileSync } from 'node:fs';
+
 import t from 'tap';
+
 import { DEV_SET_PATH, devSetLines } from '../fixtures/redaction/generate-dev-set.js';
 import { readDevSet, scoreRedaction } from '../helpers/redaction-scoring.js';
 

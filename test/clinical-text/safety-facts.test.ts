@@ -3,6 +3,7 @@
 // times, degree signs, a decimal said without its whole part, compound ordinals, and numbers either
 // side of punctuation read apart.
 import t from 'tap';
+
 import { safetyFacts, sameFacts } from '../../src/clinical-text/safety-facts.js';
 
 const same = (a: string, b: string) => sameFacts(safetyFacts(a), safetyFacts(b));

@@ -2,7 +2,8 @@
 // rules of the written form, the words that are not quantities, the safety check refusing a change
 // that would alter a number, and the languages it formats or passes through.
 import t from 'tap';
-import { applyProved, formatText, FormatOptionError, FORMATTED_FAMILIES } from '../../src/clinical-text/smart-format.js';
+
+import { applyProved, FormatOptionError, FORMATTED_FAMILIES, formatText } from '../../src/clinical-text/smart-format.js';
 import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
 
 const en = (text: string) => formatText(text, { language: 'en' }).text;

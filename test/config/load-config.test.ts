@@ -2,7 +2,9 @@
 // once, one line each, naming the variable.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { ConfigError } from '../../src/config/config-error.js';
 import { defaultPublicBaseUrl, loadConfig, loadDataDir } from '../../src/config/load-config.js';
 import { DEFAULTS } from '../../src/config/service-config.js';

@@ -4,8 +4,10 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+
+import { type Browser, chromium, type Page } from 'playwright-core';
 import type { Test } from 'tap';
-import { chromium, type Browser, type Page } from 'playwright-core';
+
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 export const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';

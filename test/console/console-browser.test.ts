@@ -6,11 +6,13 @@
 // serious or critical violation on any page, and the page's own CSP is in force (no inline script runs). Screenshots of every page are
 // written under test/.cache/console-screenshots/ (PNG).
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
-import { SKIP, checkPage, consoleInBrowser, tabTo } from './browser-harness.js';
+import { checkPage, consoleInBrowser, SKIP, tabTo } from './browser-harness.js';
 
 const PASSWORD = 'cedar-otoscope-1957';
 

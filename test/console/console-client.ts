@@ -3,6 +3,7 @@
 // (follow() takes a 303 to its page, as a browser would, with the one-time flash cookie it set).
 
 import { request as httpRequest } from 'node:http';
+
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 
 export interface ConsoleAnswer {

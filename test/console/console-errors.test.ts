@@ -2,6 +2,7 @@
 // on the console app itself: a store that fails (a database gone, say) gives a 500 page that shows
 // nothing of the error and carries the security headers; Fastify's own refusals keep their status.
 import t from 'tap';
+
 import { buildConsoleApp } from '../../src/console/console-app.js';
 import type { ConsoleDeps } from '../../src/console/console-context.js';
 

@@ -1,7 +1,8 @@
 // The one-time flash a console change leaves for its page (src/console/console-flash.ts): only the
 // session that made it, on the page it names, opens it; a damaged or foreign cookie opens as none.
 import t from 'tap';
-import { flashCookie, openFlash, sealFlash, type Flash } from '../../src/console/console-flash.js';
+
+import { type Flash, flashCookie, openFlash, sealFlash } from '../../src/console/console-flash.js';
 
 const SESSION = 'A'.repeat(43);
 const flash: Flash = { notice: { kind: 'ok', text: 'Key key_1 created.' }, shown: { id: 'key_1', key: 'svc_secret' } };

@@ -3,6 +3,7 @@
 // check's answers for each Fetch Metadata and Origin a browser (or anything else) may send, and the
 // CSRF token comparison.
 import t from 'tap';
+
 import { expiredSessionCookie, sameOrigin, sessionCookie, tokensMatch } from '../../src/console/console-http.js';
 import { expiredPendingSignInCookie, pendingSignInCookie } from '../../src/console/pending-sign-in.js';
 

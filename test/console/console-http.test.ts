@@ -5,9 +5,11 @@
 // the cookie's flags, CSRF and same-origin checks on every change, keys created (shown once) and
 // revoked within the tenant only, sign-out, the headers of every page, and the audit lines (no secret
 // in any log).
-import t from 'tap';
-import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-users-command.js';
 import { readFile } from 'node:fs/promises';
+
+import t from 'tap';
+
+import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-users-command.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';

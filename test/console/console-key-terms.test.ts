@@ -3,7 +3,9 @@
 // case is the review's reproduction: an operator's pause, a key-level allowance, and a builder key
 // with no entitlements revoked so that the next key would fall back to the defaults.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { recordCanary } from '../helpers/test-logs.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';

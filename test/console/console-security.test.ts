@@ -8,14 +8,15 @@
 // factor in effect without the current password. And sessions end when idle or old (the service's
 // injectable clock), and the sweeper deletes what can open nothing any more.
 import t, { type Test } from 'tap';
+
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { DEFAULT_CONSOLE_LIMITS } from '../../src/console/console-context.js';
 import { hashPassword } from '../../src/console/password-hash.js';
 import { PENDING_SIGN_IN_MS } from '../../src/console/pending-sign-in.js';
 import { newTotpSecret, totpCode, totpStep } from '../../src/console/totp.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient, newMember, type ConsoleAnswer } from './console-client.js';
-import { consoleRoutes, type ConsoleRoute } from './console-routes.js';
+import { type ConsoleAnswer, ConsoleClient, newMember } from './console-client.js';
+import { type ConsoleRoute, consoleRoutes } from './console-routes.js';
 
 const PASSWORD = 'amber-stethoscope-42';
 /** Posts that come before a session (no CSRF token to carry): only the origin check applies. */

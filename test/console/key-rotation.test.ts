@@ -5,7 +5,9 @@
 // overlap of none revokes at once; a key in its overlap revoked at once from the page; another
 // tenant's key id answered as an unknown one; one audit line per rotation, without secrets.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { createJob, jobBody } from '../helpers/jobs-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';

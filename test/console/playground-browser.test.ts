@@ -8,12 +8,14 @@
 // page. axe-core finds no serious or critical violation; screenshots playground*.png under
 // test/.cache/console-screenshots/.
 import { readFile } from 'node:fs/promises';
+
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import t from 'tap';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { CHROMIUM, SKIP, checkPage, tabTo } from './browser-harness.js';
+import { checkPage, CHROMIUM, SKIP, tabTo } from './browser-harness.js';
 
 const PASSWORD = 'linden-sphygmomanometer-5';
 const TENANT = 'clinic-playground-browser';

@@ -6,15 +6,17 @@
 // use of its key (the keys page's Last used), and the page's CSP widened only by what the playground needs.
 import { readFile } from 'node:fs/promises';
 import { Script } from 'node:vm';
+
 import t from 'tap';
+
 import { utcMinute } from '../../src/console/keys-page.js';
 import { realtimeUrlFor } from '../../src/console/playground-realtime-address.js';
 import { pngImage, speechWav } from '../helpers/audio-fixtures.js';
-import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
+import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient, newMember, type ConsoleAnswer } from './console-client.js';
+import { type ConsoleAnswer, ConsoleClient, newMember } from './console-client.js';
 
 const PASSWORD = 'juniper-auscultation-88';
 let svc: TestService;

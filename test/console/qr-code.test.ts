@@ -4,6 +4,7 @@
 // labelled image, one square per dark module, a quiet zone, no style attribute and no script.
 import jsqr from 'jsqr';
 import t from 'tap';
+
 import { qrCodeSvg } from '../../src/console/qr-code.js';
 
 // A CommonJS bundle typed as an ES module: Node's default import is the bundle, whose `default` is jsQR.

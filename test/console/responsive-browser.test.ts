@@ -4,10 +4,11 @@
 // everywhere) lies inside the window, and every input lies inside its card (the form or fieldset
 // holding it). A wide table scrolls inside its own box instead. Screenshots under
 // test/.cache/console-screenshots/ (responsive-<page>-<width>.png).
-import t from 'tap';
 import type { Page } from 'playwright-core';
+import t from 'tap';
+
+import { checkPage, consoleInBrowser, SKIP } from './browser-harness.js';
 import { newMember } from './console-client.js';
-import { SKIP, checkPage, consoleInBrowser } from './browser-harness.js';
 
 const PASSWORD = 'walnut-sphygmo-4412';
 const TENANT = 'clinic-responsive';

@@ -4,9 +4,10 @@
 // violation on the account page (the secret, its link and QR code) nor on the code page; screenshots
 // of both under test/.cache/console-screenshots/.
 import t from 'tap';
+
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { fromBase32, totpCode, totpStep } from '../../src/console/totp.js';
-import { SKIP, checkPage, consoleInBrowser, tabTo } from './browser-harness.js';
+import { checkPage, consoleInBrowser, SKIP, tabTo } from './browser-harness.js';
 
 const PASSWORD = 'alder-tourniquet-3141';
 const EMAIL = 'dr.ortiz@clinic.example';

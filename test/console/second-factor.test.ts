@@ -11,11 +11,12 @@
 // asks for the code, the operator's reset-totp and list, and the audit lines (no secret or recovery code
 // in any log).
 import t, { type Test } from 'tap';
+
 import { INVITE_TTL_MS, runConsoleUsersCommand } from '../../src/cli/console-users-command.js';
 import { fromBase32, totpCode, totpStep } from '../../src/console/totp.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ConsoleClient, newMember, type ConsoleAnswer } from './console-client.js';
+import { type ConsoleAnswer, ConsoleClient, newMember } from './console-client.js';
 
 const PASSWORD = 'juniper-sphygmo-2024';
 let svc: TestService;

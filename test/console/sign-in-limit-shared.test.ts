@@ -2,6 +2,7 @@
 // (as scaled out) count one address's attempts together, so a second process gives no second quota.
 // The 11th attempt in a minute, on either, is 429 with Retry-After; a minute later the address may try again.
 import t from 'tap';
+
 import { sharedPostgres } from '../helpers/postgres-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { ConsoleClient } from './console-client.js';

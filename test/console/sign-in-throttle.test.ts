@@ -2,6 +2,7 @@
 // an IPv4 address as it is; an IPv6 address by its /64, so a client cannot take a fresh address of
 // its network for every attempt. (The limit itself is tested served: console-http and sign-in-limit-shared.)
 import t from 'tap';
+
 import { throttledAddress } from '../../src/console/sign-in-throttle.js';
 
 t.test('IPv4 as it is; IPv6 by its /64, however written', async (t) => {

@@ -2,6 +2,7 @@
 // and RFC 4226 appendix D (the HOTP values of counters 0-9, 6 digits); the drift window; base32 (RFC
 // 4648's vectors) and the otpauth:// URI.
 import t from 'tap';
+
 import { base32, fromBase32, matchingTotpStep, otpauthUri, totpCode, totpStep } from '../../src/console/totp.js';
 
 const RFC_SECRET = Buffer.from('12345678901234567890', 'ascii');

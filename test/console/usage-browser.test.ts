@@ -4,11 +4,13 @@
 // picked in the select, the new key shown once and usable at once, the old one still usable in its
 // overlap). Screenshots usage.png and key-rotated.png under test/.cache/console-screenshots/.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { postTranscription } from '../helpers/test-service.js';
-import { SKIP, checkPage, consoleInBrowser, tabTo } from './browser-harness.js';
+import { checkPage, consoleInBrowser, SKIP, tabTo } from './browser-harness.js';
 
 const PASSWORD = 'hazel-stethoscope-7310';
 const TENANT = 'clinic-usage-browser';

@@ -2,6 +2,7 @@
 // table, chart or sentence, chosen by its largest figure (src/console/usage-figures.ts): seconds up to
 // a tenth of an hour, hours above. The chart (src/console/usage-chart.ts) holds to one unit throughout.
 import t from 'tap';
+
 import { dailyChart } from '../../src/console/usage-chart.js';
 import { audioText, audioUnit, hoursText } from '../../src/console/usage-figures.js';
 import type { DailyUsage } from '../../src/store/usage-record.js';

@@ -5,7 +5,9 @@
 // the spend cap, the chart (inline SVG with a title and description) with its table, and the CSV;
 // an earlier period (audio metered on a clock moved back) with its CSV and the links between periods.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { recordCanary } from '../helpers/test-logs.js';

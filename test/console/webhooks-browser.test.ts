@@ -3,15 +3,16 @@
 // version with the time it stops signing), and a real delivery redelivered from the deliveries page
 // with the keyboard, verified by `standardwebhooks` with the new secret. axe-core finds no serious
 // or critical violation on either page; screenshots under test/.cache/console-screenshots/.
-import t from 'tap';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
+import t from 'tap';
+
 import { INVITE_TTL_MS } from '../../src/cli/console-users-command.js';
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startWebhookService, type WebhookSetup } from '../helpers/webhook-service.js';
-import { CHROMIUM, SKIP, checkPage, tabTo } from './browser-harness.js';
+import { checkPage, CHROMIUM, SKIP, tabTo } from './browser-harness.js';
 
 const PASSWORD = 'alder-tonometer-2024';
 const TENANT = 'clinic-webhooks';

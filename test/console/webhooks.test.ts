@@ -4,12 +4,13 @@
 // their status codes and outcomes, metadata only; a redelivery makes one more request, signed with
 // the secrets that sign at that moment, verified by the `standardwebhooks` package; another tenant's
 // key or event answers as an unknown one; CSRF; audit lines without secrets.
-import t from 'tap';
 import { Webhook } from 'standardwebhooks';
+import t from 'tap';
+
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 import { captureLogs, recordCanary } from '../helpers/test-logs.js';
 import { postTranscription } from '../helpers/test-service.js';
-import { startWebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.js';
+import { type ReceivedRequest, startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startWebhookService, type WebhookSetup } from '../helpers/webhook-service.js';
 import { ConsoleClient, newMember } from './console-client.js';
 

@@ -2,6 +2,7 @@
 // parsers apply them: a default a request may override, a redaction it may only add to, and the routes
 // that cannot redact refusing such a key rather than answering unredacted.
 import t from 'tap';
+
 import { parseJobCreation } from '../../src/api/routes/job-creation-request.js';
 import { parseTranscriptionFields } from '../../src/contract/transcription-request.js';
 import { parseTranslationFields } from '../../src/contract/translation-request.js';

@@ -5,14 +5,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
-import { parseJobCreation } from '../../src/api/routes/job-creation-request.js';
+
 import { schemas } from '../../src/api/openapi-components.js';
-import { documentedFields, fieldNamesOf, REQUEST_FIELDS, REQUEST_ROUTES, requiredFieldsOf, type RequestRoute } from '../../src/contract/request-fields.js';
+import { parseJobCreation } from '../../src/api/routes/job-creation-request.js';
+import { parseStart } from '../../src/contract/realtime-start.js';
 import { requireEntitlements } from '../../src/contract/request-entitlements.js';
+import { documentedFields, fieldNamesOf, REQUEST_FIELDS, REQUEST_ROUTES, type RequestRoute, requiredFieldsOf } from '../../src/contract/request-fields.js';
 import { parseTranscriptionFields } from '../../src/contract/transcription-request.js';
 import { parseTranslationFields } from '../../src/contract/translation-request.js';
-import { parseStart } from '../../src/contract/realtime-start.js';
 import type { ApiKeyRecord } from '../../src/domain/api-keys.js';
 import { sourceFiles } from '../helpers/source-imports.js';
 

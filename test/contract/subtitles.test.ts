@@ -2,6 +2,7 @@
 // attributed segments, WebVTT escaping (a transcript holding `-->` or markup cannot break a cue),
 // and segments without text left out.
 import t from 'tap';
+
 import { subtitles } from '../../src/contract/subtitles.js';
 
 const cues = [

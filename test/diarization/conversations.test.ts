@@ -1,7 +1,9 @@
 // The generated conversations the diarizer is measured on: their reference turns must be exactly
 // where the voices speak, or every DER figure built on them is wrong.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { FIXTURE_SAMPLE_RATE } from '../helpers/audio-fixtures.js';
 import { conversation } from '../helpers/conversations.js';
 

@@ -1,5 +1,6 @@
 // The DER scorer (test/helpers/diarization-error-rate.ts) on hand-made cases whose answers are known.
 import t from 'tap';
+
 import { diarizationErrorRate, type SpeakerTurn } from '../helpers/diarization-error-rate.js';
 
 const turn = (speaker: string, start: number, end: number): SpeakerTurn => ({ speaker, start, end });

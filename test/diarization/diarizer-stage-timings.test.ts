@@ -2,7 +2,9 @@
 // stage in milliseconds, inside the call's total, the features' stages only when it computed them. The
 // times themselves are measured by `npm run bench -- diarization`, never asserted here.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { Engine } from '../../src/engine/engine.js';
 import { DIARIZATION_STAGES } from '../../src/engine/speaker-diarizer.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';

@@ -3,14 +3,16 @@
 // exchanges (issue 31: two voices taking four turns are two, one voice taking four is one), the
 // bad-input cases (one voice, silence, ten minutes of one voice), determinism and argument checks.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { Engine } from '../../src/engine/engine.js';
+import { loadNativeAddon } from '../../src/engine/native-addon.js';
 import { SpeakerFeatureCanvas } from '../../src/engine/speaker-diarizer.js';
 import { TURN_PAUSE_SECONDS } from '../../src/engine/turn-pauses.js';
-import { loadNativeAddon } from '../../src/engine/native-addon.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
-import { FIXTURE_SAMPLE_RATE, speechWav, spokenSentence, type SpeakerVoice } from '../helpers/audio-fixtures.js';
-import { CONVERSATION_VOICES, conversation, exchange } from '../helpers/conversations.js';
+import { FIXTURE_SAMPLE_RATE, type SpeakerVoice, speechWav, spokenSentence } from '../helpers/audio-fixtures.js';
+import { conversation, CONVERSATION_VOICES, exchange } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { testModelPath } from '../helpers/test-models.js';
 

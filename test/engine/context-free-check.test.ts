@@ -3,11 +3,12 @@
 // Checked against whisper.cpp's own decode of the same window without a prompt, and end to end
 // through the pipeline on the real engine (random weights: the words are noise, the mechanics real).
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
+import { parseLanguageTag } from '../../src/domain/language-families.js';
 import { Engine, type TranscribeOptions } from '../../src/engine/engine.js';
 import type { Transcript } from '../../src/engine/transcript.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
-import { parseLanguageTag } from '../../src/domain/language-families.js';
 import { pipelineStages } from '../../src/pipeline/pipeline-engine.js';
 import { runTranscription } from '../../src/pipeline/run-transcription.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

@@ -3,6 +3,7 @@
 // exactly the full-window answer (the setting leaves nothing else behind on the state); a shorter
 // one is a different computation.
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

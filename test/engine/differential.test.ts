@@ -2,6 +2,7 @@
 // same PCM, greedy decoding without fallback. Tokens, their probabilities and times, segment times
 // and text must be identical, and language detection must agree.
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { loadNativeAddon, type NativeModel } from '../../src/engine/native-addon.js';
 import { jfkWav, speechWav } from '../helpers/audio-fixtures.js';

@@ -4,12 +4,14 @@
 // same as when it runs alone, and a held call can still be aborted. A call alone on a quiet engine is
 // lent the idle workers' threads, and decodes the same tokens.
 import { readdirSync, readFileSync } from 'node:fs';
+
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import type { EngineWork } from '../../src/domain/work-classes.js';
 import { Engine } from '../../src/engine/engine.js';
-import { speechWav } from '../helpers/audio-fixtures.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
+import { speechWav } from '../helpers/audio-fixtures.js';
 import { testModelPath } from '../helpers/test-models.js';
 
 const options = { language: 'en', temperatureInc: 0, maxTokens: 24 };

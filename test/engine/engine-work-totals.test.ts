@@ -2,6 +2,7 @@
 // what each finished transcribe call counted in its timings, which the differential test holds to
 // whisper-cli's own counts.
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

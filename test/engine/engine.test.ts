@@ -1,5 +1,6 @@
 // The Engine's pool: shared model, concurrency, cancellation, progress, segments as decoded, a bounded queue.
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { loadNativeAddon } from '../../src/engine/native-addon.js';

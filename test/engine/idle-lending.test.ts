@@ -3,6 +3,7 @@
 // Calls here are promises the test settles by hand; the engine's use of it, with real workers and
 // whisper.cpp's threads, is in engine-scheduling.test.ts.
 import t from 'tap';
+
 import type { EngineWork, WorkClass } from '../../src/domain/work-classes.js';
 import { RecentRequests, REQUEST_QUIET_MS } from '../../src/engine/recent-requests.js';
 import { WorkScheduler } from '../../src/engine/work-scheduler.js';

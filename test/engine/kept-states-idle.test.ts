@@ -1,6 +1,7 @@
 // An engine frees its model's kept decoding states after keptStatesIdleMs without a whisper call
 // (src/engine/kept-states.ts), and keeps at most as many as calls can run at once.
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

@@ -2,6 +2,7 @@
 // calls gives exactly what it gives on a fresh one, and a state that drew randomness or read earlier
 // text is never kept. Through the addon, on generated models (the tokens are noise, the numbers real).
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { loadNativeAddon, type NativeModel, type NativeTranscribeOptions, type NativeTranscribeResult } from '../../src/engine/native-addon.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

@@ -6,7 +6,9 @@
 // holds the tokens to whisper-cli's).
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { loadNativeAddon, type NativeSegment, type NativeTranscribeOptions } from '../../src/engine/native-addon.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

@@ -1,4 +1,5 @@
 import t from 'tap';
+
 import { defaultPoolShape, defaultUrgentWorkers } from '../../src/engine/pool-shape.js';
 
 t.test('one thread per worker up to 8 cores, then more threads per worker', async (t) => {

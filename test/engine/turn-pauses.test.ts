@@ -2,8 +2,9 @@
 // voice within the bound become one; turns of another voice between them, or a gap over the bound,
 // keep them apart; other voices' turns are never moved; the input is not changed; words keep owners.
 import t from 'tap';
+
 import type { SpeakerTurn } from '../../src/engine/speaker-diarizer.js';
-import { TURN_PAUSE_SECONDS, holdPauses } from '../../src/engine/turn-pauses.js';
+import { holdPauses, TURN_PAUSE_SECONDS } from '../../src/engine/turn-pauses.js';
 import { voiceAt } from '../../src/pipeline/speaker-attachment.js';
 
 const turn = (speaker: number, start: number, end: number): SpeakerTurn => ({ speaker, start, end });

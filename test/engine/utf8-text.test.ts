@@ -1,5 +1,6 @@
 import t from 'tap';
-import { Utf8Assembler, decodeTokenBytes } from '../../src/engine/utf8-text.js';
+
+import { decodeTokenBytes, Utf8Assembler } from '../../src/engine/utf8-text.js';
 
 t.test('joins a character split across tokens and credits the completing token', async (t) => {
   const bytes = Buffer.from('café ü 日本', 'utf8');

@@ -3,6 +3,7 @@
 // music raised just as far are still not speech. Real Silero weights (the installed default), espeak-ng
 // speech through a simulated room (test/helpers/far-field.ts), sox noise, synthesised music.
 import t from 'tap';
+
 import { Engine } from '../../src/engine/engine.js';
 import { loadNativeAddon } from '../../src/engine/native-addon.js';
 import { nativeVadParams, resolveVadParams } from '../../src/engine/vad-params.js';

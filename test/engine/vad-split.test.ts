@@ -1,8 +1,9 @@
 // One VAD call shared among the VAD workers (src/engine/vad-split.ts): where the audio is cut, how the
 // pieces join, and that the joined answer is the single call's answer where it matters — the speech.
 import t from 'tap';
+
 import { Engine } from '../../src/engine/engine.js';
-import { MIN_PIECE_SECONDS, joinPieces, pieceStarts } from '../../src/engine/vad-split.js';
+import { joinPieces, MIN_PIECE_SECONDS, pieceStarts } from '../../src/engine/vad-split.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { speechWithSilences } from '../helpers/speech-with-silences.js';
 import { testModelPath } from '../helpers/test-models.js';

@@ -5,23 +5,25 @@
 // noise and tones; cancellation; concurrency; bad model files; our converted model against the
 // official one.
 import { execFile } from 'node:child_process';
-import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { Engine, type SpeechDetection } from '../../src/engine/engine.js';
 import { EngineError } from '../../src/engine/engine-errors.js';
 import { loadNativeAddon, type NativeSpeechDetection, type NativeVadParams } from '../../src/engine/native-addon.js';
 import { DEFAULT_VAD_PARAMS, nativeVadParams, resolveVadParams } from '../../src/engine/vad-params.js';
 import { defaultVadModelPath } from '../../src/models/vad-model-path.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { SILERO_ORACLES_MISSING, VAD_MODEL_UNDER_TEST, sileroOracles } from '../helpers/silero-oracles.js';
-import { soxSignal, speechWithSilences, wavBytes, type SpeechSpan } from '../helpers/speech-with-silences.js';
+import { SILERO_ORACLES_MISSING, sileroOracles, VAD_MODEL_UNDER_TEST } from '../helpers/silero-oracles.js';
+import { soxSignal, type SpeechSpan, speechWithSilences, wavBytes } from '../helpers/speech-with-silences.js';
 import { testModelPath } from '../helpers/test-models.js';
 import { WHISPER_CLI } from '../helpers/whisper-cli.js';
-import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 const execFileAsync = promisify(execFile);
 const addon = loadNativeAddon();

@@ -4,6 +4,7 @@
 // without it, words starting at their DTW times, and the setting and CLI flag refused where they
 // would be ignored.
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { runTranscribeCommand } from '../../src/cli/transcribe-command.js';
 import { loadConfig } from '../../src/config/load-config.js';

@@ -4,6 +4,7 @@
 // settles by hand, so the order is the scheduler's alone. (The engine's use of it, with real
 // workers, is in engine-scheduling.test.ts.)
 import t from 'tap';
+
 import type { EngineWork, WorkClass } from '../../src/domain/work-classes.js';
 import { EngineError } from '../../src/engine/engine-errors.js';
 import { WorkScheduler } from '../../src/engine/work-scheduler.js';

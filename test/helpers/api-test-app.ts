@@ -4,11 +4,12 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { Test } from 'tap';
+
 import type { AppDependencies, RoutePlugin } from '../../src/api/app-dependencies.js';
-import { buildApp } from '../../src/api/build-app.js';
 import { requireEntitlement } from '../../src/api/authenticate.js';
-import { BillingBlockedError } from '../../src/billing/billing-errors.js';
+import { buildApp } from '../../src/api/build-app.js';
 import { applyProfileDeprecation } from '../../src/api/deprecation.js';
+import { BillingBlockedError } from '../../src/billing/billing-errors.js';
 import { DEFAULTS, type ServiceConfig } from '../../src/config/service-config.js';
 import type { CreateKeyOptions } from '../../src/store/key-store.js';
 import { FakeKeyStore } from './fake-key-store.js';

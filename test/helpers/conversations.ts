@@ -4,7 +4,8 @@
 // turns: each turn's speech from its first to its last audible sample (espeak's own leading and
 // trailing silence trimmed), in the conversation's timeline. Deterministic by seed; cached.
 import { readFile, writeFile } from 'node:fs/promises';
-import { FIXTURE_SAMPLE_RATE, MEDICAL_SENTENCES, cachedFile, mulberry32, spokenSentence, wavFileBytes, type SpeakerVoice } from './audio-fixtures.js';
+
+import { cachedFile, FIXTURE_SAMPLE_RATE, MEDICAL_SENTENCES, mulberry32, type SpeakerVoice, spokenSentence, wavFileBytes } from './audio-fixtures.js';
 import type { SpeakerTurn } from './diarization-error-rate.js';
 
 /** Four voices as far apart as espeak-ng goes: sex variant, pitch, rate and accent. */

@@ -5,6 +5,7 @@
 // records whose name is a pointer to the question (0xC00C).
 import { createSocket, type RemoteInfo } from 'node:dgram';
 import { isIPv4, isIPv6 } from 'node:net';
+
 import ipaddr from 'ipaddr.js';
 
 /** Addresses for one record type: a fixed list, or chosen per query (1 for the first query of that type). */

@@ -1,7 +1,8 @@
 // An in-memory KeyStore for tests of the HTTP frame (the SQLite store has its own tests).
 import { randomBytes } from 'node:crypto';
+
+import { type ApiKeyRecord, DEFAULT_ENTITLEMENTS } from '../../src/domain/api-keys.js';
 import { type CreateKeyOptions, type KeyPatch, type KeyStore } from '../../src/store/key-store.js';
-import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord } from '../../src/domain/api-keys.js';
 
 export class FakeKeyStore implements KeyStore {
   private readonly entries = new Map<string, { secret: string; record: ApiKeyRecord }>();

@@ -13,10 +13,10 @@
  *
  * Seeded: the same options give the same samples on every machine.
  */
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { mulberry32 } from './audio-fixtures.js';
 import { convolve } from './fft-convolution.js';
 import type { SpeechSpan } from './speech-with-silences.js';
-import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 export interface FarFieldOptions {
   /** Reverberation time in seconds (default 0.6: a furnished meeting or consulting room). */

@@ -2,6 +2,7 @@
 // test and `npm run bench -- formatting`: exact matches, and value changes (sentences whose numbers,
 // units, dates, negations or laterality read differently after formatting; the bar is 0).
 import { readFileSync } from 'node:fs';
+
 import { safetyFacts, sameFacts } from '../../src/clinical-text/safety-facts.js';
 import { formatText } from '../../src/clinical-text/smart-format.js';
 

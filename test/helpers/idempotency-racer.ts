@@ -3,9 +3,9 @@
 // Prints "ready" once its connection is open, waits for a line on stdin, then calls begin() for
 // keys k0..k(COUNT-1) and prints the outcomes as one JSON array. A short random pause between calls
 // lets the other process take the write lock in between, so the two really interleave on each key.
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { testIdempotencyStore } from './test-sealer.js';
-import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 const [file, countText] = process.argv.slice(2);
 const db = openDatabase(file);

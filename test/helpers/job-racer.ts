@@ -6,9 +6,9 @@
 // ({ claimed, accepted }). A short random pause between calls lets the other process take the
 // write lock in between, so the two really interleave; `complete` is an `immediate` transaction,
 // so a process holds SQLite's write lock across its awaits while the other waits in the busy handler.
-import { testJobStore } from './test-sealer.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
+import { testJobStore } from './test-sealer.js';
 
 const [file, worker] = process.argv.slice(2);
 const db = openDatabase(file);

@@ -3,7 +3,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import type tap from 'tap';
+
 import { ModelFileError } from '../../src/models/model-file-error.js';
 
 /** A folder for case files, removed at the end of the test file; `fileWith` writes one case. */

@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import pg from 'pg';
 
 const BIN_DIR = '/usr/lib/postgresql/15/bin';

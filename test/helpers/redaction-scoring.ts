@@ -5,6 +5,7 @@
 // count a token redacted under another class as redacted (it is gone all the same); per class, recall
 // is over that class's labelled tokens and precision over the tokens found as that class.
 import { readFileSync } from 'node:fs';
+
 import { findEntities } from '../../src/clinical-text/redact-text.js';
 import { resolvePolicies } from '../../src/clinical-text/redaction-classes.js';
 import { redactionWords } from '../../src/clinical-text/text-analysis.js';

@@ -2,6 +2,7 @@
 // folder, while the server keeps running.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+
 import { CLI_ARGS } from './serve-process.js';
 
 const exec = promisify(execFile);

@@ -4,9 +4,9 @@
  * 0.37 s) and noise bursts under a half-sine envelope (breaths, coughs, rustling paper, by their length
  * and spacing). Seeded.
  */
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { mulberry32 } from './audio-fixtures.js';
 import { pinkNoise } from './far-field.js';
-import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 const FLOOR_DB = -70;
 

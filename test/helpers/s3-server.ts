@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import type { S3BlobStoreSettings } from '../../src/store/s3/s3-settings.js';
 
 interface S3rverInstance {

@@ -2,12 +2,13 @@
 // PostgreSQL database, one S3 bucket (s3rver), one `serve --role api` process and N `serve --role
 // worker` processes, each with a data folder of its own (they share nothing but the database and
 // the bucket, as on separate machines). Workers can be added and SIGKILLed.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+
 import { sharedPostgres } from './postgres-server.js';
-import { startS3Server, type S3TestServer } from './s3-server.js';
+import { type S3TestServer, startS3Server } from './s3-server.js';
 import { firstKey, kill, serve, serveEnv, type ServeProcess } from './serve-process.js';
 
 export interface ScaleOutCluster {

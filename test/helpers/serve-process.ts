@@ -1,8 +1,9 @@
 // `svc-stt serve` as a real child process (for tests that SIGKILL it and restart it on the same data
 // folder): resolves once the ready record is logged.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import { firstKeyPath } from '../../src/service/first-key-file.js';
 import { openTestLog } from './test-logs.js';
 import { testModelPath } from './test-models.js';

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { defaultVadModelPath } from '../../src/models/vad-model-path.js';
 
 export const SILERO_ORACLES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'models', 'silero');

@@ -2,6 +2,7 @@
 // by TypeScript's own pre-processor so comments and strings that merely look like imports are not counted.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, sep } from 'node:path';
+
 import ts from 'typescript';
 
 export interface SourceImport {

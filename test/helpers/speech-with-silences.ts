@@ -9,7 +9,8 @@
 import { execFile } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { FIXTURE_SAMPLE_RATE, cachedFile } from './audio-fixtures.js';
+
+import { cachedFile, FIXTURE_SAMPLE_RATE } from './audio-fixtures.js';
 
 const execFileAsync = promisify(execFile);
 

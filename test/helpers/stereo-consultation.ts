@@ -4,7 +4,8 @@
 // channel (the voice's first to last audible sample); deterministic by seed; cached.
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { FIXTURE_SAMPLE_RATE, MEDICAL_SENTENCES, cachedFile, mulberry32, spokenSentence } from './audio-fixtures.js';
+
+import { cachedFile, FIXTURE_SAMPLE_RATE, MEDICAL_SENTENCES, mulberry32, spokenSentence } from './audio-fixtures.js';
 import { CONVERSATION_VOICES } from './conversations.js';
 import type { SpeakerTurn } from './diarization-error-rate.js';
 

@@ -4,6 +4,7 @@
 import { access } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { makeTestModel, type TestArchitecture } from '../../src/models/make-test-model.js';
 import { readModelHeader } from '../../src/models/model-header.js';
 

@@ -2,14 +2,15 @@
 // wrapped under one fixed test master key, so the racer processes the store tests start on one
 // database agree with their parent.
 import { createHash } from 'node:crypto';
+
 import { ContentSealer } from '../../src/store/content-sealer.js';
 import type { IdempotencyStoreOptions } from '../../src/store/idempotency-store.js';
 import type { JobStoreOptions } from '../../src/store/job-store.js';
 import { KyselyIdempotencyStore } from '../../src/store/kysely/kysely-idempotency-store.js';
 import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
 import { KyselyTenantKeys } from '../../src/store/kysely/kysely-tenant-keys.js';
-import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 import { KyselyVoiceProfileStore } from '../../src/store/kysely/kysely-voice-profile-store.js';
+import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 import { LocalKeyProvider } from '../../src/store/master-keys.js';
 
 export const TEST_MASTER_KEY = createHash('sha256').update('svc-stt test master key').digest();

@@ -3,18 +3,20 @@
 // (SQLite, local disk), or, with SVC_TEST_STORES=postgres+s3 in the test process's environment, a
 // fresh database on the test PostgreSQL server and a bucket on an s3rver of its own: the job suites
 // run against both pairs (test/scale-out/*.test.ts set it and import them).
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ServiceConfig } from '../../src/config/service-config.js';
-import { startService, type RunningService, type StartOptions } from '../../src/service/start-service.js';
-import { openStores, type Stores } from '../../src/store/open-stores.js';
+import { type RunningService, type StartOptions, startService } from '../../src/service/start-service.js';
 import type { CreateKeyOptions, KeyPatch } from '../../src/store/key-store.js';
+import { openStores, type Stores } from '../../src/store/open-stores.js';
 import { loadWebhookMasterKey } from '../../src/webhooks/master-key.js';
 import { sharedPostgres } from './postgres-server.js';
-import { startS3Server, type S3TestServer } from './s3-server.js';
+import { type S3TestServer, startS3Server } from './s3-server.js';
 import { openTestLog } from './test-logs.js';
 import { testModelPath } from './test-models.js';
 

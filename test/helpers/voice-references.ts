@@ -3,7 +3,8 @@
 // the benchmark enrols in place of a voice left out, to ask whether a stranger's name lands on a
 // voice that is not theirs. And other "microphones" a clip can be heard through (throughChannel).
 import { writeFile } from 'node:fs/promises';
-import { FIXTURE_SAMPLE_RATE, cachedFile, spokenSentence, wavFileBytes, type SpeakerVoice } from './audio-fixtures.js';
+
+import { cachedFile, FIXTURE_SAMPLE_RATE, type SpeakerVoice, spokenSentence, wavFileBytes } from './audio-fixtures.js';
 
 const REFERENCE_SENTENCES = [5, 9];
 

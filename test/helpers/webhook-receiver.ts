@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { TLSSocket } from 'node:tls';
 import { dirname, join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 
 const tlsDir = join(dirname(fileURLToPath(import.meta.url)), '..', '.cache', 'tls');

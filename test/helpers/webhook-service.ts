@@ -2,13 +2,15 @@
 // host names, an HTTPS receiver, and a key with a signing secret created through the real
 // (encrypted) secret store of the service's database.
 import { readFile } from 'node:fs/promises';
+
 import type { Test } from 'tap';
-import type { WebhookDelivery } from '../../src/store/webhook-outbox.js';
-import type { WebhookSecretStore } from '../../src/store/webhook-secret-store.js';
+
 import type { StartOptions } from '../../src/service/start-service.js';
 import type { CreateKeyOptions } from '../../src/store/key-store.js';
+import type { WebhookDelivery } from '../../src/store/webhook-outbox.js';
+import type { WebhookSecretStore } from '../../src/store/webhook-secret-store.js';
 import { speechWav } from './audio-fixtures.js';
-import { startDnsTestServer, type DnsRecords, type DnsTestServer } from './dns-test-server.js';
+import { type DnsRecords, type DnsTestServer, startDnsTestServer } from './dns-test-server.js';
 import { startTestService, type TestService } from './test-service.js';
 
 export interface WebhookSetup {

@@ -2,15 +2,17 @@
 // running and finishing, then restarted on the same data folder (twice). Every job must end
 // succeeded (or explicitly failed), none may vanish, and no audio or provisional result may be left;
 // each job is metered once.
-import { request as httpRequest } from 'node:http';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd, type CreatedJob } from '../helpers/jobs-client.js';
-import { postTranscription } from '../helpers/test-service.js';
+import { completeJob, type CreatedJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { firstKey, kill, serve, serveEnv } from '../helpers/serve-process.js';
+import { postTranscription } from '../helpers/test-service.js';
 
 /** Starts a presigned upload that sends the form and half of the file, then stalls (until killed). */
 function stalledUpload(job: CreatedJob, data: Uint8Array): void {

@@ -3,7 +3,9 @@
 // each chunk must end in a pause the VAD finds in the whole recording, and the assembled result must
 // hold every segment once, in order, none straddling a cut.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';

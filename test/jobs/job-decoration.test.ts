@@ -11,31 +11,33 @@
 import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import Database from 'better-sqlite3';
-import { NO_CLINICAL_TEXT } from '../../src/contract/clinical-text-fields.js';
 import t from 'tap';
+
 import { UsageBilling } from '../../src/billing/usage-billing.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ServiceConfig } from '../../src/config/service-config.js';
+import { NO_CLINICAL_TEXT } from '../../src/contract/clinical-text-fields.js';
+import { parseLanguageTag } from '../../src/domain/language-families.js';
 import { MAX_DECORATION_ATTEMPTS } from '../../src/jobs/job-decoration.js';
 import { storedKnownSpeakers } from '../../src/jobs/job-known-speakers.js';
 import { serializeJobRequest } from '../../src/jobs/job-request.js';
 import { JobRunner } from '../../src/jobs/job-runner.js';
-import { parseLanguageTag } from '../../src/domain/language-families.js';
 import type { PipelineEngines } from '../../src/pipeline/pipeline-engine.js';
 import type { Diarize } from '../../src/pipeline/speaker-stage.js';
-import { openEngines, type OpenedEngines } from '../../src/service/open-engines.js';
+import { type OpenedEngines, openEngines } from '../../src/service/open-engines.js';
+import type { BlobStore } from '../../src/store/blob-store.js';
+import { newJobId } from '../../src/store/job-record.js';
+import type { JobRecord } from '../../src/store/job-store.js';
 import { openBlobStore } from '../../src/store/open-blob-store.js';
 import { openStores, type Stores } from '../../src/store/open-stores.js';
-import { newJobId } from '../../src/store/job-record.js';
 import { databasePath } from '../../src/store/sqlite/database.js';
-import type { BlobStore } from '../../src/store/blob-store.js';
-import type { JobRecord } from '../../src/store/job-store.js';
 import type { SpeakerVoice } from '../helpers/audio-fixtures.js';
-import { CONVERSATION_VOICES, conversation, type Conversation } from '../helpers/conversations.js';
-import { referenceClip } from '../helpers/voice-references.js';
+import { type Conversation, conversation, CONVERSATION_VOICES } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { testModelPath } from '../helpers/test-models.js';
+import { referenceClip } from '../helpers/voice-references.js';
 
 const CHUNK_SECONDS = 15;
 

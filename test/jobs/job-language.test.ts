@@ -3,8 +3,9 @@
 // what the chunks before it established, as JobChunkProcessor does, so the rule that refuses speech
 // outside the families is over the recording and a chunk of silence still reports detection.
 import t from 'tap';
+
 import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
-import { INITIAL_LANGUAGE_STATE, afterChunk, chunkChoice, finalSource, type JobLanguageState } from '../../src/jobs/job-language.js';
+import { afterChunk, chunkChoice, finalSource, INITIAL_LANGUAGE_STATE, type JobLanguageState } from '../../src/jobs/job-language.js';
 import type { LanguageChoice } from '../../src/pipeline/language-stage.js';
 import { UnsupportedDetectedLanguage } from '../../src/pipeline/pipeline-errors.js';
 import type { Transcribe } from '../../src/pipeline/recognised-segment.js';

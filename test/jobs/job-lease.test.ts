@@ -2,7 +2,9 @@
 // long as the process: each lease must let go of that signal when it stops, or every chunk ever run
 // stays reachable from it (found by the adversarial suite's heap snapshots).
 import { getEventListeners } from 'node:events';
+
 import t from 'tap';
+
 import { JobLease } from '../../src/jobs/job-lease.js';
 import type { JobStore } from '../../src/store/job-store.js';
 

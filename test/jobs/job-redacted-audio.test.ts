@@ -3,7 +3,9 @@
 // padded by REDACTION_PAD_SECONDS; one that cannot be made is null, with nothing left in the spool.
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { decodeAudio, TONE_HZ } from '../../src/audio/index.js';
 import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { makeRedactedAudio, REDACTION_PAD_SECONDS } from '../../src/jobs/job-redacted-audio.js';

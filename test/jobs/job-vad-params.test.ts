@@ -2,7 +2,9 @@
 // used by the worker for every chunk: a threshold no speech can pass leaves a job with no text, while
 // the same audio without it is transcribed.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { poll, waitForEnd } from '../helpers/jobs-client.js';
 import { postTranscription, startTestService } from '../helpers/test-service.js';

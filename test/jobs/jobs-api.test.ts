@@ -2,10 +2,12 @@
 // generated model): each transition of the contract's table, the presigned form's refusals in S3's
 // terms, owner scoping, idempotent creation, long polls, inline results and provisional results.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { randomBytesFile, speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
-import { embeddedUploadsOnly, startTestService, testStorePair, type TestService } from '../helpers/test-service.js';
+import { embeddedUploadsOnly, startTestService, type TestService, testStorePair } from '../helpers/test-service.js';
 
 let svc: TestService;
 let speech: Uint8Array; // 12 s

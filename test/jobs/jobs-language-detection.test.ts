@@ -10,8 +10,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+
 import t, { type Test } from 'tap';
+
 import { decodeAudioWindow } from '../../src/audio/index.js';
+import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { packRegions } from '../../src/pipeline/speech-regions.js';
@@ -19,7 +22,6 @@ import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { testModelPath } from '../helpers/test-models.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
-import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
 
 const execFileAsync = promisify(execFile);
 const SUPPORTED = ['en', 'es', 'pt', 'fr', 'de', 'nl', 'ar', 'hi'];

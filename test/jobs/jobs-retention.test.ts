@@ -3,7 +3,9 @@
 // is injected into the service (store transitions, routes, sweeper); the storage fault is injected at
 // the blob store boundary, whose real disk behaviour is tested in test/store/local-blob-store.test.ts.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import type { BlobStore } from '../../src/store/blob-store.js';
 import { TestClock } from '../helpers/api-test-app.js';
 import { speechWav } from '../helpers/audio-fixtures.js';

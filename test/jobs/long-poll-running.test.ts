@@ -5,7 +5,9 @@
 // result when the poll answers. (The worker's claim notice answers it at once; a poll also re-reads
 // the job every 2 s to re-check its key, which is only the fallback for a lost notice.)
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import type { BlobStore } from '../../src/store/blob-store.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';

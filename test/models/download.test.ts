@@ -2,13 +2,15 @@
 // server ignores Range, and clear errors when offline. No real network is used.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { access, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t from 'tap';
-import { ModelDownloadError, downloadModel, type DownloadProgress } from '../../src/models/download.js';
+
+import { downloadModel, type DownloadProgress, ModelDownloadError } from '../../src/models/download.js';
 import type { ModelManifest } from '../../src/models/manifest.js';
 import { mulberry32 } from '../../src/models/seeded-random.js';
 

@@ -1,4 +1,5 @@
 import t from 'tap';
+
 import { float16BitsToFloat32, float32ToFloat16Bits } from '../../src/models/float16.js';
 
 t.test('exact values and specials', async (t) => {

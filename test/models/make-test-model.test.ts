@@ -1,10 +1,12 @@
 // Generated test models: deterministic bytes, the real architectures, a vocabulary that is byte-level.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { ARCHITECTURES, makeTestModel } from '../../src/models/make-test-model.js';
 import { readModelHeader } from '../../src/models/model-header.js';
 import { storedTextTokenCount } from '../../src/models/whisper-layout.js';

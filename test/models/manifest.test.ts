@@ -1,6 +1,7 @@
 // The shipped manifest: every model the product offers, each with a published checksum and size.
 import t from 'tap';
-import { ManifestError, loadManifest, parseManifest } from '../../src/models/manifest.js';
+
+import { loadManifest, ManifestError, parseManifest } from '../../src/models/manifest.js';
 
 t.test('the shipped manifest lists the offered models, all verifiable', async (t) => {
   const manifest = await loadManifest();

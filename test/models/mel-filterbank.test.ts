@@ -1,4 +1,5 @@
 import t from 'tap';
+
 import { hzToMel, melFilterbank, melToHz } from '../../src/models/mel-filterbank.js';
 
 t.test('the Slaney mel scale', async (t) => {

@@ -2,12 +2,14 @@
 // turn every malformed file into a typed error instead of a crash.
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import tap from 'tap';
-import { caseFolder, expectModelFileError, withInt32 } from '../helpers/model-file-cases.js';
-import { mulberry32 } from '../../src/models/seeded-random.js';
-import { readModelHeader } from '../../src/models/model-header.js';
-import { whisperTensors } from '../../src/models/whisper-layout.js';
+
 import { ARCHITECTURES } from '../../src/models/make-test-model.js';
+import { readModelHeader } from '../../src/models/model-header.js';
+import { mulberry32 } from '../../src/models/seeded-random.js';
+import { whisperTensors } from '../../src/models/whisper-layout.js';
+import { caseFolder, expectModelFileError, withInt32 } from '../helpers/model-file-cases.js';
 import { testModelPath } from '../helpers/test-models.js';
 
 const { dir, fileWith } = await caseFolder(tap, 'svc-model-header-');

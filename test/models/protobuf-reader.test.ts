@@ -1,6 +1,7 @@
 // The wire-format reader under the ONNX reader, on hand-encoded messages: both encodings of repeated
 // fields that ONNX writers use, negative int64s, and malformed input as a typed error.
 import tap from 'tap';
+
 import { appendFloats, appendInt64s, int64Value, messageFields, ProtobufError, stringValue } from '../../src/models/protobuf-reader.js';
 
 const fields = (bytes: number[]) => [...messageFields(Uint8Array.from(bytes))];

@@ -3,7 +3,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import tap from 'tap';
+
 import { float32ToFloat16Bits } from '../../src/models/float16.js';
 import { graphWeights, OnnxModelError, readOnnxGraph } from '../../src/models/onnx-model.js';
 import { bytesValue, messageFields, stringValue } from '../../src/models/protobuf-reader.js';

@@ -4,11 +4,13 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import tap from 'tap';
+
 import { ensureSileroVadModels, SILERO_VAD_CARRIER, SILERO_VAD_RELEASES, SileroVadInstallError } from '../../src/models/silero-vad-install.js';
 import { readVadModelHeader } from '../../src/models/vad-model-header.js';
 import { SILERO_ORACLES_MISSING, sileroOracles } from '../helpers/silero-oracles.js';

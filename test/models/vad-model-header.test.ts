@@ -2,11 +2,13 @@
 // foreign file becomes a typed error that says what is wrong, never a crash or a silently empty model.
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import tap from 'tap';
-import { caseFolder, expectModelFileError, withInt32 } from '../helpers/model-file-cases.js';
+
 import { mulberry32 } from '../../src/models/seeded-random.js';
 import { readVadModelHeader } from '../../src/models/vad-model-header.js';
-import { SILERO_ORACLES_MISSING, VAD_MODEL_UNDER_TEST, sileroOracles } from '../helpers/silero-oracles.js';
+import { caseFolder, expectModelFileError, withInt32 } from '../helpers/model-file-cases.js';
+import { SILERO_ORACLES_MISSING, sileroOracles, VAD_MODEL_UNDER_TEST } from '../helpers/silero-oracles.js';
 
 const { dir, fileWith } = await caseFolder(tap, 'svc-vad-header-');
 // whisper.cpp's official v6 file where the oracles are, else the install's conversion (the same layout).

@@ -2,6 +2,7 @@
 // samples written here, so what is asserted is the merge's own rule: segments in time order tagged with
 // their channel, speakers by channel (or voice within it), and a word heard on both kept once, where louder.
 import t from 'tap';
+
 import type { TranscriptToken } from '../../src/engine/transcript.js';
 import { channelLabel, mergeChannels } from '../../src/pipeline/channel-merge.js';
 import { MAX_CHANNELS, requireMultichannelAudio } from '../../src/pipeline/channel-tracks.js';

@@ -3,6 +3,7 @@
 // before the merge moved into the pipeline, to the byte of the JSON a job row stores between chunks
 // (a job written by the earlier version resumes).
 import t from 'tap';
+
 import { accumulateChunk, type ChunkOutcome, type RecordingTotals } from '../../src/pipeline/chunk-accumulation.js';
 import { addPatternTallies, emptyPatternTally, shiftPatternTally } from '../../src/pipeline/pattern-stage.js';
 import { addTallies, EMPTY_TALLY, shiftTally } from '../../src/pipeline/prompted-recognition.js';

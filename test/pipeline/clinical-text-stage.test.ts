@@ -4,14 +4,15 @@
 // in a job's assembled result: no identifier survives anywhere, formatted quantities replace the words
 // said, and the times stay those of the words.
 import t from 'tap';
+
 import { RESPONSE_FORMATS } from '../../src/contract/request-fields.js';
 import { responseBody, verboseBody } from '../../src/contract/response-body.js';
 import { parseLanguageTag } from '../../src/domain/language-families.js';
-import type { Transcribe } from '../../src/pipeline/recognised-segment.js';
-import { appendChunk, emptyTranscript, finalResult, type FinalContext } from '../../src/jobs/job-transcript.js';
-import { applyClinicalText } from '../../src/pipeline/clinical-text-stage.js';
 import { parseStoredJobRequest } from '../../src/jobs/job-request.js';
+import { appendChunk, emptyTranscript, type FinalContext, finalResult } from '../../src/jobs/job-transcript.js';
 import { keepsUnredacted, unredactedOutcome } from '../../src/jobs/job-unredacted.js';
+import { applyClinicalText } from '../../src/pipeline/clinical-text-stage.js';
+import type { Transcribe } from '../../src/pipeline/recognised-segment.js';
 import { runTranscription, type TranscriptionOutcome } from '../../src/pipeline/run-transcription.js';
 import { recordedSegment } from '../helpers/recorded-pass.js';
 

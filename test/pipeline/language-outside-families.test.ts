@@ -5,19 +5,20 @@
 // code-switched English/Spanish file, speech outside the families inside long English speech, and a
 // job's chunks judged with what came before them.
 import t from 'tap';
+
+import { LANGUAGE_FAMILIES, parseLanguageTag } from '../../src/domain/language-families.js';
 import {
+  decideLanguages,
   FAMILIES_DOMINATE_SHARE,
+  judgeLanguage,
+  type LanguageEvidence,
   NO_LANGUAGE_EVIDENCE,
   OUTSIDE_FAMILIES_SHARE,
   REFUSED_OUTSIDE_PASSAGE_SECONDS,
   REFUSED_OUTSIDE_SPEECH_SHARE,
-  decideLanguages,
-  judgeLanguage,
-  type LanguageEvidence,
 } from '../../src/pipeline/language-runs.js';
-import { noSpeechLanguage, planLanguage, type LanguagePlan } from '../../src/pipeline/language-stage.js';
+import { type LanguagePlan, noSpeechLanguage, planLanguage } from '../../src/pipeline/language-stage.js';
 import { UnsupportedDetectedLanguage } from '../../src/pipeline/pipeline-errors.js';
-import { LANGUAGE_FAMILIES, parseLanguageTag } from '../../src/domain/language-families.js';
 import { RECORDED_RATE, recordedDetector, timedPcm, whisperDetection } from '../helpers/recorded-detections.js';
 
 // Detections as whisper gives them on 1 to 4 s of speech.

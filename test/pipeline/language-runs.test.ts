@@ -4,10 +4,11 @@
 // random-weight models detect noise, so the rules are tested here and the end-to-end shape on the
 // real engine in test/pipeline/pipeline-vad.test.ts.)
 import t from 'tap';
-import { UTTERANCE_PAUSE_SECONDS, chooseLanguage, collapseRuns, fillUndetected, utterancesOf } from '../../src/pipeline/language-runs.js';
-import { planLanguage, speechBearingWindows, type DetectLanguage } from '../../src/pipeline/language-stage.js';
-import { UnsupportedDetectedLanguage } from '../../src/pipeline/pipeline-errors.js';
+
 import { parseLanguageTag } from '../../src/domain/language-families.js';
+import { chooseLanguage, collapseRuns, fillUndetected, UTTERANCE_PAUSE_SECONDS, utterancesOf } from '../../src/pipeline/language-runs.js';
+import { type DetectLanguage, planLanguage, speechBearingWindows } from '../../src/pipeline/language-stage.js';
+import { UnsupportedDetectedLanguage } from '../../src/pipeline/pipeline-errors.js';
 
 const RATE = 16_000;
 const EN = { en: 0.91, es: 0.03, de: 0.02, it: 0.01 };

@@ -4,6 +4,7 @@
 // speech long enough for several windows, and on recorded engine outputs for the order in which a
 // streamed answer's deltas are told when windows finish out of order.
 import t from 'tap';
+
 import { decodeAudio } from '../../src/audio/index.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { Transcript, TranscriptSegment } from '../../src/engine/transcript.js';

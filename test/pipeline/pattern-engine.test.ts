@@ -2,11 +2,12 @@
 // regular expression does; what it refuses is refused with a position and never the pattern's text;
 // and matching costs (units × instructions) whatever the pattern, counted in visited states.
 import t from 'tap';
+
+import { parsePatterns, splitPatterns } from '../../src/pipeline/patterns.js';
 import { findMatches, linearBudget } from '../../src/pipeline/patterns/pattern-matcher.js';
 import { compilePattern, compilePatterns, MAX_PROGRAM_SIZE, MAX_TOTAL_PROGRAM_SIZE } from '../../src/pipeline/patterns/pattern-program.js';
 import { PatternRefused } from '../../src/pipeline/patterns/pattern-syntax.js';
 import { UnprocessableRequest } from '../../src/pipeline/pipeline-errors.js';
-import { parsePatterns, splitPatterns } from '../../src/pipeline/patterns.js';
 
 const units = (s: string) => ({ units: Int32Array.from(Array.from(s), (c) => c.codePointAt(0)!) });
 const run = (pattern: string, subject: string) => findMatches(compilePattern(pattern, 0), units(subject));

@@ -3,12 +3,13 @@
 // of two overlapping matches wins, and the rule the whole feature rests on: formatting never adds a
 // digit, and never runs two numbers together. The automaton itself: pattern-engine.test.ts.
 import t from 'tap';
+
 import type { TranscriptToken } from '../../src/engine/transcript.js';
-import { SOFT_JOINABLE, SOFT_SEPARATING } from '../../src/pipeline/patterns/pattern-matcher.js';
 import { addPatternTallies, applyPatterns, patternsBlock, shiftPatternTally } from '../../src/pipeline/pattern-stage.js';
 import { patternPrograms } from '../../src/pipeline/patterns.js';
-import type { RecognisedSegment } from '../../src/pipeline/recognised-segment.js';
+import { SOFT_JOINABLE, SOFT_SEPARATING } from '../../src/pipeline/patterns/pattern-matcher.js';
 import { recogniseRuns } from '../../src/pipeline/recognise-stage.js';
+import type { RecognisedSegment } from '../../src/pipeline/recognised-segment.js';
 import { readText } from '../../src/pipeline/token-reading.js';
 import { wordsOfSegment } from '../../src/pipeline/words.js';
 import { numbersSaid } from '../helpers/numbers-said.js';

@@ -2,12 +2,13 @@
 // install, a generated Whisper model (its words are noise; where speech is, and what the pipeline
 // decodes, are real), espeak-ng speech and sox signals.
 import t from 'tap';
+
+import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
-import { LANGUAGE_FAMILIES } from '../../src/domain/language-families.js';
 import { UnsupportedDetectedLanguage } from '../../src/pipeline/pipeline-errors.js';
 import { transcribePcm } from '../../src/pipeline/transcribe-pcm.js';
-import { soxSignal, speechWithSilences, type SpeechSpan } from '../helpers/speech-with-silences.js';
+import { soxSignal, type SpeechSpan, speechWithSilences } from '../helpers/speech-with-silences.js';
 import { testModelPath } from '../helpers/test-models.js';
 
 const RATE = 16_000;

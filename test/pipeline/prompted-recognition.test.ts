@@ -3,10 +3,12 @@
 // trigger falls back to the context-free text, an unchanged window keeps the prompted one, and the
 // tally says so. The engine's check decode itself: test/engine/context-free-check.test.ts.
 import { readFileSync } from 'node:fs';
+
 import t from 'tap';
+
 import type { TranscribeOptions } from '../../src/engine/engine.js';
 import type { Transcript } from '../../src/engine/transcript.js';
-import { CHECK_LENGTH_BOUND, MAX_PROMPTED_TERMS, recognisePromptedWindow, type Prompting } from '../../src/pipeline/prompted-recognition.js';
+import { CHECK_LENGTH_BOUND, MAX_PROMPTED_TERMS, type Prompting, recognisePromptedWindow } from '../../src/pipeline/prompted-recognition.js';
 import { recordedPass, type RecordedSegment } from '../helpers/recorded-pass.js';
 
 type Case = { free: Array<[string, number, number]>; prompted: Array<[string, number, number]>; safe?: boolean; reasons?: string[] };

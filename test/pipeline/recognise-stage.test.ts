@@ -2,11 +2,12 @@
 // engine returns them on the packed audio, carried back to the recording's time, and the
 // hallucination guard's rule. (The engine itself is tested against whisper-cli in test/engine.)
 import t from 'tap';
+
 import type { TranscribeOptions } from '../../src/engine/engine.js';
 import type { Transcript, TranscriptSegment } from '../../src/engine/transcript.js';
-import { NO_SPEECH_DROP_THRESHOLD, isLikelyHallucination, recogniseRuns } from '../../src/pipeline/recognise-stage.js';
-import { SEPARATOR_SECONDS } from '../../src/pipeline/speech-regions.js';
 import { patternPrograms } from '../../src/pipeline/patterns.js';
+import { isLikelyHallucination, NO_SPEECH_DROP_THRESHOLD, recogniseRuns } from '../../src/pipeline/recognise-stage.js';
+import { SEPARATOR_SECONDS } from '../../src/pipeline/speech-regions.js';
 
 const RATE = 16_000;
 

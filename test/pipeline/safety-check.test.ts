@@ -1,9 +1,11 @@
 // The vocabulary safety check (src/pipeline/safety-check.ts) on recorded decodes: every rule that makes
 // a window fall back, one case each, and the cases that must not.
 import { readFileSync } from 'node:fs';
+
 import t from 'tap';
-import { checkSafety, lengthBeyondBound, safetyFacts } from '../../src/pipeline/safety-check.js';
+
 import { readNumbers, textWords } from '../../src/clinical-text/spoken-numbers.js';
+import { checkSafety, lengthBeyondBound, safetyFacts } from '../../src/pipeline/safety-check.js';
 
 type Case = { free: Array<[string, number, number]>; prompted: Array<[string, number, number]>; safe?: boolean; reasons?: string[] };
 const cases = JSON.parse(readFileSync(new URL('../fixtures/vocabulary/check-cases.json', import.meta.url), 'utf8')) as Record<string, Case | string>;

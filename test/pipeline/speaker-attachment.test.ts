@@ -2,6 +2,7 @@
 // wording unchanged by splitting, words to the voice with most overlap, the max_speakers ceiling,
 // transcript-only segments without word timing, and silence.
 import t from 'tap';
+
 import { NO_STAGE_TIME, noSpeakers, type SpeakerDiarization } from '../../src/engine/speaker-diarizer.js';
 import type { TranscriptToken } from '../../src/engine/transcript.js';
 import type { RecognisedSegment } from '../../src/pipeline/recognised-segment.js';

@@ -1,15 +1,16 @@
 // Packing speech regions and carrying times back (src/pipeline/speech-regions.ts), and where a long
 // job's chunk is cut (src/pipeline/chunk-cut.ts), on synthetic PCM with known positions.
 import t from 'tap';
+
 import { chooseCut, cutSearchSeconds } from '../../src/pipeline/chunk-cut.js';
 import {
-  SEPARATOR_SECONDS,
-  WINDOW_SECONDS,
   overlapWithSpeech,
   packRegions,
-  toOriginalTime,
-  windowRegions,
+  SEPARATOR_SECONDS,
   type SpeechRegion,
+  toOriginalTime,
+  WINDOW_SECONDS,
+  windowRegions,
 } from '../../src/pipeline/speech-regions.js';
 
 const RATE = 16_000;

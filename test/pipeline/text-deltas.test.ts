@@ -1,5 +1,6 @@
 // TextDeltas (src/pipeline/text-deltas.ts): what was told is never taken back; segmentDeltas: a finished text told per segment.
 import t from 'tap';
+
 import { segmentDeltas, TextDeltas } from '../../src/pipeline/text-deltas.js';
 
 t.test('deltas extend the text told; empty parts join nothing; a text that stops extending it ends the telling', async (t) => {

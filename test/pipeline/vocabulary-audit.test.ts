@@ -1,6 +1,7 @@
 // The vocabulary plan and audit (src/pipeline/vocabulary-audit.ts) and the surface corrections
 // (src/pipeline/term-corrections.ts) on recorded segments: merging, dropping, every audit field.
 import t from 'tap';
+
 import { EMPTY_TALLY, type VocabularyTally } from '../../src/pipeline/prompted-recognition.js';
 import { correctTerms } from '../../src/pipeline/term-corrections.js';
 import { auditVocabulary, disabledVocabularyAudit, planVocabulary, VOCABULARY_AUDIT_SCHEMA } from '../../src/pipeline/vocabulary-audit.js';

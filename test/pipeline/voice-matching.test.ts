@@ -3,13 +3,15 @@
 // keeps its letter even when a stranger's clip is offered, each name goes to one voice at most, and
 // the profiles themselves are what the matching assumes (one per voice, symmetric covariances).
 import { readFile } from 'node:fs/promises';
+
 import t, { type Test } from 'tap';
+
 import { Engine } from '../../src/engine/engine.js';
 import type { VoiceProfile } from '../../src/engine/speaker-diarizer.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { MATCH_DISTANCE, matchKnownSpeakers, similarityOf, voiceDistance } from '../../src/pipeline/voice-matching.js';
 import type { SpeakerVoice } from '../helpers/audio-fixtures.js';
-import { CONVERSATION_VOICES, conversation } from '../helpers/conversations.js';
+import { conversation, CONVERSATION_VOICES } from '../helpers/conversations.js';
 import { testModelPath } from '../helpers/test-models.js';
 import { referenceClip, throughChannel } from '../helpers/voice-references.js';
 

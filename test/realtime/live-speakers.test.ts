@@ -3,19 +3,21 @@
 // the whole recording diarized at once, the bound on what a session keeps, and a failing diarizer.
 // The labelling rules (speaker-labelling.ts) are checked on hand-made diarizations.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
+import type { EngineWork } from '../../src/domain/work-classes.js';
 import { Engine } from '../../src/engine/engine.js';
 import type { SpeakerDiarizer } from '../../src/engine/speaker-diarizer.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { LiveSpeakers, type LiveSpeakersEvents } from '../../src/realtime/live-speakers.js';
-import { nameVoices, turnSpeakers, voicePieces, type TurnSpeakers } from '../../src/realtime/speaker-labelling.js';
+import { nameVoices, type TurnSpeakers, turnSpeakers, voicePieces } from '../../src/realtime/speaker-labelling.js';
 import type { SpeakerVoice } from '../helpers/audio-fixtures.js';
-import { CONVERSATION_VOICES, conversation } from '../helpers/conversations.js';
-import { referenceClip } from '../helpers/voice-references.js';
+import { conversation, CONVERSATION_VOICES } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
 import { wavPcm } from '../helpers/realtime-client.js';
 import { testModelPath } from '../helpers/test-models.js';
-import type { EngineWork } from '../../src/domain/work-classes.js';
+import { referenceClip } from '../helpers/voice-references.js';
 
 const LABEL_WORK: EngineWork = { workClass: 'realtime_partial', tenant: 'tenant-a', request: 'session-a' };
 

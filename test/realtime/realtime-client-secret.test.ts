@@ -6,10 +6,12 @@
 // starts race with it; expired, or whose key was revoked or paused since, it opens none; and a start
 // carrying both credentials, or a malformed one, is refused without using the secret up.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { connectRealtime, startMessage, wavPcm, type RealtimeClient } from '../helpers/realtime-client.js';
+import { connectRealtime, type RealtimeClient, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { UWS_SKIP } from '../helpers/realtime-transports.js';
 import { captureLogs } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';

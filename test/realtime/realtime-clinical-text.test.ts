@@ -5,12 +5,14 @@
 // bad value is refused at the start, naming the field and never the value. What is shown of given
 // words: the unit test below, on text.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
+import { NO_CLINICAL_TEXT } from '../../src/contract/clinical-text-fields.js';
+import { ShownTurnText } from '../../src/realtime/shown-turn-text.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { ShownTurnText } from '../../src/realtime/shown-turn-text.js';
-import { NO_CLINICAL_TEXT } from '../../src/contract/clinical-text-fields.js';
 
 let svc: TestService;
 let speech: Uint8Array;

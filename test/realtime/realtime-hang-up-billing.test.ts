@@ -4,10 +4,12 @@
 // On a real service (micro model: the words are noise, but partials come), a `ws` client that streams
 // at real time until a partial arrives, then drops the socket without `stop`.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
 import { unpausedSpeechWav } from '../helpers/audio-fixtures.js';
-import { connectRealtime, startMessage, wavPcm, type RealtimeClient } from '../helpers/realtime-client.js';
+import { connectRealtime, type RealtimeClient, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { captureLogs } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 

@@ -2,21 +2,22 @@
 // `start`, minutes of silence, and a client that never reads its events (backpressure). Each on both
 // transports, each closing only the offending connection: a well-behaved session beside it finishes.
 import { readFile } from 'node:fs/promises';
-import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
-import { UsageBilling } from '../../src/billing/usage-billing.js';
+
 import t from 'tap';
 import WebSocket from 'ws';
+
+import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
+import { UsageBilling } from '../../src/billing/usage-billing.js';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { startRealtimeListener } from '../../src/realtime/realtime-listener.js';
+import { openTransport } from '../../src/realtime/transport/open-transport.js';
 import { CLOSE_BACKPRESSURE, type RealtimeConnection } from '../../src/realtime/transport/transport.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
-import { testModelPath } from '../helpers/test-models.js';
-
-import { openTransport } from '../../src/realtime/transport/open-transport.js';
 import { UWS_SKIP } from '../helpers/realtime-transports.js';
+import { testModelPath } from '../helpers/test-models.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
 let svc: TestService;
 let engine: Engine;
 let speech: Uint8Array;

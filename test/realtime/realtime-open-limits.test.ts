@@ -4,12 +4,14 @@
 // a key revoked or paused while it streams is closed within the watch's poll (plus one decode's
 // abort), with the turns already transcribed in `final`, then 4401 or 4402. Metered: the audio billed.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { billingPeriodAt } from '../../src/billing/billing-period.js';
 import { KEY_WATCH_INTERVAL_MS } from '../../src/billing/key-standing-watch.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth } from '../helpers/jobs-client.js';
-import { connectRealtime, startMessage, wavPcm, type RealtimeClient } from '../helpers/realtime-client.js';
+import { connectRealtime, type RealtimeClient, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { captureLogs } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 

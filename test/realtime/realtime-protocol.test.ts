@@ -3,12 +3,14 @@
 // start message's refusals and close codes, the plan seat limits by close code, and abusive clients
 // closed without affecting another session.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
 import WebSocket from 'ws';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { connectRealtime, startMessage, wavPcm, type RealtimeClient, type RealtimeEvent } from '../helpers/realtime-client.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { connectRealtime, type RealtimeClient, type RealtimeEvent, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { UWS_SKIP } from '../helpers/realtime-transports.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let speech: Uint8Array; // 8 s: two sentences with a pause between
 

@@ -3,19 +3,21 @@
 // revisioned events, name every turn, tell the voices apart across turns, never carry or change text,
 // and are complete before `final`. A diarizer that fails is said to have failed; the text goes on.
 import { readFile } from 'node:fs/promises';
+
+import t from 'tap';
+
 import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
 import { UsageBilling } from '../../src/billing/usage-billing.js';
-import t from 'tap';
 import { Engine } from '../../src/engine/engine.js';
 import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { startRealtimeListener } from '../../src/realtime/realtime-listener.js';
-import { CONVERSATION_VOICES, conversation } from '../helpers/conversations.js';
-import { referenceClip } from '../helpers/voice-references.js';
+import { conversation, CONVERSATION_VOICES } from '../helpers/conversations.js';
 import { diarizationErrorRate } from '../helpers/diarization-error-rate.js';
-import { connectRealtime, startMessage, wavPcm, type RealtimeEvent } from '../helpers/realtime-client.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
-import { testModelPath } from '../helpers/test-models.js';
+import { connectRealtime, type RealtimeEvent, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { PREFERRED_TRANSPORT } from '../helpers/realtime-transports.js';
+import { testModelPath } from '../helpers/test-models.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import { referenceClip } from '../helpers/voice-references.js';
 
 let svc: TestService;
 let engine: Engine;

@@ -4,8 +4,9 @@
 // slice's end, a ledger outage not cutting the session, unused slices given back, the plan's
 // longest session. The real desk and ledger are tested with real sessions in realtime-open-limits.test.ts.
 import t from 'tap';
-import { BillingBlockedError } from '../../src/billing/billing-errors.js';
+
 import { RealtimeUsage, SLICE_SECONDS, type UsageLimit } from '../../src/application/realtime-usage.js';
+import { BillingBlockedError } from '../../src/billing/billing-errors.js';
 import type { BilledKey, WorkDone } from '../../src/billing/usage-billing.js';
 
 const RATE = 100; // samples per second: a slice is 6,000 samples

@@ -5,7 +5,9 @@
 // and `final` carries the session's vocabulary audit and pattern report in the upload's shapes. The
 // wording-dependent rules themselves are tested on recorded engine outputs (turn-recognition.test.ts).
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';

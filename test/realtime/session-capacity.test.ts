@@ -4,22 +4,24 @@
 // 1013 SERVICE_UNAVAILABLE on a real listener. The store's outage is injected at its boundary; the
 // stores' own mapping of a dead database to StoreUnavailableError is tested in test/store/.
 import { join } from 'node:path';
+
+import t from 'tap';
+
 import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
 import { UsageBilling } from '../../src/billing/usage-billing.js';
-import t from 'tap';
-import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { Engine } from '../../src/engine/engine.js';
+import { vadModelPath } from '../../src/models/vad-model-path.js';
 import { startRealtimeListener } from '../../src/realtime/realtime-listener.js';
 import { SessionCapacity } from '../../src/realtime/session-capacity.js';
+import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
+import { KyselyRealtimeSeatStore } from '../../src/store/kysely/kysely-realtime-seat-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { RealtimeSeatStore } from '../../src/store/realtime-seat-store.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';
 import { connectRealtime, startMessage } from '../helpers/realtime-client.js';
-import { startTestService } from '../helpers/test-service.js';
 import { testModelPath } from '../helpers/test-models.js';
-import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
-import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { KyselyRealtimeSeatStore } from '../../src/store/kysely/kysely-realtime-seat-store.js';
+import { startTestService } from '../helpers/test-service.js';
 
 /** A seat store that fails the calls named in `failing` (once each time they are added) with an outage. */
 async function flakySeats(t: any) {

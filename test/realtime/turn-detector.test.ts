@@ -1,5 +1,6 @@
 // Endpointing decisions (src/realtime/turn-detector.ts) on speech regions as the VAD reports them.
 import t from 'tap';
+
 import { DEFAULT_ENDPOINTING as E, turnState } from '../../src/realtime/turn-detector.js';
 
 t.test('silence, speaking, pausing, ended: by the silence after the last speech', async (t) => {

@@ -4,6 +4,7 @@
 // hallucination guard drops what whisper invents over silence, and without vocabulary no prompt is
 // sent. (End to end on the real engine and service: realtime-vocabulary.test.ts.)
 import t from 'tap';
+
 import type { TranscribeOptions } from '../../src/engine/engine.js';
 import type { Transcript } from '../../src/engine/transcript.js';
 import { patternPrograms } from '../../src/pipeline/patterns.js';

@@ -4,11 +4,13 @@
 // allowance that fits one slice, are admitted only as far as the limit goes: the reservations are
 // decided in the database under the tenant's lock, whichever process asks.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
-import { openPostgres } from '../../src/store/postgres/database.js';
+
 import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { postgresStoreDb } from '../../src/store/kysely/store-db.js';
+import { openPostgres } from '../../src/store/postgres/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth } from '../helpers/jobs-client.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';

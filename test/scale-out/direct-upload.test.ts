@@ -4,7 +4,9 @@
 // audio cannot be changed by posting the form again, and what the bucket keeps that no job owns
 // is swept. s3rver does not enforce the policy (test/store/s3-blob-store.test.ts checks what we sign).
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { TestClock } from '../helpers/api-test-app.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';

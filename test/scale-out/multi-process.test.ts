@@ -4,11 +4,13 @@
 // nothing provisional left), no audio is left in the bucket, the dead worker's instance is reaped,
 // and a long poll on the api process wakes when a worker finishes. Then SIGTERM stops the others cleanly.
 import { readFile } from 'node:fs/promises';
+
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
+
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { completeJob, createJob, jobBody, poll, uploadFile, type CreatedJob } from '../helpers/jobs-client.js';
+import { completeJob, type CreatedJob, createJob, jobBody, poll, uploadFile } from '../helpers/jobs-client.js';
 import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
 import { testModelPath } from '../helpers/test-models.js';
 

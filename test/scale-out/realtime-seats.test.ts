@@ -3,11 +3,12 @@
 // not per process. A process SIGKILLed with a session open gives its seat back once its heartbeat
 // expires (SVC_INSTANCE_TTL_MS), without anyone releasing it.
 import t from 'tap';
-import { openPostgres } from '../../src/store/postgres/database.js';
-import { connectRealtime, startMessage, type RealtimeClient } from '../helpers/realtime-client.js';
-import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
+
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { postgresStoreDb } from '../../src/store/kysely/store-db.js';
+import { openPostgres } from '../../src/store/postgres/database.js';
+import { connectRealtime, type RealtimeClient, startMessage } from '../helpers/realtime-client.js';
+import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
 
 t.test("a builder project's seats hold over two api processes; a killed process's seat comes back", async (t) => {
   const cluster = await startScaleOutCluster({ workers: 0, env: { SVC_INSTANCE_TTL_MS: '3000' } });

@@ -5,7 +5,9 @@
 import { chmod, lstat, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+
 import t from 'tap';
+
 import { DATA_FOLDER_WARNING } from '../../src/service/data-folder-modes.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';

@@ -4,12 +4,14 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { loadConfig } from '../../src/config/load-config.js';
 import { RoleRefusedError, startService } from '../../src/service/start-service.js';
-import { startTestService } from '../helpers/test-service.js';
-import { testModelPath } from '../helpers/test-models.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
+import { testModelPath } from '../helpers/test-models.js';
+import { startTestService } from '../helpers/test-service.js';
 
 t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or tenants', async (t) => {
   const svc = await startTestService();

@@ -5,9 +5,10 @@
 // the key too, as any API request); a refused key (revoked, a wrong secret for a
 // known id, a realtime start with a revoked key) records nothing.
 import t from 'tap';
+
 import { utcMinute } from '../../src/console/keys-page.js';
 import { ConsoleClient, newMember } from '../console/console-client.js';
-import { connectRealtime, startMessage, type RealtimeClient } from '../helpers/realtime-client.js';
+import { connectRealtime, type RealtimeClient, startMessage } from '../helpers/realtime-client.js';
 import { captureLogs } from '../helpers/test-logs.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 

@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { masterKeyIdOf } from '../../src/store/master-keys.js';
 import { MissingMasterKeyError } from '../../src/store/sealing-error.js';
 import { startTestService } from '../helpers/test-service.js';

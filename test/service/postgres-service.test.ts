@@ -2,7 +2,9 @@
 // a presigned job runs to `succeeded` with its row in PostgreSQL, a second start on the same database
 // creates no second key and sees the job, and each start registers (then removes) its instance.
 import { readFile } from 'node:fs/promises';
+
 import t from 'tap';
+
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';

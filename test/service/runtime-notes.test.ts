@@ -1,5 +1,6 @@
 // What the service says at start about its runtime (src/service/runtime-notes.ts).
 import t from 'tap';
+
 import { runtimeNotes } from '../../src/service/runtime-notes.js';
 
 t.test('a transport asked for, or uWebSockets.js serving: nothing to say', async (t) => {

@@ -3,11 +3,13 @@
 // the long poll on the api answers when the worker finishes; the worker serves only health and
 // metrics. Then the database goes away: readiness fails, requests get 503 and nothing is stored,
 // and both come back when it returns.
-import { readFile } from 'node:fs/promises';
 import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, completeJob, createJob, createJobRequest, jobBody, poll, uploadFile } from '../helpers/jobs-client.js';

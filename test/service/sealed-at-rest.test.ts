@@ -3,7 +3,9 @@
 // opened. Blobs (the data folder, the bucket) and pg_dump are checked once blobs are sealed too.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { startTestService, testStorePair } from '../helpers/test-service.js';

@@ -2,11 +2,13 @@
 // request is one trace from its route through decoding, the VAD and the engine's windows; a job
 // continues the trace of the request that created it in the worker that runs it; no attribute carries
 // the key, a file name, the vocabulary or the transcript. Without an endpoint nothing is exported.
-import { createServer, type IncomingMessage } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import t from 'tap';
+
 import { encodeAs, speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { firstKey, serve, serveEnv } from '../helpers/serve-process.js';

@@ -1,9 +1,10 @@
 // The usage gauges' figures (src/service/usage-gauges.ts): the period's totals per tenant and pool,
 // the tenants with the most audio named up to the bound, the rest summed per pool under `_others`.
 import t from 'tap';
+
+import type { UsagePool } from '../../src/domain/usage-routes.js';
 import { OTHER_TENANTS, usageByTenant } from '../../src/service/usage-gauges.js';
 import type { PoolTotals } from '../../src/store/usage-record.js';
-import type { UsagePool } from '../../src/domain/usage-routes.js';
 
 const total = (tenant: string, pool: UsagePool, audioMs: number, overageMs = 0, costMicros = 0): PoolTotals => ({
   tenant,

@@ -1,10 +1,11 @@
 // The BillingSettingsStore contract (contract/billing-settings-store-contract.ts) against SQLite and PostgreSQL.
 import t from 'tap';
+
+import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { billingSettingsStoreContract } from './contract/billing-settings-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
-import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
-import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 
 billingSettingsStoreContract(t, 'KyselyBillingSettingsStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);

@@ -1,9 +1,11 @@
 // The BlobStore contract against both implementations: LocalBlobStore on a temp folder, and
 // S3BlobStore on a real S3-compatible server (s3rver on loopback) under a key prefix.
-import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+
+import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t from 'tap';
+
 import { LocalBlobStore } from '../../src/store/local-blob-store.js';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { s3StoreSettings, startS3Server } from '../helpers/s3-server.js';

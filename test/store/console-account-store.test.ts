@@ -1,6 +1,7 @@
 // The ConsoleAccountStore contract (contract/console-account-store-contract.ts) against its one
 // implementation (src/store/kysely/kysely-console-account-store.ts) on SQLite and on PostgreSQL.
 import t from 'tap';
+
 import { KyselyConsoleAccountStore } from '../../src/store/kysely/kysely-console-account-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { consoleAccountStoreContract } from './contract/console-account-store-contract.js';

@@ -1,6 +1,7 @@
 // The ConsoleSecondFactorStore contract (contract/console-second-factor-store-contract.ts) against its one
 // implementation (src/store/kysely/kysely-console-second-factor-store.ts) on SQLite and on PostgreSQL.
 import t from 'tap';
+
 import { KyselyConsoleAccountStore } from '../../src/store/kysely/kysely-console-account-store.js';
 import { KyselyConsoleSecondFactorStore } from '../../src/store/kysely/kysely-console-second-factor-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';

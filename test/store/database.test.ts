@@ -1,10 +1,12 @@
 // openDatabase: durability settings, migrations applied once and safely re-run, refusals.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+
 import BetterSqlite3 from 'better-sqlite3';
 import t from 'tap';
+
 import { DATABASE_FILE_NAME, databasePath, openDatabase } from '../../src/store/sqlite/database.js';
-import { MIGRATIONS, MigrationError, runMigrations } from '../../src/store/sqlite/migrations.js';
+import { MigrationError, MIGRATIONS, runMigrations } from '../../src/store/sqlite/migrations.js';
 
 const latest = MIGRATIONS.at(-1)!.version;
 

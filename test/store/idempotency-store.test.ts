@@ -2,13 +2,14 @@
 // implementation (src/store/kysely/kysely-idempotency-store.ts) on SQLite and on PostgreSQL.
 import pg from 'pg';
 import t from 'tap';
+
+import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { PostgresDatabase } from '../../src/store/postgres/database.js';
 import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';
+import { testIdempotencyStore } from '../helpers/test-sealer.js';
 import { idempotencyStoreContract } from './contract/idempotency-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
-import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
-import { testIdempotencyStore } from '../helpers/test-sealer.js';
 
 idempotencyStoreContract(t, 'KyselyIdempotencyStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);

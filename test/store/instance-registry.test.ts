@@ -1,10 +1,11 @@
 // The InstanceRegistry contract (contract/instance-registry-contract.ts) against its one implementation
 // (src/store/kysely/kysely-instance-registry.ts) on SQLite and on PostgreSQL.
 import t from 'tap';
-import { instanceRegistryContract } from './contract/instance-registry-contract.js';
-import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+
 import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { instanceRegistryContract } from './contract/instance-registry-contract.js';
+import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 
 instanceRegistryContract(t, 'KyselyInstanceRegistry on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);

@@ -1,11 +1,12 @@
 // The KeyStore contract (contract/key-store-contract.ts) against SQLite and PostgreSQL.
 import t from 'tap';
-import { keyStoreContract } from './contract/key-store-contract.js';
-import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+
 import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { keyStoreContract } from './contract/key-store-contract.js';
+import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 
 keyStoreContract(t, 'KyselyKeyStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);

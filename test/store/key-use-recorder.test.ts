@@ -3,7 +3,9 @@
 // the key's record already carries: a row cleared behind its back stays cleared within the minute);
 // a refused key writes nothing; a failed write (the database closed) is logged, never thrown.
 import { join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { KeyUseRecorder } from '../../src/store/key-use-recorder.js';
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';

@@ -2,8 +2,10 @@
 // and one nested inside another is refused before it can run `begin` inside the open transaction
 // (whose failure would roll back the outer one, leaving its later statements to autocommit).
 import { join } from 'node:path';
+
 import { sql } from 'kysely';
 import t, { type Test } from 'tap';
+
 import { immediate } from '../../src/store/kysely/immediate.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';

@@ -5,6 +5,7 @@
 // later one). Each case on a cluster of its own: killing or stopping a server process disturbs it.
 import { sql } from 'kysely';
 import t from 'tap';
+
 import { postgresStoreDb } from '../../src/store/kysely/store-db.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { StoreUnavailableError } from '../../src/store/store-unavailable-error.js';

@@ -2,7 +2,9 @@
 // folder reached through a symlink. What every BlobStore does is in contract/blob-store-contract.ts.
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+
 import t, { type Test } from 'tap';
+
 import { BlobPathError, type BlobStore } from '../../src/store/blob-store.js';
 import { LocalBlobStore } from '../../src/store/local-blob-store.js';
 

@@ -4,11 +4,13 @@
 // subscribers to look for work; payloads that are not ours are ignored.
 import { once } from 'node:events';
 import { EventEmitter } from 'node:events';
+
 import t from 'tap';
+
+import { JobEvents } from '../../src/jobs/job-events.js';
 import type { JobNotice } from '../../src/store/job-notices.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { decodeNotice, encodeNotice, JOB_NOTICE_CHANNEL, PgJobNotices } from '../../src/store/postgres/pg-job-notices.js';
-import { JobEvents } from '../../src/jobs/job-events.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
 
 /** The notices a subscriber receives, awaitable one by one. */

@@ -3,8 +3,9 @@
 // helper, and a pool that outlives a server restart.
 import pg from 'pg';
 import t, { type Test } from 'tap';
+
 import { openPostgres, type PostgresDatabase } from '../../src/store/postgres/database.js';
-import { MIGRATIONS, MigrationError, type Migration } from '../../src/store/postgres/migrations.js';
+import { type Migration, MigrationError, MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { sharedPostgres, startPostgres } from '../helpers/postgres-server.js';
 
 const LATEST = MIGRATIONS.at(-1)!.version;

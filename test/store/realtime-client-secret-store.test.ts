@@ -1,6 +1,7 @@
 // The RealtimeClientSecretStore contract (contract/realtime-client-secret-store-contract.ts) against its
 // one implementation (src/store/kysely/kysely-realtime-client-secret-store.ts) on SQLite and on PostgreSQL.
 import t from 'tap';
+
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyRealtimeClientSecretStore } from '../../src/store/kysely/kysely-realtime-client-secret-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';

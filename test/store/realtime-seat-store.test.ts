@@ -1,10 +1,11 @@
 // The RealtimeSeatStore contract (contract/realtime-seat-store-contract.ts) against SQLite and PostgreSQL.
 import t from 'tap';
+
+import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
+import { KyselyRealtimeSeatStore } from '../../src/store/kysely/kysely-realtime-seat-store.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { realtimeSeatStoreContract } from './contract/realtime-seat-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
-import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
-import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { KyselyRealtimeSeatStore } from '../../src/store/kysely/kysely-realtime-seat-store.js';
 
 realtimeSeatStoreContract(t, 'KyselyRealtimeSeatStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);

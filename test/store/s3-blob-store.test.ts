@@ -2,14 +2,16 @@
 // presigned POST form (its policy and SigV4 signature checked here, since s3rver does not enforce
 // policies), collecting and discarding direct uploads, their sweep, the public endpoint, and how
 // storage failures become the store's errors. The BlobStore contract is in blob-store.test.ts.
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createHmac } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import t, { type Test } from 'tap';
+
 import { BlobNotFoundError, BlobStoreUnavailableError, DirectUploadMismatchError, type DirectUploadPolicy } from '../../src/store/blob-store.js';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
-import { S3SettingsError, type S3BlobStoreSettings } from '../../src/store/s3/s3-settings.js';
+import { type S3BlobStoreSettings, S3SettingsError } from '../../src/store/s3/s3-settings.js';
 import { s3StoreSettings, startS3Server } from '../helpers/s3-server.js';
 
 const PREFIX = 'svc-stt/';

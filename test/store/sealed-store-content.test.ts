@@ -3,6 +3,7 @@
 // hold no plaintext, reads open them, a sealed value moved onto another job does not open, and rows
 // written before sealing existed are still read as they are.
 import t, { type Test } from 'tap';
+
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 import { SealingError } from '../../src/store/sealing-error.js';

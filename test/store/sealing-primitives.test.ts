@@ -4,7 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+
 import t from 'tap';
+
 import { LocalKeyProvider, masterKeyIdOf } from '../../src/store/master-keys.js';
 import { openBuffer, sealBuffer, sealedKeyVersion } from '../../src/store/sealed-buffer.js';
 import { FRAME_BYTES, openStream, SEALED_STREAM_HEADER_BYTES, sealedStreamBytes, sealStream } from '../../src/store/sealed-stream.js';

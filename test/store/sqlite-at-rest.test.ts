@@ -1,20 +1,22 @@
 // What only the SQLite stores can show: the bytes in the database files themselves (secrets are
 // hashed or sealed at rest, WAL included) and atomicity of two processes on one database file. The behaviour every store
 // shares is in the contract suites (test/store/contract/).
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+
 import t, { type Test } from 'tap';
-import { testJobStore, testVoiceProfileStore } from '../helpers/test-sealer.js';
+
 import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
+import { testJobStore, testVoiceProfileStore } from '../helpers/test-sealer.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 const T0 = new Date('2031-03-04T05:06:07.000Z');

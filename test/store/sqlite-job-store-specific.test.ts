@@ -1,9 +1,10 @@
 // What only the job store class has, outside the JobStore contract (contract/job-store-contract.ts):
 // `referencesAudio`, the first version's name for referencesBlob, still on the class.
 import t from 'tap';
-import { sqliteDatabases } from './contract/store-databases.js';
-import { testJobStore } from '../helpers/test-sealer.js';
+
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { testJobStore } from '../helpers/test-sealer.js';
+import { sqliteDatabases } from './contract/store-databases.js';
 
 t.test('referencesAudio answers as referencesBlob does', async (t) => {
   const databases = await sqliteDatabases(t);

@@ -4,7 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+
 import t, { type Test } from 'tap';
+
 import { ContentSealer } from '../../src/store/content-sealer.js';
 import { KyselyTenantKeys } from '../../src/store/kysely/kysely-tenant-keys.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';

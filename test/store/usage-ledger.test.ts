@@ -1,13 +1,14 @@
 // The UsageLedger contract (contract/usage-ledger-contract.ts) against SQLite and PostgreSQL.
 import t from 'tap';
-import { usageLedgerContract } from './contract/usage-ledger-contract.js';
-import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
-import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
-import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
-import { testJobStore } from '../helpers/test-sealer.js';
+
 import type { JobStatus } from '../../src/domain/job-statuses.js';
+import { KyselyInstanceRegistry } from '../../src/store/kysely/kysely-instance-registry.js';
+import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
+import { testJobStore } from '../helpers/test-sealer.js';
+import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+import { usageLedgerContract } from './contract/usage-ledger-contract.js';
 
 /** Instances registered for an hour, or removed, on the ledger's database. */
 const instances = (db: StoreDb) => {

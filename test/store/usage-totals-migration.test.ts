@@ -2,19 +2,21 @@
 // before them: an upgraded database decides and charges as if it had kept them all along; and kept
 // by the database itself, so an event inserted by a writer that knows nothing of them (a process of
 // the previous version, during a rolling upgrade) is in them too.
-import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
+
+import BetterSqlite3 from 'better-sqlite3';
 import t, { type Test } from 'tap';
+
+import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { MIGRATIONS as PG_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS, runMigrations } from '../../src/store/sqlite/migrations.js';
 import type { UsageLedger } from '../../src/store/usage-ledger.js';
-import { USAGE_EVENT_COLUMNS, usageEventRow, type UsageEvent, type UsageEventRow } from '../../src/store/usage-record.js';
+import { USAGE_EVENT_COLUMNS, type UsageEvent, type UsageEventRow, usageEventRow } from '../../src/store/usage-record.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
 import { usageEvent } from '../helpers/usage-events.js';
-import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
-import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 
 const HOUR = 3_600_000;
 

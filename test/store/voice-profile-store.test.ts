@@ -1,10 +1,11 @@
 // The VoiceProfileStore contract (contract/voice-profile-store-contract.ts) against its one implementation
 // (src/store/kysely/kysely-voice-profile-store.ts) on SQLite and on PostgreSQL.
 import t from 'tap';
+
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { voiceProfileStoreContract } from './contract/voice-profile-store-contract.js';
-import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 import { testVoiceProfileStore } from '../helpers/test-sealer.js';
+import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
+import { voiceProfileStoreContract } from './contract/voice-profile-store-contract.js';
 
 voiceProfileStoreContract(t, 'KyselyVoiceProfileStore on SQLite', async (t) => {
   const databases = await sqliteDatabases(t);

@@ -1,6 +1,7 @@
 // The WebhookOutbox contract (contract/webhook-outbox-contract.ts) against SQLite and PostgreSQL,
 // and, once, the event body the outbox carries (it does not depend on the store).
 import t from 'tap';
+
 import { postgresJobStores, sqliteJobStores } from './contract/job-store-harnesses.js';
 import { eventFor, webhookOutboxContract } from './contract/webhook-outbox-contract.js';
 

@@ -1,10 +1,11 @@
 // The WebhookSecretStore contract (contract/webhook-secret-store-contract.ts) against SQLite and PostgreSQL.
 import t from 'tap';
+
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 import { webhookSecretStoreContract } from './contract/webhook-secret-store-contract.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
-import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
 webhookSecretStoreContract(t, 'KyselyWebhookSecretStore on SQLite', async (t, masterKey) => {
   const databases = await sqliteDatabases(t);

@@ -6,8 +6,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import t from 'tap';
+
 import { Webhook } from 'standardwebhooks';
+import t from 'tap';
+
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { runMigrations } from '../../src/store/sqlite/migrations.js';
 import { loadWebhookMasterKey } from '../../src/webhooks/master-key.js';
@@ -16,9 +21,6 @@ import { startDnsTestServer } from '../helpers/dns-test-server.js';
 import { CLI_ARGS, kill, serve, serveEnv } from '../helpers/serve-process.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
-import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
 t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-id', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-hook-crash-'));

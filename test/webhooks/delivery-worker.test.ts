@@ -2,19 +2,21 @@
 // rule changed, or DNS changed since): every attempt re-validates, so each case of the SSRF matrix is
 // refused at delivery time too, without a connection, and recorded for operators.
 import { join } from 'node:path';
+
 import t from 'tap';
-import { openDatabase } from '../../src/store/sqlite/database.js';
+
 import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
+import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
 import { postWebhook } from '../../src/webhooks/post-webhook.js';
 import { createDestinationValidator } from '../../src/webhooks/validate-destination.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
 import { startDnsTestServer } from '../helpers/dns-test-server.js';
 import { REFUSED, SSRF_DNS } from '../helpers/ssrf-cases.js';
-import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
-import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { testJobStore } from '../helpers/test-sealer.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
-import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
 t.test('every SSRF case is refused at delivery time and rescheduled, never connected', async (t) => {
   const dns = await startDnsTestServer(SSRF_DNS);

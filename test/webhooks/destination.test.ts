@@ -2,8 +2,9 @@
 // fragment, at most 2,048 characters, and every address the host resolves to public — checked against
 // a real DNS server on loopback, so the resolver, the wire answers and the refusals are all real.
 import t, { type Test } from 'tap';
-import { UnprocessableRequest } from '../../src/pipeline/pipeline-errors.js';
+
 import { validateWebhookUrl } from '../../src/contract/webhook-url.js';
+import { UnprocessableRequest } from '../../src/pipeline/pipeline-errors.js';
 import type { DestinationPolicy } from '../../src/webhooks/destination-policy.js';
 import { DestinationRefusedError } from '../../src/webhooks/destination-refused-error.js';
 import { createDestinationValidator, type ValidatedDestination } from '../../src/webhooks/validate-destination.js';

@@ -2,12 +2,14 @@
 // (job id, status, failure code; never the message), delivered and verified exactly like the success
 // event — whether the audio could not be decoded or the upload never came.
 import { readFile } from 'node:fs/promises';
-import t from 'tap';
+
 import { Webhook } from 'standardwebhooks';
+import t from 'tap';
+
 import { TestClock } from '../helpers/api-test-app.js';
 import { randomBytesFile } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
-import { startWebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.js';
+import { type ReceivedRequest, startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startWebhookService } from '../helpers/webhook-service.js';
 
 /** TestClock advances in seconds. */

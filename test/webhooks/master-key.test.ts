@@ -6,7 +6,9 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+
 import t from 'tap';
+
 import { loadWebhookMasterKey, WEBHOOK_MASTER_KEY_FILE } from '../../src/webhooks/master-key.js';
 
 t.test('without a configured key: created once with mode 0600, then reused', async (t) => {

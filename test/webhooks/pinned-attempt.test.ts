@@ -2,6 +2,7 @@
 // the address that validation saw, even though the name now answers something else (DNS rebinding).
 // Real DNS over UDP, real HTTPS with TLS verified for the name; loopback allowed as in tests.
 import t from 'tap';
+
 import { DestinationRefusedError } from '../../src/webhooks/destination-refused-error.js';
 import { postWebhook } from '../../src/webhooks/post-webhook.js';
 import { createDestinationValidator } from '../../src/webhooks/validate-destination.js';

@@ -3,7 +3,9 @@
 // the request arriving byte for byte. The connection goes to the address in the destination: the
 // names used here (hooks.test, other.test) exist in no DNS, so any lookup would fail the attempt.
 import { createServer } from 'node:net';
+
 import t from 'tap';
+
 import { postWebhook } from '../../src/webhooks/post-webhook.js';
 import type { ValidatedDestination } from '../../src/webhooks/validate-destination.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';

@@ -1,5 +1,6 @@
 // The retry schedule of the contract: immediately, then 1 min, 5 min, 30 min, 2 h, 8 h, then give up.
 import t from 'tap';
+
 import { MAX_ATTEMPTS, nextAttemptAt } from '../../src/webhooks/retry-schedule.js';
 
 t.test('delays after each failed attempt, without jitter', async (t) => {

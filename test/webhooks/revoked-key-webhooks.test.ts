@@ -4,22 +4,24 @@
 // (its job succeeded after the revocation, or the CLI did not get to it) is given up before any
 // connection is made. Operators see why in the delivery record.
 import { join } from 'node:path';
+
 import t from 'tap';
-import { openDatabase } from '../../src/store/sqlite/database.js';
+
 import { isKeyActive } from '../../src/application/require-active-key.js';
-import { KEY_REVOKED_DELIVERY_STATUS } from '../../src/jobs/key-revocation.js';
 import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
+import { KEY_REVOKED_DELIVERY_STATUS } from '../../src/jobs/key-revocation.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
+import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
+import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
+import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
 import { TestClock } from '../helpers/api-test-app.js';
 import { revokeKeyWithCli } from '../helpers/revoke-key-cli.js';
+import { testJobStore } from '../helpers/test-sealer.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startWebhookService } from '../helpers/webhook-service.js';
-import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
-import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import { testJobStore } from '../helpers/test-sealer.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
-import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 
 t.test('a pending event is cancelled by keys revoke and never attempted again', async (t) => {
   const clock = new TestClock(Date.now());

@@ -2,11 +2,13 @@
 // Svix's (what receivers are told to use) verify our headers unchanged, and reject tampered bodies,
 // stale or future timestamps and other secrets. Known-answer vectors pin the exact bytes signed.
 import { createHmac } from 'node:crypto';
-import t from 'tap';
+
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { webhookSignature, webhookSignatures } from '../../src/webhooks/sign-webhook.js';
+import t from 'tap';
+
 import { generateSigningSecret, signingKeyOf } from '../../src/store/webhook-signing-secret.js';
+import { webhookSignature, webhookSignatures } from '../../src/webhooks/sign-webhook.js';
 
 const EVENT_ID = 'evt_2b8cQm1RkT0aZ9yXw4VuLs';
 // Non-ASCII on purpose: the signature covers the UTF-8 bytes sent, not a re-serialised string.

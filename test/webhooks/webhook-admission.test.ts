@@ -3,6 +3,7 @@
 // echoes the URL. A name that passed at request time is re-resolved at delivery and refused when it
 // now points inside (DNS rebinding).
 import t from 'tap';
+
 import { createJobRequest, jobBody } from '../helpers/jobs-client.js';
 import { PUBLIC, REFUSED, SSRF_DNS } from '../helpers/ssrf-cases.js';
 import { postTranscription } from '../helpers/test-service.js';

@@ -3,13 +3,15 @@
 // Standard Webhooks and Svix libraries verify it unchanged. Retries follow the contract's schedule
 // on a controllable clock, each attempt re-signed with a fresh timestamp and the same id.
 import { createHmac } from 'node:crypto';
-import t from 'tap';
+
 import { Webhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
+import t from 'tap';
+
 import { TestClock } from '../helpers/api-test-app.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { postTranscription } from '../helpers/test-service.js';
-import { startWebhookReceiver, type ReceivedRequest } from '../helpers/webhook-receiver.js';
+import { type ReceivedRequest, startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startWebhookService } from '../helpers/webhook-service.js';
 
 const headersOf = (r: ReceivedRequest) => ({

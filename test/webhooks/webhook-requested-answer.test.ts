@@ -1,6 +1,7 @@
 // Both job-creating answers say whether a webhook was asked for: the direct upload's 202 and the job
 // route's 201 carry the same `webhook: {requested}` block, as /v1/openapi.json documents them.
 import t from 'tap';
+
 import { createJobRequest, jobBody } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { PUBLIC } from '../helpers/ssrf-cases.js';

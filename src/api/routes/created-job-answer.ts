@@ -4,7 +4,7 @@
 import type { CreatedJob } from '../../application/job-creation-connection.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import type { StoredResponse } from '../../store/idempotency-store.js';
-import { MIN_AUDIO_SECONDS_ADVISORY, jobUrls, jobView } from './job-view.js';
+import { jobUrls, jobView, MIN_AUDIO_SECONDS_ADVISORY } from './job-view.js';
 
 export function createdJobAnswer(
   { job, upload, expirySeconds, now }: CreatedJob,

@@ -3,6 +3,7 @@
 // server-sent event stream, the 202 a new job is answered with, and the request's usage (its audio
 // length and billing outcome), put on the request for its line in the access audit log.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import { RequestUsage } from '../../application/request-usage.js';
 import type { TranscriptionConnection } from '../../application/transcription-connection.js';
 import type { ServiceConfig } from '../../config/service-config.js';

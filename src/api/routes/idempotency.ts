@@ -1,5 +1,6 @@
 // Idempotency-Key handling shared by routes that create work: header validation and replay.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import type { StoredResponse } from '../../store/idempotency-store.js';
 import { API_REFUSALS } from '../api-refusals.js';
 import { headerCount } from '../raw-headers.js';

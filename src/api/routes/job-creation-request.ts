@@ -4,20 +4,13 @@
 // over the cap 413, unsupported language, vocabulary, patterns, hints or combination 422, a missing
 // entitlement 403. Messages name only our own field names, never request content. The two answers
 // with no kind below (a media type, an upload length) are the contract's own, built here.
-import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
-
 import type { JobCreation } from '../../application/job-creation.js';
-
-import { MAX_LANGUAGE_HINTS } from '../../pipeline/languages.js';
-
-import { parseSpeakerCount } from '../../contract/speaker-count.js';
-
+import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
+import { parseClinicalTextFields } from '../../contract/clinical-text-fields.js';
+import { refuseUnredactedForKey, withKeyTextDefaults } from '../../contract/key-text-defaults.js';
 import { parseJobKnownSpeakers } from '../../contract/known-speaker-fields.js';
-
-import { parsePatterns } from '../../pipeline/patterns.js';
-
-import { omittedLanguage, refuseWithMultichannel, type LanguageChoice } from '../../contract/transcription-request.js';
-
+import { parsePrompt } from '../../contract/prompt-field.js';
+import { requireEntitlements } from '../../contract/request-entitlements.js';
 import {
   DEFAULT_JOB_RESPONSE_FORMAT,
   DEFAULT_PROFILE,
@@ -25,34 +18,25 @@ import {
   MAX_CONTENT_TYPE,
   MAX_FILENAME,
   MAX_JOB_UPLOAD_BYTES,
-  PROFILES,
-  RESPONSE_FORMATS,
-  SEGMENT_FORMATS,
   type Profile,
+  PROFILES,
   type RequestFieldName,
+  RESPONSE_FORMATS,
   type ResponseFormat,
+  SEGMENT_FORMATS,
 } from '../../contract/request-fields.js';
-
-import { parsePrompt } from '../../contract/prompt-field.js';
-
-import { requireEntitlements } from '../../contract/request-entitlements.js';
-import { parseClinicalTextFields } from '../../contract/clinical-text-fields.js';
-import { refuseUnredactedForKey, withKeyTextDefaults } from '../../contract/key-text-defaults.js';
-
-import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
-
+import { parseSpeakerCount } from '../../contract/speaker-count.js';
+import { type LanguageChoice, omittedLanguage, refuseWithMultichannel } from '../../contract/transcription-request.js';
 import { validateWebhookUrl } from '../../contract/webhook-url.js';
-
-import { JOB_MODEL } from '../../domain/model-ids.js';
-
 import type { ApiKeyRecord } from '../../domain/api-keys.js';
-
-import { InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
-import { API_REFUSALS } from '../api-refusals.js';
-
-import { parseLanguageTag, type LanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../../domain/language-families.js';
-
 import { unknownFieldMessage } from '../../domain/field-names.js';
+import { type LanguageTag, parseLanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../../domain/language-families.js';
+import { JOB_MODEL } from '../../domain/model-ids.js';
+import { MAX_LANGUAGE_HINTS } from '../../pipeline/languages.js';
+import { parsePatterns } from '../../pipeline/patterns.js';
+import { InvalidRequestField, UnprocessableRequest } from '../../pipeline/pipeline-errors.js';
+import { validateTerms, vocabularyLanguageOf } from '../../pipeline/vocabulary-terms.js';
+import { API_REFUSALS } from '../api-refusals.js';
 
 const FIELDS = fieldNamesOf('jobs');
 

@@ -4,10 +4,9 @@
 import { schemas } from '../openapi-components.js';
 import { BEARER } from '../openapi-document.js';
 import { answerHeaders, ERROR_RESPONSES, errorResponses, PROFILE_NOTICE_HEADERS } from '../openapi-responses.js';
+import { ref } from '../openapi-schema-builders.js';
 import type { ParameterSchema, RouteSchema } from '../openapi-types.js';
 import { IDEMPOTENCY_HEADERS } from './transcription-schemas.js';
-
-import { ref } from '../openapi-schema-builders.js';
 export const JOB_ID_PARAMS: ParameterSchema = { type: 'object', required: ['job_id'], properties: { job_id: { type: 'string' } } };
 
 export const POLL_QUERY: ParameterSchema = {

@@ -3,8 +3,8 @@
 // expired already says so, whether or not the sweeper has deleted the file yet.
 import { resultExpired } from '../../application/job-deadlines.js';
 import type { InlineResult } from '../../application/poll-job.js';
-import type { JobRecord } from '../../store/job-store.js';
 import { asksRedactedAudio } from '../../jobs/job-request.js';
+import type { JobRecord } from '../../store/job-store.js';
 
 export interface JobUrls {
   poll: string;

@@ -14,16 +14,17 @@
 // Audit: creation, acceptance, an upload collected from the bucket and every read of result content
 // are logged as job audit lines (src/jobs/job-audit.ts) with the acting key's id.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 import { completeJobUpload } from '../../application/complete-job-upload.js';
 import { createPresignedJob } from '../../application/create-presigned-job.js';
 import type { JobCreationConnection } from '../../application/job-creation-connection.js';
 import { pollJob } from '../../application/poll-job.js';
 import { readJobPartial } from '../../application/read-job-partial.js';
 import { readJobRedactedAudio } from '../../application/read-job-redacted-audio.js';
-import { readJobUnredactedResult } from '../../application/read-job-unredacted-result.js';
 import { readJobResult } from '../../application/read-job-result.js';
+import { readJobUnredactedResult } from '../../application/read-job-unredacted-result.js';
+import type { UsageBilling } from '../../billing/usage-billing.js';
 import type { ServiceConfig } from '../../config/service-config.js';
-import type { VoiceProfileStore } from '../../store/voice-profile-store.js';
 import type { JobEvents } from '../../jobs/job-events.js';
 import type { JobHousekeeping } from '../../jobs/job-housekeeping.js';
 import type { JobQueue } from '../../jobs/job-queue.js';
@@ -31,11 +32,11 @@ import type { BlobStore } from '../../store/blob-store.js';
 import type { IdempotencyStore } from '../../store/idempotency-store.js';
 import type { JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
-import type { UsageBilling } from '../../billing/usage-billing.js';
+import type { VoiceProfileStore } from '../../store/voice-profile-store.js';
 import { API_REFUSALS } from '../api-refusals.js';
 import { applyProfileDeprecation } from '../deprecation.js';
-import { idempotencyKeyOf, replay } from './idempotency.js';
 import { createdJobAnswer } from './created-job-answer.js';
+import { idempotencyKeyOf, replay } from './idempotency.js';
 import { parseJobCreation } from './job-creation-request.js';
 import {
   COMPLETE_JOB_SCHEMA,

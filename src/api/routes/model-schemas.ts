@@ -1,7 +1,7 @@
 // The route schemas of GET /v1/models and GET /v1/models/{model}.
-import { ref } from '../openapi-schema-builders.js';
 import { BEARER } from '../openapi-document.js';
 import { answerHeaders, errorResponses } from '../openapi-responses.js';
+import { ref } from '../openapi-schema-builders.js';
 import type { RouteSchema } from '../openapi-types.js';
 
 export const LIST_MODELS_SCHEMA: RouteSchema = {

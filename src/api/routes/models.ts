@@ -3,12 +3,13 @@
 // build string results carry in `metadata.model_build`, and whether its engine is loaded now.
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
+
 import type { FastifyInstance } from 'fastify';
+
 import { MODEL_OWNER } from '../../contract/transcription-request.js';
+import { MODEL_IDS, type ModelId } from '../../domain/model-ids.js';
 import { API_REFUSALS } from '../api-refusals.js';
 import { LIST_MODELS_SCHEMA, RETRIEVE_MODEL_SCHEMA } from './model-schemas.js';
-
-import { MODEL_IDS, type ModelId } from '../../domain/model-ids.js';
 export const MODELS_PATH = '/v1/models';
 
 export interface ModelRouteDeps {

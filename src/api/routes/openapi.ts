@@ -1,12 +1,14 @@
 // GET /v1/openapi.json: the contract's machine description, public so tools can fetch it without a
 // key. Generated from the routes' schemas on the first request (every route is registered by then)
 // and kept: it depends only on the routes and the configuration.
+import '../fastify-augment.js';
+
 import type { FastifyInstance } from 'fastify';
+
 import type { AppDependencies } from '../app-dependencies.js';
 import type { OpenApiCollector } from '../openapi-document.js';
 import { answerHeaders, errorResponses } from '../openapi-responses.js';
 import type { RouteSchema } from '../openapi-types.js';
-import '../fastify-augment.js';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 

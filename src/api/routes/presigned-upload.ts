@@ -7,24 +7,26 @@
 // audio only once it is complete and durable: a refused, cut-off or failed upload leaves nothing
 // behind and the form may be retried until it expires. A stored upload is a job audit line under the
 // key that issued the form (the request itself carries none).
-import { rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { rm } from 'node:fs/promises';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isStorageFault } from '../storage-fault.js';
+
+import { KEY_RECHECK_INTERVAL_MS } from '../../application/require-active-key.js';
 import type { ServiceConfig } from '../../config/service-config.js';
+import { MAX_JOB_UPLOAD_BYTES } from '../../contract/request-fields.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from '../../jobs/job-audit.js';
 import { closeUploadSlotsOfKey } from '../../jobs/key-revocation.js';
 import { UploadFormRefused, verifyUploadForm } from '../../jobs/upload-policy.js';
 import type { BlobStore } from '../../store/blob-store.js';
 import type { JobRecord, JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
-import { KEY_RECHECK_INTERVAL_MS } from '../../application/require-active-key.js';
 import { multipartBoundary } from '../multipart-boundary.js';
-import { MAX_JOB_UPLOAD_BYTES } from '../../contract/request-fields.js';
+import { isStorageFault } from '../storage-fault.js';
 import { sendS3Error } from './s3-error-response.js';
 import { refusalOf, UPLOAD_REFUSALS, UploadFormError } from './upload-form-refusals.js';
 import { UploadMonitor } from './upload-monitor.js';

@@ -1,7 +1,8 @@
 // POST /v1/realtime/client_secrets: the key mints a single-use secret a page presents in its realtime
 // `start` instead of the key (src/application/mint-realtime-client-secret.ts).
 import type { FastifyInstance } from 'fastify';
-import { mintRealtimeClientSecret, type MintClientSecretDeps } from '../../application/mint-realtime-client-secret.js';
+
+import { type MintClientSecretDeps, mintRealtimeClientSecret } from '../../application/mint-realtime-client-secret.js';
 import { parseClientSecretRequest } from '../../contract/client-secret-request.js';
 import { CREATE_CLIENT_SECRET_SCHEMA } from './realtime-client-secret-schemas.js';
 

@@ -8,12 +8,14 @@ import { once } from 'node:events';
 import { rm } from 'node:fs/promises';
 import { Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+
 import type { FastifyRequest } from 'fastify';
+
 import type { BlobStore } from '../../store/blob-store.js';
 import type { ApiError } from '../api-error.js';
 import { API_REFUSALS } from '../api-refusals.js';
 import { multipartBoundary } from '../multipart-boundary.js';
-import { UploadMonitor, type UploadLimits } from './upload-monitor.js';
+import { type UploadLimits, UploadMonitor } from './upload-monitor.js';
 
 export interface ReceivedUpload {
   path: string;

@@ -2,8 +2,9 @@
 // to it is written against S3's browser POST: clients and their libraries parse these, not our JSON
 // envelope. Messages are fixed texts; nothing from the request is reflected.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { UploadFormError } from './upload-form-refusals.js';
+
 import { REQUEST_ID_HEADER } from '../request-id.js';
+import type { UploadFormError } from './upload-form-refusals.js';
 
 const escapeXml = (text: string) => text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 

@@ -4,9 +4,8 @@
 import { schemas } from '../openapi-components.js';
 import { BEARER } from '../openapi-document.js';
 import { answerHeaders, errorResponses, PROFILE_NOTICE_HEADERS, RESPONSE_HEADERS } from '../openapi-responses.js';
-import type { ParameterSchema, Response, RouteSchema } from '../openapi-types.js';
-
 import { ref } from '../openapi-schema-builders.js';
+import type { ParameterSchema, Response, RouteSchema } from '../openapi-types.js';
 /** The Idempotency-Key header of routes that create work. */
 export const IDEMPOTENCY_HEADERS: ParameterSchema = {
   type: 'object',

@@ -13,9 +13,11 @@
 // connection is noticed within about two of them (its kernel refuses the first write, the next one
 // fails), not only at the next delta.
 import { PassThrough } from 'node:stream';
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { redactionFields, STREAM_EVENT_TYPES, verboseBody } from '../../contract/response-body.js';
+
 import type { TranscriptStream } from '../../application/transcription-connection.js';
+import { redactionFields, STREAM_EVENT_TYPES, verboseBody } from '../../contract/response-body.js';
 import { mapError } from '../error-mapping.js';
 
 export const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';

@@ -2,8 +2,9 @@
 // is read into the use case's input, src/application/transcribe-upload.ts does the work (billing,
 // the upload, the checks, an inline answer or a durable job), and its answer is written here: a
 // job's stored 202, the transcript in its response format, or nothing more once it was streamed.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
 import { transcribeUpload, type UploadTranscription } from '../../application/transcribe-upload.js';
 import type { TranscribeUploadDeps } from '../../application/transcribe-upload-deps.js';
 import { responseBody } from '../../contract/response-body.js';

@@ -2,6 +2,7 @@
 // grace period, an average rate below minBytesPerSecond -> 408 upload_too_slow. Slow-loris uploads
 // would otherwise hold a connection and a temp file indefinitely.
 import type { IncomingMessage } from 'node:http';
+
 import type { ApiError } from '../api-error.js';
 import { API_REFUSALS } from '../api-refusals.js';
 

@@ -1,7 +1,7 @@
 // The route schema of GET /v1/usage.
-import { ref } from '../openapi-schema-builders.js';
 import { BEARER } from '../openapi-document.js';
 import { answerHeaders, errorResponses } from '../openapi-responses.js';
+import { ref } from '../openapi-schema-builders.js';
 import type { RouteSchema } from '../openapi-types.js';
 
 export const GET_USAGE_SCHEMA: RouteSchema = {

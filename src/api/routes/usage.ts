@@ -2,6 +2,7 @@
 // report `svc-stt usage --tenant` shows, as JSON. Never another tenant's figures: naming one is a
 // 404, as an unknown job is (its existence is not confirmed either).
 import type { FastifyInstance } from 'fastify';
+
 import type { UsageBilling } from '../../billing/usage-billing.js';
 import { usageReport } from '../../billing/usage-report.js';
 import { usageReportJson } from '../../billing/usage-report-json.js';

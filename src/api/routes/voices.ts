@@ -2,12 +2,14 @@
 // delete one. The upload is received into a spool file, given to src/application/enrolled-voices.ts,
 // and removed whatever the outcome: only the voice's statistics are kept.
 import { rm } from 'node:fs/promises';
+
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import { deleteVoice, enrolVoice, listVoices, readVoice, type EnrolledVoiceDeps } from '../../application/enrolled-voices.js';
+
+import { deleteVoice, type EnrolledVoiceDeps, enrolVoice, listVoices, readVoice } from '../../application/enrolled-voices.js';
 import type { ServiceConfig } from '../../config/service-config.js';
-import type { VoiceSummary } from '../../store/voice-profile-store.js';
 import { ENROLMENT_MAX_SECONDS, ENROLMENT_MIN_SECONDS } from '../../pipeline/reference-clip.js';
+import type { VoiceSummary } from '../../store/voice-profile-store.js';
 import { receiveUpload } from './receive-upload.js';
 import { DELETE_VOICE_SCHEMA, ENROL_VOICE_SCHEMA, GET_VOICE_SCHEMA, LIST_VOICES_SCHEMA } from './voice-schemas.js';
 

@@ -13,8 +13,8 @@
 // After a match, the search resumes at its end; the states it re-visits are counted against a
 // budget (4 × units × instructions per pattern and text, the linear bound with room to spare) and a
 // search that would pass it stops, reported as `exhausted`, rather than taking quadratic time.
-import type { CharSet, SetItem } from './pattern-syntax.js';
 import type { Instruction, PatternProgram } from './pattern-program.js';
+import type { CharSet, SetItem } from './pattern-syntax.js';
 
 /** A gap that may be dropped, kept as a space, or written as a hyphen. */
 export const SOFT_JOINABLE = -1;

@@ -3,7 +3,7 @@
 // unrolled, so the program's size is what bounds matching time; it is capped per pattern and per
 // request, and compiling stops as soon as a cap is passed (the compile-time limit), so a pathological
 // pattern is refused in microseconds and never reaches a transcript.
-import { parsePattern, PatternRefused, type CharSet, type PatternNode } from './pattern-syntax.js';
+import { type CharSet, parsePattern, type PatternNode, PatternRefused } from './pattern-syntax.js';
 
 /** Most instructions in one pattern's program. */
 export const MAX_PROGRAM_SIZE = 2_000;

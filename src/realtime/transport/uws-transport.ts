@@ -4,17 +4,19 @@
 // transport, chosen and logged by us.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+
 import type * as Uws from '@trufflesuite/uws-js-unofficial';
+
 import {
   CLOSE_BACKPRESSURE,
   CLOSE_GOING_AWAY,
   CLOSE_TOO_BIG,
-  HARD_FRAME_FACTOR,
-  UWS_LISTEN_FAILED,
   type ConnectionHandlers,
+  HARD_FRAME_FACTOR,
   type ListeningTransport,
   type RealtimeConnection,
   type RealtimeTransport,
+  UWS_LISTEN_FAILED,
 } from './transport.js';
 
 type UwsModule = typeof Uws;

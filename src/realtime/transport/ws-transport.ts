@@ -2,7 +2,9 @@
 // binary loads (Node 22+, Windows), and in the protocol tests as the second transport.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+
 import {
   CLOSE_BACKPRESSURE,
   CLOSE_GOING_AWAY,

@@ -8,6 +8,7 @@
 // transaction; the statements take the row, table or advisory locks their transition needs
 // (FOR UPDATE and the like, behind `onPostgresDb`), as the hand-written stores did.
 import { sql } from 'kysely';
+
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 

@@ -1,7 +1,8 @@
 // The conditions and assignments on `jobs` that more than one job-store statement shares, as Kysely
 // expressions (the same on SQLite and PostgreSQL). Pure decisions on a row already read stay in
 // ../job-record.ts.
-import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type RawBuilder, sql, type SqlBool } from 'kysely';
+
 import type { StoreSchema } from './store-schema.js';
 
 type Jobs = ExpressionBuilder<StoreSchema, 'jobs'>;

@@ -2,7 +2,8 @@
 // the columns a success sets, the outbox row a transition's event adds, a row marked failed. Each
 // runs on the handle it is given, inside the caller's transaction where it has one.
 import { sql, type UpdateObject, type UpdateResult } from 'kysely';
-import { iso, releasedByFailure, type FailError, type JobRow } from '../job-record.js';
+
+import { type FailError, iso, type JobRow, releasedByFailure } from '../job-record.js';
 import type { FinalResult, OutboxEvent, PendingDecoration, ReleasedBlobs, Retention } from '../job-store.js';
 import type { StoreDb, StoreSchema } from './store-schema.js';
 

@@ -2,10 +2,10 @@
 // Kysely (store-db.ts); validation is shared (billing-settings-record.ts). A read-modify-write change
 // makes sure its row exists, then reads and rewrites it in one `immediate` transaction, the row
 // locked FOR UPDATE on PostgreSQL, so concurrent top-ups add up instead of one overwriting the other.
-import { changedKeyBilling, parseTermsPatch, validatePeriodStartDay, validateTermsPatch } from '../billing-settings-record.js';
-import { DEFAULT_PERIOD_START_DAY, type BillingSettingsStore, type KeyBilling, type TermsPatch } from '../billing-settings-store.js';
-import { keyNotFound } from '../key-record.js';
 import type { Plan } from '../../domain/api-keys.js';
+import { changedKeyBilling, parseTermsPatch, validatePeriodStartDay, validateTermsPatch } from '../billing-settings-record.js';
+import { type BillingSettingsStore, DEFAULT_PERIOD_START_DAY, type KeyBilling, type TermsPatch } from '../billing-settings-store.js';
+import { keyNotFound } from '../key-record.js';
 import { validatePlan } from '../key-validation.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';

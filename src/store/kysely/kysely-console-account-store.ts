@@ -12,7 +12,8 @@
 // The rest are single statements: a session is checked and touched by one conditional UPDATE, a
 // failed sign-in counted (and the lock set) by one UPDATE whose CASEs read the row as it was, and a
 // wrong password (or an attempt from an address) by one upsert whose CASEs do the same.
-import { sql, type ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
+
 import {
   consoleUserOf,
   emailOrNull,
@@ -25,7 +26,6 @@ import {
   signInRecordOf,
 } from '../console-account-record.js';
 import {
-  SIGN_IN_WINDOW_MS,
   type ConsoleAccountStore,
   type ConsoleInvite,
   type ConsoleSession,
@@ -33,6 +33,7 @@ import {
   type ConsoleUser,
   type EndedConsoleRecords,
   type SessionLimits,
+  SIGN_IN_WINDOW_MS,
   type SignInAttempts,
 } from '../console-account-store.js';
 import { immediate } from './immediate.js';

@@ -3,8 +3,8 @@
 // reaps the instances whose heartbeat expired (the statements are idempotent, so whichever live
 // process looks first releases a dead one's work); the embedded SQLite server is alone on its
 // database and reaps every other instance at start (`allBut`). Every method is one statement.
-import type { InstanceRecord, InstanceRegistry, InstanceRole } from '../instance-registry.js';
 import { instanceRecordOf } from '../instance-record.js';
+import type { InstanceRecord, InstanceRegistry, InstanceRole } from '../instance-registry.js';
 import type { StoreDb } from './store-schema.js';
 
 export class KyselyInstanceRegistry implements InstanceRegistry {

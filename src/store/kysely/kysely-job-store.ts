@@ -14,22 +14,24 @@
 //   on PostgreSQL reading its rows FOR UPDATE, so a concurrent caller waits and then decides on the
 //   new row. Multi-row locks are taken in id order, so two sweeps over overlapping rows cannot
 //   deadlock.
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
+
 import type { JobStatus } from '../../domain/job-statuses.js';
+import type { ContentSealer } from '../content-sealer.js';
 import {
   completionWithoutAccept,
   emptyStatusCounts,
+  type FailError,
+  type FailFrom,
   iso,
   jobRecordOf,
+  type JobRow,
   mayEndDecoration,
   mayFail,
   newJobRow,
   releasedByDecoration,
   releasedByExpiry,
   uploadDeadlineColumn,
-  type FailError,
-  type FailFrom,
-  type JobRow,
 } from '../job-record.js';
 import type {
   ChunkProgress,
@@ -46,16 +48,15 @@ import type {
   ReleasedBlobs,
   Retention,
 } from '../job-store.js';
-import type { ContentSealer } from '../content-sealer.js';
 import type { MeteredWork } from '../usage-record.js';
 import { immediate } from './immediate.js';
 import { claimableDecorations, claimableJobs, leasedWork, RESULT_EXPIRY_SET } from './job-conditions.js';
-import { changedOne, markFailed, recordEvent, succeededColumns, type JobChanges } from './job-writes.js';
+import { changedOne, type JobChanges, markFailed, recordEvent, succeededColumns } from './job-writes.js';
+import { addReviewRequired, recordUsage } from './kysely-usage-ledger.js';
 import { leaseOfDeadInstance } from './lease-of-dead-instance.js';
 import { openedJobRow, requestAad, sealProgress } from './sealed-job-columns.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb, StoreSchema } from './store-schema.js';
-import { addReviewRequired, recordUsage } from './kysely-usage-ledger.js';
 
 type JobIds = SelectQueryBuilder<StoreSchema, 'jobs', { id: string }>;
 

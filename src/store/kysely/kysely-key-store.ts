@@ -2,6 +2,8 @@
 // on Kysely (store-db.ts). See ../api-key-secret.ts for the key format; validation, defaults and row
 // mapping are in ../key-record.ts. Every change but the first key is one statement.
 import { sql } from 'kysely';
+
+import { type ApiKeyRecord } from '../../domain/api-keys.js';
 import { isPublicKeyId, parsePresentedKey } from '../api-key-secret.js';
 import {
   keyNotFound,
@@ -9,14 +11,13 @@ import {
   keyRecordOf,
   keyTermsOf,
   namedKeyId,
+  type NewKeyRow,
   newKeyRow,
   presentedKeyMatches,
   revokedAtOf,
-  type NewKeyRow,
 } from '../key-record.js';
+import { type CreateKeyOptions, KEY_USE_RESOLUTION_MS, type KeyPatch, type KeyStore, type RotatedKey } from '../key-store.js';
 import { KeyStoreError } from '../key-store-error.js';
-import { KEY_USE_RESOLUTION_MS, type CreateKeyOptions, type KeyPatch, type KeyStore, type RotatedKey } from '../key-store.js';
-import { type ApiKeyRecord } from '../../domain/api-keys.js';
 import { validateDictionaryTerms, validateLanguageFamily, validateTenant } from '../key-validation.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';

@@ -4,13 +4,14 @@
 // holds an advisory lock on the tenant, so processes racing for a project's last seat take turns
 // and other projects' starts do not wait.
 import { sql } from 'kysely';
+
 import {
-  seatOutcome,
   type HeldSeats,
   type RealtimeSeatStore,
   type SeatClaim,
   type SeatLimits,
   type SeatOutcome,
+  seatOutcome,
   type SeatStoreOptions,
 } from '../realtime-seat-store.js';
 import { immediate } from './immediate.js';

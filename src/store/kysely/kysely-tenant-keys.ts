@@ -5,9 +5,10 @@
 // Two processes creating a tenant's first key at once: both insert version 1 with ON CONFLICT DO
 // NOTHING, then both read back the one row that won, so they seal under the same key.
 import { randomBytes } from 'node:crypto';
+
 import type { KeyProvider } from '../master-keys.js';
 import { SealingError } from '../sealing-error.js';
-import { dataKeyContext, type DataKey, type TenantKeys } from '../tenant-keys.js';
+import { type DataKey, dataKeyContext, type TenantKeys } from '../tenant-keys.js';
 import type { StoreDb } from './store-schema.js';
 
 const CACHE_MS = 5 * 60_000;

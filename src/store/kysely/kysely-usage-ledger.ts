@@ -8,36 +8,37 @@
 // sum, so processes recording the same tenant's work take turns and other tenants' do not wait.
 // Reservations (usage-reservation.ts) are admitted under the same locks, from the same sums plus the
 // live reservations', and recording an event deletes the reservation of the same key.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { ReservationDecision, UsageReservation } from '../usage-reservation.js';
+import { type RawBuilder, sql, type SqlBool } from 'kysely';
+
+import { poolOf } from '../../domain/usage-routes.js';
 import type { UsageLedger } from '../usage-ledger.js';
 import {
   chargeOf,
-  usageEventRow,
   type DailyUsage,
   type PoolTerms,
   type PoolTotals,
   type UsageEvent,
+  usageEventRow,
   type UsageLine,
   type UsageQuery,
   type UsageStanding,
 } from '../usage-record.js';
-import { poolOf } from '../../domain/usage-routes.js';
 import {
   DAILY_GROUPING,
   DAILY_SELECT,
   dailyUsageOf,
+  type DailyUsageRow,
   POOL_TOTALS_ORDER,
   POOL_TOTALS_SELECT,
   poolTotalsOf,
+  type PoolTotalsRow,
   REPORT_GROUPING,
   REPORT_SELECT,
   standingOf,
   usageLineOf,
-  type DailyUsageRow,
-  type PoolTotalsRow,
   type UsageLineRow,
 } from '../usage-report-row.js';
+import type { ReservationDecision, UsageReservation } from '../usage-reservation.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';

@@ -6,11 +6,12 @@
 //
 // A profile (speaker statistics: biometric data) is sealed under the tenant's data key, bound to its
 // voice id; names and times stay plain for listing.
+import { sql } from 'kysely';
+
+import type { VoiceProfile } from '../../engine/speaker-diarizer.js';
 import type { ContentSealer } from '../content-sealer.js';
 import { enrolledVoiceOf, newVoiceId, serializeProfile, summaryOf, VOICE_ID } from '../voice-profile-record.js';
-import { MAX_VOICES_PER_TENANT, VoiceLimitReached, type EnrolledVoice, type VoiceProfileStore, type VoiceSummary } from '../voice-profile-store.js';
-import type { VoiceProfile } from '../../engine/speaker-diarizer.js';
-import { sql } from 'kysely';
+import { type EnrolledVoice, MAX_VOICES_PER_TENANT, VoiceLimitReached, type VoiceProfileStore, type VoiceSummary } from '../voice-profile-store.js';
 import { immediate } from './immediate.js';
 import { scrubDeleted } from './scrub-deleted.js';
 import { onPostgresDb } from './store-db.js';

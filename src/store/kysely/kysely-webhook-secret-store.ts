@@ -11,6 +11,7 @@
 // in any processes, run one after the other: they cannot both pick the same version or both find
 // no active secret.
 import { sql } from 'kysely';
+
 import { isPublicKeyId } from '../api-key-secret.js';
 import { revokedAtOf } from '../key-record.js';
 import { maySign, openSigningKey, sealNewVersion, secretRefusal, secretSummaryOf, signingOrder, supersededAt } from '../webhook-secret-record.js';

@@ -2,7 +2,7 @@
 // ('<instance id>/<slot>', instance-registry.ts leaseOwnerOf): held by no registered instance.
 // Written as SQL because it reads the same on SQLite and PostgreSQL and matches on a prefix, which
 // Kysely's builders would only spell longer.
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { type RawBuilder, sql, type SqlBool } from 'kysely';
 
 export function leaseOfDeadInstance(table: 'jobs' | 'webhook_deliveries'): RawBuilder<SqlBool> {
   const owner = sql.ref(`${table}.lease_owner`);

@@ -5,6 +5,7 @@
 // nothing here does as much: the row stays a dead tuple until (auto)vacuum, and the WAL, archives and
 // backups keep copies: docs/OPERATIONS.md "Retention and deletion" says what is guaranteed.
 import { sql } from 'kysely';
+
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 

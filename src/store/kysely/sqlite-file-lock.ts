@@ -6,7 +6,9 @@
 // timeout) still decides, as before. An in-memory database is its own file.
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+
 import type { DatabaseConnection, Driver, TransactionSettings } from 'kysely';
+
 import type { Database } from '../sqlite/database.js';
 
 export class FileLock {

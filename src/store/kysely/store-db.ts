@@ -8,9 +8,10 @@
 // on the same database file in this process (sqlite-file-lock.ts), so a second connection in the
 // same process waits its turn instead of blocking the event loop in SQLite's busy handler while the
 // first holds the write lock across an await.
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import type { PostgresDatabase } from '../postgres/database.js';
+import { Kysely, PostgresAdapter, PostgresDialect, type PostgresPool, type PostgresPoolClient, SqliteDialect } from 'kysely';
+
 import { isConnectionFailure } from '../postgres/connection-failure.js';
+import type { PostgresDatabase } from '../postgres/database.js';
 import { rethrowAsUnavailable } from '../postgres/database.js';
 import type { Database } from '../sqlite/database.js';
 import { fileLockedDriver, lockOfFile } from './sqlite-file-lock.js';

@@ -3,6 +3,7 @@
 // postgres/database.ts). Where a record module already declares the row (job-record.ts,
 // key-record.ts, ...), the table is that row, with the columns that have defaults marked Generated.
 import type { Generated, Kysely } from 'kysely';
+
 import type { ConsoleInviteRow, ConsolePasswordFailureRow, ConsoleSessionRow, ConsoleSignInAttemptRow, ConsoleUserRow } from '../console-account-record.js';
 import type { ConsolePendingSignInRow, ConsoleRecoveryCodeRow, ConsoleTenantSettingsRow, ConsoleTotpRow } from '../console-second-factor-record.js';
 import type { IdempotencyRow } from '../idempotency-record.js';
@@ -11,10 +12,10 @@ import type { JobRow } from '../job-record.js';
 import type { KeyRow } from '../key-record.js';
 import type { RealtimeClientSecretRow } from '../realtime-client-secret-record.js';
 import type { UsageEventRow } from '../usage-record.js';
+import type { VoiceProfileRow } from '../voice-profile-record.js';
 import type { DeliveryRow } from '../webhook-delivery-record.js';
 import type { DeliveryState } from '../webhook-outbox.js';
 import type { SecretRow } from '../webhook-secret-record.js';
-import type { VoiceProfileRow } from '../voice-profile-record.js';
 
 export type IdempotencyRecordsTable = IdempotencyRow & {
   tenant: string;

@@ -1,11 +1,12 @@
 // Opens the service's PostgreSQL database (SVC_DATABASE_URL): the one place that decides pool
 // settings and how values come back, and that runs the migrations before anything else touches it.
-import pg from 'pg';
 import type { PoolConfig, QueryResultRow } from 'pg';
+import pg from 'pg';
+
 import { StoreUnavailableError } from '../store-unavailable-error.js';
 import { isConnectionFailure } from './connection-failure.js';
+import { type Migration, MIGRATIONS, runMigrations } from './migrations.js';
 import type { Queryable } from './queryable.js';
-import { MIGRATIONS, runMigrations, type Migration } from './migrations.js';
 
 /** What a store runs statements on: the pool, or the client of a transaction. */
 export interface PostgresDatabase extends Queryable {

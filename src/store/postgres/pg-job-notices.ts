@@ -8,11 +8,13 @@
 // meanwhile are lost, which costs only latency (see job-notices.ts), and a `queued` notice is raised
 // locally after reconnecting so idle workers look for work they may have missed.
 import { EventEmitter } from 'node:events';
+
 import pg from 'pg';
+
 import { JOB_ID } from '../blob-names.js';
 import type { JobNotice, JobNotices } from '../job-notices.js';
-import type { Queryable } from './queryable.js';
 import { CONNECT_TIMEOUT_MS, KEEP_ALIVE_DELAY_MS } from './database.js';
+import type { Queryable } from './queryable.js';
 
 export const JOB_NOTICE_CHANNEL = 'svc_stt_jobs';
 const RECONNECT_MIN_MS = 250;

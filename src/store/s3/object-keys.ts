@@ -8,7 +8,7 @@
 // A ref is the whole object key. Like LocalBlobStore's paths, a ref is accepted only when it has
 // exactly the shape of a key this store hands out, in the areas an operation allows: anything else
 // in the bucket (another prefix, another application's objects) is never read, moved or deleted.
-import { JOB_AUDIO_NAME, JOB_ID, RESULT_NAME, checkJobId, jobAudioName, resultName } from '../blob-names.js';
+import { checkJobId, JOB_AUDIO_NAME, JOB_ID, jobAudioName, RESULT_NAME, resultName } from '../blob-names.js';
 import { BlobPathError, type ResultKind } from '../blob-store.js';
 
 export type KeyArea = 'jobs' | 'results' | 'uploads';

@@ -3,22 +3,24 @@
 // (upload-spool.ts): the inline route transcribes them in-process, and a job's body is uploaded
 // from there once it is whole. Workers read job audio in place through presigned GET URLs (ffmpeg
 // issues Range requests), so no process ever holds a whole recording in memory or on disk.
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, paginateListObjectsV2 } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { createReadStream } from 'node:fs';
 import { lstat, rm, stat, unlink } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
+
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, paginateListObjectsV2, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+
 import { checkByteRange } from '../blob-names.js';
-import { BlobExistsError, BlobStoreUnavailableError, type AudioSource, type BlobOwners, type BlobStore, type ResultKind } from '../blob-store.js';
+import { type AudioSource, BlobExistsError, type BlobOwners, type BlobStore, BlobStoreUnavailableError, type ResultKind } from '../blob-store.js';
 import { readFileRange } from '../read-file-range.js';
 import { UploadSpool } from '../upload-spool.js';
-import { ObjectKeys, type KeyArea } from './object-keys.js';
+import { type KeyArea, ObjectKeys } from './object-keys.js';
 import { ObjectReadStream } from './object-read-stream.js';
 import { createS3Clients, type S3Clients } from './s3-clients.js';
 import { S3DirectUploads } from './s3-direct-uploads.js';
 import { httpStatusOf, isNotFound, storageError } from './s3-errors.js';
-import { S3SettingsError, s3SettingsProblems, type S3BlobStoreSettings } from './s3-settings.js';
+import { type S3BlobStoreSettings, S3SettingsError, s3SettingsProblems } from './s3-settings.js';
 
 /** Long enough for ffmpeg to open a window of a job and read it through; a chunk asks afresh. */
 const DEFAULT_AUDIO_URL_SECONDS = 15 * 60;

@@ -3,6 +3,7 @@
 // (upload forms) with the public address when it differs — a signature covers the host, so a form
 // signed for the internal name fails elsewhere.
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+
 import type { S3BlobStoreSettings } from './s3-settings.js';
 
 /** Connecting takes milliseconds on a working network; longer means the address is wrong or down. */

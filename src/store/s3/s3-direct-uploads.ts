@@ -4,13 +4,15 @@
 //
 // Not every S3-compatible server enforces POST policy conditions (s3rver stores any body), so
 // collect() checks length and type itself before the bytes become a job's audio.
+import { randomUUID } from 'node:crypto';
+
 import { CopyObjectCommand, DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { randomUUID } from 'node:crypto';
+
 import { DirectUploadMismatchError, type DirectUploadPolicy, type DirectUploads } from '../blob-store.js';
 import type { ObjectKeys } from './object-keys.js';
-import { httpStatusOf, isNotFound, storageError } from './s3-errors.js';
 import type { S3Clients } from './s3-clients.js';
+import { httpStatusOf, isNotFound, storageError } from './s3-errors.js';
 
 /** A re-post racing collect() can change the object between its check and its copy; try again. */
 const COLLECT_ATTEMPTS = 3;

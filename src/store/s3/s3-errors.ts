@@ -12,8 +12,8 @@
 //   anything else (a 4xx for a        -> unchanged: a bug in how we call S3, for the logs
 //     request we got wrong)
 // 412 (a condition failed) and 416 (a range past the end) are answers, handled where they are asked.
-import { NETWORK_ERROR_CODES } from '../network-failure.js';
 import { BlobNotFoundError, BlobStoreUnavailableError } from '../blob-store.js';
+import { NETWORK_ERROR_CODES } from '../network-failure.js';
 
 interface SdkErrorShape {
   name?: string;

@@ -1,8 +1,10 @@
 // Opens the service's SQLite database: the one place that decides durability and locking settings.
 import { closeSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+
 import type { Database } from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
+
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../private-mode.js';
 import { runMigrations } from './migrations.js';
 

@@ -15,15 +15,16 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+
+import { KyselyKeyStore } from '../../../src/store/kysely/kysely-key-store.js';
+import { KyselyWebhookSecretStore } from '../../../src/store/kysely/kysely-webhook-secret-store.js';
+import { sqliteStoreDb } from '../../../src/store/kysely/store-db.js';
 import { databasePath, openDatabase } from '../../../src/store/sqlite/database.js';
 import { loadWebhookMasterKey } from '../../../src/webhooks/master-key.js';
 import { startDnsTestServer } from '../../helpers/dns-test-server.js';
 import { serve, serveEnv, type ServeProcess } from '../../helpers/serve-process.js';
 import { recordCanary } from '../../helpers/test-logs.js';
 import type { FuzzKeys } from './build-request.js';
-import { KyselyKeyStore } from '../../../src/store/kysely/kysely-key-store.js';
-import { sqliteStoreDb } from '../../../src/store/kysely/store-db.js';
-import { KyselyWebhookSecretStore } from '../../../src/store/kysely/kysely-webhook-secret-store.js';
 
 export const WEBHOOK_HOST = 'hooks.fuzz.test';
 const GC_SIGNAL = 'SIGUSR2';

@@ -1,8 +1,9 @@
 // Turns a CaseSpec into the bytes to send, with the run's real keys, the case's fresh job and its
 // signed form, and the fixture files filled in.
 import { createHash } from 'node:crypto';
+
 import { FORM_FIELDS } from '../../../src/jobs/upload-policy.js';
-import { AUTHENTICATING, type AuthChoice, type CaseSpec, type FormFieldsPart, type PartSpec } from './case-spec.js';
+import { type AuthChoice, AUTHENTICATING, type CaseSpec, type FormFieldsPart, type PartSpec } from './case-spec.js';
 import { WEBHOOK_PLACEHOLDER } from './cases/transcription-cases.js';
 import type { FuzzFiles } from './fuzz-fixtures.js';
 import { materialize } from './hostile-values.js';

@@ -1,6 +1,7 @@
 // What one fuzz case is, as plain data: printable, reproducible from (seed, index), and turned into
 // bytes only by build-request.ts once the run's keys and jobs exist.
 import fc from 'fast-check';
+
 import type { Text } from './hostile-values.js';
 
 /**

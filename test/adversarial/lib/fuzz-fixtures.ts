@@ -2,6 +2,7 @@
 // so that the cases that do reach the engine stay cheap, and its exact length is the one the fuzz
 // jobs declare, so their presigned forms can be fulfilled.
 import { readFile } from 'node:fs/promises';
+
 import { pngImage, speechWav } from '../../helpers/audio-fixtures.js';
 import type { FileChoice } from './case-spec.js';
 

@@ -3,18 +3,19 @@
 // for leftovers and the server's memory against its baseline. Shared by the bounded test run and
 // `npm run bench -- fuzz`, so both report the same figures.
 import fc from 'fast-check';
+
 import { recordCanary } from '../../helpers/test-logs.js';
 import type { AdversarialServer } from './adversarial-server.js';
-import { buildRequest, localAddressFor, type BuildContext } from './build-request.js';
+import { type BuildContext, buildRequest, localAddressFor } from './build-request.js';
 import type { CaseSpec } from './case-spec.js';
 import { VALID_JOB } from './cases/job-cases.js';
 import { fuzzCase, uncatalogued } from './cases/route-catalogue.js';
 import { CANARY_FILENAME_PREFIX } from './cases/transcription-cases.js';
 import { loadFuzzFiles } from './fuzz-fixtures.js';
-import { createJob } from './raw-client.js';
 import { knownDefectOf } from './known-defects.js';
 import { leftoverFiles } from './leftovers.js';
-import { headerOf, requestLine, sendRaw, type RawOutcome } from './raw-http.js';
+import { createJob } from './raw-client.js';
+import { headerOf, type RawOutcome, requestLine, sendRaw } from './raw-http.js';
 import { checkOutcome, type InvariantName, type Violation } from './response-invariants.js';
 
 export interface FuzzRunOptions {

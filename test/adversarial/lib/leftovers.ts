@@ -3,7 +3,9 @@
 // that has not ended, results the job keeps. Upload temp files, audio of ended jobs and files no
 // row names are leftovers. (Read-only SQL on the jobs table: the job store has no listing.)
 import { basename } from 'node:path';
+
 import Database from 'better-sqlite3';
+
 import { databasePath } from '../../../src/store/sqlite/database.js';
 
 const SQLITE_FILE = /\.db(?:-wal|-shm|-journal)?$/;

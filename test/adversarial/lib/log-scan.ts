@@ -5,8 +5,9 @@
 // values, e.g. a key's secret part alone, and the transcripts the tests received.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { MEDICAL_SENTENCES } from '../../helpers/audio-fixtures.js';
-import { CANARY_SUFFIX, LOG_SUFFIX, type Canary } from '../../helpers/test-logs.js';
+import { type Canary, CANARY_SUFFIX, LOG_SUFFIX } from '../../helpers/test-logs.js';
 
 export interface LogFinding {
   file: string;

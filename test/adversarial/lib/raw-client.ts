@@ -2,7 +2,7 @@
 // an AdversarialServer, a fresh job with its presigned form, and reading an envelope's code.
 import type { AdversarialServer } from './adversarial-server.js';
 import { multipartBody, type Part } from './multipart.js';
-import { sendRaw, type Header, type RawOutcome, type RawRequest } from './raw-http.js';
+import { type Header, type RawOutcome, type RawRequest, sendRaw } from './raw-http.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 

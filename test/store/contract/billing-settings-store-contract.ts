@@ -3,9 +3,10 @@
 // processes top up at once), validation as KeyStoreError, and the period start day. Keys are real
 // api_keys rows made by the key store on the same database.
 import type { Test } from 'tap';
+
 import type { BillingSettingsStore } from '../../../src/store/billing-settings-store.js';
-import { KeyStoreError } from '../../../src/store/key-store-error.js';
 import type { KeyStore } from '../../../src/store/key-store.js';
+import { KeyStoreError } from '../../../src/store/key-store-error.js';
 import { refuses } from './refusal.js';
 
 export interface BillingSettingsStoreHarness {

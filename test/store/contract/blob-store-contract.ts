@@ -5,8 +5,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Readable } from 'node:stream';
+
 import type { Test } from 'tap';
-import { BlobPathError, BlobStoreUnavailableError, type BlobOwners, type BlobStore } from '../../../src/store/blob-store.js';
+
+import { type BlobOwners, BlobPathError, type BlobStore, BlobStoreUnavailableError } from '../../../src/store/blob-store.js';
 import { failureOf, refuses } from './refusal.js';
 
 export interface BlobStoreHarness {

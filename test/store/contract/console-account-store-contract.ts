@@ -5,8 +5,10 @@
 // sign-in attempts counted per address across connections, wrong passwords locking only their (email
 // subject, address) pair, and the sweep of what can open nothing any more. Each case gets a fresh, empty store.
 import { createHash } from 'node:crypto';
+
 import type { Test } from 'tap';
-import { ConsoleAccountError, SIGN_IN_WINDOW_MS, type ConsoleAccountStore } from '../../../src/store/console-account-store.js';
+
+import { ConsoleAccountError, type ConsoleAccountStore, SIGN_IN_WINDOW_MS } from '../../../src/store/console-account-store.js';
 import { failureOf, refuses } from './refusal.js';
 
 export type ConsoleTable = 'console_users' | 'console_invites' | 'console_sessions' | 'console_sign_in_attempts' | 'console_password_failures';

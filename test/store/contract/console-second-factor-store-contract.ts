@@ -4,7 +4,9 @@
 // order, also across connections racing; recovery codes used once, stored hashed; pending sign-ins
 // expiring and ended; the tenant's requirement. Each case gets a fresh, empty store.
 import { createHash, randomBytes } from 'node:crypto';
+
 import type { Test } from 'tap';
+
 import type { ConsoleAccountStore } from '../../../src/store/console-account-store.js';
 import { ConsoleSecondFactorError, type ConsoleSecondFactorStore } from '../../../src/store/console-second-factor-store.js';
 import { refuses } from './refusal.js';

@@ -2,6 +2,7 @@
 // the claim states, replay, release, 24-hour expiry with an injected clock, tenant scoping, and
 // atomicity of `begin` between stores on separate connections (as separate processes would have).
 import type { Test } from 'tap';
+
 import { IDEMPOTENCY_RETENTION_MS } from '../../../src/store/idempotency-record.js';
 import type { IdempotencyStore, StoredResponse } from '../../../src/store/idempotency-store.js';
 import type { InstanceRegistry } from '../../../src/store/instance-registry.js';

@@ -2,6 +2,7 @@
 // registration, heartbeats, who counts as dead (expired heartbeat; with `allBut`, everyone else), and
 // a reaped instance learning it was declared dead from its next heartbeat.
 import type { Test } from 'tap';
+
 import type { InstanceRegistry } from '../../../src/store/instance-registry.js';
 
 export interface InstanceRegistryHarness {

@@ -8,10 +8,11 @@
 // `decoration`, claimDecoration, endDecoration), and how leases, dead instances and retention treat it.
 // Metering: the usage event a success records with it, and the passages to review its decoration adds.
 import type { Test } from 'tap';
+
+import { type InstanceRegistry, leaseOwnerOf } from '../../../src/store/instance-registry.js';
 import type { DecorationOutcome, JobRecord, JobStore, NewJob, OutboxEvent, ReleasedBlobs, Retention } from '../../../src/store/job-store.js';
-import { leaseOwnerOf, type InstanceRegistry } from '../../../src/store/instance-registry.js';
 import type { UsageLedger } from '../../../src/store/usage-ledger.js';
-import { NO_SAFETY_EVENTS, type MeteredWork } from '../../../src/store/usage-record.js';
+import { type MeteredWork, NO_SAFETY_EVENTS } from '../../../src/store/usage-record.js';
 import type { WebhookOutbox } from '../../../src/store/webhook-outbox.js';
 import { usageEvent } from '../../helpers/usage-events.js';
 

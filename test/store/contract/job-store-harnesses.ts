@@ -2,13 +2,14 @@
 // JobStore and the WebhookOutbox contracts run on them, since outbox events are written by the job
 // store's `succeed`: one definition here keeps the two runners from building them twice.
 import type { Test } from 'tap';
+
+import { KyselyInstanceRegistry } from '../../../src/store/kysely/kysely-instance-registry.js';
+import { KyselyUsageLedger } from '../../../src/store/kysely/kysely-usage-ledger.js';
+import { KyselyWebhookOutbox } from '../../../src/store/kysely/kysely-webhook-outbox.js';
+import { postgresStoreDb, sqliteStoreDb } from '../../../src/store/kysely/store-db.js';
+import { testJobStore } from '../../helpers/test-sealer.js';
 import type { JobStoresHarness } from './job-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './store-databases.js';
-import { KyselyInstanceRegistry } from '../../../src/store/kysely/kysely-instance-registry.js';
-import { postgresStoreDb, sqliteStoreDb } from '../../../src/store/kysely/store-db.js';
-import { KyselyWebhookOutbox } from '../../../src/store/kysely/kysely-webhook-outbox.js';
-import { testJobStore } from '../../helpers/test-sealer.js';
-import { KyselyUsageLedger } from '../../../src/store/kysely/kysely-usage-ledger.js';
 
 const RAW_DELIVERY = `INSERT INTO webhook_deliveries (event_id, job_id, key_id, secret_version, url, body, state, created_at_ms)
   VALUES ($1, $2, 'key_AAAAAAAAAAAA', 1, 'https://hooks.example.com/raw', 'raw', $3, 0)`;

@@ -4,13 +4,15 @@
 // a minute between processes, never backwards, never for a refused key), dictionaries, and the first
 // key of a fresh install. Each case gets a fresh, empty store from the implementation's harness.
 import { createHash } from 'node:crypto';
+
 import type { Test } from 'tap';
+
+import { type ApiKeyRecord, DEFAULT_ENTITLEMENTS } from '../../../src/domain/api-keys.js';
 import type { BillingSettingsStore } from '../../../src/store/billing-settings-store.js';
+import { type CreateKeyOptions, type KeyStore } from '../../../src/store/key-store.js';
+import { KeyStoreError } from '../../../src/store/key-store-error.js';
 import type { UsageLedger } from '../../../src/store/usage-ledger.js';
 import { NO_SAFETY_EVENTS } from '../../../src/store/usage-record.js';
-import { KeyStoreError } from '../../../src/store/key-store-error.js';
-import { type CreateKeyOptions, type KeyStore } from '../../../src/store/key-store.js';
-import { DEFAULT_ENTITLEMENTS, type ApiKeyRecord } from '../../../src/domain/api-keys.js';
 import { failureOf, refuses } from './refusal.js';
 
 /** The stores also take the clock as a last argument (both implementations do), so times are exact. */

@@ -4,7 +4,9 @@
 // unknown value; claims racing from two processes for one secret have exactly one winner; expired
 // rows are swept, by minting too.
 import { createHash } from 'node:crypto';
+
 import type { Test } from 'tap';
+
 import type { KeyStore } from '../../../src/store/key-store.js';
 import type { RealtimeClientSecretStore } from '../../../src/store/realtime-client-secret-store.js';
 

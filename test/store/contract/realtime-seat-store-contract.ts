@@ -3,6 +3,7 @@
 // instance), speaker seats inside session seats, releases, seats of dead instances not counted and
 // cleared, and starts racing for the last seats never over-taking.
 import type { Test } from 'tap';
+
 import type { InstanceRegistry } from '../../../src/store/instance-registry.js';
 import type { RealtimeSeatStore } from '../../../src/store/realtime-seat-store.js';
 

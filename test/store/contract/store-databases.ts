@@ -2,9 +2,11 @@
 // test dir, or a new database on this process's PostgreSQL cluster. `open()` gives another
 // connection to the same database, as a second process would have; everything closes at close().
 import { join } from 'node:path';
+
 import type { Test } from 'tap';
+
 import { openPostgres, type PostgresDatabase } from '../../../src/store/postgres/database.js';
-import { openDatabase, type Database } from '../../../src/store/sqlite/database.js';
+import { type Database, openDatabase } from '../../../src/store/sqlite/database.js';
 import { sharedPostgres } from '../../helpers/postgres-server.js';
 
 export interface TestDatabases<D> {

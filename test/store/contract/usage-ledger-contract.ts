@@ -5,19 +5,20 @@
 // until converted or released, never once their holder is gone, admitted in turns across
 // connections), and no content at rest.
 import type { Test } from 'tap';
+
 import type { JobStatus } from '../../../src/domain/job-statuses.js';
+import { type UsageRoute } from '../../../src/domain/usage-routes.js';
 import type { UsageLedger } from '../../../src/store/usage-ledger.js';
-import type { UsageReservation } from '../../../src/store/usage-reservation.js';
 import {
   NO_SAFETY_EVENTS,
-  USAGE_EVENT_COLUMNS,
   type PoolTerms,
   type SafetyCounters,
+  USAGE_EVENT_COLUMNS,
   type UsageEvent,
   type UsageLine,
   type UsageStanding,
 } from '../../../src/store/usage-record.js';
-import { type UsageRoute } from '../../../src/domain/usage-routes.js';
+import type { UsageReservation } from '../../../src/store/usage-reservation.js';
 
 export interface UsageLedgerHarness {
   ledger: UsageLedger;

@@ -3,6 +3,7 @@
 // (another tenant's id reads, lists and deletes as unknown), deleted at once with its row, refused
 // past the per-tenant limit, and the limit holds when two processes enrol at once.
 import type { Test } from 'tap';
+
 import type { VoiceProfile } from '../../../src/engine/speaker-diarizer.js';
 import { MAX_VOICES_PER_TENANT, VoiceLimitReached, type VoiceProfileStore } from '../../../src/store/voice-profile-store.js';
 

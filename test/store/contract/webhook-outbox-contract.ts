@@ -3,11 +3,12 @@
 // leases, attempted, rescheduled, delivered, given up or abandoned; and delivery workers on separate
 // connections never get the same event at once.
 import type { Test } from 'tap';
+
 import { jobSucceededEvent } from '../../../src/jobs/job-webhook-events.js';
 import type { JobStore, NewJob, OutboxEvent } from '../../../src/store/job-store.js';
 import type { WebhookOutbox } from '../../../src/store/webhook-outbox.js';
+import { type MakeJobStores, openJobStores } from './job-store-contract.js';
 import { failureOf } from './refusal.js';
-import { openJobStores, type MakeJobStores } from './job-store-contract.js';
 
 const T0 = Date.parse('2031-01-02T03:04:05.000Z');
 const retention = { resultExpiresAtMs: T0 + 9 * 3600_000, tombstoneUntilMs: T0 + 81 * 3600_000 };

@@ -2,7 +2,9 @@
 // versions, rotation with its 24-hour overlap, encryption at rest under the master key (bound to
 // the row), refusals for unknown and revoked keys, and concurrent admin commands on one key.
 import { randomBytes } from 'node:crypto';
+
 import type { Test } from 'tap';
+
 import { SECRET_ROTATION_OVERLAP_MS, WebhookSecretError, type WebhookSecretStore } from '../../../src/store/webhook-secret-store.js';
 import { signingKeyOf } from '../../../src/store/webhook-signing-secret.js';
 import type { KeyStoreUnderTest } from './key-store-contract.js';

@@ -3,9 +3,10 @@
 // result, partial, redacted audio, unredacted result, DELETE): a real job of the fuzzing key or another tenant's view of it, or a
 // hostile id, with hostile query strings, path suffixes and methods.
 import fc from 'fast-check';
-import { authChoice, framing, type CaseSpec } from '../case-spec.js';
-import { ECHO_CANARY, extraHeaders, hostileId, hostileMethod, hostileQuery, hostileText, materialize } from '../hostile-values.js';
+
+import { authChoice, type CaseSpec, framing } from '../case-spec.js';
 import { SPEECH_BYTES } from '../fuzz-fixtures.js';
+import { ECHO_CANARY, extraHeaders, hostileId, hostileMethod, hostileQuery, hostileText, materialize } from '../hostile-values.js';
 import { CANARY_FILENAME_PREFIX, WEBHOOK_PLACEHOLDER } from './transcription-cases.js';
 
 export const JOB_CREATION = 'POST /v1/jobs';

@@ -2,8 +2,9 @@
 // bogus, overlong (RFC 2046 allows 70 characters), mismatched or missing; bare LF line ends; a body
 // without its closing delimiter or cut short; garbage around it; a Content-Type that is not multipart.
 import fc from 'fast-check';
-import { ECHO_CANARY } from '../hostile-values.js';
+
 import type { MultipartSpec, PartSpec } from '../case-spec.js';
+import { ECHO_CANARY } from '../hostile-values.js';
 
 export const GOOD_BOUNDARY = '----svc-fuzz-7MA4YWxkTrZu0gW';
 

@@ -3,6 +3,7 @@
 // bytes on the plain port. Sent verbatim against every catalogued path. Also the public OpenAPI
 // route, and any route the OpenAPI document lists that the catalogue has no generator for yet.
 import fc from 'fast-check';
+
 import { authChoice, type CaseSpec } from '../case-spec.js';
 import { ECHO_CANARY, extraHeaders, hostileMethod, hostileQuery } from '../hostile-values.js';
 

@@ -2,6 +2,7 @@
 // list of routes: one it names that the catalogue has no generator for still gets a generic one, and
 // the test reports it, so a route added later is fuzzed from the day it is documented.
 import fc from 'fast-check';
+
 import type { CaseSpec } from '../case-spec.js';
 import { jobCreationCase, jobIdCase } from './job-cases.js';
 import { openApiCase, protocolCase, uncataloguedRouteCase } from './protocol-cases.js';

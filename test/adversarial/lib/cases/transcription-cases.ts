@@ -2,7 +2,8 @@
 // a field's value, a duplicate or unknown field, the part names, the file (contents, name, type,
 // count, position), the number and size of parts, or the multipart syntax around them.
 import fc from 'fast-check';
-import { authChoice, framing, type CaseSpec, type FieldPart, type FileChoice, type FilePart, type PartSpec } from '../case-spec.js';
+
+import { authChoice, type CaseSpec, type FieldPart, type FileChoice, type FilePart, framing, type PartSpec } from '../case-spec.js';
 import { ECHO_CANARY, extraHeaders, hostileText, hugeText, type Text } from '../hostile-values.js';
 import { multipartShape, withParts } from './multipart-shape.js';
 

@@ -3,8 +3,9 @@
 // wrong place or twice — and the same multipart syntax faults as the direct route. The route is
 // public (the signed form is the authority) and answers errors in S3's XML.
 import fc from 'fast-check';
+
 import { FORM_FIELDS } from '../../../../src/jobs/upload-policy.js';
-import { framing, type AuthChoice, type CaseSpec, type FileChoice, type FilePart, type FormFieldsPart, type PartSpec } from '../case-spec.js';
+import { type AuthChoice, type CaseSpec, type FileChoice, type FilePart, type FormFieldsPart, framing, type PartSpec } from '../case-spec.js';
 import { extraHeaders, hostileId, hostileText } from '../hostile-values.js';
 import { multipartShape, withParts } from './multipart-shape.js';
 import { CANARY_FILENAME_PREFIX } from './transcription-cases.js';
