@@ -12,6 +12,7 @@ import { KeyRateLimiter } from '../api/rate-limit.js';
 import { TokenBuckets } from '../api/token-bucket.js';
 import { isKeyActive } from '../application/require-active-key.js';
 import { requireAudioTools } from '../audio/audio-tools.js';
+import { billingPeriodAt } from '../billing/billing-period.js';
 import { KeyStandingWatch } from '../billing/key-standing-watch.js';
 import { UsageBilling } from '../billing/usage-billing.js';
 import { defaultPublicBaseUrl } from '../config/load-config.js';
@@ -131,6 +132,24 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   }
 }
 
+/** What the stages of a role share: its settings and stores, the process's one log and what closes it. */
+interface Role {
+  config: ServiceConfig;
+  options: StartOptions;
+  instanceId: string;
+  stores: Stores;
+  plan: RolePlan;
+  closers: Array<() => Promise<void> | void>;
+  clock: () => Date;
+  /**
+   * The process's log: the workers, the webhook deliveries and the key-use memo are built before the
+   * HTTP app whose logger they write to (the app's routes need the runner as their queue), so their
+   * lines are held until `use` names it (forwarding-log.ts).
+   */
+  log: ForwardingLog;
+}
+
+/** A role's stages, in order: storage, engines and billing, background work, the job runner, the app, its listeners. */
 async function startRole(
   config: ServiceConfig,
   options: StartOptions,
@@ -139,161 +158,243 @@ async function startRole(
   plan: RolePlan,
   closers: Array<() => Promise<void> | void>,
 ): Promise<RunningService> {
-  const { keys, jobs, idempotency, outbox, notices } = stores;
+  const role: Role = { config, options, instanceId, stores, plan, closers, clock: options.clock ?? (() => new Date()), log: new ForwardingLog() };
+  const storage = openStorage(role);
+  const computing = await openComputing(role);
+  const background = await startBackground(role, storage, computing);
+  // A fresh install answers its first curl: one key, handed over in a 0600 file in the data folder
+  // (never in the logs). Committed only once its file is written, so no key exists that nobody has.
+  const firstKey = plan.serves ? await stores.keys.createFirstKey((key) => writeFirstKeyFile(config.dataDir, key)) : null;
+  const work = startWork(role, storage, computing, background);
+  const api = await buildApi(role, storage, computing, background, work);
+  const listeners = await startListeners(role, storage, computing, work, api);
+  let closing: Promise<void> | null = null;
+  return {
+    app: api.app,
+    url: listeners.url,
+    metricsUrl: listeners.metrics ? urlOf(config.host, listeners.metrics.port) : null,
+    consoleUrl: listeners.console?.url ?? null,
+    realtime: listeners.realtime,
+    firstKey,
+    firstKeyFile: firstKey === null ? null : firstKeyPath(config.dataDir),
+    queue: work.queue,
+    instanceId,
+    sweepNow: () => background.sweeper?.sweepNow() ?? Promise.resolve(),
+    deliverWebhooksNow: () => background.deliveries?.deliverDue() ?? Promise.resolve(0),
+    keyUsesWritten: () => api.keyUse.settled(),
+    close: () =>
+      (closing ??= drainAndClose(config.lifecycle.drainMs, {
+        app: api.app,
+        events: storage.events,
+        realtime: listeners.realtime,
+        console: listeners.console,
+        runner: work.runner,
+        notices: stores.notices,
+        deliveries: background.deliveries,
+        sweeper: background.sweeper,
+        watch: computing.watch,
+        metricsListener: listeners.metrics,
+        engines: computing.engines,
+        blobs: storage.opened,
+        instance: background.instance,
+        keyUse: api.keyUse,
+        stores,
+      })),
+  };
+}
+
+/** The blob store (wrapped where a test injects faults), job events, and the webhook destination check. */
+function openStorage({ config, options, stores, closers }: Role) {
   const opened = openBlobStore(config.dataDir, config.storage.s3);
   closers.push(() => opened.close());
-  const blobs = options.wrapBlobs?.(opened.blobs) ?? opened.blobs;
-  const clock = options.clock ?? (() => new Date());
-  const events = new JobEvents(notices);
+  const events = new JobEvents(stores.notices);
   closers.push(() => events.close());
-  const validateDestination = createDestinationValidator({
-    allowLoopback: config.webhooks.allowLoopback,
-    dnsServers: config.webhooks.dnsServers,
-  });
-  // The delivery worker is created with the app (it logs through it); until then a new event waits
-  // for the worker's first pass.
-  const webhooks = { kick: () => {} };
-  // The workers are built before the app (its routes need the runner): their lines reach its logger once it exists.
-  const workerLog = new ForwardingLog();
-  const housekeeping = new JobHousekeeping({ jobs, blobs, keys, events, webhooks, config, defaultRetentionHours: config.retentionHours, log: workerLog });
+  const validateDestination = createDestinationValidator({ allowLoopback: config.webhooks.allowLoopback, dnsServers: config.webhooks.dnsServers });
+  return { opened, blobs: options.wrapBlobs?.(opened.blobs) ?? opened.blobs, events, validateDestination };
+}
+type Storage = ReturnType<typeof openStorage>;
 
-  // Registered before any work is taken; what dead instances held (with SQLite: every earlier
-  // process) is released — job leases, uploads cut off mid-stream, webhook attempts, idempotency claims.
+/** The engines, the metrics that read them, billing (told by the metrics of what it meters) and the key watch. */
+async function openComputing({ config, options, instanceId, stores, closers, clock }: Role) {
+  const engines: OpenedEngines = withWrappedStages(await openEngines(config), options.wrapStages);
+  closers.push(() => engines.close());
+  const metrics = new ServiceMetrics({
+    role: config.role,
+    jobCounts: (now) => stores.jobs.jobCounts(now),
+    engines: () => engines.engines,
+    // The gauges read the billing period at scrape time, by the stored start day.
+    usageTotals: async () => stores.usage.periodTotals(billingPeriodAt(clock().getTime(), await stores.billing.periodStartDay()).label),
+    tenantLabels: config.metricsTenantLabels,
+  });
+  const billing = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics, instanceId);
+  // Open sessions and inline decodes are told when their key is revoked or paused, by any process.
+  const watch = new KeyStandingWatch(stores.keys, config.lifecycle.keyWatchMs);
+  closers.push(() => watch.close());
+  return { engines, metrics, billing, watch };
+}
+type Computing = Awaited<ReturnType<typeof openComputing>>;
+
+/**
+ * Registered as an instance before any work is taken, with what dead instances held released (with
+ * SQLite: every earlier process's job leases, cut-off uploads, webhook attempts, idempotency claims);
+ * then, on roles that work, the webhook deliveries and the sweeper, whose first pass removes whatever
+ * a crash left unreferenced before anything can write a blob.
+ */
+async function startBackground(role: Role, storage: Storage, computing: Computing) {
+  const { config, instanceId, stores, plan, closers, clock, log } = role;
+  const { keys, jobs, outbox } = stores;
+  const deliveries = plan.works
+    ? new WebhookDeliveryWorker({
+        instanceId,
+        outbox,
+        secrets: stores.webhookSecrets,
+        validate: storage.validateDestination,
+        post: postWebhook,
+        clock,
+        attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
+        keyRevoked: async (keyId) => !(await isKeyActive(keys, keyId)),
+        logger: log,
+        onAttempt: (outcome) => computing.metrics.webhookAttempt(outcome),
+      })
+    : null;
+  const { blobs, events } = storage;
+  const housekeeping = new JobHousekeeping({
+    jobs,
+    blobs,
+    keys,
+    events,
+    ...(deliveries ? { webhooks: deliveries } : {}),
+    config,
+    defaultRetentionHours: config.retentionHours,
+    log,
+  });
   const instance = new InstanceLifecycle(instanceId, stores, config.role, config.lifecycle.instanceTtlMs);
   await instance.start();
   closers.push(() => instance.stop());
-
-  let sweeper: ReturnType<typeof startSweeper> | null = null;
-  if (plan.works) {
-    // Only a process alone with its database and disk may treat every unreferenced blob as an
-    // orphan at start: with shared storage another process may be writing one right now.
-    const alone = stores.kind === 'sqlite' && opened.kind === 'local';
-    sweeper = startSweeper(idempotency, opened.blobs, jobs, {
-      housekeeping,
-      ledger: stores.usage,
-      clock,
-      sweepAllOrphansFirst: alone,
-      keyRevocations: { keys, jobs, blobs, outbox },
-      credentials: {
-        consoleAccounts: stores.consoleAccounts,
-        consoleSecondFactors: stores.consoleSecondFactors,
-        clientSecrets: stores.clientSecrets,
-        sessionLimits: CONSOLE_LIMITS,
-      },
-      onKeyRevoked: ({ record, slotsClosed, webhookEventsCancelled }) =>
-        workerLog.info(
-          { audit: 'key_revoked', keyId: record.id, tenantId: record.tenant, scheduled: true, slotsClosed, webhookEventsCancelled },
-          'key revoked on schedule',
-        ),
-    });
-    const running = sweeper;
-    closers.push(() => running.stop());
-    // Before anything can write a blob: the first pass removes whatever a crash left unreferenced.
-    await sweeper.initial;
-  }
-
-  // A fresh install answers its first curl: one key, handed over in a 0600 file in the data folder
-  // (never in the logs). Committed only once its file is written, so no key exists that nobody has.
-  const firstKey = plan.serves ? await keys.createFirstKey((key) => writeFirstKeyFile(config.dataDir, key)) : null;
-
-  const engines: OpenedEngines = withWrappedStages(await openEngines(config), options.wrapStages);
-  closers.push(() => engines.close());
-  const metrics: ServiceMetrics = new ServiceMetrics({
-    role: config.role,
-    jobCounts: (now) => jobs.jobCounts(now),
-    engines: () => engines.engines,
-    // `billing` (below) is told by the metrics of what it meters; the gauges read its period at scrape time.
-    usageTotals: async () => stores.usage.periodTotals((await billing.period()).label),
-    tenantLabels: config.metricsTenantLabels,
+  if (!plan.works) return { instance, housekeeping, deliveries, sweeper: null };
+  // Only a process alone with its database and disk may treat every unreferenced blob as an orphan
+  // at start: with shared storage another process may be writing one right now.
+  const alone = stores.kind === 'sqlite' && storage.opened.kind === 'local';
+  const sweeper = startSweeper(stores.idempotency, storage.opened.blobs, jobs, {
+    housekeeping,
+    ledger: stores.usage,
+    clock,
+    sweepAllOrphansFirst: alone,
+    keyRevocations: { keys, jobs, blobs, outbox },
+    credentials: {
+      consoleAccounts: stores.consoleAccounts,
+      consoleSecondFactors: stores.consoleSecondFactors,
+      clientSecrets: stores.clientSecrets,
+      sessionLimits: CONSOLE_LIMITS,
+    },
+    onKeyRevoked: ({ record, slotsClosed, webhookEventsCancelled }) =>
+      log.info(
+        { audit: 'key_revoked', keyId: record.id, tenantId: record.tenant, scheduled: true, slotsClosed, webhookEventsCancelled },
+        'key revoked on schedule',
+      ),
   });
-  const billing: UsageBilling = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics, instanceId);
-  // Open sessions and inline decodes are told when their key is revoked or paused, by any process.
-  const watch = new KeyStandingWatch(keys, config.lifecycle.keyWatchMs);
-  closers.push(() => watch.close());
+  closers.push(() => sweeper.stop());
+  await sweeper.initial;
+  return { instance, housekeeping, deliveries, sweeper };
+}
+type Background = Awaited<ReturnType<typeof startBackground>>;
 
+/** The job runner on roles that work, and the queue: accepted work is announced to every process on the database. */
+function startWork(role: Role, storage: Storage, computing: Computing, background: Background) {
+  const { config, instanceId, stores, plan, closers, clock, log } = role;
+  const { engines, metrics, billing } = computing;
   const runner = plan.works
     ? new JobRunner({
-        webhooks,
-        log: workerLog,
+        ...(background.deliveries ? { webhooks: background.deliveries } : {}),
+        log,
         config,
         instanceId,
-        jobs,
-        blobs,
-        keys,
+        jobs: stores.jobs,
+        blobs: storage.blobs,
+        keys: stores.keys,
         engines: engines.engines,
         stages: engines.stages,
         voices: stores.voices,
         modelBuilds: engines.modelBuilds,
-        events,
+        events: storage.events,
         billing,
         clock,
         chunkSeconds: config.jobs?.chunkSeconds,
         observer: metrics,
       })
     : null;
-  // Accepted work is announced to every process sharing the database; this one's workers, if any,
-  // are woken directly too.
+  // This process's workers, if any, are woken directly too.
   const queue: JobQueue = {
     enqueue: (jobId) => {
       runner?.enqueue(jobId);
-      notices.publish({ kind: 'queued' });
+      stores.notices.publish({ kind: 'queued' });
     },
   };
-  if (runner) closers.push(notices.subscribe((notice) => notice.kind === 'queued' && runner.enqueue('')));
+  if (runner) closers.push(stores.notices.subscribe((notice) => notice.kind === 'queued' && runner.enqueue('')));
+  return { runner, queue };
+}
+type Work = ReturnType<typeof startWork>;
 
+/** The HTTP app; once it exists the process's log writes to its logger, and the workers and deliveries start. */
+async function buildApi(role: Role, storage: Storage, computing: Computing, background: Background, work: Work) {
+  const { config, options, instanceId, stores, plan, closers, clock, log } = role;
+  const { engines, metrics, billing, watch } = computing;
   const routes = serviceRoutes({
     config,
     serves: plan.serves,
     instanceId,
     stores,
-    blobs,
-    queue,
-    events,
-    housekeeping,
+    blobs: storage.blobs,
+    queue: work.queue,
+    events: storage.events,
+    housekeeping: background.housekeeping,
     clock,
     engines,
     billing,
     watch,
     metrics,
-    validateDestination,
+    validateDestination: storage.validateDestination,
   });
   // One count of each key's requests in this process: the API's and the console playground's (which runs as a key).
   const keyRateLimiter = new KeyRateLimiter(new TokenBuckets(() => Date.now()), config.rateLimitPerMinute);
-  // One memo of keys' last uses for the API, realtime and the console's playground (it logs through the app, made next).
-  const keyUseLog = new ForwardingLog();
-  const keyUse = new KeyUseRecorder(keys, () => clock().getTime(), keyUseLog);
-  const app = buildApp({ config, keys, logger: options.logger ?? { level: config.logLevel }, routes, requestMetrics: metrics, keyRateLimiter, keyUse });
+  // One memo of keys' last uses for the API, realtime and the console's playground.
+  const keyUse = new KeyUseRecorder(stores.keys, () => clock().getTime(), log);
+  const app = buildApp({
+    config,
+    keys: stores.keys,
+    logger: options.logger ?? { level: config.logLevel },
+    routes,
+    requestMetrics: metrics,
+    keyRateLimiter,
+    keyUse,
+  });
   closers.push(() => app.close());
-  instance.useLogger(app.log);
-  workerLog.use(app.log);
-  keyUseLog.use(app.log);
+  background.instance.useLogger(app.log);
+  log.use(app.log);
   await warnOfWiderModes(config.dataDir, app.log);
   if (config.webhooks.allowLoopback) {
     app.log.warn('SVC_WEBHOOK_ALLOW_LOOPBACK is set: webhooks may reach loopback addresses on any port (tests only; never in production)');
   }
-  const deliveries = plan.works
-    ? new WebhookDeliveryWorker({
-        instanceId,
-        outbox,
-        secrets: stores.webhookSecrets,
-        validate: validateDestination,
-        post: postWebhook,
-        clock,
-        attemptTimeoutMs: config.webhooks.attemptTimeoutMs,
-        keyRevoked: async (keyId) => !(await isKeyActive(keys, keyId)),
-        logger: app.log,
-        onAttempt: (outcome) => metrics.webhookAttempt(outcome),
-      })
-    : null;
+  const { runner } = work;
   if (runner) {
     runner.start();
     closers.push(() => runner.stop());
   }
+  const { deliveries } = background;
   if (deliveries) {
-    webhooks.kick = () => deliveries.kick();
     deliveries.start();
     closers.push(() => deliveries.stop());
   }
+  return { app, keyRateLimiter, keyUse };
+}
+type Api = Awaited<ReturnType<typeof buildApi>>;
+
+/** The API's port, then on roles that serve it the realtime and console listeners, and the metrics port when set. */
+async function startListeners(role: Role, storage: Storage, computing: Computing, work: Work, api: Api) {
+  const { config, stores, plan, closers, clock } = role;
+  const { app, keyUse } = api;
+  const { engines, billing, watch } = computing;
+  const { keys, jobs, outbox } = stores;
   await startListener({ name: 'API', portSetting: 'SVC_PORT', host: config.host, port: config.port }, () =>
     app.listen({ host: config.host, port: config.port }),
   );
@@ -316,6 +417,7 @@ async function startRole(
       )
     : null;
   if (realtime) closers.push(() => realtime.close());
+  const { blobs, validateDestination } = storage;
   const consoleListener = plan.serves
     ? await startListener({ name: 'console', portSetting: 'SVC_CONSOLE_PORT', host: config.host, port: config.consolePort }, () =>
         startConsoleListener({
@@ -325,8 +427,8 @@ async function startRole(
           keys,
           stores,
           billing,
-          transcription: transcribeUploadDeps({ config, stores, blobs, queue, clock, engines, billing, watch, validateDestination }),
-          keyRate: keyRateLimiter,
+          transcription: transcribeUploadDeps({ config, stores, blobs, queue: work.queue, clock, engines, billing, watch, validateDestination }),
+          keyRate: api.keyRateLimiter,
           keyUse,
           realtimeUrl: realtime?.url ?? null,
           revokeKey: async (keyId) => void (await revokeKey({ keys, jobs, blobs, outbox }, keyId, clock().getTime())),
@@ -341,49 +443,16 @@ async function startRole(
   if (config.metricsPort !== null) {
     const port = config.metricsPort;
     metricsListener = await startListener({ name: 'metrics', portSetting: 'SVC_METRICS_PORT', host: config.host, port }, () =>
-      startMetricsListener(config.host, port, metrics),
+      startMetricsListener(config.host, port, computing.metrics),
     );
     const listener = metricsListener;
     closers.push(() => listener.close());
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = urlOf(config.host, port);
   // Listening on port 0 (tests): links handed to clients must carry the port actually bound.
   if (config.port === 0 && config.publicBaseUrl.endsWith(':0')) config.publicBaseUrl = defaultPublicBaseUrl(config.host, port);
-  let closing: Promise<void> | null = null;
-  return {
-    app,
-    url,
-    metricsUrl: metricsListener ? urlOf(config.host, metricsListener.port) : null,
-    consoleUrl: consoleListener?.url ?? null,
-    realtime,
-    firstKey,
-    firstKeyFile: firstKey === null ? null : firstKeyPath(config.dataDir),
-    queue,
-    instanceId,
-    sweepNow: () => sweeper?.sweepNow() ?? Promise.resolve(),
-    deliverWebhooksNow: () => deliveries?.deliverDue() ?? Promise.resolve(0),
-    keyUsesWritten: () => keyUse.settled(),
-    close: () =>
-      (closing ??= drainAndClose(config.lifecycle.drainMs, {
-        app,
-        events,
-        realtime,
-        console: consoleListener,
-        runner,
-        notices,
-        deliveries,
-        sweeper,
-        watch,
-        metricsListener,
-        engines,
-        blobs: opened,
-        instance,
-        keyUse,
-        stores,
-      })),
-  };
+  return { url: urlOf(config.host, port), realtime, console: consoleListener, metrics: metricsListener };
 }
 
 /** The realtime listener, and what the operator should know about the transport it chose. */
