@@ -20,12 +20,14 @@ Usage:
   npx svc-stt models make-test --arch micro|tiny|base|small --seed N --out FILE
   npx svc-stt keys create [--json] [--tenant T] [--plan builder|payg|enterprise] [--entitlement E ...]
                           [--no-language-detection] [--default-language L] [--retention-hours N] [--rate-limit N]
+                          [--smart-format on|off] [--redact-always POLICIES]
   npx svc-stt keys list [--json]
   npx svc-stt keys revoke ID [--json]
   npx svc-stt keys rotate ID --overlap-hours H [--json]   (a new key shown once; the old one revoked after H hours,
                           0 to ${LONGEST_ROTATION_OVERLAP_HOURS}; 0: now)
   npx svc-stt keys update ID [--json] [--plan P] [--billing active|paused] [--entitlement E ...|none]
                           [--retention-hours N] [--default-language L|none] [--rate-limit N|none]
+                          [--smart-format on|off] [--redact-always POLICIES|none]
                           [--batch-hours H|unlimited] [--realtime-hours H|unlimited] [--batch-price P|none]
                           [--realtime-price P|none] [--spend-cap C|none] [--add-credit C] [--clear-terms]
   npx svc-stt plans list [--json]

@@ -76,5 +76,5 @@ t.test('--json: a verbose_json transcript redacted, words keeping their times', 
 
 t.test('redact --help: its usage lines', async (t) => {
   const out = await capturedStdout(() => main(['redact', '--help']));
-  t.match(out, /^Usage:\n {2}svc-stt redact \[--policies LIST\] \[--substitution entity_name\|hash\] \[--json\]/);
+  t.match(out, /^Usage:\n {2}npx svc-stt redact \[--policies LIST\] \[--substitution entity_name\|hash\] \[--json\]/);
 });

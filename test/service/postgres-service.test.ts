@@ -1,6 +1,7 @@
 // The service on PostgreSQL (SVC_DATABASE_URL) end to end: the first key is created in the database,
 // a presigned job runs to `succeeded` with its row in PostgreSQL, a second start on the same database
 // creates no second key and sees the job, and each start registers (then removes) its instance.
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
 import t from 'tap';
@@ -17,7 +18,9 @@ t.test('a job on PostgreSQL: stored there, processed, visible to the next start;
   t.teardown(() => db.close());
   const audio = await readFile(await speechWav(3));
 
-  const first = await startTestService({ SVC_DATABASE_URL: url });
+  // Processes on one database share its master key (docs/OPERATIONS.md): what one sealed, the next opens.
+  const masterKey = randomBytes(32).toString('base64');
+  const first = await startTestService({ SVC_DATABASE_URL: url, SVC_WEBHOOK_MASTER_KEY: masterKey });
   t.teardown(() => first.close());
   t.ok(first.service.firstKey, 'a fresh database gets its first key');
   t.equal((await db.query('SELECT count(*)::int AS n FROM api_keys')).rows[0].n, 1, 'in PostgreSQL');
@@ -32,7 +35,7 @@ t.test('a job on PostgreSQL: stored there, processed, visible to the next start;
   await first.close();
   t.equal((await db.query('SELECT count(*)::int AS n FROM service_instances')).rows[0].n, 0, 'a clean stop deregisters');
 
-  const second = await startTestService({ SVC_DATABASE_URL: url });
+  const second = await startTestService({ SVC_DATABASE_URL: url, SVC_WEBHOOK_MASTER_KEY: masterKey });
   t.teardown(() => second.close());
   t.equal(second.service.firstKey, null, 'no second first key');
   t.match(await poll(job.poll_url.replace(first.url, second.url), first.key), { status: 200, body: { id: job.id, status: 'succeeded' } });

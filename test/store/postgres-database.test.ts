@@ -58,6 +58,7 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
       'realtime_seats',
       'schema_migrations',
       'service_instances',
+      'tenant_data_keys',
       'usage_events',
       'usage_key_costs',
       'usage_pool_totals',
