@@ -8,25 +8,10 @@ import { parseTranscriptionFields } from '../../src/contract/transcription-reque
 import { parseTranslationFields } from '../../src/contract/translation-request.js';
 import type { ApiKeyRecord } from '../../src/domain/api-keys.js';
 import { EntitlementMissing, UnprocessableRequest } from '../../src/pipeline/pipeline-errors.js';
+import { keyRecord } from '../helpers/key-record.js';
 
 function keyWith(standing: Partial<Pick<ApiKeyRecord, 'smartFormatDefault' | 'redactAlways'>>): ApiKeyRecord {
-  return {
-    id: 'key_1',
-    tenant: 't',
-    plan: 'payg',
-    entitlements: ['language_detection'],
-    defaultLanguage: null,
-    smartFormatDefault: false,
-    redactAlways: null,
-    billingState: 'active',
-    retentionHours: 24,
-    rateLimitPerMinute: null,
-    createdAt: new Date(0).toISOString(),
-    revokedAt: null,
-    revokeAt: null,
-    lastUsedAt: null,
-    ...standing,
-  };
+  return keyRecord(standing);
 }
 
 const upload = (fields: Record<string, string>, key: ApiKeyRecord) => parseTranscriptionFields({ model: 'svc-medical-1', ...fields }, key).clinicalText;

@@ -16,24 +16,10 @@ import { documentedFields, fieldNamesOf, REQUEST_FIELDS, REQUEST_ROUTES, type Re
 import { parseTranscriptionFields } from '../../src/contract/transcription-request.js';
 import { parseTranslationFields } from '../../src/contract/translation-request.js';
 import type { ApiKeyRecord } from '../../src/domain/api-keys.js';
+import { keyRecord } from '../helpers/key-record.js';
 import { sourceFiles } from '../helpers/source-imports.js';
 
-const key: ApiKeyRecord = {
-  id: 'key_1',
-  tenant: 't',
-  plan: 'enterprise',
-  entitlements: ['patterns', 'language_detection'],
-  defaultLanguage: null,
-  smartFormatDefault: false,
-  redactAlways: null,
-  billingState: 'active',
-  retentionHours: 24,
-  rateLimitPerMinute: null,
-  createdAt: '2026-11-29T00:00:00Z',
-  revokedAt: null,
-  revokeAt: null,
-  lastUsedAt: null,
-};
+const key = keyRecord({ plan: 'enterprise', entitlements: ['patterns', 'language_detection'] });
 
 /** What the route's parser says of a request that carries `name` (with a value it may refuse): null when it took it. */
 function refusal(route: RequestRoute, name: string): string | null {
