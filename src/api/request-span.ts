@@ -6,11 +6,13 @@
 import { context, type Span, SpanKind, trace } from '@opentelemetry/api';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
+import { tracer } from '../domain/tracing.js';
+
 const spans = new WeakMap<FastifyRequest, Span>();
 
 export function startRequestSpan(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const route = request.routeOptions.url ?? 'unknown route';
-  const span = trace.getTracer('svc-stt').startSpan(`${request.method} ${route}`, {
+  const span = tracer().startSpan(`${request.method} ${route}`, {
     kind: SpanKind.SERVER,
     attributes: { 'http.request.method': request.method, 'http.route': route, 'svc.request.id': request.id },
   });

@@ -5,7 +5,8 @@
 // a key, a file name or a URL a client sent.
 import { type Attributes, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 
-const tracer = () => trace.getTracer('svc-stt');
+/** The one tracer every floor's spans come from (the provider, when registered, names the process). */
+export const tracer = () => trace.getTracer('svc-stt');
 
 /** Runs `fn` inside a span named `name` (the active span's child); the span ends when `fn` settles. */
 export async function traced<T>(name: string, attributes: Attributes, fn: (span: Span) => Promise<T>): Promise<T> {

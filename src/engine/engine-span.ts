@@ -2,8 +2,9 @@
 // transcribe` is one window, `engine detectSpeech` the VAD, `engine diarize`), a child of whatever
 // request or job step made it, with the time it waited for a compute slot apart from the time it
 // computed, the threads it ran on and its class of work. Nothing is recorded while tracing is off.
-import { SpanStatusCode, trace } from '@opentelemetry/api';
+import { SpanStatusCode } from '@opentelemetry/api';
 
+import { tracer } from '../domain/tracing.js';
 import type { EngineWork } from '../domain/work-classes.js';
 
 export interface EngineSpan {
@@ -14,7 +15,7 @@ export interface EngineSpan {
 }
 
 export function startEngineSpan(kind: string, work: EngineWork | undefined): EngineSpan {
-  const span = trace.getTracer('svc-stt').startSpan(`engine ${kind}`, {
+  const span = tracer().startSpan(`engine ${kind}`, {
     attributes: { 'svc.engine.task': kind, 'svc.work.class': work?.workClass ?? 'interactive' },
   });
   const submitted = performance.now();

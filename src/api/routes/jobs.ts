@@ -13,6 +13,8 @@
 //
 // Audit: creation, acceptance, an upload collected from the bucket and every read of result content
 // are logged as job audit lines (src/jobs/job-audit.ts) with the acting key's id.
+import type { Readable } from 'node:stream';
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { completeJobUpload } from '../../application/complete-job-upload.js';
@@ -130,7 +132,11 @@ async function getJob(request: JobRequest, reply: FastifyReply, deps: JobRouteDe
 }
 
 async function downloadResult(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
-  const { job, content } = await readJobResult({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps);
+  return sendResult(reply, await readJobResult({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps));
+}
+
+/** A result (or its unredacted copy) in the format the job asked for. */
+function sendResult(reply: FastifyReply, { job, content }: { job: { resultContentType: string | null }; content: Readable }) {
   return reply
     .code(200)
     .type(job.resultContentType ?? 'application/octet-stream')
@@ -148,11 +154,7 @@ async function downloadRedactedAudio(request: JobRequest, reply: FastifyReply, d
 }
 
 async function downloadUnredactedResult(request: JobRequest, reply: FastifyReply, deps: JobRouteDeps) {
-  const { job, content } = await readJobUnredactedResult({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps);
-  return reply
-    .code(200)
-    .type(job.resultContentType ?? 'application/octet-stream')
-    .send(content);
+  return sendResult(reply, await readJobUnredactedResult({ key: request.apiKey!, jobId: request.params.job_id, log: request.log }, deps));
 }
 
 /** A client that leaves ends its wait: the response's 'close' fires on a dropped connection. */
