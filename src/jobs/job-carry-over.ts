@@ -19,6 +19,8 @@ export interface CarryOver extends Record<string, unknown> {
   processingMs?: number;
   /** A diarized job's speech regions so far, [start, end] seconds into the recording. */
   speech?: Array<[number, number]>;
+  /** A diarized multichannel job's speech regions by channel so far (each channel is diarized alone). */
+  channelSpeech?: Array<Array<[number, number]>>;
   /** Where the text ended (seconds), once the last chunk is done. */
   endSeconds?: number;
   /** What prompting did over the chunks so far (vocabulary or prompt), corrections in the recording's time. */

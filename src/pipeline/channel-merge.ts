@@ -8,18 +8,15 @@
 // speaker turns (`speaker_segments`) are read off the sound the same way: its speech (or with diarize its
 // voices' turns), less the bleed.
 import { USAGE_FAMILY_MIXED } from '../store/usage-record.js';
+import { BLEED_RATIO, channelLabel, type ChannelLevel, mergeChannelVoices, ownStretches, unionOf, voiceLabel } from './channel-voices.js';
 import { addPatternTallies, type PatternTally } from './pattern-stage.js';
 import { addTallies, type VocabularyTally } from './prompted-recognition.js';
 import { NO_SPEECH_LANGUAGE, type TranscriptionOutcome } from './run-transcription.js';
-import { type AttributedSegment, type AttributedWord, type SpeakerAttachment, type SpeakerSegment, UNATTRIBUTED_SPEAKER } from './speaker-attachment.js';
-import type { SpeechRegion } from './speech-regions.js';
+import { type AttributedSegment, type AttributedWord, type SpeakerAttachment, type SpeakerSegment } from './speaker-attachment.js';
 import { addAudits, type VocabularyAudit } from './vocabulary-audit.js';
 import { wordsOfSegment } from './words.js';
 
-/** A channel's speaker label without diarize, and the prefix of its voices' labels with it (`channel_0_A`). */
-export function channelLabel(channel: number): string {
-  return `channel_${channel}`;
-}
+export { BLEED_RATIO, channelLabel };
 
 export interface ChannelTrack {
   /** The channel's own samples: the loudness judge of a word heard on two channels. */
@@ -53,13 +50,6 @@ interface TrackWord {
   /** The loudest other channel's RMS over this word's span. */
   loudestElsewhere?: number;
 }
-
-/**
- * A word is the other channel's when that channel is this much louder over its span (6 dB): a voice
- * on its own microphone against its bleed into the other (10-20 % of its level, 14-20 dB down), while
- * two voices talking over each other stay within it.
- */
-export const BLEED_RATIO = 2;
 
 export function mergeChannels(tracks: readonly ChannelTrack[], options: MergeOptions): TranscriptionOutcome {
   const labelled = tracks.map((track, channel) => labelSegments(track.outcome.speakers.segments, channel, options.diarize));
@@ -105,7 +95,7 @@ export function mergeChannels(tracks: readonly ChannelTrack[], options: MergeOpt
     ),
     wordTiming,
     speakers: attachment(segments, tracks, options, wordTiming),
-    speech: { regions, seconds: regions.reduce((sum, r) => sum + (r.end - r.start), 0) },
+    speech: { regions, seconds: regions.reduce((sum, r) => sum + (r.end - r.start), 0), channels: outcomes.map((o) => o.speech.regions) },
     asrMs: outcomes.reduce((sum, o) => sum + o.asrMs, 0),
     diarizationMs: outcomes.reduce((sum, o) => sum + o.diarizationMs, 0),
     temperature: lead.temperature,
@@ -116,11 +106,6 @@ export function mergeChannels(tracks: readonly ChannelTrack[], options: MergeOpt
 /** A channel's segments with their channel, and the speaker the merged answer gives them. */
 function labelSegments(segments: readonly AttributedSegment[], channel: number, diarize: boolean): AttributedSegment[] {
   return segments.map((s) => ({ ...s, channel, speaker: diarize ? voiceLabel(s.speaker, channel) : channelLabel(channel) }));
-}
-
-/** A voice's label within its channel, kept apart from the other channel's same letter; `unknown` stays. */
-function voiceLabel(speaker: string, channel: number): string {
-  return speaker === UNATTRIBUTED_SPEAKER ? speaker : `${channelLabel(channel)}_${speaker}`;
 }
 
 function trackWords(segments: readonly AttributedSegment[], pcm: Float32Array, channel: number, sampleRate: number): TrackWord[] {
@@ -199,37 +184,15 @@ function attachment(segments: readonly AttributedSegment[], tracks: readonly Cha
         })),
       )
     : null;
-  const timings = outcomes.map((o) => o.speakers.timing);
+  const level = levelOf(tracks, options.sampleRate);
   if (options.diarize) {
-    const relabel = <T extends { speaker: string }>(items: readonly T[], channel: number) =>
-      items.map((i) => ({ ...i, speaker: voiceLabel(i.speaker, channel) }));
-    // The diarizer hears the other voice's bleed as a voice of this channel: its turns keep their own stretches only.
-    const turns = outcomes
-      .flatMap((o, channel) =>
-        relabel(o.speakers.speakerSegments, channel).flatMap((turn) =>
-          ownStretches([turn], tracks, channel, options.sampleRate).map(({ start, end }) => ({ ...turn, start, end })),
-        ),
-      )
-      .sort((a, b) => a.start - b.start);
-    const heard = new Set([...turns.map((t) => t.speaker), ...segments.map((s) => s.speaker)]);
-    const labelled = outcomes.flatMap((o, channel) => relabel(o.speakers.speakers, channel));
-    const speakers = labelled.filter((s) => heard.has(s.speaker));
-    return {
-      segments: [...segments],
-      words,
-      speakers,
-      speakerSegments: turns,
-      timing: {
-        ...timings[0]!,
-        word_timing: wordTiming,
-        speaker_ceiling_reached: timings.some((t) => t.speaker_ceiling_reached),
-        // Less the voices that were only the other channel's bleed.
-        detected_speaker_count: timings.reduce((sum, t) => sum + t.detected_speaker_count, 0) - (labelled.length - speakers.length),
-        speaker_ceiling_action: timings.some((t) => t.speaker_ceiling_reached) ? 'unlabelled_review_required' : 'none',
-      },
-    };
+    const voices = mergeChannelVoices(
+      outcomes.map((o) => o.speakers),
+      { segmentSpeakers: segments.map((s) => s.speaker), wordTiming, level },
+    );
+    return { segments: [...segments], words, ...voices };
   }
-  const turns = tracks.flatMap((track, channel) => channelTurns(track, tracks, channel, options.sampleRate));
+  const turns = tracks.flatMap((track, channel) => channelTurns(track, channel, tracks.length, level));
   const channels = [...new Set([...segments.map((s) => s.channel!), ...turns.map((t) => t.channel)])].sort((a, b) => a - b);
   return {
     segments: [...segments],
@@ -246,55 +209,22 @@ function attachment(segments: readonly AttributedSegment[], tracks: readonly Cha
   };
 }
 
-/** The frames the channels' levels are compared over. */
-const TURN_FRAME_SECONDS = 0.05;
-/** Pauses shorter than this stay inside a turn; bits of turn shorter than this are dropped. */
-const TURN_GAP_SECONDS = 0.3;
-const TURN_MIN_SECONDS = 0.2;
+/** The channels' levels read off their samples. */
+function levelOf(tracks: readonly ChannelTrack[], sampleRate: number): ChannelLevel {
+  return (channel, start, end) => rmsOver(tracks[channel]!.pcm, start, end, sampleRate);
+}
 
 /**
  * A channel's speaker turns, from the sound rather than the words: its speech regions (its own VAD),
  * less the frames where another channel is BLEED_RATIO times louder (that voice bleeding in).
  */
-function channelTurns(track: ChannelTrack, tracks: readonly ChannelTrack[], channel: number, sampleRate: number): Array<SpeakerSegment & { channel: number }> {
-  return ownStretches(track.outcome.speech.regions, tracks, channel, sampleRate).map(({ start, end }) => ({
+function channelTurns(track: ChannelTrack, channel: number, channels: number, level: ChannelLevel): Array<SpeakerSegment & { channel: number }> {
+  return ownStretches(track.outcome.speech.regions, channel, channels, level).map(({ start, end }) => ({
     speaker: channelLabel(channel),
     channel,
     start,
     end,
   }));
-}
-
-/**
- * The stretches of `spans` (times on `channel`) where its own voice speaks: less the frames where another
- * channel is BLEED_RATIO times louder, pauses under TURN_GAP_SECONDS closed, bits under TURN_MIN_SECONDS dropped.
- */
-function ownStretches(spans: readonly SpeechRegion[], tracks: readonly ChannelTrack[], channel: number, sampleRate: number): SpeechRegion[] {
-  const pcm = tracks[channel]!.pcm;
-  const own: SpeechRegion[] = [];
-  for (const span of spans) {
-    for (let start = span.start; start < span.end; start += TURN_FRAME_SECONDS) {
-      const end = Math.min(span.end, start + TURN_FRAME_SECONDS);
-      const level = rmsOver(pcm, start, end, sampleRate);
-      const drowned = tracks.some((other, c) => c !== channel && rmsOver(other.pcm, start, end, sampleRate) > BLEED_RATIO * level);
-      if (!drowned) own.push({ start, end });
-    }
-  }
-  const joined = unionOf(own.map((r) => ({ start: r.start, end: r.end + TURN_GAP_SECONDS }))).map((r) => ({ start: r.start, end: r.end - TURN_GAP_SECONDS }));
-  return joined.filter((r) => r.end - r.start >= TURN_MIN_SECONDS).map(({ start, end }) => ({ start: round3(start), end: round3(end) }));
-}
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
-
-/** The spans covered by any of `spans`, in order, none overlapping. */
-function unionOf(spans: readonly SpeechRegion[]): SpeechRegion[] {
-  const out: SpeechRegion[] = [];
-  for (const { start, end } of [...spans].sort((a, b) => a.start - b.start)) {
-    const last = out.at(-1);
-    if (last && start <= last.end) last.end = Math.max(last.end, end);
-    else out.push({ start, end });
-  }
-  return out;
 }
 
 function sumOf<T>(items: readonly T[], add: (a: T, b: T) => T, finish: (t: T) => T = (t) => t): T | null {

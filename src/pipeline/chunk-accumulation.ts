@@ -8,6 +8,7 @@
 import { addPatternTallies, emptyPatternTally, type PatternTally, shiftPatternTally } from './pattern-stage.js';
 import { addTallies, EMPTY_TALLY, shiftTally, type VocabularyTally } from './prompted-recognition.js';
 import type { TranscriptionOutcome } from './run-transcription.js';
+import type { SpeechRegion } from './speech-regions.js';
 
 /**
  * What the chunks so far add up to, in the recording's time. A type alias, not an interface: only an
@@ -25,6 +26,8 @@ export type RecordingTotals = {
   patterns?: PatternTally;
   /** Speech regions as [start, end] seconds, to the millisecond; kept only when asked for. */
   speech?: Array<[number, number]>;
+  /** A multichannel recording's speech regions by channel, as `speech`; kept only when asked for. */
+  channelSpeech?: Array<Array<[number, number]>>;
 };
 
 /** What accumulation reads of a chunk's outcome. */
@@ -35,7 +38,8 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 /**
  * The totals with one more chunk. Whatever else `totals` carries comes through untouched, and the
  * fields are set in a fixed order after it (the stored form is the same from chunk to chunk).
- * `keepSpeech`: add the chunk's speech regions (speakers are attached later, over the whole recording).
+ * `keepSpeech`: add the chunk's speech regions, and each channel's of a multichannel recording (speakers
+ * are attached later, over the whole recording).
  */
 export function accumulateChunk<T extends RecordingTotals>(
   totals: T,
@@ -55,11 +59,16 @@ export function accumulateChunk<T extends RecordingTotals>(
       : {}),
     ...(options.keepSpeech
       ? {
-          speech: [
-            ...(totals.speech ?? []),
-            ...outcome.speech.regions.map((r): [number, number] => [round3(offsetSeconds + r.start), round3(offsetSeconds + r.end)]),
-          ],
+          speech: [...(totals.speech ?? []), ...shifted(outcome.speech.regions, offsetSeconds)],
+          ...(outcome.speech.channels
+            ? { channelSpeech: outcome.speech.channels.map((regions, c) => [...(totals.channelSpeech?.[c] ?? []), ...shifted(regions, offsetSeconds)]) }
+            : {}),
         }
       : {}),
   };
+}
+
+/** Regions as [start, end] seconds into the recording, to the millisecond. */
+function shifted(regions: readonly SpeechRegion[], offsetSeconds: number): Array<[number, number]> {
+  return regions.map((r) => [round3(offsetSeconds + r.start), round3(offsetSeconds + r.end)]);
 }

@@ -62,7 +62,8 @@ export interface TranscriptionOutcome {
   wordTiming: boolean;
   /** Segments with their speakers (split at changes of voice when diarized), words, speakers. */
   speakers: SpeakerAttachment;
-  speech: { regions: SpeechRegion[]; seconds: number };
+  /** `channels`: a multichannel recording's speech regions by channel (a job diarizes each channel later). */
+  speech: { regions: SpeechRegion[]; seconds: number; channels?: SpeechRegion[][] };
   asrMs: number;
   /** Time spent diarizing (0 when not requested). */
   diarizationMs: number;

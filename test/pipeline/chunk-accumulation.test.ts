@@ -168,3 +168,30 @@ t.test('a chunk without a prompt, patterns or kept speech leaves those totals as
   const plain = accumulateChunk({ ...firstCarry }, silent, 0, { keepSpeech: false });
   t.same(Object.keys(plain), ['container', 'durationSeconds', 'language', 'speakerTiming', 'wordTiming', 'asrMs'], 'no tally appears that no chunk made');
 });
+
+t.test("a multichannel recording's chunks add each channel's speech regions, on the recording's timeline", async (t) => {
+  const stereo = (regions: Array<[number, number]>, channels: Array<Array<[number, number]>>) => ({
+    ...speechOf(regions),
+    channels: channels.map((list) => speechOf(list).regions),
+  });
+  const first: ChunkOutcome = { ...chunkAt0, speech: stereo([[0.5, 4]], [[[0.5, 2]], [[2.2, 4.0004]]]) };
+  const second: ChunkOutcome = { ...chunkAt300, speech: stereo([[0.1, 3]], [[], [[0.1, 3]]]) };
+  const afterFirst = accumulateChunk({ ...firstCarry }, first, 0, { keepSpeech: true });
+  const totals = accumulateChunk(JSON.parse(JSON.stringify(afterFirst)) as typeof afterFirst, second, 5, { keepSpeech: true });
+  t.same(totals.channelSpeech, [
+    [[0.5, 2]],
+    [
+      [2.2, 4],
+      [5.1, 8],
+    ],
+  ]);
+  t.same(
+    totals.speech,
+    [
+      [0.5, 4],
+      [5.1, 8],
+    ],
+    'the mixed regions as before',
+  );
+  t.notOk('channelSpeech' in accumulateChunk({ ...firstCarry }, first, 0, { keepSpeech: false }), 'kept only when asked for');
+});
