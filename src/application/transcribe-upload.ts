@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { type AudioContainer, decodeAudio, isAudioError, probeAudio, sniffFile, UnsupportedContainerError } from '../audio/index.js';
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { ServiceConfig } from '../config/service-config.js';
-import { multichannelDiarizedJob, type TranscriptionRequest } from '../contract/transcription-request.js';
+import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 import type { JobAuditLog } from '../jobs/job-audit.js';
@@ -119,7 +119,6 @@ async function transcribe(request: UploadTranscription, connection: Transcriptio
           await deps.billing.release(eventKey).catch(() => undefined);
         }
       }
-      if (transcription.multichannel && transcription.diarize) throw multichannelDiarizedJob();
       const direct = { key, idempotencyKey, transcription, upload, durationSeconds, webhookSecretVersion, knownSpeakers: storedKnownSpeakers(knownSpeakers) };
       return await acceptDirectJob({ ...direct, log: request.log }, connection, deps);
     } finally {

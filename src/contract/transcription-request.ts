@@ -268,7 +268,7 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
   const multichannel = booleanField(fields.multichannel, false, 'multichannel');
   if (multichannel) {
     const knownSpeakersAsked = knownSpeakers.references.length + knownSpeakers.enrolledVoiceIds.length > 0;
-    refuseWithMultichannel({ stream, logprobs, knownSpeakers: knownSpeakersAsked, diarizedJob: diarize && webhookUrl !== null });
+    refuseWithMultichannel({ stream, logprobs, knownSpeakers: knownSpeakersAsked });
   }
   return {
     task: 'transcribe',
@@ -300,20 +300,8 @@ export function parseTranscriptionFields(fields: Record<string, string>, key: Ap
  * text is whole only once merged), the decoder's tokens (two decodes, some taken out as bleed), and
  * known speakers (a name is matched within one recording of one voice set, not per channel).
  */
-export function refuseWithMultichannel(asked: { stream: boolean; logprobs: boolean; knownSpeakers: boolean; diarizedJob: boolean }): void {
+export function refuseWithMultichannel(asked: { stream: boolean; logprobs: boolean; knownSpeakers: boolean }): void {
   if (asked.stream) throw unprocessable('multichannel merges the channels once each is transcribed and cannot be streamed: send stream=true or multichannel');
   if (asked.logprobs) throw unprocessable('include[]=logprobs gives one decode; multichannel makes one per channel: send one or the other');
   if (asked.knownSpeakers) throw unprocessable('known speakers are not matched per channel: send multichannel or known speakers, not both');
-  if (asked.diarizedJob) throw multichannelDiarizedJob();
-}
-
-/**
- * A job's voices are found over the whole recording after its text (its decoration), not per channel:
- * a multichannel job's speakers are its channels. Inline answers diarize within each channel.
- */
-export function multichannelDiarizedJob(): UnprocessableRequest {
-  return unprocessable(
-    "multichannel with diarize is answered inline (audio within the inline boundary, no webhook_url); a job's speakers are its channels: " +
-      'send it without diarize',
-  );
 }

@@ -4,33 +4,35 @@
 //
 // The diarization is global: the recording is decoded window by window (its audio is kept until the
 // decoration ends), each window's speaker features are computed over the speech regions its chunks
-// found, and the joined features are diarized at once, so a voice keeps one label across chunks. The
-// words come from the chunks (decoded with token timestamps) and are attached by the same rules as an
-// inline answer's (speaker-attachment.ts).
+// found, and the joined features are diarized at once (decoration-features.ts), so a voice keeps one
+// label across chunks. The words come from the chunks (decoded with token timestamps) and are attached
+// by the same rules as an inline answer's (speaker-attachment.ts). A multichannel job's channels are
+// diarized one by one, each alone, as an inline answer's are (channel-decoration.ts).
 //
 // Crash safety: the decorating worker holds the succeeded row's lease. If it dies, the lease runs out
 // (or the instance lifecycle expires it at once) and another worker claims the decoration and starts
 // it again; after MAX_DECORATION_ATTEMPTS claims, or when it fails outright, the result is marked
 // `decoration: {status: unavailable, review_required: true}`. It is never left `processing`.
-import { type AudioContainer, type AudioSource, decodeAudioWindow } from '../audio/index.js';
+import type { AudioSource } from '../audio/index.js';
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
 import type { ModelId } from '../domain/model-ids.js';
-import { FEATURE_FRAMES_PER_SECOND, noSpeakers, SpeakerFeatureCanvas } from '../engine/speaker-diarizer.js';
+import { noSpeakers } from '../engine/speaker-diarizer.js';
 import type { PipelineEngines, PipelineStages } from '../pipeline/pipeline-engine.js';
-import { attachSpeakersToShaped } from '../pipeline/speaker-attachment.js';
-import type { SpeechRegion } from '../pipeline/speech-regions.js';
+import { attachSpeakersToShaped, type ShapedAttachment } from '../pipeline/speaker-attachment.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
+import { channelSpeakers } from './channel-decoration.js';
+import { type DecorationAudio, speakerFeatures } from './decoration-features.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
-import { carryOf } from './job-carry-over.js';
+import { carryOf, type CarryOver } from './job-carry-over.js';
 import { finalContextOf } from './job-final-context.js';
 import { knownSpeakersOfJob } from './job-known-speakers.js';
 import { parseStoredJobRequest, type StoredJobRequest } from './job-request.js';
-import { type AssembledTranscript, type Decoration, finalResult } from './job-transcript.js';
+import { type AssembledTranscript, type Decoration, finalResult, type TimedSegment } from './job-transcript.js';
 import { jobUsageKey } from './job-usage.js';
 import { jobWork } from './job-work.js';
 
@@ -38,10 +40,6 @@ import { jobWork } from './job-work.js';
 export const DECORATION_LEASE_MS = 10 * 60_000;
 /** Claims of one decoration before it is given up as unavailable. */
 export const MAX_DECORATION_ATTEMPTS = 3;
-/** Audio decoded at once for speaker features (the features of two hours are about 55 MB; its PCM would be 460 MB). */
-const FEATURE_WINDOW_SECONDS = 300;
-/** A window reaches this far into the next one, so that its last frame (25 ms long) is whole. */
-const FRAME_OVERHANG_SECONDS = 0.02;
 
 export const UNAVAILABLE_DECORATION: Decoration = { status: 'unavailable', review_required: true };
 
@@ -88,22 +86,23 @@ export class JobDecorator {
     const { blobs } = this.deps;
     const request = parseStoredJobRequest(job.request);
     const carry = carryOf(job.progress);
-    if (!carry || !job.partialPath || !job.audioPath) throw new Error('the job row lacks what its decoration needs');
+    // A multichannel job's chunks carry each channel's speech regions: without them, no channel can be diarized.
+    const lacksChannels = request.multichannel && (carry?.channelSpeech?.length ?? 0) === 0;
+    if (!carry || !job.partialPath || !job.audioPath || lacksChannels) throw new Error('the job row lacks what its decoration needs');
     const transcript = JSON.parse((await blobs.readResult(job.partialPath)).toString('utf8')) as AssembledTranscript;
     const started = performance.now();
-    const regions = (carry.speech ?? []).map(([start, end]) => ({ start, end }));
-    const seconds = carry.endSeconds ?? carry.durationSeconds;
     const stages = this.deps.stages[request.model](jobWork(job));
-    const features = await this.speakerFeatures(job.audioPath, carry.container, regions, seconds, stages, signal);
-    const diarization = regions.length === 0 ? noSpeakers() : await stages.diarize(features, regions, signal, { minVoices: request.minSpeakers });
-    const speakers = attachSpeakersToShaped({
-      segments: transcript.segments,
-      words: transcript.words ?? null,
-      diarization,
-      wordTiming: carry.wordTiming,
-      maxSpeakers: request.maxSpeakers,
-      knownSpeakers: await knownSpeakersOfJob(job.request, job.tenant, this.deps.voices),
-    });
+    const audioPath = job.audioPath;
+    const audio: DecorationAudio = {
+      source: () => this.deps.audioSource(audioPath),
+      container: carry.container,
+      seconds: carry.endSeconds ?? carry.durationSeconds,
+      timeoutMs: this.deps.config.decodeTimeoutMs,
+      signal,
+    };
+    const speakers = request.multichannel
+      ? await channelSpeakers({ ...this.attachInput(transcript, carry, request), channelSpeech: carry.channelSpeech!, sampleRate: SAMPLE_RATE }, stages, audio)
+      : await this.speakers(transcript, carry, request, job, stages, audio);
     const context = await finalContextOf(job, request, carry, this.deps);
     const result = finalResult(transcript, { ...context, speakers, diarizationMs: Math.round(performance.now() - started) });
     await this.end(job, workerId, 'done', result, speakers.segments.filter((s) => s.review_required).length);
@@ -150,36 +149,36 @@ export class JobDecorator {
     for (const path of unreferenced) await blobs.delete(path).catch(() => {});
   }
 
-  /** The recording's speaker features, window by window; windows without speech are not decoded. */
-  private async speakerFeatures(
-    audioPath: string,
-    container: AudioContainer,
-    regions: SpeechRegion[],
-    seconds: number,
+  /** The job's speakers: its recording diarized at once and attached to its transcript. */
+  private async speakers(
+    transcript: AssembledTranscript,
+    carry: CarryOver,
+    request: StoredJobRequest,
+    job: JobRecord,
     stages: PipelineStages,
-    signal: AbortSignal,
-  ) {
-    const canvas = new SpeakerFeatureCanvas(seconds);
-    const source = await this.deps.audioSource(audioPath);
-    for (let start = 0; start < seconds; start += FEATURE_WINDOW_SECONDS) {
-      const end = start + FEATURE_WINDOW_SECONDS + FRAME_OVERHANG_SECONDS;
-      const local = regions
-        .filter((r) => r.end > start && r.start < end)
-        .map((r) => ({ start: Math.max(0, r.start - start), end: Math.min(end, r.end) - start }));
-      if (local.length === 0) continue;
-      const pcm = await decodeAudioWindow(source, {
-        startSeconds: start,
-        seconds: end - start,
-        container,
-        timeoutMs: this.deps.config.decodeTimeoutMs,
-        signal,
-      });
-      if (pcm.length === 0) break;
-      const inside = local.filter((r) => r.start < pcm.length / SAMPLE_RATE);
-      if (inside.length === 0) continue;
-      const features = await stages.speakerFeatures(pcm, inside, signal);
-      canvas.place(start, features, FEATURE_WINDOW_SECONDS * FEATURE_FRAMES_PER_SECOND);
-    }
-    return canvas.features;
+    audio: DecorationAudio,
+  ): Promise<ShapedAttachment<TimedSegment>> {
+    const regions = (carry.speech ?? []).map(([start, end]) => ({ start, end }));
+    const features = await speakerFeatures(audio, regions, stages);
+    const diarization = regions.length === 0 ? noSpeakers() : await stages.diarize(features, regions, audio.signal, { minVoices: request.minSpeakers });
+    const { segments, words, wordTiming, maxSpeakers } = this.attachInput(transcript, carry, request);
+    return attachSpeakersToShaped({
+      segments,
+      words,
+      diarization,
+      wordTiming,
+      maxSpeakers,
+      knownSpeakers: await knownSpeakersOfJob(job.request, job.tenant, this.deps.voices),
+    });
+  }
+
+  private attachInput(transcript: AssembledTranscript, carry: CarryOver, request: StoredJobRequest) {
+    return {
+      segments: transcript.segments,
+      words: transcript.words ?? null,
+      wordTiming: carry.wordTiming,
+      maxSpeakers: request.maxSpeakers,
+      minSpeakers: request.minSpeakers,
+    };
   }
 }

@@ -25,6 +25,8 @@ export interface TimedSegment extends Partial<OpenAiSegmentFields> {
   end: number;
   confidence: number | null;
   language?: string;
+  /** `multichannel`: the channel it was heard on. */
+  channel?: number;
 }
 
 export interface TimedWord {
@@ -32,6 +34,8 @@ export interface TimedWord {
   start: number;
   end: number;
   speaker?: string;
+  /** `multichannel`: the channel it was heard on. */
+  channel?: number;
 }
 
 /** The `object` of a provisional transcript. */

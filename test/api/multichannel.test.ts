@@ -5,13 +5,16 @@
 // 2-channel recording, or a request multichannel cannot honour, is refused in the contract's envelope.
 // Which channel a passage is heard on is asserted on speech put on one channel only: the noise words of
 // a generated model are alike on both channels of the consultation, and kept once (on the louder).
+// With diarize, a job's decoration diarizes each channel alone, as an inline answer does: the two
+// answers for the same stereo audio agree on their channels and speakers (chunks of 5 s, so the job's
+// per-channel speech regions are carried across chunks).
 // The merge's rule (a word heard on both channels kept once): test/pipeline/channel-merge.test.ts.
 import { readFile } from 'node:fs/promises';
 
 import t, { type Test } from 'tap';
 
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { auth, completeJob, createJob, createJobRequest, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
+import { auth, completeJob, createJob, createJobRequest, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { OwnDocumentValidator } from '../helpers/own-document-validator.js';
 import { oneSidedStereo, stereoConsultation } from '../helpers/stereo-consultation.js';
 import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
@@ -23,7 +26,7 @@ let rightOnly: Uint8Array;
 let leftOnly: Uint8Array;
 
 t.before(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' });
   stereo = await readFile((await stereoConsultation({ turns: 4 })).path);
   const speech = await speechWav(4);
   mono = await readFile(speech);
@@ -38,9 +41,12 @@ const post = (fields: Record<string, string>, data = stereo) =>
 interface Answer {
   text: string;
   segments: Array<{ channel: number; speaker: string; start: number; end: number }>;
-  words?: Array<{ channel: number; speaker: string; start: number }>;
+  words?: Array<{ channel: number; speaker?: string; start: number }>;
   speakers: Array<{ speaker: string }>;
-  speaker_segments: Array<{ speaker: string }>;
+  speaker_segments: Array<{ speaker: string; start: number; end: number }>;
+  speaker_timing: { detected_speaker_count: number; word_timing: boolean };
+  decoration?: unknown;
+  word_timing_available?: boolean;
 }
 
 function assertChannels(t: Test, body: Answer): void {
@@ -102,11 +108,71 @@ t.test('speech on one channel is heard on that channel only', async (t) => {
   }
 });
 
+/** Voices labelled within their channel: on segments, words, speakers and turns, in time order. */
+function assertVoicesByChannel(t: Test, body: Answer): void {
+  t.ok(body.segments.length > 0, 'segments');
+  for (const s of body.segments) t.match(s.speaker, new RegExp(`^(channel_${s.channel}_[A-Z]|unknown)$`), 'a voice of its channel');
+  for (const w of body.words ?? []) {
+    t.ok(w.channel === 0 || w.channel === 1, 'a channel on each word');
+    if (w.speaker !== undefined) t.match(w.speaker, new RegExp(`^(channel_${w.channel}_[A-Z]|unknown)$`), 'a voice of its channel');
+  }
+  t.same(
+    body.segments.map((s) => s.start),
+    body.segments.map((s) => s.start).sort((a, b) => a - b),
+    'merged in time order',
+  );
+  t.ok(body.speaker_segments.length > 0, 'speaker_segments');
+  t.ok(
+    body.speaker_segments.every((s) => /^channel_[01]_[A-Z]$/.test(s.speaker)),
+    'turns by voice within a channel',
+  );
+  t.ok(body.speakers.length > 0 && body.speakers.every((s) => /^channel_[01]_[A-Z]$/.test(s.speaker)), 'speakers by voice within a channel');
+  t.equal(body.speaker_timing.detected_speaker_count, body.speakers.length, 'the bleed-only voices are not counted');
+}
+
+/**
+ * The voices an answer has by channel, and its fields: what the inline and the job answers must agree on
+ * (not which channel each segment is on: a generated model's noise words, kept once where louder, fall
+ * apart differently when the job decodes them in chunks).
+ */
+function structureOf(body: Answer) {
+  const voices = (list: Array<{ speaker?: string }>) => [...new Set(list.map((x) => x.speaker))].sort();
+  return {
+    speakers: body.speakers.map((s) => s.speaker).sort(),
+    turnVoices: voices(body.speaker_segments),
+    // A job's times carry the legacy milliseconds too (docs/DESIGN.md decision 7).
+    segmentKeys: keysOf(body.segments),
+    wordKeys: keysOf(body.words ?? []),
+  };
+}
+
+const keysOf = (list: object[]) => [...new Set(list.flatMap((x) => Object.keys(x)))].filter((k) => !/_ms$/.test(k)).sort();
+
+let inlineDiarized: Answer;
+
 t.test('with diarize, voices are labelled within their channel', async (t) => {
   const res = await post({ response_format: 'diarized_json', multichannel: 'true', diarize: 'true' });
   t.equal(res.status, 200);
-  const body = (await res.json()) as Answer;
-  for (const s of body.segments) t.match(s.speaker, new RegExp(`^(channel_${s.channel}_[A-Z]|unknown)$`));
+  inlineDiarized = (await res.json()) as Answer;
+  assertVoicesByChannel(t, inlineDiarized);
+});
+
+t.test('a job with diarize: its decoration diarizes each channel alone, and agrees with the inline answer', async (t) => {
+  const job = await createJob(svc.url, svc.key, jobBody(stereo, { multichannel: true, diarize: true, response_format: 'diarized_json' }));
+  t.ok((await uploadFile(job, stereo)).status < 300, 'uploaded');
+  t.equal((await completeJob(job, svc.key)).status, 202);
+  const done = await waitForEnd(job.poll_url, svc.key);
+  t.equal(done.status, 'succeeded');
+  let body = {} as Answer;
+  for (const until = Date.now() + 120_000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+    body = (await poll(job.poll_url, svc.key, '?include_result=true')).body.result?.content ?? {};
+    if (body.segments && body.decoration === undefined) break;
+  }
+  t.notOk('decoration' in body, 'the decoration is done');
+  t.equal(body.word_timing_available, true);
+  t.ok((body.words ?? []).length > 0, 'words with the speakers');
+  assertVoicesByChannel(t, body);
+  t.same(structureOf(body), structureOf(inlineDiarized), 'the same channels, voices and fields as the inline answer');
 });
 
 t.test('what multichannel cannot serve is refused, saying why', async (t) => {
@@ -136,9 +202,13 @@ t.test('the OpenAPI document lists the field on both routes', async (t) => {
 t.test('a job: its result carries channels; mono fails it saying why', async (t) => {
   await refusal(
     t,
-    await createJobRequest(svc.url, svc.key, jobBody(stereo, { multichannel: true, diarize: true, response_format: 'verbose_json' })),
+    await createJobRequest(
+      svc.url,
+      svc.key,
+      jobBody(stereo, { multichannel: true, diarize: true, response_format: 'diarized_json', known_speakers: ['voice_1'] }),
+    ),
     422,
-    /diarize/,
+    /known speakers are not matched per channel/,
   );
   const job = await createJob(svc.url, svc.key, jobBody(stereo, { multichannel: true, response_format: 'verbose_json' }));
   t.ok((await uploadFile(job, stereo)).status < 300, 'uploaded');

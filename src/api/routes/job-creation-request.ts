@@ -101,7 +101,7 @@ export function parseJobCreation(body: unknown, key: ApiKeyRecord): JobCreation 
   }
   const multichannel = booleanField(fields.multichannel, 'multichannel');
   const enrolledVoiceIds = parseJobKnownSpeakers(fields.known_speakers, diarize);
-  if (multichannel) refuseWithMultichannel({ stream: false, logprobs: false, knownSpeakers: enrolledVoiceIds.length > 0, diarizedJob: diarize });
+  if (multichannel) refuseWithMultichannel({ stream: false, logprobs: false, knownSpeakers: enrolledVoiceIds.length > 0 });
   const clinicalText = parseClinicalTextFields(withKeyTextDefaults(fields, key, 'json'), 'json');
   refuseUnredactedForKey(clinicalText, key);
   return {
