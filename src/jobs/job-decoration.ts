@@ -101,7 +101,19 @@ export class JobDecorator {
       signal,
     };
     const speakers = request.multichannel
-      ? await channelSpeakers({ ...this.attachInput(transcript, carry, request), channelSpeech: carry.channelSpeech!, sampleRate: SAMPLE_RATE }, stages, audio)
+      ? await channelSpeakers(
+          {
+            segments: transcript.segments,
+            words: transcript.words ?? null,
+            channelSpeech: carry.channelSpeech!,
+            wordTiming: carry.wordTiming,
+            maxSpeakers: request.maxSpeakers,
+            minSpeakers: request.minSpeakers,
+            sampleRate: SAMPLE_RATE,
+          },
+          stages,
+          audio,
+        )
       : await this.speakers(transcript, carry, request, job, stages, audio);
     const context = await finalContextOf(job, request, carry, this.deps);
     const result = finalResult(transcript, { ...context, speakers, diarizationMs: Math.round(performance.now() - started) });
@@ -161,24 +173,13 @@ export class JobDecorator {
     const regions = (carry.speech ?? []).map(([start, end]) => ({ start, end }));
     const features = await speakerFeatures(audio, regions, stages);
     const diarization = regions.length === 0 ? noSpeakers() : await stages.diarize(features, regions, audio.signal, { minVoices: request.minSpeakers });
-    const { segments, words, wordTiming, maxSpeakers } = this.attachInput(transcript, carry, request);
     return attachSpeakersToShaped({
-      segments,
-      words,
-      diarization,
-      wordTiming,
-      maxSpeakers,
-      knownSpeakers: await knownSpeakersOfJob(job.request, job.tenant, this.deps.voices),
-    });
-  }
-
-  private attachInput(transcript: AssembledTranscript, carry: CarryOver, request: StoredJobRequest) {
-    return {
       segments: transcript.segments,
       words: transcript.words ?? null,
+      diarization,
       wordTiming: carry.wordTiming,
       maxSpeakers: request.maxSpeakers,
-      minSpeakers: request.minSpeakers,
-    };
+      knownSpeakers: await knownSpeakersOfJob(job.request, job.tenant, this.deps.voices),
+    });
   }
 }

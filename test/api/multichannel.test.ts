@@ -26,7 +26,8 @@ let rightOnly: Uint8Array;
 let leftOnly: Uint8Array;
 
 t.before(async () => {
-  svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' });
+  // The 4-turn consultation (14 s) is answered inline; the 8-turn one (about 30 s) becomes a job.
+  svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5', SVC_INLINE_BOUNDARY_SECONDS: '20' });
   stereo = await readFile((await stereoConsultation({ turns: 4 })).path);
   const speech = await speechWav(4);
   mono = await readFile(speech);
@@ -157,22 +158,33 @@ t.test('with diarize, voices are labelled within their channel', async (t) => {
   assertVoicesByChannel(t, inlineDiarized);
 });
 
+/** A job's result once its decoration is done (the job is `succeeded` before it). */
+async function decorated(t: Test, pollUrl: string): Promise<Answer> {
+  t.equal((await waitForEnd(pollUrl, svc.key)).status, 'succeeded');
+  let body = {} as Answer;
+  for (const until = Date.now() + 120_000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+    body = (await poll(pollUrl, svc.key, '?include_result=true')).body.result?.content ?? {};
+    if (body.segments && body.decoration === undefined) break;
+  }
+  t.notOk('decoration' in body, 'the decoration is done');
+  return body;
+}
+
 t.test('a job with diarize: its decoration diarizes each channel alone, and agrees with the inline answer', async (t) => {
   const job = await createJob(svc.url, svc.key, jobBody(stereo, { multichannel: true, diarize: true, response_format: 'diarized_json' }));
   t.ok((await uploadFile(job, stereo)).status < 300, 'uploaded');
   t.equal((await completeJob(job, svc.key)).status, 202);
-  const done = await waitForEnd(job.poll_url, svc.key);
-  t.equal(done.status, 'succeeded');
-  let body = {} as Answer;
-  for (const until = Date.now() + 120_000; Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
-    body = (await poll(job.poll_url, svc.key, '?include_result=true')).body.result?.content ?? {};
-    if (body.segments && body.decoration === undefined) break;
-  }
-  t.notOk('decoration' in body, 'the decoration is done');
+  const body = await decorated(t, job.poll_url);
   t.equal(body.word_timing_available, true);
   t.ok((body.words ?? []).length > 0, 'words with the speakers');
   assertVoicesByChannel(t, body);
   t.same(structureOf(body), structureOf(inlineDiarized), 'the same channels, voices and fields as the inline answer');
+
+  // An upload past the inline boundary becomes such a job too.
+  const long = await readFile((await stereoConsultation({ turns: 8 })).path);
+  const accepted = await post({ response_format: 'diarized_json', multichannel: 'true', diarize: 'true' }, long);
+  t.equal(accepted.status, 202, 'a job');
+  assertVoicesByChannel(t, await decorated(t, ((await accepted.json()) as { poll_url: string }).poll_url));
 });
 
 t.test('what multichannel cannot serve is refused, saying why', async (t) => {
