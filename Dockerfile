@@ -4,7 +4,8 @@
 # Runtime stage: Node, ffmpeg, the OpenMP runtime the addon links (libgomp1) and the built package,
 # as the unprivileged `node` user.
 # Model weights are not in the image: mount them and point SVC_MODEL at the file.
-FROM node:24.21-bookworm-slim AS build
+# Debian 13 (trixie): its glibc 2.41 loads uWebSockets.js, which serves realtime here (Debian 12's does not).
+FROM node:24.21-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json CMakeLists.txt tsconfig.json tsconfig.build.json ./
 COPY assets ./assets
@@ -21,7 +22,7 @@ ENV SVC_PORTABLE=${SVC_PORTABLE}
 RUN bash scripts/build.sh && npm prune --omit=dev \
  && mv build/Release /tmp/Release && rm -rf build deps && mkdir build && mv /tmp/Release build/Release
 
-FROM node:24.21-bookworm-slim
+FROM node:24.21-trixie-slim
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg libgomp1 \
  && rm -rf /var/lib/apt/lists/*

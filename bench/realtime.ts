@@ -4,8 +4,9 @@
 //                              [--transports ws] [--ws-sessions 2] [--speaker-sessions 2] [--vocabulary 0]
 // (--vocabulary N starts every session with N clinical terms: each turn_final is then a prompted decode
 // with its context-free check, as an uploaded window with vocabulary is.)
-// (--transports uws,ws adds the uWebSockets.js listener where it has a binary for this Node; on Node 24
-// it has none and the service serves realtime on `ws`.)
+// (--transports uws,ws compares the uWebSockets.js listener with ws. uWS's binaries need glibc 2.38:
+// where this process cannot load it (Debian 12), the bench runs itself again on a Node.js that runs on
+// Debian 13's glibc, test/helpers/newer-glibc-node.ts, made on first use from Debian's packages.)
 // Latencies, measured on the client's clock against the moment it sent the audio in question:
 //   partial    the event's arrival − the send time of the audio at its `end`, for each partial that
 //              carries audio no earlier partial of its turn did (a revision of words already shown,
@@ -19,14 +20,17 @@
 // Bars (docs/DESIGN.md "Benchmark bars"): partial p95 < 500 ms and turn_final p95 < 1000 ms at N = 2 on 2 cores.
 // Each session speaks `pieces` stretches of `speech` seconds separated by `silence` seconds (a turn
 // each), a different sentence order per session.
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { loadConfig } from '../src/config/load-config.js';
+import { uwsUnavailableReason } from '../src/realtime/transport/uws-transport.js';
 import { startService } from '../src/service/start-service.js';
 import { openStores } from '../src/store/open-stores.js';
 import { interleavedSilenceWav } from '../test/helpers/audio-fixtures.js';
+import { newerGlibcNode } from '../test/helpers/newer-glibc-node.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { BENCH_TERMS, FRAME_MS, replay, summary } from './lib-realtime-replay.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
@@ -95,6 +99,7 @@ export async function run(args: string[]): Promise<void> {
   const speech = Number(flag(args, 'speech', '4'));
   const silence = Number(flag(args, 'silence', '1.5'));
   const transports = flag(args, 'transports', 'ws').split(',');
+  if (transports.includes('uws') && uwsUnavailableReason() !== null) return rerunOnNewerGlibc(args);
   const wsSessions = Number(flag(args, 'ws-sessions', '2'));
   const speakerSessions = Number(flag(args, 'speaker-sessions', '2'));
   const vocabulary = BENCH_TERMS.slice(0, Number(flag(args, 'vocabulary', '0')));
@@ -188,4 +193,12 @@ export async function run(args: string[]): Promise<void> {
       : {}),
     ...(other ? { compared_transport: other.transport, compared_partial_p95_ms: other.partial.p95, compared_turn_final_p95_ms: other.turnFinal.p95 } : {}),
   });
+}
+
+/** This bench again, on a Node.js that loads uWS (the same arguments, its output as this run's). */
+async function rerunOnNewerGlibc(args: string[]): Promise<void> {
+  console.log(`${uwsUnavailableReason()}: running on Debian 13's glibc (test/helpers/newer-glibc-node.ts)`);
+  const child = spawn(await newerGlibcNode(), ['--import', 'tsx', join(import.meta.dirname, 'run.ts'), 'realtime', ...args], { stdio: 'inherit' });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) process.exitCode = code ?? 1;
 }

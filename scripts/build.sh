@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what svc-stt needs on Debian 12 and builds it: the system packages for decoding (ffmpeg)
+# Installs what svc-stt needs on Debian 12 or 13 and builds it: the system packages for decoding (ffmpeg)
 # and the native build (cmake, g++, make), then `npm ci`, whose install hook fetches whisper.cpp's
 # source from the npm registry (verified by hash) and builds the addon and whisper-cli, and whose
 # prepare step compiles the TypeScript and makes the Silero VAD model.

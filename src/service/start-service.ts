@@ -27,6 +27,7 @@ import { revokeKey } from '../jobs/key-revocation.js';
 import type { PipelineStages } from '../pipeline/pipeline-engine.js';
 import { type RealtimeListener, type RealtimeListenerOptions, startRealtimeListener } from '../realtime/realtime-listener.js';
 import type { SessionOutcome } from '../realtime/realtime-session.js';
+import { uwsUnavailableReason } from '../realtime/transport/open-transport.js';
 import type { BlobStore } from '../store/blob-store.js';
 import { newInstanceId } from '../store/instance-registry.js';
 import { KeyUseRecorder } from '../store/key-use-recorder.js';
@@ -461,11 +462,7 @@ async function startRealtime(config: ServiceConfig, deps: Omit<RealtimeListenerO
     startRealtimeListener({ host: config.host, port: config.realtimePort, transport: config.realtimeTransport, ...deps }),
   );
   log.info(`realtime listening ${realtime.url} (transport ${realtime.transport}; paths /v1/realtime, /v1/stream)`);
-  const facts = {
-    nodeVersion: process.versions.node,
-    abi: process.versions.modules,
-    realtime: { asked: config.realtimeTransport, serving: realtime.transport },
-  };
+  const facts = { uwsUnavailable: await uwsUnavailableReason(), realtime: { asked: config.realtimeTransport, serving: realtime.transport } };
   for (const note of runtimeNotes(facts)) log[note.level](note.message);
   return realtime;
 }

@@ -19,7 +19,7 @@ t.test('the Dockerfile: two stages on a pinned Node image, the CI build script, 
   const dockerfile = read('Dockerfile');
   const froms = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
   t.equal(froms.length, 2, 'a build stage and a runtime stage');
-  for (const image of froms) t.match(image, /^node:24\.\d+-bookworm-slim$/, 'Node 24 LTS on Debian 12 (what CI runs), a pinned minor');
+  for (const image of froms) t.match(image, /^node:24\.\d+-trixie-slim$/, 'Node 24 LTS on Debian 13, whose glibc (2.41) loads uWebSockets.js, a pinned minor');
   t.match(dockerfile, /^RUN bash scripts\/build\.sh && npm prune --omit=dev/m, 'built by the script CI runs');
   t.match(read('.ci/run'), /^bash scripts\/build\.sh /m, 'CI runs that same script');
   t.match(dockerfile, /^COPY --from=build /m);

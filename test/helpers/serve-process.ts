@@ -41,9 +41,12 @@ export interface ServeProcess {
   exited: Promise<unknown>;
 }
 
-/** Starts `svc-stt serve ARGS...` (e.g. `--role worker`) and resolves with its URL once it is ready. */
-export async function serve(env: NodeJS.ProcessEnv, args: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `svc-stt serve ARGS...` (e.g. `--role worker`) and resolves with its URL once it is ready;
+ * `node` runs it on another Node.js binary (newer-glibc-node.ts).
+ */
+export async function serve(env: NodeJS.ProcessEnv, args: string[] = [], node = process.execPath): Promise<ServeProcess> {
+  const child = spawn(node, [...CLI_ARGS, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += c));

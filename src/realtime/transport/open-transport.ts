@@ -8,11 +8,17 @@ import type { RealtimeTransport, TransportName } from './transport.js';
  */
 export async function openTransport(preference: 'auto' | TransportName = 'auto'): Promise<RealtimeTransport> {
   if (preference !== 'ws') {
-    const { loadUwsTransport } = await import('./uws-transport.js');
+    const { loadUwsTransport, uwsUnavailableReason } = await import('./uws-transport.js');
     const uws = loadUwsTransport();
     if (uws) return uws;
-    if (preference === 'uws') throw new Error('uWebSockets.js has no binary for this platform and Node.js version');
+    if (preference === 'uws') throw new Error(`SVC_REALTIME_TRANSPORT=uws cannot serve: ${uwsUnavailableReason()}`);
   }
   const { wsTransport } = await import('./ws-transport.js');
   return wsTransport;
+}
+
+/** Why uWebSockets.js cannot serve in this process (one sentence for the start-up line); null where it can. */
+export async function uwsUnavailableReason(): Promise<string | null> {
+  const { uwsUnavailableReason: reason } = await import('./uws-transport.js');
+  return reason();
 }

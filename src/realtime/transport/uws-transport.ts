@@ -1,11 +1,12 @@
-// The uWebSockets.js transport (the pinned republish @trufflesuite/uws-js-unofficial, docs/DESIGN.md
-// "Dependencies"). Its binary is loaded directly rather than through the package's entry point,
-// which silently falls back to a JavaScript implementation: here a missing binary means the `ws`
-// transport, chosen and logged by us.
+// The uWebSockets.js transport (v20.57.0 through the pinned npm carrier of that release,
+// @btc-vision/uwebsockets.js: docs/DESIGN.md "Dependencies"). Its binary is loaded directly rather
+// than through the package's entry point, so that a binary that cannot load is a reason we can name:
+// the `ws` transport then serves, and the start says why in one sentence. The Linux binaries need
+// glibc 2.38 (Debian 13, Ubuntu 24.04); on Debian 12 (2.36) they do not load.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import type * as Uws from '@btc-vision/uwebsockets.js';
 
 import {
   CLOSE_BACKPRESSURE,
@@ -31,16 +32,46 @@ interface SocketData {
   idle?: NodeJS.Timeout;
 }
 
-/** The transport, or null where this platform and Node.js version have no binary. */
-export function loadUwsTransport(): RealtimeTransport | null {
-  let uws: UwsModule;
+type Loaded = { uws: UwsModule; reason: null } | { uws: null; reason: string };
+let loaded: Loaded | undefined;
+
+/** The binary for this platform and Node.js, loaded once; or why it cannot load, in one sentence. */
+function loadBinary(): Loaded {
+  if (loaded) return loaded;
+  const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
   try {
     const require = createRequire(import.meta.url);
-    const root = dirname(require.resolve('@trufflesuite/uws-js-unofficial/package.json'));
-    uws = require(join(root, 'binaries', `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`)) as UwsModule;
-  } catch {
-    return null;
+    const root = dirname(require.resolve('@btc-vision/uwebsockets.js'));
+    loaded = { uws: require(join(root, binary)) as UwsModule, reason: null };
+  } catch (error) {
+    loaded = { uws: null, reason: whyNot(error, binary) };
   }
+  return loaded;
+}
+
+/** Why the binary did not load, for the operator: the glibc it needs, a missing build, or the loader's words. */
+export function whyNot(error: unknown, binary: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const glibc = /GLIBC_(\d+\.\d+)' not found/.exec(message);
+  if (glibc) {
+    const here = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime ?? 'an older one';
+    return `uWebSockets.js needs glibc ${glibc[1]} or newer (Debian 13, Ubuntu 24.04) and this system has ${here}`;
+  }
+  if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') {
+    return `uWebSockets.js has no binary for Node.js ${process.versions.node} on ${process.platform}-${process.arch} (${binary})`;
+  }
+  return `uWebSockets.js did not load: ${message.split('\n')[0]}`;
+}
+
+/** Why uWebSockets.js cannot serve here; null where it loads. */
+export function uwsUnavailableReason(): string | null {
+  return loadBinary().reason;
+}
+
+/** The transport, or null where this platform and Node.js version cannot load its binary. */
+export function loadUwsTransport(): RealtimeTransport | null {
+  const { uws } = loadBinary();
+  if (!uws) return null;
   return {
     name: 'uws',
     async listen(host, port, paths, limits, accept): Promise<ListeningTransport> {
@@ -53,7 +84,7 @@ export function loadUwsTransport(): RealtimeTransport | null {
       const behavior: Uws.WebSocketBehavior<SocketData> = {
         maxPayloadLength: limits.maxFrameBytes * HARD_FRAME_FACTOR,
         maxBackpressure: limits.maxBufferedBytes,
-        closeOnBackpressureLimit: 0,
+        closeOnBackpressureLimit: false,
         idleTimeout: Math.max(8, Math.round(limits.idleSeconds * 2)),
         sendPingsAutomatically: true,
         compression: uws.DISABLED,
