@@ -1,7 +1,7 @@
 // The playground's upload page: a form choosing one of the tenant's active keys and the API's own
 // transcription fields (same names, same formats: the API's parser reads them), and the answer below
-// it. The form posts as a plain multipart form (it works without script: the answer comes back as
-// this page); the page's script (/assets/playground.js) sends it with fetch instead, so the chosen
+// it. The form posts as a plain multipart form (it works without script: the answer is this page
+// again, at its own address after a redirect); the page's script (/assets/playground.js) sends it with fetch instead, so the chosen
 // file stays in the page and the words can play it.
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { LANGUAGE_FAMILIES } from '../domain/language-families.js';

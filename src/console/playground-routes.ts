@@ -7,7 +7,8 @@
 // fetch, with the key). One `console audit` line per transcription: ids, the answer's status and
 // what billing made of it; never the audio, the transcript, the terms or the file's name. Each
 // transcription takes from the key's request rate with the API's own requests (KeyRateLimiter) and is
-// a use of the key (its "last used", through the API's KeyUseRecorder). The
+// a use of the key (its "last used", through the API's KeyUseRecorder). An answer is shown by a
+// redirect to its own page (playground-results.ts), so a reload never transcribes again. The
 // realtime tab's routes (playground-realtime-routes.ts) share this scope: its CSP and its assets.
 import { rm } from 'node:fs/promises';
 
@@ -33,6 +34,7 @@ import { type PlaygroundForm, playgroundPage } from './playground-page.js';
 import { realtimeUrlFor } from './playground-realtime-address.js';
 import { registerPlaygroundRealtimeRoutes } from './playground-realtime-routes.js';
 import { playgroundResult } from './playground-result.js';
+import { PLAYGROUND_RESULT_MS, PlaygroundResults } from './playground-results.js';
 
 /** The API fields the playground's form offers; anything else sent is refused, never passed on unseen. */
 const FORWARDED_FIELDS: readonly string[] = [
@@ -56,6 +58,7 @@ const CONSOLE_FIELDS = ['csrf', 'key_id'];
 const RESPONSE_FORMAT = 'verbose_json';
 
 export function registerPlaygroundRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const results = new PlaygroundResults();
   for (const [path, script] of [
     ['/assets/playground.js', PLAYGROUND_JS],
     ['/assets/playground-realtime.js', PLAYGROUND_REALTIME_JS],
@@ -84,10 +87,19 @@ export function registerPlaygroundRoutes(app: FastifyInstance, ctx: ConsoleConte
       if (!session) return reply;
       const received = ctx.deps.transcription.blobs.createUploadPath('console');
       try {
-        return await transcribe(request, reply, ctx, session, received);
+        return await transcribe(request, reply, ctx, session, received, results);
       } finally {
         await rm(received, { force: true });
       }
+    });
+    scope.get<{ Params: { id: string } }>('/playground/results/:id', async (request, reply) => {
+      const session = await ctx.signedIn(request, reply);
+      if (!session) return reply;
+      const view = results.read(session.csrfToken, request.params.id);
+      const keys = await tenantKeys(ctx, session);
+      if (view) return html(reply, playgroundPage(ctx.pageUser(session), keys, view.form, view.result, view.notice));
+      const gone = `This answer is no longer kept: answers stay ${PLAYGROUND_RESULT_MS / 60_000} minutes, for the session that asked. Transcribe the file again.`;
+      return html(reply.code(404), playgroundPage(ctx.pageUser(session), keys, {}, '', { kind: 'error', text: gone }));
     });
     registerPlaygroundRealtimeRoutes(scope, ctx);
   });
@@ -97,11 +109,24 @@ async function tenantKeys(ctx: ConsoleContext, session: ConsoleSession): Promise
   return ctx.deps.keys.list(session.user.tenant);
 }
 
-async function transcribe(request: FastifyRequest, reply: FastifyReply, ctx: ConsoleContext, session: ConsoleSession, receivedPath: string) {
+async function transcribe(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: ConsoleContext,
+  session: ConsoleSession,
+  receivedPath: string,
+  results: PlaygroundResults,
+) {
   const { config, blobs } = ctx.deps.transcription;
   const user = ctx.pageUser(session);
   const page = async (status: number, form: PlaygroundForm, result: string, notice: Notice | null) =>
     html(reply.code(status), playgroundPage(user, await tenantKeys(ctx, session), form, result, notice));
+  // What ran is shown on a page of its own (303 to a GET): the form as sent, without its token.
+  const shown = (form: PlaygroundForm, result: string, notice: Notice | null) => {
+    const { csrf: _token, ...sent } = form;
+    const id = results.keep(session.csrfToken, { form: sent, result, notice });
+    return reply.code(303).header('location', `/playground/results/${id}`).send();
+  };
 
   let upload: UploadedAudio;
   try {
@@ -136,7 +161,7 @@ async function transcribe(request: FastifyRequest, reply: FastifyReply, ctx: Con
     if (answer.kind === 'transcript') {
       audit(200);
       const body = verboseBody(answer.outcome, answer.context);
-      return page(200, form, playgroundResult(body), null);
+      return shown(form, playgroundResult(body), null);
     }
     const job = connection.job;
     audit(202, job ? { jobId: job.id } : {});
@@ -144,7 +169,7 @@ async function transcribe(request: FastifyRequest, reply: FastifyReply, ctx: Con
       ? `The recording is longer than ${config.inlineBoundarySeconds} seconds, so it became job ${job.id} of key ${key.id}, billed when it succeeds ` +
         `as any job of the key. The playground answers shorter recordings only; fetch the job's result with the key (GET /v1/jobs/${job.id}).`
       : 'The recording became a job of the key.';
-    return page(202, form, '', { kind: 'ok', text });
+    return shown(form, '', { kind: 'ok', text });
   } catch (error) {
     const { apiError, unexpected } = mapError(error);
     if (unexpected) request.log.error({ err: error }, 'playground transcription failed');

@@ -48,7 +48,7 @@ async function transcribe(
   fields: Record<string, string>,
   file: { data: Uint8Array; name: string } | null = { data: audio, name: 'exchange.wav' },
   headers: Record<string, string> = {},
-): Promise<ConsoleAnswer> {
+): Promise<ConsoleAnswer & { shownAt: string | null }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.append(name, value);
   if (file) form.append('file', new Blob([new Uint8Array(file.data)]), file.name);
@@ -58,7 +58,10 @@ async function transcribe(
     redirect: 'manual',
     headers: { origin: base(), cookie: `svc_console_session=${client.cookie}`, ...headers },
   });
-  return { status: res.status, headers: res.headers, page: await res.text() };
+  // What ran is shown on a page of its own (redirect after POST): followed here as a browser does.
+  const shownAt = res.status === 303 && res.headers.get('location')?.startsWith('/playground/results/') ? res.headers.get('location') : null;
+  if (shownAt !== null) return { ...(await client.get(shownAt)), shownAt };
+  return { status: res.status, headers: res.headers, page: await res.text(), shownAt };
 }
 
 const auditLines = (tenant: string) => logs.lines().filter((l) => l.msg === 'console audit' && l.audit === 'playground_transcription' && l.tenantId === tenant);
@@ -122,6 +125,29 @@ t.test('a two-voice exchange, diarized: speakers in colours and in text, words w
   recordCanary('transcript', text);
   t.notOk(text !== '' && logs.text().includes(text), 'no transcript in any log line');
   t.notMatch(logs.text(), /metoprolol|exchange\.wav/, 'nor the terms, nor the file name');
+});
+
+t.test('redirect after POST: the answer has a page of its own, read again without transcribing again, by its session alone', async (t) => {
+  const { client, csrf, keyId } = await member('clinic-play-again');
+  const short = { data: await readFile(await speechWav(3)), name: 'short.wav' };
+  const answer = await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1', language: 'en', vocabulary: '["metoprolol"]' }, short);
+  t.match(answer.shownAt, /^\/playground\/results\/[\w-]{22}$/, "a 303 to the answer's own page");
+  t.equal(answer.status, 200);
+  t.match(answer.page, /<pre class="answer"/, 'the answer');
+  t.match(answer.page, /metoprolol/, 'the form as sent, shown again');
+  const again = await client.get(answer.shownAt!);
+  t.equal(again.status, 200, 'a reload');
+  const answerOf = (page: string) => /<pre class="answer" tabindex="0">([^<]*)<\/pre>/.exec(page)?.[1];
+  t.ok(answerOf(again.page), 'the answer again');
+  t.equal(answerOf(again.page), answerOf(answer.page), 'the same answer');
+  t.equal(auditLines('clinic-play-again').length, 1, 'one transcription, whatever the reloads');
+  t.equal((await client.get('/playground/results/unknown')).status, 404, 'an unknown answer');
+  const colleague = await newMember(svc, 'clinic-play-again', PASSWORD, { email: 'colleague@clinic.example' });
+  const foreign = await colleague.get(answer.shownAt!);
+  t.equal(foreign.status, 404, "another session's answer is not shown, even a colleague's in the same tenant");
+  t.notMatch(foreign.page, /<pre class="answer"/);
+  t.match(foreign.page, /This answer is no longer kept/);
+  t.equal((await client.get(answer.shownAt!)).status, 200, 'still shown to the session that asked');
 });
 
 t.test("the key's rate limit counts the API's requests and the playground's as one", async (t) => {
@@ -191,7 +217,8 @@ t.test('a playground run is a use of its key: a transcription, or a client secre
 t.test('a recording longer than the inline boundary becomes a job of the key, named on the page', async (t) => {
   const { client, csrf, keyId } = await member('clinic-play-long');
   const answer = await transcribe(client, { csrf, key_id: keyId, model: 'svc-medical-1' }, { data: await readFile(await speechWav(24)), name: 'long.wav' });
-  t.equal(answer.status, 202);
+  t.ok(answer.shownAt, 'shown after a redirect');
+  t.equal(answer.status, 200);
   const jobId = /became job (job_\w+) of key/.exec(answer.page)?.[1];
   t.ok(jobId, 'the page names the job');
   t.match(answer.page, /The playground answers shorter recordings only/);
