@@ -1,5 +1,6 @@
 // The administrative commands' access to the service's stores: the same database `svc-stt serve`
 // uses (SVC_DATABASE_URL, else <SVC_DATA_DIR>/svc-stt.db), opened for one command and closed after it.
+import type { TenantErasureStores } from '../application/erase-tenant.js';
 import { UsageBilling } from '../billing/usage-billing.js';
 import { loadDatabaseUrl, loadDataDir, loadS3Settings, loadWebhookMasterKeySetting } from '../config/load-config.js';
 import type { KeyRevocationStores } from '../jobs/key-revocation.js';
@@ -91,6 +92,18 @@ export async function withKeyRevocationStores<T>(run: (stores: KeyRevocationStor
     const opened = openBlobStore(dataDir, loadS3Settings(process.env));
     try {
       return await run({ keys, jobs, outbox, blobs: opened.blobs });
+    } finally {
+      opened.close();
+    }
+  });
+}
+
+/** What erasing a tenant deletes (src/application/erase-tenant.ts): its data keys, its rows, the blobs of its jobs. */
+export async function withTenantErasureStores<T>(run: (stores: TenantErasureStores) => T | Promise<T>): Promise<T> {
+  return withStores(async ({ tenantKeys, tenantErasure }, dataDir) => {
+    const opened = openBlobStore(dataDir, loadS3Settings(process.env));
+    try {
+      return await administering(() => run({ tenantKeys, erasure: tenantErasure, blobs: opened.blobs }));
     } finally {
       opened.close();
     }

@@ -44,6 +44,8 @@ Usage:
   npx svc-stt console-users list --tenant T [--json]
   npx svc-stt console-users require-totp --tenant T [--off] [--json]   (TOTP a must for the tenant's console accounts)
   npx svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)
+  npx svc-stt tenants erase TENANT_ID [--json]   (data keys destroyed first, then every row and blob of the tenant;
+                              export its usage first: docs/OPERATIONS.md "Erasing a tenant")
   npx svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json]   (PHI redaction of a transcript on stdin:
                      text in, {"text","entities":[{type,start,end}]} out; --json: verbose_json in and out, with redactions
                      in seconds; LIST: classes or groups, comma-separated, default identifiers; see docs/API.md "Redaction")
@@ -53,7 +55,7 @@ Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_WEBHOOK_MASTER_KEY (encrypts webhook secrets; default <data dir>/webhook-master.key).
 `;
 
-const COMMANDS = ['serve', 'transcribe', 'bench', 'format', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks', 'console-users', 'redact'];
+const COMMANDS = ['serve', 'transcribe', 'bench', 'format', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks', 'console-users', 'tenants', 'redact'];
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -97,6 +99,9 @@ export async function main(argv: string[]): Promise<void> {
         break;
       case 'console-users':
         await (await import('./console-users-command.js')).runConsoleUsersCommand(rest);
+        break;
+      case 'tenants':
+        await (await import('./tenants-command.js')).runTenantsCommand(rest);
         break;
       case 'redact':
         await (await import('./redact-command.js')).runRedactCommand(rest);

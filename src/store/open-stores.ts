@@ -22,6 +22,7 @@ import { KyselyJobStore } from './kysely/kysely-job-store.js';
 import { KyselyKeyStore } from './kysely/kysely-key-store.js';
 import { KyselyRealtimeClientSecretStore } from './kysely/kysely-realtime-client-secret-store.js';
 import { KyselyRealtimeSeatStore } from './kysely/kysely-realtime-seat-store.js';
+import { KyselyTenantErasureStore } from './kysely/kysely-tenant-erasure-store.js';
 import { KyselyTenantKeys } from './kysely/kysely-tenant-keys.js';
 import { KyselyUsageLedger } from './kysely/kysely-usage-ledger.js';
 import { KyselyVoiceProfileStore } from './kysely/kysely-voice-profile-store.js';
@@ -37,6 +38,7 @@ import type { RealtimeClientSecretStore } from './realtime-client-secret-store.j
 import type { RealtimeSeatStore } from './realtime-seat-store.js';
 import { MissingMasterKeyError } from './sealing-error.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
+import type { TenantErasureStore } from './tenant-erasure-store.js';
 import type { TenantKeys } from './tenant-keys.js';
 import type { UsageLedger } from './usage-ledger.js';
 import type { VoiceProfileStore } from './voice-profile-store.js';
@@ -68,6 +70,8 @@ export interface Stores {
   voices: VoiceProfileStore;
   /** Tenants' data keys, wrapped under the master key (issue 48). */
   tenantKeys: TenantKeys;
+  /** Deletes every row of a tenant at once (`svc-stt tenants erase`). */
+  tenantErasure: TenantErasureStore;
   /** Seals content at rest under its tenant's data key (the stores above use it; so do the blobs). */
   sealer: ContentSealer;
   /**
@@ -139,6 +143,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
   return {
     ...own,
     tenantKeys,
+    tenantErasure: new KyselyTenantErasureStore(db),
     sealer,
     requireMasterKeys: async () => {
       const missing = (await tenantKeys.masterKeyIdsInUse()).filter((id) => !masterKeys().has(id));

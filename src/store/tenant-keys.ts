@@ -21,6 +21,11 @@ export interface TenantKeys {
    * sealed until that content is sealed again. Returns the new version.
    */
   rotate(tenant: string): Promise<number>;
+  /**
+   * Deletes every data key version of `tenant` (crypto-shredding: what they sealed opens nowhere any
+   * more, other processes once their cached keys end). Returns the versions deleted.
+   */
+  destroy(tenant: string): Promise<number>;
   /** The master key ids that wrap at least one data key (a start without one of them must refuse). */
   masterKeyIdsInUse(): Promise<string[]>;
   /**

@@ -86,6 +86,13 @@ export class KyselyTenantKeys implements TenantKeys {
     return this.unwrap(tenant, row);
   }
 
+  async destroy(tenant: string): Promise<number> {
+    const { numDeletedRows } = await this.db.deleteFrom('tenant_data_keys').where('tenant', '=', tenant).executeTakeFirst();
+    this.currentVersion.delete(tenant);
+    for (const context of this.unwrapped.keys()) if (context.startsWith(`${tenant}/`)) this.unwrapped.delete(context);
+    return Number(numDeletedRows);
+  }
+
   async masterKeyIdsInUse(): Promise<string[]> {
     const rows = await this.db.selectFrom('tenant_data_keys').select('master_key_id').distinct().orderBy('master_key_id').execute();
     return rows.map((row) => row.master_key_id);
