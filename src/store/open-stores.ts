@@ -98,6 +98,11 @@ export interface StoreLocation {
    * touch secrets never create the data folder's key file.
    */
   webhookMasterKey: () => Buffer;
+  /**
+   * Master keys being rotated away from (SVC_PREVIOUS_MASTER_KEYS): they still unwrap data keys and open
+   * secrets they sealed; nothing new is sealed under them. Default none.
+   */
+  previousMasterKeys?: () => readonly Buffer[];
   /** Epoch milliseconds, for what the stores judge by time (a key's scheduled revocation); default Date.now. */
   clock?: () => number;
 }
@@ -135,9 +140,10 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
 /** Every store on `db`; what differs per database (`kind`, the notices, closing) comes from the caller. */
 function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind' | 'notices' | 'close'>): Stores {
   let secrets: WebhookSecretStore | null = null;
-  // Today's one master key is the webhook master key, its id derived from the key (master-keys.ts).
+  // The active master key is the webhook master key, its id derived from the key (master-keys.ts).
   let provider: KeyProvider | null = null;
-  const masterKeys = () => (provider ??= new LocalKeyProvider([location.webhookMasterKey()]));
+  const previous = location.previousMasterKeys ?? (() => []);
+  const masterKeys = () => (provider ??= new LocalKeyProvider([location.webhookMasterKey(), ...previous()]));
   const tenantKeys = new KyselyTenantKeys(db, masterKeys, location.clock);
   const sealer = new ContentSealer(tenantKeys);
   return {
@@ -153,7 +159,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     jobs: new KyselyJobStore(db, sealer, { instanceId: location.instanceId }),
     idempotency: new KyselyIdempotencyStore(db, sealer, { owner: location.instanceId }),
     get webhookSecrets() {
-      return (secrets ??= new KyselyWebhookSecretStore(db, location.webhookMasterKey()));
+      return (secrets ??= new KyselyWebhookSecretStore(db, location.webhookMasterKey(), previous()));
     },
     outbox: new KyselyWebhookOutbox(db),
     instances: new KyselyInstanceRegistry(db),
@@ -162,7 +168,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     usage: new KyselyUsageLedger(db),
     billing: new KyselyBillingSettingsStore(db),
     consoleAccounts: new KyselyConsoleAccountStore(db),
-    consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey),
+    consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey, previous),
     voices: new KyselyVoiceProfileStore(db, sealer),
     ping: async () => {
       await sql`SELECT 1`.execute(db);

@@ -7,6 +7,7 @@ import { CONSOLE_USERS_SUBCOMMANDS } from '../../src/cli/console-users-command.j
 import { DICTIONARY_SUBCOMMANDS } from '../../src/cli/dictionary-command.js';
 import { KEYS_SUBCOMMANDS, runKeysCommand } from '../../src/cli/keys-command.js';
 import { main } from '../../src/cli/main.js';
+import { MASTER_KEY_SUBCOMMANDS } from '../../src/cli/master-key-command.js';
 import { MODELS_SUBCOMMANDS } from '../../src/cli/models-command.js';
 import { PLANS_SUBCOMMANDS } from '../../src/cli/plans-command.js';
 import type { Subcommands } from '../../src/cli/subcommands.js';
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, { table: Subcommands; nested?: Record<string, Sub
   webhooks: { table: WEBHOOKS_SUBCOMMANDS, nested: { secret: WEBHOOK_SECRET_SUBCOMMANDS } },
   'console-users': { table: CONSOLE_USERS_SUBCOMMANDS },
   tenants: { table: TENANTS_SUBCOMMANDS },
+  'master-key': { table: MASTER_KEY_SUBCOMMANDS },
 };
 
 /**
