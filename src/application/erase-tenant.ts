@@ -13,7 +13,7 @@
 //    and everything else the tenant owns (TenantErasureStore says what).
 // 3. The blobs those job rows named are deleted through the BlobStore, with any direct upload.
 // 4. The data keys are destroyed again: a worker that sealed one last chunk between 1 and 2 may have
-//    made a new one.
+//    made a new one. A blob such a worker writes after 3 is no row's: the orphan sweep removes it.
 //
 // Usage goes too, events and totals: billing here is a report, not the ledger of record, so the
 // operator exports `svc-stt usage --tenant T` for the final invoice before erasing (docs/OPERATIONS.md).
