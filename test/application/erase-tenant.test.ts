@@ -1,7 +1,7 @@
 // Erasing a tenant (src/application/erase-tenant.ts) on SQLite and on PostgreSQL, with the real stores
 // and the local blob store: of two tenants with something in every table, the erased one leaves no row
 // anywhere that names it, its keys or its jobs (every table of the schema is read), its blobs are gone,
-// its running job's worker loses its lease, a value sealed under its data key before the erasure opens
+// its running job's worker loses its lease and a realtime session under its key is cut off, a value sealed under its data key before the erasure opens
 // nowhere, and the other tenant reads all of its content as before. A second run reports zeros.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 
 import { eraseTenant, erasureAuditLine } from '../../src/application/erase-tenant.js';
+import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 import { LocalBlobStore } from '../../src/store/local-blob-store.js';
@@ -94,6 +95,11 @@ for (const [name, harness] of Object.entries(harnesses)) {
     const tablesOfGone = Object.keys(before).filter((table) => before[table]!.includes(gone.tenant) || gone.keyIds.some((id) => before[table]!.includes(id)));
     t.ok(tablesOfGone.length >= 16, `the planted tenant is in ${tablesOfGone.length} tables: ${tablesOfGone.join(', ')}`);
 
+    // A realtime session under one of its keys watches the key (src/billing/key-standing-watch.ts).
+    const watch = new KeyStandingWatch(stores.keys, 20);
+    t.teardown(() => watch.close());
+    const sessionCutOff = new Promise((resolve) => watch.watch(gone.keyIds[0]!, resolve));
+
     const erasure = await eraseTenant({ tenantKeys: stores.tenantKeys, erasure: stores.tenantErasure, blobs }, gone.tenant);
     t.match(erasure, { tenant: gone.tenant, jobs: 2, blobsDeleted: gone.refs.length, blobsFailed: 0 });
     t.ok(erasure.dataKeysDestroyed >= 1, 'its data key destroyed');
@@ -108,6 +114,7 @@ for (const [name, harness] of Object.entries(harnesses)) {
       t.notOk(rows.includes(PLANTED_PHRASE), `${table} holds no planted phrase in clear`);
     }
     for (const ref of gone.refs) t.notOk(await blobs.exists(ref), `${ref} is deleted`);
+    t.equal(await sessionCutOff, 'revoked', 'its realtime sessions are told to end');
     t.notOk(await stores.jobs.heartbeat(gone.runningJobId, 'w-clinic-gone', 2_000_000, 60_000), 'the worker of its running job loses its lease');
 
     await t.rejects(stores.sealer.openText(gone.tenant, 'probe:1', sealedBefore), SealingError, 'sealed content from before opens nowhere here');
