@@ -1,8 +1,9 @@
 // Erasing a tenant (src/application/erase-tenant.ts) on SQLite and on PostgreSQL, with the real stores
 // and the local blob store: of two tenants with something in every table, the erased one leaves no row
 // anywhere that names it, its keys or its jobs (every table of the schema is read), its blobs are gone,
-// its running job's worker loses its lease and a realtime session under its key is cut off, a value sealed under its data key before the erasure opens
-// nowhere, and the other tenant reads all of its content as before. A second run reports zeros.
+// its running job's worker loses its lease, a realtime session under its key is cut off, a value sealed
+// under its data key before the erasure opens nowhere, and the other tenant reads all of its content as
+// before. A second run reports zeros.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
