@@ -1,13 +1,16 @@
 // The administrative commands' access to the service's stores: the same database `svc-stt serve`
 // uses (SVC_DATABASE_URL, else <SVC_DATA_DIR>/svc-stt.db), opened for one command and closed after it.
+import type { TenantErasureStores } from '../application/erase-tenant.js';
+import type { MasterKeyRotationStores } from '../application/rotate-master-key.js';
 import { UsageBilling } from '../billing/usage-billing.js';
-import { loadDatabaseUrl, loadDataDir, loadS3Settings, loadWebhookMasterKeySetting } from '../config/load-config.js';
+import { loadDatabaseUrl, loadDataDir, loadPreviousMasterKeysSetting, loadS3Settings, loadWebhookMasterKeySetting } from '../config/load-config.js';
 import type { KeyRevocationStores } from '../jobs/key-revocation.js';
 import type { BillingSettingsStore } from '../store/billing-settings-store.js';
 import type { ConsoleAccountStore } from '../store/console-account-store.js';
 import type { ConsoleSecondFactorStore } from '../store/console-second-factor-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import { isKeyStoreError } from '../store/key-store-error.js';
+import { masterKeyIdOf } from '../store/master-keys.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { openStores, type Stores } from '../store/open-stores.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
@@ -21,7 +24,8 @@ async function withStores<T>(run: (stores: Stores, dataDir: string) => T | Promi
   const dataDir = loadDataDir(process.env);
   // Sealed under the same master key the server uses: SVC_WEBHOOK_MASTER_KEY, else the data folder's.
   const webhookMasterKey = () => loadWebhookMasterKey(dataDir, loadWebhookMasterKeySetting(process.env));
-  const stores = await openStores({ instanceId: 'cli', dataDir, databaseUrl: loadDatabaseUrl(process.env), webhookMasterKey });
+  const previousMasterKeys = () => loadPreviousMasterKeysSetting(process.env).map((key) => Buffer.from(key, 'base64'));
+  const stores = await openStores({ instanceId: 'cli', dataDir, databaseUrl: loadDatabaseUrl(process.env), webhookMasterKey, previousMasterKeys });
   try {
     return await run(stores, dataDir);
   } finally {
@@ -94,5 +98,28 @@ export async function withKeyRevocationStores<T>(run: (stores: KeyRevocationStor
     } finally {
       opened.close();
     }
+  });
+}
+
+/** What erasing a tenant deletes (src/application/erase-tenant.ts): its data keys, its rows, the blobs of its jobs. */
+export async function withTenantErasureStores<T>(run: (stores: TenantErasureStores) => T | Promise<T>): Promise<T> {
+  return withStores(async ({ tenantKeys, tenantErasure }, dataDir) => {
+    const opened = openBlobStore(dataDir, loadS3Settings(process.env));
+    try {
+      return await administering(() => run({ tenantKeys, erasure: tenantErasure, blobs: opened.blobs }));
+    } finally {
+      opened.close();
+    }
+  });
+}
+
+/** What a master key rotation changes, with the ids of the configured keys (the active one, then SVC_PREVIOUS_MASTER_KEYS). */
+export async function withMasterKeyRotationStores<T>(
+  run: (stores: MasterKeyRotationStores, keyIds: { active: string; previous: string[] }) => T | Promise<T>,
+): Promise<T> {
+  return withStores((stores, dataDir) => {
+    const active = masterKeyIdOf(loadWebhookMasterKey(dataDir, loadWebhookMasterKeySetting(process.env)));
+    const previous = loadPreviousMasterKeysSetting(process.env).map((key) => masterKeyIdOf(Buffer.from(key, 'base64')));
+    return run(stores, { active, previous });
   });
 }

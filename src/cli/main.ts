@@ -44,16 +44,36 @@ Usage:
   npx svc-stt console-users list --tenant T [--json]
   npx svc-stt console-users require-totp --tenant T [--off] [--json]   (TOTP a must for the tenant's console accounts)
   npx svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)
+  npx svc-stt tenants erase TENANT_ID [--json]   (data keys destroyed first, then every row and blob of the tenant;
+                              export its usage first: docs/OPERATIONS.md "Erasing a tenant")
+  npx svc-stt master-key rotate [--batch N] [--json]   (every data key re-wrapped and secret sealed again under the active
+                              master key, SVC_WEBHOOK_MASTER_KEY; says when a key in SVC_PREVIOUS_MASTER_KEYS is unused)
   npx svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json]   (PHI redaction of a transcript on stdin:
                      text in, {"text","entities":[{type,start,end}]} out; --json: verbose_json in and out, with redactions
                      in seconds; LIST: classes or groups, comma-separated, default identifiers; see docs/API.md "Redaction")
 
 Environment: SVC_MODEL (default model file), SVC_MODELS_DIR (default ./models),
              SVC_DATA_DIR (database for keys, dictionaries and webhook secrets; default ./data),
-             SVC_WEBHOOK_MASTER_KEY (encrypts webhook secrets; default <data dir>/webhook-master.key).
+             SVC_WEBHOOK_MASTER_KEY (the master key: encrypts webhook secrets, wraps tenants' data keys;
+             default <data dir>/webhook-master.key), SVC_PREVIOUS_MASTER_KEYS (keys being rotated away from).
 `;
 
-const COMMANDS = ['serve', 'transcribe', 'bench', 'format', 'models', 'keys', 'plans', 'usage', 'dictionary', 'webhooks', 'console-users', 'redact'];
+const COMMANDS = [
+  'serve',
+  'transcribe',
+  'bench',
+  'format',
+  'models',
+  'keys',
+  'plans',
+  'usage',
+  'dictionary',
+  'webhooks',
+  'console-users',
+  'tenants',
+  'master-key',
+  'redact',
+];
 
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -97,6 +117,12 @@ export async function main(argv: string[]): Promise<void> {
         break;
       case 'console-users':
         await (await import('./console-users-command.js')).runConsoleUsersCommand(rest);
+        break;
+      case 'tenants':
+        await (await import('./tenants-command.js')).runTenantsCommand(rest);
+        break;
+      case 'master-key':
+        await (await import('./master-key-command.js')).runMasterKeyCommand(rest);
         break;
       case 'redact':
         await (await import('./redact-command.js')).runRedactCommand(rest);

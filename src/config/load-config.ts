@@ -84,6 +84,7 @@ const S = {
   uploadExpirySeconds: setting('SVC_UPLOAD_EXPIRY_SECONDS', 'jobs.uploadExpirySeconds'),
   logLevel: setting('SVC_LOG_LEVEL'),
   webhookMasterKey: setting('SVC_WEBHOOK_MASTER_KEY', 'webhooks.masterKey'),
+  previousMasterKeys: setting('SVC_PREVIOUS_MASTER_KEYS'),
   webhookAllowLoopback: setting('SVC_WEBHOOK_ALLOW_LOOPBACK', 'webhooks.allowLoopback'),
   webhookDnsServers: setting('SVC_WEBHOOK_DNS_SERVERS', 'webhooks.dnsServers'),
   webhookAttemptTimeoutMs: setting('SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS', 'webhooks.attemptTimeoutMs'),
@@ -193,6 +194,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     },
     webhooks: {
       masterKey: readWebhookMasterKey(reader),
+      previousMasterKeys: readPreviousMasterKeys(reader),
       allowLoopback: reader.boolean(S.webhookAllowLoopback, false),
       dnsServers: readDnsServers(reader),
       attemptTimeoutMs: reader.integer(S.webhookAttemptTimeoutMs, 10_000, 100, 60_000),
@@ -422,6 +424,30 @@ function readPublicBaseUrl(reader: SettingsReader, which: typeof S.publicBaseUrl
   }
   // poll_url is built as `${publicBaseUrl}/v1/jobs/...`: no trailing slash.
   return url.href.replace(/\/+$/, '');
+}
+
+/**
+ * The master keys a rotation still knows besides the active one (SVC_PREVIOUS_MASTER_KEYS): each opens
+ * what it sealed or wrapped, none seals. Comma-separated base64 of 32 bytes each; empty: none.
+ */
+export function loadPreviousMasterKeysSetting(env: Env = process.env): string[] {
+  const { reader } = openReader(env);
+  const keys = readPreviousMasterKeys(reader);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return keys;
+}
+
+function readPreviousMasterKeys(reader: SettingsReader): string[] {
+  if (!reader.has(S.previousMasterKeys)) return [];
+  const raw = reader.text(S.previousMasterKeys, '', /^[A-Za-z0-9+/=,\s]*$/, 'must be comma-separated base64 keys of 32 bytes each');
+  const keys = raw
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
+  if (keys.some((key) => !/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, 'base64').length !== 32)) {
+    reader.problem(S.previousMasterKeys, 'must be comma-separated base64 keys of exactly 32 bytes each (the master keys being rotated away from)');
+  }
+  return keys;
 }
 
 function readWebhookMasterKey(reader: SettingsReader): string | null {

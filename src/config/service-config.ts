@@ -102,9 +102,10 @@ export interface ServiceConfig {
    * rest (default: generated once into DATA_DIR/webhook-master.key, mode 0600). `allowLoopback`:
    * tests only — loopback destinations on any port become reachable (a warning is logged at start).
    * `dnsServers`: resolvers asked for a destination's A/AAAA records (default: the system's).
-   * `attemptTimeoutMs`: per attempt (the contract: 10 s).
+   * `attemptTimeoutMs`: per attempt (the contract: 10 s). `previousMasterKeys`: master keys being rotated
+   * away from (SVC_PREVIOUS_MASTER_KEYS): they open what they sealed, never seal (`svc-stt master-key rotate`).
    */
-  webhooks: { masterKey: string | null; allowLoopback: boolean; dnsServers: string[] | null; attemptTimeoutMs: number };
+  webhooks: { masterKey: string | null; previousMasterKeys: string[]; allowLoopback: boolean; dnsServers: string[] | null; attemptTimeoutMs: number };
   /** Public base URL used in poll_url/Location (default http://HOST:PORT). */
   publicBaseUrl: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

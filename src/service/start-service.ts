@@ -114,6 +114,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     dataDir: config.dataDir,
     databaseUrl: config.database.url,
     webhookMasterKey: () => loadWebhookMasterKey(config.dataDir, config.webhooks.masterKey),
+    previousMasterKeys: () => config.webhooks.previousMasterKeys.map((key) => Buffer.from(key, 'base64')),
     // A rotated key is refused from its revoke_at on the service's clock (tests move it).
     clock: () => (options.clock?.() ?? new Date()).getTime(),
   });

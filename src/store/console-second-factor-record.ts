@@ -9,7 +9,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 
 import { ConsoleSecondFactorError } from './console-second-factor-store.js';
-import { openSecret, sealSecret } from './secret-cipher.js';
+import { openSecretUnderAny, sealSecret } from './secret-cipher.js';
 import { storedTokenDigest } from './token-digest.js';
 
 /** A row of `console_totp`: one per account that began or turned on TOTP. */
@@ -65,10 +65,17 @@ export function sealTotpSecret(sealingKey: Buffer, userId: string, secret: Buffe
   return { ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag };
 }
 
-/** The secret of a row; throws ConsoleSecondFactorError('unreadable') when it does not open. */
-export function openTotpSecret(sealingKey: Buffer, row: Pick<ConsoleTotpRow, 'user_id' | 'ciphertext' | 'iv' | 'auth_tag'>): Buffer {
+/**
+ * The secret of a row, and the index of the sealing key that opened it (`sealingKeys`: the active master
+ * key's first, then previous ones of a rotation); throws ConsoleSecondFactorError('unreadable') when none does.
+ */
+export function openTotpSecret(
+  sealingKeys: readonly Buffer[],
+  row: Pick<ConsoleTotpRow, 'user_id' | 'ciphertext' | 'iv' | 'auth_tag'>,
+): { secret: Buffer; keyIndex: number } {
   try {
-    return openSecret(sealingKey, rowLabel(row.user_id), { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag });
+    const { plain, keyIndex } = openSecretUnderAny(sealingKeys, rowLabel(row.user_id), { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag });
+    return { secret: plain, keyIndex };
   } catch {
     throw new ConsoleSecondFactorError(
       'unreadable',

@@ -14,6 +14,8 @@ export interface TotpEnrolment {
 }
 
 export interface ConsoleSecondFactorStore {
+  /** Seals every TOTP secret that opens only under a previous master key again under the active one (a rotation); returns how many. */
+  resealUnderActiveKey(): Promise<number>;
   /** The account's TOTP secret, in effect or waiting for its confirming code; null when it has none. */
   totp(userId: string): Promise<TotpEnrolment | null>;
   /** Whether the account has TOTP in effect (nothing is opened: cheap enough for every page). */

@@ -22,6 +22,7 @@ import { KyselyJobStore } from './kysely/kysely-job-store.js';
 import { KyselyKeyStore } from './kysely/kysely-key-store.js';
 import { KyselyRealtimeClientSecretStore } from './kysely/kysely-realtime-client-secret-store.js';
 import { KyselyRealtimeSeatStore } from './kysely/kysely-realtime-seat-store.js';
+import { KyselyTenantErasureStore } from './kysely/kysely-tenant-erasure-store.js';
 import { KyselyTenantKeys } from './kysely/kysely-tenant-keys.js';
 import { KyselyUsageLedger } from './kysely/kysely-usage-ledger.js';
 import { KyselyVoiceProfileStore } from './kysely/kysely-voice-profile-store.js';
@@ -37,6 +38,7 @@ import type { RealtimeClientSecretStore } from './realtime-client-secret-store.j
 import type { RealtimeSeatStore } from './realtime-seat-store.js';
 import { MissingMasterKeyError } from './sealing-error.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
+import type { TenantErasureStore } from './tenant-erasure-store.js';
 import type { TenantKeys } from './tenant-keys.js';
 import type { UsageLedger } from './usage-ledger.js';
 import type { VoiceProfileStore } from './voice-profile-store.js';
@@ -68,6 +70,8 @@ export interface Stores {
   voices: VoiceProfileStore;
   /** Tenants' data keys, wrapped under the master key (issue 48). */
   tenantKeys: TenantKeys;
+  /** Deletes every row of a tenant at once (`svc-stt tenants erase`). */
+  tenantErasure: TenantErasureStore;
   /** Seals content at rest under its tenant's data key (the stores above use it; so do the blobs). */
   sealer: ContentSealer;
   /**
@@ -94,6 +98,11 @@ export interface StoreLocation {
    * touch secrets never create the data folder's key file.
    */
   webhookMasterKey: () => Buffer;
+  /**
+   * Master keys being rotated away from (SVC_PREVIOUS_MASTER_KEYS): they still unwrap data keys and open
+   * secrets they sealed; nothing new is sealed under them. Default none.
+   */
+  previousMasterKeys?: () => readonly Buffer[];
   /** Epoch milliseconds, for what the stores judge by time (a key's scheduled revocation); default Date.now. */
   clock?: () => number;
 }
@@ -131,14 +140,16 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
 /** Every store on `db`; what differs per database (`kind`, the notices, closing) comes from the caller. */
 function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind' | 'notices' | 'close'>): Stores {
   let secrets: WebhookSecretStore | null = null;
-  // Today's one master key is the webhook master key, its id derived from the key (master-keys.ts).
+  // The active master key is the webhook master key, its id derived from the key (master-keys.ts).
   let provider: KeyProvider | null = null;
-  const masterKeys = () => (provider ??= new LocalKeyProvider([location.webhookMasterKey()]));
+  const previous = location.previousMasterKeys ?? (() => []);
+  const masterKeys = () => (provider ??= new LocalKeyProvider([location.webhookMasterKey(), ...previous()]));
   const tenantKeys = new KyselyTenantKeys(db, masterKeys, location.clock);
   const sealer = new ContentSealer(tenantKeys);
   return {
     ...own,
     tenantKeys,
+    tenantErasure: new KyselyTenantErasureStore(db),
     sealer,
     requireMasterKeys: async () => {
       const missing = (await tenantKeys.masterKeyIdsInUse()).filter((id) => !masterKeys().has(id));
@@ -148,7 +159,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     jobs: new KyselyJobStore(db, sealer, { instanceId: location.instanceId }),
     idempotency: new KyselyIdempotencyStore(db, sealer, { owner: location.instanceId }),
     get webhookSecrets() {
-      return (secrets ??= new KyselyWebhookSecretStore(db, location.webhookMasterKey()));
+      return (secrets ??= new KyselyWebhookSecretStore(db, location.webhookMasterKey(), previous()));
     },
     outbox: new KyselyWebhookOutbox(db),
     instances: new KyselyInstanceRegistry(db),
@@ -157,7 +168,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     usage: new KyselyUsageLedger(db),
     billing: new KyselyBillingSettingsStore(db),
     consoleAccounts: new KyselyConsoleAccountStore(db),
-    consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey),
+    consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey, previous),
     voices: new KyselyVoiceProfileStore(db, sealer),
     ping: async () => {
       await sql`SELECT 1`.execute(db);

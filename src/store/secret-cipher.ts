@@ -44,6 +44,22 @@ export function openSecret(masterKey: Buffer, aad: string, sealed: SealedSecret)
   }
 }
 
+/**
+ * `sealed` opened under the first of `masterKeys` that opens it (the active key first, then those a
+ * master key rotation still knows), with that key's index; the first key's error when none does.
+ */
+export function openSecretUnderAny(masterKeys: readonly Buffer[], aad: string, sealed: SealedSecret): { plain: Buffer; keyIndex: number } {
+  let firstError: unknown = null;
+  for (const [keyIndex, masterKey] of masterKeys.entries()) {
+    try {
+      return { plain: openSecret(masterKey, aad, sealed), keyIndex };
+    } catch (error) {
+      firstError ??= error;
+    }
+  }
+  throw firstError;
+}
+
 function requireMasterKey(masterKey: Buffer): void {
   if (masterKey.length !== KEY_BYTES) throw new WebhookSecretError(`the webhook master key must be ${KEY_BYTES} bytes (got ${masterKey.length})`);
 }

@@ -21,6 +21,18 @@ export interface TenantKeys {
    * sealed until that content is sealed again. Returns the new version.
    */
   rotate(tenant: string): Promise<number>;
+  /**
+   * Deletes every data key version of `tenant` (crypto-shredding: what they sealed opens nowhere any
+   * more, other processes once their cached keys end). Returns the versions deleted.
+   */
+  destroy(tenant: string): Promise<number>;
+  /**
+   * Re-wraps, in one transaction, up to `limit` of the data keys wrapped under another master key than
+   * the active one (a master key rotation); each row only if no one re-wrapped or destroyed it since it
+   * was read, so rotations running at once, or again after an interruption, are harmless. `found`: rows
+   * read (0: none is left); `rewrapped`: rows this call changed.
+   */
+  rewrapUnderActiveKey(limit: number): Promise<{ found: number; rewrapped: number }>;
   /** The master key ids that wrap at least one data key (a start without one of them must refuse). */
   masterKeyIdsInUse(): Promise<string[]>;
   /**

@@ -2,7 +2,7 @@
 // opening one while it may sign (and which may sign at once), the summaries, the 24-hour overlap of a rotation, and the refusals'
 // wording (the CLI prints them as is). No database here.
 import { namedKeyId } from './key-record.js';
-import { openSecret, type SealedSecret, sealSecret } from './secret-cipher.js';
+import { openSecretUnderAny, type SealedSecret, sealSecret } from './secret-cipher.js';
 import { SECRET_ROTATION_OVERLAP_MS, WebhookSecretError, type WebhookSecretSummary } from './webhook-secret-store.js';
 import { generateSigningSecret } from './webhook-signing-secret.js';
 
@@ -30,10 +30,31 @@ export function sealNewVersion(masterKey: Buffer, keyId: string, version: number
   }
 }
 
-/** The HMAC key of a stored version while it may sign; null after its deadline. Throws WebhookSecretError when it cannot be opened. */
-export function openSigningKey(masterKey: Buffer, keyId: string, row: SecretRow, nowMs: number): Buffer | null {
+/**
+ * The HMAC key of a stored version while it may sign; null after its deadline. `masterKeys`: the active
+ * one first, then previous ones (a master key rotation). Throws WebhookSecretError when none opens it.
+ */
+export function openSigningKey(masterKeys: readonly Buffer[], keyId: string, row: SecretRow, nowMs: number): Buffer | null {
   if (!maySign(row, nowMs)) return null;
-  return openSecret(masterKey, rowLabel(keyId, row.version), { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag });
+  return openSecretUnderAny(masterKeys, rowLabel(keyId, row.version), sealedOf(row)).plain;
+}
+
+/**
+ * The row sealed again under `masterKeys[0]` when it opens only under a previous key; null when it is
+ * sealed under the active key already (nothing to do). Throws WebhookSecretError when none opens it.
+ */
+export function resealedUnderActive(masterKeys: readonly Buffer[], keyId: string, row: SecretRow): SealedSecret | null {
+  const label = rowLabel(keyId, row.version);
+  const { plain, keyIndex } = openSecretUnderAny(masterKeys, label, sealedOf(row));
+  try {
+    return keyIndex === 0 ? null : sealSecret(masterKeys[0]!, label, plain);
+  } finally {
+    plain.fill(0);
+  }
+}
+
+function sealedOf(row: Pick<SecretRow, 'ciphertext' | 'iv' | 'auth_tag'>): SealedSecret {
+  return { ciphertext: row.ciphertext, iv: row.iv, authTag: row.auth_tag };
 }
 
 /** Whether a version may sign at nowMs: not revoked, and active or superseded and not yet past its deadline. */

@@ -27,6 +27,11 @@ export class WebhookSecretError extends Error {
 }
 
 export interface WebhookSecretStore {
+  /**
+   * Seals every stored secret that opens only under a previous master key again under the active one
+   * (a master key rotation); returns how many. Each row is replaced only if unchanged since it was read.
+   */
+  resealUnderActiveKey(): Promise<number>;
   /** First secret of a key; WebhookSecretError when the key is unknown or revoked, or already has an active secret (use rotate). */
   create(keyId: string, nowMs: number): Promise<{ secret: string; version: number }>;
   /** New active version; the previous active one stays usable for 24 h from now. Error when there is no active secret. */

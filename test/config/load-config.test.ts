@@ -62,7 +62,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     decodeTimeoutMs: DEFAULTS.decodeTimeoutMs,
     decoding: { ...DEFAULTS.decoding },
     jobs: { chunkSeconds: 300, uploadExpirySeconds: 3600 },
-    webhooks: { masterKey: null, allowLoopback: false, dnsServers: null, attemptTimeoutMs: 10_000 },
+    webhooks: { masterKey: null, previousMasterKeys: [], allowLoopback: false, dnsServers: null, attemptTimeoutMs: 10_000 },
     publicBaseUrl: 'http://127.0.0.1:8080',
     logLevel: 'info',
   });
@@ -133,6 +133,14 @@ t.test('webhook settings: a master key that is not 32 bytes and a DNS server tha
   );
   t.match(problems.join('\n'), /SVC_WEBHOOK_MASTER_KEY must be base64 of exactly 32 bytes/);
   t.match(problems.join('\n'), /SVC_WEBHOOK_DNS_SERVERS has an entry that is not an IP address/);
+});
+
+t.test('previous master keys: a comma-separated list of 32-byte base64 keys, or refused', async (t) => {
+  const { flagship } = models(t);
+  const [a, b] = [Buffer.alloc(32, 1).toString('base64'), Buffer.alloc(32, 2).toString('base64')];
+  t.same(loadConfig({ SVC_MODEL: flagship, SVC_PREVIOUS_MASTER_KEYS: ` ${a}, ${b} ` }).webhooks.previousMasterKeys, [a, b]);
+  const problems = problemsOf(() => loadConfig({ SVC_MODEL: flagship, SVC_PREVIOUS_MASTER_KEYS: `${a},${Buffer.alloc(16).toString('base64')}` }));
+  t.match(problems.join('\n'), /SVC_PREVIOUS_MASTER_KEYS must be comma-separated base64 keys of exactly 32 bytes each/);
 });
 
 t.test('relative paths: from the working directory in the environment', async (t) => {

@@ -15,16 +15,36 @@ import { immediate } from './immediate.js';
 import type { StoreDb } from './store-schema.js';
 
 export class KyselyConsoleSecondFactorStore implements ConsoleSecondFactorStore {
-  private sealingKeyCache: Buffer | null = null;
+  private sealingKeyCache: Buffer[] | null = null;
 
   constructor(
     private readonly db: StoreDb,
     private readonly masterKey: () => Buffer,
+    /** Master keys a rotation still knows: they open what they sealed, never seal. */
+    private readonly previousMasterKeys: () => readonly Buffer[] = () => [],
   ) {}
+
+  async resealUnderActiveKey(): Promise<number> {
+    let resealed = 0;
+    for (const row of await this.db.selectFrom('console_totp').selectAll().orderBy('user_id').execute()) {
+      const { secret, keyIndex } = openTotpSecret(this.sealingKeys(), row);
+      if (keyIndex === 0) continue;
+      const sealed = sealTotpSecret(this.sealingKeys()[0]!, row.user_id, secret);
+      secret.fill(0);
+      const { numUpdatedRows } = await this.db
+        .updateTable('console_totp')
+        .set(sealed)
+        .where('user_id', '=', row.user_id)
+        .where('iv', '=', row.iv)
+        .executeTakeFirst();
+      resealed += Number(numUpdatedRows);
+    }
+    return resealed;
+  }
 
   async totp(userId: string): Promise<TotpEnrolment | null> {
     const row = await this.db.selectFrom('console_totp').selectAll().where('user_id', '=', userId).executeTakeFirst();
-    return row ? { secret: openTotpSecret(this.sealingKey(), row), confirmedAtMs: row.confirmed_at_ms } : null;
+    return row ? { secret: openTotpSecret(this.sealingKeys(), row).secret, confirmedAtMs: row.confirmed_at_ms } : null;
   }
 
   async totpEnabled(userId: string): Promise<boolean> {
@@ -38,7 +58,7 @@ export class KyselyConsoleSecondFactorStore implements ConsoleSecondFactorStore 
   }
 
   async beginTotp(userId: string, secret: Buffer, nowMs: number): Promise<void> {
-    const sealed = sealTotpSecret(this.sealingKey(), userId, secret);
+    const sealed = sealTotpSecret(this.sealingKeys()[0]!, userId, secret);
     // One statement: a waiting secret is replaced, one in effect is left as it is (and reported).
     const written = await this.db
       .insertInto('console_totp')
@@ -168,7 +188,8 @@ export class KyselyConsoleSecondFactorStore implements ConsoleSecondFactorStore 
       .execute();
   }
 
-  private sealingKey(): Buffer {
-    return (this.sealingKeyCache ??= totpSealingKey(this.masterKey()));
+  /** The active master key's sealing key first. */
+  private sealingKeys(): Buffer[] {
+    return (this.sealingKeyCache ??= [this.masterKey(), ...this.previousMasterKeys()].map(totpSealingKey));
   }
 }

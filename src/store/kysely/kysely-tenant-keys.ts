@@ -6,9 +6,10 @@
 // NOTHING, then both read back the one row that won, so they seal under the same key.
 import { randomBytes } from 'node:crypto';
 
-import type { KeyProvider } from '../master-keys.js';
+import type { KeyProvider, WrappedKey } from '../master-keys.js';
 import { SealingError } from '../sealing-error.js';
 import { type DataKey, dataKeyContext, type TenantKeys } from '../tenant-keys.js';
+import { immediate } from './immediate.js';
 import type { StoreDb } from './store-schema.js';
 
 const CACHE_MS = 5 * 60_000;
@@ -84,6 +85,48 @@ export class KyselyTenantKeys implements TenantKeys {
       .executeTakeFirst();
     if (!row) throw new SealingError(`tenant ${tenant} has no data key version ${version} (destroyed, or never created)`);
     return this.unwrap(tenant, row);
+  }
+
+  async destroy(tenant: string): Promise<number> {
+    const { numDeletedRows } = await this.db.deleteFrom('tenant_data_keys').where('tenant', '=', tenant).executeTakeFirst();
+    this.currentVersion.delete(tenant);
+    for (const context of this.unwrapped.keys()) if (context.startsWith(`${tenant}/`)) this.unwrapped.delete(context);
+    return Number(numDeletedRows);
+  }
+
+  async rewrapUnderActiveKey(limit: number): Promise<{ found: number; rewrapped: number }> {
+    const provider = this.provider();
+    const rows = await this.db
+      .selectFrom('tenant_data_keys')
+      .select(['tenant', 'version', 'master_key_id', 'wrapped'])
+      .where('master_key_id', '!=', provider.activeKeyId)
+      .orderBy('tenant')
+      .orderBy('version')
+      .limit(limit)
+      .execute();
+    // Unwrapped and wrapped again before the transaction: a KMS round trip holds no lock.
+    const rewraps: { row: (typeof rows)[number]; wrapped: WrappedKey }[] = [];
+    for (const row of rows) {
+      const context = dataKeyContext(row.tenant, row.version);
+      const key = await provider.unwrap({ masterKeyId: row.master_key_id, wrapped: row.wrapped }, context);
+      rewraps.push({ row, wrapped: await provider.wrap(key, context) });
+      key.fill(0);
+    }
+    const rewrapped = await immediate(this.db, async (trx) => {
+      let changed = 0;
+      for (const { row, wrapped } of rewraps) {
+        const { numUpdatedRows } = await trx
+          .updateTable('tenant_data_keys')
+          .set({ master_key_id: wrapped.masterKeyId, wrapped: wrapped.wrapped })
+          .where('tenant', '=', row.tenant)
+          .where('version', '=', row.version)
+          .where('master_key_id', '=', row.master_key_id)
+          .executeTakeFirst();
+        changed += Number(numUpdatedRows);
+      }
+      return changed;
+    });
+    return { found: rows.length, rewrapped };
   }
 
   async masterKeyIdsInUse(): Promise<string[]> {

@@ -14,17 +14,50 @@ import { sql } from 'kysely';
 
 import { isPublicKeyId } from '../api-key-secret.js';
 import { revokedAtOf } from '../key-record.js';
-import { maySign, openSigningKey, sealNewVersion, secretRefusal, secretSummaryOf, signingOrder, supersededAt } from '../webhook-secret-record.js';
+import {
+  maySign,
+  openSigningKey,
+  resealedUnderActive,
+  sealNewVersion,
+  secretRefusal,
+  secretSummaryOf,
+  signingOrder,
+  supersededAt,
+} from '../webhook-secret-record.js';
 import type { WebhookSecretStore, WebhookSecretSummary } from '../webhook-secret-store.js';
 import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 
 export class KyselyWebhookSecretStore implements WebhookSecretStore {
+  /** The active master key first. */
+  private readonly masterKeys: readonly Buffer[];
+
   constructor(
     private readonly db: StoreDb,
-    private readonly masterKey: Buffer,
-  ) {}
+    masterKey: Buffer,
+    /** Master keys a rotation still knows: they open what they sealed, never seal. */
+    previousMasterKeys: readonly Buffer[] = [],
+  ) {
+    this.masterKeys = [masterKey, ...previousMasterKeys];
+  }
+
+  async resealUnderActiveKey(): Promise<number> {
+    let resealed = 0;
+    for (const row of await this.db.selectFrom('webhook_secrets').selectAll().orderBy('key_id').orderBy('version').execute()) {
+      const sealed = resealedUnderActive(this.masterKeys, row.key_id, row);
+      if (!sealed) continue;
+      const { numUpdatedRows } = await this.db
+        .updateTable('webhook_secrets')
+        .set({ ciphertext: sealed.ciphertext, iv: sealed.iv, auth_tag: sealed.authTag })
+        .where('key_id', '=', row.key_id)
+        .where('version', '=', row.version)
+        .where('iv', '=', row.iv)
+        .executeTakeFirst();
+      resealed += Number(numUpdatedRows);
+    }
+    return resealed;
+  }
 
   async create(keyId: string, nowMs: number): Promise<{ secret: string; version: number }> {
     return immediate(this.db, async (trx) => {
@@ -92,7 +125,7 @@ export class KyselyWebhookSecretStore implements WebhookSecretStore {
 
   async signingKey(keyId: string, version: number, nowMs: number): Promise<Buffer | null> {
     const row = await this.db.selectFrom('webhook_secrets').selectAll().where('key_id', '=', keyId).where('version', '=', version).executeTakeFirst();
-    return row ? openSigningKey(this.masterKey, keyId, row, nowMs) : null;
+    return row ? openSigningKey(this.masterKeys, keyId, row, nowMs) : null;
   }
 
   async signingKeys(keyId: string, nowMs: number): Promise<Array<{ version: number; key: Buffer }>> {
@@ -101,7 +134,7 @@ export class KyselyWebhookSecretStore implements WebhookSecretStore {
       .filter((row) => maySign(row, nowMs))
       .sort(signingOrder)
       .flatMap((row) => {
-        const key = openSigningKey(this.masterKey, keyId, row, nowMs);
+        const key = openSigningKey(this.masterKeys, keyId, row, nowMs);
         return key ? [{ version: row.version, key }] : [];
       });
   }
@@ -113,7 +146,7 @@ export class KyselyWebhookSecretStore implements WebhookSecretStore {
       .where('key_id', '=', keyId)
       .executeTakeFirstOrThrow();
     const version = Number(next);
-    const { secret, sealed } = sealNewVersion(this.masterKey, keyId, version);
+    const { secret, sealed } = sealNewVersion(this.masterKeys[0]!, keyId, version);
     await trx
       .insertInto('webhook_secrets')
       .values({
