@@ -98,7 +98,8 @@ export function registerPlaygroundRoutes(app: FastifyInstance, ctx: ConsoleConte
       const view = results.read(session.csrfToken, request.params.id);
       const keys = await tenantKeys(ctx, session);
       if (view) return html(reply, playgroundPage(ctx.pageUser(session), keys, view.form, view.result, view.notice));
-      const gone = `This answer is no longer kept: answers stay ${PLAYGROUND_RESULT_MS / 60_000} minutes, for the session that asked. Transcribe the file again.`;
+      const gone =
+        `This answer is no longer kept: answers stay ${PLAYGROUND_RESULT_MS / 60_000} minutes, for the session that asked. ` + 'Transcribe the file again.';
       return html(reply.code(404), playgroundPage(ctx.pageUser(session), keys, {}, '', { kind: 'error', text: gone }));
     });
     registerPlaygroundRealtimeRoutes(scope, ctx);
