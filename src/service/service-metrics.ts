@@ -57,6 +57,8 @@ export interface MetricSources {
   usageTotals: () => Promise<PoolTotals[]>;
   /** How many tenants the usage gauges name (config.metricsTenantLabels). */
   tenantLabels: number;
+  /** Content values still plain per column, as of this process's last sealing pass; null where none ran. */
+  plainContent?: () => Record<string, number> | null;
 }
 
 /**
@@ -175,6 +177,16 @@ export class ServiceMetrics {
       async collect() {
         const counts = await readCounts();
         if (counts) for (const [state, n] of Object.entries(counts.byStatus)) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'svc_stt_plain_content_values',
+      help: 'Content values written before sealing existed and not sealed yet, by column (the background sealing counts them each pass).',
+      labelNames: ['column'],
+      registers,
+      collect() {
+        const left = sources.plainContent?.();
+        if (left) for (const [column, n] of Object.entries(left)) this.set({ column }, n);
       },
     });
     // The ledger's figures of the period so far, per tenant (bounded) and pool: what `svc-stt usage`

@@ -46,6 +46,7 @@ import { InstanceLifecycle } from './instance-lifecycle.js';
 import { startListener } from './listener-start.js';
 import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
 import { type OpenedEngines, openEngines, withWrappedStages } from './open-engines.js';
+import { PlainContentMigration } from './plain-content-migration.js';
 import { type RolePlan, rolePlan, RoleRefusedError } from './role-plan.js';
 import { runtimeNotes } from './runtime-notes.js';
 import { ServiceMetrics } from './service-metrics.js';
@@ -162,7 +163,7 @@ async function startRole(
 ): Promise<RunningService> {
   const role: Role = { config, options, instanceId, stores, plan, closers, clock: options.clock ?? (() => new Date()), log: new ForwardingLog() };
   const storage = openStorage(role);
-  const computing = await openComputing(role);
+  const computing = await openComputing(role, storage);
   const background = await startBackground(role, storage, computing);
   // A fresh install answers its first curl: one key, handed over in a 0600 file in the data folder
   // (never in the logs). Committed only once its file is written, so no key exists that nobody has.
@@ -206,18 +207,20 @@ async function startRole(
 }
 
 /** The blob store (wrapped where a test injects faults), job events, and the webhook destination check. */
-function openStorage({ config, options, stores, closers }: Role) {
+function openStorage({ config, options, stores, closers, plan }: Role) {
   const opened = openBlobStore(config.dataDir, config.storage.s3);
+  // An existing installation's plain content, sealed in the background where housekeeping runs.
+  const sealing = plan.works ? new PlainContentMigration(stores.plainContent) : null;
   closers.push(() => opened.close());
   const events = new JobEvents(stores.notices);
   closers.push(() => events.close());
   const validateDestination = createDestinationValidator({ allowLoopback: config.webhooks.allowLoopback, dnsServers: config.webhooks.dnsServers });
-  return { opened, blobs: options.wrapBlobs?.(opened.blobs) ?? opened.blobs, events, validateDestination };
+  return { opened, blobs: options.wrapBlobs?.(opened.blobs) ?? opened.blobs, events, validateDestination, sealing };
 }
 type Storage = ReturnType<typeof openStorage>;
 
 /** The engines, the metrics that read them, billing (told by the metrics of what it meters) and the key watch. */
-async function openComputing({ config, options, instanceId, stores, closers, clock }: Role) {
+async function openComputing({ config, options, instanceId, stores, closers, clock }: Role, storage: Storage) {
   const engines: OpenedEngines = withWrappedStages(await openEngines(config), options.wrapStages);
   closers.push(() => engines.close());
   const metrics = new ServiceMetrics({
@@ -227,6 +230,7 @@ async function openComputing({ config, options, instanceId, stores, closers, clo
     // The gauges read the billing period at scrape time, by the stored start day.
     usageTotals: async () => stores.usage.periodTotals(billingPeriodAt(clock().getTime(), await stores.billing.periodStartDay()).label),
     tenantLabels: config.metricsTenantLabels,
+    plainContent: () => storage.sealing?.plainLeft() ?? null,
   });
   const billing = new UsageBilling(stores.usage, stores.billing, () => clock().getTime(), metrics, instanceId);
   // Open sessions and inline decodes are told when their key is revoked or paused, by any process.
@@ -282,6 +286,7 @@ async function startBackground(role: Role, storage: Storage, computing: Computin
     ledger: stores.usage,
     clock,
     sweepAllOrphansFirst: alone,
+    ...(storage.sealing ? { sealing: storage.sealing } : {}),
     keyRevocations: { keys, jobs, blobs, outbox },
     credentials: {
       consoleAccounts: stores.consoleAccounts,

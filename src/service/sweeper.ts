@@ -3,7 +3,8 @@
 // (uploads cut off by a crash, job audio whose row never committed, results of a lost race), and
 // usage reservations that no longer count (their instance died, their job ended), and the scheduled
 // revocations of rotated keys whose overlap ended, and sign-in credentials that can open nothing any
-// more (expired-credentials.ts).
+// more (expired-credentials.ts), and content written before sealing existed, sealed a batch at a time
+// (plain-content-migration.ts).
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import { type DueRevocationStores, type KeyRevocation, revokeDueKeys } from '../jobs/key-revocation.js';
 import type { BlobStore } from '../store/blob-store.js';
@@ -11,6 +12,7 @@ import type { IdempotencyStore } from '../store/idempotency-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { UsageLedger } from '../store/usage-ledger.js';
 import { deleteExpiredCredentials, type ExpiredCredentialStores } from './expired-credentials.js';
+import type { PlainContentMigration } from './plain-content-migration.js';
 
 /** Old enough that no upload can still be streaming into it and no job row can still be committing. */
 const ORPHAN_AGE_MS = 60 * 60_000;
@@ -33,12 +35,15 @@ export interface SweeperOptions {
    * the first pass removes them all (a crash leaves no audio behind past the restart).
    */
   sweepAllOrphansFirst?: boolean;
+  /** Seals an existing installation's plain content, a bounded share each pass. */
+  sealing?: Pick<PlainContentMigration, 'pass'>;
 }
 
 export function startSweeper(idempotency: IdempotencyStore, blobs: BlobStore, jobs: JobStore, options: SweeperOptions = {}) {
   const clock = options.clock ?? (() => new Date());
   let running: Promise<void> | null = null;
   let first = options.sweepAllOrphansFirst === true;
+  let passes = 0;
   const sweepOnce = async () => {
     try {
       const now = clock();
@@ -56,6 +61,8 @@ export function startSweeper(idempotency: IdempotencyStore, blobs: BlobStore, jo
       };
       await blobs.sweepOrphans(owners, first ? 0 : ORPHAN_AGE_MS);
       first = false;
+      // Not on the pass the start waits for: a large backlog must not hold the start.
+      if (passes++ > 0) await options.sealing?.pass();
     } catch {
       // Housekeeping must never take the server down; the next pass retries.
     }

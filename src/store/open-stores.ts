@@ -20,6 +20,7 @@ import { KyselyIdempotencyStore } from './kysely/kysely-idempotency-store.js';
 import { KyselyInstanceRegistry } from './kysely/kysely-instance-registry.js';
 import { KyselyJobStore } from './kysely/kysely-job-store.js';
 import { KyselyKeyStore } from './kysely/kysely-key-store.js';
+import { KyselyPlainContentSealing } from './kysely/kysely-plain-content-sealing.js';
 import { KyselyRealtimeClientSecretStore } from './kysely/kysely-realtime-client-secret-store.js';
 import { KyselyRealtimeSeatStore } from './kysely/kysely-realtime-seat-store.js';
 import { KyselyTenantErasureStore } from './kysely/kysely-tenant-erasure-store.js';
@@ -31,6 +32,7 @@ import { KyselyWebhookSecretStore } from './kysely/kysely-webhook-secret-store.j
 import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
 import type { StoreDb } from './kysely/store-schema.js';
 import { type KeyProvider, LocalKeyProvider } from './master-keys.js';
+import type { PlainContentSealing } from './plain-content-sealing.js';
 import { openPostgres } from './postgres/database.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
 import { makePrivateDir } from './private-mode.js';
@@ -74,6 +76,8 @@ export interface Stores {
   tenantErasure: TenantErasureStore;
   /** Seals content at rest under its tenant's data key (the stores above use it; so do the blobs). */
   sealer: ContentSealer;
+  /** Finds and seals content written before sealing existed (the background sealing's batches). */
+  plainContent: PlainContentSealing;
   /**
    * Throws MissingMasterKeyError, naming the ids, when data keys are wrapped under a master key this
    * process was not given: content sealed under them could not be read (run at start).
@@ -170,6 +174,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     consoleAccounts: new KyselyConsoleAccountStore(db),
     consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey, previous),
     voices: new KyselyVoiceProfileStore(db, sealer),
+    plainContent: new KyselyPlainContentSealing(db, sealer),
     ping: async () => {
       await sql`SELECT 1`.execute(db);
     },

@@ -43,6 +43,8 @@ t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or 
   const inline = await fetch(`${svc.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
   t.equal(inline.status, 200);
   await inline.body?.cancel();
+  // A housekeeping pass after the start's: the background sealing counts what is still plain.
+  await svc.service.sweepNow();
 
   const metrics = await fetch(`${svc.url}/metrics`);
   t.equal(metrics.status, 200);
@@ -56,6 +58,7 @@ t.test('healthz, readyz and metrics without a key; labels carry no ids, keys or 
   t.match(text, /svc_stt_jobs\{state="awaiting_upload",role="all"\} 1/);
   t.match(text, /svc_stt_job_queue_depth\{role="all"\} 0/);
   t.match(text, /svc_stt_store_up\{role="all"\} 1/);
+  t.match(text, /svc_stt_plain_content_values\{column="jobs\.request",role="all"\} 0/, 'nothing left plain: this install sealed all it wrote');
   t.match(text, /svc_stt_engine_workers\{model="svc-medical-1,svc-medical-edge-1",role="all"\} 1/);
   t.match(text, /svc_stt_engine_utilisation\{model="svc-medical-1,svc-medical-edge-1",role="all"\} 0/);
   t.match(text, /svc_stt_engine_class_queued\{model="svc-medical-1,svc-medical-edge-1",class="realtime_final",role="all"\} 0/);

@@ -2,39 +2,15 @@
 // PostgreSQL: a job's request and carry-over, a stored idempotent answer, a voice profile. The rows
 // hold no plaintext, reads open them, a sealed value moved onto another job does not open, and rows
 // written before sealing existed are still read as they are.
-import t, { type Test } from 'tap';
+import t from 'tap';
 
-import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
-import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 import { SealingError } from '../../src/store/sealing-error.js';
+import { SEALED_DATABASES } from '../helpers/sealed-databases.js';
 import { testIdempotencyStore, testJobStore, testVoiceProfileStore } from '../helpers/test-sealer.js';
-import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 
 const PHRASE = 'zebrafish-metoprolol-phrase';
 
-const harnesses: Record<string, (t: Test) => Promise<{ db: StoreDb; dump(): Promise<string>; close(): Promise<void> }>> = {
-  SQLite: async (t) => {
-    const databases = await sqliteDatabases(t);
-    const raw = databases.db;
-    const dump = async () =>
-      JSON.stringify(
-        ['jobs', 'idempotency_records', 'voice_profiles'].map((table) => raw.prepare(`SELECT * FROM ${table}`).all()),
-        (_key, value: unknown) => value,
-      );
-    return { db: sqliteStoreDb(raw), dump, close: databases.close };
-  },
-  PostgreSQL: async () => {
-    const databases = await postgresDatabases();
-    const raw = databases.db;
-    const dump = async () =>
-      JSON.stringify(
-        await Promise.all(['jobs', 'idempotency_records', 'voice_profiles'].map(async (table) => (await raw.query(`SELECT * FROM ${table}`)).rows)),
-      );
-    return { db: postgresStoreDb(raw), dump, close: databases.close };
-  },
-};
-
-for (const [name, open] of Object.entries(harnesses)) {
+for (const [name, open] of Object.entries(SEALED_DATABASES)) {
   t.test(name, async (t) => {
     t.test('requests, carry-over, stored answers and voice profiles are sealed in the rows and open on read', async (t) => {
       const h = await open(t);

@@ -21,7 +21,7 @@ import type { StoreDb } from './store-schema.js';
  */
 const CLAIM_ROUNDS = 5;
 
-const bodyAad = (tenant: string, key: string) => `idempotency_records.response_body:${tenant}:${key}`;
+export const idempotencyBodyAad = (tenant: string, key: string) => `idempotency_records.response_body:${tenant}:${key}`;
 
 export class KyselyIdempotencyStore implements IdempotencyStore {
   private readonly owner: string | null;
@@ -65,7 +65,7 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
         .executeTakeFirst();
       // Unexpired: the claim above would have taken it over otherwise (nothing moves created_at_ms back).
       if (row) {
-        const body = await this.sealer.openNullable(tenant, bodyAad(tenant, key), row.response_body);
+        const body = await this.sealer.openNullable(tenant, idempotencyBodyAad(tenant, key), row.response_body);
         return existingClaimState({ ...row, response_body: body }, fingerprint);
       }
       if (round >= CLAIM_ROUNDS) throw new Error(`idempotency key claim for '${key}' kept losing to concurrent releases`);
@@ -86,7 +86,7 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
 
   async complete(tenant: string, key: string, response: StoredResponse): Promise<void> {
     const { status, headers, body } = responseColumns(response);
-    const sealed = await this.sealer.sealText(tenant, bodyAad(tenant, key), body);
+    const sealed = await this.sealer.sealText(tenant, idempotencyBodyAad(tenant, key), body);
     await this.db
       .updateTable('idempotency_records')
       .set({ state: 'completed', response_status: status, response_headers: headers, response_body: sealed })

@@ -17,7 +17,7 @@ import { scrubDeleted } from './scrub-deleted.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 
-const profileAad = (id: string) => `voice_profiles.profile:${id}`;
+export const voiceProfileAad = (id: string) => `voice_profiles.profile:${id}`;
 
 export class KyselyVoiceProfileStore implements VoiceProfileStore {
   constructor(
@@ -28,7 +28,7 @@ export class KyselyVoiceProfileStore implements VoiceProfileStore {
   async create(tenant: string, name: string, profile: VoiceProfile, nowMs: number): Promise<VoiceSummary> {
     // Sealed before the transaction: a tenant's first key is created on this handle, not the transaction's.
     const id = newVoiceId();
-    const sealed = await this.sealer.sealText(tenant, profileAad(id), serializeProfile(profile));
+    const sealed = await this.sealer.sealText(tenant, voiceProfileAad(id), serializeProfile(profile));
     return immediate(this.db, async (trx) => {
       if (onPostgresDb(trx)) await sql`SELECT pg_advisory_xact_lock(hashtext(${`voice_profiles:${tenant}`}))`.execute(trx);
       const { count } = await trx
@@ -57,7 +57,7 @@ export class KyselyVoiceProfileStore implements VoiceProfileStore {
   async get(tenant: string, id: string): Promise<EnrolledVoice | null> {
     if (!VOICE_ID.test(id)) return null;
     const row = await this.db.selectFrom('voice_profiles').selectAll().where('tenant', '=', tenant).where('id', '=', id).executeTakeFirst();
-    return row ? enrolledVoiceOf({ ...row, profile: await this.sealer.openText(tenant, profileAad(row.id), row.profile) }) : null;
+    return row ? enrolledVoiceOf({ ...row, profile: await this.sealer.openText(tenant, voiceProfileAad(row.id), row.profile) }) : null;
   }
 
   async remove(tenant: string, id: string): Promise<boolean> {
