@@ -21,9 +21,9 @@ import { FEATURE_FRAMES_PER_SECOND, noSpeakers, SpeakerFeatureCanvas } from '../
 import type { PipelineEngines, PipelineStages } from '../pipeline/pipeline-engine.js';
 import { attachSpeakersToShaped } from '../pipeline/speaker-attachment.js';
 import type { SpeechRegion } from '../pipeline/speech-regions.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import { carryOf } from './job-carry-over.js';
@@ -57,7 +57,7 @@ export function pendingDecoration(nowMs: number, leaseMs: number): Decoration {
 export interface JobDecoratorDeps {
   config: Pick<ServiceConfig, 'decodeTimeoutMs'>;
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   keys: KeyStore;
   /** Told of the passages a decoration marked for review (they are added to the job's usage event). */
   billing: Pick<UsageBilling, 'safetyRecorded'>;
@@ -66,7 +66,7 @@ export interface JobDecoratorDeps {
   /** The tenants' enrolled voices a job names (looked up when its speakers are attached). */
   voices: Pick<VoiceProfileStore, 'get'>;
   /** A decodable source for the job's audio (a file, or a presigned URL). */
-  audioSource: (path: string) => Promise<AudioSource>;
+  audioSource: (tenant: string, path: string) => Promise<AudioSource>;
   clock: () => number;
   log?: { info(obj: object, msg: string): void; error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
@@ -85,7 +85,7 @@ export class JobDecorator {
       await this.giveUp(job, workerId);
       return;
     }
-    const { blobs } = this.deps;
+    const blobs = this.deps.blobs.forTenant(job.tenant);
     const request = parseStoredJobRequest(job.request);
     const carry = carryOf(job.progress);
     if (!carry || !job.partialPath || !job.audioPath) throw new Error('the job row lacks what its decoration needs');
@@ -94,7 +94,7 @@ export class JobDecorator {
     const regions = (carry.speech ?? []).map(([start, end]) => ({ start, end }));
     const seconds = carry.endSeconds ?? carry.durationSeconds;
     const stages = this.deps.stages[request.model](jobWork(job));
-    const features = await this.speakerFeatures(job.audioPath, carry.container, regions, seconds, stages, signal);
+    const features = await this.speakerFeatures(job.tenant, job.audioPath, carry.container, regions, seconds, stages, signal);
     const diarization = regions.length === 0 ? noSpeakers() : await stages.diarize(features, regions, signal, { minVoices: request.minSpeakers });
     const speakers = attachSpeakersToShaped({
       segments: transcript.segments,
@@ -112,7 +112,7 @@ export class JobDecorator {
   /** Ends the decoration as unavailable: the stored result stays, marked for review. */
   async giveUp(job: JobRecord, workerId: string): Promise<void> {
     if (!job.resultPath) return;
-    const stored = JSON.parse((await this.deps.blobs.readResult(job.resultPath)).toString('utf8')) as Record<string, unknown>;
+    const stored = JSON.parse((await this.deps.blobs.forTenant(job.tenant).readResult(job.resultPath)).toString('utf8')) as Record<string, unknown>;
     const body = JSON.stringify({ ...stored, decoration: UNAVAILABLE_DECORATION, word_timing_available: false });
     // The whole transcript is one passage to review.
     await this.end(job, workerId, 'unavailable', { contentType: job.resultContentType ?? 'application/json; charset=utf-8', body }, 1);
@@ -129,7 +129,8 @@ export class JobDecorator {
     result: { contentType: string; body: string },
     reviewRequired: number,
   ): Promise<void> {
-    const { blobs, jobs } = this.deps;
+    const { jobs } = this.deps;
+    const blobs = this.deps.blobs.forTenant(job.tenant);
     const stored = await blobs.writeResult(job.id, { kind: 'final', revision: job.decorationAttempts }, result.body);
     const released = await jobs.endDecoration(
       job.id,
@@ -152,6 +153,7 @@ export class JobDecorator {
 
   /** The recording's speaker features, window by window; windows without speech are not decoded. */
   private async speakerFeatures(
+    tenant: string,
     audioPath: string,
     container: AudioContainer,
     regions: SpeechRegion[],
@@ -160,7 +162,7 @@ export class JobDecorator {
     signal: AbortSignal,
   ) {
     const canvas = new SpeakerFeatureCanvas(seconds);
-    const source = await this.deps.audioSource(audioPath);
+    const source = await this.deps.audioSource(tenant, audioPath);
     for (let start = 0; start < seconds; start += FEATURE_WINDOW_SECONDS) {
       const end = start + FEATURE_WINDOW_SECONDS + FRAME_OVERHANG_SECONDS;
       const local = regions

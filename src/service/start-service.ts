@@ -33,6 +33,7 @@ import { KeyUseRecorder } from '../store/key-use-recorder.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { openStores, type Stores } from '../store/open-stores.js';
 import { makePrivateDir } from '../store/private-mode.js';
+import { SealedBlobStore } from '../store/sealed-blob-store.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
@@ -195,7 +196,7 @@ async function startRole(
         watch: computing.watch,
         metricsListener: listeners.metrics,
         engines: computing.engines,
-        blobs: storage.opened,
+        blobs: { close: storage.closeBlobs },
         instance: background.instance,
         keyUse: api.keyUse,
         stores,
@@ -206,11 +207,17 @@ async function startRole(
 /** The blob store (wrapped where a test injects faults), job events, and the webhook destination check. */
 function openStorage({ config, options, stores, closers }: Role) {
   const opened = openBlobStore(config.dataDir, config.storage.s3);
-  closers.push(() => opened.close());
+  // Job audio and results sealed under their tenant's data key; faults are injected beneath the sealing.
+  const blobs = new SealedBlobStore(options.wrapBlobs?.(opened.blobs) ?? opened.blobs, stores.sealer);
+  const closeBlobs = () => {
+    blobs.close();
+    opened.close();
+  };
+  closers.push(closeBlobs);
   const events = new JobEvents(stores.notices);
   closers.push(() => events.close());
   const validateDestination = createDestinationValidator({ allowLoopback: config.webhooks.allowLoopback, dnsServers: config.webhooks.dnsServers });
-  return { opened, blobs: options.wrapBlobs?.(opened.blobs) ?? opened.blobs, events, validateDestination };
+  return { opened, blobs, closeBlobs, events, validateDestination };
 }
 type Storage = ReturnType<typeof openStorage>;
 

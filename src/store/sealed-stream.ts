@@ -16,6 +16,8 @@ const PREFIX_BYTES = 8;
 export const SEALED_STREAM_HEADER_BYTES = MAGIC.length + 4 + PREFIX_BYTES;
 export const FRAME_BYTES = 64 * 1024;
 const TAG_BYTES = 16;
+/** A whole frame as stored: its plaintext's size and its tag. */
+export const SEALED_FRAME_BYTES = FRAME_BYTES + TAG_BYTES;
 
 /** The data key version a sealed stream's first bytes name; null when they are not a sealed stream's header. */
 export function sealedStreamKeyVersion(head: Buffer): number | null {
@@ -63,12 +65,19 @@ export function sealStream(dataKey: Buffer, keyVersion: number, aad: string): Tr
 
 /**
  * Sealed bytes in, plaintext out. `keyOf` gives the data key of the version the header names. Errors
- * the stream with SealingError on any mismatch, a missing last frame included.
+ * the stream with SealingError on any mismatch, a missing last frame included. With `plainPassesThrough`,
+ * bytes that do not start with a sealed header come out as they are (content stored before sealing).
  */
-export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: string): Transform {
+export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: string, { plainPassesThrough = false } = {}): Transform {
   let buffered: Buffer = Buffer.alloc(0);
   let frames: FrameCipher | null = null;
+  let plain = false;
   const openFrames = function (this: Transform, final: boolean): void {
+    if (plain) {
+      if (buffered.length > 0) this.push(buffered);
+      buffered = Buffer.alloc(0);
+      return;
+    }
     const sealedFrame = FRAME_BYTES + TAG_BYTES;
     // A whole frame with more bytes after it is not the last; what remains at the end is.
     while (frames && buffered.length > sealedFrame) {
@@ -76,6 +85,10 @@ export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: 
       buffered = buffered.subarray(sealedFrame);
     }
     if (final) {
+      if (!frames && plainPassesThrough) {
+        plain = true;
+        return openFrames.call(this, false);
+      }
       if (!frames) throw new SealingError(`${aad}: not a sealed stream (no header)`);
       this.push(frames.open(buffered, true));
       buffered = Buffer.alloc(0);
@@ -84,9 +97,14 @@ export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: 
   return new Transform({
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-      if (frames === null && buffered.length >= SEALED_STREAM_HEADER_BYTES) {
+      if (frames === null && !plain && buffered.length >= SEALED_STREAM_HEADER_BYTES) {
         const header = Buffer.from(buffered.subarray(0, SEALED_STREAM_HEADER_BYTES));
         const version = sealedStreamKeyVersion(header);
+        if (version === null && plainPassesThrough) {
+          plain = true;
+          openFrames.call(this, false);
+          return done();
+        }
         if (version === null) return done(new SealingError(`${aad}: not a sealed stream`));
         buffered = buffered.subarray(SEALED_STREAM_HEADER_BYTES);
         keyOf(version).then(
@@ -121,6 +139,24 @@ export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: 
   });
 }
 
+/** The plaintext size of a sealed stream of `sealedBytes` (the inverse of sealedStreamBytes); null when no sealed stream has that size. */
+export function plainStreamBytes(sealedBytes: number): number | null {
+  const body = sealedBytes - SEALED_STREAM_HEADER_BYTES;
+  if (body < TAG_BYTES) return null;
+  const whole = Math.floor(body / SEALED_FRAME_BYTES);
+  const rest = body % SEALED_FRAME_BYTES;
+  if (rest === 0) return whole * FRAME_BYTES; // the last frame is a full one
+  return rest < TAG_BYTES ? null : whole * FRAME_BYTES + rest - TAG_BYTES;
+}
+
+/**
+ * Opens frame `index` of a sealed stream on its own (a byte range read without the frames before it):
+ * `sealed` is that frame's bytes, at SEALED_STREAM_HEADER_BYTES + index * SEALED_FRAME_BYTES.
+ */
+export function openFrameAt(dataKey: Buffer, header: Buffer, aad: string, index: number, sealed: Buffer, last: boolean): Buffer {
+  return new FrameCipher(dataKey, header, aad, index).open(sealed, last);
+}
+
 /** The sealed size of `plainBytes` of content: header, frames, one tag a frame (the last may be empty). */
 export function sealedStreamBytes(plainBytes: number): number {
   const frames = Math.max(1, Math.ceil(plainBytes / FRAME_BYTES));
@@ -128,13 +164,13 @@ export function sealedStreamBytes(plainBytes: number): number {
 }
 
 class FrameCipher {
-  private counter = 0;
   private readonly aad: Buffer;
 
   constructor(
     private readonly key: Buffer,
     private readonly header: Buffer,
     aad: string,
+    private counter = 0,
   ) {
     this.aad = Buffer.from(aad, 'utf8');
   }
