@@ -20,7 +20,10 @@ import { type AudioSource, type BlobOwners, BlobPathError, type BlobStore, type 
 import type { ContentSealer } from './content-sealer.js';
 import { SealedAudioServer } from './sealed-audio-server.js';
 import { SealedBlobRange } from './sealed-blob-range.js';
-import { openStream } from './sealed-stream.js';
+import { openStream, SEALED_STREAM_HEADER_BYTES, sealedStreamKeyVersion } from './sealed-stream.js';
+import { SealingError } from './sealing-error.js';
+
+const SPOOL_READ_BYTES = 1024 * 1024;
 
 /** What reads or writes a job's content: these take a tenant (TenantBlobs.forTenant). */
 type ContentMethods = 'moveToJobAudio' | 'writeResult' | 'moveToResult' | 'readResult' | 'openResult' | 'audioSource' | 'readRange';
@@ -28,7 +31,19 @@ type ContentMethods = 'moveToJobAudio' | 'writeResult' | 'moveToResult' | 'readR
 /** The blob store as the service uses it: what has no tenant directly, content through a tenant's view. */
 export interface TenantBlobs extends Omit<BlobStore, ContentMethods> {
   /** The store as `tenant`'s content sees it: job audio and results sealed under its data key. */
-  forTenant(tenant: string): BlobStore;
+  forTenant(tenant: string): TenantBlobStore;
+}
+
+/** A tenant's view: a BlobStore whose content is sealed, and a body sealed as it streams in. */
+export interface TenantBlobStore extends BlobStore {
+  /**
+   * Seals a body on its way into an upload path (plaintext in, sealed bytes out), for job audio of
+   * `jobId` that nothing reads before it is kept: the body is never on disk plain, and is not copied
+   * again to be sealed (keepSealedJobAudio).
+   */
+  sealingJobAudio(jobId: string): Promise<Transform>;
+  /** moveToJobAudio for an upload written through sealingJobAudio(jobId); anything else is refused. */
+  keepSealedJobAudio(tempPath: string, jobId: string): Promise<string>;
 }
 
 export class SealedBlobStore implements TenantBlobs {
@@ -43,8 +58,8 @@ export class SealedBlobStore implements TenantBlobs {
     this.directUploads = raw.directUploads;
   }
 
-  forTenant(tenant: string): BlobStore {
-    return new TenantBlobStore(this.raw, this.sealer, tenant, () => (this.audioServer ??= new SealedAudioServer()));
+  forTenant(tenant: string): TenantBlobStore {
+    return new TenantView(this.raw, this.sealer, tenant, () => (this.audioServer ??= new SealedAudioServer()));
   }
 
   createUploadPath(prefix: string): string {
@@ -81,7 +96,7 @@ export class SealedBlobStore implements TenantBlobs {
   }
 }
 
-class TenantBlobStore implements BlobStore {
+class TenantView implements TenantBlobStore {
   readonly directUploads: BlobStore['directUploads'];
 
   constructor(
@@ -132,6 +147,18 @@ class TenantBlobStore implements BlobStore {
       await this.raw.delete(sealed);
       throw error;
     }
+  }
+
+  sealingJobAudio(jobId: string): Promise<Transform> {
+    return this.sealer.sealStream(this.tenant, jobAudioName(jobId));
+  }
+
+  async keepSealedJobAudio(tempPath: string, jobId: string): Promise<string> {
+    await this.uploadSize(tempPath);
+    if (sealedStreamKeyVersion(await this.raw.readRange(tempPath, 0, SEALED_STREAM_HEADER_BYTES)) === null) {
+      throw new SealingError(`${jobAudioName(jobId)}: the upload was not sealed on its way in`);
+    }
+    return this.raw.moveToJobAudio(tempPath, jobId);
   }
 
   /** Sealed; `bytes` counts the plaintext (what a download serves). */
@@ -198,7 +225,12 @@ class TenantBlobStore implements BlobStore {
     await this.uploadSize(tempPath);
     const target = this.raw.createUploadPath('sealed');
     try {
-      await pipe(createReadStream(tempPath), await this.sealer.sealStream(this.tenant, name), this.raw.createUploadStream(target));
+      // Read in 1 MiB pieces: whole frames, sealed without copying them together.
+      await pipe(
+        createReadStream(tempPath, { highWaterMark: SPOOL_READ_BYTES }),
+        await this.sealer.sealStream(this.tenant, name),
+        this.raw.createUploadStream(target),
+      );
     } catch (error) {
       await this.raw.delete(target);
       throw error;

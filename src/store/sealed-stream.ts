@@ -6,7 +6,7 @@
 // was not sealed as the last) without the open failing.
 //
 // The writer keeps up to one frame back, so the last frame (0 to 64 KiB) is only sealed at the end.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 
 import { SealingError } from './sealing-error.js';
@@ -16,6 +16,7 @@ const PREFIX_BYTES = 8;
 export const SEALED_STREAM_HEADER_BYTES = MAGIC.length + 4 + PREFIX_BYTES;
 export const FRAME_BYTES = 64 * 1024;
 const TAG_BYTES = 16;
+const STREAM_BUFFER_BYTES = 1024 * 1024;
 /** A whole frame as stored: its plaintext's size and its tag. */
 export const SEALED_FRAME_BYTES = FRAME_BYTES + TAG_BYTES;
 
@@ -32,35 +33,61 @@ export function sealStream(dataKey: Buffer, keyVersion: number, aad: string): Tr
   header.writeUInt32BE(keyVersion, MAGIC.length);
   randomBytes(PREFIX_BYTES).copy(header, MAGIC.length + 4);
   const frames = new FrameCipher(dataKey, header, aad);
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const pending = new ByteQueue();
   let started = false;
   return new Transform({
+    // Room for whole frames on both sides, so sealing runs ahead of the writes (one frame at a time stalled it).
+    readableHighWaterMark: STREAM_BUFFER_BYTES,
+    writableHighWaterMark: STREAM_BUFFER_BYTES,
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       if (!started) {
         this.push(header);
         started = true;
       }
-      pending.push(chunk);
-      pendingBytes += chunk.length;
+      pending.add(chunk);
       // Strictly more than a frame: the frame sealed now is certainly not the last one.
-      if (pendingBytes > FRAME_BYTES) {
-        let all = Buffer.concat(pending);
-        while (all.length > FRAME_BYTES) {
-          this.push(frames.seal(all.subarray(0, FRAME_BYTES), false));
-          all = all.subarray(FRAME_BYTES);
-        }
-        pending = [all];
-        pendingBytes = all.length;
-      }
+      while (pending.bytes > FRAME_BYTES) for (const part of frames.seal(pending.take(FRAME_BYTES), false)) this.push(part);
       done();
     },
     flush(done: TransformCallback) {
       if (!started) this.push(header);
-      this.push(frames.seal(Buffer.concat(pending), true));
+      for (const part of frames.seal(pending.take(pending.bytes), true)) this.push(part);
       done();
     },
   });
+}
+
+/** Chunks waiting to be sealed; taking a frame copies only when it spans chunks. */
+class ByteQueue {
+  private chunks: Buffer[] = [];
+  bytes = 0;
+
+  add(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+  }
+
+  take(length: number): Buffer {
+    this.bytes -= length;
+    const first = this.chunks[0];
+    if (first !== undefined && first.length >= length) {
+      if (first.length === length) this.chunks.shift();
+      else this.chunks[0] = first.subarray(length);
+      return first.subarray(0, length);
+    }
+    const out = Buffer.allocUnsafe(length);
+    let filled = 0;
+    while (filled < length) {
+      const next = this.chunks[0]!;
+      const used = Math.min(next.length, length - filled);
+      next.copy(out, filled, 0, used);
+      filled += used;
+      if (used === next.length) this.chunks.shift();
+      else this.chunks[0] = next.subarray(used);
+    }
+    return out;
+  }
 }
 
 /**
@@ -165,21 +192,27 @@ export function sealedStreamBytes(plainBytes: number): number {
 
 class FrameCipher {
   private readonly aad: Buffer;
+  /** Made once: a raw key given to createCipheriv is turned into a key object for every frame. */
+  private readonly key: KeyObject;
 
   constructor(
-    private readonly key: Buffer,
+    key: Buffer,
     private readonly header: Buffer,
     aad: string,
     private counter = 0,
   ) {
+    this.key = createSecretKey(key);
     this.aad = Buffer.from(aad, 'utf8');
   }
 
-  seal(plain: Buffer, last: boolean): Buffer {
+  /** The sealed frame: its ciphertext, then its tag (pushed as they are, not copied together). */
+  seal(plain: Buffer, last: boolean): Buffer[] {
     const cipher = createCipheriv('aes-256-gcm', this.key, this.nonce(), { authTagLength: TAG_BYTES });
     cipher.setAAD(this.frameAad(last));
     this.counter++;
-    return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    const sealed = cipher.update(plain);
+    cipher.final(); // GCM: no bytes held back
+    return [sealed, cipher.getAuthTag()];
   }
 
   open(sealed: Buffer, last: boolean): Buffer {

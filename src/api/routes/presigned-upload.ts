@@ -107,13 +107,17 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
             slotRefusal(deps, jobId).then((refusal) => done(refusal, chunk), done);
           },
         });
+        // Sealed as it streams in: the recording is never on disk plain, nor copied again to be sealed.
+        const audioId = randomUUID();
+        const tenantBlobs = deps.blobs.forTenant(slot.tenant);
+        const sealing = await tenantBlobs.sealingJobAudio(audioId);
         target = deps.blobs.createUploadStream(tempPath);
-        await pipeline(part.file, counter, target);
+        await pipeline(part.file, counter, sealing, target);
         if (part.file.truncated || bytes > policy.contentLength) throw UPLOAD_REFUSALS.tooLarge();
         if (bytes < policy.contentLength) throw UPLOAD_REFUSALS.tooSmall();
         currentFile = null;
         // Durable before acknowledged: flushed and moved into job storage, then the row says so.
-        const audioPath = await deps.blobs.forTenant(slot.tenant).moveToJobAudio(tempPath, randomUUID());
+        const audioPath = await tenantBlobs.keepSealedJobAudio(tempPath, audioId);
         if (!(await deps.jobs.storeUpload(jobId, audioPath, deps.clock().getTime()))) {
           await deps.blobs.delete(audioPath);
           throw (await slotRefusal(deps, jobId)) ?? UPLOAD_REFUSALS.used();
