@@ -7,12 +7,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import t from 'tap';
+import t, { type Test } from 'tap';
 
 import type { BlobStore } from '../../src/store/blob-store.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
-import { auth, poll, waitForEnd } from '../helpers/jobs-client.js';
-import { postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
+import { auth, completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
+import { embeddedUploadsOnly, postTranscription, startTestService, type TestService } from '../helpers/test-service.js';
 
 /** What every plain JSON result holds. */
 const JSON_TEXT_KEY = Buffer.from('"text"');
@@ -64,33 +64,16 @@ async function bucketObjects(svc: TestService): Promise<Array<{ name: string; by
   }
 }
 
-t.test('a job: its audio and results are stored sealed, found nowhere plain, and still read back', async (t) => {
-  const written: Array<{ kind: string; bytes: Buffer }> = [];
-  const svc = await startTestService({ SVC_INLINE_BOUNDARY_SECONDS: '5', SVC_JOB_CHUNK_SECONDS: '5' }, { wrapBlobs: recordingBlobs(written) });
-  t.teardown(() => svc.close());
+/** The recording a job uploads, and 64 bytes of its samples from its middle: the pattern it is known to carry. */
+async function recording() {
   const speech = await readFile(await speechWav(12));
-  // 64 bytes of the recording's samples, from its middle: the pattern the upload is known to carry.
   const pattern = speech.subarray(speech.length >> 1, (speech.length >> 1) + 64);
+  return { speech, pattern };
+}
+
+/** Every blob stored beneath the sealing is sealed; neither they nor the data folder or the bucket hold the pattern or plain JSON. */
+async function checkNothingPlain(t: Test, svc: TestService, written: Array<{ kind: string; bytes: Buffer }>, pattern: Buffer) {
   t.ok(new Set(pattern).size > 16, 'the pattern is varied bytes, not silence');
-
-  const res = await postTranscription(
-    svc.url,
-    svc.key,
-    { model: 'svc-medical-1', response_format: 'json' },
-    { data: speech, name: 'visit.wav', type: 'audio/wav' },
-  );
-  t.equal(res.status, 202, 'a job');
-  const job = (await res.json()) as { id: string; poll_url: string };
-  t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
-
-  // Read back through the API: the download and the poll's inline copy agree, and are the result JSON.
-  const download = await fetch(`${svc.url}/v1/jobs/${job.id}/result`, { headers: auth(svc.key) });
-  t.equal(download.status, 200);
-  const body = Buffer.from(await download.arrayBuffer());
-  t.ok(body.includes(JSON_TEXT_KEY), 'the result is JSON with its text');
-  const inline = (await poll(job.poll_url, svc.key, '?include_result=true')).body.result;
-  t.same(inline.content, JSON.parse(body.toString('utf8')), 'the poll reads the same result');
-
   t.ok(
     written.some((blob) => blob.kind === 'audio'),
     'the job audio was stored',
@@ -108,4 +91,37 @@ t.test('a job: its audio and results are stored sealed, found nowhere plain, and
     t.notOk(bytes.includes(pattern), `${name} does not hold the upload's bytes`);
     if (/\/(?:results|jobs)\//.test(name)) t.notOk(bytes.includes(JSON_TEXT_KEY), `${name} holds no plain result`);
   }
+}
+
+t.test('a job: its audio and results are stored sealed, found nowhere plain, and still read back', async (t) => {
+  const written: Array<{ kind: string; bytes: Buffer }> = [];
+  const svc = await startTestService({ SVC_INLINE_BOUNDARY_SECONDS: '5', SVC_JOB_CHUNK_SECONDS: '5' }, { wrapBlobs: recordingBlobs(written) });
+  t.teardown(() => svc.close());
+  const { speech, pattern } = await recording();
+
+  const res = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', response_format: 'json' }, { data: speech, name: 'visit.wav', type: 'audio/wav' });
+  t.equal(res.status, 202, 'a job');
+  const job = (await res.json()) as { id: string; poll_url: string };
+  t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
+
+  // Read back through the API: the download and the poll's inline copy agree, and are the result JSON.
+  const download = await fetch(`${svc.url}/v1/jobs/${job.id}/result`, { headers: auth(svc.key) });
+  t.equal(download.status, 200);
+  const body = Buffer.from(await download.arrayBuffer());
+  t.ok(body.includes(JSON_TEXT_KEY), 'the result is JSON with its text');
+  const inline = (await poll(job.poll_url, svc.key, '?include_result=true')).body.result;
+  t.same(inline.content, JSON.parse(body.toString('utf8')), 'the poll reads the same result');
+  await checkNothingPlain(t, svc, written, pattern);
+});
+
+t.test('a presigned upload to the embedded target is sealed as it streams in', { skip: embeddedUploadsOnly() }, async (t) => {
+  const written: Array<{ kind: string; bytes: Buffer }> = [];
+  const svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' }, { wrapBlobs: recordingBlobs(written) });
+  t.teardown(() => svc.close());
+  const { speech, pattern } = await recording();
+  const job = await createJob(svc.url, svc.key, jobBody(speech));
+  t.equal((await uploadFile(job, speech)).status, 204);
+  t.equal((await completeJob(job, svc.key)).status, 202);
+  t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
+  await checkNothingPlain(t, svc, written, pattern);
 });
