@@ -33,7 +33,7 @@ import { KeyUseRecorder } from '../store/key-use-recorder.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { openStores, type Stores } from '../store/open-stores.js';
 import { makePrivateDir } from '../store/private-mode.js';
-import { SealedBlobStore } from '../store/sealed-blob-store.js';
+import { SealedBlobStore, type TenantBlobs } from '../store/sealed-blob-store.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
@@ -91,6 +91,8 @@ export interface StartOptions {
    * (a full disk during an upload) without changing what the store does otherwise.
    */
   wrapBlobs?: (blobs: BlobStore) => BlobStore;
+  /** Tests: wraps the sealing store, to change content before it is sealed (wrapBlobs sees it sealed). */
+  wrapTenantBlobs?: (blobs: TenantBlobs) => TenantBlobs;
   /**
    * Wraps each model's pipeline stages: tests put a recorded decode in the engine's place (words known
    * to hold PHI, which a generated model never says), the rest of the service as it is.
@@ -208,9 +210,10 @@ async function startRole(
 function openStorage({ config, options, stores, closers }: Role) {
   const opened = openBlobStore(config.dataDir, config.storage.s3);
   // Job audio and results sealed under their tenant's data key; faults are injected beneath the sealing.
-  const blobs = new SealedBlobStore(options.wrapBlobs?.(opened.blobs) ?? opened.blobs, stores.sealer);
+  const sealed = new SealedBlobStore(options.wrapBlobs?.(opened.blobs) ?? opened.blobs, stores.sealer);
+  const blobs = options.wrapTenantBlobs?.(sealed) ?? sealed;
   const closeBlobs = () => {
-    blobs.close();
+    sealed.close();
     opened.close();
   };
   closers.push(closeBlobs);

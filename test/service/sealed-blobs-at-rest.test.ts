@@ -99,7 +99,12 @@ t.test('a job: its audio and results are stored sealed, found nowhere plain, and
   t.teardown(() => svc.close());
   const { speech, pattern } = await recording();
 
-  const res = await postTranscription(svc.url, svc.key, { model: 'svc-medical-1', response_format: 'json' }, { data: speech, name: 'visit.wav', type: 'audio/wav' });
+  const res = await postTranscription(
+    svc.url,
+    svc.key,
+    { model: 'svc-medical-1', response_format: 'json' },
+    { data: speech, name: 'visit.wav', type: 'audio/wav' },
+  );
   t.equal(res.status, 202, 'a job');
   const job = (await res.json()) as { id: string; poll_url: string };
   t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
