@@ -57,9 +57,13 @@ export function sealStream(dataKey: Buffer, keyVersion: number, aad: string): Tr
   });
 }
 
-/** Chunks waiting to be sealed; taking a frame copies only when it spans chunks. */
+/**
+ * Chunks waiting to be sealed; taking a frame copies only when it spans chunks, into one scratch
+ * buffer (a frame is sealed at once, so it is free again by the next take: no allocation per frame).
+ */
 class ByteQueue {
   private chunks: Buffer[] = [];
+  private readonly scratch = Buffer.allocUnsafe(FRAME_BYTES);
   bytes = 0;
 
   add(chunk: Buffer): void {
@@ -68,6 +72,7 @@ class ByteQueue {
     this.bytes += chunk.length;
   }
 
+  /** The next `length` (at most FRAME_BYTES) bytes, valid until the next take. */
   take(length: number): Buffer {
     this.bytes -= length;
     const first = this.chunks[0];
@@ -76,7 +81,7 @@ class ByteQueue {
       else this.chunks[0] = first.subarray(length);
       return first.subarray(0, length);
     }
-    const out = Buffer.allocUnsafe(length);
+    const out = this.scratch.subarray(0, length);
     let filled = 0;
     while (filled < length) {
       const next = this.chunks[0]!;
