@@ -62,7 +62,7 @@ export async function acceptDirectJob(
     await deps.billing.reserve(key, 'job', Math.round(direct.durationSeconds * 1000), jobUsageKey(jobId), jobId);
     reserved = true;
     // Durable before acknowledged: audio moved into job storage, then the job row committed.
-    audioPath = await deps.blobs.moveToJobAudio(direct.upload.path, randomUUID());
+    audioPath = await deps.blobs.forTenant(key.tenant).moveToJobAudio(direct.upload.path, randomUUID());
     const job = await deps.jobs.create({
       id: jobId,
       tenant: key.tenant,

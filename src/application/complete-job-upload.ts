@@ -14,8 +14,8 @@ import type { JobEvents } from '../jobs/job-events.js';
 import { JobFailure } from '../jobs/job-failure.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import { jobUsageKey } from '../jobs/job-usage.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { CompleteOutcome, JobRecord, JobStore } from '../store/job-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { JobNotFound, UploadNotComplete } from './application-errors.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 
@@ -28,7 +28,7 @@ export interface JobUploadCompletion {
 
 export interface CompleteJobUploadDeps extends OwnJobDeps {
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   queue: JobQueue;
   events: Pick<JobEvents, 'notify'>;
   billing: Pick<UsageBilling, 'requireAllowance' | 'reserve' | 'release'>;
@@ -74,7 +74,7 @@ export async function completeJobUpload(completion: JobUploadCompletion, deps: C
  * (nothing is metered for it) or none uploaded yet, the key's standing alone. The reservation's key, or null.
  */
 async function admitJob(job: JobRecord, key: ApiKeyRecord, deps: CompleteJobUploadDeps): Promise<string | null> {
-  const measured = job.audioPath === null ? null : await probeJobAudio(deps.blobs, job.audioPath, deps.config).catch(unlessJobFailure);
+  const measured = job.audioPath === null ? null : await probeJobAudio(deps.blobs.forTenant(key.tenant), job.audioPath, deps.config).catch(unlessJobFailure);
   if (measured === null) {
     await deps.billing.requireAllowance(key, 'job');
     return null;

@@ -13,11 +13,11 @@ import { storedKnownSpeakers } from '../jobs/job-known-speakers.js';
 import { serializeJobRequest } from '../jobs/job-request.js';
 import { activeTraceParent } from '../jobs/job-trace.js';
 import { signUploadForm } from '../jobs/upload-policy.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { IdempotencyStore, StoredResponse } from '../store/idempotency-store.js';
 import { newJobId } from '../store/job-record.js';
 import type { JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { WebhookAdmission } from '../webhooks/webhook-admission.js';
 import { claimIdempotencyKey } from './idempotency-claim.js';
@@ -44,7 +44,7 @@ export interface PresignedJobRequest {
 
 export interface CreatePresignedJobDeps {
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   idempotency: IdempotencyStore;
   uploadSecret: Buffer;
   clock: () => Date;

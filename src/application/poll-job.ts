@@ -4,9 +4,9 @@
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { JobAuditLog } from '../jobs/job-audit.js';
 import type { JobEvents } from '../jobs/job-events.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 import { resultExpired } from './job-deadlines.js';
 import { KEY_RECHECK_INTERVAL_MS, requireActiveKey } from './require-active-key.js';
@@ -28,7 +28,7 @@ export interface JobPoll {
 }
 
 export interface PollJobDeps extends OwnJobDeps {
-  blobs: Pick<BlobStore, 'readResult'>;
+  blobs: Pick<TenantBlobs, 'forTenant'>;
   events: Pick<JobEvents, 'waitForChange'>;
   keys: Pick<KeyStore, 'get'>;
 }
@@ -49,7 +49,10 @@ export async function pollJob(poll: JobPoll, deps: PollJobDeps): Promise<PolledJ
   const nowMs = deps.clock().getTime();
   let inline: InlineResult | null = null;
   if (poll.includeResult && job.status === 'succeeded' && !resultExpired(job, nowMs)) {
-    inline = (job.resultBytes ?? Infinity) <= INLINE_RESULT_LIMIT_BYTES ? { content: await deps.blobs.readResult(job.resultPath!) } : { tooLarge: true };
+    inline =
+      (job.resultBytes ?? Infinity) <= INLINE_RESULT_LIMIT_BYTES
+        ? { content: await deps.blobs.forTenant(job.tenant).readResult(job.resultPath!) }
+        : { tooLarge: true };
     if ('content' in inline) logResultRead(poll.log, poll.key, job.id, 'poll');
   }
   return { job, nowMs, inline };

@@ -15,5 +15,5 @@ export async function readJobRedactedAudio(read: JobResultRead, deps: ReadJobRes
   if (resultExpired(job, deps.clock().getTime())) throw new ResultNotAvailable('expired');
   if (job.redactedAudioPath === null) throw new ResultNotAvailable('no_redacted_audio');
   logResultRead(read.log, read.key, job.id, 'redacted_audio');
-  return deps.blobs.openResult(job.redactedAudioPath);
+  return deps.blobs.forTenant(job.tenant).openResult(job.redactedAudioPath);
 }

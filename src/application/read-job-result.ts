@@ -3,8 +3,8 @@ import type { Readable } from 'node:stream';
 
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import type { JobAuditLog } from '../jobs/job-audit.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord } from '../store/job-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { ResultNotAvailable } from './application-errors.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 import { resultExpired } from './job-deadlines.js';
@@ -18,7 +18,7 @@ export interface JobResultRead {
 }
 
 export interface ReadJobResultDeps extends OwnJobDeps {
-  blobs: Pick<BlobStore, 'openResult'>;
+  blobs: Pick<TenantBlobs, 'forTenant'>;
 }
 
 /** The job (its result's content type) and its result, opened for reading. */
@@ -27,5 +27,5 @@ export async function readJobResult(read: JobResultRead, deps: ReadJobResultDeps
   if (job.status !== 'succeeded') throw new ResultNotAvailable('not_final');
   if (resultExpired(job, deps.clock().getTime())) throw new ResultNotAvailable('expired');
   logResultRead(read.log, read.key, job.id, 'result');
-  return { job, content: deps.blobs.openResult(job.resultPath!) };
+  return { job, content: deps.blobs.forTenant(job.tenant).openResult(job.resultPath!) };
 }

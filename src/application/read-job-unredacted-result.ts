@@ -17,5 +17,5 @@ export async function readJobUnredactedResult(read: JobResultRead, deps: ReadJob
   if (resultExpired(job, deps.clock().getTime())) throw new ResultNotAvailable('expired');
   if (job.unredactedPath === null) throw new ResultNotAvailable('no_unredacted_result');
   logResultRead(read.log, read.key, job.id, 'unredacted_result');
-  return { job, content: deps.blobs.openResult(job.unredactedPath) };
+  return { job, content: deps.blobs.forTenant(job.tenant).openResult(job.unredactedPath) };
 }

@@ -7,10 +7,10 @@ import type { ModelId } from '../domain/model-ids.js';
 import type { Engine } from '../engine/engine.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { IdempotencyStore } from '../store/idempotency-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { WebhookAdmission } from '../webhooks/webhook-admission.js';
 
@@ -23,7 +23,7 @@ export interface TranscribeUploadDeps {
   keys: KeyStore;
   jobs: JobStore;
   idempotency: IdempotencyStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   /** The tenants' enrolled voices, named by `known_speakers`. */
   voices: Pick<VoiceProfileStore, 'get'>;
   queue: JobQueue;

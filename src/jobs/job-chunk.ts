@@ -21,6 +21,7 @@ import { runTranscription } from '../pipeline/run-transcription.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { probeJobAudio } from './job-audio-probe.js';
 import { audioUrlSeconds } from './job-audio-url.js';
 import { auditSeconds, JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
@@ -43,7 +44,7 @@ const MIN_WINDOW_SECONDS = 0.05;
 export interface JobChunkDeps {
   config: Pick<ServiceConfig, 'decodeTimeoutMs' | 'maxAudioSeconds' | 'decoding'>;
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   keys: KeyStore;
   stages: PipelineEngines;
   modelBuilds: Record<ModelId, string>;
@@ -67,12 +68,13 @@ export class JobChunkProcessor {
    * chunk was its last; null when the chunk was committed (or the lease was lost meanwhile).
    */
   async process(job: JobRecord, workerId: string, signal: AbortSignal): Promise<FinishedText | null> {
-    const { config, blobs } = this.deps;
+    const { config } = this.deps;
+    const blobs = this.deps.blobs.forTenant(job.tenant);
     const startedAt = performance.now();
     const audioPath = job.audioPath;
     if (!audioPath || !(await blobs.exists(audioPath))) throw new JobFailure('internal_error', JOB_FAILURE_MESSAGES.audioMissing);
     const request = parseStoredJobRequest(job.request);
-    const carry = carryOf(job.progress) ?? (await this.firstLook(audioPath, signal, request.multichannel));
+    const carry = carryOf(job.progress) ?? (await this.firstLook(blobs, audioPath, signal, request.multichannel));
     // Local disk: the file; S3: a fresh presigned URL per chunk, which ffmpeg streams with Range
     // requests (no copy of the recording on the worker).
     const source = await blobs.audioSource(audioPath, audioUrlSeconds(config.decodeTimeoutMs));
@@ -188,7 +190,7 @@ export class JobChunkProcessor {
     chunkSeconds: number,
     end: number,
   ): Promise<void> {
-    const { blobs } = this.deps;
+    const blobs = this.deps.blobs.forTenant(job.tenant);
     const revision = job.resultRevision + 1;
     const { path: partialPath } = await blobs.writeResult(job.id, { kind: 'partial', revision }, JSON.stringify(texts.transcript));
     const unredactedPath = texts.unredacted ? (await blobs.writeResult(job.id, { kind: 'unredacted', revision }, JSON.stringify(texts.unredacted))).path : null;
@@ -210,8 +212,8 @@ export class JobChunkProcessor {
   }
 
   /** First claim of a job: what the file is and how long, refusing what cannot be a recording. */
-  private async firstLook(audioPath: string, signal: AbortSignal, multichannel: boolean): Promise<CarryOver> {
-    const { container, durationSeconds } = await probeJobAudio(this.deps.blobs, audioPath, this.deps.config, signal, multichannel);
+  private async firstLook(blobs: BlobStore, audioPath: string, signal: AbortSignal, multichannel: boolean): Promise<CarryOver> {
+    const { container, durationSeconds } = await probeJobAudio(blobs, audioPath, this.deps.config, signal, multichannel);
     return {
       container,
       durationSeconds,
@@ -225,7 +227,7 @@ export class JobChunkProcessor {
   /** The provisional transcript at `path` (the result's, or the unredacted one); empty before the first chunk. */
   private async readPartial(job: JobRecord, path: string | null): Promise<AssembledTranscript> {
     if (!path) return emptyTranscript('und');
-    return JSON.parse((await this.deps.blobs.readResult(path)).toString('utf8')) as AssembledTranscript;
+    return JSON.parse((await this.deps.blobs.forTenant(job.tenant).readResult(path)).toString('utf8')) as AssembledTranscript;
   }
 }
 

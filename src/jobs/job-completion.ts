@@ -7,9 +7,9 @@
 import type { UsageBilling } from '../billing/usage-billing.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import type { ModelId } from '../domain/model-ids.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { auditSeconds, JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
 import type { CarryOver } from './job-carry-over.js';
 import { decorates, pendingDecoration } from './job-decoration.js';
@@ -32,7 +32,7 @@ export interface JobObserver {
 export interface JobCompletionDeps {
   config: Pick<ServiceConfig, 'publicBaseUrl' | 'retentionHours' | 'decodeTimeoutMs' | 'maxAudioSeconds'>;
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   keys: KeyStore;
   modelBuilds: Record<ModelId, string>;
   events: JobEvents;
@@ -64,7 +64,8 @@ export class JobCompletion {
    * this worker's to run next (it holds the decoration's lease); null otherwise.
    */
   async succeed(job: JobRecord, workerId: string, finished: FinishedText): Promise<JobRecord | null> {
-    const { blobs, jobs } = this.deps;
+    const { jobs } = this.deps;
+    const blobs = this.deps.blobs.forTenant(job.tenant);
     const { request, carry, transcript, unredacted, endSeconds } = finished;
     const { decorationLeaseMs } = this.settings;
     const finalCarry: CarryOver = { ...carry, endSeconds };
@@ -156,7 +157,11 @@ export class JobCompletion {
       this.deps.log?.warn({ err: error, jobId: job.id }, 'metering a failed job failed');
     });
     if (event) this.deps.webhooks?.kick();
-    for (const path of released.paths) await this.deps.blobs.delete(path).catch(() => {});
+    for (const path of released.paths)
+      await this.deps.blobs
+        .forTenant(job.tenant)
+        .delete(path)
+        .catch(() => {});
     this.deps.events.notify(job.id);
   }
 

@@ -21,9 +21,9 @@ import type { ModelId } from '../domain/model-ids.js';
 import { noSpeakers } from '../engine/speaker-diarizer.js';
 import type { PipelineEngines, PipelineStages } from '../pipeline/pipeline-engine.js';
 import { attachSpeakersToShaped, type ShapedAttachment } from '../pipeline/speaker-attachment.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { channelSpeakers } from './channel-decoration.js';
 import { type DecorationAudio, speakerFeatures } from './decoration-features.js';
@@ -55,7 +55,7 @@ export function pendingDecoration(nowMs: number, leaseMs: number): Decoration {
 export interface JobDecoratorDeps {
   config: Pick<ServiceConfig, 'decodeTimeoutMs'>;
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   keys: KeyStore;
   /** Told of the passages a decoration marked for review (they are added to the job's usage event). */
   billing: Pick<UsageBilling, 'safetyRecorded'>;
@@ -64,7 +64,7 @@ export interface JobDecoratorDeps {
   /** The tenants' enrolled voices a job names (looked up when its speakers are attached). */
   voices: Pick<VoiceProfileStore, 'get'>;
   /** A decodable source for the job's audio (a file, or a presigned URL). */
-  audioSource: (path: string) => Promise<AudioSource>;
+  audioSource: (tenant: string, path: string) => Promise<AudioSource>;
   clock: () => number;
   log?: { info(obj: object, msg: string): void; error(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
@@ -83,7 +83,7 @@ export class JobDecorator {
       await this.giveUp(job, workerId);
       return;
     }
-    const { blobs } = this.deps;
+    const blobs = this.deps.blobs.forTenant(job.tenant);
     const request = parseStoredJobRequest(job.request);
     const carry = carryOf(job.progress);
     // A multichannel job's chunks carry each channel's speech regions: without them, no channel can be diarized.
@@ -94,7 +94,7 @@ export class JobDecorator {
     const stages = this.deps.stages[request.model](jobWork(job));
     const audioPath = job.audioPath;
     const audio: DecorationAudio = {
-      source: () => this.deps.audioSource(audioPath),
+      source: () => this.deps.audioSource(job.tenant, audioPath),
       container: carry.container,
       seconds: carry.endSeconds ?? carry.durationSeconds,
       timeoutMs: this.deps.config.decodeTimeoutMs,
@@ -123,7 +123,7 @@ export class JobDecorator {
   /** Ends the decoration as unavailable: the stored result stays, marked for review. */
   async giveUp(job: JobRecord, workerId: string): Promise<void> {
     if (!job.resultPath) return;
-    const stored = JSON.parse((await this.deps.blobs.readResult(job.resultPath)).toString('utf8')) as Record<string, unknown>;
+    const stored = JSON.parse((await this.deps.blobs.forTenant(job.tenant).readResult(job.resultPath)).toString('utf8')) as Record<string, unknown>;
     const body = JSON.stringify({ ...stored, decoration: UNAVAILABLE_DECORATION, word_timing_available: false });
     // The whole transcript is one passage to review.
     await this.end(job, workerId, 'unavailable', { contentType: job.resultContentType ?? 'application/json; charset=utf-8', body }, 1);
@@ -140,7 +140,8 @@ export class JobDecorator {
     result: { contentType: string; body: string },
     reviewRequired: number,
   ): Promise<void> {
-    const { blobs, jobs } = this.deps;
+    const { jobs } = this.deps;
+    const blobs = this.deps.blobs.forTenant(job.tenant);
     const stored = await blobs.writeResult(job.id, { kind: 'final', revision: job.decorationAttempts }, result.body);
     const released = await jobs.endDecoration(
       job.id,

@@ -15,7 +15,7 @@ import { jobEventInput, jobFailedEvent } from './job-webhook-events.js';
 
 export interface JobHousekeepingDeps {
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: Pick<BlobStore, 'delete' | 'directUploads'>;
   keys: KeyStore;
   events: JobEvents;
   /** Told when a failure wrote a webhook event (the delivery worker sends it now). */

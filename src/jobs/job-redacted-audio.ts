@@ -5,7 +5,7 @@
 // copy is unavailable, and no part of a copy is left behind.
 import { type AudioContainer, padAndMergeSpans, type RedactionFill, type TimeSpan, writeMutedWav } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
-import type { BlobStore } from '../store/blob-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { audioUrlSeconds } from './job-audio-url.js';
 
 /** Silence this much before and after each redaction (seconds). */
@@ -14,7 +14,7 @@ export const REDACTION_PAD_SECONDS = 0.2;
 const LENGTH_MARGIN_SECONDS = 60;
 
 export interface RedactedAudioDeps {
-  blobs: Pick<BlobStore, 'audioSource' | 'createUploadPath' | 'moveToResult' | 'delete'>;
+  blobs: TenantBlobs;
   config: Pick<ServiceConfig, 'decodeTimeoutMs' | 'maxAudioSeconds'>;
   log?: { warn(obj: object, msg: string): void };
 }
@@ -22,12 +22,13 @@ export interface RedactedAudioDeps {
 /** The copy's ref, or null when it could not be made (logged, never thrown). */
 export async function makeRedactedAudio(
   deps: RedactedAudioDeps,
-  job: { id: string; audioPath: string | null },
+  job: { id: string; tenant: string; audioPath: string | null },
   container: AudioContainer,
   redactions: readonly TimeSpan[],
   fill: RedactionFill = 'silence',
 ): Promise<string | null> {
-  const { blobs, config } = deps;
+  const { config } = deps;
+  const blobs = deps.blobs.forTenant(job.tenant);
   if (!job.audioPath) return null;
   const spooled = blobs.createUploadPath('redacted');
   try {

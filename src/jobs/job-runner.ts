@@ -25,10 +25,10 @@ import { FLAGSHIP_MODEL, type ModelId } from '../domain/model-ids.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError, isAbortError } from '../engine/engine-errors.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
-import type { BlobStore } from '../store/blob-store.js';
 import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { isStoreUnavailable } from '../store/store-unavailable-error.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import { audioUrlSeconds } from './job-audio-url.js';
@@ -63,7 +63,7 @@ export interface JobRunnerDeps {
   /** This process's registered instance id; the loops lease as '<instanceId>/<n>'. */
   instanceId: string;
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   keys: KeyStore;
   engines: Record<ModelId, Engine>;
   /** The pipeline's engine calls per model (pipeline-engine.ts): the same engines, with the VAD. */
@@ -111,7 +111,7 @@ export class JobRunner implements JobQueue {
     this.instanceId = deps.instanceId;
     this.decorator = new JobDecorator({
       ...deps,
-      audioSource: (path) => deps.blobs.audioSource(path, audioUrlSeconds(deps.config.decodeTimeoutMs)),
+      audioSource: (tenant, path) => deps.blobs.forTenant(tenant).audioSource(path, audioUrlSeconds(deps.config.decodeTimeoutMs)),
       clock: () => this.now(),
     });
     this.chunks = new JobChunkProcessor(deps, { chunkSeconds: deps.chunkSeconds ?? DEFAULT_CHUNK_SECONDS, clock: this.clock });

@@ -16,8 +16,8 @@ import type { ServiceConfig } from '../config/service-config.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobHousekeeping } from '../jobs/job-housekeeping.js';
 import type { JobQueue } from '../jobs/job-queue.js';
-import type { BlobStore } from '../store/blob-store.js';
 import type { Stores } from '../store/open-stores.js';
+import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { loadUploadSigningSecret } from '../store/upload-signing-secret.js';
 import type { createDestinationValidator } from '../webhooks/validate-destination.js';
 import { WebhookAdmission } from '../webhooks/webhook-admission.js';
@@ -32,7 +32,7 @@ export interface ServiceRouteParts {
   serves: boolean;
   instanceId: string;
   stores: Stores;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   queue: JobQueue;
   events: JobEvents;
   housekeeping: JobHousekeeping;

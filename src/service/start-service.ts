@@ -34,6 +34,7 @@ import { KeyUseRecorder } from '../store/key-use-recorder.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { openStores, type Stores } from '../store/open-stores.js';
 import { makePrivateDir } from '../store/private-mode.js';
+import { SealedBlobStore, type TenantBlobs } from '../store/sealed-blob-store.js';
 import { loadWebhookMasterKey } from '../webhooks/master-key.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
@@ -92,6 +93,8 @@ export interface StartOptions {
    * (a full disk during an upload) without changing what the store does otherwise.
    */
   wrapBlobs?: (blobs: BlobStore) => BlobStore;
+  /** Tests: wraps the sealing store, to change content before it is sealed (wrapBlobs sees it sealed). */
+  wrapTenantBlobs?: (blobs: TenantBlobs) => TenantBlobs;
   /**
    * Wraps each model's pipeline stages: tests put a recorded decode in the engine's place (words known
    * to hold PHI, which a generated model never says), the rest of the service as it is.
@@ -198,7 +201,7 @@ async function startRole(
         watch: computing.watch,
         metricsListener: listeners.metrics,
         engines: computing.engines,
-        blobs: storage.opened,
+        blobs: { close: storage.closeBlobs },
         instance: background.instance,
         keyUse: api.keyUse,
         stores,
@@ -211,11 +214,18 @@ function openStorage({ config, options, stores, closers, plan }: Role) {
   const opened = openBlobStore(config.dataDir, config.storage.s3);
   // An existing installation's plain content, sealed in the background where housekeeping runs.
   const sealing = plan.works ? new PlainContentMigration(stores.plainContent) : null;
-  closers.push(() => opened.close());
+  // Job audio and results sealed under their tenant's data key; faults are injected beneath the sealing.
+  const sealed = new SealedBlobStore(options.wrapBlobs?.(opened.blobs) ?? opened.blobs, stores.sealer);
+  const blobs = options.wrapTenantBlobs?.(sealed) ?? sealed;
+  const closeBlobs = () => {
+    sealed.close();
+    opened.close();
+  };
+  closers.push(closeBlobs);
   const events = new JobEvents(stores.notices);
   closers.push(() => events.close());
   const validateDestination = createDestinationValidator({ allowLoopback: config.webhooks.allowLoopback, dnsServers: config.webhooks.dnsServers });
-  return { opened, blobs: options.wrapBlobs?.(opened.blobs) ?? opened.blobs, events, validateDestination, sealing };
+  return { opened, blobs, closeBlobs, events, validateDestination, sealing };
 }
 type Storage = ReturnType<typeof openStorage>;
 

@@ -70,6 +70,8 @@ export interface BlobStore {
   /** Removes an upload, job audio or result; a missing one is not an error. */
   delete(ref: string): Promise<void>;
   exists(ref: string): Promise<boolean>;
+  /** The bytes of an upload, job audio or result as stored; a missing one fails with code ENOENT. */
+  size(ref: string): Promise<number>;
   /** Where ffmpeg reads job audio from; S3: a presigned GET URL valid for `seconds` (default 15 min). */
   audioSource(ref: string, seconds?: number): Promise<AudioSource>;
   /**

@@ -122,6 +122,10 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
+  async size(path: string): Promise<number> {
+    return (await stat(this.confine(path, [UPLOADS, JOBS, RESULTS]))).size;
+  }
+
   async audioSource(path: string): Promise<AudioSource> {
     return { kind: 'file', path: this.confine(path, [JOBS]) };
   }

@@ -6,7 +6,7 @@
 // was not sealed as the last) without the open failing.
 //
 // The writer keeps up to one frame back, so the last frame (0 to 64 KiB) is only sealed at the end.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 
 import { SealingError } from './sealing-error.js';
@@ -16,6 +16,9 @@ const PREFIX_BYTES = 8;
 export const SEALED_STREAM_HEADER_BYTES = MAGIC.length + 4 + PREFIX_BYTES;
 export const FRAME_BYTES = 64 * 1024;
 const TAG_BYTES = 16;
+const STREAM_BUFFER_BYTES = 1024 * 1024;
+/** A whole frame as stored: its plaintext's size and its tag. */
+export const SEALED_FRAME_BYTES = FRAME_BYTES + TAG_BYTES;
 
 /** The data key version a sealed stream's first bytes name; null when they are not a sealed stream's header. */
 export function sealedStreamKeyVersion(head: Buffer): number | null {
@@ -30,45 +33,83 @@ export function sealStream(dataKey: Buffer, keyVersion: number, aad: string): Tr
   header.writeUInt32BE(keyVersion, MAGIC.length);
   randomBytes(PREFIX_BYTES).copy(header, MAGIC.length + 4);
   const frames = new FrameCipher(dataKey, header, aad);
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  const pending = new ByteQueue();
   let started = false;
   return new Transform({
+    // Room for whole frames on both sides, so sealing runs ahead of the writes (one frame at a time stalled it).
+    readableHighWaterMark: STREAM_BUFFER_BYTES,
+    writableHighWaterMark: STREAM_BUFFER_BYTES,
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       if (!started) {
         this.push(header);
         started = true;
       }
-      pending.push(chunk);
-      pendingBytes += chunk.length;
+      pending.add(chunk);
       // Strictly more than a frame: the frame sealed now is certainly not the last one.
-      if (pendingBytes > FRAME_BYTES) {
-        let all = Buffer.concat(pending);
-        while (all.length > FRAME_BYTES) {
-          this.push(frames.seal(all.subarray(0, FRAME_BYTES), false));
-          all = all.subarray(FRAME_BYTES);
-        }
-        pending = [all];
-        pendingBytes = all.length;
-      }
+      while (pending.bytes > FRAME_BYTES) for (const part of frames.seal(pending.take(FRAME_BYTES), false)) this.push(part);
       done();
     },
     flush(done: TransformCallback) {
       if (!started) this.push(header);
-      this.push(frames.seal(Buffer.concat(pending), true));
+      for (const part of frames.seal(pending.take(pending.bytes), true)) this.push(part);
       done();
     },
   });
 }
 
 /**
- * Sealed bytes in, plaintext out. `keyOf` gives the data key of the version the header names. Errors
- * the stream with SealingError on any mismatch, a missing last frame included.
+ * Chunks waiting to be sealed; taking a frame copies only when it spans chunks, into one scratch
+ * buffer (a frame is sealed at once, so it is free again by the next take: no allocation per frame).
  */
-export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: string): Transform {
+class ByteQueue {
+  private chunks: Buffer[] = [];
+  private readonly scratch = Buffer.allocUnsafe(FRAME_BYTES);
+  bytes = 0;
+
+  add(chunk: Buffer): void {
+    if (chunk.length === 0) return;
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
+  }
+
+  /** The next `length` (at most FRAME_BYTES) bytes, valid until the next take. */
+  take(length: number): Buffer {
+    this.bytes -= length;
+    const first = this.chunks[0];
+    if (first !== undefined && first.length >= length) {
+      if (first.length === length) this.chunks.shift();
+      else this.chunks[0] = first.subarray(length);
+      return first.subarray(0, length);
+    }
+    const out = this.scratch.subarray(0, length);
+    let filled = 0;
+    while (filled < length) {
+      const next = this.chunks[0]!;
+      const used = Math.min(next.length, length - filled);
+      next.copy(out, filled, 0, used);
+      filled += used;
+      if (used === next.length) this.chunks.shift();
+      else this.chunks[0] = next.subarray(used);
+    }
+    return out;
+  }
+}
+
+/**
+ * Sealed bytes in, plaintext out. `keyOf` gives the data key of the version the header names. Errors
+ * the stream with SealingError on any mismatch, a missing last frame included. With `plainPassesThrough`,
+ * bytes that do not start with a sealed header come out as they are (content stored before sealing).
+ */
+export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: string, { plainPassesThrough = false } = {}): Transform {
   let buffered: Buffer = Buffer.alloc(0);
   let frames: FrameCipher | null = null;
+  let plain = false;
   const openFrames = function (this: Transform, final: boolean): void {
+    if (plain) {
+      if (buffered.length > 0) this.push(buffered);
+      buffered = Buffer.alloc(0);
+      return;
+    }
     const sealedFrame = FRAME_BYTES + TAG_BYTES;
     // A whole frame with more bytes after it is not the last; what remains at the end is.
     while (frames && buffered.length > sealedFrame) {
@@ -76,6 +117,10 @@ export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: 
       buffered = buffered.subarray(sealedFrame);
     }
     if (final) {
+      if (!frames && plainPassesThrough) {
+        plain = true;
+        return openFrames.call(this, false);
+      }
       if (!frames) throw new SealingError(`${aad}: not a sealed stream (no header)`);
       this.push(frames.open(buffered, true));
       buffered = Buffer.alloc(0);
@@ -84,9 +129,14 @@ export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: 
   return new Transform({
     transform(chunk: Buffer, _encoding, done: TransformCallback) {
       buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
-      if (frames === null && buffered.length >= SEALED_STREAM_HEADER_BYTES) {
+      if (frames === null && !plain && buffered.length >= SEALED_STREAM_HEADER_BYTES) {
         const header = Buffer.from(buffered.subarray(0, SEALED_STREAM_HEADER_BYTES));
         const version = sealedStreamKeyVersion(header);
+        if (version === null && plainPassesThrough) {
+          plain = true;
+          openFrames.call(this, false);
+          return done();
+        }
         if (version === null) return done(new SealingError(`${aad}: not a sealed stream`));
         buffered = buffered.subarray(SEALED_STREAM_HEADER_BYTES);
         keyOf(version).then(
@@ -121,6 +171,24 @@ export function openStream(keyOf: (keyVersion: number) => Promise<Buffer>, aad: 
   });
 }
 
+/** The plaintext size of a sealed stream of `sealedBytes` (the inverse of sealedStreamBytes); null when no sealed stream has that size. */
+export function plainStreamBytes(sealedBytes: number): number | null {
+  const body = sealedBytes - SEALED_STREAM_HEADER_BYTES;
+  if (body < TAG_BYTES) return null;
+  const whole = Math.floor(body / SEALED_FRAME_BYTES);
+  const rest = body % SEALED_FRAME_BYTES;
+  if (rest === 0) return whole * FRAME_BYTES; // the last frame is a full one
+  return rest < TAG_BYTES ? null : whole * FRAME_BYTES + rest - TAG_BYTES;
+}
+
+/**
+ * Opens frame `index` of a sealed stream on its own (a byte range read without the frames before it):
+ * `sealed` is that frame's bytes, at SEALED_STREAM_HEADER_BYTES + index * SEALED_FRAME_BYTES.
+ */
+export function openFrameAt(dataKey: Buffer, header: Buffer, aad: string, index: number, sealed: Buffer, last: boolean): Buffer {
+  return new FrameCipher(dataKey, header, aad, index).open(sealed, last);
+}
+
 /** The sealed size of `plainBytes` of content: header, frames, one tag a frame (the last may be empty). */
 export function sealedStreamBytes(plainBytes: number): number {
   const frames = Math.max(1, Math.ceil(plainBytes / FRAME_BYTES));
@@ -128,22 +196,28 @@ export function sealedStreamBytes(plainBytes: number): number {
 }
 
 class FrameCipher {
-  private counter = 0;
   private readonly aad: Buffer;
+  /** Made once: a raw key given to createCipheriv is turned into a key object for every frame. */
+  private readonly key: KeyObject;
 
   constructor(
-    private readonly key: Buffer,
+    key: Buffer,
     private readonly header: Buffer,
     aad: string,
+    private counter = 0,
   ) {
+    this.key = createSecretKey(key);
     this.aad = Buffer.from(aad, 'utf8');
   }
 
-  seal(plain: Buffer, last: boolean): Buffer {
+  /** The sealed frame: its ciphertext, then its tag (pushed as they are, not copied together). */
+  seal(plain: Buffer, last: boolean): Buffer[] {
     const cipher = createCipheriv('aes-256-gcm', this.key, this.nonce(), { authTagLength: TAG_BYTES });
     cipher.setAAD(this.frameAad(last));
     this.counter++;
-    return Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    const sealed = cipher.update(plain);
+    cipher.final(); // GCM: no bytes held back
+    return [sealed, cipher.getAuthTag()];
   }
 
   open(sealed: Buffer, last: boolean): Buffer {

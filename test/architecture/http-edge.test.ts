@@ -3,7 +3,8 @@
 // status written below src/api is a second, silent catalogue that drifts from the one in
 // src/api/error-mapping.ts. Layers above src/api (service, cli) may speak HTTP; the realtime
 // transports are exempt too: they are the realtime listener's own HTTP edge (they refuse a plain HTTP
-// request that is not a WebSocket upgrade).
+// request that is not a WebSocket upgrade); so is the loopback audio source, which answers ffmpeg's
+// Range requests for sealed audio on 127.0.0.1 and never a client of the contract.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ import { LAYER_RANK } from '../helpers/layer-ranks.js';
 import { sourceFiles } from '../helpers/source-imports.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const EXEMPT = ['src/realtime/transport/'];
+const EXEMPT = ['src/realtime/transport/', 'src/store/sealed-audio-server.ts'];
 /** Files in a layer below src/api (the package entry, directly in src/, is above every layer). */
 const belowApi = (file: string) => (LAYER_RANK[file.split('/')[1]] ?? Number.POSITIVE_INFINITY) < LAYER_RANK.api;
 const STATUS_NAMES = /^(status|statusCode|httpStatus)$/;

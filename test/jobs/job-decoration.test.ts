@@ -27,11 +27,11 @@ import { JobRunner } from '../../src/jobs/job-runner.js';
 import type { PipelineEngines } from '../../src/pipeline/pipeline-engine.js';
 import type { Diarize } from '../../src/pipeline/speaker-stage.js';
 import { type OpenedEngines, openEngines } from '../../src/service/open-engines.js';
-import type { BlobStore } from '../../src/store/blob-store.js';
 import { newJobId } from '../../src/store/job-record.js';
 import type { JobRecord } from '../../src/store/job-store.js';
 import { openBlobStore } from '../../src/store/open-blob-store.js';
 import { openStores, type Stores } from '../../src/store/open-stores.js';
+import { SealedBlobStore } from '../../src/store/sealed-blob-store.js';
 import { databasePath } from '../../src/store/sqlite/database.js';
 import type { SpeakerVoice } from '../helpers/audio-fixtures.js';
 import { type Conversation, conversation, CONVERSATION_VOICES } from '../helpers/conversations.js';
@@ -40,11 +40,12 @@ import { testModelPath } from '../helpers/test-models.js';
 import { referenceClip } from '../helpers/voice-references.js';
 
 const CHUNK_SECONDS = 15;
+const TENANT = 'tenant-decoration';
 
 let dataDir: string;
 let config: ServiceConfig;
 let stores: Stores;
-let blobs: BlobStore;
+let blobs: SealedBlobStore;
 let engines: OpenedEngines;
 let keyId: string;
 let recording: Conversation;
@@ -61,7 +62,7 @@ t.before(async () => {
     SVC_LOG_LEVEL: 'silent',
   });
   stores = await openStores({ instanceId: 'decoration-test', dataDir, databaseUrl: null, webhookMasterKey: () => Buffer.alloc(32, 7) });
-  blobs = openBlobStore(dataDir, null).blobs;
+  blobs = new SealedBlobStore(openBlobStore(dataDir, null).blobs, stores.sealer);
   engines = await openEngines(config);
   keyId = (await stores.keys.create({})).record.id;
   recording = await conversation({ voices: 3, turns: 16, seed: 1 });
@@ -77,7 +78,7 @@ async function createJob(maxSpeakers = 4, extra: Record<string, unknown> = {}): 
   const id = newJobId();
   const upload = blobs.createUploadPath('test');
   await copyFile(recording.path, upload);
-  const audioPath = await blobs.moveToJobAudio(upload, id);
+  const audioPath = await blobs.forTenant(TENANT).moveToJobAudio(upload, id);
   const request = serializeJobRequest(
     {
       task: 'transcribe',
@@ -107,7 +108,7 @@ async function createJob(maxSpeakers = 4, extra: Record<string, unknown> = {}): 
   );
   return stores.jobs.create({
     id,
-    tenant: 'tenant-decoration',
+    tenant: TENANT,
     keyId,
     status: 'accepted',
     request,
@@ -163,7 +164,7 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined 
 }
 
 const job = async (id: string) => (await stores.jobs.getById(id))!;
-const resultOf = async (id: string) => JSON.parse((await blobs.readResult((await job(id)).resultPath!)).toString('utf8'));
+const resultOf = async (id: string) => JSON.parse((await blobs.forTenant(TENANT).readResult((await job(id)).resultPath!)).toString('utf8'));
 const resultFiles = async (id: string) => (await readdir(join(dataDir, 'blobs', 'results'))).filter((f) => f.startsWith(id));
 
 /**

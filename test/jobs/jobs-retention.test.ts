@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 
 import type { BlobStore } from '../../src/store/blob-store.js';
+import type { TenantBlobs, TenantBlobStore } from '../../src/store/sealed-blob-store.js';
 import { TestClock } from '../helpers/api-test-app.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { failingWriteStream, systemError } from '../helpers/failing-write-stream.js';
@@ -25,13 +26,24 @@ function faultyBlobs(blobs: BlobStore): BlobStore {
       if (limit === null) return blobs.createUploadStream(path);
       return failingWriteStream(blobs.createUploadStream(path), limit, () => systemError('ENOSPC'));
     },
-    writeResult(jobId: string, kind: Parameters<BlobStore['writeResult']>[1], data: string | Uint8Array) {
-      if (kind.kind === 'final' && faults.padResultsTo > 0) {
-        if (typeof data !== 'string') data = Buffer.from(data).toString('utf8');
-        // Whitespace keeps it the same JSON document, only larger.
-        data = data + ' '.repeat(Math.max(0, faults.padResultsTo - data.length));
-      }
-      return blobs.writeResult(jobId, kind, data);
+  });
+}
+
+/** Results padded before they are sealed (beneath the sealing they are no longer JSON). */
+function paddedResults(blobs: TenantBlobs): TenantBlobs {
+  return Object.assign(Object.create(blobs) as TenantBlobs, {
+    forTenant(tenant: string) {
+      const view = blobs.forTenant(tenant);
+      return Object.assign(Object.create(view) as TenantBlobStore, {
+        writeResult(jobId: string, kind: Parameters<BlobStore['writeResult']>[1], data: string | Uint8Array) {
+          if (kind.kind === 'final' && faults.padResultsTo > 0) {
+            if (typeof data !== 'string') data = Buffer.from(data).toString('utf8');
+            // Whitespace keeps it the same JSON document, only larger.
+            data = data + ' '.repeat(Math.max(0, faults.padResultsTo - data.length));
+          }
+          return view.writeResult(jobId, kind, data);
+        },
+      });
     },
   });
 }
@@ -40,7 +52,7 @@ let svc: TestService;
 let speech: Uint8Array;
 
 t.before(async () => {
-  svc = await startTestService({ SVC_RETENTION_HOURS: '24' }, { clock: clock.now, wrapBlobs: faultyBlobs });
+  svc = await startTestService({ SVC_RETENTION_HOURS: '24' }, { clock: clock.now, wrapBlobs: faultyBlobs, wrapTenantBlobs: paddedResults });
   speech = await readFile(await speechWav(3));
 });
 t.teardown(() => svc.close());

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 
 import t from 'tap';
 
-import type { BlobStore } from '../../src/store/blob-store.js';
+import type { TenantBlobs, TenantBlobStore } from '../../src/store/sealed-blob-store.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, poll, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -22,11 +22,16 @@ function gate(jobId: string): () => void {
   return open;
 }
 
-function gatedBlobs(blobs: BlobStore): BlobStore {
-  return Object.assign(Object.create(blobs) as BlobStore, {
-    async audioSource(ref: string, seconds?: number) {
-      for (const [jobId, { opened }] of gates) if (ref.includes(jobId)) await opened;
-      return blobs.audioSource(ref, seconds);
+function gatedBlobs(blobs: TenantBlobs): TenantBlobs {
+  return Object.assign(Object.create(blobs) as TenantBlobs, {
+    forTenant(tenant: string) {
+      const view = blobs.forTenant(tenant);
+      return Object.assign(Object.create(view) as TenantBlobStore, {
+        async audioSource(ref: string, seconds?: number) {
+          for (const [jobId, { opened }] of gates) if (ref.includes(jobId)) await opened;
+          return view.audioSource(ref, seconds);
+        },
+      });
     },
   });
 }
@@ -35,7 +40,7 @@ let svc: TestService;
 let speech: Uint8Array;
 
 t.before(async () => {
-  svc = await startTestService({ SVC_WORKERS: '1', SVC_JOB_CHUNK_SECONDS: '5' }, { wrapBlobs: gatedBlobs });
+  svc = await startTestService({ SVC_WORKERS: '1', SVC_JOB_CHUNK_SECONDS: '5' }, { wrapTenantBlobs: gatedBlobs });
   speech = await readFile(await speechWav(12));
 });
 t.teardown(() => svc.close());

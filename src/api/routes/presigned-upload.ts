@@ -22,9 +22,9 @@ import { MAX_JOB_UPLOAD_BYTES } from '../../contract/request-fields.js';
 import { JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from '../../jobs/job-audit.js';
 import { closeUploadSlotsOfKey } from '../../jobs/key-revocation.js';
 import { UploadFormRefused, verifyUploadForm } from '../../jobs/upload-policy.js';
-import type { BlobStore } from '../../store/blob-store.js';
 import type { JobRecord, JobStore } from '../../store/job-store.js';
 import type { KeyStore } from '../../store/key-store.js';
+import type { TenantBlobs } from '../../store/sealed-blob-store.js';
 import { multipartBoundary } from '../multipart-boundary.js';
 import { isStorageFault } from '../storage-fault.js';
 import { sendS3Error } from './s3-error-response.js';
@@ -35,7 +35,7 @@ import { UPLOAD_JOB_AUDIO_SCHEMA } from './upload-schemas.js';
 export interface PresignedUploadDeps {
   config: ServiceConfig;
   jobs: JobStore;
-  blobs: BlobStore;
+  blobs: TenantBlobs;
   /** The key that issued a form is read on every request: a revoked key's forms are refused. */
   keys: Pick<KeyStore, 'get'>;
   secret: Buffer;
@@ -107,13 +107,17 @@ async function receive(request: FastifyRequest<{ Params: { job_id: string } }>, 
             slotRefusal(deps, jobId).then((refusal) => done(refusal, chunk), done);
           },
         });
+        // Sealed as it streams in: the recording is never on disk plain, nor copied again to be sealed.
+        const audioId = randomUUID();
+        const tenantBlobs = deps.blobs.forTenant(slot.tenant);
+        const sealing = await tenantBlobs.sealingJobAudio(audioId);
         target = deps.blobs.createUploadStream(tempPath);
-        await pipeline(part.file, counter, target);
+        await pipeline(part.file, counter, sealing, target);
         if (part.file.truncated || bytes > policy.contentLength) throw UPLOAD_REFUSALS.tooLarge();
         if (bytes < policy.contentLength) throw UPLOAD_REFUSALS.tooSmall();
         currentFile = null;
         // Durable before acknowledged: flushed and moved into job storage, then the row says so.
-        const audioPath = await deps.blobs.moveToJobAudio(tempPath, randomUUID());
+        const audioPath = await tenantBlobs.keepSealedJobAudio(tempPath, audioId);
         if (!(await deps.jobs.storeUpload(jobId, audioPath, deps.clock().getTime()))) {
           await deps.blobs.delete(audioPath);
           throw (await slotRefusal(deps, jobId)) ?? UPLOAD_REFUSALS.used();

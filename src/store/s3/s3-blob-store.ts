@@ -151,6 +151,14 @@ export class S3BlobStore implements BlobStore {
     return this.objectExists(this.keys.confine(ref, ['jobs', 'results', 'uploads']));
   }
 
+  async size(ref: string): Promise<number> {
+    const local = this.spool.owned(ref);
+    if (local !== null) return (await stat(local)).size;
+    const key = this.keys.confine(ref, ['jobs', 'results', 'uploads']);
+    const head = await this.call(key, () => this.clients.api.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key })));
+    return head.ContentLength ?? 0;
+  }
+
   async audioSource(ref: string, seconds = DEFAULT_AUDIO_URL_SECONDS): Promise<AudioSource> {
     const key = this.keys.confine(ref, ['jobs']);
     if (!(Number.isInteger(seconds) && seconds >= 1 && seconds <= MAX_AUDIO_URL_SECONDS)) throw new RangeError('a presigned URL is valid for 1 s to 7 days');

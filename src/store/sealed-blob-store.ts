@@ -1,0 +1,256 @@
+// Job audio and results sealed at rest under their tenant's data key (issue 48), around any BlobStore
+// (local disk, S3): what is stored is a sealed stream (sealed-stream.ts) whose additional data is the
+// blob's name (`<jobId>.audio`, `<jobId>.result-2`, ...), so a sealed result moved onto another job or
+// another revision does not open. The content methods take the tenant, which the callers know (a job's
+// `tenant`); the rest pass through.
+//
+// Request bodies stay plain in the local spool while they stream in (the inline route transcribes
+// them in-process): a job's body is sealed while it is moved into job audio and the plain file is
+// removed then; the sweeper removes what a crash left. Blobs stored before sealing (and direct uploads
+// collected from the bucket, not sealed yet) have no sealed header and are served as they are.
+//
+// ffmpeg reads sealed job audio from a loopback HTTP source that opens only the frames a Range
+// covers (sealed-audio-server.ts), so seeking keeps working and nothing is held whole.
+import { createReadStream } from 'node:fs';
+import { pipeline, type Readable, type Transform, type Writable } from 'node:stream';
+import { pipeline as pipe } from 'node:stream/promises';
+
+import { checkByteRange, jobAudioName, resultName } from './blob-names.js';
+import { type AudioSource, type BlobOwners, BlobPathError, type BlobStore, type ResultKind } from './blob-store.js';
+import type { ContentSealer } from './content-sealer.js';
+import { SealedAudioServer } from './sealed-audio-server.js';
+import { SealedBlobRange } from './sealed-blob-range.js';
+import { openStream, SEALED_STREAM_HEADER_BYTES, sealedStreamKeyVersion } from './sealed-stream.js';
+import { SealingError } from './sealing-error.js';
+
+const SPOOL_READ_BYTES = 1024 * 1024;
+
+/** What reads or writes a job's content: these take a tenant (TenantBlobs.forTenant). */
+type ContentMethods = 'moveToJobAudio' | 'writeResult' | 'moveToResult' | 'readResult' | 'openResult' | 'audioSource' | 'readRange';
+
+/** The blob store as the service uses it: what has no tenant directly, content through a tenant's view. */
+export interface TenantBlobs extends Omit<BlobStore, ContentMethods> {
+  /** The store as `tenant`'s content sees it: job audio and results sealed under its data key. */
+  forTenant(tenant: string): TenantBlobStore;
+}
+
+/** A tenant's view: a BlobStore whose content is sealed, and a body sealed as it streams in. */
+export interface TenantBlobStore extends BlobStore {
+  /**
+   * Seals a body on its way into an upload path (plaintext in, sealed bytes out), for job audio of
+   * `jobId` that nothing reads before it is kept: the body is never on disk plain, and is not copied
+   * again to be sealed (keepSealedJobAudio).
+   */
+  sealingJobAudio(jobId: string): Promise<Transform>;
+  /** moveToJobAudio for an upload written through sealingJobAudio(jobId); anything else is refused. */
+  keepSealedJobAudio(tempPath: string, jobId: string): Promise<string>;
+}
+
+export class SealedBlobStore implements TenantBlobs {
+  readonly directUploads: BlobStore['directUploads'];
+  private audioServer: SealedAudioServer | null = null;
+
+  constructor(
+    /** The store underneath. */
+    readonly raw: BlobStore,
+    private readonly sealer: ContentSealer,
+  ) {
+    this.directUploads = raw.directUploads;
+  }
+
+  forTenant(tenant: string): TenantBlobStore {
+    return new TenantView(this.raw, this.sealer, tenant, () => (this.audioServer ??= new SealedAudioServer()));
+  }
+
+  createUploadPath(prefix: string): string {
+    return this.raw.createUploadPath(prefix);
+  }
+
+  createUploadStream(path: string): Writable {
+    return this.raw.createUploadStream(path);
+  }
+
+  delete(ref: string): Promise<void> {
+    return this.raw.delete(ref);
+  }
+
+  exists(ref: string): Promise<boolean> {
+    return this.raw.exists(ref);
+  }
+
+  size(ref: string): Promise<number> {
+    return this.raw.size(ref);
+  }
+
+  ping(): Promise<void> {
+    return this.raw.ping();
+  }
+
+  sweepOrphans(owners: BlobOwners, olderThanMs: number, now?: Date): Promise<number> {
+    return this.raw.sweepOrphans(owners, olderThanMs, now);
+  }
+
+  /** Stops the loopback audio source (ffmpeg reading through it fails from then on). */
+  close(): void {
+    this.audioServer?.close();
+  }
+}
+
+class TenantView implements TenantBlobStore {
+  readonly directUploads: BlobStore['directUploads'];
+
+  constructor(
+    private readonly raw: BlobStore,
+    private readonly sealer: ContentSealer,
+    private readonly tenant: string,
+    private readonly audioServer: () => SealedAudioServer,
+  ) {
+    this.directUploads = raw.directUploads;
+  }
+
+  createUploadPath(prefix: string): string {
+    return this.raw.createUploadPath(prefix);
+  }
+
+  createUploadStream(path: string): Writable {
+    return this.raw.createUploadStream(path);
+  }
+
+  delete(ref: string): Promise<void> {
+    return this.raw.delete(ref);
+  }
+
+  exists(ref: string): Promise<boolean> {
+    return this.raw.exists(ref);
+  }
+
+  size(ref: string): Promise<number> {
+    return this.raw.size(ref);
+  }
+
+  ping(): Promise<void> {
+    return this.raw.ping();
+  }
+
+  sweepOrphans(owners: BlobOwners, olderThanMs: number, now?: Date): Promise<number> {
+    return this.raw.sweepOrphans(owners, olderThanMs, now);
+  }
+
+  /** Sealing the body on its way (streamed through a sealed spool file; the plain one is removed). */
+  async moveToJobAudio(tempPath: string, jobId: string): Promise<string> {
+    const sealed = await this.sealSpooled(tempPath, jobAudioName(jobId));
+    try {
+      const ref = await this.raw.moveToJobAudio(sealed, jobId);
+      await this.raw.delete(tempPath);
+      return ref;
+    } catch (error) {
+      await this.raw.delete(sealed);
+      throw error;
+    }
+  }
+
+  sealingJobAudio(jobId: string): Promise<Transform> {
+    return this.sealer.sealStream(this.tenant, jobAudioName(jobId));
+  }
+
+  async keepSealedJobAudio(tempPath: string, jobId: string): Promise<string> {
+    await this.uploadSize(tempPath);
+    if (sealedStreamKeyVersion(await this.raw.readRange(tempPath, 0, SEALED_STREAM_HEADER_BYTES)) === null) {
+      throw new SealingError(`${jobAudioName(jobId)}: the upload was not sealed on its way in`);
+    }
+    return this.raw.moveToJobAudio(tempPath, jobId);
+  }
+
+  /** Sealed; `bytes` counts the plaintext (what a download serves). */
+  async writeResult(jobId: string, result: ResultKind, data: string | Uint8Array): Promise<{ path: string; bytes: number }> {
+    const plain = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const sealed = await collect(await this.sealer.sealStream(this.tenant, resultName(jobId, result)), plain);
+    const { path } = await this.raw.writeResult(jobId, result, sealed);
+    return { path, bytes: plain.byteLength };
+  }
+
+  /** Sealed; `bytes` counts the plaintext. */
+  async moveToResult(tempPath: string, jobId: string, result: ResultKind): Promise<{ path: string; bytes: number }> {
+    const size = await this.uploadSize(tempPath);
+    const sealed = await this.sealSpooled(tempPath, resultName(jobId, result));
+    try {
+      const { path } = await this.raw.moveToResult(sealed, jobId, result);
+      await this.raw.delete(tempPath);
+      return { path, bytes: size };
+    } catch (error) {
+      await this.raw.delete(sealed);
+      throw error;
+    }
+  }
+
+  async readResult(ref: string): Promise<Buffer> {
+    return collect(this.opener(ref), await this.raw.readResult(ref));
+  }
+
+  openResult(ref: string): Readable {
+    return pipeline(this.raw.openResult(ref), this.opener(ref), () => {});
+  }
+
+  /** The store's own source for plain audio; the loopback source for sealed audio. */
+  async audioSource(ref: string, seconds?: number): Promise<AudioSource> {
+    const range = await this.range(ref);
+    return range === null ? this.raw.audioSource(ref, seconds) : this.audioServer().serve(range, nameOf(ref), seconds);
+  }
+
+  /** Of the plaintext. */
+  async readRange(ref: string, offset: number, length: number): Promise<Buffer> {
+    checkByteRange(offset, length);
+    const range = await this.range(ref);
+    return range === null ? this.raw.readRange(ref, offset, length) : range.read(offset, length);
+  }
+
+  private range(ref: string): Promise<SealedBlobRange | null> {
+    // A spooled upload is never sealed, whatever its first bytes are.
+    if (isUpload(ref)) return Promise.resolve(null);
+    return SealedBlobRange.open(this.raw, ref, nameOf(ref), (version) => this.sealer.keys.version(this.tenant, version));
+  }
+
+  private opener(ref: string): Transform {
+    return openStream((version) => this.sealer.keys.version(this.tenant, version), nameOf(ref), { plainPassesThrough: true });
+  }
+
+  /** The size of a spooled upload of this store; a missing one fails with ENOENT. */
+  private async uploadSize(tempPath: string): Promise<number> {
+    if (!isUpload(tempPath)) throw new BlobPathError(`not an upload of this blob store: ${tempPath}`);
+    return this.raw.size(tempPath);
+  }
+
+  /** A fresh spool file holding the upload at `tempPath` sealed for the blob named `name`. */
+  private async sealSpooled(tempPath: string, name: string): Promise<string> {
+    await this.uploadSize(tempPath);
+    const target = this.raw.createUploadPath('sealed');
+    try {
+      // Read in 1 MiB pieces: whole frames, sealed without copying them together.
+      await pipe(
+        createReadStream(tempPath, { highWaterMark: SPOOL_READ_BYTES }),
+        await this.sealer.sealStream(this.tenant, name),
+        this.raw.createUploadStream(target),
+      );
+    } catch (error) {
+      await this.raw.delete(target);
+      throw error;
+    }
+    return target;
+  }
+}
+
+/** Spooled request bodies (upload-spool.ts names): local, transient, never sealed. */
+function isUpload(ref: string): boolean {
+  return nameOf(ref).endsWith('.part');
+}
+
+/** The blob's name, its sealed identity: the last part of a path or an object key. */
+function nameOf(ref: string): string {
+  return ref.slice(Math.max(ref.lastIndexOf('/'), ref.lastIndexOf('\\')) + 1);
+}
+
+/** `input` through `transform`, collected. */
+async function collect(transform: Transform, input: Uint8Array): Promise<Buffer> {
+  transform.end(input);
+  return Buffer.concat((await transform.toArray()) as Buffer[]);
+}
