@@ -40,7 +40,8 @@ export async function completeJobUpload(completion: JobUploadCompletion, deps: C
   const { key, jobId, log } = completion;
   const job = await findOwnJob(deps, key, jobId);
   const now = deps.clock().getTime();
-  const { directUploads } = deps.blobs;
+  // Through the tenant's view: a collected file is sealed under its data key on its way into job audio.
+  const { directUploads } = deps.blobs.forTenant(key.tenant);
   const collected = directUploads ? await collectDirectUpload({ jobs: deps.jobs, blobs: deps.blobs, directUploads }, job, now) : null;
   if (collected === 'mismatch') throw new UploadNotComplete('mismatch');
   // The bucket took the file without the service seeing it: this is when the service receives it.

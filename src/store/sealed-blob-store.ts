@@ -6,17 +6,21 @@
 //
 // Request bodies stay plain in the local spool while they stream in (the inline route transcribes
 // them in-process): a job's body is sealed while it is moved into job audio and the plain file is
-// removed then; the sweeper removes what a crash left. Blobs stored before sealing (and direct uploads
-// collected from the bucket, not sealed yet) have no sealed header and are served as they are.
+// removed then; the sweeper removes what a crash left. A file a client posted straight to the bucket
+// (a presigned form) is sealed when it is collected: read once from the bucket, sealed into the spool,
+// stored as fresh job audio, and the plain copy deleted. Blobs stored before sealing have no sealed
+// header and are served as they are.
 //
 // ffmpeg reads sealed job audio from a loopback HTTP source that opens only the frames a Range
 // covers (sealed-audio-server.ts), so seeking keeps working and nothing is held whole.
+import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { pipeline, type Readable, type Transform, type Writable } from 'node:stream';
+import { pipeline, Readable, type Transform, type Writable } from 'node:stream';
 import { pipeline as pipe } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
 import { checkByteRange, jobAudioName, resultName } from './blob-names.js';
-import { type AudioSource, type BlobOwners, BlobPathError, type BlobStore, type ResultKind } from './blob-store.js';
+import { type AudioSource, type BlobOwners, BlobPathError, type BlobStore, BlobStoreUnavailableError, type ResultKind } from './blob-store.js';
 import type { ContentSealer } from './content-sealer.js';
 import { SealedAudioServer } from './sealed-audio-server.js';
 import { SealedBlobRange } from './sealed-blob-range.js';
@@ -105,7 +109,20 @@ class TenantView implements TenantBlobStore {
     private readonly tenant: string,
     private readonly audioServer: () => SealedAudioServer,
   ) {
-    this.directUploads = raw.directUploads;
+    const direct = raw.directUploads;
+    this.directUploads = direct && {
+      form: (policy) => direct.form(policy),
+      discard: (jobId) => direct.discard(jobId),
+      collect: async (policy) => {
+        const plain = await direct.collect(policy);
+        if (plain === null) return null;
+        try {
+          return await this.sealCollected(plain);
+        } finally {
+          await raw.delete(plain).catch(() => {});
+        }
+      },
+    };
   }
 
   createUploadPath(prefix: string): string {
@@ -214,6 +231,21 @@ class TenantView implements TenantBlobStore {
     return openStream((version) => this.sealer.keys.version(this.tenant, version), nameOf(ref), { plainPassesThrough: true });
   }
 
+  /** A collected direct upload (plain job audio in the bucket), sealed as fresh job audio of its own. */
+  private async sealCollected(plainRef: string): Promise<string> {
+    const source = await this.raw.audioSource(plainRef);
+    const id = randomUUID();
+    const target = this.raw.createUploadPath('sealed');
+    try {
+      const body = source.kind === 'file' ? createReadStream(source.path, { highWaterMark: SPOOL_READ_BYTES }) : await fetchBody(source.url);
+      await pipe(body, await this.sealer.sealStream(this.tenant, jobAudioName(id)), this.raw.createUploadStream(target));
+      return await this.raw.moveToJobAudio(target, id);
+    } catch (error) {
+      await this.raw.delete(target);
+      throw error;
+    }
+  }
+
   /** The size of a spooled upload of this store; a missing one fails with ENOENT. */
   private async uploadSize(tempPath: string): Promise<number> {
     if (!isUpload(tempPath)) throw new BlobPathError(`not an upload of this blob store: ${tempPath}`);
@@ -237,6 +269,15 @@ class TenantView implements TenantBlobStore {
     }
     return target;
   }
+}
+
+/** The body of a presigned GET (the store's own URL for a blob it holds). */
+async function fetchBody(url: string): Promise<Readable> {
+  const response = await fetch(url);
+  if (!response.ok || !response.body) {
+    throw new BlobStoreUnavailableError(`reading a collected upload answered ${response.status}`, { cause: new Error(`HTTP ${response.status}`) });
+  }
+  return Readable.fromWeb(response.body as WebReadableStream);
 }
 
 /** Spooled request bodies (upload-spool.ts names): local, transient, never sealed. */

@@ -130,3 +130,29 @@ t.test('a presigned upload to the embedded target is sealed as it streams in', {
   t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
   await checkNothingPlain(t, svc, written, pattern);
 });
+
+t.test(
+  'a file posted straight to the bucket is sealed when it is collected, and its plain copies go',
+  { skip: embeddedUploadsOnly() === false && 'no bucket: uploads go to the embedded target' },
+  async (t) => {
+    const svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' });
+    t.teardown(() => svc.close());
+    const { speech, pattern } = await recording();
+    const job = await createJob(svc.url, svc.key, jobBody(speech));
+    t.equal((await uploadFile(job, speech)).status, 204);
+    t.ok(
+      (await bucketObjects(svc)).some((o) => o.bytes.includes(pattern)),
+      'the bucket took it plain from the client',
+    );
+    t.equal((await completeJob(job, svc.key)).status, 202);
+    const objects = await bucketObjects(svc);
+    const audio = objects.filter((o) => o.name.startsWith('jobs/'));
+    t.equal(audio.length, 1, 'one job audio object');
+    t.equal(audio[0]?.bytes.subarray(0, 4).toString('latin1'), 'SSS1', 'stored sealed');
+    t.notOk(
+      objects.some((o) => o.bytes.includes(pattern)),
+      'no plain copy left: neither the upload object nor the collected copy',
+    );
+    t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded', 'the job reads its sealed audio');
+  },
+);
