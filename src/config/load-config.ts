@@ -43,6 +43,7 @@ const S = {
   s3AccessKeyId: setting('SVC_S3_ACCESS_KEY_ID', 'storage.s3.accessKeyId'),
   s3SecretAccessKey: setting('SVC_S3_SECRET_ACCESS_KEY', 'storage.s3.secretAccessKey'),
   s3Prefix: setting('SVC_S3_PREFIX', 'storage.s3.prefix'),
+  s3UploadEncryption: setting('SVC_S3_UPLOAD_ENCRYPTION', 'storage.s3.uploadEncryption'),
   databaseUrl: setting('SVC_DATABASE_URL', 'database.url'),
   host: setting('SVC_HOST'),
   port: setting('SVC_PORT'),
@@ -378,7 +379,7 @@ function readDatabaseUrl(reader: SettingsReader): string | null {
  * refused without it: they would be silently ignored). The secret is never echoed.
  */
 function readS3(reader: SettingsReader): S3StorageConfig | null {
-  const others = [S.s3Region, S.s3Endpoint, S.s3PublicEndpoint, S.s3ForcePathStyle, S.s3AccessKeyId, S.s3SecretAccessKey, S.s3Prefix];
+  const others = [S.s3Region, S.s3Endpoint, S.s3PublicEndpoint, S.s3ForcePathStyle, S.s3AccessKeyId, S.s3SecretAccessKey, S.s3Prefix, S.s3UploadEncryption];
   if (!reader.has(S.s3Bucket)) {
     for (const name of others) if (reader.has(name)) reader.problem(name, `has no effect without ${reader.labelOf(S.s3Bucket)}`);
     return null;
@@ -402,6 +403,9 @@ function readS3(reader: SettingsReader): S3StorageConfig | null {
     forcePathStyle: reader.boolean(S.s3ForcePathStyle, endpoint !== undefined),
     ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
     prefix: reader.has(S.s3Prefix) ? reader.text(S.s3Prefix, '', /^\S*$/, 'must be a key prefix such as svc-stt/') : '',
+    // A presigned form's policy requires the bucket's own encryption of what the client posts (AES256:
+    // SSE-S3); `none` for servers without it (MinIO without a KMS refuses SSE-S3 requests).
+    uploadEncryption: reader.text(S.s3UploadEncryption, 'AES256', /^(?:AES256|none)$/, 'must be AES256 or none') === 'none' ? null : 'AES256',
   };
   // The store's own rules, reported with the rest (the spool folder is the service's to give).
   for (const problem of s3SettingsProblems({ ...s3, spoolDir: '-' })) reader.problems.push(`${reader.labelOf(S.s3Bucket)}: ${problem}`);

@@ -430,10 +430,11 @@ t.test('SVC_S3_* select the S3 blob store; without a bucket they are refused; th
     forcePathStyle: true,
     credentials: { accessKeyId: 'svc', secretAccessKey: 'hunter2 secret' },
     prefix: 'svc-stt/',
+    uploadEncryption: 'AES256',
   });
   t.match(
     loadConfig({ SVC_MODEL: flagship, SVC_S3_BUCKET: 'svc-audio' }).storage.s3,
-    { region: 'us-east-1', forcePathStyle: false, prefix: '' },
+    { region: 'us-east-1', forcePathStyle: false, prefix: '', uploadEncryption: 'AES256' },
     'AWS itself: virtual-host style, the default credential chain',
   );
   t.notOk('credentials' in loadConfig({ SVC_MODEL: flagship, SVC_S3_BUCKET: 'svc-audio' }).storage.s3!);
@@ -443,6 +444,13 @@ t.test('SVC_S3_* select the S3 blob store; without a bucket they are refused; th
   t.match(refused({ SVC_S3_BUCKET: 'Bad_Bucket' }), /SVC_S3_BUCKET: the S3 bucket name is 3 to 63 lowercase/);
   t.match(refused({ SVC_S3_BUCKET: 'svc-audio', SVC_S3_ENDPOINT: 'ftp://x' }), /the S3 endpoint is an http\(s\) URL/);
   t.match(refused({ SVC_S3_BUCKET: 'svc-audio', SVC_S3_PREFIX: '../x/' }), /the S3 key prefix/);
+  t.equal(
+    loadConfig({ SVC_MODEL: flagship, SVC_S3_BUCKET: 'svc-audio', SVC_S3_UPLOAD_ENCRYPTION: 'none' }).storage.s3?.uploadEncryption,
+    null,
+    'none: a server without SSE-S3',
+  );
+  t.match(refused({ SVC_S3_BUCKET: 'svc-audio', SVC_S3_UPLOAD_ENCRYPTION: 'aes' }), /SVC_S3_UPLOAD_ENCRYPTION must be AES256 or none/);
+  t.match(refused({ SVC_S3_UPLOAD_ENCRYPTION: 'AES256' }), /SVC_S3_UPLOAD_ENCRYPTION has no effect without SVC_S3_BUCKET/);
   const onlySecret = refused({ SVC_S3_BUCKET: 'svc-audio', SVC_S3_SECRET_ACCESS_KEY: 'hunter2' });
   t.match(onlySecret, /SVC_S3_SECRET_ACCESS_KEY needs SVC_S3_ACCESS_KEY_ID too/);
   t.notOk(onlySecret.includes('hunter2'), 'the secret is not echoed');

@@ -27,7 +27,18 @@ t.teardown(() => svc.close());
 t.test('the form posts to the bucket; complete collects exactly the declared file', async (t) => {
   const job = await createJob(svc.url, svc.key, jobBody(speech));
   t.ok(job.upload.url.startsWith(svc.s3!.endpoint), 'the bucket, not an API process, takes the file');
-  t.match(job.upload.fields, { key: `uploads/${job.id}`, 'Content-Type': 'audio/wav', Policy: String, 'X-Amz-Signature': String });
+  t.match(job.upload.fields, {
+    key: `uploads/${job.id}`,
+    'Content-Type': 'audio/wav',
+    'x-amz-server-side-encryption': 'AES256',
+    Policy: String,
+    'X-Amz-Signature': String,
+  });
+  const conditions = (JSON.parse(Buffer.from(job.upload.fields.Policy!, 'base64').toString('utf8')) as { conditions: unknown[] }).conditions;
+  t.ok(
+    conditions.some((c) => JSON.stringify(c) === '{"x-amz-server-side-encryption":"AES256"}'),
+    "the signed policy requires the bucket's own encryption (SSE-S3) of the file",
+  );
   t.notOk('x-svc-signature' in job.upload.fields);
   t.equal((await fetch(`${svc.url}/v1/uploads/${job.id}`, { method: 'POST' })).status, 404, 'no embedded upload route');
 

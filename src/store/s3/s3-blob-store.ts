@@ -44,7 +44,7 @@ export class S3BlobStore implements BlobStore {
     this.keys = new ObjectKeys(settings.prefix ?? '');
     this.spool = new UploadSpool(settings.spoolDir);
     this.clients = createS3Clients(settings);
-    this.directUploads = new S3DirectUploads(this.clients, this.bucket, this.keys);
+    this.directUploads = new S3DirectUploads(this.clients, this.bucket, this.keys, settings.uploadEncryption ?? null);
   }
 
   /** Closes the clients' connections (the store is unusable afterwards). */

@@ -1,6 +1,7 @@
 // Presigned job uploads that go straight to the bucket (S3's browser POST), bypassing the API:
 // the form's policy admits one object of an exact length and content type at the job's upload key
-// until the slot expires; collecting it copies it inside the bucket to fresh job audio.
+// until the slot expires, encrypted by the bucket itself (SVC_S3_UPLOAD_ENCRYPTION); collecting it
+// copies it inside the bucket to fresh job audio (which the sealing store then seals).
 //
 // Not every S3-compatible server enforces POST policy conditions (s3rver stores any body), so
 // collect() checks length and type itself before the bytes become a job's audio.
@@ -22,6 +23,8 @@ export class S3DirectUploads implements DirectUploads {
     private readonly clients: S3Clients,
     private readonly bucket: string,
     private readonly keys: ObjectKeys,
+    /** What the form requires of the bucket's own encryption (s3-settings.ts); null: nothing. */
+    private readonly encryption: 'AES256' | null = null,
   ) {}
 
   async form(policy: DirectUploadPolicy): Promise<{ url: string; fields: Record<string, string> }> {
@@ -35,11 +38,16 @@ export class S3DirectUploads implements DirectUploads {
     const expires = (wantedSecondMs + 500 - (Date.now() + skewMs)) / 1000;
     if (!(expires > 1)) throw new RangeError('an upload form expires in the future');
     try {
+      const encryption = this.encryption ? { 'x-amz-server-side-encryption': this.encryption } : null;
       return await createPresignedPost(this.clients.signer, {
         Bucket: this.bucket,
         Key: key,
-        Conditions: [['content-length-range', policy.contentLength, policy.contentLength], { 'Content-Type': policy.contentType }],
-        Fields: { 'Content-Type': policy.contentType },
+        Conditions: [
+          ['content-length-range', policy.contentLength, policy.contentLength],
+          { 'Content-Type': policy.contentType },
+          ...(encryption ? [encryption] : []),
+        ],
+        Fields: { 'Content-Type': policy.contentType, ...encryption },
         Expires: expires,
       });
     } catch (error) {

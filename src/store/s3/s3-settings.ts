@@ -19,6 +19,12 @@ export interface S3BlobStoreSettings {
   /** Key prefix inside the bucket, e.g. 'svc-stt/' (empty: the bucket's root). */
   prefix?: string;
   /**
+   * The server-side encryption a presigned upload form requires of the bucket (`AES256`: SSE-S3), so a
+   * client's file is encrypted by the bucket from the moment it lands until it is collected and sealed;
+   * null or absent: none required (a server without it).
+   */
+  uploadEncryption?: 'AES256' | null;
+  /**
    * Local folder for request bodies of the direct-upload route (POST /v1/audio/transcriptions
    * streams into a local file, because the inline route transcribes it in-process).
    */
