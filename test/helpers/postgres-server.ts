@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 
 import pg from 'pg';
 
-const BIN_DIR = '/usr/lib/postgresql/15/bin';
+export const BIN_DIR = '/usr/lib/postgresql/15/bin';
 const START_TIMEOUT_S = 60;
 /** A free port can be taken by someone else between our probe and the server's bind: try again. */
 const START_ATTEMPTS = 3;
