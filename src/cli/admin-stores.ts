@@ -113,6 +113,11 @@ export async function withTenantErasureStores<T>(run: (stores: TenantErasureStor
   });
 }
 
+/** A tenant's data keys and API keys (`tenants rotate-key`: a tenant is one with keys). */
+export async function withTenantKeys<T>(run: (stores: Pick<Stores, 'tenantKeys' | 'keys'>) => T | Promise<T>): Promise<T> {
+  return withStores((stores) => administering(() => run(stores)));
+}
+
 /** What a master key rotation changes, with the ids of the configured keys (the active one, then SVC_PREVIOUS_MASTER_KEYS). */
 export async function withMasterKeyRotationStores<T>(
   run: (stores: MasterKeyRotationStores, keyIds: { active: string; previous: string[] }) => T | Promise<T>,

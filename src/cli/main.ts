@@ -46,6 +46,8 @@ Usage:
   npx svc-stt console-users reset-totp --email E   (turns an account's TOTP off: a lost phone)
   npx svc-stt tenants erase TENANT_ID [--json]   (data keys destroyed first, then every row and blob of the tenant;
                               export its usage first: docs/OPERATIONS.md "Erasing a tenant")
+  npx svc-stt tenants rotate-key TENANT_ID [--json]   (a new data key version seals the tenant's new content;
+                              older versions still open what they sealed)
   npx svc-stt master-key rotate [--batch N] [--json]   (every data key re-wrapped and secret sealed again under the active
                               master key, SVC_WEBHOOK_MASTER_KEY; says when a key in SVC_PREVIOUS_MASTER_KEYS is unused)
   npx svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json]   (PHI redaction of a transcript on stdin:
