@@ -1,5 +1,5 @@
-// Erasing a tenant (src/application/erase-tenant.ts) on SQLite and on PostgreSQL, with the real stores
-// and the local blob store: of two tenants with something in every table, the erased one leaves no row
+// Erasing a tenant (src/application/erase-tenant.ts) on SQLite with the local blob store and on
+// PostgreSQL with an S3 bucket (s3rver), with the real stores: of two tenants with something in every table, the erased one leaves no row
 // anywhere that names it, its keys or its jobs (every table of the schema is read), its blobs are gone,
 // its running job's worker loses its lease, a realtime session under its key is cut off, a value sealed
 // under its data key before the erasure opens nowhere, and the other tenant reads all of its content as
@@ -11,21 +11,26 @@ import t, { type Test } from 'tap';
 
 import { eraseTenant, erasureAuditLine } from '../../src/application/erase-tenant.js';
 import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
+import type { BlobStore } from '../../src/store/blob-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 import { LocalBlobStore } from '../../src/store/local-blob-store.js';
 import { openStores, type Stores } from '../../src/store/open-stores.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
+import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { SealingError } from '../../src/store/sealing-error.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { PLANTED_PHRASE, plantTenant } from '../helpers/planted-tenant.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
+import { s3StoreSettings, startS3Server } from '../helpers/s3-server.js';
 
 interface Harness {
   open(): Promise<Stores>;
   /** A plain handle on the same database, for reading every table. */
   raw(): Promise<StoreDb>;
   dataDir: string;
+  /** Where the tenants' job audio and results are. */
+  blobs: BlobStore;
 }
 
 const MASTER_KEY = randomBytes(32);
@@ -35,6 +40,7 @@ const harnesses: Record<string, (t: Test) => Promise<Harness>> = {
     const dataDir = join(t.testdir(), 'data');
     return {
       dataDir,
+      blobs: new LocalBlobStore(join(dataDir, 'blobs')),
       open: () => openStores({ instanceId: 'test', dataDir, databaseUrl: null, webhookMasterKey: () => MASTER_KEY }),
       raw: async () => {
         const db = openDatabase(databasePath(dataDir));
@@ -46,8 +52,13 @@ const harnesses: Record<string, (t: Test) => Promise<Harness>> = {
   PostgreSQL: async (t) => {
     const dataDir = join(t.testdir(), 'data');
     const url = await (await sharedPostgres()).createDatabase();
+    const s3 = await startS3Server();
+    t.teardown(() => s3.close());
+    const blobs = new S3BlobStore(s3StoreSettings(s3, join(t.testdir(), 'spool')));
+    t.teardown(() => blobs.close());
     return {
       dataDir,
+      blobs,
       open: () => openStores({ instanceId: 'test', dataDir, databaseUrl: url, webhookMasterKey: () => MASTER_KEY }),
       raw: async () => {
         const db = await openPostgres(url);
@@ -81,7 +92,7 @@ for (const [name, harness] of Object.entries(harnesses)) {
     const h = await harness(t);
     const stores = await h.open();
     t.teardown(() => stores.close());
-    const blobs = new LocalBlobStore(join(h.dataDir, 'blobs'));
+    const blobs = h.blobs;
     const gone = await plantTenant(stores, blobs, 'clinic-gone');
     const kept = await plantTenant(stores, blobs, 'clinic-kept');
     const sealedBefore = await stores.sealer.sealText(gone.tenant, 'probe:1', PLANTED_PHRASE);
