@@ -9,8 +9,8 @@ import type { KeyStore } from '../store/key-store.js';
 import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import { findOwnJob, type OwnJobDeps } from './find-own-job.js';
 import { resultExpired } from './job-deadlines.js';
+import { logResultRead } from './read-job-outputs.js';
 import { KEY_RECHECK_INTERVAL_MS, requireActiveKey } from './require-active-key.js';
-import { logResultRead } from './result-read-audit.js';
 
 /** Results up to this size go inline with `include_result=true` (the contract's limit). */
 export const INLINE_RESULT_LIMIT_BYTES = 4 * 1024 * 1024;
