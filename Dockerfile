@@ -28,6 +28,10 @@ RUN apt-get update -qq \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build --chown=root:root /app ./
+# The image's smoke test: the realtime listener serves with uWebSockets.js here, or the build fails
+# with the reason it could not load (the same sentence the start-up log gives).
+RUN node --input-type=module -e "const { uwsUnavailableReason } = await import('/app/dist/realtime/transport/uws-transport.js'); \
+  const why = uwsUnavailableReason(); if (why) { console.error(why); process.exit(1); } console.log('realtime transport: uws')"
 # Owner-only, as the service makes it (a new named volume takes this mode); else serve warns at start.
 RUN install -d -m 0700 -o node -g node /data
 USER node

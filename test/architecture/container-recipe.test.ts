@@ -23,6 +23,11 @@ t.test('the Dockerfile: two stages on a pinned Node image, the CI build script, 
   t.match(dockerfile, /^RUN bash scripts\/build\.sh && npm prune --omit=dev/m, 'built by the script CI runs');
   t.match(read('.ci/run'), /^bash scripts\/build\.sh /m, 'CI runs that same script');
   t.match(dockerfile, /^COPY --from=build /m);
+  t.match(
+    dockerfile,
+    /^RUN node --input-type=module -e .*uwsUnavailableReason\(\);[^\n]*\n[^\n]*process\.exit\(1\)/m,
+    'the build fails where uWebSockets.js cannot serve realtime',
+  );
   t.match(dockerfile, /^USER node$/m, 'not root');
   t.match(dockerfile, /^ENTRYPOINT \["node", "bin\/svc-stt\.js"\]$/m);
   const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((m) => m[1].split(/\s+/).slice(0, -1));
