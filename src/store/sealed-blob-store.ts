@@ -50,21 +50,9 @@ export interface TenantBlobStore extends BlobStore {
   keepSealedJobAudio(tempPath: string, jobId: string): Promise<string>;
 }
 
-export class SealedBlobStore implements TenantBlobs {
-  readonly directUploads: BlobStore['directUploads'];
-  private audioServer: SealedAudioServer | null = null;
-
-  constructor(
-    /** The store underneath. */
-    readonly raw: BlobStore,
-    private readonly sealer: ContentSealer,
-  ) {
-    this.directUploads = raw.directUploads;
-  }
-
-  forTenant(tenant: string): TenantBlobStore {
-    return new TenantView(this.raw, this.sealer, tenant, () => (this.audioServer ??= new SealedAudioServer()));
-  }
+/** What holds no content, passed to the store underneath as it is (both the store and a tenant's view). */
+abstract class PassingThrough {
+  constructor(readonly raw: BlobStore) {}
 
   createUploadPath(prefix: string): string {
     return this.raw.createUploadPath(prefix);
@@ -93,6 +81,24 @@ export class SealedBlobStore implements TenantBlobs {
   sweepOrphans(owners: BlobOwners, olderThanMs: number, now?: Date): Promise<number> {
     return this.raw.sweepOrphans(owners, olderThanMs, now);
   }
+}
+
+export class SealedBlobStore extends PassingThrough implements TenantBlobs {
+  readonly directUploads: BlobStore['directUploads'];
+  private audioServer: SealedAudioServer | null = null;
+
+  constructor(
+    /** The store underneath. */
+    raw: BlobStore,
+    private readonly sealer: ContentSealer,
+  ) {
+    super(raw);
+    this.directUploads = raw.directUploads;
+  }
+
+  forTenant(tenant: string): TenantBlobStore {
+    return new TenantView(this.raw, this.sealer, tenant, () => (this.audioServer ??= new SealedAudioServer()));
+  }
 
   /** Stops the loopback audio source (ffmpeg reading through it fails from then on). */
   close(): void {
@@ -100,15 +106,16 @@ export class SealedBlobStore implements TenantBlobs {
   }
 }
 
-class TenantView implements TenantBlobStore {
+class TenantView extends PassingThrough implements TenantBlobStore {
   readonly directUploads: BlobStore['directUploads'];
 
   constructor(
-    private readonly raw: BlobStore,
+    raw: BlobStore,
     private readonly sealer: ContentSealer,
     private readonly tenant: string,
     private readonly audioServer: () => SealedAudioServer,
   ) {
+    super(raw);
     const direct = raw.directUploads;
     this.directUploads = direct && {
       form: (policy) => direct.form(policy),
@@ -123,34 +130,6 @@ class TenantView implements TenantBlobStore {
         }
       },
     };
-  }
-
-  createUploadPath(prefix: string): string {
-    return this.raw.createUploadPath(prefix);
-  }
-
-  createUploadStream(path: string): Writable {
-    return this.raw.createUploadStream(path);
-  }
-
-  delete(ref: string): Promise<void> {
-    return this.raw.delete(ref);
-  }
-
-  exists(ref: string): Promise<boolean> {
-    return this.raw.exists(ref);
-  }
-
-  size(ref: string): Promise<number> {
-    return this.raw.size(ref);
-  }
-
-  ping(): Promise<void> {
-    return this.raw.ping();
-  }
-
-  sweepOrphans(owners: BlobOwners, olderThanMs: number, now?: Date): Promise<number> {
-    return this.raw.sweepOrphans(owners, olderThanMs, now);
   }
 
   /** Sealing the body on its way (streamed through a sealed spool file; the plain one is removed). */

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import t from 'tap';
+import t, { type Test } from 'tap';
 
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { completeJob, createJob, jobBody, uploadFile, waitForEnd } from '../helpers/jobs-client.js';
@@ -15,17 +15,23 @@ import { startTestService, testStorePair } from '../helpers/test-service.js';
 
 const PHRASE = 'Quillfeather zebrafish 4417 metoprolol';
 
+/** A service, and a job of it with the phrase as its prompt, run to its end. */
+async function promptedJob(t: Test) {
+  const svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' });
+  t.teardown(() => svc.close());
+  const speech = await readFile(await speechWav(12));
+  const job = await createJob(svc.url, svc.key, jobBody(speech, { prompt: PHRASE }));
+  t.equal((await uploadFile(job, speech)).status, 204);
+  t.equal((await completeJob(job, svc.key)).status, 202);
+  t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
+  return { svc, job };
+}
+
 t.test(
   'a job prompt is sealed in the database files, WAL included, and still read back',
   { skip: testStorePair() === 'postgres+s3' && 'SQLite files only here' },
   async (t) => {
-    const svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' });
-    t.teardown(() => svc.close());
-    const speech = await readFile(await speechWav(12));
-    const job = await createJob(svc.url, svc.key, jobBody(speech, { prompt: PHRASE }));
-    t.equal((await uploadFile(job, speech)).status, 204);
-    t.equal((await completeJob(job, svc.key)).status, 202);
-    t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
+    const { svc, job } = await promptedJob(t);
 
     const stored = await svc.stores.jobs.get(job.id, (await svc.stores.keys.list())[0]!.tenant);
     t.equal(stored?.request.prompt, PHRASE, 'the store opens the sealed request');
@@ -44,13 +50,7 @@ t.test(
   "a job prompt is in no line of a pg_dump of the service's database, and still read back",
   { skip: testStorePair() !== 'postgres+s3' && 'PostgreSQL only here' },
   async (t) => {
-    const svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' });
-    t.teardown(() => svc.close());
-    const speech = await readFile(await speechWav(12));
-    const job = await createJob(svc.url, svc.key, jobBody(speech, { prompt: PHRASE }));
-    t.equal((await uploadFile(job, speech)).status, 204);
-    t.equal((await completeJob(job, svc.key)).status, 202);
-    t.equal((await waitForEnd(job.poll_url, svc.key)).status, 'succeeded');
+    const { svc, job } = await promptedJob(t);
     const stored = await svc.stores.jobs.get(job.id, (await svc.stores.keys.list())[0]!.tenant);
     t.equal(stored?.request.prompt, PHRASE, 'the store opens the sealed request');
 
