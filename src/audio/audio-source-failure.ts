@@ -19,6 +19,9 @@
 // - refused, reset, timed out, unreachable, unresolvable: sockets, not demuxers;
 // - `Input/output error` only when ffmpeg's http/tcp/tls layer complained too (e.g. `Stream ends
 //   prematurely`): demuxers also return EIO for a file that merely ends early (Matroska does);
+// - `End of file` likewise only beside such a complaint (`Will reconnect at 0`): a connection that
+//   closed before any answer, as from a proxy or load balancer in front of a stopped bucket, and
+//   the reconnects met the same (an empty or short object answered 200 reads `Invalid data`);
 // - other 4xx stay undecodable: S3's 416 answers a seek past the end, which a lying header asks for.
 import type { AudioSource } from './audio-source.js';
 import type { ToolRunEnding } from './ffmpeg-process.js';
@@ -69,6 +72,7 @@ export function settleSourceRun(ending: ToolRunEnding, source: AudioSource): Too
 const SERVER_RETURNED = /Server returned (\d)(\d\d|XX)/;
 const SOCKET_FAILURE = /Connection refused|Connection reset|timed out|Network is unreachable|No route to host|Failed to resolve|Broken pipe/i;
 const IO_ERROR = /Input\/output error/;
+const END_OF_FILE = /^End of file$/;
 /** A line logged by ffmpeg's network protocols themselves, e.g. `[http @ 0x55...] Stream ends prematurely`. */
 const PROTOCOL_COMPLAINT = /^\[(?:https?|tcp|tls) @ /m;
 
@@ -87,7 +91,7 @@ function failureIn(stderr: string, label: string): { reason: AudioSourceFailureR
       continue;
     }
     if (SOCKET_FAILURE.test(message)) return { reason: 'unreachable', httpStatus: null };
-    if (IO_ERROR.test(message) && PROTOCOL_COMPLAINT.test(stderr)) return { reason: 'unreachable', httpStatus: null };
+    if ((IO_ERROR.test(message) || END_OF_FILE.test(message)) && PROTOCOL_COMPLAINT.test(stderr)) return { reason: 'unreachable', httpStatus: null };
   }
   return null;
 }

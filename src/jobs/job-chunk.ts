@@ -22,6 +22,7 @@ import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { TenantBlobs } from '../store/sealed-blob-store.js';
+import { blameDecodeFailure } from './job-audio-blame.js';
 import { probeJobAudio } from './job-audio-probe.js';
 import { audioUrlSeconds } from './job-audio-url.js';
 import { auditSeconds, JOB_AUDIT_EVENTS, jobOwnerSubject, logJobAudit } from './job-audit.js';
@@ -90,7 +91,7 @@ export class JobChunkProcessor {
         timeoutMs: config.decodeTimeoutMs,
         signal,
         ...(channel === undefined ? {} : { channel }),
-      });
+      }).catch((error: unknown) => blameDecodeFailure(blobs, audioPath, error));
     // multichannel: each channel's window, and their mix to cut in a pause of both.
     // The first look found exactly MAX_CHANNELS.
     const channels = request.multichannel ? await decodeEach(MAX_CHANNELS, decode) : null;

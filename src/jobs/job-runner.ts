@@ -55,6 +55,8 @@ const IDLE_POLL_MS = 2_000;
 const BUSY_BACKOFF_MS = 500;
 /** After storage or the database failed, wait this long: an outage is not over in milliseconds. */
 const STORE_BACKOFF_MS = 5_000;
+/** While the database is away, a lease to give back is offered again this often. */
+const RELEASE_RETRY_MS = 1_000;
 /** A decoration that meets a busy engine or a storage outage retries this often before giving its lease back. */
 const DECORATION_RETRIES = 10;
 
@@ -205,9 +207,10 @@ export class JobRunner implements JobQueue {
         const claimed = job;
         backoffMs = await inJobTrace(claimed, 'chunk', () => this.step(claimed, workerId));
       } catch (error) {
-        // Recording the outcome failed (the database went away): the lease runs out and the job is
-        // claimed again; this loop must live on (an escaped rejection would end the process).
-        this.deps.log?.error({ err: error, jobId: job.id }, 'recording a job outcome failed; the job is retried when its lease expires');
+        // Recording the outcome failed (the database went away): the job is given back (or its lease
+        // runs out) and claimed again; this loop must live on (an escaped rejection would end the process).
+        this.deps.log?.error({ err: error, jobId: job.id }, 'recording a job outcome failed; the job is given back and retried');
+        await this.releaseLease(job.id, workerId);
         backoffMs = STORE_BACKOFF_MS;
       }
       if (backoffMs > 0) await new Promise((resolve) => setTimeout(resolve, backoffMs));
@@ -304,10 +307,25 @@ export class JobRunner implements JobQueue {
     });
   }
 
-  /** Gives a lease back; a store fault here only delays the job until the lease expires. */
+  /**
+   * Gives a lease back. Most leases given back are given back because the database went away, and
+   * then the release fails too: it is tried again until the database answers, the lease has run out
+   * anyway, or shutdown begins, so a blip of a few seconds delays the job by the blip rather than by
+   * a whole lease. The release names its owner, so a late one never touches another worker's claim.
+   */
   private async releaseLease(jobId: string, workerId: string): Promise<void> {
-    await this.deps.jobs.releaseLease(jobId, workerId, this.now()).catch((error: unknown) => {
-      this.deps.log?.error({ err: error, jobId }, 'releasing a lease failed; the job waits for the lease to expire');
-    });
+    const expiresBy = this.now() + this.leaseMs;
+    for (;;) {
+      try {
+        await this.deps.jobs.releaseLease(jobId, workerId, this.now());
+        return;
+      } catch (error) {
+        if (!isStoreUnavailable(error) || this.now() >= expiresBy || this.stopping.signal.aborted) {
+          this.deps.log?.error({ err: error, jobId }, 'releasing a lease failed; the job waits for the lease to expire');
+          return;
+        }
+        await this.pause(RELEASE_RETRY_MS);
+      }
+    }
   }
 }

@@ -5,7 +5,7 @@
 // undecodable audio or a silently short window. No mocks: real ffmpeg, real HTTP.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 
 import t, { type Test } from 'tap';
 
@@ -234,6 +234,26 @@ t.test('a long read: seeks are Range requests; a cut connection resumes; a cut t
   t.ok(error instanceof AudioSourceUnavailableError, 'cut, and the resume refused: an error, not a short window');
   t.match(error, { reason: 'unreachable', label: 'test://audio' });
   t.notMatch((error as AudioSourceUnavailableError).detail ?? '', /s3cr3t/, 'the signature is out of the detail');
+});
+
+t.test('a probe whose connections close before any answer (a proxy before a stopped bucket) finds storage unreachable', async (t) => {
+  // Every request is read and the connection closed without a byte back, the reconnects' too.
+  // (A decode, at ffmpeg's quiet log level, cannot tell this from a file cut inside its header:
+  // the job asks storage before it blames the recording, src/jobs/job-audio-blame.ts.)
+  const closer = createTcpServer((socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.on('data', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => closer.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => closer.close(() => resolve())));
+  const { port } = closer.address() as AddressInfo;
+  const source: AudioSource = { kind: 'url', url: `http://127.0.0.1:${port}/audio?X-Amz-Signature=s3cr3t`, label: 'test://audio' };
+  const error = await probeAudio(source, { timeoutMs: TIMEOUT_MS, container: 'wav' }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  t.ok(error instanceof AudioSourceUnavailableError, 'AudioSourceUnavailableError (the job is retried), not undecodable audio');
+  t.match(error, { reason: 'unreachable', httpStatus: null, label: 'test://audio' });
 });
 
 t.test('a redirect cannot lead ffmpeg off HTTP, e.g. to a local file', async (t) => {

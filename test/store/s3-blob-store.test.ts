@@ -12,6 +12,7 @@ import t, { type Test } from 'tap';
 import { BlobNotFoundError, BlobStoreUnavailableError, DirectUploadMismatchError, type DirectUploadPolicy } from '../../src/store/blob-store.js';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { type S3BlobStoreSettings, S3SettingsError } from '../../src/store/s3/s3-settings.js';
+import { startFaultProxy } from '../helpers/fault-proxy.js';
 import { s3StoreSettings, startS3Server } from '../helpers/s3-server.js';
 
 const PREFIX = 'svc-stt/';
@@ -287,6 +288,38 @@ t.test('storage failures become BlobStoreUnavailableError; a missing object is B
   await server.start();
   await store.ping();
   t.equal(await store.exists(audio), true, 'the same store works again once the server is back');
+});
+
+t.test('a bucket behind a link that drops packets: small calls fail as unavailable rather than hang', async (t) => {
+  const { store, server, settings } = await openStore(t);
+  const upload = store.createUploadPath('direct');
+  writeFileSync(upload, 'abc');
+  const audio = await store.moveToJobAudio(upload, 'job_1');
+  const { path: result } = await store.writeResult('job_1', { kind: 'final' }, '{}');
+  // The same bucket through a proxy that accepts connections and never answers (SMALL_CALL_DEADLINE_MS each).
+  const proxy = await startFaultProxy({ port: server.port });
+  t.teardown(() => proxy.close());
+  const holed = new S3BlobStore({ ...settings, endpoint: `http://127.0.0.1:${proxy.port}` });
+  t.teardown(() => holed.close());
+  proxy.cut('blackhole');
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    ['readResult', () => holed.readResult(result)],
+    ['exists', () => holed.exists(audio)],
+    ['readRange', () => holed.readRange(audio, 0, 2)],
+    ['delete', () => holed.delete(result)],
+    ['ping', () => holed.ping()],
+  ];
+  const errors = await Promise.all(
+    calls.map(([, call]) =>
+      call().then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    ),
+  );
+  calls.forEach(([what], i) => t.ok(errors[i] instanceof BlobStoreUnavailableError, `${what}: BlobStoreUnavailableError`));
+  await proxy.restore();
+  t.same(await holed.readResult(result), Buffer.from('{}'), 'the link back: the same store reads again');
 });
 
 t.test('settings are checked as a whole', async (t) => {

@@ -29,6 +29,13 @@ const MAX_AUDIO_URL_SECONDS = 7 * 24 * 3600;
 /** Uploads from the spool retry a failed attempt (the SDK cannot replay a streamed body itself). */
 const UPLOAD_ATTEMPTS = 3;
 const UPLOAD_RETRY_DELAY_MS = 250;
+/**
+ * Calls whose whole answer is small (a stored result read whole, a header, a byte range, a HEAD, a
+ * DELETE) fail as unavailable when storage has not answered them in this long, SDK retries included.
+ * Without it a link that drops packets holds the request until the socket idles out (60 s, per
+ * attempt): `bench faults` saw result reads hang past a client's 20 s deadline in a bucket black hole.
+ */
+export const SMALL_CALL_DEADLINE_MS = 10_000;
 
 export class S3BlobStore implements BlobStore {
   readonly directUploads: S3DirectUploads;
@@ -120,8 +127,8 @@ export class S3BlobStore implements BlobStore {
 
   async readResult(ref: string): Promise<Buffer> {
     const key = this.keys.confine(ref, ['results']);
-    return this.call(key, async () => {
-      const object = await this.clients.api.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return this.callWithin(key, async (abortSignal) => {
+      const object = await this.clients.api.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal });
       return Buffer.from(await object.Body!.transformToByteArray());
     });
   }
@@ -142,7 +149,7 @@ export class S3BlobStore implements BlobStore {
     const local = this.spool.owned(ref);
     if (local !== null) return rm(local, { force: true });
     const key = this.keys.confine(ref, ['jobs', 'results', 'uploads']);
-    await this.call(key, () => this.clients.api.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
+    await this.callWithin(key, (abortSignal) => this.clients.api.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal }));
   }
 
   async exists(ref: string): Promise<boolean> {
@@ -175,8 +182,10 @@ export class S3BlobStore implements BlobStore {
     checkByteRange(offset, length);
     if (local !== null) return readFileRange(local, offset, length);
     if (length === 0) return Buffer.alloc(0);
+    const deadline = AbortSignal.timeout(SMALL_CALL_DEADLINE_MS);
     try {
-      const object = await this.clients.api.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${offset}-${offset + length - 1}` }));
+      const range = new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${offset}-${offset + length - 1}` });
+      const object = await this.clients.api.send(range, { abortSignal: deadline });
       const bytes = Buffer.from(await object.Body!.transformToByteArray());
       // A server that ignores the range (s3rver reads `bytes=0-0` as the whole object) answers
       // without Content-Range: the body then starts at byte 0, not at `offset`. Either way the
@@ -186,13 +195,13 @@ export class S3BlobStore implements BlobStore {
     } catch (error) {
       // 416: the range starts at or past the end (an empty object has no satisfiable range at all).
       if (httpStatusOf(error) === 416) return Buffer.alloc(0);
-      throw storageError(error, key);
+      throw deadline.aborted ? unanswered(error) : storageError(error, key);
     }
   }
 
   async ping(): Promise<void> {
     try {
-      await this.clients.api.send(new HeadBucketCommand({ Bucket: this.bucket }));
+      await this.clients.api.send(new HeadBucketCommand({ Bucket: this.bucket }), { abortSignal: AbortSignal.timeout(SMALL_CALL_DEADLINE_MS) });
     } catch (error) {
       throw new BlobStoreUnavailableError(`the bucket does not answer: ${(error as Error).name ?? 'error'}`, { cause: error });
     }
@@ -212,7 +221,7 @@ export class S3BlobStore implements BlobStore {
       for await (const key of this.listOlderThan(area, cutoff)) {
         const owned = area === 'uploads' ? await owners.isAwaitingUpload(this.keys.uploadJobId(key)) : await owners.isReferenced(key);
         if (owned) continue;
-        await this.call(key, () => this.clients.api.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key })));
+        await this.callWithin(key, (abortSignal) => this.clients.api.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal }));
         removed += 1;
       }
     }
@@ -237,12 +246,13 @@ export class S3BlobStore implements BlobStore {
   }
 
   private async objectExists(key: string): Promise<boolean> {
+    const deadline = AbortSignal.timeout(SMALL_CALL_DEADLINE_MS);
     try {
-      await this.clients.api.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      await this.clients.api.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }), { abortSignal: deadline });
       return true;
     } catch (error) {
       if (isNotFound(error)) return false;
-      throw storageError(error, key);
+      throw deadline.aborted ? unanswered(error) : storageError(error, key);
     }
   }
 
@@ -254,4 +264,18 @@ export class S3BlobStore implements BlobStore {
       throw storageError(error, key);
     }
   }
+
+  /** `call` for a small answer, abandoned as unavailable after SMALL_CALL_DEADLINE_MS. */
+  private async callWithin<T>(key: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = AbortSignal.timeout(SMALL_CALL_DEADLINE_MS);
+    try {
+      return await run(deadline);
+    } catch (error) {
+      throw deadline.aborted ? unanswered(error) : storageError(error, key);
+    }
+  }
+}
+
+function unanswered(cause: unknown): BlobStoreUnavailableError {
+  return new BlobStoreUnavailableError(`object storage did not answer within ${SMALL_CALL_DEADLINE_MS} ms`, { cause });
 }

@@ -1,0 +1,104 @@
+// bench faults: the fault matrix's cases on the scaled-out shape (issue 49): an api process and two
+// workers on PostgreSQL and S3, each dependency reached through a TCP fault proxy. Each case sets
+// jobs running, takes a dependency away for --outage-seconds while requests keep arriving (readiness
+// probes, polls, result reads, inline transcriptions, job creations, each with a 20 s client
+// deadline), brings it back, and counts: the answers during the fault, jobs accepted, succeeded, lost
+// and billed twice, results not served whole, result objects left behind by retried steps (not
+// served; the orphan sweep's), and the time until every process is ready again
+// (test/helpers/fault-scenario.ts; the tests run the same cases with a 5 s outage).
+//   npm run bench -- faults [--outage-seconds 30] [--jobs 6] [--cases database-refused,bucket-refused,...]
+import { FAULT_CASES, type FaultCaseName } from '../test/helpers/fault-cases.js';
+import { faultCaseFailures, type FaultCaseReport, runFaultCase } from '../test/helpers/fault-scenario.js';
+import { startPostgres } from '../test/helpers/postgres-server.js';
+import { startScaleOutCluster } from '../test/helpers/scale-out-cluster.js';
+import { flag, printResult, printTable, round } from './lib-report.js';
+
+export async function run(args: string[]): Promise<void> {
+  const outageSeconds = Number(flag(args, 'outage-seconds', '30'));
+  const jobs = Number(flag(args, 'jobs', '6'));
+  const names = flag(args, 'cases', Object.keys(FAULT_CASES).join(',')).split(',') as FaultCaseName[];
+  for (const name of names) if (!(name in FAULT_CASES)) throw new Error(`no case ${name}: ${Object.keys(FAULT_CASES).join(', ')}`);
+
+  // A server of the bench's own, which the restart case stops and starts.
+  const postgres = await startPostgres();
+  const cluster = await startScaleOutCluster({ workers: 2, postgres, faultProxies: true, env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' } });
+  const results: Array<{ name: FaultCaseName; report: FaultCaseReport; failures: string[] }> = [];
+  try {
+    for (const name of names) {
+      const { fault, needed } = FAULT_CASES[name];
+      const report = await runFaultCase(cluster, fault(cluster, postgres), { jobs, outageMs: outageSeconds * 1000 });
+      results.push({ name, report, failures: faultCaseFailures(report, needed) });
+    }
+  } finally {
+    await cluster.close();
+    await postgres.destroy();
+  }
+
+  const answers = (byKind: FaultCaseReport['duringFault']) => {
+    const tally: Record<string, number> = {};
+    for (const [kind, byStatus] of Object.entries(byKind)) {
+      if (kind === 'readyz') continue;
+      for (const [status, n] of Object.entries(byStatus)) tally[status] = (tally[status] ?? 0) + n;
+    }
+    return Object.entries(tally)
+      .sort()
+      .map(([status, n]) => `${status}:${n}`)
+      .join(' ');
+  };
+  printTable(
+    [
+      'case',
+      'answered during the fault',
+      'answered after it',
+      'readyz 503',
+      'accepted',
+      'succeeded',
+      'lost',
+      'duplicated',
+      'unreadable',
+      'leftover objects',
+      's to ready',
+      's to jobs done',
+      'survived',
+    ],
+    results.map(({ name, report, failures }) => [
+      name,
+      answers(report.duringFault),
+      answers(report.afterFault),
+      report.duringFault.readyz['503'] ?? 0,
+      report.accepted,
+      report.succeeded,
+      report.lost,
+      report.duplicated,
+      report.unreadable,
+      report.leftoverObjects,
+      report.secondsToReady === null ? 'never' : round(report.secondsToReady, 2),
+      round(report.secondsToEnd, 1),
+      failures.length === 0 ? 'yes' : 'NO',
+    ]),
+  );
+  for (const { name, failures } of results) for (const failure of failures) console.log(`${name}: ${failure}`);
+  const sum = (pick: (report: FaultCaseReport) => number) => results.reduce((total, { report }) => total + pick(report), 0);
+  const hung = sum((r) =>
+    [...Object.values(r.duringFault), ...Object.values(r.afterFault)].reduce((n, byStatus) => n + (byStatus.timeout ?? 0) + (byStatus.error ?? 0), 0),
+  );
+  console.log(`\n${outageSeconds} s outages, ${jobs} jobs per case; bars: every case survives, 0 lost, 0 duplicated, 0 server errors, 0 hung`);
+  printResult('faults', {
+    cases: results.length,
+    survived: results.filter((r) => r.failures.length === 0).length,
+    lost: sum((r) => r.lost),
+    duplicated: sum((r) => r.duplicated),
+    server_errors: sum((r) => r.serverErrors),
+    hung,
+    missing_retry_after: sum((r) => r.missingRetryAfter),
+    unbilled: sum((r) => r.unbilled),
+    unreadable: sum((r) => r.unreadable),
+    leftover_objects: sum((r) => r.leftoverObjects),
+    exited: sum((r) => r.exited),
+    max_seconds_to_ready: round(Math.max(...results.map((r) => r.report.secondsToReady ?? Infinity)), 2),
+    max_seconds_to_jobs_done: round(Math.max(...results.map((r) => r.report.secondsToEnd)), 1),
+    outage_seconds: outageSeconds,
+    jobs_per_case: jobs,
+    failed_cases: results.filter((r) => r.failures.length > 0).map((r) => r.name),
+  });
+}
