@@ -24,6 +24,6 @@ const cases: Array<[FaultCaseName, string]> = [
 for (const [name, title] of cases) {
   t.test(`${title}: 503s, then every job exactly once`, async (t) => {
     const { fault, needed } = FAULT_CASES[name];
-    assertSurvived(t, await runFaultCase(cluster, fault(cluster, postgres), { jobs: 4, outageMs: 5_000 }), needed);
+    assertSurvived(t, await runFaultCase(cluster, fault(cluster, postgres), { jobs: 2, outageMs: 5_000 }), needed);
   });
 }

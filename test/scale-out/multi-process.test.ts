@@ -1,5 +1,5 @@
 // The scale-out crash test (issue 12): one `serve --role api` and two `serve --role worker`
-// processes on one PostgreSQL database and one bucket process 10 jobs; one worker is SIGKILLed while
+// processes on one PostgreSQL database and one bucket process 6 jobs; one worker is SIGKILLed while
 // it holds a job's lease. Every job still ends `succeeded`, exactly once (one result object each,
 // nothing provisional left), no audio is left in the bucket, the dead worker's instance is reaped,
 // and a long poll on the api process wakes when a worker finishes. Then SIGTERM stops the others cleanly.
@@ -14,7 +14,7 @@ import { completeJob, type CreatedJob, createJob, jobBody, poll, uploadFile } fr
 import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
 import { testModelPath } from '../helpers/test-models.js';
 
-const JOBS = 10;
+const JOBS = 6;
 
 t.test('1 api + 2 workers, one worker killed mid-batch: nothing lost, nothing twice, no audio left', async (t) => {
   const cluster = await startScaleOutCluster({
