@@ -2,9 +2,11 @@
 // outage tests and `bench faults`: how each takes its dependency away and brings it back, and which
 // requests cannot be served meanwhile (those must all get 503). The cluster must have been started
 // with `faultProxies`, and on `postgres` (a server the case may restart).
-import type { Fault, RequestKind } from './fault-scenario.js';
+import type { Test } from 'tap';
+
+import { assertSurvived, type Fault, type RequestKind, runFaultCase } from './fault-scenario.js';
 import type { PostgresServer } from './postgres-server.js';
-import type { ScaleOutCluster } from './scale-out-cluster.js';
+import { type ScaleOutCluster, startScaleOutCluster } from './scale-out-cluster.js';
 
 export interface FaultCase {
   /** Which requests need the missing dependency. */
@@ -38,3 +40,18 @@ export const FAULT_CASES: Readonly<Record<FaultCaseName, FaultCase>> = {
   /** The S3 server itself stopped, then started again on its data. */
   'bucket-restart': { needed: RESULTS, fault: (cluster) => ({ down: () => cluster.s3.stop(), up: () => cluster.s3.start() }) },
 };
+
+/**
+ * A test per case, on one scaled-out cluster (an api process and two workers behind fault proxies)
+ * on `postgres`: short outages and few jobs, the bench's cases at test size.
+ */
+export async function testFaultCases(t: Test, postgres: PostgresServer, cases: ReadonlyArray<[FaultCaseName, string]>): Promise<void> {
+  const cluster = await startScaleOutCluster({ workers: 2, postgres, faultProxies: true, env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' } });
+  t.teardown(() => cluster.close());
+  for (const [name, title] of cases) {
+    t.test(`${title}: 503s, then every job exactly once`, async (t) => {
+      const { fault, needed } = FAULT_CASES[name];
+      assertSurvived(t, await runFaultCase(cluster, fault(cluster, postgres), { jobs: 2, outageMs: 5_000 }), needed);
+    });
+  }
+}

@@ -6,24 +6,14 @@
 // the fault succeeds exactly once (one result, billed once), and no process exits.
 import t from 'tap';
 
-import { FAULT_CASES, type FaultCaseName } from '../helpers/fault-cases.js';
-import { assertSurvived, runFaultCase } from '../helpers/fault-scenario.js';
+import { type FaultCaseName, testFaultCases } from '../helpers/fault-cases.js';
 import { startPostgres } from '../helpers/postgres-server.js';
-import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
 
 // A server of this file's own: the restart must not touch a database another test uses.
 const postgres = await startPostgres();
 t.teardown(() => postgres.destroy());
-const cluster = await startScaleOutCluster({ workers: 2, postgres, faultProxies: true, env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' } });
-t.teardown(() => cluster.close());
-
 const cases: Array<[FaultCaseName, string]> = [
   ['database-refused', 'connections cut and refused for 5 s mid-load'],
   ['database-restart', 'the server restarted mid-load'],
 ];
-for (const [name, title] of cases) {
-  t.test(`${title}: 503s, then every job exactly once`, async (t) => {
-    const { fault, needed } = FAULT_CASES[name];
-    assertSurvived(t, await runFaultCase(cluster, fault(cluster, postgres), { jobs: 2, outageMs: 5_000 }), needed);
-  });
-}
+await testFaultCases(t, postgres, cases);
