@@ -9,7 +9,7 @@
 // SVC_TEST_LOG_DIR (test/helpers/test-logs.ts). The audit (test/adversarial/log-audit.audit.ts)
 // must see all of them, and tap runs test files in parallel in no fixed order, so it is a second
 // tap run after the first. The folder is removed when both pass and kept (and named) otherwise.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ const KEEP_FAILED_RUN_LOGS_MS = 24 * 3600 * 1000;
 const TELLING = /^\s*(found|wanted|pattern|message|compare|fileName|lineNumber|[+-][^-]|[+-]$)/;
 
 pruneOldRuns();
+await buildTapIfStale();
 const logDir = join(logRoot, `run-${Date.now()}-${process.pid}`);
 mkdirSync(logDir, { recursive: true });
 // The engine's calls each hold a libuv pool thread (bin/svc-stt.js sizes the pool for the service the same way).
@@ -136,4 +137,18 @@ function pruneOldRuns() {
     const path = join(logRoot, name);
     if (name.startsWith('run-') && Date.now() - statSync(path).mtimeMs > KEEP_FAILED_RUN_LOGS_MS) rmSync(path, { recursive: true, force: true });
   }
+}
+
+/**
+ * tap rebuilds its Test class when the plugins configured in package.json ("tap") differ from the
+ * built ones, but the run that rebuilds still starts its test processes with the old build's loaders
+ * (@tapjs/run: run.js, test-argv.js): on a fresh clone every file then loaded through ts-node as well
+ * as tsx. Built first, the suite's own run starts with the configured loaders.
+ */
+async function buildTapIfStale() {
+  const { TapConfig } = await import('@tapjs/config');
+  const { signature } = await import('@tapjs/test');
+  if ((await TapConfig.load()).pluginSignature === signature) return;
+  const built = spawnSync(process.execPath, [tap, 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (built.status !== 0) process.exit(built.status ?? 1);
 }
