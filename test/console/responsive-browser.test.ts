@@ -24,7 +24,10 @@ interface Layout {
 }
 
 /** What runs off the page at its current width (run in the page). */
-function layoutProblems(page: Page): Promise<Layout> {
+async function layoutProblems(page: Page): Promise<Layout> {
+  // The tests load through tsx, whose esbuild keeps function names by wrapping named functions in
+  // `__name(...)`: a function sent to the page as its source text needs that helper there too.
+  await page.evaluate('globalThis.__name ??= (fn) => fn');
   return page.evaluate(() => {
     const width = window.innerWidth;
     const name = (el: Element) =>
