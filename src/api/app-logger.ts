@@ -3,6 +3,7 @@
 // job ids or webhook destinations), and no credentials, which are also redacted should any code log
 // headers. This holds whether the caller passes pino options or a ready logger.
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { type DestinationStream, pino } from 'pino';
 
 import type { AppLogger, PinoLoggerOptions } from './app-dependencies.js';
 
@@ -37,6 +38,19 @@ export function appLoggerOptions(logger: AppLogger | undefined, defaultLevel: st
     return { loggerInstance: logger.child({}, { redact: { paths: REDACTED_PATHS, censor: CENSOR }, serializers: contentFreeSerializers }) };
   }
   return { logger: withSafety({ level: defaultLevel, ...logger }) };
+}
+
+/**
+ * The process's one logger, made before anything that writes to it (the service's stages, then the
+ * app, which logs through a child of it): the same safety as the app's own, from the same settings.
+ */
+export function createAppLogger(logger: AppLogger | undefined, defaultLevel: string): FastifyBaseLogger {
+  if (isLoggerInstance(logger)) return logger;
+  if (logger === false) return pino({ enabled: false });
+  // Fastify's own logger option takes a `stream` beside pino's options; pino takes it apart.
+  const { stream, ...options } = (logger === undefined || logger === true ? {} : logger) as PinoLoggerOptions & { stream?: DestinationStream };
+  const safe = withSafety({ level: defaultLevel, ...options });
+  return (stream ? pino(safe, stream) : pino(safe)) as FastifyBaseLogger;
 }
 
 function withSafety(options: PinoLoggerOptions): PinoLoggerOptions {

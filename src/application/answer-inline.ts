@@ -4,14 +4,12 @@
 import { BillingBlockedError } from '../billing/billing-errors.js';
 import type { TranscriptionRequest } from '../contract/transcription-request.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
-import type { LanguageFamily } from '../domain/language-families.js';
 import type { UsageRoute } from '../domain/usage-routes.js';
 import { isAbortError } from '../engine/engine-errors.js';
 import { transcribeChannels } from '../pipeline/channel-tracks.js';
 import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
 import { UnsupportedDetectedLanguage } from '../pipeline/pipeline-errors.js';
-import { runTranscription, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
+import { runTranscription, transcriptionDeps, type TranscriptionOutcome } from '../pipeline/run-transcription.js';
 import { segmentDeltas } from '../pipeline/text-deltas.js';
 import { unsupportedLanguageCounters, type UsageCounters, usageCountersOf } from '../pipeline/usage-counters.js';
 import type { KnownSpeaker } from '../pipeline/voice-matching.js';
@@ -56,12 +54,11 @@ export async function answerInline(
     deps.billing.meter(key, { eventKey: inlineEventKey(inline.requestId), route: inlineUsageRoute(transcription), model: transcription.model, ...counters });
   let outcome: TranscriptionOutcome;
   try {
-    const stages = {
-      ...deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: inline.requestId }),
-      decoding: deps.config.decoding,
-      sampleRate: SAMPLE_RATE,
-      dictionaryFor: (family: LanguageFamily) => deps.keys.getDictionary(key.id, family),
-    };
+    const stages = transcriptionDeps(
+      deps.stages[transcription.model]({ workClass: 'interactive', tenant: key.tenant, request: inline.requestId }),
+      deps.config.decoding,
+      (family) => deps.keys.getDictionary(key.id, family),
+    );
     const request = { ...transcription, knownSpeakers: inline.knownSpeakers };
     const recognised = await (
       inline.channels

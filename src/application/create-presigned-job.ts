@@ -7,28 +7,65 @@
 // completed within COMPLETE_GRACE_MS (1 hour) after the form expires fails `job_expired`, and any
 // audio it received is deleted then.
 import type { UsageBilling } from '../billing/usage-billing.js';
+import type { Profile } from '../contract/request-fields.js';
 import type { ApiKeyRecord } from '../domain/api-keys.js';
 import { type JobAuditLog, logJobCreated } from '../jobs/job-audit.js';
 import { storedKnownSpeakers } from '../jobs/job-known-speakers.js';
-import { serializeJobRequest } from '../jobs/job-request.js';
+import { serializeJobRequest, type StoredJobRequest } from '../jobs/job-request.js';
 import { activeTraceParent } from '../jobs/job-trace.js';
 import { signUploadForm } from '../jobs/upload-policy.js';
 import type { IdempotencyStore, StoredResponse } from '../store/idempotency-store.js';
 import { newJobId } from '../store/job-record.js';
-import type { JobStore } from '../store/job-store.js';
+import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import type { TenantBlobs } from '../store/sealed-blob-store.js';
 import type { VoiceProfileStore } from '../store/voice-profile-store.js';
 import type { WebhookAdmission } from '../webhooks/webhook-admission.js';
 import { claimIdempotencyKey } from './idempotency-claim.js';
-import type { JobCreation } from './job-creation.js';
-import type { JobCreationConnection } from './job-creation-connection.js';
 import { enrolledVoicesOf } from './known-speaker-references.js';
 import { jobCreationFingerprint } from './request-fingerprint.js';
 import { requireActiveKey } from './require-active-key.js';
 
 export const DEFAULT_UPLOAD_EXPIRY_SECONDS = 3600;
 export const COMPLETE_GRACE_MS = 3_600_000;
+
+/**
+ * A POST /v1/jobs body once its fields are checked: the request the job will run, and what the
+ * client declares of the file it will upload (the upload slot admits exactly that).
+ */
+export interface JobCreation {
+  request: StoredJobRequest;
+  filename: string;
+  contentType: string;
+  contentLength: number;
+}
+
+// What this use case needs from the route that serves it, at the moments it needs it: a word once the
+// request is admitted, the address of the embedded upload target, and the answer a new job gets,
+// stored for an Idempotency-Key's retries. src/api implements it; the use case never sees how.
+
+/** Where and how the client posts its file: a browser POST form. */
+export interface UploadForm {
+  url: string;
+  fields: Record<string, string>;
+}
+
+export interface CreatedJob {
+  job: JobRecord;
+  upload: UploadForm;
+  /** How long the form is valid from `now`. */
+  expirySeconds: number;
+  now: Date;
+}
+
+export interface JobCreationConnection {
+  /** The request is checked and its webhook admitted: what it announces (a deprecated profile) applies from here on. */
+  admitted(profile: Profile): void;
+  /** The embedded upload target of a job's form, used when the blob store takes no uploads of its own. */
+  embeddedUploadUrl(jobId: string): string;
+  /** The answer to a job created now, as it will be given again to a retry with the same Idempotency-Key. */
+  jobCreated(created: CreatedJob): StoredResponse;
+}
 
 export interface PresignedJobRequest {
   key: ApiKeyRecord;

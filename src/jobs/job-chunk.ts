@@ -10,14 +10,13 @@ import { decodeAudioWindow } from '../audio/index.js';
 import type { ServiceConfig } from '../config/service-config.js';
 import { verboseBody } from '../contract/response-body.js';
 import { SAMPLE_RATE } from '../domain/audio-format.js';
-import type { LanguageFamily } from '../domain/language-families.js';
 import type { ModelId } from '../domain/model-ids.js';
 import { MAX_CHANNELS, transcribeChannels } from '../pipeline/channel-tracks.js';
 import { accumulateChunk } from '../pipeline/chunk-accumulation.js';
 import { chunkWindowSeconds, cutWindow, type WindowChunk } from '../pipeline/chunk-window.js';
 import { applyClinicalText } from '../pipeline/clinical-text-stage.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
-import { runTranscription } from '../pipeline/run-transcription.js';
+import { runTranscription, transcriptionDeps } from '../pipeline/run-transcription.js';
 import type { BlobStore } from '../store/blob-store.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
@@ -148,11 +147,10 @@ export class JobChunkProcessor {
     };
     // Speakers of a long recording are attached globally after its text (decoration), not per chunk.
     const deps = {
-      ...this.deps.stages[request.model](jobWork(job)),
+      ...transcriptionDeps(this.deps.stages[request.model](jobWork(job)), this.deps.config.decoding, (family) =>
+        this.deps.keys.getDictionary(job.keyId, family),
+      ),
       diarize: undefined,
-      decoding: this.deps.config.decoding,
-      sampleRate: SAMPLE_RATE,
-      dictionaryFor: (family: LanguageFamily) => this.deps.keys.getDictionary(job.keyId, family),
     };
     const languageBefore = carry.language.evidence ? { languageBefore: carry.language.evidence } : {};
     // multichannel: each channel finds its own speech (the mix's regions are the cut's only).

@@ -4,6 +4,7 @@
 // No HTTP here: refusals are the pipeline's own errors (pipeline-errors.ts).
 import type { TranscriptRedaction } from '../clinical-text/redact-transcript.js';
 import type { RedactionClass } from '../clinical-text/redaction-classes.js';
+import { SAMPLE_RATE } from '../domain/audio-format.js';
 import { type LanguageFamily } from '../domain/language-families.js';
 import type { Task } from '../domain/tasks.js';
 import type { TranscribeOptions } from '../engine/engine.js';
@@ -22,6 +23,7 @@ import {
 import { WORD_TIMING_FAMILIES } from './languages.js';
 import { emptyPatternTally, type PatternTally } from './pattern-stage.js';
 import { patternPrograms } from './patterns.js';
+import type { PipelineStages } from './pipeline-engine.js';
 import { EMPTY_TALLY, type VocabularyTally } from './prompted-recognition.js';
 import { recogniseRuns } from './recognise-stage.js';
 import { type RecognisedSegment, type Transcribe } from './recognised-segment.js';
@@ -124,6 +126,19 @@ export interface RunTranscriptionDeps {
   sampleRate: number;
   /** The key's stored dictionary for a language family. */
   dictionaryFor: (family: LanguageFamily) => Promise<string[]>;
+}
+
+/**
+ * The one place a transcription's dependencies are put together (the inline route, a job's chunk, the
+ * library): its model's stages for this piece of work, the decoding settings, and where the key's
+ * stored dictionary comes from (none for the library, which has no keys).
+ */
+export function transcriptionDeps(
+  stages: PipelineStages,
+  decoding: DecodingSettings,
+  dictionaryFor: RunTranscriptionDeps['dictionaryFor'] = async () => [],
+): RunTranscriptionDeps {
+  return { ...stages, decoding, sampleRate: SAMPLE_RATE, dictionaryFor };
 }
 
 export interface RunOptions {

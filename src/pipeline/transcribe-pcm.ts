@@ -1,7 +1,6 @@
 // The library's and the CLI's way into the pipeline: the same stages as the service (VAD, language,
 // recognition) over decoded audio, with plain options instead of a validated API request.
 import { resolvePolicies } from '../clinical-text/redaction-classes.js';
-import { SAMPLE_RATE } from '../domain/audio-format.js';
 import { type LanguageTag, parseLanguageTag, SUPPORTED_LANGUAGE_TAGS } from '../domain/language-families.js';
 import type { Engine } from '../engine/engine.js';
 import { applyClinicalText, type ClinicalTextRequest } from './clinical-text-stage.js';
@@ -9,7 +8,7 @@ import type { LanguageChoice } from './language-stage.js';
 import { checkPatterns } from './patterns.js';
 import { pipelineStages } from './pipeline-engine.js';
 import { UnprocessableRequest } from './pipeline-errors.js';
-import { type DecodingSettings, runTranscription, type TranscriptionOutcome } from './run-transcription.js';
+import { type DecodingSettings, runTranscription, transcriptionDeps, type TranscriptionOutcome } from './run-transcription.js';
 
 export interface TranscribePcmOptions {
   /** A supported tag (`en`, `es-MX`, ...), `auto` (per utterance), or omitted: the dominant language is detected. */
@@ -53,12 +52,7 @@ export async function transcribePcm(engine: Engine, pcm: Float32Array, options: 
       wordTimestamps: options.wordTimestamps ?? false,
       ...(options.maxSpeakers !== undefined ? { maxSpeakers: options.maxSpeakers } : {}),
     },
-    {
-      ...pipelineStages(engine, { vad: options.vad }),
-      decoding: { ...DEFAULT_DECODING, ...options.decoding },
-      sampleRate: SAMPLE_RATE,
-      dictionaryFor: async () => [],
-    },
+    transcriptionDeps(pipelineStages(engine, { vad: options.vad }), { ...DEFAULT_DECODING, ...options.decoding }),
     { signal: options.signal },
   );
   return options.clinicalText ? applyClinicalText(outcome, options.clinicalText) : outcome;

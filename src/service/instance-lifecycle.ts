@@ -54,11 +54,6 @@ export class InstanceLifecycle {
     return recovered;
   }
 
-  /** Logs recoveries and heartbeat trouble from now on (the app's logger exists only after start). */
-  useLogger(logger: InstanceLogger): void {
-    this.logger = logger;
-  }
-
   /** Frees the work of instances found dead now (their heartbeat expired). */
   async recover(options: { allBut?: string } = {}): Promise<RecoveredWork> {
     const { instances, jobs, outbox, idempotency, seats } = this.stores;

@@ -7,6 +7,7 @@
 // and /metrics, prints the ready line scripts wait for, and drains on close.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
+import { createAppLogger } from '../api/app-logger.js';
 import { buildApp } from '../api/build-app.js';
 import { KeyRateLimiter } from '../api/rate-limit.js';
 import { TokenBuckets } from '../api/token-bucket.js';
@@ -42,7 +43,6 @@ import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
 import { warnOfWiderModes } from './data-folder-modes.js';
 import { drainAndClose } from './drain-and-close.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
-import { ForwardingLog } from './forwarding-log.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
 import { startListener } from './listener-start.js';
 import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
@@ -147,15 +147,11 @@ interface Role {
   plan: RolePlan;
   closers: Array<() => Promise<void> | void>;
   clock: () => Date;
-  /**
-   * The process's log: the workers, the webhook deliveries and the key-use memo are built before the
-   * HTTP app whose logger they write to (the app's routes need the runner as their queue), so their
-   * lines are held until `use` names it (forwarding-log.ts).
-   */
-  log: ForwardingLog;
+  /** The process's one log, made first: every stage writes to it, and the app logs through a child of it. */
+  log: FastifyBaseLogger;
 }
 
-/** A role's stages, in order: storage, engines and billing, background work, the job runner, the app, its listeners. */
+/** A role's stages, in order: the log, storage, engines and billing, background work, the job runner, the app, its listeners. */
 async function startRole(
   config: ServiceConfig,
   options: StartOptions,
@@ -164,7 +160,8 @@ async function startRole(
   plan: RolePlan,
   closers: Array<() => Promise<void> | void>,
 ): Promise<RunningService> {
-  const role: Role = { config, options, instanceId, stores, plan, closers, clock: options.clock ?? (() => new Date()), log: new ForwardingLog() };
+  const log = createAppLogger(options.logger, config.logLevel);
+  const role: Role = { config, options, instanceId, stores, plan, closers, clock: options.clock ?? (() => new Date()), log };
   const storage = openStorage(role);
   const computing = await openComputing(role, storage);
   const background = await startBackground(role, storage, computing);
@@ -285,7 +282,7 @@ async function startBackground(role: Role, storage: Storage, computing: Computin
     log,
   });
   const instance = new InstanceLifecycle(instanceId, stores, config.role, config.lifecycle.instanceTtlMs);
-  await instance.start();
+  await instance.start(log);
   closers.push(() => instance.stop());
   if (!plan.works) return { instance, housekeeping, deliveries, sweeper: null };
   // Only a process alone with its database and disk may treat every unreferenced blob as an orphan
@@ -352,9 +349,9 @@ function startWork(role: Role, storage: Storage, computing: Computing, backgroun
 }
 type Work = ReturnType<typeof startWork>;
 
-/** The HTTP app; once it exists the process's log writes to its logger, and the workers and deliveries start. */
+/** The HTTP app; once it exists the workers and deliveries start (the app's routes are their queue's callers). */
 async function buildApi(role: Role, storage: Storage, computing: Computing, background: Background, work: Work) {
-  const { config, options, instanceId, stores, plan, closers, clock, log } = role;
+  const { config, instanceId, stores, plan, closers, clock, log } = role;
   const { engines, metrics, billing, watch } = computing;
   const routes = serviceRoutes({
     config,
@@ -379,15 +376,13 @@ async function buildApi(role: Role, storage: Storage, computing: Computing, back
   const app = buildApp({
     config,
     keys: stores.keys,
-    logger: options.logger ?? { level: config.logLevel },
+    logger: log,
     routes,
     requestMetrics: metrics,
     keyRateLimiter,
     keyUse,
   });
   closers.push(() => app.close());
-  background.instance.useLogger(app.log);
-  log.use(app.log);
   await warnOfWiderModes(config.dataDir, app.log);
   if (config.webhooks.allowLoopback) {
     app.log.warn('SVC_WEBHOOK_ALLOW_LOOPBACK is set: webhooks may reach loopback addresses on any port (tests only; never in production)');

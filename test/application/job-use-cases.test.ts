@@ -4,11 +4,11 @@
 import t from 'tap';
 
 import { IdempotencyConflict, IdempotencyInProgress, JobNotFound, KeyRevoked } from '../../src/application/application-errors.js';
+import type { JobCreation } from '../../src/application/create-presigned-job.js';
+import type { JobCreationConnection } from '../../src/application/create-presigned-job.js';
 import { createPresignedJob, type CreatePresignedJobDeps } from '../../src/application/create-presigned-job.js';
 import { findOwnJob } from '../../src/application/find-own-job.js';
 import { claimIdempotencyKey } from '../../src/application/idempotency-claim.js';
-import type { JobCreation } from '../../src/application/job-creation.js';
-import type { JobCreationConnection } from '../../src/application/job-creation-connection.js';
 import type { IdempotencyBegin, IdempotencyStore } from '../../src/store/idempotency-store.js';
 import type { JobRecord } from '../../src/store/job-store.js';
 import { FakeKeyStore } from '../helpers/fake-key-store.js';

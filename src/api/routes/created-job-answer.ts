@@ -1,7 +1,7 @@
 // The 201 POST /v1/jobs answers with: the job, its upload form, where to complete and poll it, the
 // audio lengths it takes, and whether a webhook was asked for. Stored whole with the Idempotency-Key,
 // so a retry is answered byte for byte the same.
-import type { CreatedJob } from '../../application/job-creation-connection.js';
+import type { CreatedJob } from '../../application/create-presigned-job.js';
 import type { ServiceConfig } from '../../config/service-config.js';
 import type { StoredResponse } from '../../store/idempotency-store.js';
 import { jobUrls, jobView, MIN_AUDIO_SECONDS_ADVISORY } from './job-view.js';

@@ -4,7 +4,7 @@
 // over the cap 413, unsupported language, vocabulary, patterns, hints or combination 422, a missing
 // entitlement 403. Messages name only our own field names, never request content. The two answers
 // with no kind below (a media type, an upload length) are the contract's own, built here.
-import type { JobCreation } from '../../application/job-creation.js';
+import type { JobCreation } from '../../application/create-presigned-job.js';
 import { containerForMimeType, filenameMatchesMimeType } from '../../audio/index.js';
 import { parseClinicalTextFields } from '../../contract/clinical-text-fields.js';
 import { refuseUnredactedForKey, withKeyTextDefaults } from '../../contract/key-text-defaults.js';

@@ -18,8 +18,8 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 import { completeJobUpload } from '../../application/complete-job-upload.js';
+import type { JobCreationConnection } from '../../application/create-presigned-job.js';
 import { createPresignedJob } from '../../application/create-presigned-job.js';
-import type { JobCreationConnection } from '../../application/job-creation-connection.js';
 import { pollJob } from '../../application/poll-job.js';
 import { readJobPartial, readJobRedactedAudio, readJobResult, readJobUnredactedResult } from '../../application/read-job-outputs.js';
 import type { UsageBilling } from '../../billing/usage-billing.js';
