@@ -3,13 +3,21 @@
 import type { TenantErasureStores } from '../application/erase-tenant.js';
 import type { MasterKeyRotationStores } from '../application/rotate-master-key.js';
 import { UsageBilling } from '../billing/usage-billing.js';
-import { loadDatabaseUrl, loadDataDir, loadPreviousMasterKeysSetting, loadS3Settings, loadWebhookMasterKeySetting } from '../config/load-config.js';
+import {
+  loadDatabaseUrl,
+  loadDataDir,
+  loadKmsSettings,
+  loadPreviousMasterKeysSetting,
+  loadS3Settings,
+  loadWebhookMasterKeySetting,
+} from '../config/load-config.js';
 import type { KeyRevocationStores } from '../jobs/key-revocation.js';
 import type { BillingSettingsStore } from '../store/billing-settings-store.js';
 import type { ConsoleAccountStore } from '../store/console-account-store.js';
 import type { ConsoleSecondFactorStore } from '../store/console-second-factor-store.js';
 import type { KeyStore } from '../store/key-store.js';
 import { isKeyStoreError } from '../store/key-store-error.js';
+import { kmsMasterKeyId } from '../store/kms/aws-kms-key-provider.js';
 import { masterKeyIdOf } from '../store/master-keys.js';
 import { openBlobStore } from '../store/open-blob-store.js';
 import { openStores, type Stores } from '../store/open-stores.js';
@@ -25,7 +33,8 @@ async function withStores<T>(run: (stores: Stores, dataDir: string) => T | Promi
   // Sealed under the same master key the server uses: SVC_WEBHOOK_MASTER_KEY, else the data folder's.
   const webhookMasterKey = () => loadWebhookMasterKey(dataDir, loadWebhookMasterKeySetting(process.env));
   const previousMasterKeys = () => loadPreviousMasterKeysSetting(process.env).map((key) => Buffer.from(key, 'base64'));
-  const stores = await openStores({ instanceId: 'cli', dataDir, databaseUrl: loadDatabaseUrl(process.env), webhookMasterKey, previousMasterKeys });
+  const kms = loadKmsSettings(process.env);
+  const stores = await openStores({ instanceId: 'cli', dataDir, databaseUrl: loadDatabaseUrl(process.env), webhookMasterKey, previousMasterKeys, kms });
   try {
     return await run(stores, dataDir);
   } finally {
@@ -118,13 +127,22 @@ export async function withTenantKeys<T>(run: (stores: Pick<Stores, 'tenantKeys' 
   return withStores((stores) => administering(() => run(stores)));
 }
 
-/** What a master key rotation changes, with the ids of the configured keys (the active one, then SVC_PREVIOUS_MASTER_KEYS). */
+/**
+ * What a master key rotation changes, with the ids of the configured keys: the active one (SVC_KMS_KEY_ID,
+ * else the webhook master key), then those being rotated away from (SVC_PREVIOUS_MASTER_KEYS, SVC_KMS_PREVIOUS_KEY_IDS).
+ * With a KMS key active the webhook master key is neither: it still seals the webhook and TOTP secrets.
+ */
 export async function withMasterKeyRotationStores<T>(
   run: (stores: MasterKeyRotationStores, keyIds: { active: string; previous: string[] }) => T | Promise<T>,
 ): Promise<T> {
   return withStores((stores, dataDir) => {
-    const active = masterKeyIdOf(loadWebhookMasterKey(dataDir, loadWebhookMasterKeySetting(process.env)));
-    const previous = loadPreviousMasterKeysSetting(process.env).map((key) => masterKeyIdOf(Buffer.from(key, 'base64')));
+    const kms = loadKmsSettings(process.env);
+    const local = masterKeyIdOf(loadWebhookMasterKey(dataDir, loadWebhookMasterKeySetting(process.env)));
+    const active = kms?.keyId ? kmsMasterKeyId(kms.keyId) : local;
+    const previous = [
+      ...loadPreviousMasterKeysSetting(process.env).map((key) => masterKeyIdOf(Buffer.from(key, 'base64'))),
+      ...(kms?.previousKeyIds ?? []).map(kmsMasterKeyId),
+    ];
     return run(stores, { active, previous });
   });
 }

@@ -49,7 +49,7 @@ Usage:
   npx svc-stt tenants rotate-key TENANT_ID [--json]   (a new data key version seals the tenant's new content;
                               older versions still open what they sealed)
   npx svc-stt master-key rotate [--batch N] [--json]   (every data key re-wrapped and secret sealed again under the active
-                              master key, SVC_WEBHOOK_MASTER_KEY; says when a key in SVC_PREVIOUS_MASTER_KEYS is unused)
+                              master key, SVC_KMS_KEY_ID else SVC_WEBHOOK_MASTER_KEY; says when a previous key is unused)
   npx svc-stt redact [--policies LIST] [--substitution entity_name|hash] [--json]   (PHI redaction of a transcript on stdin:
                      text in, {"text","entities":[{type,start,end}]} out; --json: verbose_json in and out, with redactions
                      in seconds; LIST: classes or groups, comma-separated, default identifiers; see docs/API.md "Redaction")

@@ -8,6 +8,7 @@ import { EDGE_MODEL, FLAGSHIP_MODEL } from '../domain/model-ids.js';
 import { WORD_ALIGNMENTS } from '../engine/alignment-heads.js';
 import { isModelPathArgument, resolveModelFile } from '../models/model-paths.js';
 import { defaultVadModelPath } from '../models/vad-model-path.js';
+import { isKmsKeyId, kmsKeyRegion, type KmsSettings } from '../store/kms/kms-settings.js';
 import { s3SettingsProblems } from '../store/s3/s3-settings.js';
 import { ConfigError } from './config-error.js';
 import { type ConfigFile, readConfigFile } from './config-file.js';
@@ -86,6 +87,9 @@ const S = {
   logLevel: setting('SVC_LOG_LEVEL'),
   webhookMasterKey: setting('SVC_WEBHOOK_MASTER_KEY', 'webhooks.masterKey'),
   previousMasterKeys: setting('SVC_PREVIOUS_MASTER_KEYS'),
+  kmsKeyId: setting('SVC_KMS_KEY_ID'),
+  kmsPreviousKeyIds: setting('SVC_KMS_PREVIOUS_KEY_IDS'),
+  kmsEndpoint: setting('SVC_KMS_ENDPOINT'),
   webhookAllowLoopback: setting('SVC_WEBHOOK_ALLOW_LOOPBACK', 'webhooks.allowLoopback'),
   webhookDnsServers: setting('SVC_WEBHOOK_DNS_SERVERS', 'webhooks.dnsServers'),
   webhookAttemptTimeoutMs: setting('SVC_WEBHOOK_ATTEMPT_TIMEOUT_MS', 'webhooks.attemptTimeoutMs'),
@@ -196,6 +200,7 @@ export function loadConfig(env: Env = process.env): ServiceConfig {
     webhooks: {
       masterKey: readWebhookMasterKey(reader),
       previousMasterKeys: readPreviousMasterKeys(reader),
+      kms: readKms(reader, env),
       allowLoopback: reader.boolean(S.webhookAllowLoopback, false),
       dnsServers: readDnsServers(reader),
       attemptTimeoutMs: reader.integer(S.webhookAttemptTimeoutMs, 10_000, 100, 60_000),
@@ -452,6 +457,67 @@ function readPreviousMasterKeys(reader: SettingsReader): string[] {
     reader.problem(S.previousMasterKeys, 'must be comma-separated base64 keys of exactly 32 bytes each (the master keys being rotated away from)');
   }
   return keys;
+}
+
+/** Only the AWS KMS settings (SVC_KMS_*; null: local master keys alone), for the admin commands. */
+export function loadKmsSettings(env: Env = process.env): KmsSettings | null {
+  const { reader } = openReader(env);
+  const kms = readKms(reader, env);
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return kms;
+}
+
+const KMS_KEY_EXPECTATION = 'must be a KMS key id, key ARN, alias name (alias/...) or alias ARN';
+
+/**
+ * SVC_KMS_KEY_ID names the KMS key that wraps new data keys, SVC_KMS_PREVIOUS_KEY_IDS those still
+ * unwrapping (either alone: a rotation from KMS back to the local key). One region for all: the
+ * ARNs', else AWS_REGION. Credentials are the AWS SDK's own (its default chain), never settings here.
+ */
+function readKms(reader: SettingsReader, env: Env): KmsSettings | null {
+  const keyId = reader.has(S.kmsKeyId) ? reader.text(S.kmsKeyId, '', /\S/, KMS_KEY_EXPECTATION).trim() : null;
+  const previousKeyIds = reader.has(S.kmsPreviousKeyIds)
+    ? reader
+        .text(S.kmsPreviousKeyIds, '', /^[\w:/,\s-]*$/, `must be comma-separated KMS key ids (each ${KMS_KEY_EXPECTATION.replace('must be ', '')})`)
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== '')
+    : [];
+  if (keyId === null && previousKeyIds.length === 0) {
+    if (reader.has(S.kmsEndpoint))
+      reader.problem(S.kmsEndpoint, `has no effect without ${reader.labelOf(S.kmsKeyId)} or ${reader.labelOf(S.kmsPreviousKeyIds)}`);
+    return null;
+  }
+  if (keyId !== null && !isKmsKeyId(keyId)) reader.problem(S.kmsKeyId, KMS_KEY_EXPECTATION);
+  const badPrevious = previousKeyIds.filter((id) => !isKmsKeyId(id));
+  if (badPrevious.length > 0)
+    reader.problem(S.kmsPreviousKeyIds, `${KMS_KEY_EXPECTATION.replace('must be', 'holds ids that are not')}: ${badPrevious.join(', ')}`);
+  const keyIds = [...(keyId === null ? [] : [keyId]), ...previousKeyIds];
+  const arnRegions = [...new Set(keyIds.map(kmsKeyRegion).filter((region) => region !== null))];
+  const region = arnRegions[0] ?? env.AWS_REGION ?? '';
+  if (arnRegions.length > 1 || (arnRegions.length === 1 && env.AWS_REGION && env.AWS_REGION !== region)) {
+    reader.problem(S.kmsKeyId, `and ${reader.labelOf(S.kmsPreviousKeyIds)} must name keys of one region, AWS_REGION's if set (found ${arnRegions.join(', ')})`);
+  }
+  const idsValid = (keyId === null || isKmsKeyId(keyId)) && badPrevious.length === 0;
+  if (region === '' && idsValid) reader.problem(S.kmsKeyId, 'needs a region: give key ARNs, or set AWS_REGION');
+  const endpoint = reader.has(S.kmsEndpoint) ? readHttpUrl(reader, S.kmsEndpoint) : undefined;
+  return { keyId, previousKeyIds, region, ...(endpoint ? { endpoint } : {}) };
+}
+
+/** An http(s) URL without credentials, query or fragment; undefined (and a problem) otherwise. */
+function readHttpUrl(reader: SettingsReader, name: SettingName): string | undefined {
+  const raw = reader.text(name, '', /\S/, 'must be an http(s) URL');
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Reported below.
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.username || url.password || url.search || url.hash) {
+    reader.problem(name, 'must be an http(s) URL without credentials, query or fragment');
+    return undefined;
+  }
+  return raw;
 }
 
 function readWebhookMasterKey(reader: SettingsReader): string | null {

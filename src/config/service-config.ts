@@ -2,6 +2,7 @@
 // JSON config file (SVC_CONFIG, flat keys: see load-config.ts), validated at start (see load-config.ts).
 import type { ModelId } from '../domain/model-ids.js';
 import type { WordAlignment } from '../engine/alignment-heads.js';
+import type { KmsSettings } from '../store/kms/kms-settings.js';
 import type { S3BucketSettings } from '../store/s3/s3-settings.js';
 
 /** The bucket settings (SVC_S3_*); the process adds its local spool folder itself. */
@@ -104,8 +105,16 @@ export interface ServiceConfig {
    * `dnsServers`: resolvers asked for a destination's A/AAAA records (default: the system's).
    * `attemptTimeoutMs`: per attempt (the contract: 10 s). `previousMasterKeys`: master keys being rotated
    * away from (SVC_PREVIOUS_MASTER_KEYS): they open what they sealed, never seal (`svc-stt master-key rotate`).
+   * `kms`: AWS KMS keys (SVC_KMS_*) that wrap tenants' data keys in the master key's place; null: none.
    */
-  webhooks: { masterKey: string | null; previousMasterKeys: string[]; allowLoopback: boolean; dnsServers: string[] | null; attemptTimeoutMs: number };
+  webhooks: {
+    masterKey: string | null;
+    previousMasterKeys: string[];
+    kms: KmsSettings | null;
+    allowLoopback: boolean;
+    dnsServers: string[] | null;
+    attemptTimeoutMs: number;
+  };
   /** Public base URL used in poll_url/Location (default http://HOST:PORT). */
   publicBaseUrl: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';

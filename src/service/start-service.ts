@@ -119,6 +119,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     databaseUrl: config.database.url,
     webhookMasterKey: () => loadWebhookMasterKey(config.dataDir, config.webhooks.masterKey),
     previousMasterKeys: () => config.webhooks.previousMasterKeys.map((key) => Buffer.from(key, 'base64')),
+    kms: config.webhooks.kms,
     // A rotated key is refused from its revoke_at on the service's clock (tests move it).
     clock: () => (options.clock?.() ?? new Date()).getTime(),
   });

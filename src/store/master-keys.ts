@@ -5,9 +5,8 @@
 //
 // LocalKeyProvider holds the key in process memory: today's webhook master key (SVC_WEBHOOK_MASTER_KEY
 // or <data dir>/webhook-master.key), whose id is derived from the key itself, so an existing installation's
-// key keeps one id with no new setting. A KMS provider (AWS KMS: Encrypt/Decrypt of the 32-byte data
-// key, the context as the encryption context) implements the same interface; none is written or
-// tested here yet.
+// key keeps one id with no new setting. AwsKmsKeyProvider (kms/) implements the same interface with
+// AWS KMS, and KeyProviderChain puts the two together for a process configured with both.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 import { SealingError } from './sealing-error.js';
@@ -33,6 +32,8 @@ export interface KeyProvider {
   wrap(dataKey: Buffer, context: string): Promise<WrappedKey>;
   /** Throws SealingError when the key is unknown, the context differs or the bytes were changed. */
   unwrap(key: WrappedKey, context: string): Promise<Buffer>;
+  /** Releases what the provider holds open (a KMS client's connections). */
+  close?(): void;
 }
 
 /** `mk-` and 16 hex digits of an HMAC-SHA-256 under the key: names it in rows and errors without revealing it. */

@@ -12,7 +12,10 @@ import type { IdempotencyStore } from './idempotency-store.js';
 import type { InstanceRegistry } from './instance-registry.js';
 import { InProcessJobNotices, type JobNotices } from './job-notices.js';
 import type { JobStore } from './job-store.js';
+import { KeyProviderChain } from './key-provider-chain.js';
 import type { KeyStore } from './key-store.js';
+import { AwsKmsKeyProvider } from './kms/aws-kms-key-provider.js';
+import type { KmsSettings } from './kms/kms-settings.js';
 import { KyselyBillingSettingsStore } from './kysely/kysely-billing-settings-store.js';
 import { KyselyConsoleAccountStore } from './kysely/kysely-console-account-store.js';
 import { KyselyConsoleSecondFactorStore } from './kysely/kysely-console-second-factor-store.js';
@@ -107,6 +110,8 @@ export interface StoreLocation {
    * secrets they sealed; nothing new is sealed under them. Default none.
    */
   previousMasterKeys?: () => readonly Buffer[];
+  /** AWS KMS keys (SVC_KMS_*): with an active one it wraps new data keys, the local keys above only unwrap. Default none. */
+  kms?: KmsSettings | null;
   /** Epoch milliseconds, for what the stores judge by time (a key's scheduled revocation); default Date.now. */
   clock?: () => number;
 }
@@ -144,14 +149,17 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
 /** Every store on `db`; what differs per database (`kind`, the notices, closing) comes from the caller. */
 function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind' | 'notices' | 'close'>): Stores {
   let secrets: WebhookSecretStore | null = null;
-  // The active master key is the webhook master key, its id derived from the key (master-keys.ts).
   let provider: KeyProvider | null = null;
   const previous = location.previousMasterKeys ?? (() => []);
-  const masterKeys = () => (provider ??= new LocalKeyProvider([location.webhookMasterKey(), ...previous()]));
+  const masterKeys = () => (provider ??= masterKeyProvider(location));
   const tenantKeys = new KyselyTenantKeys(db, masterKeys, location.clock);
   const sealer = new ContentSealer(tenantKeys);
   return {
     ...own,
+    close: async () => {
+      provider?.close?.();
+      await own.close();
+    },
     tenantKeys,
     tenantErasure: new KyselyTenantErasureStore(db),
     sealer,
@@ -179,4 +187,18 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
       await sql`SELECT 1`.execute(db);
     },
   };
+}
+
+/**
+ * The local master keys (the webhook master key, its id derived from the key, and the previous ones),
+ * with the KMS keys when there are any: the active KMS key then wraps, and the local keys only unwrap
+ * what they wrapped before (a rotation moves it: `svc-stt master-key rotate`).
+ */
+function masterKeyProvider(location: StoreLocation): KeyProvider {
+  const local = new LocalKeyProvider([location.webhookMasterKey(), ...(location.previousMasterKeys?.() ?? [])]);
+  const kms = location.kms;
+  const kmsKeyIds = kms ? [...(kms.keyId === null ? [] : [kms.keyId]), ...kms.previousKeyIds] : [];
+  if (!kms || kmsKeyIds.length === 0) return local;
+  const remote = new AwsKmsKeyProvider(kmsKeyIds, kms);
+  return kms.keyId === null ? new KeyProviderChain(local, [remote]) : new KeyProviderChain(remote, [local]);
 }

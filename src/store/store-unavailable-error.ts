@@ -1,8 +1,9 @@
 // A store could not be reached or could not answer: the database server is down or restarting, the
-// network to it dropped, a connection could not be had in time, the bucket does not answer. The
-// request that needed it was fine and nothing was acknowledged; src/api answers 503 with
-// Retry-After, and readiness probes report the store as unavailable.
-export type UnavailableStore = 'database' | 'storage';
+// network to it dropped, a connection could not be had in time, the bucket or the key management
+// service does not answer (or refuses the service's credentials). The request that needed it was
+// fine and nothing was acknowledged; src/api answers 503 with Retry-After, and readiness probes
+// report the store as unavailable.
+export type UnavailableStore = 'database' | 'storage' | 'key service';
 
 export class StoreUnavailableError extends Error {
   constructor(

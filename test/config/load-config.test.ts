@@ -62,7 +62,7 @@ t.test('only SVC_MODEL given: defaults everywhere else', async (t) => {
     decodeTimeoutMs: DEFAULTS.decodeTimeoutMs,
     decoding: { ...DEFAULTS.decoding },
     jobs: { chunkSeconds: 300, uploadExpirySeconds: 3600 },
-    webhooks: { masterKey: null, previousMasterKeys: [], allowLoopback: false, dnsServers: null, attemptTimeoutMs: 10_000 },
+    webhooks: { masterKey: null, previousMasterKeys: [], kms: null, allowLoopback: false, dnsServers: null, attemptTimeoutMs: 10_000 },
     publicBaseUrl: 'http://127.0.0.1:8080',
     logLevel: 'info',
   });

@@ -32,7 +32,7 @@ export function testConfig(overrides: Partial<ServiceConfig> = {}): ServiceConfi
     pool: { workers: 1, threadsPerWorker: 1, maxQueue: 4 },
     upload: { ...DEFAULTS.upload },
     decoding: { ...DEFAULTS.decoding },
-    webhooks: { masterKey: null, previousMasterKeys: [], allowLoopback: false, dnsServers: null, attemptTimeoutMs: 10_000 },
+    webhooks: { masterKey: null, previousMasterKeys: [], kms: null, allowLoopback: false, dnsServers: null, attemptTimeoutMs: 10_000 },
     publicBaseUrl: 'http://127.0.0.1:8080',
     logLevel: 'silent',
     ...overrides,

@@ -92,6 +92,7 @@ export async function startTestService(env: Record<string, string> = {}, options
     dataDir,
     databaseUrl: config.database.url,
     webhookMasterKey: () => loadWebhookMasterKey(dataDir, config.webhooks.masterKey),
+    kms: config.webhooks.kms,
   });
   const bucket = s3 ? new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: s3.credentials }) : null;
   const objects = async (prefix: string): Promise<string[]> => {
