@@ -5,29 +5,67 @@
 // deadline), brings it back, and counts: the answers during the fault, jobs accepted, succeeded, lost
 // and billed twice, results not served whole, result objects left behind by retried steps (not
 // served; the orphan sweep's), and the time until every process is ready again
-// (test/helpers/fault-scenario.ts; the tests run the same cases with a 5 s outage).
-//   npm run bench -- faults [--outage-seconds 30] [--jobs 6] [--cases database-refused,bucket-refused,...]
+// (test/helpers/fault-scenario.ts; the tests run the same cases with a 5 s outage). Every job asks
+// for a webhook: one signed success event per job, none twice. The kill cases SIGKILL an api
+// process mid-way through a 90 MB direct upload (the route's cap is 100,000,000 bytes) and after the
+// first event of a streamed answer, then restart it; and the embedded default (SQLite, local disk)
+// mid-way through a 200 MB job upload (test/helpers/kill-scenario.ts; the tests cut 16 and 32 MB).
+//   npm run bench -- faults [--outage-seconds 30] [--jobs 6] [--cases database-refused,api-kill-stream,...]
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
 import { FAULT_CASES, type FaultCaseName } from '../test/helpers/fault-cases.js';
 import { faultCaseFailures, type FaultCaseReport, runFaultCase } from '../test/helpers/fault-scenario.js';
+import { KILL_CASES, killCaseFailures, type KillCaseName, type KillCaseReport, runApiKillCase, runEmbeddedUploadKill } from '../test/helpers/kill-scenario.js';
 import { startPostgres } from '../test/helpers/postgres-server.js';
 import { startScaleOutCluster } from '../test/helpers/scale-out-cluster.js';
+import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
 
 export async function run(args: string[]): Promise<void> {
   const outageSeconds = Number(flag(args, 'outage-seconds', '30'));
   const jobs = Number(flag(args, 'jobs', '6'));
-  const names = flag(args, 'cases', Object.keys(FAULT_CASES).join(',')).split(',') as FaultCaseName[];
-  for (const name of names) if (!(name in FAULT_CASES)) throw new Error(`no case ${name}: ${Object.keys(FAULT_CASES).join(', ')}`);
+  const all = [...Object.keys(FAULT_CASES), ...Object.keys(KILL_CASES)];
+  const chosen = flag(args, 'cases', all.join(',')).split(',');
+  for (const name of chosen) if (!all.includes(name)) throw new Error(`no case ${name}: ${all.join(', ')}`);
+  const names = chosen.filter((name): name is FaultCaseName => name in FAULT_CASES);
+  const kills = chosen.filter((name): name is KillCaseName => name in KILL_CASES);
 
+  // The service processes post webhooks to the receiver's test certificate: they trust the test CA
+  // as the suite's servers do (the variable is read at process start; they inherit it).
+  const certificates = execFileSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'make-test-certificates.mjs')], { encoding: 'utf8' });
+  process.env.NODE_EXTRA_CA_CERTS = certificates.trim().replace(/^export NODE_EXTRA_CA_CERTS=/, '');
   // A server of the bench's own, which the restart case stops and starts.
   const postgres = await startPostgres();
-  const cluster = await startScaleOutCluster({ workers: 2, postgres, faultProxies: true, env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' } });
+  const cluster = await startScaleOutCluster({
+    workers: 2,
+    postgres,
+    faultProxies: true,
+    webhooks: true,
+    env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' },
+  });
   const results: Array<{ name: FaultCaseName; report: FaultCaseReport; failures: string[] }> = [];
+  const killed: Array<{ name: KillCaseName; report: KillCaseReport; failures: string[] }> = [];
   try {
     for (const name of names) {
       const { fault, needed } = FAULT_CASES[name];
       const report = await runFaultCase(cluster, fault(cluster, postgres), { jobs, outageMs: outageSeconds * 1000 });
       results.push({ name, report, failures: faultCaseFailures(report, needed) });
+    }
+    // The victim answers on the tiny model on one thread, so a streamed answer lasts long enough to be cut.
+    let victim = kills.some((name) => KILL_CASES[name] !== 'embedded')
+      ? await cluster.addApi({ SVC_MODEL: await testModelPath('tiny'), SVC_THREADS_PER_WORKER: '1' })
+      : null;
+    for (const name of kills) {
+      const point = KILL_CASES[name];
+      let report: KillCaseReport;
+      if (point === 'embedded') report = await runEmbeddedUploadKill({ uploadBytes: 200_000_000 });
+      else {
+        const ran = await runApiKillCase(cluster, victim!, point, { uploadBytes: 90_000_000 });
+        victim = ran.restarted;
+        report = ran.report;
+      }
+      killed.push({ name, report, failures: killCaseFailures(report) });
     }
   } finally {
     await cluster.close();
@@ -77,28 +115,69 @@ export async function run(args: string[]): Promise<void> {
       failures.length === 0 ? 'yes' : 'NO',
     ]),
   );
-  for (const { name, failures } of results) for (const failure of failures) console.log(`${name}: ${failure}`);
+  if (killed.length > 0) {
+    console.log('');
+    printTable(
+      [
+        'case',
+        'client saw',
+        'MB spooled at kill',
+        'spool left',
+        'half jobs',
+        'objects left',
+        'charged',
+        'accepted',
+        'succeeded',
+        'lost',
+        'webhooks',
+        'survived',
+      ],
+      killed.map(({ name, report }) => [
+        name,
+        report.client + (report.midStream === null ? '' : report.midStream ? ' mid-stream' : ' after the end'),
+        report.spooledAtKill === null ? '-' : round(report.spooledAtKill / 1e6, 1),
+        report.spoolLeft,
+        report.halfJobs,
+        report.bucketLeft,
+        report.charged,
+        report.accepted,
+        report.succeeded,
+        report.lost,
+        report.webhooks ? `${report.succeeded - report.webhooks.missing} of ${report.succeeded}` : '-',
+        killCaseFailures(report).length === 0 ? 'yes' : 'NO',
+      ]),
+    );
+  }
+  for (const { name, failures } of [...results, ...killed]) for (const failure of failures) console.log(`${name}: ${failure}`);
   const sum = (pick: (report: FaultCaseReport) => number) => results.reduce((total, { report }) => total + pick(report), 0);
+  const sumKills = (pick: (report: KillCaseReport) => number) => killed.reduce((total, { report }) => total + pick(report), 0);
   const hung = sum((r) =>
     [...Object.values(r.duringFault), ...Object.values(r.afterFault)].reduce((n, byStatus) => n + (byStatus.timeout ?? 0) + (byStatus.error ?? 0), 0),
   );
   console.log(`\n${outageSeconds} s outages, ${jobs} jobs per case; bars: every case survives, 0 lost, 0 duplicated, 0 server errors, 0 hung`);
   printResult('faults', {
-    cases: results.length,
-    survived: results.filter((r) => r.failures.length === 0).length,
-    lost: sum((r) => r.lost),
-    duplicated: sum((r) => r.duplicated),
+    cases: results.length + killed.length,
+    survived: [...results, ...killed].filter((r) => r.failures.length === 0).length,
+    lost: sum((r) => r.lost) + sumKills((r) => r.lost),
+    duplicated: sum((r) => r.duplicated) + sumKills((r) => r.duplicated),
     server_errors: sum((r) => r.serverErrors),
-    hung,
+    hung: hung + killed.filter((r) => r.report.client === 'timeout').length,
     missing_retry_after: sum((r) => r.missingRetryAfter),
     unbilled: sum((r) => r.unbilled),
     unreadable: sum((r) => r.unreadable),
     leftover_objects: sum((r) => r.leftoverObjects),
     exited: sum((r) => r.exited),
-    max_seconds_to_ready: round(Math.max(...results.map((r) => r.report.secondsToReady ?? Infinity)), 2),
-    max_seconds_to_jobs_done: round(Math.max(...results.map((r) => r.report.secondsToEnd)), 1),
+    webhooks_missing: sum((r) => r.webhooks?.missing ?? 0) + sumKills((r) => r.webhooks?.missing ?? 0),
+    webhooks_duplicated: sum((r) => r.webhooks?.duplicated ?? 0) + sumKills((r) => r.webhooks?.duplicated ?? 0),
+    webhooks_unsigned: sum((r) => r.webhooks?.unsigned ?? 0) + sumKills((r) => r.webhooks?.unsigned ?? 0),
+    webhooks_redelivered: sum((r) => r.webhooks?.redelivered ?? 0) + sumKills((r) => r.webhooks?.redelivered ?? 0),
+    kill_clients_cut: killed.filter((r) => r.report.client === 'cut').length,
+    kill_left_behind: sumKills((r) => r.spoolLeft + r.halfJobs + r.bucketLeft),
+    kill_charged: sumKills((r) => r.charged),
+    max_seconds_to_ready: results.length === 0 ? null : round(Math.max(...results.map((r) => r.report.secondsToReady ?? Infinity)), 2),
+    max_seconds_to_jobs_done: results.length === 0 ? null : round(Math.max(...results.map((r) => r.report.secondsToEnd)), 1),
     outage_seconds: outageSeconds,
     jobs_per_case: jobs,
-    failed_cases: results.filter((r) => r.failures.length > 0).map((r) => r.name),
+    failed_cases: [...results, ...killed].filter((r) => r.failures.length > 0).map((r) => r.name),
   });
 }

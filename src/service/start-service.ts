@@ -251,8 +251,9 @@ type Computing = Awaited<ReturnType<typeof openComputing>>;
 /**
  * Registered as an instance before any work is taken, with what dead instances held released (with
  * SQLite: every earlier process's job leases, cut-off uploads, webhook attempts, idempotency claims);
- * then, on roles that work, the webhook deliveries and the sweeper, whose first pass removes whatever
- * a crash left unreferenced before anything can write a blob.
+ * then the request bodies a crash left in the local spool removed; then, on roles that work, the
+ * webhook deliveries and the sweeper, whose first pass removes whatever a crash left unreferenced
+ * before anything can write a blob.
  */
 async function startBackground(role: Role, storage: Storage, computing: Computing) {
   const { config, instanceId, stores, plan, closers, clock, log } = role;
@@ -285,6 +286,14 @@ async function startBackground(role: Role, storage: Storage, computing: Computin
   const instance = new InstanceLifecycle(instanceId, stores, config.role, config.lifecycle.instanceTtlMs);
   await instance.start(log);
   closers.push(() => instance.stop());
+  // The spool is this process's own and nothing streams into it yet: what is there a crash cut off.
+  // Removed now, on every role: an api process runs no sweeper, and the sweeper's age guard keeps
+  // spooled bodies an hour (with shared storage its first pass is no wholesale one).
+  const spooled = await storage.opened.blobs.sweepSpool().catch((error: unknown) => {
+    log.warn({ err: error }, 'the upload spool could not be cleared at start; the sweeper retries');
+    return 0;
+  });
+  if (spooled > 0) log.info({ removed: spooled }, 'removed request bodies a crash cut off');
   if (!plan.works) return { instance, housekeeping, deliveries, sweeper: null };
   // Only a process alone with its database and disk may treat every unreferenced blob as an orphan
   // at start: with shared storage another process may be writing one right now.

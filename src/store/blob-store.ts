@@ -91,6 +91,11 @@ export interface BlobStore {
    * whose job no longer awaits its upload. Returns how many blobs were removed.
    */
   sweepOrphans(owners: BlobOwners, olderThanMs: number, now?: Date): Promise<number>;
+  /**
+   * Removes every request body in this process's local spool, whatever its age: for the start, when
+   * none can still be streaming in, so whatever is there a crash cut off. Returns how many went.
+   */
+  sweepSpool(): Promise<number>;
   /** Present only when uploads of presigned job forms go straight to storage (S3), bypassing the API. */
   readonly directUploads?: DirectUploads;
 }

@@ -148,6 +148,10 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
+  sweepSpool(): Promise<number> {
+    return this.spool.sweep(Number.POSITIVE_INFINITY);
+  }
+
   async sweepOrphans(owners: BlobOwners, olderThanMs: number, now = new Date()): Promise<number> {
     // The age guard protects files in use: an upload still streaming (its mtime moves), and audio
     // moved into jobs/ a moment before its job row is committed.

@@ -81,6 +81,10 @@ abstract class PassingThrough {
   sweepOrphans(owners: BlobOwners, olderThanMs: number, now?: Date): Promise<number> {
     return this.raw.sweepOrphans(owners, olderThanMs, now);
   }
+
+  sweepSpool(): Promise<number> {
+    return this.raw.sweepSpool();
+  }
 }
 
 export class SealedBlobStore extends PassingThrough implements TenantBlobs {

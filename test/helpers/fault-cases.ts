@@ -43,10 +43,16 @@ export const FAULT_CASES: Readonly<Record<FaultCaseName, FaultCase>> = {
 
 /**
  * A test per case, on one scaled-out cluster (an api process and two workers behind fault proxies)
- * on `postgres`: short outages and few jobs, the bench's cases at test size.
+ * on `postgres`, its jobs asking for webhooks: short outages and few jobs, the bench's cases at test size.
  */
 export async function testFaultCases(t: Test, postgres: PostgresServer, cases: ReadonlyArray<[FaultCaseName, string]>): Promise<void> {
-  const cluster = await startScaleOutCluster({ workers: 2, postgres, faultProxies: true, env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' } });
+  const cluster = await startScaleOutCluster({
+    workers: 2,
+    postgres,
+    faultProxies: true,
+    webhooks: true,
+    env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' },
+  });
   t.teardown(() => cluster.close());
   for (const [name, title] of cases) {
     t.test(`${title}: 503s, then every job exactly once`, async (t) => {

@@ -5,8 +5,9 @@
 // request has a client deadline. Afterwards the case waits for the processes to be ready again and
 // for every accepted job to end, and counts what an operator would ask about: the status of each
 // request during the fault, 503s without Retry-After, requests that hung, jobs lost or run twice
-// (one result object and one usage event per job, one `job.succeeded` event per job at the
-// webhook receiver), processes that exited on their own.
+// (one result object and one usage event per job; on a cluster started with `webhooks`, every job
+// asks for a webhook and the receiver must get one signed `transcription.job.succeeded` event per
+// job), processes that exited on their own.
 import { readFile } from 'node:fs/promises';
 
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -18,6 +19,8 @@ import { speechWav } from './audio-fixtures.js';
 import { auth, completeJob, type CreatedJob, createJob, jobBody, uploadFile, waitForEnd } from './jobs-client.js';
 import type { ScaleOutCluster } from './scale-out-cluster.js';
 import { postTranscription } from './test-service.js';
+import { startWebhookReceiver } from './webhook-receiver.js';
+import { tallyJobWebhooks, type WebhookTally } from './webhook-tally.js';
 
 /** A request that has not answered in this long has hung (the service's own deadlines are shorter). */
 export const REQUEST_DEADLINE_MS = 20_000;
@@ -77,6 +80,8 @@ export interface FaultCaseReport {
   unbilled: number;
   /** 5xx other than 503 during or after the fault. */
   serverErrors: number;
+  /** What the webhook receiver got for the accepted jobs; null when the cluster has no webhook secret. */
+  webhooks: WebhookTally | null;
   /** Processes that exited on their own. */
   exited: number;
 }
@@ -89,13 +94,15 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
   const inlineAudio = await readFile(await speechWav(2));
   const db = await openPostgres(cluster.databaseUrl);
   const bucket = new S3Client({ endpoint: cluster.s3.endpoint, region: cluster.s3.region, forcePathStyle: true, credentials: cluster.s3.credentials });
+  const receiver = cluster.webhookSecret ? await startWebhookReceiver({ status: 204 }) : null;
+  const hook = receiver ? { webhook_url: `${receiver.origin}/hooks/stt` } : {};
   try {
     const finished = await createJob(api.url, key, jobBody(jobAudio, { language: 'en' }));
     if ((await uploadFile(finished, jobAudio)).status !== 204 || (await completeJob(finished, key)).status !== 202) throw new Error('the first job');
     if ((await waitForEnd(finished.poll_url, key)).status !== 'succeeded') throw new Error('the first job did not succeed');
     const jobs: CreatedJob[] = [];
     for (let i = 0; i < options.jobs; i++) {
-      const job = await createJob(api.url, key, jobBody(jobAudio, { language: 'en' }));
+      const job = await createJob(api.url, key, jobBody(jobAudio, { language: 'en', ...hook }));
       const uploaded = await uploadFile(job, jobAudio);
       if (uploaded.status !== 204) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
       jobs.push(job);
@@ -201,6 +208,12 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
       await sleep(200);
     }
     const secondsToEnd = (Date.now() - upAt) / 1000;
+    // Every succeeded job's event written and sent (a delivery is final once recorded delivered).
+    while (receiver && Date.now() < until) {
+      const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE job_id = ANY($1) AND state = 'delivered'`, [ids]);
+      if (rows[0]!.n >= succeeded) break;
+      await sleep(200);
+    }
 
     const failed = await db.query<{ error_code: string; error_message: string }>(
       `SELECT error_code, error_message FROM jobs WHERE id = ANY($1) AND status = 'failed'`,
@@ -208,6 +221,8 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
     );
     const usage = await db.query<{ event_key: string }>('SELECT event_key FROM usage_events WHERE route = $1', ['job']);
     const results = ((await bucket.send(new ListObjectsV2Command({ Bucket: cluster.s3.bucket, Prefix: 'results/' }))).Contents ?? []).map((o) => o.Key!);
+    const succeededIds = (await db.query<{ id: string }>(`SELECT id FROM jobs WHERE id = ANY($1) AND status = 'succeeded'`, [ids])).rows.map((r) => r.id);
+    const webhooks = receiver ? tallyJobWebhooks(receiver.requests, cluster.webhookSecret!, succeededIds) : null;
     const named = await db.query<Record<string, string | null>>(
       'SELECT result_path, partial_path, unredacted_path, redacted_audio_path FROM jobs WHERE id = ANY($1)',
       [ids],
@@ -243,9 +258,11 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
       leftoverObjects,
       unbilled,
       serverErrors,
+      webhooks,
       exited: processes.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null).length,
     };
   } finally {
+    await receiver?.close();
     bucket.destroy();
     await db.close();
   }
@@ -273,7 +290,14 @@ export function faultCaseFailures(report: FaultCaseReport, needed: readonly Requ
   for (const what of ['lost', 'duplicated', 'unbilled', 'unreadable', 'serverErrors', 'exited'] as const) {
     if (report[what] > 0) failures.push(`${what}: ${report[what]}`);
   }
+  failures.push(...webhookFailures(report.webhooks));
   return failures;
+}
+
+/** One signed success event per succeeded job, none told twice (a repeated id is a retry, not a second event). */
+export function webhookFailures(tally: WebhookTally | null): string[] {
+  if (!tally) return [];
+  return (['missing', 'duplicated', 'unsigned'] as const).filter((what) => tally[what] > 0).map((what) => `webhook events ${what}: ${tally[what]}`);
 }
 
 /** The case's expectations as one assertion, with the report beside it. */

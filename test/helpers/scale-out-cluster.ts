@@ -3,16 +3,23 @@
 // worker` processes, each with a data folder of its own (they share nothing but the database and
 // the bucket, as on separate machines). Workers can be added and SIGKILLed. With `faultProxies`,
 // every process reaches the database and the bucket through a TCP proxy of the test's
-// (fault-proxy.ts), so a test can cut either link; the test's own `databaseUrl` stays direct.
+// (fault-proxy.ts), so a test can cut either link; the test's own `databaseUrl` stays direct. With
+// `webhooks`, the first key has a webhook signing secret (made by `svc-stt webhooks secret create`,
+// as an operator would) and loopback receivers are allowed.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
+import { openPostgres } from '../../src/store/postgres/database.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { type PostgresServer, sharedPostgres } from './postgres-server.js';
 import { type S3TestServer, startS3Server } from './s3-server.js';
-import { firstKey, kill, serve, serveEnv, type ServeProcess } from './serve-process.js';
+import { CLI_ARGS, firstKey, kill, serve, serveEnv, type ServeProcess } from './serve-process.js';
+
+const exec = promisify(execFile);
 
 export interface ScaleOutCluster {
   /** The database, reached directly (not through a proxy): for the test's own checks. */
@@ -24,11 +31,17 @@ export interface ScaleOutCluster {
   key: string;
   /** The links the processes use, when the cluster was started with `faultProxies`. */
   proxies: { database: FaultProxy; bucket: FaultProxy } | null;
+  /** The key's webhook signing secret (whsec_...), when the cluster was started with `webhooks`. */
+  webhookSecret: string | null;
   addWorker(): Promise<ServeProcess>;
-  /** Another `serve --role api` process on the same database and bucket. */
-  addApi(): Promise<ServeProcess>;
+  /** Another `serve --role api` process on the same database and bucket; `env` adds settings of its own. */
+  addApi(env?: Record<string, string>): Promise<ServeProcess>;
   /** SIGKILLs a worker (no drain, no deregistration): what a crash or an OOM kill does. */
   killWorker(worker: ServeProcess): Promise<void>;
+  /** Starts a process that was killed again, same role, settings and data folder (a supervisor's restart). */
+  restart(killed: ServeProcess): Promise<ServeProcess>;
+  /** The process's own data folder (its upload spool is under it). */
+  dataDirOf(process: ServeProcess): string;
   close(): Promise<void>;
 }
 
@@ -40,6 +53,8 @@ export interface ClusterOptions {
   postgres?: PostgresServer;
   /** Route the processes' database and bucket connections through fault proxies. */
   faultProxies?: boolean;
+  /** Give the first key a webhook signing secret and let webhooks reach loopback receivers. */
+  webhooks?: boolean;
 }
 
 export async function startScaleOutCluster(options: ClusterOptions): Promise<ScaleOutCluster> {
@@ -66,14 +81,22 @@ export async function startScaleOutCluster(options: ClusterOptions): Promise<Sca
     // Every process opens the webhook secrets the api sealed: one master key for all.
     SVC_WEBHOOK_MASTER_KEY: randomBytes(32).toString('base64'),
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...(options.webhooks ? { SVC_WEBHOOK_ALLOW_LOOPBACK: '1' } : {}),
     ...options.env,
   };
-  const start = async (role: 'api' | 'worker') => {
-    const dataDir = await mkdtemp(join(tmpdir(), `svc-${role}-`));
-    folders.push(dataDir);
-    const process_ = await serve(await serveEnv(dataDir, shared), ['--role', role]);
+  const started = new Map<ServeProcess, { role: 'api' | 'worker'; dataDir: string; env: Record<string, string> }>();
+  const start = async (role: 'api' | 'worker', env: Record<string, string> = {}, folder?: string) => {
+    const dataDir = folder ?? (await mkdtemp(join(tmpdir(), `svc-${role}-`)));
+    if (!folder) folders.push(dataDir);
+    const process_ = await serve(await serveEnv(dataDir, { ...shared, ...env }), ['--role', role]);
     processes.push(process_);
+    started.set(process_, { role, dataDir, env });
     return { process: process_, dataDir };
+  };
+  const startedAs = (process_: ServeProcess) => {
+    const how = started.get(process_);
+    if (!how) throw new Error('not a process of this cluster');
+    return how;
   };
   const stopAll = async () => {
     for (const p of processes) if (p.child.exitCode === null && p.child.signalCode === null) await kill(p);
@@ -85,6 +108,7 @@ export async function startScaleOutCluster(options: ClusterOptions): Promise<Sca
   try {
     const api = await start('api');
     const key = await firstKey(api.dataDir);
+    const webhookSecret = options.webhooks ? await createWebhookSecret(databaseUrl, api.dataDir, shared) : null;
     const workers: ServeProcess[] = [];
     for (let i = 0; i < options.workers; i++) workers.push((await start('worker')).process);
     return {
@@ -94,17 +118,37 @@ export async function startScaleOutCluster(options: ClusterOptions): Promise<Sca
       workers,
       key,
       proxies,
+      webhookSecret,
       addWorker: async () => {
         const worker = (await start('worker')).process;
         workers.push(worker);
         return worker;
       },
-      addApi: async () => (await start('api')).process,
+      addApi: async (env) => (await start('api', env)).process,
       killWorker: (worker) => kill(worker),
+      restart: async (killed) => {
+        const { role, dataDir, env } = startedAs(killed);
+        return (await start(role, env, dataDir)).process;
+      },
+      dataDirOf: (process_) => startedAs(process_).dataDir,
       close: stopAll,
     };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/** The first key's webhook signing secret, made with the CLI on the cluster's database and master key. */
+async function createWebhookSecret(databaseUrl: string, dataDir: string, shared: Record<string, string>): Promise<string> {
+  const db = await openPostgres(databaseUrl);
+  let keyId: string;
+  try {
+    keyId = (await db.query<{ id: string }>('SELECT id FROM api_keys')).rows[0]!.id;
+  } finally {
+    await db.close();
+  }
+  const env = { ...process.env, ...shared, SVC_DATABASE_URL: databaseUrl, SVC_DATA_DIR: dataDir };
+  const { stdout } = await exec(process.execPath, [...CLI_ARGS, 'webhooks', 'secret', 'create', '--key', keyId, '--json'], { env });
+  return (JSON.parse(stdout) as { secret: string }).secret;
 }

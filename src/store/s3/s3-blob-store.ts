@@ -212,6 +212,10 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  sweepSpool(): Promise<number> {
+    return this.spool.sweep(Number.POSITIVE_INFINITY);
+  }
+
   async sweepOrphans(owners: BlobOwners, olderThanMs: number, now = new Date()): Promise<number> {
     // The age guard protects blobs in use: a body still streaming into the spool, audio stored a
     // moment before its job row commits, an upload a browser is still posting.

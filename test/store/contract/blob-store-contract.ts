@@ -1,7 +1,7 @@
 // The BlobStore contract, run against every implementation (test/store/blob-store.test.ts): request
 // bodies in the local spool, durable moves into job audio that never overwrite, results replaced
-// whole, ranges, where ffmpeg reads audio from, confinement of refs, the readiness probe and the
-// orphan sweep. Each case gets a fresh, empty store from the implementation's harness.
+// whole, ranges, where ffmpeg reads audio from, confinement of refs, the readiness probe, the
+// orphan sweep and the start's spool sweep. Each case gets a fresh, empty store from the implementation's harness.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -283,6 +283,24 @@ export function blobStoreContract(t: Test, name: string, make: MakeBlobStore): v
       t.equal(await store.exists(freshOrphan), false);
       t.notOk(existsSync(liveUpload));
       t.equal(await store.exists(referenced), true);
+    });
+
+    t.test('sweepSpool: every spooled body goes, however fresh; job audio, results and foreign files stay', async (t) => {
+      const { store, plantForeign } = await open(t);
+      const cut = store.createUploadPath('direct');
+      const sealed = store.createUploadPath('presigned');
+      writeFileSync(cut, 'half a body');
+      writeFileSync(sealed, 'half a sealed body');
+      const orphan = await jobAudio(store, 'job_orphan', 'b');
+      const { path: result } = await store.writeResult('job_lost', { kind: 'final' }, '{}');
+      const foreign = await plantForeign();
+      t.equal(await store.sweepSpool(), 2, 'both bodies a crash cut off');
+      t.notOk(existsSync(cut));
+      t.notOk(existsSync(sealed));
+      t.equal(await store.exists(orphan), true, "job audio is the orphan sweep's, with its age guard");
+      t.equal(await store.exists(result), true);
+      t.equal(await foreign(), true);
+      t.equal(await store.sweepSpool(), 0, 'nothing left');
     });
 
     t.test('sweepOrphans: an unreferenced old result revision goes like any result; a referenced one stays', async (t) => {
