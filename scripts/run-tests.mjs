@@ -146,9 +146,17 @@ function pruneOldRuns() {
  * as tsx. Built first, the suite's own run starts with the configured loaders.
  */
 async function buildTapIfStale() {
-  const { TapConfig } = await import('@tapjs/config');
-  const { signature } = await import('@tapjs/test');
-  if ((await TapConfig.load()).pluginSignature === signature) return;
+  // @tapjs/config parses this process's arguments as tap's own (it takes them when it is imported):
+  // ours (`--unit`, test files) are not tap's options, so it reads none.
+  const ours = process.argv;
+  process.argv = ours.slice(0, 2);
+  try {
+    const { TapConfig } = await import('@tapjs/config');
+    const { signature } = await import('@tapjs/test');
+    if ((await TapConfig.load()).pluginSignature === signature) return;
+  } finally {
+    process.argv = ours;
+  }
   const built = spawnSync(process.execPath, [tap, 'build'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
