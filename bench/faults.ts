@@ -11,8 +11,6 @@
 // first event of a streamed answer, then restart it; and the embedded default (SQLite, local disk)
 // mid-way through a 200 MB job upload (test/helpers/kill-scenario.ts; the tests cut 16 and 32 MB).
 //   npm run bench -- faults [--outage-seconds 30] [--jobs 6] [--cases database-refused,api-kill-stream,...]
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 
 import { FAULT_CASES, type FaultCaseName } from '../test/helpers/fault-cases.js';
 import { faultCaseFailures, type FaultCaseReport, runFaultCase } from '../test/helpers/fault-scenario.js';
@@ -21,6 +19,7 @@ import { startPostgres } from '../test/helpers/postgres-server.js';
 import { startScaleOutCluster } from '../test/helpers/scale-out-cluster.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
+import { trustTestCertificateAuthority } from './lib-test-ca.js';
 
 export async function run(args: string[]): Promise<void> {
   const outageSeconds = Number(flag(args, 'outage-seconds', '30'));
@@ -31,10 +30,8 @@ export async function run(args: string[]): Promise<void> {
   const names = chosen.filter((name): name is FaultCaseName => name in FAULT_CASES);
   const kills = chosen.filter((name): name is KillCaseName => name in KILL_CASES);
 
-  // The service processes post webhooks to the receiver's test certificate: they trust the test CA
-  // as the suite's servers do (the variable is read at process start; they inherit it).
-  const certificates = execFileSync(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'make-test-certificates.mjs')], { encoding: 'utf8' });
-  process.env.NODE_EXTRA_CA_CERTS = certificates.trim().replace(/^export NODE_EXTRA_CA_CERTS=/, '');
+  // The service processes post webhooks to the receiver's test certificate (they inherit the trust).
+  trustTestCertificateAuthority();
   // A server of the bench's own, which the restart case stops and starts.
   const postgres = await startPostgres();
   const cluster = await startScaleOutCluster({

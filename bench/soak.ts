@@ -25,6 +25,7 @@ import { connectRealtime, startMessage, wavPcm } from '../test/helpers/realtime-
 import { CLI_ARGS, firstKey, serve, serveEnv } from '../test/helpers/serve-process.js';
 import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
+import { trustTestCertificateAuthority } from './lib-test-ca.js';
 
 const MIB = 1024 * 1024;
 const run_ = promisify(execFile);
@@ -46,17 +47,14 @@ export async function run(args: string[]): Promise<void> {
   const inlineEveryMs = Number(flag(args, 'inline-every-ms', '2000'));
   const jobEveryMs = Number(flag(args, 'job-every-ms', '10000'));
 
-  // The server trusts the test certificate authority that signs the webhook receiver's certificate
-  // (scripts/make-test-certificates.mjs makes both and prints the variable that trusts it).
-  const printed = (await run_(process.execPath, [join(import.meta.dirname, '..', 'scripts', 'make-test-certificates.mjs')])).stdout;
-  process.env.NODE_EXTRA_CA_CERTS = /NODE_EXTRA_CA_CERTS=(\S+)/.exec(printed)![1]!;
+  const trustedCertificates = trustTestCertificateAuthority();
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-soak-'));
   const env = await serveEnv(dataDir, {
     SVC_RATE_LIMIT_PER_MINUTE: '1000000',
     SVC_WEBHOOK_ALLOW_LOOPBACK: '1',
     SVC_JOB_CHUNK_SECONDS: '5',
     SVC_LOG_LEVEL: 'warn',
-    NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
+    NODE_EXTRA_CA_CERTS: trustedCertificates,
   });
   const server = await serve(env);
   const pid = server.child.pid!;

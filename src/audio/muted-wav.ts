@@ -102,7 +102,7 @@ function sampleAt(seconds: number): number {
 }
 
 /** The canonical 44-byte header of 16 kHz mono 16-bit PCM with `dataBytes` of samples. */
-function wavHeader(dataBytes: number): Buffer {
+export function wavHeader(dataBytes: number): Buffer {
   const header = Buffer.alloc(WAV_HEADER_BYTES);
   header.write('RIFF', 0, 'ascii');
   header.writeUInt32LE(36 + dataBytes, 4);

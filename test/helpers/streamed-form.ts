@@ -1,7 +1,7 @@
 // A large multipart/form-data body made as it is sent (a 200 MB upload is never held in memory):
 // the text fields, then a `file` part holding a WAV of exactly `fileBytes` bytes (its header, then
 // silence). The stream is pulled, so it goes no faster than the server reads.
-import { SAMPLE_RATE } from '../../src/domain/audio-format.js';
+import { wavHeader } from '../../src/audio/muted-wav.js';
 
 /** The bytes of silence handed out per pull; never written to, so one buffer serves every pull. */
 const CHUNK = new Uint8Array(256 * 1024);
@@ -53,22 +53,4 @@ export function streamedWavForm(fields: Record<string, string>, fileBytes: numbe
 /** POSTs the form; the body is streamed (chunked), so the request is sent while it is made. */
 export function postStreamedForm(url: string, form: StreamedForm, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
   return fetch(url, { method: 'POST', headers: { ...headers, 'content-type': form.contentType }, body: form.body, duplex: 'half', signal } as RequestInit);
-}
-
-/** The 44-byte header of a mono 16-bit PCM WAV at the service's sample rate holding `dataBytes` bytes of samples. */
-function wavHeader(dataBytes: number): Uint8Array {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + dataBytes, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(SAMPLE_RATE, 24);
-  header.writeUInt32LE(SAMPLE_RATE * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataBytes, 40);
-  return header;
 }
