@@ -163,7 +163,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
       const missing = (await tenantKeys.masterKeyIdsInUse()).filter((id) => !masterKeys().has(id));
       if (missing.length > 0) throw new MissingMasterKeyError(missing);
     },
-    keys: new KyselyKeyStore(db, location.clock),
+    keys: new KyselyKeyStore(db, sealer, location.clock),
     jobs: new KyselyJobStore(db, sealer, { instanceId: location.instanceId }),
     idempotency: new KyselyIdempotencyStore(db, sealer, { owner: location.instanceId }),
     get webhookSecrets() {

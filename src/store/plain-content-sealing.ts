@@ -6,7 +6,13 @@
 // left alone (the write names the old value, and the writer's own value is sealed already).
 
 /** The columns that hold content, as `table.column`. */
-export const SEALED_COLUMNS = ['jobs.request', 'jobs.progress', 'idempotency_records.response_body', 'voice_profiles.profile'] as const;
+export const SEALED_COLUMNS = [
+  'jobs.request',
+  'jobs.progress',
+  'idempotency_records.response_body',
+  'voice_profiles.profile',
+  'key_dictionaries.terms',
+] as const;
 export type SealedColumn = (typeof SEALED_COLUMNS)[number];
 
 export interface PlainContentSealing {
