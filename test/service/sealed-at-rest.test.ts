@@ -1,7 +1,8 @@
 // Issue 48's proof, the database's part: a phrase planted in a job's request (its prompt) and a term
-// planted in its key's dictionary are in no database file once the real service has run the job, WAL
-// included (SQLite), and in no line of a pg_dump of its database (PostgreSQL,
-// test/scale-out/sealed-at-rest.pg-s3.test.ts), and the job and the dictionary still read back opened. Blobs (the data folder, the bucket): sealed-blobs-at-rest.test.ts.
+// planted in its key's dictionary are in no database file once the real service has run the job,
+// WAL included (SQLite), and in no line of a pg_dump of its database (PostgreSQL,
+// test/scale-out/sealed-at-rest.pg-s3.test.ts), and the job and the dictionary still read back
+// opened. Blobs (the data folder, the bucket): sealed-blobs-at-rest.test.ts.
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -22,7 +22,7 @@ import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
 import { SealedBlobStore } from '../../src/store/sealed-blob-store.js';
 import { sealedStreamKeyVersion } from '../../src/store/sealed-stream.js';
 import { sharedPostgres } from '../helpers/postgres-server.js';
-import { s3StoreSettings, type S3TestServer,startS3Server } from '../helpers/s3-server.js';
+import { s3StoreSettings, type S3TestServer, startS3Server } from '../helpers/s3-server.js';
 
 const MASTER_KEY = randomBytes(32);
 const PHRASE = 'heron-amiodarone-legacy-result';
