@@ -163,6 +163,12 @@ for (const [name, harness] of Object.entries(harnesses)) {
     t.same(stored, [], 'nothing reached the blob store');
     t.same(await raw.selectFrom('tenant_data_keys').selectAll().where('tenant', '=', gone.tenant).execute(), [], 'no data key was made again');
     t.equal((await raw.selectFrom('erased_tenants').selectAll().execute()).length, 1, 'one erased tenant recorded, by a digest of its id');
+    await t.rejects(
+      worker.keys.create({ tenant: gone.tenant }),
+      { code: 'invalid_argument', message: /was erased: its id is not used again/ },
+      'its id is not reused',
+    );
+    await t.rejects(worker.keys.createForTenant(gone.tenant), { code: 'invalid_argument' });
 
     await t.rejects(stores.sealer.openText(gone.tenant, 'probe:1', sealedBefore), SealingError, 'sealed content from before opens nowhere here');
     const fresh = await h.open();

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { type ApiKeyRecord } from '../../domain/api-keys.js';
 import { isPublicKeyId, parsePresentedKey } from '../api-key-secret.js';
 import type { ContentSealer } from '../content-sealer.js';
+import { erasedTenantDigest } from '../erased-tenants.js';
 import {
   keyNotFound,
   keyPatchColumns,
@@ -38,6 +39,7 @@ export class KyselyKeyStore implements KeyStore {
 
   async create(options: CreateKeyOptions = {}, now = new Date()): Promise<{ key: string; record: ApiKeyRecord }> {
     const { key, row } = newKeyRow(options, now);
+    await refuseErasedTenant(this.db, row.tenant);
     return { key, record: keyRecordOf(await insertKey(this.db, row), this.clock()) };
   }
 
@@ -49,6 +51,7 @@ export class KyselyKeyStore implements KeyStore {
       if (onPostgresDb(trx)) await sql`LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE`.execute(trx);
       if (await trx.selectFrom('api_keys').select('id').limit(1).executeTakeFirst()) return null;
       const { key, row } = newKeyRow(options, new Date());
+      await refuseErasedTenant(trx, row.tenant);
       await insertKey(trx, row);
       // A throw here rolls the key back: no key exists that nobody holds.
       persist(key);
@@ -58,6 +61,7 @@ export class KyselyKeyStore implements KeyStore {
 
   async createForTenant(tenant: string, now = new Date(this.clock())): Promise<{ key: string; record: ApiKeyRecord }> {
     const nowMs = now.getTime();
+    await refuseErasedTenant(this.db, validateTenant(tenant));
     return immediate(this.db, async (trx) => {
       const rows = await trx
         .selectFrom('api_keys')
@@ -250,6 +254,12 @@ export class KyselyKeyStore implements KeyStore {
     if (!record) throw keyNotFound(id);
     return record;
   }
+}
+
+/** An erased tenant's id is not used again: its content would be refused (../erased-tenants.ts). */
+async function refuseErasedTenant(db: StoreDb, tenant: string): Promise<void> {
+  const erased = await db.selectFrom('erased_tenants').select('tenant_digest').where('tenant_digest', '=', erasedTenantDigest(tenant)).executeTakeFirst();
+  if (erased) throw new KeyStoreError('invalid_argument', `tenant ${tenant} was erased: its id is not used again`);
 }
 
 async function insertKey(db: StoreDb, row: NewKeyRow) {
