@@ -25,6 +25,7 @@ import { FLAGSHIP_MODEL, type ModelId } from '../domain/model-ids.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError, isAbortError } from '../engine/engine-errors.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
+import { TenantErasedError } from '../store/erased-tenants.js';
 import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
 import type { KeyStore } from '../store/key-store.js';
@@ -247,7 +248,9 @@ export class JobRunner implements JobQueue {
         return STORE_BACKOFF_MS;
       }
       const failure = failureOfAudio(error);
-      if (!failure) this.deps.log?.error({ err: error, jobId: job.id }, 'job failed unexpectedly');
+      // Its tenant erased while this worker held it: nothing was sealed or stored, and the row is gone.
+      if (error instanceof TenantErasedError) this.deps.log?.warn({ jobId: job.id }, "the job's tenant was erased; the job ends, nothing written");
+      else if (!failure) this.deps.log?.error({ err: error, jobId: job.id }, 'job failed unexpectedly');
       await this.completion.fail(job, workerId, failure ?? new JobFailure('internal_error', JOB_FAILURE_MESSAGES.internal));
       return 0;
     } finally {

@@ -181,7 +181,7 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'svc_stt_plain_content_values',
-      help: 'Content values written before sealing existed and not sealed yet, by column (the background sealing counts them each pass).',
+      help: 'Content written before sealing existed and not sealed yet: values by column, job audio and results as "blobs" (counted each pass).',
       labelNames: ['column'],
       registers,
       collect() {

@@ -47,6 +47,7 @@ import { InstanceLifecycle } from './instance-lifecycle.js';
 import { startListener } from './listener-start.js';
 import { type MetricsListener, startMetricsListener } from './metrics-listener.js';
 import { type OpenedEngines, openEngines, withWrappedStages } from './open-engines.js';
+import { PlainBlobWalk } from './plain-blob-walk.js';
 import { PlainContentMigration } from './plain-content-migration.js';
 import { type RolePlan, rolePlan, RoleRefusedError } from './role-plan.js';
 import { runtimeNotes } from './runtime-notes.js';
@@ -210,10 +211,10 @@ async function startRole(
 /** The blob store (wrapped where a test injects faults), job events, and the webhook destination check. */
 function openStorage({ config, options, stores, closers, plan }: Role) {
   const opened = openBlobStore(config.dataDir, config.storage.s3);
-  // An existing installation's plain content, sealed in the background where housekeeping runs.
-  const sealing = plan.works ? new PlainContentMigration(stores.plainContent) : null;
   // Job audio and results sealed under their tenant's data key; faults are injected beneath the sealing.
   const sealed = new SealedBlobStore(options.wrapBlobs?.(opened.blobs) ?? opened.blobs, stores.sealer);
+  // An existing installation's plain content and blobs, sealed in the background where housekeeping runs.
+  const sealing = plan.works ? new PlainContentMigration(stores.plainContent, new PlainBlobWalk(stores.plainBlobs(sealed))) : null;
   const blobs = options.wrapTenantBlobs?.(sealed) ?? sealed;
   const closeBlobs = () => {
     sealed.close();

@@ -47,3 +47,15 @@ export function checkByteRange(offset: number, length: number): void {
     throw new RangeError('a byte range has a non-negative integer offset and length');
   }
 }
+
+/** The job id and kind a result's name (RESULT_NAME) carries; null when `name` is not a result's. */
+export function parseResultName(name: string): { jobId: string; result: ResultKind } | null {
+  const match = /^([A-Za-z0-9_-]{1,128})\.(?:partial-(\d{1,9})|result(?:-(\d{1,9}))?|(redacted-audio)|unredacted(?:-(\d{1,9}))?)$/.exec(name);
+  if (!match) return null;
+  const [, jobId, partial, final, redacted, unredacted] = match;
+  const revision = (digits: string | undefined) => (digits === undefined ? {} : { revision: Number(digits) });
+  if (partial !== undefined) return { jobId: jobId!, result: { kind: 'partial', revision: Number(partial) } };
+  if (redacted !== undefined) return { jobId: jobId!, result: { kind: 'redacted_audio' } };
+  if (name.includes('.unredacted')) return { jobId: jobId!, result: { kind: 'unredacted', ...revision(unredacted) } };
+  return { jobId: jobId!, result: { kind: 'final', ...revision(final) } };
+}

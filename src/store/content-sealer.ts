@@ -2,7 +2,7 @@
 // carry-over, a stored answer, a voice profile) and blob streams, each under its tenant's current
 // data key, with the object's identity (`aad`) bound in. Opening reads the data key version from the
 // sealed bytes. A value without the sealed form is returned as it is: content written before sealing
-// existed stays readable until the background migration seals it (a later increment).
+// existed stays readable until the background sealing seals it (plain-content-sealing.ts).
 import type { Transform } from 'node:stream';
 
 import type { StoreDb } from './kysely/store-schema.js';

@@ -35,7 +35,10 @@ export type KeyPatch = Partial<
 >;
 
 export interface KeyStore {
-  /** Returns the secret key once; only its hash is stored. */
+  /**
+   * Returns the secret key once; only its hash is stored. An erased tenant's id is refused
+   * (KeyStoreError 'invalid_argument'; so by createForTenant and createFirstKey too).
+   */
   create(options?: CreateKeyOptions): Promise<{ key: string; record: ApiKeyRecord }>;
   /**
    * A key a tenant makes for itself (the console), in one transaction: it takes every term the

@@ -23,6 +23,7 @@ import { KyselyIdempotencyStore } from './kysely/kysely-idempotency-store.js';
 import { KyselyInstanceRegistry } from './kysely/kysely-instance-registry.js';
 import { KyselyJobStore } from './kysely/kysely-job-store.js';
 import { KyselyKeyStore } from './kysely/kysely-key-store.js';
+import { KyselyPlainBlobSealing } from './kysely/kysely-plain-blob-sealing.js';
 import { KyselyPlainContentSealing } from './kysely/kysely-plain-content-sealing.js';
 import { KyselyRealtimeClientSecretStore } from './kysely/kysely-realtime-client-secret-store.js';
 import { KyselyRealtimeSeatStore } from './kysely/kysely-realtime-seat-store.js';
@@ -35,12 +36,13 @@ import { KyselyWebhookSecretStore } from './kysely/kysely-webhook-secret-store.j
 import { postgresStoreDb, sqliteStoreDb } from './kysely/store-db.js';
 import type { StoreDb } from './kysely/store-schema.js';
 import { type KeyProvider, LocalKeyProvider } from './master-keys.js';
-import type { PlainContentSealing } from './plain-content-sealing.js';
+import type { PlainBlobSealing, PlainContentSealing } from './plain-content-sealing.js';
 import { openPostgres } from './postgres/database.js';
 import { PgJobNotices } from './postgres/pg-job-notices.js';
 import { makePrivateDir } from './private-mode.js';
 import type { RealtimeClientSecretStore } from './realtime-client-secret-store.js';
 import type { RealtimeSeatStore } from './realtime-seat-store.js';
+import type { TenantBlobs } from './sealed-blob-store.js';
 import { MissingMasterKeyError } from './sealing-error.js';
 import { databasePath, openDatabase } from './sqlite/database.js';
 import type { TenantErasureStore } from './tenant-erasure-store.js';
@@ -81,6 +83,8 @@ export interface Stores {
   sealer: ContentSealer;
   /** Finds and seals content written before sealing existed (the background sealing's batches). */
   plainContent: PlainContentSealing;
+  /** The same for the blobs the jobs' rows name, through `blobs` (the blob store the process seals with). */
+  plainBlobs(blobs: TenantBlobs): PlainBlobSealing;
   /**
    * Throws MissingMasterKeyError, naming the ids, when data keys are wrapped under a master key this
    * process was not given: content sealed under them could not be read (run at start).
@@ -167,7 +171,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
       const missing = (await tenantKeys.masterKeyIdsInUse()).filter((id) => !masterKeys().has(id));
       if (missing.length > 0) throw new MissingMasterKeyError(missing);
     },
-    keys: new KyselyKeyStore(db, location.clock),
+    keys: new KyselyKeyStore(db, sealer, location.clock),
     jobs: new KyselyJobStore(db, sealer, { instanceId: location.instanceId }),
     idempotency: new KyselyIdempotencyStore(db, sealer, { owner: location.instanceId }),
     get webhookSecrets() {
@@ -183,6 +187,7 @@ function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind'
     consoleSecondFactors: new KyselyConsoleSecondFactorStore(db, location.webhookMasterKey, previous),
     voices: new KyselyVoiceProfileStore(db, sealer),
     plainContent: new KyselyPlainContentSealing(db, sealer),
+    plainBlobs: (blobs) => new KyselyPlainBlobSealing(db, blobs),
     ping: async () => {
       await sql`SELECT 1`.execute(db);
     },

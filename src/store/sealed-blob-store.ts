@@ -9,17 +9,19 @@
 // removed then; the sweeper removes what a crash left. A file a client posted straight to the bucket
 // (a presigned form) is sealed when it is collected: read once from the bucket, sealed into the spool,
 // stored as fresh job audio, and the plain copy deleted. Blobs stored before sealing have no sealed
-// header and are served as they are.
+// header and are served as they are, until the background sealing (plain-content-sealing.ts) seals
+// them: a result where it is (the sealed copy replaces it whole), job audio as a fresh copy that the
+// job row is pointed at (a worker may be reading the old one by its ref).
 //
 // ffmpeg reads sealed job audio from a loopback HTTP source that opens only the frames a Range
 // covers (sealed-audio-server.ts), so seeking keeps working and nothing is held whole.
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { pipeline, Readable, type Transform, type Writable } from 'node:stream';
+import { pipeline, Readable, Transform, type TransformCallback, type Writable } from 'node:stream';
 import { pipeline as pipe } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 
-import { checkByteRange, jobAudioName, resultName } from './blob-names.js';
+import { checkByteRange, jobAudioName, parseResultName, resultName } from './blob-names.js';
 import { type AudioSource, type BlobOwners, BlobPathError, type BlobStore, BlobStoreUnavailableError, type ResultKind } from './blob-store.js';
 import type { ContentSealer } from './content-sealer.js';
 import { SealedAudioServer } from './sealed-audio-server.js';
@@ -48,6 +50,18 @@ export interface TenantBlobStore extends BlobStore {
   sealingJobAudio(jobId: string): Promise<Transform>;
   /** moveToJobAudio for an upload written through sealingJobAudio(jobId); anything else is refused. */
   keepSealedJobAudio(tempPath: string, jobId: string): Promise<string>;
+  /** Whether the job audio or result at `ref` is stored plain (written before sealing existed); null when it is gone. */
+  storedPlain(ref: string): Promise<boolean | null>;
+  /**
+   * Plain job audio at `ref` sealed into fresh job audio of its own, whose ref is returned; the plain
+   * one is left for the caller to delete once no job row names it.
+   */
+  sealedCopyOfAudio(ref: string): Promise<string>;
+  /**
+   * A plain result sealed where it is: the sealed copy is written aside, then replaces it whole, so a
+   * reader gets one form or the other and reads either rightly (a sealed one already is left as it is).
+   */
+  sealResultInPlace(ref: string): Promise<void>;
 }
 
 /** What holds no content, passed to the store underneath as it is (both the store and a tenant's view). */
@@ -161,6 +175,36 @@ class TenantView extends PassingThrough implements TenantBlobStore {
     return this.raw.moveToJobAudio(tempPath, jobId);
   }
 
+  async storedPlain(ref: string): Promise<boolean | null> {
+    try {
+      return sealedStreamKeyVersion(await this.raw.readRange(ref, 0, SEALED_STREAM_HEADER_BYTES)) === null;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  sealedCopyOfAudio(ref: string): Promise<string> {
+    return this.sealCollected(ref);
+  }
+
+  async sealResultInPlace(ref: string): Promise<void> {
+    const parsed = parseResultName(nameOf(ref));
+    if (parsed === null) throw new BlobPathError(`not a result of this blob store: ${ref}`);
+    if ((await this.storedPlain(ref)) !== true) return;
+    const target = this.raw.createUploadPath('sealed');
+    try {
+      // Judged again on the bytes read: another process may have sealed it since the look above.
+      const sealing = await this.sealer.sealStream(this.tenant, nameOf(ref));
+      await pipe(this.raw.openResult(ref), refusingSealed(), sealing, this.raw.createUploadStream(target));
+      await this.raw.moveToResult(target, parsed.jobId, parsed.result);
+    } catch (error) {
+      await this.raw.delete(target);
+      if (error instanceof AlreadySealed) return;
+      throw error;
+    }
+  }
+
   /** Sealed; `bytes` counts the plaintext (what a download serves). */
   async writeResult(jobId: string, result: ResultKind, data: string | Uint8Array): Promise<{ path: string; bytes: number }> {
     const plain = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -261,6 +305,29 @@ async function fetchBody(url: string): Promise<Readable> {
     throw new BlobStoreUnavailableError(`reading a collected upload answered ${response.status}`, { cause: new Error(`HTTP ${response.status}`) });
   }
   return Readable.fromWeb(response.body as WebReadableStream);
+}
+
+class AlreadySealed extends Error {}
+
+/** Plain bytes passed on as they come; an error (AlreadySealed) when they start as a sealed stream does. */
+function refusingSealed(): Transform {
+  let head: Buffer | null = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done: TransformCallback) {
+      if (head === null) return done(null, chunk);
+      head = Buffer.concat([head, chunk]);
+      if (head.length < SEALED_STREAM_HEADER_BYTES) return done();
+      if (sealedStreamKeyVersion(head) !== null) return done(new AlreadySealed());
+      const first = head;
+      head = null;
+      done(null, first);
+    },
+    flush(done: TransformCallback) {
+      // Shorter than a sealed stream's header: plain.
+      if (head !== null && head.length > 0) this.push(head);
+      done();
+    },
+  });
 }
 
 /** Spooled request bodies (upload-spool.ts names): local, transient, never sealed. */

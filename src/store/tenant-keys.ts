@@ -11,13 +11,16 @@ export interface DataKey {
 }
 
 export interface TenantKeys {
-  /** The key new content of `tenant` is sealed under; created (version 1) when the tenant has none. */
+  /**
+   * The key new content of `tenant` is sealed under; created (version 1) when the tenant has none.
+   * Throws TenantErasedError (../erased-tenants.ts) for a tenant that was erased.
+   */
   current(tenant: string): Promise<DataKey>;
   /** The key of `version`; throws SealingError when the tenant has no such key (destroyed, or never made). */
   version(tenant: string, version: number): Promise<Buffer>;
   /**
-   * A new data key version for `tenant`, which seals its new content from now on (in other processes
-   * once their cached current version ends, within minutes); older versions still open what they
+   * A new data key version for `tenant`, which seals its new content from now on (in every process:
+   * the current version is read on each seal); older versions still open what they
    * sealed until that content is sealed again. Returns the new version.
    */
   rotate(tenant: string): Promise<number>;
@@ -26,6 +29,11 @@ export interface TenantKeys {
    * more, other processes once their cached keys end). Returns the versions deleted.
    */
   destroy(tenant: string): Promise<number>;
+  /**
+   * Records `tenant` as erased, so that no process makes a data key for it again (current() refuses
+   * it), then destroys its keys as destroy() does. Returns the versions deleted.
+   */
+  erase(tenant: string): Promise<number>;
   /**
    * Re-wraps, in one transaction, up to `limit` of the data keys wrapped under another master key than
    * the active one (a master key rotation); each row only if no one re-wrapped or destroyed it since it

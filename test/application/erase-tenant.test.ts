@@ -3,7 +3,8 @@
 // anywhere that names it, its keys or its jobs (every table of the schema is read), its blobs are gone,
 // its running job's worker loses its lease, a realtime session under its key is cut off, a value sealed
 // under its data key before the erasure opens nowhere, and the other tenant reads all of its content as
-// before. A second run reports zeros.
+// before. A worker of another process that still holds its job has its late writes refused: no data
+// key is made for the tenant again and nothing of it is stored. A second run reports zeros.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
@@ -12,12 +13,14 @@ import t, { type Test } from 'tap';
 import { eraseTenant, erasureAuditLine } from '../../src/application/erase-tenant.js';
 import { KeyStandingWatch } from '../../src/billing/key-standing-watch.js';
 import type { BlobStore } from '../../src/store/blob-store.js';
+import { TenantErasedError } from '../../src/store/erased-tenants.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 import { LocalBlobStore } from '../../src/store/local-blob-store.js';
 import { openStores, type Stores } from '../../src/store/open-stores.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { S3BlobStore } from '../../src/store/s3/s3-blob-store.js';
+import { SealedBlobStore } from '../../src/store/sealed-blob-store.js';
 import { SealingError } from '../../src/store/sealing-error.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { PLANTED_PHRASE, plantTenant } from '../helpers/planted-tenant.js';
@@ -112,6 +115,20 @@ for (const [name, harness] of Object.entries(harnesses)) {
     t.teardown(() => watch.close());
     const sessionCutOff = new Promise((resolve) => watch.watch(gone.keyIds[0]!, resolve));
 
+    // Another process, whose worker holds the tenant's running job and has its data key in memory.
+    const worker = await h.open();
+    t.teardown(() => worker.close());
+    const stored: string[] = [];
+    const watched = Object.assign(Object.create(blobs) as BlobStore, {
+      writeResult: (jobId: string, result: Parameters<BlobStore['writeResult']>[1], data: string | Uint8Array) => {
+        stored.push(`${jobId} ${result.kind}`);
+        return blobs.writeResult(jobId, result, data);
+      },
+    });
+    const workerBlobs = new SealedBlobStore(watched, worker.sealer);
+    t.teardown(() => workerBlobs.close());
+    await worker.sealer.sealText(gone.tenant, 'probe:worker', 'cached');
+
     const erasure = await eraseTenant({ tenantKeys: stores.tenantKeys, erasure: stores.tenantErasure, blobs }, gone.tenant);
     t.match(erasure, { tenant: gone.tenant, jobs: 2, blobsDeleted: gone.refs.length, blobsFailed: 0 });
     t.ok(erasure.dataKeysDestroyed >= 1, 'its data key destroyed');
@@ -128,6 +145,30 @@ for (const [name, harness] of Object.entries(harnesses)) {
     for (const ref of gone.refs) t.notOk(await blobs.exists(ref), `${ref} is deleted`);
     t.equal(await sessionCutOff, 'revoked', 'its realtime sessions are told to end');
     t.notOk(await stores.jobs.heartbeat(gone.runningJobId, 'w-clinic-gone', 2_000_000, 60_000), 'the worker of its running job loses its lease');
+
+    // That worker's late writes: refused before anything is sealed or stored, and no data key is made again.
+    const late = workerBlobs.forTenant(gone.tenant);
+    await t.rejects(late.writeResult(gone.runningJobId, { kind: 'partial', revision: 2 }, PLANTED_PHRASE), TenantErasedError, 'its result write is refused');
+    await t.rejects(late.writeResult(gone.runningJobId, { kind: 'final' }, PLANTED_PHRASE), TenantErasedError);
+    await t.rejects(worker.sealer.sealText(gone.tenant, 'probe:late', PLANTED_PHRASE), TenantErasedError, 'nothing is sealed for it');
+    t.notOk(
+      await worker.jobs.commitChunk(
+        gone.runningJobId,
+        'w-clinic-gone',
+        { progress: { text: PLANTED_PHRASE }, completedAudioSeconds: 9, audioSeconds: 10, partialPath: null },
+        2_000_000,
+      ),
+      'its chunk commit finds no job',
+    );
+    t.same(stored, [], 'nothing reached the blob store');
+    t.same(await raw.selectFrom('tenant_data_keys').selectAll().where('tenant', '=', gone.tenant).execute(), [], 'no data key was made again');
+    t.equal((await raw.selectFrom('erased_tenants').selectAll().execute()).length, 1, 'one erased tenant recorded, by a digest of its id');
+    await t.rejects(
+      worker.keys.create({ tenant: gone.tenant }),
+      { code: 'invalid_argument', message: /was erased: its id is not used again/ },
+      'its id is not reused',
+    );
+    await t.rejects(worker.keys.createForTenant(gone.tenant), { code: 'invalid_argument' });
 
     await t.rejects(stores.sealer.openText(gone.tenant, 'probe:1', sealedBefore), SealingError, 'sealed content from before opens nowhere here');
     const fresh = await h.open();

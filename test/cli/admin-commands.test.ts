@@ -9,9 +9,9 @@ import { runDictionaryCommand } from '../../src/cli/dictionary-command.js';
 import { runKeysCommand } from '../../src/cli/keys-command.js';
 import { UsageError } from '../../src/cli/usage-error.js';
 import { KeyStoreError } from '../../src/store/key-store-error.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 
 type Command = typeof runKeysCommand;
 
@@ -90,7 +90,7 @@ t.test('create without --json shows the key once, for people', async (t) => {
   t.ok(key);
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  t.ok(await new KyselyKeyStore(sqliteStoreDb(db)).authenticate(key!));
+  t.ok(await testKeyStore(sqliteStoreDb(db)).authenticate(key!));
 });
 
 t.test('list: empty, JSON and table, never a key', async (t) => {
@@ -107,7 +107,7 @@ t.test('list: empty, JSON and table, never a key', async (t) => {
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
   const usedAt = new Date('2030-04-05T06:07:08.000Z');
-  t.equal(await new KyselyKeyStore(sqliteStoreDb(db)).recordUse(a.id, usedAt), true);
+  t.equal(await testKeyStore(sqliteStoreDb(db)).recordUse(a.id, usedAt), true);
   t.match(await listJson(), [{ id: a.id, last_used_at: usedAt.toISOString() }], 'used: when, as an ISO time');
   t.match(await keys(['list']), new RegExp(`${a.id}\\s+acme\\s+payg\\s+active\\s+-\\s+2030-04-05T06:07:08\\.000Z\\s+24h`));
 });
@@ -157,7 +157,7 @@ t.test('update and revoke', async (t) => {
   t.match(JSON.parse(await keys(['revoke', created.id, '--json'])), { id: created.id, revoked_at: /^\d{4}-/ });
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  t.equal(await new KyselyKeyStore(sqliteStoreDb(db)).authenticate(created.key), null);
+  t.equal(await testKeyStore(sqliteStoreDb(db)).authenticate(created.key), null);
 });
 
 t.test('rotate: a new key with the old terms, shown once; the old one works until the overlap ends, shown by list', async (t) => {
@@ -181,7 +181,7 @@ t.test('rotate: a new key with the old terms, shown once; the old one works unti
   );
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  const store = new KyselyKeyStore(sqliteStoreDb(db));
+  const store = testKeyStore(sqliteStoreDb(db));
   t.match(await store.authenticate(old.key), { id: old.id }, 'the old key works during the overlap');
   t.match(await store.authenticate(rotated.key), { id: rotated.id }, 'and so does the new one');
   const again = await failure(runKeysCommand, ['rotate', old.id, '--overlap-hours', '1']);

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 
 import t from 'tap';
 
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 
@@ -38,7 +38,7 @@ t.test('keys create --json prints exactly one line {"key","id","tenant"}; the ke
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
   t.match(
-    await new KyselyKeyStore(sqliteStoreDb(db)).authenticate(created.key),
+    await testKeyStore(sqliteStoreDb(db)).authenticate(created.key),
     { id: created.id, tenant: 'acme', plan: 'builder', entitlements: ['patterns', 'language_detection'] },
     'the server accepts the printed key',
   );
@@ -103,7 +103,7 @@ t.test('keys rotate --json prints one line {"key","id","tenant","rotated"}; both
 
   const db = openDatabase(databasePath(dataDir));
   t.teardown(() => db.close());
-  const keys = new KyselyKeyStore(sqliteStoreDb(db));
+  const keys = testKeyStore(sqliteStoreDb(db));
   t.match(await keys.authenticate(old.key), { id: old.id });
   t.match(await keys.authenticate(rotated.key), { id: rotated.id, tenant: 'acme' });
   const refused = cli(dataDir, ['keys', 'rotate', old.id, '--overlap-hours', '200']);

@@ -11,12 +11,12 @@ import { promisify } from 'node:util';
 
 import t, { type Test } from 'tap';
 
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
 import { loadWebhookMasterKey, WEBHOOK_MASTER_KEY_FILE } from '../../src/webhooks/master-key.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 type Env = Record<string, string>;
@@ -38,7 +38,7 @@ function cli(dataDir: string, args: string[], extra: Env = {}) {
 async function newKey(dataDir: string): Promise<string> {
   const db = openDatabase(databasePath(dataDir));
   try {
-    return (await new KyselyKeyStore(sqliteStoreDb(db)).create()).record.id;
+    return (await testKeyStore(sqliteStoreDb(db)).create()).record.id;
   } finally {
     db.close();
   }

@@ -6,7 +6,7 @@ import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
 import { postgresDatabases, sqliteDatabases } from '../store/contract/store-databases.js';
 
-const CONTENT_TABLES = ['jobs', 'idempotency_records', 'voice_profiles'];
+const CONTENT_TABLES = ['jobs', 'idempotency_records', 'voice_profiles', 'key_dictionaries'];
 
 export interface SealedDatabase {
   db: StoreDb;

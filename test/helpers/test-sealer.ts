@@ -8,6 +8,7 @@ import type { IdempotencyStoreOptions } from '../../src/store/idempotency-store.
 import type { JobStoreOptions } from '../../src/store/job-store.js';
 import { KyselyIdempotencyStore } from '../../src/store/kysely/kysely-idempotency-store.js';
 import { KyselyJobStore } from '../../src/store/kysely/kysely-job-store.js';
+import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyTenantKeys } from '../../src/store/kysely/kysely-tenant-keys.js';
 import { KyselyVoiceProfileStore } from '../../src/store/kysely/kysely-voice-profile-store.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
@@ -30,4 +31,8 @@ export function testIdempotencyStore(db: StoreDb, options?: IdempotencyStoreOpti
 
 export function testVoiceProfileStore(db: StoreDb): KyselyVoiceProfileStore {
   return new KyselyVoiceProfileStore(db, testSealer(db));
+}
+
+export function testKeyStore(db: StoreDb, clock?: () => number): KyselyKeyStore {
+  return new KyselyKeyStore(db, testSealer(db), clock);
 }

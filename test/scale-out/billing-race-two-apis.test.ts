@@ -8,13 +8,13 @@ import { readFile } from 'node:fs/promises';
 import t from 'tap';
 
 import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { postgresStoreDb } from '../../src/store/kysely/store-db.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth } from '../helpers/jobs-client.js';
 import { connectRealtime, startMessage, wavPcm } from '../helpers/realtime-client.js';
 import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 import { postTranscription } from '../helpers/test-service.js';
 
 t.test('two api processes on PostgreSQL: racing inline requests and realtime sessions admit exactly what fits', async (t) => {
@@ -25,7 +25,7 @@ t.test('two api processes on PostgreSQL: racing inline requests and realtime ses
   const storeDb = postgresStoreDb(db);
   const apis = [cluster.api, await cluster.addApi()];
 
-  const inline = await new KyselyKeyStore(storeDb).create({ plan: 'builder', tenant: 'two-apis-inline' });
+  const inline = await testKeyStore(storeDb).create({ plan: 'builder', tenant: 'two-apis-inline' });
   await new KyselyBillingSettingsStore(storeDb).updateKey(inline.record.id, { overrides: { batchIncludedMs: 4_000 } });
   const wav = await readFile(await speechWav(1));
   const statuses = await Promise.all(
@@ -46,7 +46,7 @@ t.test('two api processes on PostgreSQL: racing inline requests and realtime ses
   t.equal(usage.batch_seconds, 4, 'metered: nothing beyond the allowance');
 
   // 5 s of realtime for the tenant: sessions on both processes at once share it, whoever streams first.
-  const live = await new KyselyKeyStore(storeDb).create({ plan: 'payg', tenant: 'two-apis-realtime' });
+  const live = await testKeyStore(storeDb).create({ plan: 'payg', tenant: 'two-apis-realtime' });
   await new KyselyBillingSettingsStore(storeDb).updateKey(live.record.id, { overrides: { realtimeIncludedMs: 5_000, realtimePriceMicros: null } });
   const speech = wavPcm(await readFile(await speechWav(8, { seed: 4 })));
   const sessions = await Promise.all(

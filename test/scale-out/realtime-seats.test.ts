@@ -4,18 +4,18 @@
 // expires (SVC_INSTANCE_TTL_MS), without anyone releasing it.
 import t from 'tap';
 
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { postgresStoreDb } from '../../src/store/kysely/store-db.js';
 import { openPostgres } from '../../src/store/postgres/database.js';
 import { connectRealtime, type RealtimeClient, startMessage } from '../helpers/realtime-client.js';
 import { startScaleOutCluster } from '../helpers/scale-out-cluster.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 
 t.test("a builder project's seats hold over two api processes; a killed process's seat comes back", async (t) => {
   const cluster = await startScaleOutCluster({ workers: 0, env: { SVC_INSTANCE_TTL_MS: '3000' } });
   t.teardown(() => cluster.close());
   const db = await openPostgres(cluster.databaseUrl);
   t.teardown(() => db.close());
-  const { key } = await new KyselyKeyStore(postgresStoreDb(db)).create({ plan: 'builder' });
+  const { key } = await testKeyStore(postgresStoreDb(db)).create({ plan: 'builder' });
   const first = cluster.api;
   const second = await cluster.addApi();
   t.ok(first.realtimeUrl && second.realtimeUrl && first.realtimeUrl !== second.realtimeUrl, 'each process has its own listener');

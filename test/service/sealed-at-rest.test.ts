@@ -1,7 +1,8 @@
-// Issue 48's proof, the database's part: a phrase planted in a job's request (its prompt) is in no
-// database file once the real service has run the job, WAL included (SQLite), and in no line of a
-// pg_dump of its database (PostgreSQL, test/scale-out/sealed-at-rest.pg-s3.test.ts), and the job
-// still answers with it opened. Blobs (the data folder, the bucket): sealed-blobs-at-rest.test.ts.
+// Issue 48's proof, the database's part: a phrase planted in a job's request (its prompt) and a term
+// planted in its key's dictionary are in no database file once the real service has run the job,
+// WAL included (SQLite), and in no line of a pg_dump of its database (PostgreSQL,
+// test/scale-out/sealed-at-rest.pg-s3.test.ts), and the job and the dictionary still read back
+// opened. Blobs (the data folder, the bucket): sealed-blobs-at-rest.test.ts.
 import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -14,11 +15,16 @@ import { BIN_DIR } from '../helpers/postgres-server.js';
 import { startTestService, testStorePair } from '../helpers/test-service.js';
 
 const PHRASE = 'Quillfeather zebrafish 4417 metoprolol';
+/** A dictionary term: clinical vocabulary, perhaps a name. */
+const TERM = 'Oyelaran-Thistlewood';
 
 /** A service, and a job of it with the phrase as its prompt, run to its end. */
 async function promptedJob(t: Test) {
   const svc = await startTestService({ SVC_JOB_CHUNK_SECONDS: '5' });
   t.teardown(() => svc.close());
+  const keyId = (await svc.stores.keys.list())[0]!.id;
+  await svc.stores.keys.setDictionary(keyId, 'en', [TERM, 'warfarin']);
+  t.same(await svc.stores.keys.getDictionary(keyId, 'en'), [TERM, 'warfarin'], 'the store opens the sealed dictionary');
   const speech = await readFile(await speechWav(12));
   const job = await createJob(svc.url, svc.key, jobBody(speech, { prompt: PHRASE }));
   t.equal((await uploadFile(job, speech)).status, 204);
@@ -42,6 +48,7 @@ t.test(
       const bytes = await readFile(join(svc.dataDir, name));
       t.notOk(bytes.includes(PHRASE), `${name} does not hold the phrase`);
       t.notOk(bytes.includes(Buffer.from(PHRASE, 'utf16le')), `${name} does not hold it in UTF-16`);
+      t.notOk(bytes.includes(TERM), `${name} does not hold the dictionary term`);
     }
   },
 );
@@ -62,5 +69,6 @@ t.test(
     t.match(dump, job.id, "the dump holds the job's row (its metadata stays plain)");
     t.notOk(dump.includes(PHRASE), 'the dump does not hold the phrase');
     t.notOk(dump.includes('Quillfeather'), 'nor any part of it');
+    t.notOk(dump.includes(TERM), 'nor the dictionary term');
   },
 );

@@ -2,8 +2,8 @@
 import t from 'tap';
 
 import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 import { billingSettingsStoreContract } from './contract/billing-settings-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 
@@ -12,7 +12,7 @@ billingSettingsStoreContract(t, 'KyselyBillingSettingsStore on SQLite', async (t
   return {
     settings: new KyselyBillingSettingsStore(sqliteStoreDb(databases.db)),
     another: async () => new KyselyBillingSettingsStore(sqliteStoreDb(await databases.open())),
-    keys: new KyselyKeyStore(sqliteStoreDb(databases.db)),
+    keys: testKeyStore(sqliteStoreDb(databases.db)),
     close: databases.close,
   };
 });
@@ -22,7 +22,7 @@ billingSettingsStoreContract(t, 'KyselyBillingSettingsStore on PostgreSQL', asyn
   return {
     settings: new KyselyBillingSettingsStore(postgresStoreDb(databases.db)),
     another: async () => new KyselyBillingSettingsStore(postgresStoreDb(await databases.open())),
-    keys: new KyselyKeyStore(postgresStoreDb(databases.db)),
+    keys: testKeyStore(postgresStoreDb(databases.db)),
     close: databases.close,
   };
 });

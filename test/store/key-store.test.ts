@@ -2,9 +2,9 @@
 import t from 'tap';
 
 import { KyselyBillingSettingsStore } from '../../src/store/kysely/kysely-billing-settings-store.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyUsageLedger } from '../../src/store/kysely/kysely-usage-ledger.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 import { keyStoreContract } from './contract/key-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 
@@ -14,8 +14,8 @@ keyStoreContract(t, 'KyselyKeyStore on SQLite', async (t) => {
   const clock = { nowMs: null as number | null };
   const now = () => clock.nowMs ?? Date.now();
   return {
-    store: new KyselyKeyStore(sqliteStoreDb(db), now),
-    another: async () => new KyselyKeyStore(sqliteStoreDb(await databases.open()), now),
+    store: testKeyStore(sqliteStoreDb(db), now),
+    another: async () => testKeyStore(sqliteStoreDb(await databases.open()), now),
     rawKeyRow: async (id) => db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Record<string, unknown>,
     clock,
     billing: new KyselyBillingSettingsStore(sqliteStoreDb(db)),
@@ -30,8 +30,8 @@ keyStoreContract(t, 'KyselyKeyStore on PostgreSQL', async () => {
   const clock = { nowMs: null as number | null };
   const now = () => clock.nowMs ?? Date.now();
   return {
-    store: new KyselyKeyStore(postgresStoreDb(db), now),
-    another: async () => new KyselyKeyStore(postgresStoreDb(await databases.open()), now),
+    store: testKeyStore(postgresStoreDb(db), now),
+    another: async () => testKeyStore(postgresStoreDb(await databases.open()), now),
     rawKeyRow: async (id) => (await db.query('SELECT * FROM api_keys WHERE id = $1', [id])).rows[0],
     clock,
     billing: new KyselyBillingSettingsStore(postgresStoreDb(db)),

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 
 import { KeyUseRecorder } from '../../src/store/key-use-recorder.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 
 const T0 = Date.parse('2030-04-05T06:07:08.000Z');
 
@@ -19,7 +19,7 @@ function harness(t: Test) {
     if (db.open) db.close();
   });
   const clock = { nowMs: T0 };
-  const keys = new KyselyKeyStore(sqliteStoreDb(db), () => clock.nowMs);
+  const keys = testKeyStore(sqliteStoreDb(db), () => clock.nowMs);
   const warnings: Array<{ details: object; message: string }> = [];
   const recorder = new KeyUseRecorder(keys, () => clock.nowMs, { warn: (details, message) => warnings.push({ details, message }) });
   /** Forgets the stored use, as if nothing had written it (the recorder cannot tell). */

@@ -1,6 +1,6 @@
 // An existing installation's plain content sealed in the background (issue 48, item 5), on SQLite and
 // PostgreSQL: rows written before sealing existed (a job's request and carry-over, a stored answer, a
-// voice profile) are counted, sealed by the migration's passes, and read back unchanged through the
+// voice profile, a key's dictionary) are counted, sealed by the migration's passes, and read back unchanged through the
 // stores; a second pass finds nothing; the counts are what /metrics shows.
 import t from 'tap';
 
@@ -8,7 +8,7 @@ import { PlainContentMigration } from '../../src/service/plain-content-migration
 import { KyselyPlainContentSealing } from '../../src/store/kysely/kysely-plain-content-sealing.js';
 import { SEALED_TEXT_PREFIX } from '../../src/store/sealed-buffer.js';
 import { SEALED_DATABASES } from '../helpers/sealed-databases.js';
-import { testIdempotencyStore, testJobStore, testSealer, testVoiceProfileStore } from '../helpers/test-sealer.js';
+import { testIdempotencyStore, testJobStore, testKeyStore, testSealer, testVoiceProfileStore } from '../helpers/test-sealer.js';
 
 const PHRASE = 'kingfisher-warfarin-phrase';
 const JOBS = 300; // more than one batch (250)
@@ -29,6 +29,9 @@ for (const [name, open] of Object.entries(SEALED_DATABASES)) {
     const voice = await voices.create('ten_a', 'Dr Ames', { frames: 300, mean, covariance: new Float64Array(19 * 19).fill(0.25) }, 3000);
     const sealedProfile = (await h.db.selectFrom('voice_profiles').select('profile').executeTakeFirstOrThrow()).profile;
     const profile = await testSealer(h.db).openText('ten_a', `voice_profiles.profile:${voice.id}`, sealedProfile);
+    const keys = testKeyStore(h.db);
+    const { record: key } = await keys.create({ tenant: 'ten_b' });
+    await keys.setDictionary(key.id, 'en', ['placeholder']);
 
     // What an installation of the previous version holds: the same content, plain.
     for (const [i, id] of ids.entries())
@@ -47,6 +50,10 @@ for (const [name, open] of Object.entries(SEALED_DATABASES)) {
       .set({ response_body: `said ${PHRASE}` })
       .execute();
     await h.db.updateTable('voice_profiles').set({ profile }).execute();
+    await h.db
+      .updateTable('key_dictionaries')
+      .set({ terms: JSON.stringify([PHRASE, 'warfarin']) })
+      .execute();
     t.match(await h.dump(), PHRASE);
 
     const sealing = new KyselyPlainContentSealing(h.db, testSealer(h.db));
@@ -55,12 +62,19 @@ for (const [name, open] of Object.entries(SEALED_DATABASES)) {
       'jobs.progress': 1,
       'idempotency_records.response_body': 1,
       'voice_profiles.profile': 1,
+      'key_dictionaries.terms': 1,
     });
     const migration = new PlainContentMigration(sealing);
     t.equal(migration.plainLeft(), null, 'nothing known before the first pass');
     await migration.pass();
-    t.same(migration.plainLeft(), { 'jobs.request': 0, 'jobs.progress': 0, 'idempotency_records.response_body': 0, 'voice_profiles.profile': 0 });
-    t.equal(migration.sealed(), JOBS + 3, 'every plain value sealed, over several batches');
+    t.same(migration.plainLeft(), {
+      'jobs.request': 0,
+      'jobs.progress': 0,
+      'idempotency_records.response_body': 0,
+      'voice_profiles.profile': 0,
+      'key_dictionaries.terms': 0,
+    });
+    t.equal(migration.sealed(), JOBS + 4, 'every plain value sealed, over several batches');
     const dump = await h.dump();
     t.notMatch(dump, PHRASE, 'no phrase left in any row');
     t.notMatch(dump, '"mean"', 'no profile statistics in any row');
@@ -70,6 +84,7 @@ for (const [name, open] of Object.entries(SEALED_DATABASES)) {
     t.same((await jobs.get(ids[0]!, 'ten_b'))?.progress, { text: PHRASE }, 'the carry-over too');
     t.match(await idempotency.begin('ten_a', 'idem-1', 'fp'), { state: 'completed', response: { body: `said ${PHRASE}` } }, 'the stored answer');
     t.same(Array.from((await voices.get('ten_a', voice.id))!.profile.mean), Array.from(mean), 'the voice');
+    t.same(await keys.getDictionary(key.id, 'en'), [PHRASE, 'warfarin'], 'the dictionary');
 
     t.equal(await sealing.sealBatch(250), 0, 'a second batch finds nothing: idempotent');
     await h.db.updateTable('jobs').set({ request: '{"prompt":"written by an older process"}' }).where('id', '=', ids[1]!).execute();

@@ -50,6 +50,7 @@ t.test('a fresh database gets every step, recorded once; opening again applies n
       'console_tenant_settings',
       'console_totp',
       'console_users',
+      'erased_tenants',
       'idempotency_records',
       'jobs',
       'key_billing',

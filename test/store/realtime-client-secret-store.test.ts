@@ -2,9 +2,9 @@
 // one implementation (src/store/kysely/kysely-realtime-client-secret-store.ts) on SQLite and on PostgreSQL.
 import t from 'tap';
 
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyRealtimeClientSecretStore } from '../../src/store/kysely/kysely-realtime-client-secret-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 import { realtimeClientSecretStoreContract } from './contract/realtime-client-secret-store-contract.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 
@@ -14,7 +14,7 @@ realtimeClientSecretStoreContract(t, 'KyselyRealtimeClientSecretStore on SQLite'
   return {
     store: new KyselyRealtimeClientSecretStore(sqliteStoreDb(db)),
     another: async () => new KyselyRealtimeClientSecretStore(sqliteStoreDb(await databases.open())),
-    keys: new KyselyKeyStore(sqliteStoreDb(db)),
+    keys: testKeyStore(sqliteStoreDb(db)),
     rawRows: async () => db.prepare('SELECT * FROM realtime_client_secrets').all() as Array<Record<string, unknown>>,
     close: databases.close,
   };
@@ -26,7 +26,7 @@ realtimeClientSecretStoreContract(t, 'KyselyRealtimeClientSecretStore on Postgre
   return {
     store: new KyselyRealtimeClientSecretStore(postgresStoreDb(db)),
     another: async () => new KyselyRealtimeClientSecretStore(postgresStoreDb(await databases.open())),
-    keys: new KyselyKeyStore(postgresStoreDb(db)),
+    keys: testKeyStore(postgresStoreDb(db)),
     rawRows: async () => (await db.query<Record<string, unknown>>('SELECT * FROM realtime_client_secrets')).rows,
     close: databases.close,
   };

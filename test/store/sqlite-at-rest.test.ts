@@ -11,12 +11,11 @@ import { fileURLToPath } from 'node:url';
 
 import t, { type Test } from 'tap';
 
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { signingKeyOf } from '../../src/store/webhook-signing-secret.js';
-import { testJobStore, testVoiceProfileStore } from '../helpers/test-sealer.js';
+import { testJobStore, testKeyStore, testVoiceProfileStore } from '../helpers/test-sealer.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 const T0 = new Date('2031-03-04T05:06:07.000Z');
@@ -31,7 +30,7 @@ function openFolder(t: Test) {
 
 t.test('API keys: only a SHA-256 of the secret is in the database files, WAL included', async (t) => {
   const { dir, db } = openFolder(t);
-  const store = new KyselyKeyStore(sqliteStoreDb(db));
+  const store = testKeyStore(sqliteStoreDb(db));
   const { key, record } = await store.create();
   const secret = /^svc_[0-9A-Za-z]{12}_([A-Za-z0-9_-]{43})$/.exec(key)![1];
   const row = db.prepare('SELECT secret_sha256 FROM api_keys WHERE id = ?').get(record.id) as { secret_sha256: Buffer };
@@ -46,7 +45,7 @@ t.test('API keys: only a SHA-256 of the secret is in the database files, WAL inc
 
 t.test('webhook secrets: neither the secret nor its key bytes are in the database files', async (t) => {
   const { dir, db } = openFolder(t);
-  const keyId = (await new KyselyKeyStore(sqliteStoreDb(db)).create()).record.id;
+  const keyId = (await testKeyStore(sqliteStoreDb(db)).create()).record.id;
   const secrets = new KyselyWebhookSecretStore(sqliteStoreDb(db), randomBytes(32));
   const shown = [(await secrets.create(keyId, T0.getTime())).secret, (await secrets.rotate(keyId, T0.getTime() + HOUR)).secret];
   // The WAL holds the newest pages until a checkpoint; read every file in the folder as it is.

@@ -8,6 +8,7 @@ import { buffer } from 'node:stream/consumers';
 import t, { type Test } from 'tap';
 
 import { ContentSealer } from '../../src/store/content-sealer.js';
+import { erasedTenantDigest, TenantErasedError } from '../../src/store/erased-tenants.js';
 import { KyselyTenantKeys } from '../../src/store/kysely/kysely-tenant-keys.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import type { StoreDb } from '../../src/store/kysely/store-schema.js';
@@ -80,6 +81,23 @@ for (const [name, open] of Object.entries(harnesses)) {
       await h.db.deleteFrom('tenant_data_keys').where('tenant', '=', 'tenant-a').where('version', '=', 1).execute();
       await t.rejects(new ContentSealer(keysOn(h.db)).openText('tenant-a', 'voice:1', old), SealingError, 'its key destroyed, old content is unreadable');
       t.equal(await new ContentSealer(keysOn(h.db)).openText('tenant-a', 'voice:2', fresh), 'after the rotation');
+    });
+
+    t.test('an erased tenant gets no data key again, in any process; others do', async (t) => {
+      const h = await open(t);
+      t.teardown(h.close);
+      const late = new ContentSealer(keysOn(await h.another()));
+      await late.sealText('tenant-a', 'x', 'before');
+      t.equal(await keysOn(h.db).erase('tenant-a'), 1, 'its key destroyed');
+      await t.rejects(late.sealText('tenant-a', 'x', 'after'), TenantErasedError, 'a process that had its key seals nothing for it');
+      await t.rejects(keysOn(h.db).current('tenant-a'), TenantErasedError, 'nor a fresh one');
+      await t.rejects(keysOn(h.db).rotate('tenant-a'), TenantErasedError, 'nor is it rotated back into being');
+      t.same(await h.db.selectFrom('tenant_data_keys').selectAll().where('tenant', '=', 'tenant-a').execute(), []);
+      t.equal(await keysOn(h.db).erase('tenant-a'), 0, 'erasing again is harmless');
+      const record = await h.db.selectFrom('erased_tenants').selectAll().execute();
+      t.same(record, [{ tenant_digest: erasedTenantDigest('tenant-a') }], 'one record, a digest');
+      t.notMatch(JSON.stringify(record), 'tenant-a', 'not the id');
+      t.equal((await keysOn(h.db).current('tenant-b')).version, 1, 'another tenant is not affected');
     });
 
     t.test('sealed content opens only for its tenant and object; plain content stays readable', async (t) => {

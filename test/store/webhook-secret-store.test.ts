@@ -1,9 +1,9 @@
 // The WebhookSecretStore contract (contract/webhook-secret-store-contract.ts) against SQLite and PostgreSQL.
 import t from 'tap';
 
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 import { postgresStoreDb, sqliteStoreDb } from '../../src/store/kysely/store-db.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 import { postgresDatabases, sqliteDatabases } from './contract/store-databases.js';
 import { webhookSecretStoreContract } from './contract/webhook-secret-store-contract.js';
 
@@ -15,7 +15,7 @@ webhookSecretStoreContract(t, 'KyselyWebhookSecretStore on SQLite', async (t, ma
     WHERE key_id = @toKey AND version = @toVersion`);
   return {
     secrets: new KyselyWebhookSecretStore(sqliteStoreDb(db), masterKey),
-    keys: new KyselyKeyStore(sqliteStoreDb(db)),
+    keys: testKeyStore(sqliteStoreDb(db)),
     withMasterKey: (other) => new KyselyWebhookSecretStore(sqliteStoreDb(db), other),
     another: async () => new KyselyWebhookSecretStore(sqliteStoreDb(await databases.open()), masterKey),
     rawSecretRows: async (keyId) => db.prepare('SELECT * FROM webhook_secrets WHERE key_id = ? ORDER BY version').all(keyId) as Array<Record<string, unknown>>,
@@ -31,7 +31,7 @@ webhookSecretStoreContract(t, 'KyselyWebhookSecretStore on PostgreSQL', async (_
   const { db } = databases;
   return {
     secrets: new KyselyWebhookSecretStore(postgresStoreDb(db), masterKey),
-    keys: new KyselyKeyStore(postgresStoreDb(db)),
+    keys: testKeyStore(postgresStoreDb(db)),
     withMasterKey: (other) => new KyselyWebhookSecretStore(postgresStoreDb(db), other),
     another: async () => new KyselyWebhookSecretStore(postgresStoreDb(await databases.open()), masterKey),
     rawSecretRows: async (keyId) => (await db.query('SELECT * FROM webhook_secrets WHERE key_id = $1 ORDER BY version', [keyId])).rows,

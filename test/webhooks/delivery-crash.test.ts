@@ -10,7 +10,6 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import t from 'tap';
 
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
 import { databasePath, openDatabase } from '../../src/store/sqlite/database.js';
@@ -19,6 +18,7 @@ import { loadWebhookMasterKey } from '../../src/webhooks/master-key.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { startDnsTestServer } from '../helpers/dns-test-server.js';
 import { CLI_ARGS, kill, serve, serveEnv } from '../helpers/serve-process.js';
+import { testKeyStore } from '../helpers/test-sealer.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -33,7 +33,7 @@ t.test('SIGKILL mid-attempt: delivered after the restart with the same webhook-i
   // The key and its secret, made the way the CLI makes them (same database, same master key file).
   const db = openDatabase(databasePath(dataDir));
   runMigrations(db);
-  const { key, record } = await new KyselyKeyStore(sqliteStoreDb(db)).create({});
+  const { key, record } = await testKeyStore(sqliteStoreDb(db)).create({});
   const { secret } = await new KyselyWebhookSecretStore(sqliteStoreDb(db), loadWebhookMasterKey(dataDir, null)).create(record.id, Date.now());
   db.close();
 

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import t from 'tap';
 
 import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
@@ -16,7 +15,7 @@ import { createDestinationValidator } from '../../src/webhooks/validate-destinat
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
 import { startDnsTestServer } from '../helpers/dns-test-server.js';
 import { REFUSED, SSRF_DNS } from '../helpers/ssrf-cases.js';
-import { testJobStore } from '../helpers/test-sealer.js';
+import { testJobStore, testKeyStore } from '../helpers/test-sealer.js';
 
 t.test('every SSRF case is refused at delivery time and rescheduled, never connected', async (t) => {
   const dns = await startDnsTestServer(SSRF_DNS);
@@ -25,7 +24,7 @@ t.test('every SSRF case is refused at delivery time and rescheduled, never conne
   t.teardown(() => db.close());
   const jobs = testJobStore(sqliteStoreDb(db));
   const outbox = new KyselyWebhookOutbox(sqliteStoreDb(db));
-  const keyId = (await new KyselyKeyStore(sqliteStoreDb(db)).create({})).record.id;
+  const keyId = (await testKeyStore(sqliteStoreDb(db)).create({})).record.id;
   const secrets = new KyselyWebhookSecretStore(sqliteStoreDb(db), Buffer.alloc(32, 3));
   const now = Date.now();
   await secrets.create(keyId, now);

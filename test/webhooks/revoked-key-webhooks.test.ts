@@ -10,7 +10,6 @@ import t from 'tap';
 import { isKeyActive } from '../../src/application/require-active-key.js';
 import { jobSucceededEvent } from '../../src/jobs/job-webhook-events.js';
 import { KEY_REVOKED_DELIVERY_STATUS } from '../../src/jobs/key-revocation.js';
-import { KyselyKeyStore } from '../../src/store/kysely/kysely-key-store.js';
 import { KyselyWebhookOutbox } from '../../src/store/kysely/kysely-webhook-outbox.js';
 import { KyselyWebhookSecretStore } from '../../src/store/kysely/kysely-webhook-secret-store.js';
 import { sqliteStoreDb } from '../../src/store/kysely/store-db.js';
@@ -18,7 +17,7 @@ import { openDatabase } from '../../src/store/sqlite/database.js';
 import { WebhookDeliveryWorker } from '../../src/webhooks/webhook-delivery-worker.js';
 import { TestClock } from '../helpers/api-test-app.js';
 import { revokeKeyWithCli } from '../helpers/revoke-key-cli.js';
-import { testJobStore } from '../helpers/test-sealer.js';
+import { testJobStore, testKeyStore } from '../helpers/test-sealer.js';
 import { postTranscription } from '../helpers/test-service.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startWebhookService } from '../helpers/webhook-service.js';
@@ -55,7 +54,7 @@ t.test('a pending event is cancelled by keys revoke and never attempted again', 
 t.test("the worker gives up a revoked key's event before connecting", async (t) => {
   const db = openDatabase(join(t.testdir(), 'svc-stt.db'));
   t.teardown(() => db.close());
-  const keys = new KyselyKeyStore(sqliteStoreDb(db));
+  const keys = testKeyStore(sqliteStoreDb(db));
   const jobs = testJobStore(sqliteStoreDb(db));
   const outbox = new KyselyWebhookOutbox(sqliteStoreDb(db));
   const secrets = new KyselyWebhookSecretStore(sqliteStoreDb(db), Buffer.alloc(32, 5));

@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 
 import { type ApiKeyRecord } from '../../domain/api-keys.js';
 import { isPublicKeyId, parsePresentedKey } from '../api-key-secret.js';
+import type { ContentSealer } from '../content-sealer.js';
+import { erasedTenantDigest } from '../erased-tenants.js';
 import {
   keyNotFound,
   keyPatchColumns,
@@ -23,15 +25,21 @@ import { immediate } from './immediate.js';
 import { onPostgresDb } from './store-db.js';
 import type { StoreDb } from './store-schema.js';
 
+/** A dictionary's sealed identity: its key and language, so a sealed list moved onto another key or language does not open. */
+export const dictionaryAad = (keyId: string, language: string) => `key_dictionaries.terms:${keyId}:${language}`;
+
 export class KyselyKeyStore implements KeyStore {
   constructor(
     private readonly db: StoreDb,
+    /** Dictionaries (clinical terms, perhaps names) are sealed under the key's tenant's data key. */
+    private readonly sealer: ContentSealer,
     /** Epoch milliseconds: a key past its scheduled revocation is read as revoked from then on (the service passes its clock). */
     private readonly clock: () => number = Date.now,
   ) {}
 
   async create(options: CreateKeyOptions = {}, now = new Date()): Promise<{ key: string; record: ApiKeyRecord }> {
     const { key, row } = newKeyRow(options, now);
+    await refuseErasedTenant(this.db, row.tenant);
     return { key, record: keyRecordOf(await insertKey(this.db, row), this.clock()) };
   }
 
@@ -43,6 +51,7 @@ export class KyselyKeyStore implements KeyStore {
       if (onPostgresDb(trx)) await sql`LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE`.execute(trx);
       if (await trx.selectFrom('api_keys').select('id').limit(1).executeTakeFirst()) return null;
       const { key, row } = newKeyRow(options, new Date());
+      await refuseErasedTenant(trx, row.tenant);
       await insertKey(trx, row);
       // A throw here rolls the key back: no key exists that nobody holds.
       persist(key);
@@ -52,6 +61,7 @@ export class KyselyKeyStore implements KeyStore {
 
   async createForTenant(tenant: string, now = new Date(this.clock())): Promise<{ key: string; record: ApiKeyRecord }> {
     const nowMs = now.getTime();
+    await refuseErasedTenant(this.db, validateTenant(tenant));
     return immediate(this.db, async (trx) => {
       const rows = await trx
         .selectFrom('api_keys')
@@ -143,16 +153,16 @@ export class KyselyKeyStore implements KeyStore {
       const { key, row: fresh } = newKeyRow(keyTermsOf(old), now);
       // A paused key's successor is paused too: rotating is no way around an operator's pause.
       const created = await insertKey(trx, { ...fresh, billing_state: old.billingState });
-      await trx
-        .insertInto('key_dictionaries')
-        .columns(['key_id', 'language', 'terms', 'updated_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('key_dictionaries')
-            .select([eb.val(created.id).as('key_id'), 'language', 'terms', 'updated_at'])
-            .where('key_id', '=', id),
-        )
-        .execute();
+      // Sealed again for the new key: each list is bound to its key.
+      const sealer = this.sealer.within(trx);
+      const dictionaries = await trx.selectFrom('key_dictionaries').select(['language', 'terms', 'updated_at']).where('key_id', '=', id).execute();
+      for (const { language, terms, updated_at } of dictionaries) {
+        const plain = await sealer.openText(row.tenant, dictionaryAad(id, language), terms);
+        await trx
+          .insertInto('key_dictionaries')
+          .values({ key_id: created.id, language, terms: await sealer.sealText(created.tenant, dictionaryAad(created.id, language), plain), updated_at })
+          .execute();
+      }
       await moveKeyBilling(trx, id, created.id);
       const rotated = await trx
         .updateTable('api_keys')
@@ -204,28 +214,35 @@ export class KyselyKeyStore implements KeyStore {
   async setDictionary(keyId: string, language: string, terms: string[], now = new Date()): Promise<void> {
     const family = validateLanguageFamily(language);
     const cleaned = validateDictionaryTerms(terms);
-    // Inserted only if the key exists, in one statement: no row written means no such key.
-    const written = isPublicKeyId(keyId)
-      ? await this.db
-          .insertInto('key_dictionaries')
-          .columns(['key_id', 'language', 'terms', 'updated_at'])
-          .expression((eb) =>
-            eb
-              .selectFrom('api_keys')
-              .select(['id', eb.val(family).as('language'), eb.val(JSON.stringify(cleaned)).as('terms'), eb.val(now.toISOString()).as('updated_at')])
-              .where('id', '=', keyId),
-          )
-          .onConflict((conflict) =>
-            conflict.columns(['key_id', 'language']).doUpdateSet((eb) => ({ terms: eb.ref('excluded.terms'), updated_at: eb.ref('excluded.updated_at') })),
-          )
-          .executeTakeFirst()
-      : undefined;
-    if (!written || written.numInsertedOrUpdatedRows === 0n) throw keyNotFound(keyId);
+    const key = isPublicKeyId(keyId) ? await this.db.selectFrom('api_keys').select('tenant').where('id', '=', keyId).executeTakeFirst() : undefined;
+    if (!key) throw keyNotFound(keyId);
+    const sealed = await this.sealer.sealText(key.tenant, dictionaryAad(keyId, family), JSON.stringify(cleaned));
+    // Inserted only if the key still exists, in one statement: no row written means no such key.
+    const written = await this.db
+      .insertInto('key_dictionaries')
+      .columns(['key_id', 'language', 'terms', 'updated_at'])
+      .expression((eb) =>
+        eb
+          .selectFrom('api_keys')
+          .select(['id', eb.val(family).as('language'), eb.val(sealed).as('terms'), eb.val(now.toISOString()).as('updated_at')])
+          .where('id', '=', keyId),
+      )
+      .onConflict((conflict) =>
+        conflict.columns(['key_id', 'language']).doUpdateSet((eb) => ({ terms: eb.ref('excluded.terms'), updated_at: eb.ref('excluded.updated_at') })),
+      )
+      .executeTakeFirst();
+    if (written.numInsertedOrUpdatedRows === 0n) throw keyNotFound(keyId);
   }
 
   async getDictionary(keyId: string, language: string): Promise<string[]> {
-    const row = await this.db.selectFrom('key_dictionaries').select('terms').where('key_id', '=', keyId).where('language', '=', language).executeTakeFirst();
-    return row ? (JSON.parse(row.terms) as string[]) : [];
+    const row = await this.db
+      .selectFrom('key_dictionaries')
+      .innerJoin('api_keys', 'api_keys.id', 'key_dictionaries.key_id')
+      .select(['key_dictionaries.terms', 'api_keys.tenant'])
+      .where('key_dictionaries.key_id', '=', keyId)
+      .where('key_dictionaries.language', '=', language)
+      .executeTakeFirst();
+    return row ? (JSON.parse(await this.sealer.openText(row.tenant, dictionaryAad(keyId, language), row.terms)) as string[]) : [];
   }
 
   private async selectKey(id: string) {
@@ -237,6 +254,12 @@ export class KyselyKeyStore implements KeyStore {
     if (!record) throw keyNotFound(id);
     return record;
   }
+}
+
+/** An erased tenant's id is not used again: its content would be refused (../erased-tenants.ts). */
+async function refuseErasedTenant(db: StoreDb, tenant: string): Promise<void> {
+  const erased = await db.selectFrom('erased_tenants').select('tenant_digest').where('tenant_digest', '=', erasedTenantDigest(tenant)).executeTakeFirst();
+  if (erased) throw new KeyStoreError('invalid_argument', `tenant ${tenant} was erased: its id is not used again`);
 }
 
 async function insertKey(db: StoreDb, row: NewKeyRow) {

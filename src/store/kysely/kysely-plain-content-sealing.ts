@@ -7,6 +7,7 @@ import type { ContentSealer } from '../content-sealer.js';
 import type { PlainContentSealing, SealedColumn } from '../plain-content-sealing.js';
 import { SEALED_TEXT_PREFIX } from '../sealed-buffer.js';
 import { idempotencyBodyAad } from './kysely-idempotency-store.js';
+import { dictionaryAad } from './kysely-key-store.js';
 import { voiceProfileAad } from './kysely-voice-profile-store.js';
 import { progressAad, requestAad } from './sealed-job-columns.js';
 import type { StoreDb } from './store-schema.js';
@@ -21,12 +22,18 @@ export class KyselyPlainContentSealing implements PlainContentSealing {
   ) {}
 
   async sealBatch(limit: number): Promise<number> {
-    return (await this.jobColumn('request', limit)) + (await this.jobColumn('progress', limit)) + (await this.answers(limit)) + (await this.voices(limit));
+    return (
+      (await this.jobColumn('request', limit)) +
+      (await this.jobColumn('progress', limit)) +
+      (await this.answers(limit)) +
+      (await this.voices(limit)) +
+      (await this.dictionaries(limit))
+    );
   }
 
   async plainCounts(): Promise<Record<SealedColumn, number>> {
     const count = sql<number>`count(*)`.as('n');
-    const [request, progress, answers, voices] = await Promise.all([
+    const [request, progress, answers, voices, dictionaries] = await Promise.all([
       this.db.selectFrom('jobs').select(count).where('request', 'not like', SEALED).executeTakeFirstOrThrow(),
       this.db.selectFrom('jobs').select(count).where('progress', 'is not', null).where('progress', 'not like', SEALED).executeTakeFirstOrThrow(),
       this.db
@@ -36,12 +43,14 @@ export class KyselyPlainContentSealing implements PlainContentSealing {
         .where('response_body', 'not like', SEALED)
         .executeTakeFirstOrThrow(),
       this.db.selectFrom('voice_profiles').select(count).where('profile', 'not like', SEALED).executeTakeFirstOrThrow(),
+      this.db.selectFrom('key_dictionaries').select(count).where('terms', 'not like', SEALED).executeTakeFirstOrThrow(),
     ]);
     return {
       'jobs.request': Number(request.n),
       'jobs.progress': Number(progress.n),
       'idempotency_records.response_body': Number(answers.n),
       'voice_profiles.profile': Number(voices.n),
+      'key_dictionaries.terms': Number(dictionaries.n),
     };
   }
 
@@ -102,6 +111,30 @@ export class KyselyPlainContentSealing implements PlainContentSealing {
         .set({ profile: value })
         .where('id', '=', row.id)
         .where('profile', '=', row.profile)
+        .executeTakeFirst();
+      sealed += Number(numUpdatedRows);
+    }
+    return sealed;
+  }
+
+  /** A dictionary's tenant is its key's. */
+  private async dictionaries(limit: number): Promise<number> {
+    const rows = await this.db
+      .selectFrom('key_dictionaries')
+      .innerJoin('api_keys', 'api_keys.id', 'key_dictionaries.key_id')
+      .select(['key_dictionaries.key_id', 'key_dictionaries.language', 'key_dictionaries.terms', 'api_keys.tenant'])
+      .where('key_dictionaries.terms', 'not like', SEALED)
+      .limit(limit)
+      .execute();
+    let sealed = 0;
+    for (const row of rows) {
+      const value = await this.sealer.sealText(row.tenant, dictionaryAad(row.key_id, row.language), row.terms);
+      const { numUpdatedRows } = await this.db
+        .updateTable('key_dictionaries')
+        .set({ terms: value })
+        .where('key_id', '=', row.key_id)
+        .where('language', '=', row.language)
+        .where('terms', '=', row.terms)
         .executeTakeFirst();
       sealed += Number(numUpdatedRows);
     }

@@ -1,11 +1,17 @@
 // Tenants' data keys (../tenant-keys.ts) in `tenant_data_keys`, on SQLite or PostgreSQL. Unwrapped
 // keys are kept in memory for a short while only (CACHE_MS), so a KMS is not asked on every read and a
-// key destroyed by another process stops opening content here soon after.
+// key destroyed by another process stops opening content here soon after. Which version is current is
+// read on every seal (one row by its key): a rotation or a destruction by another process holds at once,
+// and a tenant erased meanwhile is refused before anything is sealed for it.
 //
 // Two processes creating a tenant's first key at once: both insert version 1 with ON CONFLICT DO
-// NOTHING, then both read back the one row that won, so they seal under the same key.
+// NOTHING, then both read back the one row that won, so they seal under the same key. A key is never
+// made for an erased tenant (../erased-tenants.ts): the record is looked at before the insert and
+// again after it, and the erasure writes its record before it destroys the keys, so a creation racing
+// it either sees the record or has its key destroyed by it.
 import { randomBytes } from 'node:crypto';
 
+import { erasedTenantDigest, TenantErasedError } from '../erased-tenants.js';
 import type { KeyProvider, WrappedKey } from '../master-keys.js';
 import { SealingError } from '../sealing-error.js';
 import { type DataKey, dataKeyContext, type TenantKeys } from '../tenant-keys.js';
@@ -15,35 +21,25 @@ import type { StoreDb } from './store-schema.js';
 const CACHE_MS = 5 * 60_000;
 const KEY_BYTES = 32;
 
-interface KeyCache {
-  unwrapped: Map<string, { key: Buffer; untilMs: number }>;
-  currentVersion: Map<string, { version: number; untilMs: number }>;
-}
+type UnwrappedCache = Map<string, { key: Buffer; untilMs: number }>;
 
 export class KyselyTenantKeys implements TenantKeys {
-  private readonly unwrapped: KeyCache['unwrapped'];
-  private readonly currentVersion: KeyCache['currentVersion'];
-
   constructor(
     private readonly db: StoreDb,
     /** Asked when a key is first wrapped or unwrapped, so commands that seal nothing never load a master key. */
     private readonly provider: () => KeyProvider,
     private readonly clock: () => number = Date.now,
-    cache: KeyCache = { unwrapped: new Map(), currentVersion: new Map() },
-  ) {
-    this.unwrapped = cache.unwrapped;
-    this.currentVersion = cache.currentVersion;
-  }
+    private readonly unwrapped: UnwrappedCache = new Map(),
+  ) {}
 
   within(db: StoreDb): TenantKeys {
-    return new KyselyTenantKeys(db, this.provider, this.clock, { unwrapped: this.unwrapped, currentVersion: this.currentVersion });
+    return new KyselyTenantKeys(db, this.provider, this.clock, this.unwrapped);
   }
 
   async current(tenant: string): Promise<DataKey> {
-    const known = this.currentVersion.get(tenant);
-    if (known && known.untilMs > this.clock()) return { version: known.version, key: await this.version(tenant, known.version) };
     let row = await this.newestRow(tenant);
     if (!row) {
+      if (await this.erased(tenant)) throw new TenantErasedError(tenant);
       const wrapped = await this.provider().wrap(randomBytes(KEY_BYTES), dataKeyContext(tenant, 1));
       await this.db
         .insertInto('tenant_data_keys')
@@ -52,12 +48,26 @@ export class KyselyTenantKeys implements TenantKeys {
         .execute();
       row = await this.newestRow(tenant);
       if (!row) throw new SealingError(`the data key of tenant ${tenant} was destroyed while it was being created`);
+      if (await this.erased(tenant)) {
+        await this.destroy(tenant);
+        throw new TenantErasedError(tenant);
+      }
     }
-    this.currentVersion.set(tenant, { version: row.version, untilMs: this.clock() + CACHE_MS });
-    return { version: row.version, key: await this.unwrap(tenant, row) };
+    return { version: row.version, key: await this.keyOf(tenant, row) };
+  }
+
+  async erase(tenant: string): Promise<number> {
+    // The record first: from here on no process makes a key for the tenant again (see the top).
+    await this.db
+      .insertInto('erased_tenants')
+      .values({ tenant_digest: erasedTenantDigest(tenant) })
+      .onConflict((conflict) => conflict.column('tenant_digest').doNothing())
+      .execute();
+    return this.destroy(tenant);
   }
 
   async rotate(tenant: string): Promise<number> {
+    if (await this.erased(tenant)) throw new TenantErasedError(tenant);
     // Two rotations racing: the loser's insert conflicts and it tries the next version.
     for (;;) {
       const version = ((await this.newestRow(tenant))?.version ?? 0) + 1;
@@ -67,16 +77,13 @@ export class KyselyTenantKeys implements TenantKeys {
         .values({ tenant, version, master_key_id: wrapped.masterKeyId, wrapped: wrapped.wrapped, created_at_ms: this.clock() })
         .onConflict((conflict) => conflict.columns(['tenant', 'version']).doNothing())
         .executeTakeFirst();
-      if (numInsertedOrUpdatedRows === 1n) {
-        this.currentVersion.delete(tenant);
-        return version;
-      }
+      if (numInsertedOrUpdatedRows === 1n) return version;
     }
   }
 
   async version(tenant: string, version: number): Promise<Buffer> {
-    const cached = this.unwrapped.get(dataKeyContext(tenant, version));
-    if (cached && cached.untilMs > this.clock()) return cached.key;
+    const cached = this.cached(tenant, version);
+    if (cached) return cached;
     const row = await this.db
       .selectFrom('tenant_data_keys')
       .select(['version', 'master_key_id', 'wrapped'])
@@ -89,7 +96,6 @@ export class KyselyTenantKeys implements TenantKeys {
 
   async destroy(tenant: string): Promise<number> {
     const { numDeletedRows } = await this.db.deleteFrom('tenant_data_keys').where('tenant', '=', tenant).executeTakeFirst();
-    this.currentVersion.delete(tenant);
     for (const context of this.unwrapped.keys()) if (context.startsWith(`${tenant}/`)) this.unwrapped.delete(context);
     return Number(numDeletedRows);
   }
@@ -142,6 +148,20 @@ export class KyselyTenantKeys implements TenantKeys {
       .orderBy('version', 'desc')
       .limit(1)
       .executeTakeFirst();
+  }
+
+  private async erased(tenant: string): Promise<boolean> {
+    const row = await this.db.selectFrom('erased_tenants').select('tenant_digest').where('tenant_digest', '=', erasedTenantDigest(tenant)).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  private cached(tenant: string, version: number): Buffer | null {
+    const cached = this.unwrapped.get(dataKeyContext(tenant, version));
+    return cached && cached.untilMs > this.clock() ? cached.key : null;
+  }
+
+  private async keyOf(tenant: string, row: { version: number; master_key_id: string; wrapped: Buffer }): Promise<Buffer> {
+    return this.cached(tenant, row.version) ?? this.unwrap(tenant, row);
   }
 
   private async unwrap(tenant: string, row: { version: number; master_key_id: string; wrapped: Buffer }): Promise<Buffer> {

@@ -103,6 +103,11 @@ export interface TenantDataKeysTable {
   created_at_ms: number;
 }
 
+/** A tenant erased (`tenants erase`), by erasedTenantDigest of its id (erased-tenants.ts). */
+export interface ErasedTenantsTable {
+  tenant_digest: string;
+}
+
 export type ConsoleUsersTable = Omit<ConsoleUserRow, 'failed_sign_ins'> & { failed_sign_ins: Generated<number> };
 
 export interface StoreSchema {
@@ -133,6 +138,7 @@ export interface StoreSchema {
   console_tenant_settings: ConsoleTenantSettingsRow;
   voice_profiles: VoiceProfileRow;
   tenant_data_keys: TenantDataKeysTable;
+  erased_tenants: ErasedTenantsTable;
 }
 
 /** What a Kysely store runs its statements on, whichever database is behind it (store-db.ts). */

@@ -503,6 +503,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_unredacted_path ON jobs (unredacted_path) WHERE unredacted_path IS NOT NULL;
     `,
   },
+  {
+    version: 23,
+    name: 'erased tenants, by a digest of their id (src/store/erased-tenants.ts)',
+    // SQLite's step 25.
+    sql: `
+      CREATE TABLE erased_tenants (
+        tenant_digest TEXT COLLATE "C" PRIMARY KEY
+      );
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -536,6 +536,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_by_unredacted_path ON jobs (unredacted_path) WHERE unredacted_path IS NOT NULL;
     `,
   },
+  {
+    version: 25,
+    name: 'erased tenants, by a digest of their id (src/store/erased-tenants.ts)',
+    // PostgreSQL's step 23. No data key is made again for a tenant listed here.
+    sql: `
+      CREATE TABLE erased_tenants (
+        tenant_digest TEXT PRIMARY KEY
+      ) STRICT;
+    `,
+  },
 ];
 
 export class MigrationError extends Error {

@@ -24,6 +24,7 @@ import { loadWebhookMasterKey } from '../../../src/webhooks/master-key.js';
 import { startDnsTestServer } from '../../helpers/dns-test-server.js';
 import { serve, serveEnv, type ServeProcess } from '../../helpers/serve-process.js';
 import { recordCanary } from '../../helpers/test-logs.js';
+import { testKeyStore } from '../../helpers/test-sealer.js';
 import type { FuzzKeys } from './build-request.js';
 
 export const WEBHOOK_HOST = 'hooks.fuzz.test';
@@ -119,7 +120,7 @@ export async function startAdversarialServer(env: Record<string, string> = {}): 
 async function prepareKeys(dataDir: string): Promise<FuzzKeys> {
   const db = openDatabase(databasePath(dataDir));
   try {
-    const store = new KyselyKeyStore(sqliteStoreDb(db));
+    const store = testKeyStore(sqliteStoreDb(db));
     const make = (options: Parameters<KyselyKeyStore['create']>[0] = {}) => store.create({ rateLimitPerMinute: UNLIMITED_PER_MINUTE, ...options });
     const valid = await make();
     const revoked = await make();
