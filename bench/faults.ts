@@ -1,36 +1,56 @@
-// bench faults: the fault matrix's cases on the scaled-out shape (issue 49): an api process and two
-// workers on PostgreSQL and S3, each dependency reached through a TCP fault proxy. Each case sets
-// jobs running, takes a dependency away for --outage-seconds while requests keep arriving (readiness
-// probes, polls, result reads, inline transcriptions, job creations, each with a 20 s client
-// deadline), brings it back, and counts: the answers during the fault, jobs accepted, succeeded, lost
-// and billed twice, results not served whole, result objects left behind by retried steps (not
-// served; the orphan sweep's), and the time until every process is ready again
-// (test/helpers/fault-scenario.ts; the tests run the same cases with a 5 s outage).
-//   npm run bench -- faults [--outage-seconds 30] [--jobs 6] [--cases database-refused,bucket-refused,...]
-import { FAULT_CASES, type FaultCaseName } from '../test/helpers/fault-cases.js';
+// bench faults: the fault matrix's cases (issue 49). Most stand on the scaled-out shape: an api
+// process and two workers on PostgreSQL and S3, each dependency reached through a TCP fault proxy.
+// Each case sets jobs running, takes a dependency away for --outage-seconds while requests keep
+// arriving (readiness probes, polls, result reads, inline transcriptions, job creations, each with a
+// 20 s client deadline), brings it back, and counts: the answers during the fault, jobs accepted,
+// succeeded, lost and billed twice, results not served whole, result objects left behind by retried
+// steps (not served; the orphan sweep's), and the time until every process is ready again
+// (test/helpers/fault-scenario.ts; the tests run the same cases with a 5 s outage). Two start a shape
+// of their own: disk-full (the embedded default on a tmpfs it fills; needs root to mount) and
+// clock-ahead (a cluster with one worker two minutes ahead under libfaketime; the fault lasts the
+// whole case, --outage-seconds is the window of counted requests).
+//   npm run bench -- faults [--outage-seconds 30] [--jobs 6] [--cases database-refused,disk-full,clock-ahead,...]
+import { FAULT_CASES, type FaultCaseName, OWN_SHAPE_CASES, type OwnShapeCaseName } from '../test/helpers/fault-cases.js';
+import { clusterTarget } from '../test/helpers/fault-ledgers.js';
 import { faultCaseFailures, type FaultCaseReport, runFaultCase } from '../test/helpers/fault-scenario.js';
 import { startPostgres } from '../test/helpers/postgres-server.js';
 import { startScaleOutCluster } from '../test/helpers/scale-out-cluster.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
 
+type CaseName = FaultCaseName | OwnShapeCaseName;
+
 export async function run(args: string[]): Promise<void> {
   const outageSeconds = Number(flag(args, 'outage-seconds', '30'));
   const jobs = Number(flag(args, 'jobs', '6'));
-  const names = flag(args, 'cases', Object.keys(FAULT_CASES).join(',')).split(',') as FaultCaseName[];
-  for (const name of names) if (!(name in FAULT_CASES)) throw new Error(`no case ${name}: ${Object.keys(FAULT_CASES).join(', ')}`);
+  const known = [...Object.keys(FAULT_CASES), ...Object.keys(OWN_SHAPE_CASES)];
+  const names = flag(args, 'cases', known.join(',')).split(',') as CaseName[];
+  for (const name of names) if (!known.includes(name)) throw new Error(`no case ${name}: ${known.join(', ')}`);
+  const onCluster = names.filter((name): name is FaultCaseName => name in FAULT_CASES);
+  const onOwnShape = names.filter((name): name is OwnShapeCaseName => name in OWN_SHAPE_CASES);
 
   // A server of the bench's own, which the restart case stops and starts.
   const postgres = await startPostgres();
-  const cluster = await startScaleOutCluster({ workers: 2, postgres, faultProxies: true, env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' } });
-  const results: Array<{ name: FaultCaseName; report: FaultCaseReport; failures: string[] }> = [];
+  const results: Array<{ name: CaseName; report: FaultCaseReport; failures: string[] }> = [];
   try {
-    for (const name of names) {
-      const { fault, needed } = FAULT_CASES[name];
-      const report = await runFaultCase(cluster, fault(cluster, postgres), { jobs, outageMs: outageSeconds * 1000 });
+    if (onCluster.length > 0) {
+      const env = { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' };
+      const cluster = await startScaleOutCluster({ workers: 2, postgres, faultProxies: true, env });
+      try {
+        for (const name of onCluster) {
+          const { fault, needed } = FAULT_CASES[name];
+          const report = await runFaultCase(clusterTarget(cluster), fault(cluster, postgres), { jobs, outageMs: outageSeconds * 1000 });
+          results.push({ name, report, failures: faultCaseFailures(report, needed) });
+        }
+      } finally {
+        await cluster.close();
+      }
+    }
+    for (const name of onOwnShape) {
+      const { run: runCase, needed } = OWN_SHAPE_CASES[name];
+      const report = await runCase(postgres, { jobs, outageMs: outageSeconds * 1000 });
       results.push({ name, report, failures: faultCaseFailures(report, needed) });
     }
   } finally {
-    await cluster.close();
     await postgres.destroy();
   }
 

@@ -40,6 +40,8 @@ export interface ClusterOptions {
   postgres?: PostgresServer;
   /** Route the processes' database and bucket connections through fault proxies. */
   faultProxies?: boolean;
+  /** Settings of the first workers only, by index (a worker whose clock is skewed, say). */
+  workerEnv?: ReadonlyArray<Record<string, string>>;
 }
 
 export async function startScaleOutCluster(options: ClusterOptions): Promise<ScaleOutCluster> {
@@ -68,10 +70,10 @@ export async function startScaleOutCluster(options: ClusterOptions): Promise<Sca
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     ...options.env,
   };
-  const start = async (role: 'api' | 'worker') => {
+  const start = async (role: 'api' | 'worker', own: Record<string, string> = {}) => {
     const dataDir = await mkdtemp(join(tmpdir(), `svc-${role}-`));
     folders.push(dataDir);
-    const process_ = await serve(await serveEnv(dataDir, shared), ['--role', role]);
+    const process_ = await serve(await serveEnv(dataDir, { ...shared, ...own }), ['--role', role]);
     processes.push(process_);
     return { process: process_, dataDir };
   };
@@ -86,7 +88,7 @@ export async function startScaleOutCluster(options: ClusterOptions): Promise<Sca
     const api = await start('api');
     const key = await firstKey(api.dataDir);
     const workers: ServeProcess[] = [];
-    for (let i = 0; i < options.workers; i++) workers.push((await start('worker')).process);
+    for (let i = 0; i < options.workers; i++) workers.push((await start('worker', options.workerEnv?.[i])).process);
     return {
       databaseUrl,
       s3,
