@@ -89,9 +89,16 @@ function diskFull(dataDir: string, api: string, key: string, unfitAudio: Buffer)
   };
 }
 
-/** The case's own failure beside the report's: the inline requests (which spool their body) must have met the full disk. */
-export function diskFullFailures(report: FaultCaseReport): string[] {
-  return (report.duringFault.inline['503'] ?? 0) > 0 ? [] : ['no inline request was refused during the fault: the disk was not full'];
+/**
+ * The case's own failures beside the report's: the inline requests (which spool their body) must
+ * have met the full disk, and the jobs it interrupted must have been given back as from an outage,
+ * neither failed nor given up on (the server logs either).
+ */
+export function diskFullFailures(report: FaultCaseReport, log: string): string[] {
+  const failures: string[] = [];
+  if ((report.duringFault.inline['503'] ?? 0) === 0) failures.push('no inline request was refused during the fault: the disk was not full');
+  for (const line of ['job failed unexpectedly', 'recording a job outcome failed']) if (log.includes(line)) failures.push(`the server logged "${line}"`);
+  return failures;
 }
 
 /** Mounts the tmpfs, starts `serve` on it, runs the case, and stops and unmounts whatever happened. */
@@ -104,7 +111,7 @@ export async function runDiskFullCase(options: FaultCaseOptions): Promise<FaultC
       const target: FaultTarget = { api: server, processes: () => [server], key, openLedger: () => sqliteLedger(mount.dir) };
       const unfitAudio = await readFile(await speechWav(60));
       const report = await runFaultCase(target, diskFull(mount.dir, server.url, key, unfitAudio), options);
-      return { ...report, caseFailures: [...report.caseFailures, ...diskFullFailures(report)] };
+      return { ...report, caseFailures: [...report.caseFailures, ...diskFullFailures(report, server.stdout() + server.stderr())] };
     } finally {
       await kill(server);
     }
