@@ -1,71 +1,87 @@
-// bench faults: the fault matrix's cases on the scaled-out shape (issue 49): an api process and two
-// workers on PostgreSQL and S3, each dependency reached through a TCP fault proxy. Each case sets
-// jobs running, takes a dependency away for --outage-seconds while requests keep arriving (readiness
-// probes, polls, result reads, inline transcriptions, job creations, each with a 20 s client
-// deadline), brings it back, and counts: the answers during the fault, jobs accepted, succeeded, lost
-// and billed twice, results not served whole, result objects left behind by retried steps (not
-// served; the orphan sweep's), and the time until every process is ready again
-// (test/helpers/fault-scenario.ts; the tests run the same cases with a 5 s outage). Every job asks
-// for a webhook: one signed success event per job, none twice. The kill cases SIGKILL an api
-// process mid-way through a 90 MB direct upload (the route's cap is 100,000,000 bytes) and after the
-// first event of a streamed answer, then restart it; and the embedded default (SQLite, local disk)
-// mid-way through a 200 MB job upload (test/helpers/kill-scenario.ts; the tests cut 16 and 32 MB).
-//   npm run bench -- faults [--outage-seconds 30] [--jobs 6] [--cases database-refused,api-kill-stream,...]
-
-import { FAULT_CASES, type FaultCaseName } from '../test/helpers/fault-cases.js';
+// bench faults: the fault matrix's cases (issue 49). Most stand on the scaled-out shape: an api
+// process and two workers on PostgreSQL and S3, each dependency reached through a TCP fault proxy.
+// Each case sets jobs running, takes a dependency away for --outage-seconds while requests keep
+// arriving (readiness probes, polls, result reads, inline transcriptions, job creations, each with a
+// 20 s client deadline), brings it back, and counts: the answers during the fault, jobs accepted,
+// succeeded, lost and billed twice, results not served whole, result objects left behind by retried
+// steps (not served; the orphan sweep's), and the time until every process is ready again
+// (test/helpers/fault-scenario.ts; the tests run the same cases with a 5 s outage). Two start a shape
+// of their own: disk-full (the embedded default on a tmpfs it fills; needs root to mount) and
+// clock-ahead (a cluster with one worker two minutes ahead under libfaketime; the fault lasts the
+// whole case, --outage-seconds is the window of counted requests). Every job asks for a webhook: one
+// signed success event per job, none twice. The kill cases SIGKILL an api process mid-way through a
+// 90 MB direct upload (the route's cap is 100,000,000 bytes) and after the first event of a streamed
+// answer, then restart it; and the embedded default (SQLite, local disk) mid-way through a 200 MB job
+// upload (test/helpers/kill-scenario.ts; the tests cut 16 and 32 MB).
+//   npm run bench -- faults [--outage-seconds 30] [--jobs 6] [--cases database-refused,disk-full,api-kill-stream,...]
+import { FAULT_CASES, type FaultCaseName, OWN_SHAPE_CASES, type OwnShapeCaseName } from '../test/helpers/fault-cases.js';
+import { clusterTarget } from '../test/helpers/fault-ledgers.js';
 import { faultCaseFailures, type FaultCaseReport, runFaultCase } from '../test/helpers/fault-scenario.js';
-import { KILL_CASES, killCaseFailures, type KillCaseName, type KillCaseReport, runApiKillCase, runEmbeddedUploadKill } from '../test/helpers/kill-scenario.js';
+import {
+  type ApiKillPoint,
+  KILL_CASES,
+  killCaseFailures,
+  type KillCaseName,
+  type KillCaseReport,
+  runApiKillCase,
+  runEmbeddedUploadKill,
+} from '../test/helpers/kill-scenario.js';
 import { startPostgres } from '../test/helpers/postgres-server.js';
 import { startScaleOutCluster } from '../test/helpers/scale-out-cluster.js';
 import { testModelPath } from '../test/helpers/test-models.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
 import { trustTestCertificateAuthority } from './lib-test-ca.js';
 
+type CaseName = FaultCaseName | OwnShapeCaseName;
+
 export async function run(args: string[]): Promise<void> {
   const outageSeconds = Number(flag(args, 'outage-seconds', '30'));
   const jobs = Number(flag(args, 'jobs', '6'));
-  const all = [...Object.keys(FAULT_CASES), ...Object.keys(KILL_CASES)];
-  const chosen = flag(args, 'cases', all.join(',')).split(',');
-  for (const name of chosen) if (!all.includes(name)) throw new Error(`no case ${name}: ${all.join(', ')}`);
-  const names = chosen.filter((name): name is FaultCaseName => name in FAULT_CASES);
-  const kills = chosen.filter((name): name is KillCaseName => name in KILL_CASES);
+  const known = [...Object.keys(FAULT_CASES), ...Object.keys(OWN_SHAPE_CASES), ...Object.keys(KILL_CASES)];
+  const names = flag(args, 'cases', known.join(',')).split(',');
+  for (const name of names) if (!known.includes(name)) throw new Error(`no case ${name}: ${known.join(', ')}`);
+  const onCluster = names.filter((name): name is FaultCaseName => name in FAULT_CASES);
+  const onOwnShape = names.filter((name): name is OwnShapeCaseName => name in OWN_SHAPE_CASES);
+  const kills = names.filter((name): name is KillCaseName => name in KILL_CASES);
 
   // The service processes post webhooks to the receiver's test certificate (they inherit the trust).
   trustTestCertificateAuthority();
   // A server of the bench's own, which the restart case stops and starts.
   const postgres = await startPostgres();
-  const cluster = await startScaleOutCluster({
-    workers: 2,
-    postgres,
-    faultProxies: true,
-    webhooks: true,
-    env: { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' },
-  });
-  const results: Array<{ name: FaultCaseName; report: FaultCaseReport; failures: string[] }> = [];
+  const results: Array<{ name: CaseName; report: FaultCaseReport; failures: string[] }> = [];
   const killed: Array<{ name: KillCaseName; report: KillCaseReport; failures: string[] }> = [];
   try {
-    for (const name of names) {
-      const { fault, needed } = FAULT_CASES[name];
-      const report = await runFaultCase(cluster, fault(cluster, postgres), { jobs, outageMs: outageSeconds * 1000 });
+    const clusterKills = kills.filter((name) => KILL_CASES[name] !== 'embedded');
+    if (onCluster.length > 0 || clusterKills.length > 0) {
+      const env = { SVC_JOB_CHUNK_SECONDS: '5', SVC_INSTANCE_TTL_MS: '3000' };
+      const cluster = await startScaleOutCluster({ workers: 2, postgres, faultProxies: true, webhooks: true, env });
+      try {
+        for (const name of onCluster) {
+          const { fault, needed } = FAULT_CASES[name];
+          const report = await runFaultCase(clusterTarget(cluster), fault(cluster, postgres), { jobs, outageMs: outageSeconds * 1000 });
+          results.push({ name, report, failures: faultCaseFailures(report, needed) });
+        }
+        // The victim answers on the tiny model on one thread, so a streamed answer lasts long enough to be cut.
+        let victim = clusterKills.length > 0 ? await cluster.addApi({ SVC_MODEL: await testModelPath('tiny'), SVC_THREADS_PER_WORKER: '1' }) : null;
+        for (const name of clusterKills) {
+          const ran = await runApiKillCase(cluster, victim!, KILL_CASES[name] as ApiKillPoint, { uploadBytes: 90_000_000 });
+          victim = ran.restarted;
+          killed.push({ name, report: ran.report, failures: killCaseFailures(ran.report) });
+        }
+      } finally {
+        await cluster.close();
+      }
+    }
+    for (const name of onOwnShape) {
+      const { run: runCase, needed } = OWN_SHAPE_CASES[name];
+      const report = await runCase(postgres, { jobs, outageMs: outageSeconds * 1000 });
       results.push({ name, report, failures: faultCaseFailures(report, needed) });
     }
-    // The victim answers on the tiny model on one thread, so a streamed answer lasts long enough to be cut.
-    let victim = kills.some((name) => KILL_CASES[name] !== 'embedded')
-      ? await cluster.addApi({ SVC_MODEL: await testModelPath('tiny'), SVC_THREADS_PER_WORKER: '1' })
-      : null;
-    for (const name of kills) {
-      const point = KILL_CASES[name];
-      let report: KillCaseReport;
-      if (point === 'embedded') report = await runEmbeddedUploadKill({ uploadBytes: 200_000_000 });
-      else {
-        const ran = await runApiKillCase(cluster, victim!, point, { uploadBytes: 90_000_000 });
-        victim = ran.restarted;
-        report = ran.report;
-      }
+    for (const name of kills.filter((name) => KILL_CASES[name] === 'embedded')) {
+      const report = await runEmbeddedUploadKill({ uploadBytes: 200_000_000 });
       killed.push({ name, report, failures: killCaseFailures(report) });
     }
   } finally {
-    await cluster.close();
     await postgres.destroy();
   }
 

@@ -25,6 +25,7 @@ import { FLAGSHIP_MODEL, type ModelId } from '../domain/model-ids.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError, isAbortError } from '../engine/engine-errors.js';
 import type { PipelineEngines } from '../pipeline/pipeline-engine.js';
+import { isDiskFull } from '../store/disk-space.js';
 import { TenantErasedError } from '../store/erased-tenants.js';
 import { leaseOwnerOf } from '../store/instance-registry.js';
 import type { JobRecord, JobStore } from '../store/job-store.js';
@@ -241,8 +242,8 @@ export class JobRunner implements JobQueue {
         await this.releaseLease(job.id, workerId);
         return BUSY_BACKOFF_MS;
       }
-      // Storage or the database away for a moment (not the audio's fault): the chunk runs again later.
-      if (isStoreUnavailable(error) || (error instanceof AudioSourceUnavailableError && error.reason !== 'not_found')) {
+      // Storage or the database away for a moment, or the disk full (not the audio's fault): the chunk runs again later.
+      if (storageAway(error)) {
         this.deps.log?.warn({ err: error, jobId: job.id }, 'storage unavailable; the job is given back and retried');
         await this.releaseLease(job.id, workerId);
         return STORE_BACKOFF_MS;
@@ -274,7 +275,7 @@ export class JobRunner implements JobQueue {
           return;
         }
         const busy = error instanceof EngineError && (error.code === 'queue_full' || error.code === 'engine_closed');
-        const away = isStoreUnavailable(error) || (error instanceof AudioSourceUnavailableError && error.reason !== 'not_found');
+        const away = storageAway(error);
         if ((busy || away) && attempt < DECORATION_RETRIES) {
           await this.pause(busy ? BUSY_BACKOFF_MS : STORE_BACKOFF_MS);
           continue;
@@ -323,7 +324,7 @@ export class JobRunner implements JobQueue {
         await this.deps.jobs.releaseLease(jobId, workerId, this.now());
         return;
       } catch (error) {
-        if (!isStoreUnavailable(error) || this.now() >= expiresBy || this.stopping.signal.aborted) {
+        if (!storageAway(error) || this.now() >= expiresBy || this.stopping.signal.aborted) {
           this.deps.log?.error({ err: error, jobId }, 'releasing a lease failed; the job waits for the lease to expire');
           return;
         }
@@ -331,4 +332,13 @@ export class JobRunner implements JobQueue {
       }
     }
   }
+}
+
+/**
+ * A failure that ends when storage comes back, not a fault of the job: the database or the bucket
+ * unreachable, job audio that cannot be fetched for now, a full disk (ENOSPC, SQLITE_FULL) until
+ * space is freed. The job is given back and claimed again later.
+ */
+function storageAway(error: unknown): boolean {
+  return isStoreUnavailable(error) || isDiskFull(error) || (error instanceof AudioSourceUnavailableError && error.reason !== 'not_found');
 }

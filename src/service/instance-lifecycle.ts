@@ -37,7 +37,10 @@ export class InstanceLifecycle {
     private readonly role: InstanceRole,
     /** Without a heartbeat for this long, an instance is dead (config.lifecycle.instanceTtlMs). */
     private readonly ttlMs: number,
-    /** Real time: instance heartbeats are about processes, never about a test's injected job clock. */
+    /**
+     * Real time, on the database's clock where processes share one (database-clock.ts): heartbeats are
+     * about processes, never about a test's injected job clock.
+     */
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -41,6 +41,7 @@ import { postWebhook } from '../webhooks/post-webhook.js';
 import { createDestinationValidator } from '../webhooks/validate-destination.js';
 import { WebhookDeliveryWorker } from '../webhooks/webhook-delivery-worker.js';
 import { warnOfWiderModes } from './data-folder-modes.js';
+import { DatabaseClock } from './database-clock.js';
 import { drainAndClose } from './drain-and-close.js';
 import { firstKeyPath, writeFirstKeyFile } from './first-key-file.js';
 import { InstanceLifecycle } from './instance-lifecycle.js';
@@ -114,6 +115,8 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   const instanceId = newInstanceId();
   // First, so that the stores' and the roles' steps are traced too; flushed last.
   const stopTracing = startTracing({ role: config.role, instanceId }, process.env);
+  // The process's time on the database's clock, once startRole has measured it (database-clock.ts).
+  const time = { now: Date.now };
   const stores = await openStores({
     instanceId,
     dataDir: config.dataDir,
@@ -122,7 +125,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
     previousMasterKeys: () => config.webhooks.previousMasterKeys.map((key) => Buffer.from(key, 'base64')),
     kms: config.webhooks.kms,
     // A rotated key is refused from its revoke_at on the service's clock (tests move it).
-    clock: () => (options.clock?.() ?? new Date()).getTime(),
+    clock: () => options.clock?.().getTime() ?? time.now(),
   });
   const closers: Array<() => Promise<void> | void> = [stopTracing, () => stores.close()];
   const unwind = async () => {
@@ -131,7 +134,7 @@ export async function startService(config: ServiceConfig, options: StartOptions 
   try {
     // Content sealed under a master key this process lacks could not be read: refuse, naming the key id.
     await stores.requireMasterKeys();
-    const running = await startRole(config, options, instanceId, stores, plan, closers);
+    const running = await startRole(config, options, instanceId, stores, plan, closers, time);
     const close = running.close;
     return { ...running, close: () => close().then(stopTracing) };
   } catch (error) {
@@ -149,6 +152,8 @@ interface Role {
   plan: RolePlan;
   closers: Array<() => Promise<void> | void>;
   clock: () => Date;
+  /** Epoch milliseconds on the database's clock (never a test's injected clock): instance heartbeats. */
+  now: () => number;
   /** The process's one log, made first: every stage writes to it, and the app logs through a child of it. */
   log: FastifyBaseLogger;
 }
@@ -161,9 +166,18 @@ async function startRole(
   stores: Stores,
   plan: RolePlan,
   closers: Array<() => Promise<void> | void>,
+  time: { now: () => number },
 ): Promise<RunningService> {
   const log = createAppLogger(options.logger, config.logLevel);
-  const role: Role = { config, options, instanceId, stores, plan, closers, clock: options.clock ?? (() => new Date()), log };
+  // Leases, heartbeats and expiries that other processes compare are judged by the database's clock.
+  if (stores.databaseTimeMs) {
+    const databaseClock = new DatabaseClock(stores.databaseTimeMs, log);
+    await databaseClock.start();
+    closers.push(() => databaseClock.stop());
+    time.now = () => databaseClock.now();
+  }
+  const now = time.now;
+  const role: Role = { config, options, instanceId, stores, plan, closers, clock: options.clock ?? (() => new Date(now())), now, log };
   const storage = openStorage(role);
   const computing = await openComputing(role, storage);
   const background = await startBackground(role, storage, computing);
@@ -257,7 +271,7 @@ type Computing = Awaited<ReturnType<typeof openComputing>>;
  * before anything can write a blob.
  */
 async function startBackground(role: Role, storage: Storage, computing: Computing) {
-  const { config, instanceId, stores, plan, closers, clock, log } = role;
+  const { config, instanceId, stores, plan, closers, clock, now, log } = role;
   const { keys, jobs, outbox } = stores;
   const deliveries = plan.works
     ? new WebhookDeliveryWorker({
@@ -284,7 +298,7 @@ async function startBackground(role: Role, storage: Storage, computing: Computin
     defaultRetentionHours: config.retentionHours,
     log,
   });
-  const instance = new InstanceLifecycle(instanceId, stores, config.role, config.lifecycle.instanceTtlMs);
+  const instance = new InstanceLifecycle(instanceId, stores, config.role, config.lifecycle.instanceTtlMs, now);
   await instance.start(log);
   closers.push(() => instance.stop());
   // The spool is this process's own and nothing streams into it yet: what is there a crash cut off.

@@ -144,7 +144,7 @@ export class LocalBlobStore implements BlobStore {
         if (!(await lstat(dir)).isDirectory()) throw new Error(`${dir} is not a folder`);
       }
     } catch (error) {
-      throw new BlobStoreUnavailableError('the blob folders are missing or not writable', { cause: error });
+      throw new BlobStoreUnavailableError('the blob folders are missing, not writable or full', { cause: error });
     }
   }
 

@@ -94,6 +94,12 @@ export interface Stores {
   notices: JobNotices;
   /** Whether the database answers now (readiness). */
   ping(): Promise<void>;
+  /**
+   * The database server's clock, epoch milliseconds (PostgreSQL): the one clock that processes on
+   * several machines agree on for leases and expiries (service/database-clock.ts). Null on SQLite,
+   * whose only process shares the database's clock.
+   */
+  databaseTimeMs: (() => Promise<number>) | null;
   close(): Promise<void>;
 }
 
@@ -130,9 +136,14 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
       await db.close();
       throw error;
     }
-    return storesOn(postgresStoreDb(db), location, {
+    const storeDb = postgresStoreDb(db);
+    return storesOn(storeDb, location, {
       kind: 'postgres',
       notices,
+      databaseTimeMs: async () => {
+        const { rows } = await sql<{ ms: number }>`SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms`.execute(storeDb);
+        return Number(rows[0].ms);
+      },
       close: async () => {
         await notices.close();
         await db.close();
@@ -144,6 +155,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
   return storesOn(sqliteStoreDb(db), location, {
     kind: 'sqlite',
     notices: new InProcessJobNotices(),
+    databaseTimeMs: null,
     close: async () => {
       if (db.open) db.close();
     },
@@ -151,7 +163,7 @@ export async function openStores(location: StoreLocation): Promise<Stores> {
 }
 
 /** Every store on `db`; what differs per database (`kind`, the notices, closing) comes from the caller. */
-function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind' | 'notices' | 'close'>): Stores {
+function storesOn(db: StoreDb, location: StoreLocation, own: Pick<Stores, 'kind' | 'notices' | 'databaseTimeMs' | 'close'>): Stores {
   let secrets: WebhookSecretStore | null = null;
   let provider: KeyProvider | null = null;
   const previous = location.previousMasterKeys ?? (() => []);

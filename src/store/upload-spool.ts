@@ -9,6 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 
 import { BlobPathError } from './blob-store.js';
+import { requireFreeSpace } from './disk-space.js';
 import { makePrivateDir, PRIVATE_FILE_MODE } from './private-mode.js';
 
 const PREFIX = /^[a-z0-9-]{1,32}$/;
@@ -60,9 +61,10 @@ export class UploadSpool {
     return removed;
   }
 
-  /** Throws (with the fs error) unless the folder is there and writable. */
+  /** Throws (with the fs error) unless the folder is there, writable, and its file system not (nearly) full. */
   async check(): Promise<void> {
     await access(this.dir, constants.R_OK | constants.W_OK | constants.X_OK);
     if (!(await lstat(this.dir)).isDirectory()) throw new Error(`${this.dir} is not a folder`);
+    await requireFreeSpace(this.dir);
   }
 }

@@ -1,10 +1,15 @@
-// The cases of the fault matrix that stand on the scaled-out cluster (issue 49), by name, for the
-// outage tests and `bench faults`: how each takes its dependency away and brings it back, and which
-// requests cannot be served meanwhile (those must all get 503). The cluster must have been started
-// with `faultProxies`, and on `postgres` (a server the case may restart).
+// The cases of the fault matrix (issue 49), by name, for the fault tests and `bench faults`. Most
+// stand on one shared scaled-out cluster (FAULT_CASES): how each takes its dependency away and brings
+// it back, and which requests cannot be served meanwhile (those must all get 503); the cluster must
+// have been started with `faultProxies`, and on `postgres` (a server the case may restart). The rest
+// need a shape of their own, which the case starts and stops (OWN_SHAPE_CASES): the embedded
+// default on a disk that fills up, a cluster with a worker whose clock runs ahead.
 import type { Test } from 'tap';
 
-import { assertSurvived, type Fault, type RequestKind, runFaultCase } from './fault-scenario.js';
+import { runClockAheadCase } from './clock-skew-case.js';
+import { runDiskFullCase } from './disk-full-case.js';
+import { clusterTarget } from './fault-ledgers.js';
+import { assertSurvived, type Fault, type FaultCaseOptions, type FaultCaseReport, type RequestKind, runFaultCase } from './fault-scenario.js';
 import type { PostgresServer } from './postgres-server.js';
 import { type ScaleOutCluster, startScaleOutCluster } from './scale-out-cluster.js';
 
@@ -41,6 +46,24 @@ export const FAULT_CASES: Readonly<Record<FaultCaseName, FaultCase>> = {
   'bucket-restart': { needed: RESULTS, fault: (cluster) => ({ down: () => cluster.s3.stop(), up: () => cluster.s3.start() }) },
 };
 
+export type OwnShapeCaseName = 'disk-full' | 'clock-ahead';
+
+export interface OwnShapeCase {
+  needed: readonly RequestKind[];
+  /** Starts the shape, runs the case on it, stops it; `postgres` for a cluster (else the process's shared server). */
+  run(postgres: PostgresServer | undefined, options: FaultCaseOptions): Promise<FaultCaseReport>;
+}
+
+export const OWN_SHAPE_CASES: Readonly<Record<OwnShapeCaseName, OwnShapeCase>> = {
+  /**
+   * The embedded default's data folder full (a tmpfs): small writes may still land in SQLite's free
+   * pages, so no kind must fail; the case checks that those needing room did (disk-full-case.ts).
+   */
+  'disk-full': { needed: [], run: (_postgres, options) => runDiskFullCase(options) },
+  /** A worker two minutes ahead of the others and the database: nothing is refused, nothing runs twice. */
+  'clock-ahead': { needed: [], run: (postgres, options) => runClockAheadCase(postgres, options) },
+};
+
 /**
  * A test per case, on one scaled-out cluster (an api process and two workers behind fault proxies)
  * on `postgres`, its jobs asking for webhooks: short outages and few jobs, the bench's cases at test size.
@@ -57,7 +80,7 @@ export async function testFaultCases(t: Test, postgres: PostgresServer, cases: R
   for (const [name, title] of cases) {
     t.test(`${title}: 503s, then every job exactly once`, async (t) => {
       const { fault, needed } = FAULT_CASES[name];
-      assertSurvived(t, await runFaultCase(cluster, fault(cluster, postgres), { jobs: 2, outageMs: 5_000 }), needed);
+      assertSurvived(t, await runFaultCase(clusterTarget(cluster), fault(cluster, postgres), { jobs: 2, outageMs: 5_000 }), needed);
     });
   }
 }

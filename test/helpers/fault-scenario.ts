@@ -1,23 +1,23 @@
-// One case of the fault matrix (issue 49), shared by the outage tests and `bench faults`: on a
-// scaled-out cluster (an api process and workers on PostgreSQL and S3), jobs are accepted and set
-// running, then a dependency goes away for a while (`fault.down()` ... `fault.up()`) while requests
-// keep arriving: readiness probes on every process, polls, inline transcriptions, new jobs. Every
-// request has a client deadline. Afterwards the case waits for the processes to be ready again and
-// for every accepted job to end, and counts what an operator would ask about: the status of each
-// request during the fault, 503s without Retry-After, requests that hung, jobs lost or run twice
-// (one result object and one usage event per job; on a cluster started with `webhooks`, every job
-// asks for a webhook and the receiver must get one signed `transcription.job.succeeded` event per
-// job), processes that exited on their own.
+// One case of the fault matrix (issue 49), shared by the fault tests and `bench faults`: on a target
+// (a scaled-out cluster of an api process and workers on PostgreSQL and S3, or the embedded default:
+// one `serve` on SQLite and local disk), jobs are accepted and set running, then a fault begins
+// (`fault.down()` ... `fault.up()`: a dependency goes away, the disk fills up) while requests keep
+// arriving: readiness probes on every process, polls, inline transcriptions, new jobs. Every request
+// has a client deadline. Afterwards the case waits for the processes to be ready again and for every
+// accepted job to end, and counts what an operator would ask about: the status of each request
+// during the fault, 503s without Retry-After, requests that hung, jobs lost or run twice (one result
+// object and one usage event per job; on a target with a webhook secret, every job asks for a
+// webhook and the receiver must get one signed `transcription.job.succeeded` event per job),
+// processes that exited on their own, and what the case itself checks (`fault.verify`).
 import { readFile } from 'node:fs/promises';
 
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { Test } from 'tap';
 
 import { jobUsageKey } from '../../src/jobs/job-usage.js';
-import { openPostgres } from '../../src/store/postgres/database.js';
 import { speechWav } from './audio-fixtures.js';
+import type { FaultLedger } from './fault-ledgers.js';
 import { auth, completeJob, type CreatedJob, createJob, jobBody, uploadFile, waitForEnd } from './jobs-client.js';
-import type { ScaleOutCluster } from './scale-out-cluster.js';
+import type { ServeProcess } from './serve-process.js';
 import { postTranscription } from './test-service.js';
 import { startWebhookReceiver } from './webhook-receiver.js';
 import { tallyJobWebhooks, type WebhookTally } from './webhook-tally.js';
@@ -29,6 +29,21 @@ const PROBE_EVERY_MS = 250;
 export interface Fault {
   down(): Promise<void>;
   up(): Promise<void>;
+  /** Whether the processes can tell: every /readyz must say not ready while it lasts (default true). */
+  detectable?: boolean;
+  /** What the case checks besides the common expectations, once every job ended: failures, none when it held. */
+  verify?(): Promise<string[]>;
+}
+
+/** What a case runs on: the processes (looked up when needed: a case may add one), the key, what they stored. */
+export interface FaultTarget {
+  api: ServeProcess;
+  processes(): ServeProcess[];
+  key: string;
+  /** The key's webhook signing secret (`whsec_...`): jobs then ask for webhooks, checked one event each. */
+  webhookSecret: string | null;
+  /** The test's own view of the jobs, usage events and result objects the processes stored. */
+  openLedger(): Promise<FaultLedger>;
 }
 
 export interface FaultCaseOptions {
@@ -43,7 +58,7 @@ export interface FaultCaseOptions {
 
 /**
  * readyz: every process's /readyz; poll: a job being run; result: a job that ended before the fault
- * (its result is read from the bucket); inline: a short transcription; create: a new job.
+ * (its result is read from storage); inline: a short transcription; create: a new job.
  */
 export type RequestKind = 'readyz' | 'poll' | 'result' | 'inline' | 'create';
 
@@ -84,17 +99,19 @@ export interface FaultCaseReport {
   webhooks: WebhookTally | null;
   /** Processes that exited on their own. */
   exited: number;
+  /** Whether the processes were expected to say not ready (the fault is one they can detect). */
+  notReadyExpected: boolean;
+  /** What the case's own checks found (Fault.verify). */
+  caseFailures: string[];
 }
 
-export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, options: FaultCaseOptions): Promise<FaultCaseReport> {
+export async function runFaultCase(target: FaultTarget, fault: Fault, options: FaultCaseOptions): Promise<FaultCaseReport> {
   const recoveryLimitMs = options.recoveryLimitMs ?? 180_000;
-  const { api, key } = cluster;
-  const processes = [api, ...cluster.workers];
+  const { api, key } = target;
   const jobAudio = await readFile(await speechWav(options.jobAudioSeconds ?? 8));
   const inlineAudio = await readFile(await speechWav(2));
-  const db = await openPostgres(cluster.databaseUrl);
-  const bucket = new S3Client({ endpoint: cluster.s3.endpoint, region: cluster.s3.region, forcePathStyle: true, credentials: cluster.s3.credentials });
-  const receiver = cluster.webhookSecret ? await startWebhookReceiver({ status: 204 }) : null;
+  const ledger = await target.openLedger();
+  const receiver = target.webhookSecret ? await startWebhookReceiver({ status: 204 }) : null;
   const hook = receiver ? { webhook_url: `${receiver.origin}/hooks/stt` } : {};
   try {
     const finished = await createJob(api.url, key, jobBody(jobAudio, { language: 'en' }));
@@ -135,7 +152,7 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
     };
     const round = () =>
       Promise.all([
-        ...processes.map((p, i) => send('readyz', (signal) => fetch(`${p.url}/readyz`, { signal }), i)),
+        ...target.processes().map((p, i) => send('readyz', (signal) => fetch(`${p.url}/readyz`, { signal }), i)),
         send('poll', (signal) => fetch(jobs[0].poll_url, { headers: auth(key), signal })),
         send('result', (signal) => fetch(`${finished.poll_url}?include_result=true`, { headers: auth(key), signal })),
         send('inline', (signal) =>
@@ -160,14 +177,7 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
       ]);
 
     const ids = jobs.map((j) => j.id);
-    const ended = async () =>
-      (
-        await db.query<{ succeeded: number; ended: number }>(
-          `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded, count(*) FILTER (WHERE status IN ('succeeded', 'failed'))::int AS ended
-           FROM jobs WHERE id = ANY($1)`,
-          [ids],
-        )
-      ).rows[0];
+    const ended = () => ledger.ended(ids);
     const endedBeforeFault = (await ended()).ended;
     // Requests are sent while the dependency is away; those still open when it comes back count too.
     await fault.down();
@@ -186,7 +196,7 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
     let secondsToReady: number | null = null;
     while (Date.now() < until) {
       const states = await Promise.all(
-        processes.map((p) =>
+        target.processes().map((p) =>
           fetch(`${p.url}/readyz`, { signal: AbortSignal.timeout(REQUEST_DEADLINE_MS) }).then(
             (r) => r.status,
             () => 0,
@@ -210,41 +220,32 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
     const secondsToEnd = (Date.now() - upAt) / 1000;
     // Every succeeded job's event written and sent (a delivery is final once recorded delivered).
     while (receiver && Date.now() < until) {
-      const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE job_id = ANY($1) AND state = 'delivered'`, [ids]);
-      if (rows[0]!.n >= succeeded) break;
+      if ((await ledger.deliveredWebhooks(ids)) >= succeeded) break;
       await sleep(200);
     }
 
-    const failed = await db.query<{ error_code: string; error_message: string }>(
-      `SELECT error_code, error_message FROM jobs WHERE id = ANY($1) AND status = 'failed'`,
-      [ids],
-    );
-    const usage = await db.query<{ event_key: string }>('SELECT event_key FROM usage_events WHERE route = $1', ['job']);
-    const results = ((await bucket.send(new ListObjectsV2Command({ Bucket: cluster.s3.bucket, Prefix: 'results/' }))).Contents ?? []).map((o) => o.Key!);
-    const succeededIds = (await db.query<{ id: string }>(`SELECT id FROM jobs WHERE id = ANY($1) AND status = 'succeeded'`, [ids])).rows.map((r) => r.id);
-    const webhooks = receiver ? tallyJobWebhooks(receiver.requests, cluster.webhookSecret!, succeededIds) : null;
-    const named = await db.query<Record<string, string | null>>(
-      'SELECT result_path, partial_path, unredacted_path, redacted_audio_path FROM jobs WHERE id = ANY($1)',
-      [ids],
-    );
-    const kept = new Set(named.rows.flatMap((r) => Object.values(r)).filter((p) => p !== null));
+    const jobFailures = await ledger.failures(ids);
+    const usage = await ledger.jobUsageKeys();
+    const leftoverObjects = await ledger.leftoverResults(ids);
+    const webhooks = receiver ? tallyJobWebhooks(receiver.requests, target.webhookSecret!, await ledger.succeededIds(ids)) : null;
+    const caseFailures = (await fault.verify?.()) ?? [];
     let duplicated = 0;
     let unbilled = 0;
     let unreadable = 0;
-    let leftoverObjects = 0;
     for (const job of jobs) {
-      const events = usage.rows.filter((r) => r.event_key === jobUsageKey(job.id)).length;
+      const events = usage.filter((k) => k === jobUsageKey(job.id)).length;
       if (events > 1) duplicated++;
       if (events === 0) unbilled++;
-      leftoverObjects += results.filter((k) => k.startsWith(`results/${job.id}.`) && !kept.has(k) && !kept.has(k.slice('results/'.length))).length;
       const res = await fetch(`${job.poll_url}?include_result=true`, { headers: auth(key), signal: AbortSignal.timeout(REQUEST_DEADLINE_MS) });
       const body = (await res.json()) as { status?: string; result?: { inline?: boolean; content?: unknown } };
       if (body.status === 'succeeded' && !(res.status === 200 && body.result?.inline === true && body.result.content !== undefined)) unreadable++;
     }
+    const processes = target.processes();
+    const detectable = fault.detectable ?? true;
     return {
       duringFault,
       afterFault,
-      jobFailures: failed.rows.map((r) => `${r.error_code}: ${r.error_message}`),
+      jobFailures,
       missingRetryAfter,
       notReadyDuringFault: processes.every((_, i) => notReady.has(i)),
       secondsToReady,
@@ -260,11 +261,12 @@ export async function runFaultCase(cluster: ScaleOutCluster, fault: Fault, optio
       serverErrors,
       webhooks,
       exited: processes.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null).length,
+      notReadyExpected: detectable,
+      caseFailures,
     };
   } finally {
     await receiver?.close();
-    bucket.destroy();
-    await db.close();
+    await ledger.close();
   }
 }
 
@@ -284,14 +286,13 @@ export function faultCaseFailures(report: FaultCaseReport, needed: readonly Requ
     if (!late.every((a) => a === '503' || a.startsWith('2'))) failures.push(`${kind} requests sent during the fault were answered ${late.join(', ')} after it`);
   }
   if (report.missingRetryAfter > 0) failures.push(`${report.missingRetryAfter} 503s without Retry-After`);
-  if (!report.notReadyDuringFault) failures.push('a process did not say not ready during the fault');
+  if (report.notReadyExpected && !report.notReadyDuringFault) failures.push('a process did not say not ready during the fault');
   if (report.secondsToReady === null) failures.push('a process was not ready again');
   if (report.jobFailures.length > 0) failures.push(`jobs failed: ${report.jobFailures.join('; ')}`);
   for (const what of ['lost', 'duplicated', 'unbilled', 'unreadable', 'serverErrors', 'exited'] as const) {
     if (report[what] > 0) failures.push(`${what}: ${report[what]}`);
   }
-  failures.push(...webhookFailures(report.webhooks));
-  return failures;
+  return [...failures, ...webhookFailures(report.webhooks), ...report.caseFailures];
 }
 
 /** One signed success event per succeeded job, none told twice (a repeated id is a retry, not a second event). */

@@ -55,6 +55,8 @@ export interface ClusterOptions {
   faultProxies?: boolean;
   /** Give the first key a webhook signing secret and let webhooks reach loopback receivers. */
   webhooks?: boolean;
+  /** Settings of the first workers only, by index (a worker whose clock is skewed, say). */
+  workerEnv?: ReadonlyArray<Record<string, string>>;
 }
 
 export async function startScaleOutCluster(options: ClusterOptions): Promise<ScaleOutCluster> {
@@ -110,7 +112,7 @@ export async function startScaleOutCluster(options: ClusterOptions): Promise<Sca
     const key = await firstKey(api.dataDir);
     const webhookSecret = options.webhooks ? await createWebhookSecret(databaseUrl, api.dataDir, shared) : null;
     const workers: ServeProcess[] = [];
-    for (let i = 0; i < options.workers; i++) workers.push((await start('worker')).process);
+    for (let i = 0; i < options.workers; i++) workers.push((await start('worker', options.workerEnv?.[i])).process);
     return {
       databaseUrl,
       s3,

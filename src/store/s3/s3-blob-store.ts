@@ -208,7 +208,7 @@ export class S3BlobStore implements BlobStore {
     try {
       await this.spool.check();
     } catch (error) {
-      throw new BlobStoreUnavailableError('the upload spool folder is missing or not writable', { cause: error });
+      throw new BlobStoreUnavailableError('the upload spool folder is missing, not writable or full', { cause: error });
     }
   }
 
