@@ -1,12 +1,18 @@
-// The benches that measure the engine and the text stages in-process, each smoke-run at its smallest
-// (test/bench/smoke-bench.ts): the micro model where the bench takes one, one round, seconds of audio.
+// The benches that measure the engine, speech detection, speakers and the text stages in-process, each
+// smoke-run at its smallest (test/bench/smoke-bench.ts): the micro model where the bench takes one, one
+// round, seconds of audio. Those that need the real development recordings (../shared/dev-speech,
+// never committed; CI has them) are skipped where they are missing, saying so.
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 
 import t from 'tap';
 
-import { smokeBench } from './smoke-bench.js';
+import { ROOT, smokeBench } from './smoke-bench.js';
 
 const cores = availableParallelism();
+/** bench/diarization-real.ts's default folder. */
+const DEV_RECORDINGS_DIR = join(ROOT, '..', 'shared', 'dev-speech');
 
 await smokeBench(t, 'formatting', ['--rounds', '1'], {
   exact: Number,
@@ -179,4 +185,51 @@ await smokeBench(t, 'peer', ['--rounds', '1', '--concurrent-rounds', '1', '--sec
   cores,
   clients: 1,
   requests: 1,
+});
+
+const noRecordings = existsSync(DEV_RECORDINGS_DIR) ? false : `no development recordings in ${DEV_RECORDINGS_DIR} (../shared is not here)`;
+
+await smokeBench(t, 'diarization-short', ['--seeds', '1', '--lone-seeds', '1', '--three-seeds', '1'], {
+  split_2: Number,
+  split_2_4s: Number,
+  files_2_4s: Number,
+  der_2: Number,
+  exact_3: Number,
+  der_3: Number,
+  kept_1: Number,
+  diarize_ms: Number,
+  seeds: 1,
+});
+
+await smokeBench(t, 'diarization', ['--rounds', '1', '--arch', 'micro', '--max-tokens', '4', '--seeds', '1', '--pairs', '1', '--short-seeds', '1'], {
+  der_2: Number,
+  der_3: Number,
+  der_4: Number,
+  short_split: Number,
+  dev: Object,
+  overhead: Number,
+  stages_ms_per_minute: Object,
+  named_correctly: Number,
+  false_attribution: Number,
+  reference_seconds: 9,
+  reference_channel: 'same',
+  files: 3,
+  audio_seconds: Number,
+  arch: 'micro',
+  seed: Number,
+  threads: Number,
+  rounds: 1,
+});
+
+await smokeBench(t, 'diarization-real', ['--dir', DEV_RECORDINGS_DIR], { files: Number }, { skip: noRecordings });
+
+// The real recordings are among its cases where they are here; the generated ones are always.
+await smokeBench(t, 'speech-detection', ['--rounds', '1'], {
+  recall_generated_far: Number,
+  precision_generated_far: Number,
+  recall_generated_far_after_near: Number,
+  false_alarm_seconds: Number,
+  vad_ms_per_audio_minute: Number,
+  collar_s: 0.25,
+  max_gain_db: Number,
 });
