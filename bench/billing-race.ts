@@ -5,8 +5,8 @@
 // length before it is decoded (src/store/usage-reservation.ts), so the bar is admitted <= allowed and
 // 0 s overshoot. Then the cost of reserving on the inline path: a reservation and its release against
 // the allowance check it replaced, each timed `checks` times on the same database, as a share of one
-// 20 s inline request's latency (bar <= 2 %).
-//   npm run bench -- billing-race [--requests 64] [--fits 10] [--checks 200] [--stores sqlite,postgres]
+// 20 s (--request-seconds) inline request's latency (bar <= 2 %).
+//   npm run bench -- billing-race [--requests 64] [--fits 10] [--checks 200] [--stores sqlite,postgres] [--request-seconds 20]
 import { readFile } from 'node:fs/promises';
 
 import { UsageBilling } from '../src/billing/usage-billing.js';
@@ -85,12 +85,13 @@ export async function run(args: string[]): Promise<void> {
   const checks = Number(flag(args, 'checks', '200'));
   const stores = flag(args, 'stores', 'sqlite,postgres').split(',');
   const short = await readFile(await speechWav(1));
-  const long = await readFile(await speechWav(20, { seed: 5 }));
+  const requestSeconds = Number(flag(args, 'request-seconds', '20'));
+  const long = await readFile(await speechWav(requestSeconds, { seed: 5 }));
   const runs: StoreRun[] = [];
   for (const store of stores) runs.push(await runOn(store, requests, fits, checks, short, long));
   const share = (r: StoreRun) => Math.max(0, r.reserveMs - r.checkMs) / r.requestMs;
   printTable(
-    ['store', 'admitted', 'refused', 'allowed', 'overshoot s', 'check ms', 'reserve+release ms', '20 s request ms', 'reservation cost'],
+    ['store', 'admitted', 'refused', 'allowed', 'overshoot s', 'check ms', 'reserve+release ms', `${requestSeconds} s request ms`, 'reservation cost'],
     runs.map((r) => [
       r.store,
       r.admitted,
@@ -123,5 +124,6 @@ export async function run(args: string[]): Promise<void> {
       ]),
     ),
     requests,
+    request_seconds: requestSeconds,
   });
 }

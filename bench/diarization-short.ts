@@ -4,11 +4,11 @@
 // - two voices: 20 seeds of one pair (EXCHANGE_PAIRS: every pair of the conversation voices and alike
 //   pairs of one sex) taking 2 to 4 turns of 2 to 5 s; the share split into exactly two voices, and
 //   that share among exchanges where each voice speaks >= 4 s (the issue's "told apart" case);
-// - three voices: 6 seeds, one turn each of 4 to 6 s or two each of 2.5 to 4 s; the share found as three;
+// - three voices: 6 seeds (--three-seeds), one turn each of 4 to 6 s or two each of 2.5 to 4 s; the share found as three;
 // - one voice: 10 seeds (--lone-seeds) of one voice taking 2 to 4 turns of 2 to 5 s; the share kept as one (a
 //   stopping rule that splits short exchanges must not split a lone voice).
 // DER per file (0.25 s collar) and the diarizer's milliseconds.
-//   npm run bench -- diarization-short [--seeds 20] [--lone-seeds 10]
+//   npm run bench -- diarization-short [--seeds 20] [--lone-seeds 10] [--three-seeds 6]
 // Bars (issue 31): two voices split >= 0.95.
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
@@ -29,7 +29,7 @@ interface Case {
   talk: Conversation;
 }
 
-async function cases(seeds: number, loneSeeds: number): Promise<Case[]> {
+async function cases(seeds: number, loneSeeds: number, threeSeeds: number): Promise<Case[]> {
   const out: Case[] = [];
   for (let seed = 1; seed <= seeds; seed++) {
     const voices = EXCHANGE_PAIRS[(seed - 1) % EXCHANGE_PAIRS.length];
@@ -37,7 +37,7 @@ async function cases(seeds: number, loneSeeds: number): Promise<Case[]> {
     out.push({ group: '2 voices', seed, voices, talk: await exchange({ voices, turns, seed }) });
   }
   const four = Object.values(CONVERSATION_VOICES);
-  for (let seed = 1; seed <= 6; seed++) {
+  for (let seed = 1; seed <= threeSeeds; seed++) {
     const voices = [0, 1, 2].map((k) => four[(seed + k) % 4]);
     const long = seed % 2 === 1;
     out.push({
@@ -68,12 +68,16 @@ export interface ShortExchangeFigures {
 }
 
 /** The short-exchange sets measured (`bench diarization` reports them too): a table's rows and the figures. */
-export async function measureShortExchanges(seeds: number, loneSeeds: number): Promise<{ rows: Array<Array<string | number>>; figures: ShortExchangeFigures }> {
+export async function measureShortExchanges(
+  seeds: number,
+  loneSeeds: number,
+  threeSeeds = 6,
+): Promise<{ rows: Array<Array<string | number>>; figures: ShortExchangeFigures }> {
   const engine = await Engine.open({ model: await testModelPath('micro'), workers: 1, vadModel: vadModelPath(), vadWorkers: 1 });
   const rows: Array<Array<string | number>> = [];
   const results: Array<{ group: Case['group']; expected: number; found: number; der: number; minVoiceSeconds: number; ms: number }> = [];
   try {
-    for (const c of await cases(seeds, loneSeeds)) {
+    for (const c of await cases(seeds, loneSeeds, threeSeeds)) {
       const pcm = await decodeAudio(c.talk.path, { maxSeconds: 600, timeoutMs: 120_000 });
       const regions = (await engine.detectSpeech(pcm)).segments;
       const t0 = performance.now();
@@ -127,7 +131,11 @@ export async function measureShortExchanges(seeds: number, loneSeeds: number): P
 export const SHORT_EXCHANGE_HEADERS = ['group', 'seed', 'voices', 'turns', 'regions', 'seconds', 'min voice s', 'found', 'count', 'DER', 'diarize ms'];
 
 export async function run(args: string[]): Promise<void> {
-  const { rows, figures } = await measureShortExchanges(Number(flag(args, 'seeds', '20')), Number(flag(args, 'lone-seeds', '10')));
+  const { rows, figures } = await measureShortExchanges(
+    Number(flag(args, 'seeds', '20')),
+    Number(flag(args, 'lone-seeds', '10')),
+    Number(flag(args, 'three-seeds', '6')),
+  );
   printTable(SHORT_EXCHANGE_HEADERS, rows);
   const twoLong = figures.files_2_4s;
   console.log(

@@ -1,19 +1,20 @@
 // bench diarization: how well and how cheaply the native diarizer tells voices apart.
 // - DER (0.25 s collar, overlap counted per speaker; test/helpers/diarization-error-rate.ts) on the
-//   generated 2-, 3- and 4-voice espeak-ng conversations, three seeds each, on the Silero VAD's regions;
+//   generated 2-, 3- and 4-voice espeak-ng conversations, three seeds each (--seeds), on the Silero VAD's regions;
 // - overhead: the diarization of each conversation over the transcription of the same audio (the
 //   same pipeline with the language given, greedy, no fallback), alternating, medians per file.
 // - known speakers (bench/lib-known-speakers.ts): on the same conversations and on the short
-//   exchanges of every EXCHANGE_PAIRS pair, the share of turns named correctly from reference clips
+//   exchanges of every EXCHANGE_PAIRS pair (or the first --pairs), the share of turns named correctly from reference clips
 //   and the share named wrongly (false attribution), from 9 s clips (--reference-seconds 2 to 10) recorded
 //   as the conversations are (--reference-channel tilt or phone: through another "microphone"); --sweep
 //   adds the table that chose the threshold.
 // - where the diarizer's time goes: each stage's milliseconds per minute of audio (medians over the
 //   conversations' runs) and its share of the diarizer's time;
-// - the short exchanges (bench/diarization-short.ts, 20 seeds of two voices: `short_split`) and the real
+// - the short exchanges (bench/diarization-short.ts, 20 seeds of two voices: `short_split`; --short-seeds N takes
+//   N two-voice seeds, N / 2 lone ones, at most 6 three-voice ones) and the real
 //   development recordings (bench/diarization-real.ts: `dev`, DER per file), as those benches print them.
 //   npm run bench -- diarization [--rounds 3] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0]
-//                                [--sweep] [--reference-seconds 9] [--reference-channel same]
+//                                [--sweep] [--reference-seconds 9] [--reference-channel same] [--seeds 3] [--pairs 10] [--short-seeds 20]
 // Bars (docs/DESIGN.md "Benchmark bars"): overhead <= 0.10, false attribution <= 0.01, short_split >= 0.95.
 // DER: as low as it goes, reported as it is (the real recordings' honestly).
 import { decodeAudio } from '../src/audio/index.js';
@@ -30,8 +31,6 @@ import { measureShortExchanges, SHORT_EXCHANGE_HEADERS } from './diarization-sho
 import { type NamedRecording, referenceProfiles, scoreNaming } from './lib-known-speakers.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
-const SEEDS = [1, 2, 3];
-
 export async function run(args: string[]): Promise<void> {
   const rounds = Number(flag(args, 'rounds', '3'));
   const threads = Number(flag(args, 'threads', '2'));
@@ -40,6 +39,9 @@ export async function run(args: string[]): Promise<void> {
   const maxTokens = Number(flag(args, 'max-tokens', '0'));
   const clipSeconds = Number(flag(args, 'reference-seconds', '9'));
   const channel = flag(args, 'reference-channel', 'same') as ReferenceChannel;
+  const seeds = Array.from({ length: Number(flag(args, 'seeds', '3')) }, (_, i) => i + 1);
+  const pairs = EXCHANGE_PAIRS.slice(0, Number(flag(args, 'pairs', String(EXCHANGE_PAIRS.length))));
+  const shortSeeds = Number(flag(args, 'short-seeds', '20'));
   const engine = await Engine.open({ model: await testModelPath(arch, seed), workers: 1, threadsPerWorker: threads, vadModel: vadModelPath() });
   const decoding = { beamSize: 1, temperatureFallback: false, maxTokens };
   const rows: Array<Array<string | number>> = [];
@@ -51,7 +53,7 @@ export async function run(args: string[]): Promise<void> {
   let audioSeconds = 0;
   try {
     for (const voices of [2, 3, 4] as const) {
-      for (const conversationSeed of SEEDS) {
+      for (const conversationSeed of seeds) {
         const c = await conversation({ voices, turns: 16, seed: conversationSeed });
         const pcm = await decodeAudio(c.path, { maxSeconds: 600, timeoutMs: 120_000 });
         audioSeconds += c.seconds;
@@ -83,12 +85,12 @@ export async function run(args: string[]): Promise<void> {
         rows.push([voices, conversationSeed, round(c.seconds, 1), found, round(score), round(median(asr), 0), round(median(diarize), 1), round(ratio, 4)]);
       }
     }
-    for (const [i, pair] of EXCHANGE_PAIRS.entries()) {
+    for (const [i, pair] of pairs.entries()) {
       const c = await exchange({ voices: pair, turns: 4, seed: i + 1 });
       const pcm = await decodeAudio(c.path, { maxSeconds: 60, timeoutMs: 60_000 });
       named.push({ turns: c.turns, voices: { A: pair[0], B: pair[1] }, diarization: await engine.diarize(pcm, (await engine.detectSpeech(pcm)).segments) });
     }
-    references = await referenceProfiles(engine, [...Object.values(CONVERSATION_VOICES), ...EXCHANGE_PAIRS.flat()], clipSeconds, channel);
+    references = await referenceProfiles(engine, [...Object.values(CONVERSATION_VOICES), ...pairs.flat()], clipSeconds, channel);
   } finally {
     await engine.close();
   }
@@ -118,7 +120,7 @@ export async function run(args: string[]): Promise<void> {
     `known speakers (${naming.scenarios} enrolments over ${named.length} recordings, ${naming.turns} turns, ${clipSeconds} s clips): ` +
       `named correctly ${round(naming.namedCorrectly)}, false attribution ${round(naming.falseAttribution, 4)}  (bar <= 0.01)`,
   );
-  const short = await measureShortExchanges(20, 10);
+  const short = await measureShortExchanges(shortSeeds, Math.ceil(shortSeeds / 2), Math.min(6, Math.ceil(shortSeeds / 2)));
   console.log('');
   printTable(SHORT_EXCHANGE_HEADERS, short.rows);
   console.log(`short exchanges, two voices split in two: ${short.figures.split_2} (bar >= 0.95); one voice kept as one: ${short.figures.kept_1}`);

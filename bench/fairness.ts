@@ -2,8 +2,9 @@
 // 30-minute job runs, over the same request's latency with the box idle; and 2 realtime sessions'
 // latencies while the job runs, beside the same sessions with the box idle. Tiny model, the default
 // pool for this box, through the real service.
-//   npm run bench -- fairness [--rounds 10] [--job-seconds 1800] [--inline-seconds 20] [--urgent-workers N]
-// (--urgent-workers 0 turns off holding batch calls for urgent ones: what that lever gives.)
+//   npm run bench -- fairness [--rounds 10] [--job-seconds 1800] [--inline-seconds 20] [--urgent-workers N] [--arch tiny] [--pieces 5]
+// (--urgent-workers 0 turns off holding batch calls for urgent ones: what that lever gives. --pieces: the
+// realtime sessions' stretches of 4 s speech and 1.5 s silence; --arch micro and few pieces make a smoke run.)
 // Order: idle inline rounds, idle realtime, then the job is accepted and, once its first chunk is
 // being transcribed, the same inline rounds (a random pause before each, so they land at every phase
 // of the job's windows) and realtime sessions. The JSON says whether the job was still running at
@@ -74,10 +75,12 @@ export async function run(args: string[]): Promise<void> {
   const jobSeconds = Number(flag(args, 'job-seconds', '1800'));
   const inlineSeconds = Number(flag(args, 'inline-seconds', '20'));
   const urgentWorkers = flag(args, 'urgent-workers', '');
-  const model = await testModelPath('tiny');
+  const arch = flag(args, 'arch', 'tiny') as 'tiny';
+  const pieces = Number(flag(args, 'pieces', '5'));
+  const model = await testModelPath(arch);
   const inlineWav = await readFile(await speechWav(inlineSeconds, { seed: 5 }));
   const jobWav = await readFile(await speechWav(jobSeconds, { seed: 7 }));
-  const sessionAudio = await Promise.all([1, 2].map(async (seed) => (await readFile(await interleavedSilenceWav(5, 4, 1.5, { seed }))).subarray(44)));
+  const sessionAudio = await Promise.all([1, 2].map(async (seed) => (await readFile(await interleavedSilenceWav(pieces, 4, 1.5, { seed }))).subarray(44)));
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-fairness-'));
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
@@ -152,7 +155,7 @@ export async function run(args: string[]): Promise<void> {
       ]),
     );
     console.log(
-      `\ntiny model, ${inlineSeconds} s inline request x ${rounds} per phase, a ${jobSeconds} s job, 2 realtime sessions of 27.5 s; ` +
+      `\n${arch} model, ${inlineSeconds} s inline request x ${rounds} per phase, a ${jobSeconds} s job, 2 realtime sessions of ${pieces * 5.5} s; ` +
         `urgent workers ${urgentWorkers === '' ? 'default' : urgentWorkers}; batch calls ${batchCalls}, held ${holds} times; ` +
         `job still running at the end: ${stillRunning}`,
     );
@@ -169,6 +172,7 @@ export async function run(args: string[]): Promise<void> {
       turn_finals: busy.realtime.turnFinal.count,
       holds,
       urgent_workers: urgentWorkers === '' ? 'default' : Number(urgentWorkers),
+      arch,
       job_running_throughout: stillRunning,
       rounds,
     });

@@ -3,14 +3,15 @@
 // memory it cost: the server's peak RSS during the request above its level just before (after a
 // forced full collection), and the peak RSS of its decoder subprocesses. Figures, not assertions
 // (the statuses are asserted by test/adversarial/hostile-audio.test.ts).
-//   npm run bench -- hostile-audio
+//   npm run bench -- hostile-audio [--files N]
+// (--files N posts the corpus's first N files only: a smoke run.)
 import { readFileSync } from 'node:fs';
 
 import { startAdversarialServer } from '../test/adversarial/lib/adversarial-server.js';
 import { postFileForTranscription } from '../test/adversarial/lib/stream-upload.js';
 import { HOSTILE_AUDIO } from '../test/fixtures/hostile-audio.js';
 import { waitForEnd } from '../test/helpers/jobs-client.js';
-import { printResult, printTable, round } from './lib-report.js';
+import { flag, printResult, printTable, round } from './lib-report.js';
 
 const MIB = 1024 * 1024;
 const SAMPLE_MS = 10;
@@ -34,14 +35,15 @@ function childrenRss(pid: number): number {
   }
 }
 
-export async function run(): Promise<void> {
+export async function run(args: string[]): Promise<void> {
+  const corpus = HOSTILE_AUDIO.slice(0, Number(flag(args, 'files', String(HOSTILE_AUDIO.length))));
   const server = await startAdversarialServer({ SVC_LOG_LEVEL: 'warn' });
   const rows: Array<Array<string | number>> = [];
   let worstServer = 0;
   let worstDecoder = 0;
   let mismatches = 0;
   try {
-    for (const entry of HOSTILE_AUDIO) {
+    for (const entry of corpus) {
       const path = await entry.path();
       await server.collectGarbage();
       const before = server.rssBytes();
@@ -64,7 +66,7 @@ export async function run(): Promise<void> {
     }
     printTable(['file', 'expected', 'status', 'ms (job incl.)', 'RSS before MiB', 'server peak +MiB', 'decoder peak MiB'], rows);
     printResult('hostile-audio', {
-      files: HOSTILE_AUDIO.length,
+      files: corpus.length,
       status_mismatches: mismatches,
       worst_server_peak_growth_mb: round(worstServer, 1),
       worst_decoder_peak_mb: round(worstDecoder, 1),

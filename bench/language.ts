@@ -1,7 +1,7 @@
 // bench language: `language=auto` (every utterance detected, runs transcribed in their languages)
 // versus the same file with its language given, through the same pipeline, alternating runs. The
-// file is the silence benchmark's: 60 s of speech interleaved with 60 s of silence.
-//   npm run bench -- language [--rounds 5] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0]
+// file is the silence benchmark's: 60 s of speech interleaved with 60 s of silence (--pieces of 10 s each).
+//   npm run bench -- language [--rounds 5] [--threads 2] [--arch tiny] [--seed 3] [--max-tokens 0] [--pieces 6]
 // Bar (docs/DESIGN.md "Benchmark bars"): auto / explicit <= 1.25.
 import { decodeAudio } from '../src/audio/index.js';
 import { LANGUAGE_FAMILIES } from '../src/domain/language-families.js';
@@ -18,8 +18,9 @@ export async function run(args: string[]): Promise<void> {
   const arch = flag(args, 'arch', 'tiny') as 'tiny';
   const seed = Number(flag(args, 'seed', '3'));
   const maxTokens = Number(flag(args, 'max-tokens', '0'));
+  const pieces = Number(flag(args, 'pieces', '6'));
   const model = await testModelPath(arch, seed);
-  const wav = await interleavedSilenceWav(6, 10, 10);
+  const wav = await interleavedSilenceWav(pieces, 10, 10);
   const pcm = await decodeAudio(wav, { maxSeconds: 600, timeoutMs: 120_000 });
   const engine = await Engine.open({ model, workers: 1, threadsPerWorker: threads, vadModel: vadModelPath() });
   const decoding = { beamSize: 1, temperatureFallback: false, maxTokens };

@@ -1,7 +1,8 @@
 // bench silence: audio that is half silence (60 s of speech in six 10 s pieces, each followed by 10 s
 // of silence), tiny architecture, greedy without fallback, same threads: our pipeline (VAD, then only
 // the speech decoded) versus whisper.cpp's own CLI on the whole file, alternating runs.
-//   npm run bench -- silence [--rounds 5] [--threads 2] [--arch tiny] [--seed 3]
+//   npm run bench -- silence [--rounds 5] [--threads 2] [--arch tiny] [--seed 3] [--pieces 6]
+// (--pieces N: N pieces of speech, and N x 10 s of continuous speech for the speech-only figure.)
 // Bar (docs/DESIGN.md "Benchmark bars"): ours / CLI <= 0.6; the physical floor is about 0.5 (the speech itself).
 // Both sides decode without a token cap (whisper-cli has none), so random weights decide how much text
 // each window runs to; the JSON reports the tokens decoded on each side.
@@ -18,7 +19,6 @@ import { WHISPER_CLI } from '../test/helpers/whisper-cli.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const exec = promisify(execFile);
-const PIECES = 6;
 const SPEECH_SECONDS = 10;
 const SILENCE_SECONDS = 10;
 
@@ -27,8 +27,9 @@ export async function run(args: string[]): Promise<void> {
   const threads = Number(flag(args, 'threads', '2'));
   const arch = flag(args, 'arch', 'tiny') as 'tiny';
   const seed = Number(flag(args, 'seed', '3'));
+  const pieces = Number(flag(args, 'pieces', '6'));
   const model = await testModelPath(arch, seed);
-  const wav = await interleavedSilenceWav(PIECES, SPEECH_SECONDS, SILENCE_SECONDS);
+  const wav = await interleavedSilenceWav(pieces, SPEECH_SECONDS, SILENCE_SECONDS);
   const pcm = await decodeAudio(wav, { maxSeconds: 600, timeoutMs: 120_000 });
   const engine = await Engine.open({ model, workers: 1, threadsPerWorker: threads, vadModel: vadModelPath() });
 
@@ -71,7 +72,7 @@ export async function run(args: string[]): Promise<void> {
   );
   const duration = pcm.length / 16_000;
   console.log(
-    `\n${arch} model (seed ${seed}), ${duration} s of audio (${PIECES} x ${SPEECH_SECONDS} s speech + ${SILENCE_SECONDS} s silence), ` +
+    `\n${arch} model (seed ${seed}), ${duration} s of audio (${pieces} x ${SPEECH_SECONDS} s speech + ${SILENCE_SECONDS} s silence), ` +
       `${threads} threads, greedy, no fallback`,
   );
   console.log(
@@ -80,9 +81,9 @@ export async function run(args: string[]): Promise<void> {
   console.log(`median pipeline / whisper-cli (minus its model load): ${round(ratio)}  (bar <= 0.6)`);
   console.log(`median pipeline / pipeline --no-vad:                  ${round(ratioNoVad)}`);
   // The other side of the bar: on speech alone the VAD costs its own time and saves only the pauses.
-  const speechOnly = await speechOnlyRatio(model, threads, rounds);
+  const speechOnly = await speechOnlyRatio(model, threads, rounds, pieces * SPEECH_SECONDS);
   console.log(
-    `speech only (60 s): pipeline / pipeline --no-vad: ${round(speechOnly.ratio)}; ` +
+    `speech only (${pieces * SPEECH_SECONDS} s): pipeline / pipeline --no-vad: ${round(speechOnly.ratio)}; ` +
       `the VAD's own time: ${round(speechOnly.vadMs, 0)} ms, ${round(speechOnly.vadShare * 100, 1)} % of the no-VAD pipeline (bar <= 5 %)`,
   );
   printResult('silence', {
@@ -100,12 +101,13 @@ export async function run(args: string[]): Promise<void> {
     seed,
     threads,
     rounds,
+    pieces,
   });
 }
 
-/** 60 s of continuous speech through the pipeline with and without the VAD, alternating. */
-async function speechOnlyRatio(model: string, threads: number, rounds: number) {
-  const pcm = await decodeAudio(await speechWav(60), { maxSeconds: 70, timeoutMs: 120_000 });
+/** `seconds` (60) of continuous speech through the pipeline with and without the VAD, alternating. */
+async function speechOnlyRatio(model: string, threads: number, rounds: number, seconds: number) {
+  const pcm = await decodeAudio(await speechWav(seconds), { maxSeconds: seconds + 10, timeoutMs: 120_000 });
   const engine = await Engine.open({ model, workers: 1, threadsPerWorker: threads, vadModel: vadModelPath() });
   const decoding = { beamSize: 1, temperatureFallback: false };
   const withVad: number[] = [];

@@ -1,7 +1,7 @@
 // bench vocabulary: the same 60 s request with 20 vocabulary terms (prompted decode + the context-free
 // check decode on the same encoder output + the safety comparison) versus without vocabulary,
 // through the same pipeline, alternating runs.
-//   npm run bench -- vocabulary [--rounds 5] [--threads 2] [--arch tiny] [--seed 3]
+//   npm run bench -- vocabulary [--rounds 5] [--threads 2] [--arch tiny] [--seed 3] [--seconds 60]
 // Bar (docs/DESIGN.md "Benchmark bars"): with / without <= 1.3.
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
@@ -39,8 +39,9 @@ export async function run(args: string[]): Promise<void> {
   const threads = Number(flag(args, 'threads', '2'));
   const arch = flag(args, 'arch', 'tiny') as 'tiny';
   const seed = Number(flag(args, 'seed', '3'));
+  const seconds = Number(flag(args, 'seconds', '60'));
   const model = await testModelPath(arch, seed);
-  const pcm = await decodeAudio(await speechWav(60), { maxSeconds: 600, timeoutMs: 120_000 });
+  const pcm = await decodeAudio(await speechWav(seconds), { maxSeconds: 600, timeoutMs: 120_000 });
   const engine = await Engine.open({ model, workers: 1, threadsPerWorker: threads, vadModel: vadModelPath() });
   // Random weights run away: greedy, no temperature fallback, like with like.
   const decoding = { beamSize: 1, temperatureFallback: false, maxTokens: 0 };
