@@ -28,7 +28,12 @@ t.test("open work under a rotated key is cut off as revoked once the overlap end
   watch.watch(rotated.record.id, (cutOff) => told.push([rotated.record.id, cutOff]));
 
   clock.nowMs += HOUR;
-  t.equal(await oldCutOff, 'revoked', 'the old key: revoked, with no sweep yet');
+  // The watch's timer is unref'd (it must not hold a service open): a ref'd one keeps this process
+  // alive until the watch has told, or fails the test past 10 s.
+  let limit: NodeJS.Timeout | undefined;
+  const tooLong = new Promise<never>((_, reject) => (limit = setTimeout(() => reject(new Error('the watch did not tell within 10 s')), 10_000)));
+  t.equal(await Promise.race([oldCutOff, tooLong]), 'revoked', 'the old key: revoked, with no sweep yet');
+  clearTimeout(limit);
   t.equal((await stores.keys.get(old.record.id))!.revokedAt, new Date(clock.nowMs).toISOString());
   t.same(told, [], 'the new key is not cut off');
 });
