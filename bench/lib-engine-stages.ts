@@ -3,7 +3,7 @@
 // (nothing is exported, nothing reaches a client). Per call: the wait for a compute slot (the engine's
 // scheduler), the encoder, the decoder, the context-free check decode, and the rest of its compute
 // (state setup, log-mel, handing the call to and from its worker thread).
-import { trace } from '@opentelemetry/api';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { type ReadableSpan, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 
 import { percentile } from './lib-realtime-replay.js';
@@ -26,6 +26,8 @@ export type Stage = (typeof STAGES)[number];
 /** Engine calls as they end, while the collector is registered (one per process). */
 export class EngineStageCollector {
   calls: EngineCall[] = [];
+  /** Calls that failed or were stopped, since the last take. */
+  stopped = 0;
   private readonly provider: TracerProvider;
 
   constructor() {
@@ -34,6 +36,11 @@ export class EngineStageCollector {
       onEnd: (span: ReadableSpan) => {
         const a = span.attributes;
         if (!span.name.startsWith('engine ')) return;
+        // A call stopped before its end (a speculative final decode the turn outgrew) is counted apart.
+        if (span.status.code === SpanStatusCode.ERROR) {
+          this.stopped++;
+          return;
+        }
         const num = (key: string) => (typeof a[key] === 'number' ? (a[key] as number) : 0);
         this.calls.push({
           task: String(a['svc.engine.task']),
@@ -53,10 +60,11 @@ export class EngineStageCollector {
   }
 
   /** The calls since the last take, and a fresh start. */
-  take(): EngineCall[] {
-    const calls = this.calls;
+  take(): { calls: EngineCall[]; stopped: number } {
+    const taken = { calls: this.calls, stopped: this.stopped };
     this.calls = [];
-    return calls;
+    this.stopped = 0;
+    return taken;
   }
 
   async close(): Promise<void> {

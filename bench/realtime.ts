@@ -39,7 +39,7 @@ import { openStores } from '../src/store/open-stores.js';
 import { interleavedSilenceWav } from '../test/helpers/audio-fixtures.js';
 import { newerGlibcNode } from '../test/helpers/newer-glibc-node.js';
 import { testModelPath } from '../test/helpers/test-models.js';
-import { type EngineCall, EngineStageCollector, type StageFigures, stageFigures,STAGES } from './lib-engine-stages.js';
+import { type EngineCall, EngineStageCollector, type StageFigures, stageFigures, STAGES } from './lib-engine-stages.js';
 import { BENCH_TERMS, FRAME_MS, replay, summary } from './lib-realtime-replay.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
 
@@ -53,6 +53,8 @@ interface RunFigures {
   failed: number;
   /** Engine calls by kind: the partial's decode, the final decode, the VAD's looks. */
   stages: Record<CallKind, StageFigures>;
+  /** Engine calls stopped before their end: speculative final decodes the turn outgrew. */
+  stoppedCalls: number;
 }
 
 type CallKind = 'partial' | 'final' | 'vad';
@@ -62,11 +64,12 @@ const CALL_KINDS: Record<CallKind, [task: string, workClass: string]> = {
   vad: ['detectSpeech', 'realtime_final'],
 };
 
-function stagesOf(calls: readonly EngineCall[]): Record<CallKind, StageFigures> {
-  return Object.fromEntries(Object.entries(CALL_KINDS).map(([kind, [task, workClass]]) => [kind, stageFigures(calls, task, workClass)])) as Record<
+function stagesOf({ calls, stopped }: { calls: readonly EngineCall[]; stopped: number }): Pick<RunFigures, 'stages' | 'stoppedCalls'> {
+  const stages = Object.fromEntries(Object.entries(CALL_KINDS).map(([kind, [task, workClass]]) => [kind, stageFigures(calls, task, workClass)])) as Record<
     CallKind,
     StageFigures
   >;
+  return { stages, stoppedCalls: stopped };
 }
 
 /** The latency's p50 less the p50s of the stages of the calls behind it (the VAD's look and the decode). */
@@ -115,7 +118,7 @@ async function measure(
         turnFinal: summary(runs.flatMap((r) => r.turnFinals)),
         labels: summary(runs.flatMap((r) => r.labels)),
         failed: runs.filter((r) => r.closeCode !== 1000).length,
-        stages: stagesOf(collector.take()),
+        ...stagesOf(collector.take()),
       });
     }
     return results;
@@ -187,7 +190,7 @@ export async function run(args: string[]): Promise<void> {
   );
   console.log("\nwhere the time goes: engine calls by kind, ms (queue: waiting for a compute slot; rest: latency p50 less its calls' stage p50s)");
   printTable(
-    ['transport', 'sessions', 'speakers', 'calls of', 'calls', ...STAGES.flatMap((s) => [`${s} p50`, `${s} p95`]), 'rest p50'],
+    ['transport', 'sessions', 'speakers', 'calls of', 'calls', ...STAGES.flatMap((s) => [`${s} p50`, `${s} p95`]), 'rest p50', 'stopped'],
     results.flatMap((r) =>
       (Object.keys(CALL_KINDS) as CallKind[]).map((kind) => {
         const f = r.stages[kind];
@@ -200,6 +203,7 @@ export async function run(args: string[]): Promise<void> {
           f.calls,
           ...STAGES.flatMap((s) => [f.p50[s], f.p95[s]]),
           kind === 'vad' ? '' : rest(latency, r.stages, kind),
+          kind === 'final' ? r.stoppedCalls : '',
         ];
       }),
     ),
@@ -273,6 +277,7 @@ function stagesJson(r: RunFigures): Record<string, unknown> {
         },
       ]),
     ),
+    stopped_final_decodes: r.stoppedCalls,
     partial_rest_p50_ms: rest(r.partial.p50, r.stages, 'partial'),
     turn_final_rest_p50_ms: rest(r.turnFinal.p50, r.stages, 'final'),
   };
