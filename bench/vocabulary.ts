@@ -10,8 +10,10 @@
 //                  made to agree);
 //   falls back     what random weights produce on every window: the context-free text stands (with
 //                  --words, decoded once more by whisper_full for its token timing).
-// Decoder steps per request are printed too: random weights decode to lengths real speech would not,
-// and the ratio is only like with like where the runs decode alike.
+// Decoder steps per request are printed too (whisper_full's, the check's apart): random weights decode
+// to lengths real speech would not, and the ratio is only like with like where the runs decode alike.
+// So is each case's process CPU time and the addon's encoder / decoder / check time (from the engine's
+// spans, lib-engine-stages.ts), which a busy machine disturbs less than the wall clock.
 // Bar (docs/DESIGN.md "Benchmark bars"): with / without <= 1.3 when the check passes.
 import { decodeAudio } from '../src/audio/index.js';
 import { Engine } from '../src/engine/engine.js';
@@ -19,6 +21,7 @@ import { vadModelPath } from '../src/models/vad-model-path.js';
 import { transcribePcm } from '../src/pipeline/transcribe-pcm.js';
 import { speechWav } from '../test/helpers/audio-fixtures.js';
 import { testModelPath } from '../test/helpers/test-models.js';
+import { EngineStageCollector } from './lib-engine-stages.js';
 import { flag, median, printResult, printTable, round } from './lib-report.js';
 
 const TERMS = [
@@ -59,12 +62,19 @@ export async function run(args: string[]): Promise<void> {
 
   type Audit = Awaited<ReturnType<typeof transcribePcm>>['vocabulary'];
   const cases = { without: new Case(), passes: new Case(), fallback: new Case() };
+  const collector = new EngineStageCollector();
   const timed = async (into: Case, on: Engine, vocabulary: string[] | undefined): Promise<Audit> => {
     const steps = engine.stats.decoderSteps;
+    collector.take();
+    const cpu = process.cpuUsage();
     const t0 = performance.now();
     const outcome = await transcribePcm(on, pcm, { language: 'en', decoding, wordTimestamps, ...(vocabulary ? { vocabulary } : {}) });
     into.ms.push(performance.now() - t0);
     into.steps.push(engine.stats.decoderSteps - steps);
+    const used = process.cpuUsage(cpu);
+    into.cpuMs.push((used.user + used.system) / 1000);
+    const { calls } = collector.take();
+    into.stages.push(['encodeMs', 'decodeMs', 'checkMs'].map((k) => calls.reduce((sum, c) => sum + c[k as 'encodeMs'], 0)) as [number, number, number]);
     return outcome.vocabulary;
   };
   let passAudit: Audit = null;
@@ -78,6 +88,7 @@ export async function run(args: string[]): Promise<void> {
     }
   } finally {
     await engine.close();
+    await collector.close();
   }
   const ratioPasses = median(cases.passes.ms) / median(cases.without.ms);
   const ratioFallback = median(cases.fallback.ms) / median(cases.without.ms);
@@ -90,6 +101,14 @@ export async function run(args: string[]): Promise<void> {
       round(cases.fallback.ms[i], 0),
       `${cases.without.steps[i]} / ${cases.passes.steps[i]} / ${cases.fallback.steps[i]}`,
     ]),
+  );
+  console.log("\nmedians per request: wall, process CPU, and the addon's own encoder / decoder / check time (ms)");
+  printTable(
+    ['case', 'wall', 'cpu', 'encode', 'decode', 'check'],
+    (Object.entries(cases) as Array<[string, Case]>).map(([name, c]) => {
+      const st = c.medianStages();
+      return [name, round(median(c.ms), 0), round(median(c.cpuMs), 0), st.encode_ms, st.decode_ms, st.check_ms];
+    }),
   );
   console.log(
     `\n${arch} model (seed ${seed}), ${pcm.length / 16_000} s of speech, ${threads} threads, greedy, no fallback, word timestamps ${wordTimestamps ? 'on' : 'off'}`,
@@ -109,6 +128,9 @@ export async function run(args: string[]): Promise<void> {
     without_ms: round(median(cases.without.ms), 0),
     passes_ms: round(median(cases.passes.ms), 0),
     fallback_ms: round(median(cases.fallback.ms), 0),
+    cpu_ratio_when_check_passes: round(median(cases.passes.cpuMs) / median(cases.without.cpuMs)),
+    cpu_ratio_when_fallback: round(median(cases.fallback.cpuMs) / median(cases.without.cpuMs)),
+    stage_ms: { without: cases.without.medianStages(), passes: cases.passes.medianStages(), fallback: cases.fallback.medianStages() },
     decoder_steps: { without: median(cases.without.steps), passes: median(cases.passes.steps), fallback: median(cases.fallback.steps) },
     windows: fallbackAudit?.prompted_chunks ?? 0,
     passes_fallback_windows: passAudit?.fallback_chunks ?? 0,
@@ -124,6 +146,14 @@ export async function run(args: string[]): Promise<void> {
 class Case {
   ms: number[] = [];
   steps: number[] = [];
+  cpuMs: number[] = [];
+  /** The addon's encoder, decoder and check ms, summed over the request's calls. */
+  stages: Array<[number, number, number]> = [];
+
+  medianStages(): { encode_ms: number; decode_ms: number; check_ms: number } {
+    const at = (i: number) => round(median(this.stages.map((s) => s[i])), 0);
+    return { encode_ms: at(0), decode_ms: at(1), check_ms: at(2) };
+  }
 }
 
 /**
