@@ -111,7 +111,8 @@ export async function run(args: string[]): Promise<void> {
     }),
   );
   console.log(
-    `\n${arch} model (seed ${seed}), ${pcm.length / 16_000} s of speech, ${threads} threads, greedy, no fallback, word timestamps ${wordTimestamps ? 'on' : 'off'}`,
+    `\n${arch} model (seed ${seed}), ${pcm.length / 16_000} s of speech, ${threads} threads, greedy, no fallback, ` +
+      `word timestamps ${wordTimestamps ? 'on' : 'off'}`,
   );
   console.log(
     `check passes: ${passAudit?.prompted_chunks ?? 0} windows prompted and checked, ${passAudit?.fallback_chunks ?? 0} fell back ` +
