@@ -17,6 +17,13 @@
 //              the send time of the turn's end, as for turn_final.
 // One more run on the first transport has `speaker-sessions` sessions with diarization on: the cost
 // of live speaker labels to the text's latency, compared with the same count without.
+// Where the time goes (a second table, and `stages` in the JSON): each engine call of the run by kind
+// (the partial's decode, the turn's final decode, the VAD's look), p50 and p95 of its wait for a compute
+// slot (queue: the engine's scheduler), encoder, decoder, context-free check and the rest of its
+// compute, from the engine's spans (lib-engine-stages.ts). Endpointing: the rule's 0.6 s of silence
+// is before the turn_final figure starts; what the figure holds of it is the cadence of looks (one per
+// 0.25 s of new audio, one at a time per session) — with event delivery, the `rest` column: the
+// latency's p50 less its calls' stage p50s.
 // Bars (docs/DESIGN.md "Benchmark bars"): partial p95 < 500 ms and turn_final p95 < 1000 ms at N = 2 on 2 cores.
 // Each session speaks `pieces` stretches of `speech` seconds separated by `silence` seconds (a turn
 // each), a different sentence order per session.
@@ -32,6 +39,7 @@ import { openStores } from '../src/store/open-stores.js';
 import { interleavedSilenceWav } from '../test/helpers/audio-fixtures.js';
 import { newerGlibcNode } from '../test/helpers/newer-glibc-node.js';
 import { testModelPath } from '../test/helpers/test-models.js';
+import { type EngineCall, EngineStageCollector, type StageFigures, stageFigures, STAGES } from './lib-engine-stages.js';
 import { BENCH_TERMS, FRAME_MS, replay, summary } from './lib-realtime-replay.js';
 import { flag, printResult, printTable, round } from './lib-report.js';
 
@@ -43,6 +51,31 @@ interface RunFigures {
   partial: { count: number; p50: number; p95: number };
   turnFinal: { count: number; p50: number; p95: number };
   failed: number;
+  /** Engine calls by kind: the partial's decode, the final decode, the VAD's looks. */
+  stages: Record<CallKind, StageFigures>;
+  /** Engine calls stopped before their end: speculative final decodes the turn outgrew. */
+  stoppedCalls: number;
+}
+
+type CallKind = 'partial' | 'final' | 'vad';
+const CALL_KINDS: Record<CallKind, [task: string, workClass: string]> = {
+  partial: ['transcribe', 'realtime_partial'],
+  final: ['transcribe', 'realtime_final'],
+  vad: ['detectSpeech', 'realtime_final'],
+};
+
+function stagesOf({ calls, stopped }: { calls: readonly EngineCall[]; stopped: number }): Pick<RunFigures, 'stages' | 'stoppedCalls'> {
+  const stages = Object.fromEntries(Object.entries(CALL_KINDS).map(([kind, [task, workClass]]) => [kind, stageFigures(calls, task, workClass)])) as Record<
+    CallKind,
+    StageFigures
+  >;
+  return { stages, stoppedCalls: stopped };
+}
+
+/** The latency's p50 less the p50s of the stages of the calls behind it (the VAD's look and the decode). */
+function rest(latencyP50: number, stages: Record<CallKind, StageFigures>, kind: 'partial' | 'final'): number {
+  const sum = (f: StageFigures) => STAGES.reduce((total, s) => total + (Number.isFinite(f.p50[s]) ? f.p50[s] : 0), 0);
+  return Math.round(latencyP50 - sum(stages.vad) - sum(stages[kind]));
 }
 
 async function measure(
@@ -51,6 +84,7 @@ async function measure(
   audio: Uint8Array[],
   arch: 'tiny' | 'micro',
   vocabulary: readonly string[],
+  collector: EngineStageCollector,
 ): Promise<RunFigures[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-bench-realtime-'));
   const config = loadConfig({
@@ -71,6 +105,8 @@ async function measure(
     await replay(url, key, audio[0].subarray(0, 3 * 32_000), 'warm-up', false);
     const results: RunFigures[] = [];
     for (const { sessions: n, speakers } of plan) {
+      collector.take(); // the warm-up's, or the last run's
+
       const runs = await Promise.all(
         Array.from({ length: n }, (_, i) => replay(url, key, audio[i % audio.length], `${transport}-${n}-${speakers}-${i}`, speakers, vocabulary)),
       );
@@ -82,6 +118,7 @@ async function measure(
         turnFinal: summary(runs.flatMap((r) => r.turnFinals)),
         labels: summary(runs.flatMap((r) => r.labels)),
         failed: runs.filter((r) => r.closeCode !== 1000).length,
+        ...stagesOf(collector.take()),
       });
     }
     return results;
@@ -109,12 +146,17 @@ export async function run(args: string[]): Promise<void> {
   );
 
   const results: RunFigures[] = [];
-  for (const transport of transports) {
-    const plan =
-      transport === transports[0]
-        ? [...counts.map((sessions) => ({ sessions, speakers: false })), ...(speakerSessions > 0 ? [{ sessions: speakerSessions, speakers: true }] : [])]
-        : [{ sessions: wsSessions, speakers: false }];
-    results.push(...(await measure(transport, plan, audio, arch, vocabulary)));
+  const collector = new EngineStageCollector();
+  try {
+    for (const transport of transports) {
+      const plan =
+        transport === transports[0]
+          ? [...counts.map((sessions) => ({ sessions, speakers: false })), ...(speakerSessions > 0 ? [{ sessions: speakerSessions, speakers: true }] : [])]
+          : [{ sessions: wsSessions, speakers: false }];
+      results.push(...(await measure(transport, plan, audio, arch, vocabulary, collector)));
+    }
+  } finally {
+    await collector.close();
   }
   printTable(
     [
@@ -146,6 +188,26 @@ export async function run(args: string[]): Promise<void> {
       r.failed,
     ]),
   );
+  console.log("\nwhere the time goes: engine calls by kind, ms (queue: waiting for a compute slot; rest: latency p50 less its calls' stage p50s)");
+  printTable(
+    ['transport', 'sessions', 'speakers', 'calls of', 'calls', ...STAGES.flatMap((s) => [`${s} p50`, `${s} p95`]), 'rest p50', 'stopped'],
+    results.flatMap((r) =>
+      (Object.keys(CALL_KINDS) as CallKind[]).map((kind) => {
+        const f = r.stages[kind];
+        const latency = kind === 'partial' ? r.partial.p50 : kind === 'final' ? r.turnFinal.p50 : NaN;
+        return [
+          r.transport,
+          r.sessions,
+          r.speakers ? 'on' : 'off',
+          kind,
+          f.calls,
+          ...STAGES.flatMap((s) => [f.p50[s], f.p95[s]]),
+          kind === 'vad' ? '' : rest(latency, r.stages, kind),
+          kind === 'final' ? r.stoppedCalls : '',
+        ];
+      }),
+    ),
+  );
   const seconds = pieces * (speech + silence);
   console.log(
     `\n${arch} model, ${seconds} s per session (${pieces} stretches of ${speech} s speech + ${silence} s silence), real time, ${FRAME_MS} ms frames, ` +
@@ -168,6 +230,7 @@ export async function run(args: string[]): Promise<void> {
     turn_final_p50_ms: primary.turnFinal.p50,
     arch,
     vocabulary_terms: vocabulary.length,
+    stages: stagesJson(primary),
     runs: results.map((r) => ({
       transport: r.transport,
       sessions: r.sessions,
@@ -175,6 +238,7 @@ export async function run(args: string[]): Promise<void> {
       partial_p95_ms: r.partial.p95,
       turn_final_p95_ms: r.turnFinal.p95,
       failed: r.failed,
+      stages: stagesJson(r),
     })),
     ...(diarized
       ? {
@@ -193,6 +257,30 @@ export async function run(args: string[]): Promise<void> {
       : {}),
     ...(other ? { compared_transport: other.transport, compared_partial_p95_ms: other.partial.p95, compared_turn_final_p95_ms: other.turnFinal.p95 } : {}),
   });
+}
+
+/** Per call kind, each stage's p50 and p95 (`queue_p95_ms`, ...), and the latencies' rest. */
+function stagesJson(r: RunFigures): Record<string, unknown> {
+  const kinds = Object.keys(CALL_KINDS) as CallKind[];
+  return {
+    ...Object.fromEntries(
+      kinds.map((kind) => [
+        kind,
+        {
+          calls: r.stages[kind].calls,
+          ...Object.fromEntries(
+            STAGES.flatMap((s) => [
+              [`${s}_p50_ms`, r.stages[kind].p50[s]],
+              [`${s}_p95_ms`, r.stages[kind].p95[s]],
+            ]),
+          ),
+        },
+      ]),
+    ),
+    stopped_final_decodes: r.stoppedCalls,
+    partial_rest_p50_ms: rest(r.partial.p50, r.stages, 'partial'),
+    turn_final_rest_p50_ms: rest(r.turnFinal.p50, r.stages, 'final'),
+  };
 }
 
 /** This bench again, on a Node.js that loads uWS (the same arguments, its output as this run's). */

@@ -471,7 +471,7 @@ export class Engine implements SpeakerDiarizer {
       holdable ? { hold: () => Atomics.store(control, 1, 1), resume: () => Atomics.store(control, 1, 0) } : undefined,
     );
     running.then(
-      () => span.end(null),
+      (value) => span.end(null, task.kind === 'transcribe' ? (value as NativeTranscribeResult).timings : undefined),
       (error: unknown) => span.end(error),
     );
     if (lane === this.whisper) this.keptStates.track(running);

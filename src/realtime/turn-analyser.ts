@@ -4,7 +4,9 @@
 // a turn that ended is decoded in full once for its immutable turn_final. That full decode starts as
 // soon as the turn pauses (beside the partials), so when the pause ends the turn its text is ready or
 // nearly (bench/realtime.ts: turn_final p95 from ~960 ms to ~750 ms at two sessions); a pause that
-// does not end the turn wastes it. That full decode is an uploaded window's (turn-recognition.ts): the
+// does not end the turn wastes it, and is stopped as soon as that is known (the turn goes on, or its
+// audio changed): a final decode computes at the most urgent class, so a stale one would hold a core
+// from the partials and the other sessions' finals for a whole window's encoder. That full decode is an uploaded window's (turn-recognition.ts): the
 // session's vocabulary under the safety check, term corrections, patterns, the hallucination guard.
 // One analysis runs at a time per session; audio that arrives meanwhile waits for the next. Audio is
 // never written anywhere.
@@ -66,7 +68,7 @@ export class TurnAnalyser {
   /** The audio the last partial decoded (the buffer's first `samples` from `from`). */
   private partialAudio: { from: number; samples: number } | null = null;
   /** The current turn's full decode (settle), by the audio it covers. */
-  private settled: { from: number; samples: number; text: Promise<TurnRecognition> } | null = null;
+  private settled: { from: number; samples: number; text: Promise<TurnRecognition>; stop: AbortController } | null = null;
   private lastSpeechAt = 0;
   readonly turns: TurnText[] = [];
 
@@ -196,6 +198,8 @@ export class TurnAnalyser {
     }
     if (ended.kind === 'speaking' && this.candidate) {
       this.candidate = false;
+      // The pause did not end the turn: its final decode covers audio that is not the turn's.
+      this.abandonSettle();
       parts.send(parts.events.next('turn_continuation', { turn_id: this.turnId }));
     }
     // In a pause the turn's audio has not grown since the last look: the same audio decodes to the same
@@ -262,7 +266,11 @@ export class TurnAnalyser {
   private settle(pcm: Float32Array, samples: number, regions: readonly SpeechRegion[]): Promise<TurnRecognition> {
     const settled = this.settled;
     if (settled && settled.from === this.bufferStart && settled.samples === samples) return settled.text;
+    this.abandonSettle();
     const { parts } = this;
+    // Stopped when the session closes, or when the decode turns out not to be the turn's (abandonSettle).
+    const stop = new AbortController();
+    const signal = AbortSignal.any([parts.signal, stop.signal]);
     // Copied: the buffer's chunks are replaced while the decode runs.
     const text = recogniseTurn({
       pcm: pcm.slice(0, samples),
@@ -270,14 +278,24 @@ export class TurnAnalyser {
       language: parts.language,
       vocabulary: parts.vocabulary.current,
       patterns: parts.vocabulary.patterns,
-      transcribe: (audio, options, signal, onSegments) =>
-        parts.engine.transcribe(audio, options, { work: this.work('realtime_final'), ...(signal ? { signal } : {}), ...(onSegments ? { onSegments } : {}) }),
-      signal: parts.signal,
+      transcribe: (audio, options, callSignal, onSegments) =>
+        parts.engine.transcribe(audio, options, {
+          work: this.work('realtime_final'),
+          ...(callSignal ? { signal: callSignal } : {}),
+          ...(onSegments ? { onSegments } : {}),
+        }),
+      signal,
     });
     // A speculative decode nobody awaits must not be an unhandled rejection; whoever awaits it sees it.
     text.catch(() => {});
-    this.settled = { from: this.bufferStart, samples, text };
+    this.settled = { from: this.bufferStart, samples, text, stop };
     return text;
+  }
+
+  /** The speculative final decode under way covers audio that is not the turn's: stop it, free its core. */
+  private abandonSettle(): void {
+    this.settled?.stop.abort();
+    this.settled = null;
   }
 
   /** A partial: greedy, without context from earlier turns, the encoder shrunk to the audio it has. */

@@ -113,9 +113,13 @@ await smokeBench(t, 'language', ['--rounds', '1', '--arch', 'micro', '--max-toke
 });
 
 await smokeBench(t, 'vocabulary', ['--rounds', '1', '--arch', 'micro', '--seconds', '5'], {
-  ratio: Number,
-  with_ms: Number,
+  ratio_when_check_passes: Number,
+  ratio_when_fallback: Number,
   without_ms: Number,
+  passes_ms: Number,
+  fallback_ms: Number,
+  stage_ms: Object,
+  decoder_steps: Object,
   windows: Number,
   fallback_windows: Number,
   arch: 'micro',
