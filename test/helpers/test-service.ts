@@ -55,6 +55,17 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+/** What a start with `env` threw (a refused start), or null when it started (and was closed again). */
+export function refusedStart(env: Record<string, string>): Promise<unknown> {
+  return startTestService(env).then(
+    async (started) => {
+      await started.close();
+      return null;
+    },
+    (error: unknown) => error,
+  );
+}
+
 export async function startTestService(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestService> {
   const dataDir = env.SVC_DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'svc-test-')));
   const backing: Record<string, string> = {};

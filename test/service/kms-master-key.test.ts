@@ -12,7 +12,7 @@ import { MissingMasterKeyError } from '../../src/store/sealing-error.js';
 import { speechWav } from '../helpers/audio-fixtures.js';
 import { auth, createJobRequest, jobBody, waitForEnd } from '../helpers/jobs-client.js';
 import { startKmsServer } from '../helpers/kms-server.js';
-import { postTranscription, startTestService } from '../helpers/test-service.js';
+import { postTranscription, refusedStart, startTestService } from '../helpers/test-service.js';
 
 t.test('data keys wrapped by KMS: a job seals and reads, an outage is a 503, a missing key refuses the start', async (t) => {
   const kms = await startKmsServer();
@@ -58,13 +58,7 @@ t.test('data keys wrapped by KMS: a job seals and reads, an outage is a 503, a m
 
   // Another KMS key alone cannot unwrap them: the start is refused, naming the one it needs.
   const other = kms.createKey();
-  const refusal = await startTestService(env(other)).then(
-    async (started) => {
-      await started.close();
-      return null;
-    },
-    (error: unknown) => error,
-  );
+  const refusal = await refusedStart(env(other));
   t.type(refusal, MissingMasterKeyError);
   t.same((refusal as MissingMasterKeyError).keyIds, [`kms:${arn}`]);
   t.match((refusal as Error).message, /SVC_KMS_PREVIOUS_KEY_IDS/, 'and says where to give it');

@@ -10,7 +10,7 @@ import t from 'tap';
 
 import { masterKeyIdOf } from '../../src/store/master-keys.js';
 import { MissingMasterKeyError } from '../../src/store/sealing-error.js';
-import { startTestService } from '../helpers/test-service.js';
+import { refusedStart, startTestService } from '../helpers/test-service.js';
 
 t.test('a start without the master key that wrapped the data keys is refused, naming its id', async (t) => {
   const dataDir = await mkdtemp(join(tmpdir(), 'svc-test-'));
@@ -23,13 +23,7 @@ t.test('a start without the master key that wrapped the data keys is refused, na
   await before.close();
 
   const other = randomBytes(32);
-  const refusal = await startTestService(env(other)).then(
-    async (started) => {
-      await started.close();
-      return null;
-    },
-    (error: unknown) => error,
-  );
+  const refusal = await refusedStart(env(other));
   t.type(refusal, MissingMasterKeyError);
   t.same((refusal as MissingMasterKeyError).keyIds, [masterKeyIdOf(first)]);
   t.match((refusal as Error).message, masterKeyIdOf(first), 'names the missing key');
